@@ -1,0 +1,306 @@
+//! Checks on the dependency graph: self-dependencies, cycles, redundant edges;
+//! and the stable topological order the seed formats need.
+//!
+//! The graph is given with spans, so the same checks serve `.plan` sources and
+//! JSON plan documents.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::DiGraph;
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::{FileId, Span};
+
+/// A node of the graph: a task.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub name: String,
+}
+
+/// "`dependent` comes after `dependency`", and where the source says so.
+#[derive(Clone, Debug)]
+pub struct Edge {
+    pub dependent: usize,
+    pub dependency: usize,
+    pub file: FileId,
+    pub span: Span,
+    /// The reference named one task directly, so it may be reported redundant.
+    pub direct: bool,
+}
+
+/// A dependency graph with the spans that created its edges.
+#[derive(Clone, Debug, Default)]
+pub struct DepGraph {
+    pub nodes: Vec<Node>,
+    pub edges: Vec<Edge>,
+}
+
+/// What the graph checks found.
+pub struct GraphReport {
+    pub diagnostics: Vec<Diagnostic>,
+    /// `dependencies[n]`: the sorted, distinct dependencies of node `n`
+    /// (self-edges left out).
+    pub dependencies: Vec<Vec<usize>>,
+    pub has_cycle: bool,
+}
+
+/// Runs every graph check.
+pub fn check(graph: &DepGraph) -> GraphReport {
+    let mut diagnostics = Vec::new();
+    let n = graph.nodes.len();
+    let mut dependencies: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for edge in &graph.edges {
+        if edge.dependent == edge.dependency {
+            let name = &graph.nodes[edge.dependent].name;
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::SelfDependency,
+                    format!("`{name}` comes after itself"),
+                )
+                .label(edge.file, edge.span, format!("`{name}` cannot wait for itself"))
+                .help("remove this dependency"),
+            );
+        } else {
+            dependencies[edge.dependent].push(edge.dependency);
+        }
+    }
+    for deps in &mut dependencies {
+        deps.sort_unstable();
+        deps.dedup();
+    }
+
+    let cycles = find_cycles(graph, &dependencies);
+    let has_cycle = !cycles.is_empty();
+    diagnostics.extend(cycles);
+    if !has_cycle {
+        diagnostics.extend(redundant(graph, &dependencies));
+    }
+    GraphReport {
+        diagnostics,
+        dependencies,
+        has_cycle,
+    }
+}
+
+/// One diagnostic per strongly connected component with more than one node,
+/// naming one cycle through it, every edge labelled, in order.
+fn find_cycles(graph: &DepGraph, dependencies: &[Vec<usize>]) -> Vec<Diagnostic> {
+    let mut g: DiGraph<(), ()> = DiGraph::with_capacity(dependencies.len(), graph.edges.len());
+    for _ in 0..dependencies.len() {
+        g.add_node(());
+    }
+    for (dependent, deps) in dependencies.iter().enumerate() {
+        for &dependency in deps {
+            // dependency → dependent: the order things happen in.
+            g.add_edge((dependency as u32).into(), (dependent as u32).into(), ());
+        }
+    }
+    let mut components: Vec<Vec<usize>> = tarjan_scc(&g)
+        .into_iter()
+        .filter(|c| c.len() > 1)
+        .map(|c| {
+            let mut nodes: Vec<usize> = c.into_iter().map(|n| n.index()).collect();
+            nodes.sort_unstable();
+            nodes
+        })
+        .collect();
+    components.sort();
+
+    let mut diagnostics = Vec::new();
+    for component in components {
+        let cycle = cycle_through(&component, dependencies);
+        let names: Vec<String> = cycle
+            .iter()
+            .chain(cycle.first())
+            .map(|&n| format!("`{}`", graph.nodes[n].name))
+            .collect();
+        let mut diagnostic = Diagnostic::new(
+            Code::Cycle,
+            format!("dependency cycle: {}", names.join(" → ")),
+        );
+        for (i, &before) in cycle.iter().enumerate() {
+            let after = cycle[(i + 1) % cycle.len()];
+            if let Some(edge) = graph
+                .edges
+                .iter()
+                .find(|e| e.dependent == after && e.dependency == before)
+            {
+                diagnostic = diagnostic.label(
+                    edge.file,
+                    edge.span,
+                    format!(
+                        "({}) `{}` comes after `{}`",
+                        i + 1,
+                        graph.nodes[after].name,
+                        graph.nodes[before].name
+                    ),
+                );
+            }
+        }
+        diagnostics.push(diagnostic.help(
+            "tasks in a cycle wait for each other forever; remove one of these dependencies",
+        ));
+    }
+    diagnostics
+}
+
+/// A shortest cycle through the first node of a strongly connected component,
+/// in execution order (each node comes after the one before it).
+fn cycle_through(component: &[usize], dependencies: &[Vec<usize>]) -> Vec<usize> {
+    let start = component[0];
+    let inside = |n: usize| component.binary_search(&n).is_ok();
+    // Breadth-first search backwards over dependencies: from `start` to the
+    // nodes it waits for, until one of them waits for `start`.
+    let mut parent: std::collections::HashMap<usize, usize> = Default::default();
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(node) = queue.pop_front() {
+        for &dep in &dependencies[node] {
+            if !inside(dep) {
+                continue;
+            }
+            if dep == start {
+                // `node` waits for `start`, and each parent waits for its child,
+                // so the chain start … node read backwards is execution order.
+                let mut path = vec![node];
+                let mut at = node;
+                while at != start {
+                    at = parent[&at];
+                    path.push(at);
+                }
+                return execution_order(path, dependencies);
+            }
+            if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(dep) {
+                e.insert(node);
+                queue.push_back(dep);
+            }
+        }
+    }
+    component.to_vec()
+}
+
+/// Rotates and orients a cycle so each node depends on the one before it,
+/// starting from the node that comes first in the source.
+fn execution_order(mut cycle: Vec<usize>, dependencies: &[Vec<usize>]) -> Vec<usize> {
+    let depends = |a: usize, b: usize| dependencies[a].binary_search(&b).is_ok();
+    if cycle.len() > 1 && !depends(cycle[1], cycle[0]) {
+        cycle.reverse();
+    }
+    let first = (0..cycle.len()).min_by_key(|&i| cycle[i]).unwrap_or(0);
+    cycle.rotate_left(first);
+    cycle
+}
+
+/// Warnings for `after a, b` where `b` already comes after `a`.
+fn redundant(graph: &DepGraph, dependencies: &[Vec<usize>]) -> Vec<Diagnostic> {
+    let order = topological_order(dependencies);
+    let mut position = vec![0usize; dependencies.len()];
+    for (i, &node) in order.iter().enumerate() {
+        position[node] = i;
+    }
+    let mut seen = vec![0u32; dependencies.len()];
+    let mut stamp = 0u32;
+    let mut diagnostics = Vec::new();
+
+    // Group the direct edges of each dependent.
+    let mut direct: Vec<&Edge> = graph.edges.iter().filter(|e| e.direct).collect();
+    direct.sort_by_key(|e| (e.dependent, e.span.start));
+    for group in direct.chunk_by(|a, b| a.dependent == b.dependent) {
+        let dependent = group[0].dependent;
+        if dependencies[dependent].len() < 2 {
+            continue;
+        }
+        for edge in group {
+            let target = edge.dependency;
+            if target == dependent {
+                continue;
+            }
+            // Is `target` an ancestor of another dependency of this task?
+            let via = dependencies[dependent].iter().copied().find(|&other| {
+                other != target && position[other] > position[target] && {
+                    stamp += 1;
+                    reaches(other, target, dependencies, &position, &mut seen, stamp)
+                }
+            });
+            if let Some(via) = via {
+                let target_name = &graph.nodes[target].name;
+                let via_name = &graph.nodes[via].name;
+                diagnostics.push(
+                    Diagnostic::new(
+                        Code::RedundantDependency,
+                        format!(
+                            "`{}` need not name `{target_name}`: `{via_name}` already comes after it",
+                            graph.nodes[dependent].name
+                        ),
+                    )
+                    .label(edge.file, edge.span, "redundant dependency")
+                    .help(format!("remove `{target_name}` from this `after`")),
+                );
+            }
+        }
+    }
+    diagnostics
+}
+
+/// Whether `from` (transitively) depends on `target`, searching only nodes
+/// that come after `target` in topological order.
+fn reaches(
+    from: usize,
+    target: usize,
+    dependencies: &[Vec<usize>],
+    position: &[usize],
+    seen: &mut [u32],
+    stamp: u32,
+) -> bool {
+    let mut stack = vec![from];
+    seen[from] = stamp;
+    while let Some(node) = stack.pop() {
+        for &dep in &dependencies[node] {
+            if dep == target {
+                return true;
+            }
+            if seen[dep] != stamp && position[dep] > position[target] {
+                seen[dep] = stamp;
+                stack.push(dep);
+            }
+        }
+    }
+    false
+}
+
+/// A topological order (dependencies first) that keeps source order wherever
+/// the dependencies allow. Nodes on a cycle are appended in source order.
+pub fn topological_order(dependencies: &[Vec<usize>]) -> Vec<usize> {
+    let n = dependencies.len();
+    let mut waiting = vec![0usize; n];
+    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (node, deps) in dependencies.iter().enumerate() {
+        for &dep in deps {
+            if dep < n && dep != node {
+                waiting[node] += 1;
+                dependents[dep].push(node);
+            }
+        }
+    }
+    let mut ready: BinaryHeap<Reverse<usize>> =
+        (0..n).filter(|&i| waiting[i] == 0).map(Reverse).collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(Reverse(node)) = ready.pop() {
+        order.push(node);
+        for &next in &dependents[node] {
+            waiting[next] -= 1;
+            if waiting[next] == 0 {
+                ready.push(Reverse(next));
+            }
+        }
+    }
+    if order.len() < n {
+        let mut placed = vec![false; n];
+        for &node in &order {
+            placed[node] = true;
+        }
+        order.extend((0..n).filter(|&i| !placed[i]));
+    }
+    order
+}

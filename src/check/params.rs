@@ -1,0 +1,290 @@
+//! Parameters: types, defaults, `--set` values, and `{param}` interpolation.
+
+use std::collections::HashMap;
+
+use super::scope::{Namespace, Scope};
+use super::{Checker, Options};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::{ParamValue, SymbolKind, Type, Value};
+use crate::suggest;
+use crate::syntax::ast::{self, Literal, StrPart};
+
+/// Splits a `NAME=VALUE` assignment, as given to `--set`.
+pub fn parse_assignment(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_owned(), value.to_owned()))
+        }
+        _ => Err(format!("expected NAME=VALUE, found `{text}`")),
+    }
+}
+
+struct Decl<'a> {
+    ast: &'a ast::Param,
+    def: usize,
+    ty: Option<Type>,
+    value: Option<Value>,
+    /// A problem was already reported, so "missing" would be noise.
+    reported: bool,
+    used: bool,
+}
+
+/// The parameters of a plan and the values they have in this build.
+pub(super) struct Params<'a> {
+    decls: Vec<Decl<'a>>,
+    scope: Scope,
+    /// Name → position in `decls`.
+    by_name: HashMap<String, usize>,
+}
+
+impl<'a> Params<'a> {
+    /// Declares the parameters, checks their types and defaults, and applies
+    /// the `--set` values.
+    pub(super) fn declare(
+        checker: &mut Checker,
+        params: &[&'a ast::Param],
+        options: &Options,
+    ) -> Params<'a> {
+        let mut scope = Scope::new(Namespace::Params);
+        let mut decls = Vec::new();
+        let mut by_name = HashMap::new();
+        for param in params {
+            let def = checker.define(SymbolKind::Param, &param.name, param.span);
+            let before = checker.diagnostics.len();
+            scope.declare(checker, &param.name, def, "parameter");
+            if checker.diagnostics.len() > before {
+                continue;
+            }
+            let ty = Type::from_name(&param.ty.name);
+            if ty.is_none() {
+                let mut diagnostic = Diagnostic::new(
+                    Code::ParamType,
+                    format!("unknown type `{}`", param.ty.name),
+                );
+                diagnostic = match suggest::closest(&param.ty.name, Type::NAMES) {
+                    Some(best) => diagnostic
+                        .label(checker.file, param.ty.span, format!("did you mean `{best}`?"))
+                        .fix(checker.file, param.ty.span, best),
+                    None => diagnostic.label(checker.file, param.ty.span, "unknown type"),
+                };
+                checker.diagnostics.push(
+                    diagnostic.help("a parameter's type is `string`, `int`, `float` or `bool`"),
+                );
+            }
+            let mut reported = ty.is_none();
+            let mut value = None;
+            if let (Some(ty), Some(default)) = (ty, &param.default) {
+                match literal_value(ty, default) {
+                    Ok(v) => value = Some(v),
+                    Err(message) => {
+                        reported = true;
+                        checker.diagnostics.push(
+                            Diagnostic::new(
+                                Code::ParamType,
+                                format!(
+                                    "the default of `{}` is {message}, but its type is `{}`",
+                                    param.name.name,
+                                    ty.as_str()
+                                ),
+                            )
+                            .label(checker.file, default.span(), format!("not a `{}`", ty.as_str()))
+                            .label(checker.file, param.ty.span, "type declared here")
+                            .help(type_help(ty)),
+                        );
+                    }
+                }
+            }
+            by_name.insert(param.name.name.clone(), decls.len());
+            decls.push(Decl {
+                ast: param,
+                def,
+                ty,
+                value,
+                reported,
+                used: false,
+            });
+        }
+        let mut params = Params {
+            decls,
+            scope,
+            by_name,
+        };
+        params.apply_overrides(checker, options);
+        params
+    }
+
+    fn position(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    fn apply_overrides(&mut self, checker: &mut Checker, options: &Options) {
+        for (name, text) in &options.params {
+            let Some(i) = self.position(name) else {
+                let suggestion = suggest::closest(name, self.scope.names());
+                let help = match suggestion {
+                    Some(best) => format!("did you mean `{best}`?"),
+                    None if self.decls.is_empty() => "this plan declares no parameters".to_owned(),
+                    None => format!(
+                        "the parameters are {}",
+                        self.decls
+                            .iter()
+                            .map(|d| format!("`{}`", d.ast.name.name))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                checker.diagnostics.push(
+                    Diagnostic::new(
+                        Code::UnknownParam,
+                        format!("`--set {name}=…` names no parameter of this plan"),
+                    )
+                    .help(help),
+                );
+                continue;
+            };
+            let decl = &mut self.decls[i];
+            let Some(ty) = decl.ty else { continue };
+            match ty.parse(text) {
+                Some(value) => {
+                    decl.value = Some(value);
+                    decl.reported = false;
+                }
+                None => {
+                    decl.reported = true;
+                    checker.diagnostics.push(
+                        Diagnostic::new(
+                            Code::ParamType,
+                            format!("`--set {name}={text}`: `{text}` is not a `{}`", ty.as_str()),
+                        )
+                        .label(checker.file, decl.ast.ty.span, format!("`{name}` is declared `{}` here", ty.as_str()))
+                        .help(type_help(ty)),
+                    );
+                }
+            }
+        }
+    }
+
+    /// The text of a string with every `{param}` replaced by its value; a
+    /// parameter without a value stays `{param}`.
+    pub(super) fn interpolate(&mut self, checker: &mut Checker, string: &ast::Str) -> String {
+        let mut out = String::new();
+        for part in &string.parts {
+            match part {
+                StrPart::Text(text) => out.push_str(text),
+                StrPart::Param(ident) => match self.position(&ident.name) {
+                    Some(i) => {
+                        let decl = &mut self.decls[i];
+                        decl.used = true;
+                        checker.reference(decl.def, ident.span);
+                        match &decl.value {
+                            Some(value) => out.push_str(&value.to_text()),
+                            None => {
+                                out.push('{');
+                                out.push_str(&ident.name);
+                                out.push('}');
+                            }
+                        }
+                    }
+                    None => {
+                        let suggestion = suggest::closest(&ident.name, self.scope.names());
+                        let mut diagnostic = Diagnostic::new(
+                            Code::UnknownParam,
+                            format!("no parameter named `{}`", ident.name),
+                        );
+                        diagnostic = match suggestion {
+                            Some(best) => diagnostic
+                                .label(checker.file, ident.span, format!("did you mean `{best}`?"))
+                                .fix(checker.file, ident.span, best),
+                            None => diagnostic.label(checker.file, ident.span, "unknown parameter"),
+                        };
+                        checker.diagnostics.push(diagnostic.help(format!(
+                            "declare it with `param {}: string`, or write `{{{{{}}}}}` for literal braces",
+                            ident.name, ident.name
+                        )));
+                        out.push('{');
+                        out.push_str(&ident.name);
+                        out.push('}');
+                    }
+                },
+            }
+        }
+        out
+    }
+
+    /// Reports unused and missing parameters; returns the values.
+    pub(super) fn finish(self, checker: &mut Checker, options: &Options) -> Vec<ParamValue> {
+        for decl in &self.decls {
+            if let Some(Literal::Str(default)) = &decl.ast.default {
+                if let Some(ident) = default.params().next() {
+                    checker.diagnostics.push(
+                        Diagnostic::new(
+                            Code::ParamType,
+                            format!("the default of `{}` cannot contain a parameter", decl.ast.name.name),
+                        )
+                        .label(checker.file, ident.span, "parameters are not expanded in defaults")
+                        .help("write `{{` and `}}` for literal braces"),
+                    );
+                }
+            }
+            if !decl.used {
+                checker.diagnostics.push(
+                    Diagnostic::new(
+                        Code::Unused,
+                        format!("parameter `{}` is never used", decl.ast.name.name),
+                    )
+                    .label(checker.file, decl.ast.name.span, "unused parameter")
+                    .help(format!(
+                        "use it in a string as `{{{}}}`, or remove it",
+                        decl.ast.name.name
+                    )),
+                );
+            }
+            if options.require_params && decl.value.is_none() && !decl.reported {
+                checker.diagnostics.push(
+                    Diagnostic::new(
+                        Code::MissingParam,
+                        format!("parameter `{}` has no value", decl.ast.name.name),
+                    )
+                    .label(checker.file, decl.ast.name.span, "no default, and not given")
+                    .help(format!(
+                        "give it with `--set {}=VALUE`, or add a default: `param {}: {} = …`",
+                        decl.ast.name.name,
+                        decl.ast.name.name,
+                        decl.ty.map_or("string", Type::as_str)
+                    )),
+                );
+            }
+        }
+        self.decls
+            .into_iter()
+            .map(|d| ParamValue {
+                name: d.ast.name.name.clone(),
+                value: d.value,
+            })
+            .collect()
+    }
+}
+
+/// The value of a literal as type `ty`, or what the literal is instead.
+pub(crate) fn literal_value(ty: Type, literal: &Literal) -> Result<Value, &'static str> {
+    match (ty, literal) {
+        (Type::String, Literal::Str(s)) => Ok(Value::Str(s.template_text())),
+        (Type::Int, Literal::Int(i)) => i.value.map(Value::Int).ok_or("out of range"),
+        (Type::Float, Literal::Float { value, .. }) => Ok(Value::Float(*value)),
+        (Type::Float, Literal::Int(i)) => i.value.map(|v| Value::Float(v as f64)).ok_or("out of range"),
+        (Type::Bool, Literal::Bool { value, .. }) => Ok(Value::Bool(*value)),
+        (_, Literal::Str(_)) => Err("a string"),
+        (_, Literal::Int(_)) => Err("an int"),
+        (_, Literal::Float { .. }) => Err("a float"),
+        (_, Literal::Bool { .. }) => Err("a bool"),
+    }
+}
+
+fn type_help(ty: Type) -> &'static str {
+    match ty {
+        Type::String => "a `string` is text in quotes: \"…\"",
+        Type::Int => "an `int` is a whole number, like 500 or -3",
+        Type::Float => "a `float` is a number, like 0.5 or 3",
+        Type::Bool => "a `bool` is `true` or `false`",
+    }
+}

@@ -1,0 +1,118 @@
+//! `planc build`: compile a plan to its plan document or a seed format.
+
+use clap::Args;
+use planc::check::{parse_assignment, Options};
+use planc::diagnostic::{Diagnostic, Severity};
+use planc::document::PlanDocument;
+use planc::emit::{self, Target};
+use planc::span::SourceMap;
+
+use super::input::{self, InputError, Kind};
+use super::output::{self, Color, Deny};
+use super::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
+
+#[derive(Args)]
+pub struct BuildArgs {
+    /// The plan to build: a .plan source, or a .json plan document to convert
+    /// (`-` reads standard input)
+    #[arg(value_name = "FILE")]
+    file: String,
+    /// Give a parameter a value (overrides its default; checked against its type)
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_assignment)]
+    set: Vec<(String, String)>,
+    /// Write the output to a file instead of standard output
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<String>,
+    /// The output shape: planc/1 or a seed system's format
+    #[arg(long, value_name = "TARGET", default_value = "planc", value_parser = parse_target)]
+    target: Target,
+    /// Fail on warnings too
+    #[arg(long, value_enum, value_name = "LINT")]
+    deny: Vec<Deny>,
+    /// When to use colour in diagnostics
+    #[arg(long, value_enum, default_value_t)]
+    color: Color,
+}
+
+fn parse_target(name: &str) -> Result<Target, String> {
+    Target::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Target::ALL.iter().map(|(n, _)| *n).collect();
+        format!("unknown target `{name}`; the targets are {}", names.join(", "))
+    })
+}
+
+pub fn run(args: BuildArgs) -> i32 {
+    let input = match input::read(&args.file) {
+        Ok(input) => input,
+        Err(InputError::Io(message)) => {
+            output::fatal(&message);
+            return EXIT_USAGE;
+        }
+        Err(InputError::Encoding(sources, diagnostic)) => {
+            output::human(&[diagnostic], &sources, args.color);
+            return EXIT_FAILURE;
+        }
+    };
+    let options = Options {
+        params: args.set.clone(),
+        require_params: true,
+    };
+    let (document, sources, mut diagnostics) = match compile(&input, &options) {
+        Ok(result) => result,
+        Err(code) => return code,
+    };
+    if args.deny.contains(&Deny::Warnings) {
+        for d in &mut diagnostics {
+            d.severity = Severity::Error;
+        }
+    }
+    output::human(&diagnostics, &sources, args.color);
+    let document = match document {
+        Some(document) if !diagnostics.iter().any(Diagnostic::is_error) => document,
+        _ => {
+            eprintln!(
+                "{}: not built: {}",
+                input.name,
+                planc::render::summary(&diagnostics).unwrap_or_else(|| "no plan".to_owned())
+            );
+            return EXIT_FAILURE;
+        }
+    };
+    let text = emit::render(&document, args.target);
+    match &args.output {
+        Some(path) => {
+            if let Err(error) = std::fs::write(path, text) {
+                output::fatal(&format!("cannot write {path}: {error}"));
+                return EXIT_USAGE;
+            }
+        }
+        None => print!("{text}"),
+    }
+    EXIT_OK
+}
+
+type Built = (Option<PlanDocument>, SourceMap, Vec<Diagnostic>);
+
+fn compile(input: &input::Input, options: &Options) -> Result<Built, i32> {
+    match input.kind {
+        Kind::Plan => {
+            let compilation = planc::compile(&input.name, &input.text, options);
+            let mut diagnostics = compilation.diagnostics.clone();
+            if compilation.checked.plan.is_none() && !compilation.has_errors() {
+                diagnostics.push(planc::compile::no_plan(&compilation));
+            }
+            Ok((compilation.document(), compilation.sources, diagnostics))
+        }
+        Kind::Json => {
+            if !options.params.is_empty() {
+                output::fatal("--set applies to .plan sources; a JSON plan document has its values already");
+                return Err(EXIT_USAGE);
+            }
+            let mut sources = SourceMap::new();
+            let file = sources.add(&input.name, input.text.as_str());
+            let (document, diagnostics) =
+                planc::document::load_json(&input.text, file, &input::stem(&input.name));
+            Ok((document, sources, diagnostics))
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! `planc check`: report every problem in plans and plan documents.
+
+use clap::Args;
+use planc::check::{parse_assignment, Options};
+use planc::diagnostic::{Diagnostic, Severity};
+use planc::render;
+use planc::span::SourceMap;
+
+use super::input::{self, InputError, Kind};
+use super::output::{self, Color, Deny, Format};
+use super::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
+
+#[derive(Args)]
+pub struct CheckArgs {
+    /// Files to check: .plan sources or .json plan documents (`-` reads standard input)
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<String>,
+    /// Give a parameter a value (checked against its type)
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_assignment)]
+    set: Vec<(String, String)>,
+    /// How to print diagnostics
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    /// Fail on warnings too
+    #[arg(long, value_enum, value_name = "LINT")]
+    deny: Vec<Deny>,
+    /// When to use colour in human output
+    #[arg(long, value_enum, default_value_t)]
+    color: Color,
+}
+
+/// One checked file, kept until everything is printed.
+struct Report {
+    name: String,
+    sources: SourceMap,
+    diagnostics: Vec<Diagnostic>,
+    tasks: Option<usize>,
+}
+
+pub fn run(args: CheckArgs) -> i32 {
+    let deny_warnings = args.deny.contains(&Deny::Warnings);
+    let options = Options {
+        params: args.set.clone(),
+        require_params: false,
+    };
+    let mut reports = Vec::new();
+    for path in &args.files {
+        let report = match input::read(path) {
+            Ok(input) => check_input(&input, &options),
+            Err(InputError::Io(message)) => {
+                output::fatal(&message);
+                return EXIT_USAGE;
+            }
+            Err(InputError::Encoding(sources, diagnostic)) => Report {
+                name: path.clone(),
+                sources,
+                diagnostics: vec![diagnostic],
+                tasks: None,
+            },
+        };
+        reports.push(report);
+    }
+
+    let mut failed = false;
+    let mut json = Vec::new();
+    for report in &mut reports {
+        if deny_warnings {
+            for d in &mut report.diagnostics {
+                d.severity = Severity::Error;
+            }
+        }
+        failed |= report.diagnostics.iter().any(Diagnostic::is_error);
+        match args.format {
+            Format::Json => json.extend(render::json_values(&report.diagnostics, &report.sources)),
+            format => output::diagnostics(format, &report.diagnostics, &report.sources, args.color),
+        }
+        if args.format == Format::Human {
+            let tasks = match report.tasks {
+                Some(1) => ", 1 task".to_owned(),
+                Some(n) => format!(", {n} tasks"),
+                None => String::new(),
+            };
+            match render::summary(&report.diagnostics) {
+                Some(summary) => eprintln!("{}: {summary}{tasks}", report.name),
+                None => eprintln!("{}: ok{tasks}", report.name),
+            }
+        }
+    }
+    if args.format == Format::Json {
+        let mut text = serde_json::to_string_pretty(&json).expect("diagnostics serialise");
+        text.push('\n');
+        print!("{text}");
+    }
+    if failed {
+        EXIT_FAILURE
+    } else {
+        EXIT_OK
+    }
+}
+
+fn check_input(input: &input::Input, options: &Options) -> Report {
+    match input.kind {
+        Kind::Plan => {
+            let compilation = planc::compile(&input.name, &input.text, options);
+            let tasks = compilation.checked.plan.as_ref().map(|p| p.tasks.len());
+            Report {
+                name: input.name.clone(),
+                sources: compilation.sources,
+                diagnostics: compilation.diagnostics,
+                tasks,
+            }
+        }
+        Kind::Json => {
+            let mut sources = SourceMap::new();
+            let file = sources.add(&input.name, input.text.as_str());
+            let (document, diagnostics) =
+                planc::document::load_json(&input.text, file, &input::stem(&input.name));
+            Report {
+                name: input.name.clone(),
+                sources,
+                diagnostics,
+                tasks: document.map(|d| d.tasks.len()),
+            }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+//! Reading input files (or standard input) for the commands.
+
+use std::io::Read;
+use std::path::Path;
+
+use planc::compile::STDIN_NAME;
+use planc::diagnostic::Diagnostic;
+use planc::span::SourceMap;
+
+/// What kind of input a file is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Plan,
+    Json,
+}
+
+/// A file read into memory.
+pub struct Input {
+    /// The name shown to users: the path as given, or `<stdin>`.
+    pub name: String,
+    pub text: String,
+    pub kind: Kind,
+}
+
+/// Why an input could not be used.
+pub enum InputError {
+    /// The file could not be read: exit 2.
+    Io(String),
+    /// The file is not UTF-8: a diagnostic, exit 1.
+    Encoding(SourceMap, Diagnostic),
+}
+
+/// Reads `path` (`-` for standard input).
+pub fn read(path: &str) -> Result<Input, InputError> {
+    let (name, bytes) = if path == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| InputError::Io(format!("cannot read standard input: {e}")))?;
+        (STDIN_NAME.to_owned(), bytes)
+    } else {
+        let bytes = std::fs::read(path).map_err(|e| InputError::Io(format!("cannot read {path}: {e}")))?;
+        (path.to_owned(), bytes)
+    };
+    let text = planc::decode(&name, bytes).map_err(|(sources, d)| InputError::Encoding(sources, d))?;
+    let kind = if path == "-" {
+        if text.trim_start().starts_with(['{', '[']) {
+            Kind::Json
+        } else {
+            Kind::Plan
+        }
+    } else if Path::new(path)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    {
+        Kind::Json
+    } else {
+        Kind::Plan
+    };
+    Ok(Input { name, text, kind })
+}
+
+/// The file name without directory or extension: a plan id of last resort.
+pub fn stem(name: &str) -> String {
+    Path::new(name)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.is_empty() && *s != STDIN_NAME)
+        .unwrap_or("plan")
+        .to_owned()
+}

@@ -1,0 +1,57 @@
+//! Command-line parsing and dispatch. Each subcommand lives in its own file
+//! and only calls the library.
+
+mod build;
+mod check;
+mod input;
+mod output;
+
+use clap::{Parser, Subcommand};
+
+/// Exit code: success.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: the input has errors, or an operation failed.
+pub const EXIT_FAILURE: i32 = 1;
+/// Exit code: bad usage, or a file could not be read or written.
+pub const EXIT_USAGE: i32 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "planc",
+    version,
+    about = "Compile, check and run .plan files: the task plans AI agents follow",
+    max_term_width = 100
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check plans (.plan) or plan documents (.json) and report every problem
+    Check(check::CheckArgs),
+    /// Compile a plan to its JSON plan document (or a seed format)
+    Build(build::BuildArgs),
+    /// Print the JSON Schema of the plan document
+    Schema,
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return if error.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+        }
+    };
+    match cli.command {
+        Command::Check(args) => check::run(args),
+        Command::Build(args) => build::run(args),
+        Command::Schema => {
+            print!("{}", planc::document::SCHEMA);
+            EXIT_OK
+        }
+    }
+}

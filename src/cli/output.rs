@@ -1,0 +1,75 @@
+//! Printing diagnostics in the format and colour the user asked for.
+
+use std::io::{IsTerminal, Write};
+
+use clap::ValueEnum;
+use planc::diagnostic::Diagnostic;
+use planc::render;
+use planc::span::SourceMap;
+
+/// How diagnostics are printed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Graphical, for people (to standard error)
+    #[default]
+    Human,
+    /// A JSON array of diagnostics (to standard output)
+    Json,
+    /// GitHub Actions annotations (to standard output)
+    Github,
+}
+
+/// When to colour human output.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Color {
+    /// When standard error is a terminal and NO_COLOR is unset
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+impl Color {
+    /// Whether to colour output written to standard error.
+    pub fn enabled(self) -> bool {
+        match self {
+            Color::Always => true,
+            Color::Never => false,
+            Color::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::io::stderr().is_terminal()
+            }
+        }
+    }
+}
+
+/// What `--deny` can turn into errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Deny {
+    /// Every warning fails the run
+    Warnings,
+}
+
+/// Prints diagnostics in the human format to standard error.
+pub fn human(diagnostics: &[Diagnostic], sources: &SourceMap, color: Color) {
+    if diagnostics.is_empty() {
+        return;
+    }
+    let text = render::human(diagnostics, sources, color.enabled());
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
+/// Prints diagnostics in `format`: human ones to standard error, machine ones
+/// to standard output.
+pub fn diagnostics(format: Format, diagnostics: &[Diagnostic], sources: &SourceMap, color: Color) {
+    match format {
+        Format::Human => human(diagnostics, sources, color),
+        Format::Json => print!("{}", render::json(diagnostics, sources)),
+        Format::Github => print!("{}", render::github(diagnostics, sources)),
+    }
+}
+
+/// Prints an error that is not about a file's content (exit code 2 follows).
+pub fn fatal(message: &str) {
+    eprintln!("error: {message}");
+}

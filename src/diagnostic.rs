@@ -1,0 +1,175 @@
+//! Diagnostics: what planc tells a user about their file, with stable codes.
+
+use crate::span::{FileId, Span};
+
+/// How bad a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+impl Severity {
+    /// `"error"` or `"warning"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+macro_rules! codes {
+    ($($variant:ident => $name:literal, $severity:ident, $summary:literal;)*) => {
+        /// A stable diagnostic code. Each has a section in `docs/diagnostics.md`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code { $($variant,)* }
+
+        impl Code {
+            /// Every code, in documentation order.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The code as users see it, e.g. `planc::cycle`.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$variant => concat!("planc::", $name),)* }
+            }
+
+            /// The severity diagnostics with this code have.
+            pub fn severity(self) -> Severity {
+                match self { $(Code::$variant => Severity::$severity,)* }
+            }
+
+            /// One line saying what the code is about.
+            pub fn summary(self) -> &'static str {
+                match self { $(Code::$variant => $summary,)* }
+            }
+        }
+    };
+}
+
+codes! {
+    Syntax => "syntax", Error, "the text does not follow the grammar";
+    Duplicate => "duplicate", Error, "a name is declared twice";
+    DuplicateField => "duplicate_field", Error, "a field is given twice";
+    UnknownRef => "unknown_ref", Error, "`after` names no task or step";
+    UnknownRole => "unknown_role", Error, "`assignee` names no declared role";
+    UnknownParam => "unknown_param", Error, "a `{param}` or `--set` names no parameter";
+    MissingParam => "missing_param", Error, "a parameter without default was not given";
+    ParamType => "param_type", Error, "a value does not have its parameter's type";
+    InvalidValue => "invalid_value", Error, "a number or setting is out of range";
+    SelfDependency => "self_dependency", Error, "a task comes after itself";
+    Cycle => "cycle", Error, "tasks wait for each other in a circle";
+    MissingGoal => "missing_goal", Error, "a plan has no `goal`";
+    NoPlan => "no_plan", Error, "a file to build holds no `plan` block";
+    MultiplePlans => "multiple_plans", Error, "a file holds more than one `plan` block";
+    Import => "import", Error, "an imported file cannot be read or imports itself";
+    UnknownTemplate => "unknown_template", Error, "`use` names no template";
+    TemplateArg => "template_arg", Error, "a template argument is unknown, missing or given twice";
+    InvalidDocument => "invalid_document", Error, "a JSON plan document lacks a field or has one of the wrong type";
+    InvalidStatus => "invalid_status", Error, "a JSON plan document has an unknown status";
+    Limit => "limit", Error, "an input exceeds one of planc's limits";
+    RedundantDependency => "redundant_dependency", Warning, "a dependency is already implied by another";
+    Unused => "unused", Warning, "a role or parameter is never used";
+    Empty => "empty", Warning, "a plan or step has no tasks";
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A labelled span: where a diagnostic points and what it says there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    pub file: FileId,
+    pub span: Span,
+    pub message: String,
+}
+
+/// A machine-applicable edit that fixes a diagnostic ("did you mean").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    pub file: FileId,
+    pub span: Span,
+    pub replacement: String,
+}
+
+/// One problem found in a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub code: Code,
+    pub severity: Severity,
+    pub message: String,
+    /// Where it points; the first label is the primary location.
+    pub labels: Vec<Label>,
+    pub help: Option<String>,
+    pub fix: Option<Fix>,
+}
+
+impl Diagnostic {
+    /// A diagnostic with the code's own severity and no labels yet.
+    pub fn new(code: Code, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity: code.severity(),
+            message: message.into(),
+            labels: Vec::new(),
+            help: None,
+            fix: None,
+        }
+    }
+
+    /// Adds a label.
+    pub fn label(mut self, file: FileId, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.labels.push(Label {
+            file,
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    /// Sets the help text.
+    pub fn help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Sets the help text if there is one.
+    pub fn maybe_help(mut self, help: Option<String>) -> Diagnostic {
+        if help.is_some() {
+            self.help = help;
+        }
+        self
+    }
+
+    /// Sets a machine-applicable fix.
+    pub fn fix(mut self, file: FileId, span: Span, replacement: impl Into<String>) -> Diagnostic {
+        self.fix = Some(Fix {
+            file,
+            span,
+            replacement: replacement.into(),
+        });
+        self
+    }
+
+    /// The primary location, if the diagnostic has one.
+    pub fn primary(&self) -> Option<&Label> {
+        self.labels.first()
+    }
+
+    /// Whether this is an error (not a warning).
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// Sorts diagnostics by file and position, so output is stable and readable.
+pub fn sort(diagnostics: &mut [Diagnostic]) {
+    diagnostics.sort_by_key(|d| {
+        d.primary()
+            .map(|l| (l.file, l.span.start, l.span.end))
+            .unwrap_or_default()
+    });
+}

@@ -1,0 +1,197 @@
+//! The plan document (`planc/1`): the JSON that `planc build` writes and the
+//! runner keeps its state in. A superset of seed 001's shape; its task objects
+//! are seed 000/001 task objects with extra fields.
+
+mod validate;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+pub use validate::{load_json, validate_json};
+
+/// The JSON Schema of the plan document (`planc schema` prints it).
+pub const SCHEMA: &str = include_str!("../../schema/planc-1.schema.json");
+
+/// The value of `format` in every document planc writes.
+pub const FORMAT: &str = "planc/1";
+
+/// A plan document.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanDocument {
+    pub format: String,
+    pub meta: Meta,
+    #[serde(default)]
+    pub roles: Vec<RoleDoc>,
+    #[serde(default)]
+    pub steps: Vec<StepDoc>,
+    pub state: State,
+    pub tasks: Vec<TaskDoc>,
+}
+
+/// What the plan is: its identity, goal and parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Meta {
+    pub id: String,
+    pub title: Option<String>,
+    pub goal: String,
+    pub language: String,
+    #[serde(default)]
+    pub max_iterations: Option<u64>,
+    #[serde(default)]
+    pub params: IndexMap<String, serde_json::Value>,
+    #[serde(default)]
+    pub source: Option<String>,
+    #[serde(default)]
+    pub created_at: Option<String>,
+    #[serde(default)]
+    pub updated_at: Option<String>,
+}
+
+/// A role tasks can be assigned to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoleDoc {
+    pub id: String,
+    pub description: Option<String>,
+}
+
+/// A step: a named group of tasks (seed 002).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepDoc {
+    pub id: String,
+    pub name: String,
+    pub tasks: Vec<u32>,
+}
+
+/// The live part of the plan, changed by the runner.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    pub status: PlanStatus,
+    pub current_task_id: Option<u32>,
+    pub revision: u64,
+    #[serde(default)]
+    pub iteration_count: u64,
+}
+
+impl Default for State {
+    fn default() -> State {
+        State {
+            status: PlanStatus::Idle,
+            current_task_id: None,
+            revision: 0,
+            iteration_count: 0,
+        }
+    }
+}
+
+/// The status of a whole plan (seed 001).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanStatus {
+    Idle,
+    Running,
+    Paused,
+    Completed,
+    Failed,
+}
+
+impl PlanStatus {
+    /// All statuses, as spelt in JSON.
+    pub const NAMES: [&'static str; 5] = ["idle", "running", "paused", "completed", "failed"];
+
+    /// The status as spelt in JSON.
+    pub fn as_str(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// The status spelt `name`.
+    pub fn from_name(name: &str) -> Option<PlanStatus> {
+        Some(match name {
+            "idle" => PlanStatus::Idle,
+            "running" => PlanStatus::Running,
+            "paused" => PlanStatus::Paused,
+            "completed" => PlanStatus::Completed,
+            "failed" => PlanStatus::Failed,
+            _ => return None,
+        })
+    }
+}
+
+/// The status of a task (seeds 000/001).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    Pending,
+    InProgress,
+    Completed,
+    Failed,
+    Skipped,
+}
+
+impl TaskStatus {
+    /// All statuses, as spelt in JSON.
+    pub const NAMES: [&'static str; 5] = ["pending", "in_progress", "completed", "failed", "skipped"];
+
+    /// The status as spelt in JSON.
+    pub fn as_str(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// The status spelt `name`.
+    pub fn from_name(name: &str) -> Option<TaskStatus> {
+        Some(match name {
+            "pending" => TaskStatus::Pending,
+            "in_progress" => TaskStatus::InProgress,
+            "completed" => TaskStatus::Completed,
+            "failed" => TaskStatus::Failed,
+            "skipped" => TaskStatus::Skipped,
+            _ => return None,
+        })
+    }
+
+    /// Completed or skipped: dependents may run.
+    pub fn is_done(self) -> bool {
+        matches!(self, TaskStatus::Completed | TaskStatus::Skipped)
+    }
+}
+
+/// A task: seed 000/001's six fields, then planc's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TaskDoc {
+    pub id: u32,
+    pub name: String,
+    pub status: TaskStatus,
+    #[serde(default)]
+    pub dependencies: Vec<u32>,
+    #[serde(default)]
+    pub reasoning: Option<String>,
+    #[serde(default)]
+    pub result: Option<String>,
+    #[serde(default)]
+    pub key: Option<String>,
+    #[serde(default)]
+    pub step: Option<String>,
+    #[serde(default)]
+    pub assignee: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub optional: bool,
+    #[serde(default)]
+    pub retry: Retry,
+}
+
+/// How often a task may be retried after failing, and how often it was.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Retry {
+    pub max: u32,
+    pub count: u32,
+}
+
+impl PlanDocument {
+    /// The document as pretty JSON with a final newline: the bytes planc writes.
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).expect("a plan document serialises");
+        text.push('\n');
+        text
+    }
+}

@@ -1,0 +1,634 @@
+//! Checks a JSON plan document (hand-written, or written by an LLM planner)
+//! with the same checks as a `.plan` file, pointing into the JSON.
+//!
+//! Accepted shapes: `planc/1`, seed 001 (`meta.goal`, `state`, `tasks`) and
+//! seed 000 (`overallGoal`, `currentTaskID`, `tasks`). Each is normalised to
+//! a `planc/1` [`PlanDocument`].
+
+use std::collections::{HashMap, HashSet};
+
+use jsonc_parser::ast::{Object, Value};
+use jsonc_parser::common::Ranged;
+use jsonc_parser::{CollectOptions, CommentCollectionStrategy, ParseOptions};
+use serde_json::{json, Map};
+
+use super::{PlanDocument, PlanStatus, TaskStatus, FORMAT};
+use crate::check::graph;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::{FileId, Span};
+use crate::suggest;
+
+/// Checks a JSON plan document; returns every problem found.
+pub fn validate_json(text: &str, file: FileId) -> Vec<Diagnostic> {
+    load_json(text, file, "plan").1
+}
+
+/// Checks a JSON plan document and, when it has no errors, returns it as a
+/// `planc/1` document. `fallback_id` names a plan whose document has no id.
+pub fn load_json(text: &str, file: FileId, fallback_id: &str) -> (Option<PlanDocument>, Vec<Diagnostic>) {
+    let parsed = jsonc_parser::parse_to_ast(
+        text,
+        &CollectOptions {
+            comments: CommentCollectionStrategy::Off,
+            tokens: false,
+        },
+        &ParseOptions {
+            allow_comments: false,
+            allow_loose_object_property_names: false,
+            allow_trailing_commas: false,
+        },
+    );
+    let root = match parsed {
+        Ok(result) => result.value,
+        Err(error) => {
+            let range = error.range();
+            let diagnostic = Diagnostic::new(Code::Syntax, format!("invalid JSON: {}", error.kind()))
+                .label(file, Span::new(range.start, range.end.max(range.start)), "here");
+            return (None, vec![diagnostic]);
+        }
+    };
+    let mut v = Validator {
+        file,
+        diagnostics: Vec::new(),
+    };
+    let Some(root) = root else {
+        v.error(Code::InvalidDocument, Span::at(0), "the file holds no JSON value", "expected a plan object");
+        return (None, v.diagnostics);
+    };
+    let Value::Object(object) = &root else {
+        v.type_error(&root, "the plan", "an object");
+        return (None, v.diagnostics);
+    };
+    let document = v.document(object, fallback_id);
+    let has_errors = v.diagnostics.iter().any(Diagnostic::is_error);
+    crate::diagnostic::sort(&mut v.diagnostics);
+    let document = if has_errors {
+        None
+    } else {
+        match document.map(serde_json::from_value::<PlanDocument>) {
+            Some(Ok(doc)) => Some(doc),
+            Some(Err(error)) => {
+                v.error(Code::InvalidDocument, span(object), &format!("the document does not fit `planc/1`: {error}"), "in this document");
+                None
+            }
+            None => None,
+        }
+    };
+    (document, v.diagnostics)
+}
+
+fn span(node: &impl Ranged) -> Span {
+    let range = node.range();
+    Span::new(range.start, range.end)
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::StringLit(_) => "a string",
+        Value::NumberLit(_) => "a number",
+        Value::BooleanLit(_) => "a boolean",
+        Value::Object(_) => "an object",
+        Value::Array(_) => "an array",
+        Value::NullKeyword(_) => "null",
+    }
+}
+
+fn get<'v, 'a>(object: &'v Object<'a>, name: &str) -> Option<&'v Value<'a>> {
+    object
+        .properties
+        .iter()
+        .find(|p| p.name.as_str() == name)
+        .map(|p| &p.value)
+}
+
+struct Validator {
+    file: FileId,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// A task as read, for the cross-task checks.
+struct TaskInfo {
+    id: u32,
+    id_span: Span,
+    name: String,
+    deps: Vec<(u32, Span)>,
+}
+
+impl Validator {
+    fn error(&mut self, code: Code, at: Span, message: &str, label: &str) {
+        self.diagnostics
+            .push(Diagnostic::new(code, message).label(self.file, at, label));
+    }
+
+    fn type_error(&mut self, value: &Value, what: &str, expected: &str) {
+        self.error(
+            Code::InvalidDocument,
+            span(value),
+            &format!("{what} must be {expected}, not {}", kind(value)),
+            &format!("expected {expected}"),
+        );
+    }
+
+    fn missing(&mut self, object: &Object, what: &str, field: &str) {
+        let at = span(object);
+        self.error(
+            Code::InvalidDocument,
+            Span::new(at.start, at.start + 1),
+            &format!("{what} has no `{field}`"),
+            &format!("`{field}` is required here"),
+        );
+    }
+
+    fn string(&mut self, object: &Object, field: &str, what: &str, required: bool) -> Option<String> {
+        match get(object, field) {
+            Some(Value::StringLit(s)) => Some(s.value.to_string()),
+            Some(Value::NullKeyword(_)) if !required => None,
+            Some(other) => {
+                let expected = if required { "a string" } else { "a string or null" };
+                self.type_error(other, &format!("`{field}` of {what}"), expected);
+                None
+            }
+            None => {
+                if required {
+                    self.missing(object, what, field);
+                }
+                None
+            }
+        }
+    }
+
+    fn integer(&mut self, value: &Value, what: &str) -> Option<u64> {
+        match value {
+            Value::NumberLit(n) => match n.value.parse::<u64>() {
+                Ok(i) => Some(i),
+                Err(_) => {
+                    self.type_error(value, what, "a whole number of 0 or more");
+                    None
+                }
+            },
+            other => {
+                self.type_error(other, what, "a whole number");
+                None
+            }
+        }
+    }
+
+    fn document(&mut self, root: &Object, fallback_id: &str) -> Option<serde_json::Value> {
+        if let Some(format) = get(root, "format") {
+            match format {
+                Value::StringLit(s) if s.value == FORMAT => {}
+                other => self.error(
+                    Code::InvalidDocument,
+                    span(other),
+                    &format!("unknown format; planc reads `{FORMAT}`"),
+                    "unknown format",
+                ),
+            }
+        }
+        let meta = match get(root, "meta") {
+            Some(Value::Object(meta)) => Some(meta),
+            Some(other) => {
+                self.type_error(other, "`meta`", "an object");
+                None
+            }
+            None => None,
+        };
+
+        // The goal: planc/1 and seed 001 keep it in meta; seed 000 at the top.
+        let goal = match (meta, get(root, "overallGoal")) {
+            (Some(meta), _) if get(meta, "goal").is_some() => self.string(meta, "goal", "`meta`", true),
+            (_, Some(_)) => self.string(root, "overallGoal", "the plan", true),
+            (Some(meta), None) => {
+                self.diagnostics.push(
+                    Diagnostic::new(Code::MissingGoal, "the plan has no goal")
+                        .label(self.file, Span::new(span(meta).start, span(meta).start + 1), "`meta` has no `goal`")
+                        .help("add `\"goal\": \"…\"` to `meta`: agents read it to stay on course"),
+                );
+                None
+            }
+            (None, None) => {
+                self.diagnostics.push(
+                    Diagnostic::new(Code::MissingGoal, "the plan has no goal")
+                        .label(self.file, Span::new(span(root).start, span(root).start + 1), "no `meta.goal` or `overallGoal`")
+                        .help("add `\"meta\": {\"goal\": \"…\"}`: agents read it to stay on course"),
+                );
+                None
+            }
+        };
+
+        let roles = self.roles(root);
+        let Some(tasks_value) = get(root, "tasks") else {
+            self.missing(root, "the plan", "tasks");
+            return None;
+        };
+        let Value::Array(tasks) = tasks_value else {
+            self.type_error(tasks_value, "`tasks`", "an array");
+            return None;
+        };
+
+        let mut infos = Vec::new();
+        let mut normalised = Vec::new();
+        let mut keys: HashMap<String, Span> = HashMap::new();
+        for task in &tasks.elements {
+            let Value::Object(task) = task else {
+                self.type_error(task, "a task", "an object");
+                continue;
+            };
+            if let Some((info, value)) = self.task(task, roles.as_ref(), &mut keys) {
+                infos.push(info);
+                normalised.push(value);
+            }
+        }
+        self.cross_task(&infos);
+        let ids: HashSet<u32> = infos.iter().map(|t| t.id).collect();
+
+        let steps = self.steps(root, &ids);
+        let state = self.state(root, &ids, &normalised);
+
+        let meta_string = |field: &str| {
+            meta.and_then(|m| get(m, field)).and_then(|v| match v {
+                Value::StringLit(s) => Some(s.value.to_string()),
+                _ => None,
+            })
+        };
+        let id = meta_string("id").unwrap_or_else(|| fallback_id.to_owned());
+        let params = meta
+            .and_then(|m| get(m, "params"))
+            .map(|p| self.plain(p))
+            .unwrap_or_else(|| json!({}));
+        let max_iterations = meta
+            .and_then(|m| get(m, "max_iterations"))
+            .and_then(|v| match v {
+                Value::NullKeyword(_) => None,
+                other => self.integer(other, "`max_iterations`"),
+            });
+        Some(json!({
+            "format": FORMAT,
+            "meta": {
+                "id": id,
+                "title": meta_string("title"),
+                "goal": goal.unwrap_or_default(),
+                "language": meta_string("language").unwrap_or_else(|| "en".to_owned()),
+                "max_iterations": max_iterations,
+                "params": params,
+                "source": meta_string("source"),
+                "created_at": meta_string("created_at"),
+                "updated_at": meta_string("updated_at"),
+            },
+            "roles": roles.map(|r| r.1).unwrap_or_default(),
+            "steps": steps,
+            "state": state,
+            "tasks": normalised,
+        }))
+    }
+
+    /// A JSON value as serde_json sees it (params are free-form).
+    fn plain(&mut self, value: &Value) -> serde_json::Value {
+        match value {
+            Value::StringLit(s) => json!(s.value),
+            Value::NumberLit(n) => serde_json::from_str(n.value).unwrap_or(serde_json::Value::Null),
+            Value::BooleanLit(b) => json!(b.value),
+            Value::NullKeyword(_) => serde_json::Value::Null,
+            Value::Array(a) => a.elements.iter().map(|e| self.plain(e)).collect(),
+            Value::Object(o) => {
+                let mut map = Map::new();
+                for prop in &o.properties {
+                    map.insert(prop.name.as_str().to_owned(), self.plain(&prop.value));
+                }
+                serde_json::Value::Object(map)
+            }
+        }
+    }
+
+    /// The declared roles: their ids (for `assignee` checks) and normalised form.
+    fn roles(&mut self, root: &Object) -> Option<(Vec<String>, Vec<serde_json::Value>)> {
+        let value = get(root, "roles")?;
+        let Value::Array(array) = value else {
+            self.type_error(value, "`roles`", "an array");
+            return None;
+        };
+        let mut ids = Vec::new();
+        let mut out = Vec::new();
+        for role in &array.elements {
+            let Value::Object(role) = role else {
+                self.type_error(role, "a role", "an object");
+                continue;
+            };
+            let id = self.string(role, "id", "a role", true);
+            let description = self.string(role, "description", "a role", false);
+            if let Some(id) = id {
+                ids.push(id.clone());
+                out.push(json!({"id": id, "description": description}));
+            }
+        }
+        Some((ids, out))
+    }
+
+    fn task(
+        &mut self,
+        task: &Object,
+        roles: Option<&(Vec<String>, Vec<serde_json::Value>)>,
+        keys: &mut HashMap<String, Span>,
+    ) -> Option<(TaskInfo, serde_json::Value)> {
+        let before = self.diagnostics.len();
+        let id_value = get(task, "id");
+        let id = match id_value {
+            Some(value) => self.integer(value, "a task's `id`").and_then(|id| {
+                if (1..=u32::MAX as u64).contains(&id) {
+                    Some(id as u32)
+                } else {
+                    self.type_error(value, "a task's `id`", "a whole number from 1");
+                    None
+                }
+            }),
+            None => {
+                self.missing(task, "a task", "id");
+                None
+            }
+        };
+        let name = self.string(task, "name", "a task", true);
+        let status = match get(task, "status") {
+            None => Some(TaskStatus::Pending),
+            Some(Value::StringLit(s)) => match TaskStatus::from_name(&s.value) {
+                Some(status) => Some(status),
+                None => {
+                    let suggestion = suggest::closest(&s.value, TaskStatus::NAMES);
+                    let help = if s.value == "blocked" {
+                        "`blocked` is worked out from the dependencies; store `pending`".to_owned()
+                    } else {
+                        format!(
+                            "a task's status is one of {}",
+                            TaskStatus::NAMES.map(|n| format!("`{n}`")).join(", ")
+                        )
+                    };
+                    let label = match suggestion {
+                        Some(best) => format!("did you mean `{best}`?"),
+                        None => "unknown status".to_owned(),
+                    };
+                    let mut diagnostic = Diagnostic::new(
+                        Code::InvalidStatus,
+                        format!("unknown task status `{}`", s.value),
+                    )
+                    .label(self.file, span(&s.range), label)
+                    .help(help);
+                    if let Some(best) = suggestion {
+                        diagnostic = diagnostic.fix(self.file, span(&s.range), format!("\"{best}\""));
+                    }
+                    self.diagnostics.push(diagnostic);
+                    None
+                }
+            },
+            Some(other) => {
+                self.type_error(other, "a task's `status`", "a string");
+                None
+            }
+        };
+        let mut deps = Vec::new();
+        match get(task, "dependencies") {
+            None | Some(Value::NullKeyword(_)) => {}
+            Some(Value::Array(array)) => {
+                for dep in &array.elements {
+                    if let Some(d) = self.integer(dep, "a dependency") {
+                        deps.push((d as u32, span(dep)));
+                    }
+                }
+            }
+            Some(other) => self.type_error(other, "`dependencies`", "an array of task ids"),
+        }
+        let reasoning = self.string(task, "reasoning", "a task", false);
+        let result = self.string(task, "result", "a task", false);
+        let key = self.string(task, "key", "a task", false);
+        let step = self.string(task, "step", "a task", false);
+        let assignee = self.string(task, "assignee", "a task", false);
+        let description = self.string(task, "description", "a task", false);
+        let optional = match get(task, "optional") {
+            None | Some(Value::NullKeyword(_)) => false,
+            Some(Value::BooleanLit(b)) => b.value,
+            Some(other) => {
+                self.type_error(other, "`optional`", "true or false");
+                false
+            }
+        };
+        let retry = match get(task, "retry") {
+            None | Some(Value::NullKeyword(_)) => json!({"max": 0, "count": 0}),
+            Some(Value::Object(retry)) => {
+                let mut field = |name: &str| {
+                    get(retry, name)
+                        .and_then(|v| self.integer(v, &format!("`retry.{name}`")))
+                        .unwrap_or(0)
+                };
+                json!({"max": field("max"), "count": field("count")})
+            }
+            Some(other) => {
+                self.type_error(other, "`retry`", "an object {\"max\": N, \"count\": N}");
+                json!({"max": 0, "count": 0})
+            }
+        };
+
+        if let (Some(assignee), Some((role_ids, _))) = (&assignee, roles) {
+            if !role_ids.contains(assignee) {
+                let at = get(task, "assignee").map(span).unwrap_or_default();
+                let suggestion = suggest::closest(assignee, role_ids.iter().map(String::as_str));
+                let label = match suggestion {
+                    Some(best) => format!("did you mean `{best}`?"),
+                    None => "unknown role".to_owned(),
+                };
+                self.diagnostics.push(
+                    Diagnostic::new(Code::UnknownRole, format!("no role named `{assignee}`"))
+                        .label(self.file, at, label)
+                        .help("an assignee must be the `id` of an entry of `roles`"),
+                );
+            }
+        }
+        if let Some(key) = &key {
+            let at = get(task, "key").map(span).unwrap_or_default();
+            if let Some(first) = keys.get(key) {
+                self.diagnostics.push(
+                    Diagnostic::new(Code::Duplicate, format!("two tasks have the key `{key}`"))
+                        .label(self.file, at, "used again here")
+                        .label(self.file, *first, "first used here")
+                        .help("task keys name tasks for the CLI and MCP; make them unique"),
+                );
+            } else {
+                keys.insert(key.clone(), at);
+            }
+        }
+
+        if self.diagnostics[before..].iter().any(Diagnostic::is_error) {
+            return None;
+        }
+        let (id, name, status) = (id?, name?, status?);
+        let info = TaskInfo {
+            id,
+            id_span: id_value.map(span).unwrap_or_default(),
+            name: key.clone().unwrap_or_else(|| id.to_string()),
+            deps: deps.clone(),
+        };
+        let value = json!({
+            "id": id,
+            "name": name,
+            "status": status.as_str(),
+            "dependencies": deps.iter().map(|d| d.0).collect::<Vec<_>>(),
+            "reasoning": reasoning,
+            "result": result,
+            "key": key,
+            "step": step,
+            "assignee": assignee,
+            "description": description,
+            "optional": optional,
+            "retry": retry,
+        });
+        Some((info, value))
+    }
+
+    /// Duplicate ids, unknown dependencies, and the graph checks.
+    fn cross_task(&mut self, tasks: &[TaskInfo]) {
+        let mut index: HashMap<u32, usize> = HashMap::new();
+        for (i, task) in tasks.iter().enumerate() {
+            if let Some(&first) = index.get(&task.id) {
+                self.diagnostics.push(
+                    Diagnostic::new(Code::Duplicate, format!("two tasks have the id {}", task.id))
+                        .label(self.file, task.id_span, "used again here")
+                        .label(self.file, tasks[first].id_span, "first used here")
+                        .help("task ids must be unique"),
+                );
+            } else {
+                index.insert(task.id, i);
+            }
+        }
+        let mut dep_graph = graph::DepGraph {
+            nodes: tasks
+                .iter()
+                .map(|t| graph::Node { name: t.name.clone() })
+                .collect(),
+            edges: Vec::new(),
+        };
+        for (i, task) in tasks.iter().enumerate() {
+            for &(dep, at) in &task.deps {
+                match index.get(&dep) {
+                    Some(&j) => dep_graph.edges.push(graph::Edge {
+                        dependent: i,
+                        dependency: j,
+                        file: self.file,
+                        span: at,
+                        direct: true,
+                    }),
+                    None => self.diagnostics.push(
+                        Diagnostic::new(Code::UnknownRef, format!("no task has the id {dep}"))
+                            .label(self.file, at, "unknown task id")
+                            .help("a dependency is the `id` of another task in `tasks`"),
+                    ),
+                }
+            }
+        }
+        let report = graph::check(&dep_graph);
+        self.diagnostics.extend(report.diagnostics);
+    }
+
+    fn steps(&mut self, root: &Object, ids: &HashSet<u32>) -> Vec<serde_json::Value> {
+        let Some(value) = get(root, "steps") else {
+            return Vec::new();
+        };
+        let Value::Array(array) = value else {
+            self.type_error(value, "`steps`", "an array");
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for step in &array.elements {
+            let Value::Object(step) = step else {
+                self.type_error(step, "a step", "an object");
+                continue;
+            };
+            let id = self.string(step, "id", "a step", true);
+            let name = self.string(step, "name", "a step", false);
+            let mut members = Vec::new();
+            match get(step, "tasks") {
+                Some(Value::Array(tasks)) => {
+                    for task in &tasks.elements {
+                        if let Some(t) = self.integer(task, "a step's task id") {
+                            if ids.contains(&(t as u32)) {
+                                members.push(t as u32);
+                            } else {
+                                self.error(Code::UnknownRef, span(task), &format!("no task has the id {t}"), "unknown task id");
+                            }
+                        }
+                    }
+                }
+                Some(other) => self.type_error(other, "a step's `tasks`", "an array of task ids"),
+                None => self.missing(step, "a step", "tasks"),
+            }
+            if let Some(id) = id {
+                let name = name.unwrap_or_else(|| id.clone());
+                out.push(json!({"id": id, "name": name, "tasks": members}));
+            }
+        }
+        out
+    }
+
+    fn state(&mut self, root: &Object, ids: &HashSet<u32>, tasks: &[serde_json::Value]) -> serde_json::Value {
+        let any_started = tasks.iter().any(|t| t["status"] != "pending");
+        let mut status = if any_started { "running" } else { "idle" }.to_owned();
+        let mut current: Option<u32> = None;
+        let mut revision = 0;
+        let mut iterations = 0;
+        let check_current = |v: &mut Validator, value: &Value| -> Option<u32> {
+            match value {
+                Value::NullKeyword(_) => None,
+                other => {
+                    let id = v.integer(other, "the current task id")? as u32;
+                    if ids.contains(&id) {
+                        Some(id)
+                    } else {
+                        v.error(Code::UnknownRef, span(other), &format!("the current task {id} is not in `tasks`"), "unknown task id");
+                        None
+                    }
+                }
+            }
+        };
+        if let Some(value) = get(root, "currentTaskID") {
+            current = check_current(self, value);
+        }
+        match get(root, "state") {
+            None => {}
+            Some(Value::Object(state)) => {
+                match get(state, "status") {
+                    Some(Value::StringLit(s)) => match PlanStatus::from_name(&s.value) {
+                        Some(_) => status = s.value.to_string(),
+                        None => {
+                            let label = match suggest::closest(&s.value, PlanStatus::NAMES) {
+                                Some(best) => format!("did you mean `{best}`?"),
+                                None => "unknown status".to_owned(),
+                            };
+                            self.diagnostics.push(
+                                Diagnostic::new(Code::InvalidStatus, format!("unknown plan status `{}`", s.value))
+                                    .label(self.file, span(&s.range), label)
+                                    .help(format!(
+                                        "a plan's status is one of {}",
+                                        PlanStatus::NAMES.map(|n| format!("`{n}`")).join(", ")
+                                    )),
+                            );
+                        }
+                    },
+                    Some(other) => self.type_error(other, "`state.status`", "a string"),
+                    None => {}
+                }
+                if let Some(value) = get(state, "current_task_id") {
+                    current = check_current(self, value);
+                }
+                if let Some(value) = get(state, "revision") {
+                    revision = self.integer(value, "`state.revision`").unwrap_or(0);
+                }
+                if let Some(value) = get(state, "iteration_count") {
+                    iterations = self.integer(value, "`state.iteration_count`").unwrap_or(0);
+                }
+            }
+            Some(other) => self.type_error(other, "`state`", "an object"),
+        }
+        json!({
+            "status": status,
+            "current_task_id": current,
+            "revision": revision,
+            "iteration_count": iterations,
+        })
+    }
+}

@@ -1,0 +1,82 @@
+//! Checked IR → outputs: the `planc/1` document and the seed formats.
+
+mod targets;
+
+use indexmap::IndexMap;
+
+use crate::document::{Meta, PlanDocument, Retry, RoleDoc, State, StepDoc, TaskDoc, TaskStatus, FORMAT};
+use crate::ir::{self, Value};
+
+pub use targets::{render, Target};
+
+/// The plan document of a checked plan. `source` is the path shown in
+/// `meta.source`. Deterministic: the same plan gives the same document.
+pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
+    let params: IndexMap<String, serde_json::Value> = plan
+        .params
+        .iter()
+        .map(|p| {
+            let value = match &p.value {
+                Some(Value::Str(s)) => serde_json::Value::from(s.as_str()),
+                Some(Value::Int(i)) => serde_json::Value::from(*i),
+                Some(Value::Float(f)) => serde_json::Value::from(*f),
+                Some(Value::Bool(b)) => serde_json::Value::from(*b),
+                None => serde_json::Value::Null,
+            };
+            (p.name.clone(), value)
+        })
+        .collect();
+    PlanDocument {
+        format: FORMAT.to_owned(),
+        meta: Meta {
+            id: plan.id.clone(),
+            title: plan.title.clone(),
+            goal: plan.goal.clone(),
+            language: plan.language.clone().unwrap_or_else(|| "en".to_owned()),
+            max_iterations: plan.max_iterations,
+            params,
+            source: source.map(str::to_owned),
+            created_at: None,
+            updated_at: None,
+        },
+        roles: plan
+            .roles
+            .iter()
+            .map(|r| RoleDoc {
+                id: r.id.clone(),
+                description: r.description.clone(),
+            })
+            .collect(),
+        steps: plan
+            .steps
+            .iter()
+            .map(|s| StepDoc {
+                id: s.id.clone(),
+                name: s.name.clone(),
+                tasks: s.tasks.clone(),
+            })
+            .collect(),
+        state: State::default(),
+        tasks: plan
+            .tasks
+            .iter()
+            .map(|t| TaskDoc {
+                id: t.id,
+                name: t.name.clone(),
+                status: TaskStatus::Pending,
+                dependencies: t.dependencies.clone(),
+                reasoning: t.reasoning.clone(),
+                result: None,
+                key: Some(t.key.clone()),
+                step: t.step.clone(),
+                assignee: t.assignee.clone(),
+                description: t.description.clone(),
+                optional: t.optional,
+                retry: Retry {
+                    max: t.retry,
+                    count: 0,
+                },
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,214 @@
+//! The checked plan: names resolved, parameters substituted, dependencies
+//! expanded to task ids. Built by [`check`](crate::check), read by
+//! [`emit`](crate::emit).
+
+use crate::span::{FileId, Span};
+
+/// A task's id: its 1-based position in source order.
+pub type TaskId = u32;
+
+/// A checked plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub id: String,
+    pub title: Option<String>,
+    pub goal: String,
+    pub language: Option<String>,
+    pub max_iterations: Option<u64>,
+    pub params: Vec<ParamValue>,
+    pub roles: Vec<Role>,
+    pub steps: Vec<Step>,
+    /// Tasks in source order; `tasks[i].id == i + 1`.
+    pub tasks: Vec<Task>,
+}
+
+/// A parameter and the value it has in this build.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamValue {
+    pub name: String,
+    /// `None` when no value was given and there is no default (checking a template).
+    pub value: Option<Value>,
+}
+
+/// A typed parameter value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Str(String),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+}
+
+impl Value {
+    /// The value as it reads inside an interpolated string.
+    pub fn to_text(&self) -> String {
+        match self {
+            Value::Str(s) => s.clone(),
+            Value::Int(i) => i.to_string(),
+            Value::Float(f) => f.to_string(),
+            Value::Bool(b) => b.to_string(),
+        }
+    }
+}
+
+/// The type of a parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Type {
+    String,
+    Int,
+    Float,
+    Bool,
+}
+
+impl Type {
+    /// The type's keyword.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Type::String => "string",
+            Type::Int => "int",
+            Type::Float => "float",
+            Type::Bool => "bool",
+        }
+    }
+
+    /// The type named `name`, if it is one.
+    pub fn from_name(name: &str) -> Option<Type> {
+        Some(match name {
+            "string" => Type::String,
+            "int" => Type::Int,
+            "float" => Type::Float,
+            "bool" => Type::Bool,
+            _ => return None,
+        })
+    }
+
+    /// All types, for suggestions.
+    pub const NAMES: [&'static str; 4] = ["string", "int", "float", "bool"];
+
+    /// Reads a `--set` value as this type.
+    pub fn parse(self, text: &str) -> Option<Value> {
+        Some(match self {
+            Type::String => Value::Str(text.to_owned()),
+            Type::Int => Value::Int(text.trim().parse().ok()?),
+            Type::Float => {
+                let f: f64 = text.trim().parse().ok()?;
+                if !f.is_finite() {
+                    return None;
+                }
+                Value::Float(f)
+            }
+            Type::Bool => match text.trim() {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                _ => return None,
+            },
+        })
+    }
+}
+
+/// A declared role.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Role {
+    pub id: String,
+    pub description: Option<String>,
+}
+
+/// A step: a named group of tasks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    pub id: String,
+    pub name: String,
+    pub tasks: Vec<TaskId>,
+}
+
+/// A checked task.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Task {
+    pub id: TaskId,
+    pub key: String,
+    pub name: String,
+    pub step: Option<String>,
+    pub assignee: Option<String>,
+    pub reasoning: Option<String>,
+    pub description: Option<String>,
+    pub optional: bool,
+    pub retry: u32,
+    /// Sorted, without duplicates.
+    pub dependencies: Vec<TaskId>,
+}
+
+/// What kind of thing a symbol names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SymbolKind {
+    Plan,
+    Param,
+    Role,
+    Step,
+    Task,
+    Template,
+}
+
+impl SymbolKind {
+    /// The kind as users say it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SymbolKind::Plan => "plan",
+            SymbolKind::Param => "parameter",
+            SymbolKind::Role => "role",
+            SymbolKind::Step => "step",
+            SymbolKind::Task => "task",
+            SymbolKind::Template => "template",
+        }
+    }
+}
+
+/// A declaration: what the language server jumps to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Definition {
+    pub kind: SymbolKind,
+    pub name: String,
+    pub file: FileId,
+    /// The name's span.
+    pub span: Span,
+    /// The whole declaration's span.
+    pub full_span: Span,
+}
+
+/// A use of a declared name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reference {
+    /// Index into [`Symbols::definitions`].
+    pub definition: usize,
+    pub file: FileId,
+    pub span: Span,
+}
+
+/// Every declaration and resolved reference of a file, for the language server.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Symbols {
+    pub definitions: Vec<Definition>,
+    pub references: Vec<Reference>,
+}
+
+impl Symbols {
+    /// The definition at `offset` in `file`, whether the offset is on the
+    /// declaration or on a reference to it.
+    pub fn at(&self, file: FileId, offset: usize) -> Option<usize> {
+        self.definitions
+            .iter()
+            .position(|d| d.file == file && d.span.touches(offset))
+            .or_else(|| {
+                self.references
+                    .iter()
+                    .find(|r| r.file == file && r.span.touches(offset))
+                    .map(|r| r.definition)
+            })
+    }
+
+    /// The references to a definition.
+    pub fn references_to(&self, definition: usize) -> impl Iterator<Item = &Reference> {
+        self.references
+            .iter()
+            .filter(move |r| r.definition == definition)
+    }
+}

@@ -1,0 +1,177 @@
+//! Human-readable diagnostics through miette: graphical, with or without colour.
+
+use std::fmt;
+use std::sync::Arc;
+
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode};
+
+use super::positions;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::span::{FileId, SourceMap};
+
+/// Lines longer than this are not shown as source snippets (a 10 MB line
+/// would drown the terminal); the location is given in words instead.
+const MAX_SNIPPET_LINE: usize = 400;
+
+/// Renders diagnostics for a terminal (`color`) or for a pipe or log (plain).
+pub fn human(diagnostics: &[Diagnostic], sources: &SourceMap, color: bool) -> String {
+    let theme = if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(100)
+        .with_links(false);
+    let mut out = String::new();
+    for diagnostic in diagnostics {
+        let report = Report::new(diagnostic, sources);
+        if handler.render_report(&mut out, &report).is_err() {
+            out.push_str(&format!("{}: {}\n", diagnostic.code, diagnostic.message));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// One diagnostic (or the part of it in one file) as miette sees it.
+struct Report {
+    code: String,
+    severity: Severity,
+    message: String,
+    help: Option<String>,
+    source: Option<NamedSource<Arc<str>>>,
+    labels: Vec<LabeledSpan>,
+    related: Vec<Report>,
+}
+
+impl Report {
+    fn new(diagnostic: &Diagnostic, sources: &SourceMap) -> Report {
+        let mut message = diagnostic.message.clone();
+        let mut files: Vec<FileId> = Vec::new();
+        for label in &diagnostic.labels {
+            if !files.contains(&label.file) {
+                files.push(label.file);
+            }
+        }
+        let mut parts = files.iter().map(|&file| {
+            let source = sources.get(file);
+            let too_long = diagnostic
+                .labels
+                .iter()
+                .filter(|l| l.file == file)
+                .any(|l| line_len(&source.text, l.span.start) > MAX_SNIPPET_LINE);
+            let labels: Vec<LabeledSpan> = diagnostic
+                .labels
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.file == file)
+                .map(|(i, l)| {
+                    let text = (!l.message.is_empty()).then(|| l.message.clone());
+                    if i == 0 {
+                        LabeledSpan::new_primary_with_span(text, l.span)
+                    } else {
+                        LabeledSpan::new_with_span(text, l.span)
+                    }
+                })
+                .collect();
+            (file, source, too_long, labels)
+        });
+        let mut report = Report {
+            code: diagnostic.code.to_string(),
+            severity: diagnostic.severity,
+            message: String::new(),
+            help: diagnostic.help.clone(),
+            source: None,
+            labels: Vec::new(),
+            related: Vec::new(),
+        };
+        if let Some((file, source, too_long, labels)) = parts.next() {
+            if too_long {
+                let (start, _) = positions(sources, &diagnostic.labels[0]);
+                message = format!("{message}\n  at {}:{}:{}", source.name, start.line, start.column);
+                let _ = file;
+            } else {
+                report.source = Some(NamedSource::new(&source.name, source.text.clone()));
+                report.labels = labels;
+            }
+        }
+        for (_, source, too_long, labels) in parts {
+            if too_long {
+                continue;
+            }
+            report.related.push(Report {
+                code: String::new(),
+                severity: Severity::Warning,
+                message: format!("in {}", source.name),
+                help: None,
+                source: Some(NamedSource::new(&source.name, source.text.clone())),
+                labels,
+                related: Vec::new(),
+            });
+        }
+        report.message = message;
+        report
+    }
+}
+
+fn line_len(text: &str, offset: usize) -> usize {
+    let offset = offset.min(text.len());
+    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    end - start
+}
+
+impl fmt::Debug for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Report {}
+
+impl miette::Diagnostic for Report {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        (!self.code.is_empty()).then(|| Box::new(&self.code) as Box<dyn fmt::Display>)
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning if self.code.is_empty() => miette::Severity::Advice,
+            Severity::Warning => miette::Severity::Warning,
+        })
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.source.as_ref().map(|s| s as &dyn SourceCode)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        if self.labels.is_empty() {
+            return None;
+        }
+        Some(Box::new(self.labels.iter().cloned()))
+    }
+
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn miette::Diagnostic> + 'a>> {
+        if self.related.is_empty() {
+            return None;
+        }
+        Some(Box::new(
+            self.related.iter().map(|r| r as &dyn miette::Diagnostic),
+        ))
+    }
+}

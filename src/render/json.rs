@@ -1,0 +1,106 @@
+//! Diagnostics as JSON: one object per diagnostic, in an array.
+
+use serde::Serialize;
+
+use super::positions;
+use crate::diagnostic::Diagnostic;
+use crate::span::SourceMap;
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    code: &'static str,
+    severity: &'static str,
+    file: Option<&'a str>,
+    line: Option<usize>,
+    column: Option<usize>,
+    end_line: Option<usize>,
+    end_column: Option<usize>,
+    span: Option<JsonSpan>,
+    message: &'a str,
+    help: Option<&'a str>,
+    labels: Vec<JsonLabel<'a>>,
+    fix: Option<JsonFix<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonSpan {
+    start: usize,
+    end: usize,
+}
+
+#[derive(Serialize)]
+struct JsonLabel<'a> {
+    file: &'a str,
+    line: usize,
+    column: usize,
+    span: JsonSpan,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonFix<'a> {
+    file: &'a str,
+    span: JsonSpan,
+    replacement: &'a str,
+}
+
+/// Renders diagnostics as a pretty JSON array, with a final newline. Lines
+/// and columns are 1-based; columns count Unicode characters; spans are byte
+/// offsets.
+pub fn json(diagnostics: &[Diagnostic], sources: &SourceMap) -> String {
+    let mut text = serde_json::to_string_pretty(&json_values(diagnostics, sources))
+        .expect("diagnostics serialise");
+    text.push('\n');
+    text
+}
+
+/// The JSON objects of diagnostics, to merge the output of several files.
+pub fn json_values(diagnostics: &[Diagnostic], sources: &SourceMap) -> Vec<serde_json::Value> {
+    diagnostics
+        .iter()
+        .map(|d| {
+            let primary = d.primary().map(|l| (l, positions(sources, l)));
+            JsonDiagnostic {
+                code: d.code.as_str(),
+                severity: d.severity.as_str(),
+                file: primary.map(|(l, _)| sources.get(l.file).name.as_str()),
+                line: primary.map(|(_, (s, _))| s.line),
+                column: primary.map(|(_, (s, _))| s.column),
+                end_line: primary.map(|(_, (_, e))| e.line),
+                end_column: primary.map(|(_, (_, e))| e.column),
+                span: primary.map(|(l, _)| JsonSpan {
+                    start: l.span.start,
+                    end: l.span.end,
+                }),
+                message: &d.message,
+                help: d.help.as_deref(),
+                labels: d
+                    .labels
+                    .iter()
+                    .map(|l| {
+                        let (start, _) = positions(sources, l);
+                        JsonLabel {
+                            file: &sources.get(l.file).name,
+                            line: start.line,
+                            column: start.column,
+                            span: JsonSpan {
+                                start: l.span.start,
+                                end: l.span.end,
+                            },
+                            message: &l.message,
+                        }
+                    })
+                    .collect(),
+                fix: d.fix.as_ref().map(|f| JsonFix {
+                    file: &sources.get(f.file).name,
+                    span: JsonSpan {
+                        start: f.span.start,
+                        end: f.span.end,
+                    },
+                    replacement: &f.replacement,
+                }),
+            }
+        })
+        .map(|d| serde_json::to_value(d).expect("diagnostics serialise"))
+        .collect()
+}

@@ -1,0 +1,271 @@
+//! The syntax tree of a `.plan` file: every node keeps its span.
+//!
+//! The tree is what the source says, in source order, before any name is
+//! resolved; the formatter prints it back and the checker lowers it to IR.
+
+use crate::span::Span;
+
+/// A name as written, with its span.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+/// A parsed file: imports, templates and plans in source order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct File {
+    pub items: Vec<TopItem>,
+    /// Every comment (`# …`), in source order.
+    pub comments: Vec<Span>,
+    /// Every keyword, in source order (semantic highlighting).
+    pub keywords: Vec<Span>,
+}
+
+/// Something that stands at the top of a file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TopItem {
+    Import(Import),
+    Template(Template),
+    Plan(Plan),
+}
+
+/// `import "path.plan"`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Import {
+    pub span: Span,
+    pub path: Str,
+}
+
+/// `plan NAME { … }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub span: Span,
+    pub name: Ident,
+    pub body: Body,
+    pub items: Vec<PlanItem>,
+}
+
+/// The braces of a body: where it opens, and where it closes if it does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Body {
+    pub open: Span,
+    /// `None` when the closing `}` is missing (a syntax error was reported).
+    pub close: Option<Span>,
+}
+
+/// `template NAME(p: TYPE [= default], …) { … }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Template {
+    pub span: Span,
+    pub name: Ident,
+    pub params: Vec<Param>,
+    pub body: Body,
+    pub items: Vec<PlanItem>,
+}
+
+/// An item of a plan (or template) body.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlanItem {
+    Title(StrField),
+    Goal(StrField),
+    Language(StrField),
+    MaxIterations(IntField),
+    Param(Param),
+    Role(Role),
+    Step(Step),
+    Task(Task),
+    Use(Use),
+}
+
+/// A keyword followed by a string: `title "…"`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StrField {
+    pub span: Span,
+    pub keyword: Span,
+    pub value: Str,
+}
+
+/// A keyword followed by a whole number: `retry 2`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IntField {
+    pub span: Span,
+    pub keyword: Span,
+    pub value: Int,
+}
+
+/// A whole number as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Int {
+    pub span: Span,
+    /// `None` when it does not fit in 64 bits (a syntax error was reported).
+    pub value: Option<i64>,
+}
+
+/// `param NAME: TYPE [= DEFAULT]` (also a template parameter).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub span: Span,
+    pub name: Ident,
+    pub ty: Ident,
+    pub default: Option<Literal>,
+}
+
+/// A literal value: a default or a template argument.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    Str(Str),
+    Int(Int),
+    Float { span: Span, value: f64 },
+    Bool { span: Span, value: bool },
+}
+
+impl Literal {
+    /// Where the literal stands.
+    pub fn span(&self) -> Span {
+        match self {
+            Literal::Str(s) => s.span,
+            Literal::Int(i) => i.span,
+            Literal::Float { span, .. } | Literal::Bool { span, .. } => *span,
+        }
+    }
+}
+
+/// `role NAME ["description"]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Role {
+    pub span: Span,
+    pub name: Ident,
+    pub description: Option<Str>,
+}
+
+/// `step NAME ["title"] { … }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    pub span: Span,
+    pub name: Ident,
+    pub title: Option<Str>,
+    pub body: Body,
+    pub items: Vec<StepItem>,
+}
+
+/// An item of a step body.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StepItem {
+    After(After),
+    Sequential(Span),
+    Task(Task),
+}
+
+/// `task NAME "title" [{ … }]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Task {
+    pub span: Span,
+    pub name: Ident,
+    pub title: Str,
+    pub body: Option<Body>,
+    pub fields: Vec<TaskField>,
+}
+
+/// A field of a task body.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TaskField {
+    After(After),
+    Assignee { span: Span, role: Ident },
+    Reasoning(StrField),
+    Description(StrField),
+    Retry(IntField),
+    Optional(Span),
+}
+
+impl TaskField {
+    /// The field's keyword, as written.
+    pub fn keyword(&self) -> &'static str {
+        match self {
+            TaskField::After(_) => "after",
+            TaskField::Assignee { .. } => "assignee",
+            TaskField::Reasoning(_) => "reasoning",
+            TaskField::Description(_) => "description",
+            TaskField::Retry(_) => "retry",
+            TaskField::Optional(_) => "optional",
+        }
+    }
+
+    /// Where the field stands.
+    pub fn span(&self) -> Span {
+        match self {
+            TaskField::After(a) => a.span,
+            TaskField::Assignee { span, .. } | TaskField::Optional(span) => *span,
+            TaskField::Reasoning(f) | TaskField::Description(f) => f.span,
+            TaskField::Retry(f) => f.span,
+        }
+    }
+}
+
+/// `after REF, REF…`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct After {
+    pub span: Span,
+    pub refs: Vec<Ident>,
+}
+
+/// `use TEMPLATE(arg = value, …) as PREFIX [{ after … }]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Use {
+    pub span: Span,
+    pub template: Ident,
+    pub args: Vec<UseArg>,
+    pub prefix: Ident,
+    pub body: Option<Body>,
+    pub after: Vec<After>,
+}
+
+/// `name = value` in a `use`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UseArg {
+    pub span: Span,
+    pub name: Ident,
+    pub value: Literal,
+}
+
+/// A string literal, cooked: escapes resolved, `"""` blocks dedented, and
+/// `{param}` interpolations kept as separate parts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Str {
+    pub span: Span,
+    pub triple: bool,
+    pub parts: Vec<StrPart>,
+}
+
+/// A piece of a string.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StrPart {
+    Text(String),
+    Param(Ident),
+}
+
+impl Str {
+    /// The text with every interpolation written back as `{name}`.
+    pub fn template_text(&self) -> String {
+        let mut out = String::new();
+        for part in &self.parts {
+            match part {
+                StrPart::Text(t) => out.push_str(t),
+                StrPart::Param(p) => {
+                    out.push('{');
+                    out.push_str(&p.name);
+                    out.push('}');
+                }
+            }
+        }
+        out
+    }
+
+    /// The interpolated parameter names.
+    pub fn params(&self) -> impl Iterator<Item = &Ident> {
+        self.parts.iter().filter_map(|p| match p {
+            StrPart::Param(ident) => Some(ident),
+            StrPart::Text(_) => None,
+        })
+    }
+}

@@ -1,0 +1,78 @@
+//! Limits that keep parsing bounded in time, memory and stack.
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::{FileId, Span};
+
+/// The largest `.plan` file planc reads (64 MiB).
+pub const MAX_FILE_BYTES: usize = 64 << 20;
+
+/// The deepest nesting of braces planc parses.
+pub const MAX_NESTING: usize = 64;
+
+/// Checks the limits before parsing; the parser recurses only on braces, so
+/// bounding their depth bounds its stack.
+pub(crate) fn check(text: &str, file: FileId) -> Option<Diagnostic> {
+    if text.len() > MAX_FILE_BYTES {
+        return Some(
+            Diagnostic::new(
+                Code::Limit,
+                format!(
+                    "the file is {} bytes; planc reads files of at most {} bytes",
+                    text.len(),
+                    MAX_FILE_BYTES
+                ),
+            )
+            .label(file, Span::at(0), "file starts here")
+            .help("split the plan into files joined with `import`"),
+        );
+    }
+    let deepest = deepest_brace(text)?;
+    Some(
+        Diagnostic::new(
+            Code::Limit,
+            format!("braces nest deeper than {MAX_NESTING} levels"),
+        )
+        .label(file, Span::new(deepest, deepest + 1), "too deep here")
+        .help("a plan nests at most plan { step { task { } } }; close the braces you opened"),
+    )
+}
+
+/// The offset of the first `{` that opens a level deeper than the limit,
+/// outside strings and comments.
+fn deepest_brace(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'#' => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'"' if bytes[i..].starts_with(b"\"\"\"") => {
+                i += 3;
+                while i < bytes.len() && !bytes[i..].starts_with(b"\"\"\"") {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 2;
+            }
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some(i);
+                }
+            }
+            b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}

@@ -1,0 +1,509 @@
+//! Walks pest's parse tree into the [`ast`](super::ast), collecting comments,
+//! keywords and syntax errors on the way.
+
+use pest::iterators::Pair;
+use pest::Parser as _;
+
+use super::ast::*;
+use super::grammar::{PlanParser, Rule};
+use super::recover::{self, Context};
+use super::{limits, strings};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::{FileId, Span};
+
+/// The result of parsing one file: always a tree, plus what was wrong.
+#[derive(Clone, Debug, Default)]
+pub struct Parsed {
+    pub file: File,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Parses `text` (the contents of `file`) into a syntax tree.
+///
+/// Never fails: a file with mistakes yields the tree of what could be read
+/// and a syntax diagnostic for each mistake.
+pub fn parse(text: &str, file: FileId) -> Parsed {
+    if let Some(diagnostic) = limits::check(text, file) {
+        return Parsed {
+            file: File::default(),
+            diagnostics: vec![diagnostic],
+        };
+    }
+    let mut walker = Walker {
+        text,
+        file,
+        comments: Vec::new(),
+        keywords: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    let items = match PlanParser::parse(Rule::file, text) {
+        Ok(mut pairs) => {
+            let root = pairs.next().expect("the file rule yields one pair");
+            walker.file_items(root)
+        }
+        // The grammar accepts any text; this is a safety net.
+        Err(error) => {
+            walker.diagnostics.push(recover::from_pest_error(&error, file));
+            Vec::new()
+        }
+    };
+    Parsed {
+        file: File {
+            items,
+            comments: walker.comments,
+            keywords: walker.keywords,
+        },
+        diagnostics: walker.diagnostics,
+    }
+}
+
+struct Walker<'a> {
+    text: &'a str,
+    file: FileId,
+    comments: Vec<Span>,
+    keywords: Vec<Span>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+fn is_bad(rule: Rule) -> bool {
+    matches!(
+        rule,
+        Rule::top_bad | Rule::plan_bad | Rule::step_bad | Rule::task_bad
+    )
+}
+
+fn is_keyword(rule: Rule) -> bool {
+    matches!(
+        rule,
+        Rule::kw_plan
+            | Rule::kw_title
+            | Rule::kw_goal
+            | Rule::kw_language
+            | Rule::kw_max_iterations
+            | Rule::kw_param
+            | Rule::kw_role
+            | Rule::kw_step
+            | Rule::kw_task
+            | Rule::kw_after
+            | Rule::kw_assignee
+            | Rule::kw_reasoning
+            | Rule::kw_description
+            | Rule::kw_retry
+            | Rule::kw_optional
+            | Rule::kw_sequential
+            | Rule::kw_import
+            | Rule::kw_template
+            | Rule::kw_use
+            | Rule::kw_as
+    )
+}
+
+impl<'a> Walker<'a> {
+    /// The meaningful children of a pair: comments and keywords are recorded
+    /// and left out, and each run of bad tokens becomes one syntax error.
+    fn children(&mut self, pair: Pair<'a, Rule>, context: Context) -> Vec<Pair<'a, Rule>> {
+        let mut out = Vec::new();
+        let mut bad: Option<Span> = None;
+        for child in pair.into_inner() {
+            let rule = child.as_rule();
+            if rule == Rule::COMMENT {
+                self.comments.push(child.as_span().into());
+                continue;
+            }
+            if is_keyword(rule) {
+                self.keywords.push(child.as_span().into());
+                continue;
+            }
+            if is_bad(rule) {
+                // A keyword starts a new run: it is where the next item was meant
+                // to begin, so it gets its own explanation.
+                let span = Span::from(child.as_span());
+                let starts_item = recover::is_keyword(child.as_str());
+                bad = match bad {
+                    Some(run) if starts_item => {
+                        self.bad_run(run, context);
+                        Some(span)
+                    }
+                    Some(run) => Some(run.to(span)),
+                    None => Some(span),
+                };
+                continue;
+            }
+            if let Some(run) = bad.take() {
+                self.bad_run(run, context);
+            }
+            out.push(child);
+        }
+        if let Some(run) = bad {
+            self.bad_run(run, context);
+        }
+        out
+    }
+
+    fn bad_run(&mut self, run: Span, context: Context) {
+        let diagnostic = recover::explain(self.text, self.file, run, context);
+        self.diagnostics.push(diagnostic);
+    }
+
+    fn syntax_error(&mut self, span: Span, message: String, label: &str) {
+        self.diagnostics
+            .push(Diagnostic::new(Code::Syntax, message).label(self.file, span, label));
+    }
+
+    fn file_items(&mut self, root: Pair<'a, Rule>) -> Vec<TopItem> {
+        let mut items = Vec::new();
+        for child in self.children(root, Context::Top) {
+            match child.as_rule() {
+                Rule::import => items.push(TopItem::Import(self.import(child))),
+                Rule::plan => items.push(TopItem::Plan(self.plan(child))),
+                Rule::template => items.push(TopItem::Template(self.template(child))),
+                _ => {}
+            }
+        }
+        items
+    }
+
+    fn import(&mut self, pair: Pair<'a, Rule>) -> Import {
+        let span = pair.as_span().into();
+        let mut children = self.children(pair, Context::Top).into_iter();
+        let path = self.string(children.next().expect("import has a path"));
+        Import { span, path }
+    }
+
+    fn plan(&mut self, pair: Pair<'a, Rule>) -> Plan {
+        let span = pair.as_span().into();
+        let mut name = None;
+        let mut open = Span::default();
+        let mut close = None;
+        let mut items = Vec::new();
+        for child in self.children(pair, Context::Plan) {
+            match child.as_rule() {
+                Rule::ident => name = Some(ident(&child)),
+                Rule::lbrace => open = child.as_span().into(),
+                Rule::plan_end => close = self.body_end(child, open, "plan"),
+                _ => items.extend(self.plan_item(child)),
+            }
+        }
+        Plan {
+            span,
+            name: name.expect("plan has a name"),
+            body: Body { open, close },
+            items,
+        }
+    }
+
+    fn template(&mut self, pair: Pair<'a, Rule>) -> Template {
+        let span = pair.as_span().into();
+        let mut name = None;
+        let mut params = Vec::new();
+        let mut open = Span::default();
+        let mut close = None;
+        let mut items = Vec::new();
+        for child in self.children(pair, Context::Template) {
+            match child.as_rule() {
+                Rule::ident => name = Some(ident(&child)),
+                Rule::template_param => params.push(self.param(child)),
+                Rule::lbrace => open = child.as_span().into(),
+                Rule::plan_end => close = self.body_end(child, open, "template"),
+                _ => items.extend(self.plan_item(child)),
+            }
+        }
+        Template {
+            span,
+            name: name.expect("template has a name"),
+            params,
+            body: Body { open, close },
+            items,
+        }
+    }
+
+    /// The closing brace of a body, or a syntax error where it is missing.
+    fn body_end(&mut self, end: Pair<'a, Rule>, open: Span, what: &str) -> Option<Span> {
+        let span = Span::from(end.as_span());
+        if end.into_inner().next().is_none() {
+            return Some(span);
+        }
+        let found = if span.start >= self.text.len() {
+            "the file ends".to_owned()
+        } else {
+            let word: String = self.text[span.start..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            format!("`{word}` begins")
+        };
+        self.diagnostics.push(
+            Diagnostic::new(
+                Code::Syntax,
+                format!("this {what}'s `{{` is never closed"),
+            )
+            .label(self.file, open, "opened here")
+            .label(self.file, span, format!("expected `}}` before {found}")),
+        );
+        None
+    }
+
+    fn plan_item(&mut self, pair: Pair<'a, Rule>) -> Option<PlanItem> {
+        Some(match pair.as_rule() {
+            Rule::title => PlanItem::Title(self.str_field(pair)),
+            Rule::goal => PlanItem::Goal(self.str_field(pair)),
+            Rule::language => PlanItem::Language(self.str_field(pair)),
+            Rule::max_iterations => PlanItem::MaxIterations(self.int_field(pair)),
+            Rule::param => PlanItem::Param(self.param(pair)),
+            Rule::role => PlanItem::Role(self.role(pair)),
+            Rule::step => PlanItem::Step(self.step(pair)),
+            Rule::task => PlanItem::Task(self.task(pair)),
+            Rule::use_ => PlanItem::Use(self.use_(pair)),
+            _ => return None,
+        })
+    }
+
+    fn str_field(&mut self, pair: Pair<'a, Rule>) -> StrField {
+        let span = Span::from(pair.as_span());
+        let keyword = keyword_span(&pair);
+        let value = self.children(pair, Context::Plan).into_iter().next();
+        StrField {
+            span,
+            keyword,
+            value: self.string(value.expect("field has a string")),
+        }
+    }
+
+    fn int_field(&mut self, pair: Pair<'a, Rule>) -> IntField {
+        let span = Span::from(pair.as_span());
+        let keyword = keyword_span(&pair);
+        let value = self.children(pair, Context::Plan).into_iter().next();
+        IntField {
+            span,
+            keyword,
+            value: self.int(value.expect("field has a number")),
+        }
+    }
+
+    fn param(&mut self, pair: Pair<'a, Rule>) -> Param {
+        let span = pair.as_span().into();
+        let mut children = self.children(pair, Context::Plan).into_iter();
+        let name = ident(&children.next().expect("param has a name"));
+        let ty = ident(&children.next().expect("param has a type"));
+        let default = children.next().map(|value| self.literal(value));
+        Param {
+            span,
+            name,
+            ty,
+            default,
+        }
+    }
+
+    fn literal(&mut self, pair: Pair<'a, Rule>) -> Literal {
+        let span = Span::from(pair.as_span());
+        match pair.as_rule() {
+            Rule::string => Literal::Str(self.string(pair)),
+            Rule::int => Literal::Int(self.int(pair)),
+            Rule::float => match pair.as_str().parse::<f64>() {
+                Ok(value) if value.is_finite() => Literal::Float { span, value },
+                _ => {
+                    self.syntax_error(
+                        span,
+                        format!("`{}` is too large for a float", pair.as_str()),
+                        "out of range",
+                    );
+                    Literal::Float { span, value: 0.0 }
+                }
+            },
+            _ => Literal::Bool {
+                span,
+                value: pair.as_str() == "true",
+            },
+        }
+    }
+
+    fn int(&mut self, pair: Pair<'a, Rule>) -> Int {
+        let span = Span::from(pair.as_span());
+        let value = pair.as_str().parse::<i64>().ok();
+        if value.is_none() {
+            self.syntax_error(
+                span,
+                format!("`{}` does not fit in a 64-bit integer", pair.as_str()),
+                "out of range",
+            );
+        }
+        Int { span, value }
+    }
+
+    fn role(&mut self, pair: Pair<'a, Rule>) -> Role {
+        let span = pair.as_span().into();
+        let mut children = self.children(pair, Context::Plan).into_iter();
+        let name = ident(&children.next().expect("role has a name"));
+        let description = children.next().map(|s| self.string(s));
+        Role {
+            span,
+            name,
+            description,
+        }
+    }
+
+    fn step(&mut self, pair: Pair<'a, Rule>) -> Step {
+        let span = pair.as_span().into();
+        let mut name = None;
+        let mut title = None;
+        let mut open = Span::default();
+        let mut close = None;
+        let mut items = Vec::new();
+        for child in self.children(pair, Context::Step) {
+            match child.as_rule() {
+                Rule::ident => name = Some(ident(&child)),
+                Rule::string => title = Some(self.string(child)),
+                Rule::lbrace => open = child.as_span().into(),
+                Rule::step_end => close = self.body_end(child, open, "step"),
+                Rule::after => items.push(StepItem::After(self.after(child))),
+                Rule::sequential => {
+                    let keyword = Span::from(child.as_span());
+                    self.keywords.push(keyword);
+                    items.push(StepItem::Sequential(keyword));
+                }
+                Rule::task => items.push(StepItem::Task(self.task(child))),
+                _ => {}
+            }
+        }
+        Step {
+            span,
+            name: name.expect("step has a name"),
+            title,
+            body: Body { open, close },
+            items,
+        }
+    }
+
+    fn task(&mut self, pair: Pair<'a, Rule>) -> Task {
+        let span = pair.as_span().into();
+        let mut children = self.children(pair, Context::Plan).into_iter();
+        let name = ident(&children.next().expect("task has a name"));
+        let title = self.string(children.next().expect("task has a title"));
+        let mut body = None;
+        let mut fields = Vec::new();
+        if let Some(block) = children.next() {
+            let mut open = Span::default();
+            let mut close = None;
+            for child in self.children(block, Context::Task) {
+                match child.as_rule() {
+                    Rule::lbrace => open = child.as_span().into(),
+                    Rule::task_end => close = self.body_end(child, open, "task"),
+                    _ => fields.extend(self.task_field(child)),
+                }
+            }
+            body = Some(Body { open, close });
+        }
+        Task {
+            span,
+            name,
+            title,
+            body,
+            fields,
+        }
+    }
+
+    fn task_field(&mut self, pair: Pair<'a, Rule>) -> Option<TaskField> {
+        let span = Span::from(pair.as_span());
+        Some(match pair.as_rule() {
+            Rule::after => TaskField::After(self.after(pair)),
+            Rule::assignee => {
+                let role = self.children(pair, Context::Task).into_iter().next();
+                TaskField::Assignee {
+                    span,
+                    role: ident(&role.expect("assignee names a role")),
+                }
+            }
+            Rule::reasoning => TaskField::Reasoning(self.str_field(pair)),
+            Rule::description => TaskField::Description(self.str_field(pair)),
+            Rule::retry => TaskField::Retry(self.int_field(pair)),
+            Rule::optional => {
+                self.keywords.push(span);
+                TaskField::Optional(span)
+            }
+            _ => return None,
+        })
+    }
+
+    fn after(&mut self, pair: Pair<'a, Rule>) -> After {
+        let span = pair.as_span().into();
+        let refs = self
+            .children(pair, Context::Task)
+            .iter()
+            .map(ident)
+            .collect();
+        After { span, refs }
+    }
+
+    fn use_(&mut self, pair: Pair<'a, Rule>) -> Use {
+        let span = pair.as_span().into();
+        let mut template = None;
+        let mut args = Vec::new();
+        let mut prefix = None;
+        let mut body = None;
+        let mut after = Vec::new();
+        for child in self.children(pair, Context::Plan) {
+            match child.as_rule() {
+                Rule::path => template = Some(ident(&child)),
+                Rule::use_arg => {
+                    let arg_span = child.as_span().into();
+                    let mut parts = self.children(child, Context::Plan).into_iter();
+                    let name = ident(&parts.next().expect("argument has a name"));
+                    let value = self.literal(parts.next().expect("argument has a value"));
+                    args.push(UseArg {
+                        span: arg_span,
+                        name,
+                        value,
+                    });
+                }
+                Rule::ident => prefix = Some(ident(&child)),
+                Rule::use_body => {
+                    let mut open = Span::default();
+                    let mut close = None;
+                    for item in self.children(child, Context::Use) {
+                        match item.as_rule() {
+                            Rule::lbrace => open = item.as_span().into(),
+                            Rule::task_end => close = self.body_end(item, open, "use"),
+                            Rule::after => after.push(self.after(item)),
+                            _ => {}
+                        }
+                    }
+                    body = Some(Body { open, close });
+                }
+                _ => {}
+            }
+        }
+        Use {
+            span,
+            template: template.expect("use names a template"),
+            args,
+            prefix: prefix.expect("use has a prefix"),
+            body,
+            after,
+        }
+    }
+
+    fn string(&mut self, pair: Pair<'a, Rule>) -> Str {
+        let mut errors = Vec::new();
+        let cooked = strings::cook(pair, &mut errors);
+        for error in errors {
+            self.syntax_error(error.span, error.message, "invalid escape");
+        }
+        cooked
+    }
+}
+
+fn ident(pair: &Pair<'_, Rule>) -> Ident {
+    Ident {
+        name: pair.as_str().to_owned(),
+        span: pair.as_span().into(),
+    }
+}
+
+/// The span of the keyword a field starts with.
+fn keyword_span(pair: &Pair<'_, Rule>) -> Span {
+    pair.clone()
+        .into_inner()
+        .find(|p| is_keyword(p.as_rule()))
+        .map(|p| p.as_span().into())
+        .unwrap_or_default()
+}

@@ -1,0 +1,469 @@
+//! Explains a run of tokens the grammar could not place, in plain words.
+//!
+//! The tolerant grammar marks such runs as `*_bad`. To say what is wrong, the
+//! run is parsed again with the rule its first keyword starts (so the same
+//! grammar decides), and the failure is described in terms a user knows:
+//! "expected a role name after `assignee`", not pest's rule names.
+
+use pest::error::{Error, ErrorVariant, InputLocation};
+use pest::Parser as _;
+
+use super::grammar::{PlanParser, Rule};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::{FileId, Span};
+use crate::suggest;
+
+/// Where a bad run stands, which decides what may stand there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Context {
+    Top,
+    Plan,
+    Template,
+    Step,
+    Task,
+    Use,
+}
+
+impl Context {
+    fn keywords(self) -> &'static [&'static str] {
+        match self {
+            Context::Top => &["plan", "import", "template"],
+            Context::Plan => &[
+                "title",
+                "goal",
+                "language",
+                "max_iterations",
+                "param",
+                "role",
+                "step",
+                "task",
+                "use",
+            ],
+            Context::Template => &["role", "step", "task", "use"],
+            Context::Step => &["after", "sequential", "task"],
+            Context::Task => &[
+                "after",
+                "assignee",
+                "reasoning",
+                "description",
+                "retry",
+                "optional",
+            ],
+            Context::Use => &["after"],
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Context::Top => "the top of a file",
+            Context::Plan => "a plan",
+            Context::Template => "a template",
+            Context::Step => "a step",
+            Context::Task => "a task",
+            Context::Use => "a `use` body",
+        }
+    }
+
+    fn place(self) -> &'static str {
+        match self {
+            Context::Top => "at the top of a file",
+            Context::Plan => "in a plan",
+            Context::Template => "in a template",
+            Context::Step => "in a step",
+            Context::Task => "in a task",
+            Context::Use => "in a `use` body",
+        }
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            Context::Top => "item",
+            Context::Plan | Context::Template => "item",
+            Context::Step => "item",
+            Context::Task | Context::Use => "field",
+        }
+    }
+}
+
+const KEYWORDS: &[&str] = &[
+    "plan",
+    "title",
+    "goal",
+    "language",
+    "max_iterations",
+    "param",
+    "role",
+    "step",
+    "task",
+    "after",
+    "assignee",
+    "reasoning",
+    "description",
+    "retry",
+    "optional",
+    "sequential",
+    "import",
+    "template",
+    "use",
+    "as",
+];
+
+/// Whether `word` is a reserved keyword.
+pub(crate) fn is_keyword(word: &str) -> bool {
+    KEYWORDS.contains(&word)
+}
+
+fn rule_for(keyword: &str) -> Option<Rule> {
+    Some(match keyword {
+        "plan" => Rule::plan,
+        "import" => Rule::import,
+        "template" => Rule::template,
+        "title" => Rule::title,
+        "goal" => Rule::goal,
+        "language" => Rule::language,
+        "max_iterations" => Rule::max_iterations,
+        "param" => Rule::param,
+        "role" => Rule::role,
+        "step" => Rule::step,
+        "task" => Rule::task,
+        "use" => Rule::use_,
+        "after" => Rule::after,
+        "assignee" => Rule::assignee,
+        "reasoning" => Rule::reasoning,
+        "description" => Rule::description,
+        "retry" => Rule::retry,
+        "optional" => Rule::optional,
+        "sequential" => Rule::sequential,
+        _ => return None,
+    })
+}
+
+/// Where a keyword may stand, for "it belongs in …" help.
+fn home(keyword: &str) -> &'static str {
+    match keyword {
+        "plan" | "import" | "template" => "at the top of a file",
+        "title" | "goal" | "language" | "max_iterations" | "param" => "in a plan",
+        "role" | "use" => "in a plan or a template",
+        "step" => "in a plan or a template",
+        "task" => "in a plan, a template or a step",
+        "sequential" => "in a step",
+        "after" => "in a task, a step or a `use` body",
+        "as" => "in `use TEMPLATE(…) as PREFIX`",
+        _ => "in a task",
+    }
+}
+
+fn word_at(text: &str, offset: usize) -> &str {
+    let rest = &text[offset..];
+    let end = rest
+        .char_indices()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+        .map_or(rest.len(), |(i, _)| i);
+    &rest[..end]
+}
+
+/// Describes the token at `offset` ("`}`", "the keyword `task`", "the end of the file").
+fn found(text: &str, offset: usize) -> String {
+    if offset >= text.len() {
+        return "the end of the file".to_owned();
+    }
+    let word = word_at(text, offset);
+    if !word.is_empty() {
+        return if is_keyword(word) {
+            format!("the keyword `{word}`")
+        } else {
+            format!("`{word}`")
+        };
+    }
+    let c = text[offset..].chars().next().unwrap_or(' ');
+    match c {
+        '"' => "a string".to_owned(),
+        '\n' | '\r' => "the end of the line".to_owned(),
+        c => format!("`{c}`"),
+    }
+}
+
+/// The span of the token at `offset`, for labels.
+fn token_span(text: &str, offset: usize) -> Span {
+    if offset >= text.len() {
+        return Span::at(text.len());
+    }
+    let word = word_at(text, offset);
+    let len = if word.is_empty() {
+        text[offset..].chars().next().map_or(0, char::len_utf8)
+    } else {
+        word.len()
+    };
+    Span::new(offset, offset + len)
+}
+
+/// The last token before `offset`, skipping whitespace and comments.
+fn previous_token(text: &str, offset: usize) -> &str {
+    let before = text[..offset].trim_end();
+    // Comments end at a newline; a `#` on the last line may be one.
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = &before[line_start..];
+    let line = match line.find('#') {
+        Some(hash) if !line[..hash].contains('"') => line[..hash].trim_end(),
+        _ => line,
+    };
+    let before = if line.is_empty() {
+        before[..line_start].trim_end()
+    } else {
+        &before[..line_start + line.len()]
+    };
+    let start = before
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    if start < before.len() {
+        &before[start..]
+    } else {
+        let last = before.chars().last().map_or(0, char::len_utf8);
+        &before[before.len() - last..]
+    }
+}
+
+fn expected_name(prev: &str) -> &'static str {
+    match prev {
+        "task" => "a task name",
+        "step" => "a step name",
+        "role" | "assignee" => "a role name",
+        "param" => "a parameter name",
+        "plan" => "a plan name",
+        "template" => "a template name",
+        "as" => "a prefix name",
+        "after" | "," => "a task or step name",
+        _ => "a name",
+    }
+}
+
+fn describe_rule(rule: Rule, prev: &str) -> Option<&'static str> {
+    Some(match rule {
+        Rule::ident => expected_name(prev),
+        Rule::path => {
+            if prev == "use" {
+                "a template name"
+            } else {
+                "a task or step name"
+            }
+        }
+        Rule::string => "a string in quotes",
+        Rule::int => "a whole number",
+        Rule::float | Rule::bool => "a value",
+        Rule::type_name => "a type (`string`, `int`, `float` or `bool`)",
+        Rule::lbrace => "`{`",
+        Rule::plan_end | Rule::step_end | Rule::task_end => "`}`",
+        Rule::template_param | Rule::use_arg => "an argument",
+        Rule::kw_as => "`as`",
+        _ => return None,
+    })
+}
+
+fn in_string(rules: &[Rule]) -> bool {
+    rules.iter().any(|r| {
+        matches!(
+            r,
+            Rule::text | Rule::triple_text | Rule::escape | Rule::interp | Rule::lit_open
+        )
+    })
+}
+
+/// The diagnostic for one run of bad tokens.
+pub(crate) fn explain(text: &str, file: FileId, run: Span, context: Context) -> Diagnostic {
+    let word = word_at(text, run.start);
+    if !word.is_empty() {
+        if let Some(rule) = rule_for(word) {
+            if !context.keywords().contains(&word) {
+                return Diagnostic::new(
+                    Code::Syntax,
+                    format!("`{word}` cannot stand {}", context.place()),
+                )
+                .label(file, token_span(text, run.start), "not allowed here")
+                .help(format!("`{word}` belongs {}", home(word)));
+            }
+            // Error detail (the literal tokens pest tried) costs time, so it is
+            // on only for this second, explaining parse.
+            pest::set_error_detail(true);
+            let result = PlanParser::parse(rule, &text[run.start..]);
+            pest::set_error_detail(false);
+            if let Err(error) = result {
+                return explain_failure(text, file, run.start, &error);
+            }
+        } else if word != "as" {
+            return unknown_word(text, file, run, word, context);
+        }
+    }
+    unexpected(text, file, run, context)
+}
+
+fn unknown_word(text: &str, file: FileId, run: Span, word: &str, context: Context) -> Diagnostic {
+    let span = token_span(text, run.start);
+    let allowed = context.keywords();
+    let list = allowed
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut diagnostic = Diagnostic::new(
+        Code::Syntax,
+        format!("unknown {} `{word}` {}", context.what(), context.place()),
+    );
+    match suggest::closest(word, allowed.iter().copied()) {
+        Some(best) => {
+            diagnostic = diagnostic
+                .label(file, span, format!("did you mean `{best}`?"))
+                .help(format!("{} may hold {list}", context.name()))
+                .fix(file, span, best);
+        }
+        None => {
+            diagnostic = diagnostic
+                .label(file, span, "not understood here")
+                .help(format!("{} may hold {list}", context.name()));
+        }
+    }
+    diagnostic
+}
+
+fn unexpected(text: &str, file: FileId, run: Span, context: Context) -> Diagnostic {
+    let span = token_span(text, run.start);
+    let what = found(text, run.start);
+    let help = match &text[run.start..].chars().next() {
+        Some('"') => "a string follows a keyword, as in `title \"…\"` or `task name \"…\"`".to_owned(),
+        Some('}') => "this `}` closes nothing; remove it".to_owned(),
+        Some('=') => "`=` gives a value, as in `param retries: int = 3`; the value is missing".to_owned(),
+        _ => format!(
+            "{} may hold {}",
+            context.name(),
+            context
+                .keywords()
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    Diagnostic::new(
+        Code::Syntax,
+        format!("unexpected {what} {}", context.place()),
+    )
+    .label(file, span, "not expected here")
+    .help(help)
+}
+
+/// Describes why a strict parse starting at `base` failed.
+fn explain_failure(text: &str, file: FileId, base: usize, error: &Error<Rule>) -> Diagnostic {
+    let offset = base
+        + match error.location {
+            InputLocation::Pos(p) => p,
+            InputLocation::Span((p, _)) => p,
+        };
+    let positives: Vec<Rule> = match &error.variant {
+        ErrorVariant::ParsingError { positives, .. } => positives.clone(),
+        ErrorVariant::CustomError { .. } => Vec::new(),
+    };
+    if in_string(&positives) {
+        return string_error(text, file, offset);
+    }
+    let prev = previous_token(text, offset);
+    let mut expected: Vec<String> = positives
+        .iter()
+        .filter_map(|&r| describe_rule(r, prev))
+        .map(str::to_owned)
+        .collect();
+    if expected.is_empty() {
+        if let Some(attempts) = error.parse_attempts() {
+            for token in attempts.expected_tokens() {
+                let token = token.to_string();
+                if !token.contains("..") {
+                    expected.push(format!("`{token}`"));
+                }
+            }
+        }
+    }
+    expected.dedup();
+    let expected = join_or(&expected);
+    let expected = if expected.is_empty() {
+        "something else".to_owned()
+    } else {
+        expected
+    };
+    let found_text = found(text, offset);
+    let mut diagnostic = Diagnostic::new(
+        Code::Syntax,
+        format!("expected {expected} after `{prev}`, found {found_text}"),
+    )
+    .label(
+        file,
+        token_span(text, offset),
+        format!("expected {expected}"),
+    );
+    let word = word_at(text, offset.min(text.len()));
+    if is_keyword(word) {
+        diagnostic = diagnostic.help(format!(
+            "`{word}` is a keyword and cannot be used as a name; pick another name"
+        ));
+    }
+    diagnostic
+}
+
+fn join_or(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// A mistake inside a string literal.
+fn string_error(text: &str, file: FileId, offset: usize) -> Diagnostic {
+    let at = text[offset.min(text.len())..].chars().next();
+    let line_start = text[..offset.min(text.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    match at {
+        None | Some('\n') | Some('\r') => {
+            let opened = text[line_start..offset].find('"').map(|i| line_start + i);
+            let triple = opened.is_some_and(|o| text[o..].starts_with("\"\"\""));
+            let mut diagnostic = if at.is_none() && triple {
+                Diagnostic::new(Code::Syntax, "this `\"\"\"` string is never closed")
+                    .help("close it with `\"\"\"`")
+            } else {
+                Diagnostic::new(Code::Syntax, "this string is not closed on its line")
+                    .help("close it with `\"`; for text on several lines use `\"\"\"…\"\"\"`")
+            };
+            if let Some(opened) = opened {
+                diagnostic = diagnostic.label(file, Span::new(opened, opened + 1), "string starts here");
+            }
+            diagnostic.label(file, Span::at(offset), "expected `\"` before here")
+        }
+        Some('\\') => {
+            let escape: String = text[offset..].chars().take(2).collect();
+            Diagnostic::new(Code::Syntax, format!("unknown escape `{escape}`"))
+                .label(file, Span::new(offset, offset + escape.len()), "unknown escape")
+                .help("the escapes are \\\" \\\\ \\n \\t \\r \\0 \\{ \\} and \\u{…}")
+        }
+        Some('}') => Diagnostic::new(Code::Syntax, "a lone `}` in a string")
+            .label(file, Span::new(offset, offset + 1), "lone `}`")
+            .help("write `}}` for a literal brace"),
+        _ => {
+            let open = text[line_start..offset]
+                .rfind('{')
+                .map_or(offset, |i| line_start + i);
+            Diagnostic::new(Code::Syntax, "`{` in a string starts a parameter, but this one is not a parameter name in braces")
+                .label(file, Span::new(open, open + 1), "not `{name}`")
+                .help("write `{name}` to insert a parameter, or `{{` for a literal brace")
+        }
+    }
+}
+
+/// A pest error from the whole-file parse (which the grammar makes unreachable).
+pub(crate) fn from_pest_error(error: &Error<Rule>, file: FileId) -> Diagnostic {
+    let offset = match error.location {
+        InputLocation::Pos(p) => p,
+        InputLocation::Span((p, _)) => p,
+    };
+    Diagnostic::new(Code::Syntax, "the file could not be parsed")
+        .label(file, Span::at(offset), "here")
+}

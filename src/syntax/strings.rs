@@ -1,0 +1,157 @@
+//! Cooking string literals: escapes, `"""` dedent, interpolation parts.
+
+use pest::iterators::Pair;
+
+use super::ast::{Ident, Str, StrPart};
+use super::grammar::Rule;
+use crate::span::Span;
+
+/// A problem inside a string literal, reported as a syntax error.
+pub(crate) struct StringError {
+    pub span: Span,
+    pub message: String,
+}
+
+/// Turns a `string` pair into a cooked [`Str`].
+pub(crate) fn cook(pair: Pair<'_, Rule>, errors: &mut Vec<StringError>) -> Str {
+    let span = Span::from(pair.as_span());
+    let inner = pair.into_inner().next().expect("string has one alternative");
+    let triple = inner.as_rule() == Rule::triple_string;
+    let quote = if triple { 3 } else { 1 };
+    let content = Span::new(span.start + quote, span.end - quote);
+    let dedent = if triple {
+        Some(Dedent::measure(inner.get_input(), content))
+    } else {
+        None
+    };
+
+    let mut parts: Vec<StrPart> = Vec::new();
+    let push_text = |parts: &mut Vec<StrPart>, text: &str| {
+        if text.is_empty() {
+            return;
+        }
+        if let Some(StrPart::Text(last)) = parts.last_mut() {
+            last.push_str(text);
+        } else {
+            parts.push(StrPart::Text(text.to_owned()));
+        }
+    };
+
+    for piece in inner.into_inner() {
+        let piece_span = Span::from(piece.as_span());
+        match piece.as_rule() {
+            Rule::text => push_text(&mut parts, piece.as_str()),
+            Rule::triple_text => {
+                let text = match &dedent {
+                    Some(d) => d.apply(piece.get_input(), piece_span),
+                    None => piece.as_str().to_owned(),
+                };
+                push_text(&mut parts, &text);
+            }
+            Rule::lit_open => push_text(&mut parts, "{"),
+            Rule::lit_close => push_text(&mut parts, "}"),
+            Rule::escape => match unescape(piece.as_str()) {
+                Some(c) => push_text(&mut parts, c.encode_utf8(&mut [0; 4])),
+                None => errors.push(StringError {
+                    span: piece_span,
+                    message: format!("`{}` is not a Unicode scalar value", piece.as_str()),
+                }),
+            },
+            Rule::interp => {
+                let ident = piece.into_inner().next().expect("interp holds an ident");
+                parts.push(StrPart::Param(Ident {
+                    name: ident.as_str().to_owned(),
+                    span: ident.as_span().into(),
+                }));
+            }
+            _ => {}
+        }
+    }
+    Str {
+        span,
+        triple,
+        parts,
+    }
+}
+
+fn unescape(escape: &str) -> Option<char> {
+    Some(match &escape[1..] {
+        "n" => '\n',
+        "t" => '\t',
+        "r" => '\r',
+        "0" => '\0',
+        "\"" => '"',
+        "\\" => '\\',
+        "{" => '{',
+        "}" => '}',
+        unicode => {
+            let hex = unicode.strip_prefix("u{")?.strip_suffix('}')?;
+            char::from_u32(u32::from_str_radix(hex, 16).ok()?)?
+        }
+    })
+}
+
+/// What a `"""` block drops: its first line if blank, its last line if
+/// blank, and the indentation common to its non-blank lines.
+struct Dedent {
+    /// Content bytes kept: everything outside is the dropped first/last line.
+    keep: Span,
+    indent: usize,
+}
+
+impl Dedent {
+    fn measure(source: &str, content: Span) -> Dedent {
+        let text = &source[content.start..content.end];
+        let mut keep = content;
+        if let Some(newline) = text.find('\n') {
+            if text[..newline].trim().is_empty() {
+                keep.start = content.start + newline + 1;
+            }
+        }
+        let kept = &source[keep.start..keep.end];
+        if let Some(newline) = kept.rfind('\n') {
+            if kept[newline + 1..].trim().is_empty() {
+                keep.end = keep.start + newline;
+            }
+        } else if kept.trim().is_empty() {
+            keep.end = keep.start;
+        }
+        // A first line that shares the opening quotes' line has no indentation
+        // of its own, so it does not count.
+        let skip_first = usize::from(keep.start == content.start);
+        let indent = source[keep.start..keep.end]
+            .split('\n')
+            .skip(skip_first)
+            .filter(|line| !line.trim().is_empty())
+            .map(|line| line.len() - line.trim_start_matches([' ', '\t']).len())
+            .min()
+            .unwrap_or(0);
+        Dedent { keep, indent }
+    }
+
+    /// The text of a piece of the block, with the dropped parts removed.
+    fn apply(&self, source: &str, piece: Span) -> String {
+        let start = piece.start.max(self.keep.start);
+        let end = piece.end.min(self.keep.end);
+        let mut out = String::new();
+        let mut offset = start;
+        while offset < end {
+            let line_start = source[..offset].rfind('\n').map_or(0, |i| i + 1);
+            let line_end = source[offset..end]
+                .find('\n')
+                .map_or(end, |i| offset + i + 1);
+            // Skip the indentation of lines starting at or after keep.start.
+            let skip_to = if line_start >= self.keep.start {
+                let indented = &source[line_start..line_end];
+                let ws = indented.len() - indented.trim_start_matches([' ', '\t']).len();
+                line_start + ws.min(self.indent)
+            } else {
+                line_start
+            };
+            let from = offset.max(skip_to).min(line_end);
+            out.push_str(&source[from..line_end]);
+            offset = line_end;
+        }
+        out
+    }
+}
