@@ -13,7 +13,9 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         }
         let distance = strsim::damerau_levenshtein(name, candidate);
         let longest = name.chars().count().max(candidate.chars().count());
-        let allowed = (longest / 3).max(1);
+        // One- and two-letter names are too short for a typo to be told apart
+        // from a different name.
+        let allowed = if longest < 3 { 0 } else { (longest / 3).max(1) };
         let case_only = name.to_lowercase() == candidate.to_lowercase();
         if (distance <= allowed || case_only) && best.is_none_or(|(d, _)| distance < d) {
             best = Some((distance, candidate));
@@ -33,6 +35,7 @@ mod tests {
         assert_eq!(closest("strategsit", names), Some("strategist"));
         assert_eq!(closest("Writer", names), Some("writer"));
         assert_eq!(closest("database", names), None);
-        assert_eq!(closest("a", ["b"]), Some("b"));
+        assert_eq!(closest("b", ["p"]), None);
+        assert_eq!(closest("ab", ["Ab"]), Some("Ab"));
     }
 }

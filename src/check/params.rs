@@ -87,7 +87,7 @@ impl<'a> Params<'a> {
                                     ty.as_str()
                                 ),
                             )
-                            .label(checker.file, default.span(), format!("not a `{}`", ty.as_str()))
+                            .label(checker.file, default.span(), format!("not {}", article(ty)))
                             .label(checker.file, param.ty.span, "type declared here")
                             .help(type_help(ty)),
                         );
@@ -154,7 +154,7 @@ impl<'a> Params<'a> {
                     checker.diagnostics.push(
                         Diagnostic::new(
                             Code::ParamType,
-                            format!("`--set {name}={text}`: `{text}` is not a `{}`", ty.as_str()),
+                            format!("`--set {name}={text}`: `{text}` is not {}", article(ty)),
                         )
                         .label(checker.file, decl.ast.ty.span, format!("`{name}` is declared `{}` here", ty.as_str()))
                         .help(type_help(ty)),
@@ -277,6 +277,14 @@ pub(crate) fn literal_value(ty: Type, literal: &Literal) -> Result<Value, &'stat
         (_, Literal::Int(_)) => Err("an int"),
         (_, Literal::Float { .. }) => Err("a float"),
         (_, Literal::Bool { .. }) => Err("a bool"),
+    }
+}
+
+/// "a `string`", "an `int`".
+fn article(ty: Type) -> String {
+    match ty {
+        Type::Int => "an `int`".to_owned(),
+        other => format!("a `{}`", other.as_str()),
     }
 }
 

@@ -2,11 +2,13 @@
 //! runner keeps its state in. A superset of seed 001's shape; its task objects
 //! are seed 000/001 task objects with extra fields.
 
+mod json_text;
 mod validate;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+pub use json_text::to_text as json_text;
 pub use validate::{load_json, validate_json};
 
 /// The JSON Schema of the plan document (`planc schema` prints it).
@@ -190,8 +192,6 @@ pub struct Retry {
 impl PlanDocument {
     /// The document as pretty JSON with a final newline: the bytes planc writes.
     pub fn to_json(&self) -> String {
-        let mut text = serde_json::to_string_pretty(self).expect("a plan document serialises");
-        text.push('\n');
-        text
+        json_text(&serde_json::to_value(self).expect("a plan document serialises"))
     }
 }

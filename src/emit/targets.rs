@@ -54,9 +54,7 @@ pub fn render(document: &PlanDocument, target: Target) -> String {
         Target::Steps => steps(document),
         Target::PlanAct => plan_act(document),
     };
-    let mut text = serde_json::to_string_pretty(&value).expect("JSON values serialise");
-    text.push('\n');
-    text
+    crate::document::json_text(&value)
 }
 
 fn tasks(document: &PlanDocument) -> Value {
