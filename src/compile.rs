@@ -56,7 +56,12 @@ pub fn compile(name: &str, text: &str, options: &Options) -> Compilation {
             checked
                 .diagnostics
                 .iter()
-                .filter(|d| !matches!(d.code, Code::UnknownRef | Code::Unused | Code::Empty | Code::MissingGoal))
+                .filter(|d| {
+                    !matches!(
+                        d.code,
+                        Code::UnknownRef | Code::Unused | Code::Empty | Code::MissingGoal
+                    )
+                })
                 .cloned(),
         );
     }
@@ -74,7 +79,7 @@ pub fn compile(name: &str, text: &str, options: &Options) -> Compilation {
 ///
 /// On failure the lossily decoded text is returned with the diagnostic, so the
 /// label can show the place (offsets before the first bad byte are exact).
-pub fn decode(name: &str, bytes: Vec<u8>) -> Result<String, (SourceMap, Diagnostic)> {
+pub fn decode(name: &str, bytes: Vec<u8>) -> Result<String, Box<(SourceMap, Diagnostic)>> {
     match String::from_utf8(bytes) {
         Ok(text) => Ok(text),
         Err(error) => {
@@ -88,7 +93,7 @@ pub fn decode(name: &str, bytes: Vec<u8>) -> Result<String, (SourceMap, Diagnost
             )
             .label(file, Span::new(offset, offset + 1), "not UTF-8")
             .help("planc reads UTF-8 text; re-save the file as UTF-8");
-            Err((sources, diagnostic))
+            Err(Box::new((sources, diagnostic)))
         }
     }
 }
@@ -97,6 +102,10 @@ pub fn decode(name: &str, bytes: Vec<u8>) -> Result<String, (SourceMap, Diagnost
 pub fn no_plan(compilation: &Compilation) -> Diagnostic {
     let name = &compilation.sources.get(compilation.file).name;
     Diagnostic::new(Code::NoPlan, format!("{name} holds no `plan` to build"))
-        .label(compilation.file, Span::at(0), "no `plan NAME { … }` in this file")
+        .label(
+            compilation.file,
+            Span::at(0),
+            "no `plan NAME { … }` in this file",
+        )
         .help("a file without a plan is a library: import it from a plan and build that")
 }

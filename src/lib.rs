@@ -10,11 +10,11 @@ pub mod compile;
 pub mod diagnostic;
 pub mod document;
 pub mod emit;
+pub mod ir;
 pub mod line_index;
+pub mod render;
 pub mod span;
 pub mod suggest;
 pub mod syntax;
-pub mod ir;
-pub mod render;
 
 pub use compile::{compile, decode, Compilation};

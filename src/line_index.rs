@@ -107,6 +107,9 @@ mod tests {
         assert_eq!(index.line_col(text, x), LineCol { line: 1, col: 3 });
         assert_eq!(index.line_col_utf16(text, x), LineCol { line: 1, col: 4 });
         assert_eq!(index.offset_utf16(text, LineCol { line: 1, col: 4 }), x);
-        assert_eq!(index.offset_utf16(text, LineCol { line: 9, col: 0 }), text.len());
+        assert_eq!(
+            index.offset_utf16(text, LineCol { line: 9, col: 0 }),
+            text.len()
+        );
     }
 }

@@ -11,17 +11,32 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         if candidate == name {
             continue;
         }
-        let distance = strsim::damerau_levenshtein(name, candidate);
-        let longest = name.chars().count().max(candidate.chars().count());
+        let (a, b) = (name.chars().count(), candidate.chars().count());
+        let longest = a.max(b);
         // One- and two-letter names are too short for a typo to be told apart
         // from a different name.
         let allowed = if longest < 3 { 0 } else { (longest / 3).max(1) };
+        // The distance is at least the difference in length: skip the
+        // quadratic comparison when it cannot qualify (a 10 MB word, say).
+        if a.abs_diff(b) > allowed {
+            continue;
+        }
+        let distance = strsim::damerau_levenshtein(name, candidate);
         let case_only = name.to_lowercase() == candidate.to_lowercase();
         if (distance <= allowed || case_only) && best.is_none_or(|(d, _)| distance < d) {
             best = Some((distance, candidate));
         }
     }
     best.map(|(_, c)| c)
+}
+
+/// `text` cut to at most `max` characters, with `…` where it was cut: for
+/// quoting user text in messages.
+pub fn shorten(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
 }
 
 #[cfg(test)]

@@ -40,8 +40,9 @@ pub struct DepGraph {
 /// What the graph checks found.
 pub struct GraphReport {
     pub diagnostics: Vec<Diagnostic>,
-    /// `dependencies[n]`: the sorted, distinct dependencies of node `n`
-    /// (self-edges left out).
+    /// `dependencies[n]`: the sorted, distinct dependencies of node `n`,
+    /// self-edges left out and, when there is no cycle, reduced: a dependency
+    /// implied by another is dropped.
     pub dependencies: Vec<Vec<usize>>,
     pub has_cycle: bool,
 }
@@ -55,12 +56,13 @@ pub fn check(graph: &DepGraph) -> GraphReport {
         if edge.dependent == edge.dependency {
             let name = &graph.nodes[edge.dependent].name;
             diagnostics.push(
-                Diagnostic::new(
-                    Code::SelfDependency,
-                    format!("`{name}` comes after itself"),
-                )
-                .label(edge.file, edge.span, format!("`{name}` cannot wait for itself"))
-                .help("remove this dependency"),
+                Diagnostic::new(Code::SelfDependency, format!("`{name}` comes after itself"))
+                    .label(
+                        edge.file,
+                        edge.span,
+                        format!("`{name}` cannot wait for itself"),
+                    )
+                    .help("remove this dependency"),
             );
         } else {
             dependencies[edge.dependent].push(edge.dependency);
@@ -75,7 +77,9 @@ pub fn check(graph: &DepGraph) -> GraphReport {
     let has_cycle = !cycles.is_empty();
     diagnostics.extend(cycles);
     if !has_cycle {
-        diagnostics.extend(redundant(graph, &dependencies));
+        let reduction = reduce(&dependencies);
+        diagnostics.extend(redundant(graph, &reduction));
+        dependencies = reduction.kept;
     }
     GraphReport {
         diagnostics,
@@ -192,81 +196,101 @@ fn execution_order(mut cycle: Vec<usize>, dependencies: &[Vec<usize>]) -> Vec<us
     cycle
 }
 
-/// Warnings for `after a, b` where `b` already comes after `a`.
-fn redundant(graph: &DepGraph, dependencies: &[Vec<usize>]) -> Vec<Diagnostic> {
+/// How many nodes one task's redundancy search may visit. Beyond it, the
+/// search gives up and keeps the dependency: the result is still correct
+/// (a redundant edge changes nothing when running), and the work stays
+/// linear on pathological graphs such as 100,000 tasks that each name both
+/// the first task and their predecessor.
+const SEARCH_BUDGET: usize = 1024;
+
+/// For each node: its dependencies without those implied by another one
+/// (the transitive reduction, within [`SEARCH_BUDGET`]), and each dropped
+/// dependency with the kept dependency that implies it.
+pub struct Reduction {
+    pub kept: Vec<Vec<usize>>,
+    pub dropped: Vec<Vec<(usize, usize)>>,
+}
+
+/// Reduces an acyclic graph's dependency lists.
+pub fn reduce(dependencies: &[Vec<usize>]) -> Reduction {
+    let n = dependencies.len();
     let order = topological_order(dependencies);
-    let mut position = vec![0usize; dependencies.len()];
+    let mut position = vec![0usize; n];
     for (i, &node) in order.iter().enumerate() {
         position[node] = i;
     }
-    let mut seen = vec![0u32; dependencies.len()];
-    let mut stamp = 0u32;
-    let mut diagnostics = Vec::new();
-
-    // Group the direct edges of each dependent.
-    let mut direct: Vec<&Edge> = graph.edges.iter().filter(|e| e.direct).collect();
-    direct.sort_by_key(|e| (e.dependent, e.span.start));
-    for group in direct.chunk_by(|a, b| a.dependent == b.dependent) {
-        let dependent = group[0].dependent;
-        if dependencies[dependent].len() < 2 {
+    let mut mark = vec![usize::MAX; n];
+    let mut witness = vec![0usize; n];
+    let mut kept = Vec::with_capacity(n);
+    let mut dropped = Vec::with_capacity(n);
+    let mut stack = Vec::new();
+    for (node, deps) in dependencies.iter().enumerate() {
+        if deps.len() < 2 {
+            kept.push(deps.clone());
+            dropped.push(Vec::new());
             continue;
         }
-        for edge in group {
-            let target = edge.dependency;
-            if target == dependent {
+        let floor = deps.iter().map(|&d| position[d]).min().unwrap_or(0);
+        let mut by_position = deps.clone();
+        by_position.sort_unstable_by_key(|&d| std::cmp::Reverse(position[d]));
+        let mut keep = Vec::with_capacity(deps.len());
+        let mut drop = Vec::new();
+        let mut budget = SEARCH_BUDGET;
+        for dep in by_position {
+            if mark[dep] == node {
+                drop.push((dep, witness[dep]));
                 continue;
             }
-            // Is `target` an ancestor of another dependency of this task?
-            let via = dependencies[dependent].iter().copied().find(|&other| {
-                other != target && position[other] > position[target] && {
-                    stamp += 1;
-                    reaches(other, target, dependencies, &position, &mut seen, stamp)
+            keep.push(dep);
+            // Mark the ancestors of `dep` that could be other dependencies.
+            stack.clear();
+            stack.push(dep);
+            while let Some(at) = stack.pop() {
+                for &up in &dependencies[at] {
+                    if budget == 0 {
+                        break;
+                    }
+                    if position[up] >= floor && mark[up] != node {
+                        budget -= 1;
+                        mark[up] = node;
+                        witness[up] = dep;
+                        stack.push(up);
+                    }
                 }
-            });
-            if let Some(via) = via {
-                let target_name = &graph.nodes[target].name;
-                let via_name = &graph.nodes[via].name;
-                diagnostics.push(
-                    Diagnostic::new(
-                        Code::RedundantDependency,
-                        format!(
-                            "`{}` need not name `{target_name}`: `{via_name}` already comes after it",
-                            graph.nodes[dependent].name
-                        ),
-                    )
-                    .label(edge.file, edge.span, "redundant dependency")
-                    .help(format!("remove `{target_name}` from this `after`")),
-                );
             }
         }
+        keep.sort_unstable();
+        kept.push(keep);
+        dropped.push(drop);
     }
-    diagnostics
+    Reduction { kept, dropped }
 }
 
-/// Whether `from` (transitively) depends on `target`, searching only nodes
-/// that come after `target` in topological order.
-fn reaches(
-    from: usize,
-    target: usize,
-    dependencies: &[Vec<usize>],
-    position: &[usize],
-    seen: &mut [u32],
-    stamp: u32,
-) -> bool {
-    let mut stack = vec![from];
-    seen[from] = stamp;
-    while let Some(node) = stack.pop() {
-        for &dep in &dependencies[node] {
-            if dep == target {
-                return true;
-            }
-            if seen[dep] != stamp && position[dep] > position[target] {
-                seen[dep] = stamp;
-                stack.push(dep);
-            }
-        }
+/// Warnings for `after a, b` where `b` already comes after `a`.
+fn redundant(graph: &DepGraph, reduction: &Reduction) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    for edge in graph.edges.iter().filter(|e| e.direct) {
+        let Some(&(target, via)) = reduction.dropped[edge.dependent]
+            .iter()
+            .find(|(d, _)| *d == edge.dependency)
+        else {
+            continue;
+        };
+        let target_name = &graph.nodes[target].name;
+        let via_name = &graph.nodes[via].name;
+        diagnostics.push(
+            Diagnostic::new(
+                Code::RedundantDependency,
+                format!(
+                    "`{}` need not name `{target_name}`: `{via_name}` already comes after it",
+                    graph.nodes[edge.dependent].name
+                ),
+            )
+            .label(edge.file, edge.span, "redundant dependency")
+            .help(format!("remove `{target_name}` from this `after`")),
+        );
     }
-    false
+    diagnostics
 }
 
 /// A topological order (dependencies first) that keeps source order wherever

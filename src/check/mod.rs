@@ -348,6 +348,7 @@ impl Checker {
         }
 
         // Tasks.
+        let mut suggested_roles: std::collections::HashSet<String> = Default::default();
         let mut ir_tasks = Vec::with_capacity(tasks.len());
         for (index, source) in tasks.iter().enumerate() {
             let task = source.task;
@@ -383,6 +384,10 @@ impl Checker {
                         } else {
                             let candidates = roles.iter().map(|r| r.name.name.as_str());
                             let suggestion = suggest::closest(&role.name, candidates);
+                            // The role meant is in use: no "unused" echo for it.
+                            if let Some(best) = suggestion {
+                                suggested_roles.insert(best.to_owned());
+                            }
                             let mut diagnostic = Diagnostic::new(
                                 Code::UnknownRole,
                                 format!("no role named `{}`", role.name),
@@ -415,9 +420,15 @@ impl Checker {
                                 self.diagnostics.push(
                                     Diagnostic::new(
                                         Code::InvalidValue,
-                                        format!("`retry` takes a number from 0 to 1000, not {value}"),
+                                        format!(
+                                            "`retry` takes a number from 0 to 1000, not {value}"
+                                        ),
                                     )
-                                    .label(self.file, f.value.span, "out of range"),
+                                    .label(
+                                        self.file,
+                                        f.value.span,
+                                        "out of range",
+                                    ),
                                 );
                             }
                         }
@@ -456,7 +467,9 @@ impl Checker {
             );
         }
         for (role, def) in roles.iter().zip(&role_defs) {
-            if self.symbols.references_to(*def).next().is_none() {
+            if self.symbols.references_to(*def).next().is_none()
+                && !suggested_roles.contains(&role.name.name)
+            {
                 self.diagnostics.push(
                     Diagnostic::new(
                         Code::Unused,
@@ -485,7 +498,12 @@ impl Checker {
         }
     }
 
-    fn once<'a>(&mut self, slot: &mut Option<&'a ast::StrField>, field: &'a ast::StrField, name: &str) {
+    fn once<'a>(
+        &mut self,
+        slot: &mut Option<&'a ast::StrField>,
+        field: &'a ast::StrField,
+        name: &str,
+    ) {
         match slot {
             Some(first) => {
                 let first = first.keyword;
@@ -521,9 +539,8 @@ impl Checker {
                 .fix(self.file, reference.span, best),
             None => diagnostic.label(self.file, reference.span, "unknown task or step"),
         };
-        self.diagnostics.push(
-            diagnostic.help("`after` names a task, or a step to wait for all of its tasks"),
-        );
+        self.diagnostics
+            .push(diagnostic.help("`after` names a task, or a step to wait for all of its tasks"));
         None
     }
 }

@@ -57,13 +57,15 @@ impl<'a> Params<'a> {
             }
             let ty = Type::from_name(&param.ty.name);
             if ty.is_none() {
-                let mut diagnostic = Diagnostic::new(
-                    Code::ParamType,
-                    format!("unknown type `{}`", param.ty.name),
-                );
+                let mut diagnostic =
+                    Diagnostic::new(Code::ParamType, format!("unknown type `{}`", param.ty.name));
                 diagnostic = match suggest::closest(&param.ty.name, Type::NAMES) {
                     Some(best) => diagnostic
-                        .label(checker.file, param.ty.span, format!("did you mean `{best}`?"))
+                        .label(
+                            checker.file,
+                            param.ty.span,
+                            format!("did you mean `{best}`?"),
+                        )
                         .fix(checker.file, param.ty.span, best),
                     None => diagnostic.label(checker.file, param.ty.span, "unknown type"),
                 };
@@ -156,7 +158,11 @@ impl<'a> Params<'a> {
                             Code::ParamType,
                             format!("`--set {name}={text}`: `{text}` is not {}", article(ty)),
                         )
-                        .label(checker.file, decl.ast.ty.span, format!("`{name}` is declared `{}` here", ty.as_str()))
+                        .label(
+                            checker.file,
+                            decl.ast.ty.span,
+                            format!("`{name}` is declared `{}` here", ty.as_str()),
+                        )
                         .help(type_help(ty)),
                     );
                 }
@@ -187,6 +193,10 @@ impl<'a> Params<'a> {
                     }
                     None => {
                         let suggestion = suggest::closest(&ident.name, self.scope.names());
+                        // The parameter meant is in use: no "unused" echo for it.
+                        if let Some(i) = suggestion.and_then(|best| self.position(best)) {
+                            self.decls[i].used = true;
+                        }
                         let mut diagnostic = Diagnostic::new(
                             Code::UnknownParam,
                             format!("no parameter named `{}`", ident.name),
@@ -219,9 +229,16 @@ impl<'a> Params<'a> {
                     checker.diagnostics.push(
                         Diagnostic::new(
                             Code::ParamType,
-                            format!("the default of `{}` cannot contain a parameter", decl.ast.name.name),
+                            format!(
+                                "the default of `{}` cannot contain a parameter",
+                                decl.ast.name.name
+                            ),
                         )
-                        .label(checker.file, ident.span, "parameters are not expanded in defaults")
+                        .label(
+                            checker.file,
+                            ident.span,
+                            "parameters are not expanded in defaults",
+                        )
                         .help("write `{{` and `}}` for literal braces"),
                     );
                 }
@@ -245,7 +262,11 @@ impl<'a> Params<'a> {
                         Code::MissingParam,
                         format!("parameter `{}` has no value", decl.ast.name.name),
                     )
-                    .label(checker.file, decl.ast.name.span, "no default, and not given")
+                    .label(
+                        checker.file,
+                        decl.ast.name.span,
+                        "no default, and not given",
+                    )
                     .help(format!(
                         "give it with `--set {}=VALUE`, or add a default: `param {}: {} = …`",
                         decl.ast.name.name,
@@ -271,7 +292,10 @@ pub(crate) fn literal_value(ty: Type, literal: &Literal) -> Result<Value, &'stat
         (Type::String, Literal::Str(s)) => Ok(Value::Str(s.template_text())),
         (Type::Int, Literal::Int(i)) => i.value.map(Value::Int).ok_or("out of range"),
         (Type::Float, Literal::Float { value, .. }) => Ok(Value::Float(*value)),
-        (Type::Float, Literal::Int(i)) => i.value.map(|v| Value::Float(v as f64)).ok_or("out of range"),
+        (Type::Float, Literal::Int(i)) => i
+            .value
+            .map(|v| Value::Float(v as f64))
+            .ok_or("out of range"),
         (Type::Bool, Literal::Bool { value, .. }) => Ok(Value::Bool(*value)),
         (_, Literal::Str(_)) => Err("a string"),
         (_, Literal::Int(_)) => Err("an int"),

@@ -37,7 +37,10 @@ pub struct BuildArgs {
 fn parse_target(name: &str) -> Result<Target, String> {
     Target::from_name(name).ok_or_else(|| {
         let names: Vec<&str> = Target::ALL.iter().map(|(n, _)| *n).collect();
-        format!("unknown target `{name}`; the targets are {}", names.join(", "))
+        format!(
+            "unknown target `{name}`; the targets are {}",
+            names.join(", ")
+        )
     })
 }
 
@@ -48,7 +51,8 @@ pub fn run(args: BuildArgs) -> i32 {
             output::fatal(&message);
             return EXIT_USAGE;
         }
-        Err(InputError::Encoding(sources, diagnostic)) => {
+        Err(InputError::Encoding(error)) => {
+            let (sources, diagnostic) = *error;
             output::human(&[diagnostic], &sources, args.color);
             return EXIT_FAILURE;
         }
@@ -105,7 +109,9 @@ fn compile(input: &input::Input, options: &Options) -> Result<Built, i32> {
         }
         Kind::Json => {
             if !options.params.is_empty() {
-                output::fatal("--set applies to .plan sources; a JSON plan document has its values already");
+                output::fatal(
+                    "--set applies to .plan sources; a JSON plan document has its values already",
+                );
                 return Err(EXIT_USAGE);
             }
             let mut sources = SourceMap::new();

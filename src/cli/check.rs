@@ -51,12 +51,15 @@ pub fn run(args: CheckArgs) -> i32 {
                 output::fatal(&message);
                 return EXIT_USAGE;
             }
-            Err(InputError::Encoding(sources, diagnostic)) => Report {
-                name: path.clone(),
-                sources,
-                diagnostics: vec![diagnostic],
-                tasks: None,
-            },
+            Err(InputError::Encoding(error)) => {
+                let (sources, diagnostic) = *error;
+                Report {
+                    name: path.clone(),
+                    sources,
+                    diagnostics: vec![diagnostic],
+                    tasks: None,
+                }
+            }
         };
         reports.push(report);
     }

@@ -27,7 +27,7 @@ pub enum InputError {
     /// The file could not be read: exit 2.
     Io(String),
     /// The file is not UTF-8: a diagnostic, exit 1.
-    Encoding(SourceMap, Diagnostic),
+    Encoding(Box<(SourceMap, Diagnostic)>),
 }
 
 /// Reads `path` (`-` for standard input).
@@ -39,10 +39,11 @@ pub fn read(path: &str) -> Result<Input, InputError> {
             .map_err(|e| InputError::Io(format!("cannot read standard input: {e}")))?;
         (STDIN_NAME.to_owned(), bytes)
     } else {
-        let bytes = std::fs::read(path).map_err(|e| InputError::Io(format!("cannot read {path}: {e}")))?;
+        let bytes =
+            std::fs::read(path).map_err(|e| InputError::Io(format!("cannot read {path}: {e}")))?;
         (path.to_owned(), bytes)
     };
-    let text = planc::decode(&name, bytes).map_err(|(sources, d)| InputError::Encoding(sources, d))?;
+    let text = planc::decode(&name, bytes).map_err(InputError::Encoding)?;
     let kind = if path == "-" {
         if text.trim_start().starts_with(['{', '[']) {
             Kind::Json

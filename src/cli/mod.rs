@@ -43,7 +43,11 @@ pub fn main() -> i32 {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();
-            return if error.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+            return if error.use_stderr() {
+                EXIT_USAGE
+            } else {
+                EXIT_OK
+            };
         }
     };
     match cli.command {

@@ -131,7 +131,8 @@ pub enum TaskStatus {
 
 impl TaskStatus {
     /// All statuses, as spelt in JSON.
-    pub const NAMES: [&'static str; 5] = ["pending", "in_progress", "completed", "failed", "skipped"];
+    pub const NAMES: [&'static str; 5] =
+        ["pending", "in_progress", "completed", "failed", "skipped"];
 
     /// The status as spelt in JSON.
     pub fn as_str(self) -> &'static str {

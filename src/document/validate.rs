@@ -25,7 +25,11 @@ pub fn validate_json(text: &str, file: FileId) -> Vec<Diagnostic> {
 
 /// Checks a JSON plan document and, when it has no errors, returns it as a
 /// `planc/1` document. `fallback_id` names a plan whose document has no id.
-pub fn load_json(text: &str, file: FileId, fallback_id: &str) -> (Option<PlanDocument>, Vec<Diagnostic>) {
+pub fn load_json(
+    text: &str,
+    file: FileId,
+    fallback_id: &str,
+) -> (Option<PlanDocument>, Vec<Diagnostic>) {
     let parsed = jsonc_parser::parse_to_ast(
         text,
         &CollectOptions {
@@ -42,8 +46,12 @@ pub fn load_json(text: &str, file: FileId, fallback_id: &str) -> (Option<PlanDoc
         Ok(result) => result.value,
         Err(error) => {
             let range = error.range();
-            let diagnostic = Diagnostic::new(Code::Syntax, format!("invalid JSON: {}", error.kind()))
-                .label(file, Span::new(range.start, range.end.max(range.start)), "here");
+            let diagnostic =
+                Diagnostic::new(Code::Syntax, format!("invalid JSON: {}", error.kind())).label(
+                    file,
+                    Span::new(range.start, range.end.max(range.start)),
+                    "here",
+                );
             return (None, vec![diagnostic]);
         }
     };
@@ -52,7 +60,12 @@ pub fn load_json(text: &str, file: FileId, fallback_id: &str) -> (Option<PlanDoc
         diagnostics: Vec::new(),
     };
     let Some(root) = root else {
-        v.error(Code::InvalidDocument, Span::at(0), "the file holds no JSON value", "expected a plan object");
+        v.error(
+            Code::InvalidDocument,
+            Span::at(0),
+            "the file holds no JSON value",
+            "expected a plan object",
+        );
         return (None, v.diagnostics);
     };
     let Value::Object(object) = &root else {
@@ -68,7 +81,12 @@ pub fn load_json(text: &str, file: FileId, fallback_id: &str) -> (Option<PlanDoc
         match document.map(serde_json::from_value::<PlanDocument>) {
             Some(Ok(doc)) => Some(doc),
             Some(Err(error)) => {
-                v.error(Code::InvalidDocument, span(object), &format!("the document does not fit `planc/1`: {error}"), "in this document");
+                v.error(
+                    Code::InvalidDocument,
+                    span(object),
+                    &format!("the document does not fit `planc/1`: {error}"),
+                    "in this document",
+                );
                 None
             }
             None => None,
@@ -139,12 +157,22 @@ impl Validator {
         );
     }
 
-    fn string(&mut self, object: &Object, field: &str, what: &str, required: bool) -> Option<String> {
+    fn string(
+        &mut self,
+        object: &Object,
+        field: &str,
+        what: &str,
+        required: bool,
+    ) -> Option<String> {
         match get(object, field) {
             Some(Value::StringLit(s)) => Some(s.value.to_string()),
             Some(Value::NullKeyword(_)) if !required => None,
             Some(other) => {
-                let expected = if required { "a string" } else { "a string or null" };
+                let expected = if required {
+                    "a string"
+                } else {
+                    "a string or null"
+                };
                 self.type_error(other, &format!("`{field}` of {what}"), expected);
                 None
             }
@@ -196,12 +224,18 @@ impl Validator {
 
         // The goal: planc/1 and seed 001 keep it in meta; seed 000 at the top.
         let goal = match (meta, get(root, "overallGoal")) {
-            (Some(meta), _) if get(meta, "goal").is_some() => self.string(meta, "goal", "`meta`", true),
+            (Some(meta), _) if get(meta, "goal").is_some() => {
+                self.string(meta, "goal", "`meta`", true)
+            }
             (_, Some(_)) => self.string(root, "overallGoal", "the plan", true),
             (Some(meta), None) => {
                 self.diagnostics.push(
                     Diagnostic::new(Code::MissingGoal, "the plan has no goal")
-                        .label(self.file, Span::new(span(meta).start, span(meta).start + 1), "`meta` has no `goal`")
+                        .label(
+                            self.file,
+                            Span::new(span(meta).start, span(meta).start + 1),
+                            "`meta` has no `goal`",
+                        )
                         .help("add `\"goal\": \"…\"` to `meta`: agents read it to stay on course"),
                 );
                 None
@@ -209,8 +243,14 @@ impl Validator {
             (None, None) => {
                 self.diagnostics.push(
                     Diagnostic::new(Code::MissingGoal, "the plan has no goal")
-                        .label(self.file, Span::new(span(root).start, span(root).start + 1), "no `meta.goal` or `overallGoal`")
-                        .help("add `\"meta\": {\"goal\": \"…\"}`: agents read it to stay on course"),
+                        .label(
+                            self.file,
+                            Span::new(span(root).start, span(root).start + 1),
+                            "no `meta.goal` or `overallGoal`",
+                        )
+                        .help(
+                            "add `\"meta\": {\"goal\": \"…\"}`: agents read it to stay on course",
+                        ),
                 );
                 None
             }
@@ -236,7 +276,7 @@ impl Validator {
             };
             if let Some((info, value)) = self.task(task, roles.as_ref(), &mut keys) {
                 infos.push(info);
-                normalised.push(value);
+                normalised.extend(value);
             }
         }
         self.cross_task(&infos);
@@ -329,7 +369,7 @@ impl Validator {
         task: &Object,
         roles: Option<&(Vec<String>, Vec<serde_json::Value>)>,
         keys: &mut HashMap<String, Span>,
-    ) -> Option<(TaskInfo, serde_json::Value)> {
+    ) -> Option<(TaskInfo, Option<serde_json::Value>)> {
         let before = self.diagnostics.len();
         let id_value = get(task, "id");
         let id = match id_value {
@@ -372,7 +412,8 @@ impl Validator {
                     .label(self.file, span(&s.range), label)
                     .help(help);
                     if let Some(best) = suggestion {
-                        diagnostic = diagnostic.fix(self.file, span(&s.range), format!("\"{best}\""));
+                        diagnostic =
+                            diagnostic.fix(self.file, span(&s.range), format!("\"{best}\""));
                     }
                     self.diagnostics.push(diagnostic);
                     None
@@ -454,15 +495,18 @@ impl Validator {
             }
         }
 
-        if self.diagnostics[before..].iter().any(Diagnostic::is_error) {
-            return None;
-        }
-        let (id, name, status) = (id?, name?, status?);
+        // A task with a valid id takes part in the cross-task checks even when
+        // another of its fields is wrong, so one mistake is reported once.
+        let id = id?;
         let info = TaskInfo {
             id,
             id_span: id_value.map(span).unwrap_or_default(),
             name: key.clone().unwrap_or_else(|| id.to_string()),
             deps: deps.clone(),
+        };
+        let valid = !self.diagnostics[before..].iter().any(Diagnostic::is_error);
+        let (Some(name), Some(status), true) = (name, status, valid) else {
+            return Some((info, None));
         };
         let value = json!({
             "id": id,
@@ -478,7 +522,7 @@ impl Validator {
             "optional": optional,
             "retry": retry,
         });
-        Some((info, value))
+        Some((info, Some(value)))
     }
 
     /// Duplicate ids, unknown dependencies, and the graph checks.
@@ -487,10 +531,13 @@ impl Validator {
         for (i, task) in tasks.iter().enumerate() {
             if let Some(&first) = index.get(&task.id) {
                 self.diagnostics.push(
-                    Diagnostic::new(Code::Duplicate, format!("two tasks have the id {}", task.id))
-                        .label(self.file, task.id_span, "used again here")
-                        .label(self.file, tasks[first].id_span, "first used here")
-                        .help("task ids must be unique"),
+                    Diagnostic::new(
+                        Code::Duplicate,
+                        format!("two tasks have the id {}", task.id),
+                    )
+                    .label(self.file, task.id_span, "used again here")
+                    .label(self.file, tasks[first].id_span, "first used here")
+                    .help("task ids must be unique"),
                 );
             } else {
                 index.insert(task.id, i);
@@ -499,7 +546,9 @@ impl Validator {
         let mut dep_graph = graph::DepGraph {
             nodes: tasks
                 .iter()
-                .map(|t| graph::Node { name: t.name.clone() })
+                .map(|t| graph::Node {
+                    name: t.name.clone(),
+                })
                 .collect(),
             edges: Vec::new(),
         };
@@ -549,7 +598,12 @@ impl Validator {
                             if ids.contains(&(t as u32)) {
                                 members.push(t as u32);
                             } else {
-                                self.error(Code::UnknownRef, span(task), &format!("no task has the id {t}"), "unknown task id");
+                                self.error(
+                                    Code::UnknownRef,
+                                    span(task),
+                                    &format!("no task has the id {t}"),
+                                    "unknown task id",
+                                );
                             }
                         }
                     }
@@ -565,7 +619,12 @@ impl Validator {
         out
     }
 
-    fn state(&mut self, root: &Object, ids: &HashSet<u32>, tasks: &[serde_json::Value]) -> serde_json::Value {
+    fn state(
+        &mut self,
+        root: &Object,
+        ids: &HashSet<u32>,
+        tasks: &[serde_json::Value],
+    ) -> serde_json::Value {
         let any_started = tasks.iter().any(|t| t["status"] != "pending");
         let mut status = if any_started { "running" } else { "idle" }.to_owned();
         let mut current: Option<u32> = None;
@@ -579,7 +638,12 @@ impl Validator {
                     if ids.contains(&id) {
                         Some(id)
                     } else {
-                        v.error(Code::UnknownRef, span(other), &format!("the current task {id} is not in `tasks`"), "unknown task id");
+                        v.error(
+                            Code::UnknownRef,
+                            span(other),
+                            &format!("the current task {id} is not in `tasks`"),
+                            "unknown task id",
+                        );
                         None
                     }
                 }
@@ -600,12 +664,15 @@ impl Validator {
                                 None => "unknown status".to_owned(),
                             };
                             self.diagnostics.push(
-                                Diagnostic::new(Code::InvalidStatus, format!("unknown plan status `{}`", s.value))
-                                    .label(self.file, span(&s.range), label)
-                                    .help(format!(
-                                        "a plan's status is one of {}",
-                                        PlanStatus::NAMES.map(|n| format!("`{n}`")).join(", ")
-                                    )),
+                                Diagnostic::new(
+                                    Code::InvalidStatus,
+                                    format!("unknown plan status `{}`", s.value),
+                                )
+                                .label(self.file, span(&s.range), label)
+                                .help(format!(
+                                    "a plan's status is one of {}",
+                                    PlanStatus::NAMES.map(|n| format!("`{n}`")).join(", ")
+                                )),
                             );
                         }
                     },

@@ -4,7 +4,9 @@ mod targets;
 
 use indexmap::IndexMap;
 
-use crate::document::{Meta, PlanDocument, Retry, RoleDoc, State, StepDoc, TaskDoc, TaskStatus, FORMAT};
+use crate::document::{
+    Meta, PlanDocument, Retry, RoleDoc, State, StepDoc, TaskDoc, TaskStatus, FORMAT,
+};
 use crate::ir::{self, Value};
 
 pub use targets::{render, Target};

@@ -37,7 +37,10 @@ impl Target {
 
     /// The target called `name`.
     pub fn from_name(name: &str) -> Option<Target> {
-        Target::ALL.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+        Target::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| *t)
     }
 }
 
@@ -98,7 +101,10 @@ fn plan_tool(document: &PlanDocument) -> Value {
     // form the `(plan)` step, placed where the first of them stands.
     let mut groups: Vec<(Option<&str>, Vec<&TaskDoc>)> = Vec::new();
     for t in &document.tasks {
-        let step = t.step.as_deref().filter(|s| document.steps.iter().any(|d| d.id == *s));
+        let step = t
+            .step
+            .as_deref()
+            .filter(|s| document.steps.iter().any(|d| d.id == *s));
         match groups.iter_mut().find(|(s, _)| *s == step) {
             Some((_, members)) => members.push(t),
             None => groups.push((step, vec![t])),
@@ -106,7 +112,11 @@ fn plan_tool(document: &PlanDocument) -> Value {
     }
     for step in &document.steps {
         if !groups.iter().any(|(s, _)| *s == Some(step.id.as_str())) {
-            let members = step.tasks.iter().filter_map(|id| by_id.get(id).copied()).collect();
+            let members = step
+                .tasks
+                .iter()
+                .filter_map(|id| by_id.get(id).copied())
+                .collect();
             groups.push((Some(step.id.as_str()), members));
         }
     }
@@ -117,7 +127,11 @@ fn plan_tool(document: &PlanDocument) -> Value {
                 Some(d) => (d.id.clone(), d.name.clone()),
                 None => (
                     PLAN_STEP_ID.to_owned(),
-                    document.meta.title.clone().unwrap_or_else(|| document.meta.id.clone()),
+                    document
+                        .meta
+                        .title
+                        .clone()
+                        .unwrap_or_else(|| document.meta.id.clone()),
                 ),
             };
             json!({
@@ -153,7 +167,12 @@ fn linear(document: &PlanDocument) -> Vec<&TaskDoc> {
     let dependencies: Vec<Vec<usize>> = document
         .tasks
         .iter()
-        .map(|t| t.dependencies.iter().filter_map(|d| index.get(d).copied()).collect())
+        .map(|t| {
+            t.dependencies
+                .iter()
+                .filter_map(|d| index.get(d).copied())
+                .collect()
+        })
         .collect();
     topological_order(&dependencies)
         .into_iter()

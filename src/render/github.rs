@@ -27,13 +27,19 @@ pub fn github(diagnostics: &[Diagnostic], sources: &SourceMap) -> String {
             message.push_str("\nhelp: ");
             message.push_str(help);
         }
-        out.push_str(&format!("::{command} {}::{}\n", properties.join(","), data(&message)));
+        out.push_str(&format!(
+            "::{command} {}::{}\n",
+            properties.join(","),
+            data(&message)
+        ));
     }
     out
 }
 
 fn data(text: &str) -> String {
-    text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 fn property(text: &str) -> String {

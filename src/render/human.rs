@@ -89,7 +89,10 @@ impl Report {
         if let Some((file, source, too_long, labels)) = parts.next() {
             if too_long {
                 let (start, _) = positions(sources, &diagnostic.labels[0]);
-                message = format!("{message}\n  at {}:{}:{}", source.name, start.line, start.column);
+                message = format!(
+                    "{message}\n  at {}:{}:{}",
+                    source.name, start.line, start.column
+                );
                 let _ = file;
             } else {
                 report.source = Some(NamedSource::new(&source.name, source.text.clone()));

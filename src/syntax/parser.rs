@@ -43,7 +43,9 @@ pub fn parse(text: &str, file: FileId) -> Parsed {
         }
         // The grammar accepts any text; this is a safety net.
         Err(error) => {
-            walker.diagnostics.push(recover::from_pest_error(&error, file));
+            walker
+                .diagnostics
+                .push(recover::from_pest_error(&error, file));
             Vec::new()
         }
     };
@@ -233,12 +235,9 @@ impl<'a> Walker<'a> {
             format!("`{word}` begins")
         };
         self.diagnostics.push(
-            Diagnostic::new(
-                Code::Syntax,
-                format!("this {what}'s `{{` is never closed"),
-            )
-            .label(self.file, open, "opened here")
-            .label(self.file, span, format!("expected `}}` before {found}")),
+            Diagnostic::new(Code::Syntax, format!("this {what}'s `{{` is never closed"))
+                .label(self.file, open, "opened here")
+                .label(self.file, span, format!("expected `}}` before {found}")),
         );
         None
     }

@@ -153,6 +153,11 @@ fn home(keyword: &str) -> &'static str {
     }
 }
 
+/// A word as quoted in a message: long words are cut.
+fn quote(word: &str) -> String {
+    suggest::shorten(word, 40)
+}
+
 fn word_at(text: &str, offset: usize) -> &str {
     let rest = &text[offset..];
     let end = rest
@@ -172,7 +177,7 @@ fn found(text: &str, offset: usize) -> String {
         return if is_keyword(word) {
             format!("the keyword `{word}`")
         } else {
-            format!("`{word}`")
+            format!("`{}`", quote(word))
         };
     }
     let c = text[offset..].chars().next().unwrap_or(' ');
@@ -308,7 +313,12 @@ fn unknown_word(text: &str, file: FileId, run: Span, word: &str, context: Contex
         .join(", ");
     let mut diagnostic = Diagnostic::new(
         Code::Syntax,
-        format!("unknown {} `{word}` {}", context.what(), context.place()),
+        format!(
+            "unknown {} `{}` {}",
+            context.what(),
+            quote(word),
+            context.place()
+        ),
     );
     match suggest::closest(word, allowed.iter().copied()) {
         Some(best) => {
@@ -330,9 +340,13 @@ fn unexpected(text: &str, file: FileId, run: Span, context: Context) -> Diagnost
     let span = token_span(text, run.start);
     let what = found(text, run.start);
     let help = match &text[run.start..].chars().next() {
-        Some('"') => "a string follows a keyword, as in `title \"…\"` or `task name \"…\"`".to_owned(),
+        Some('"') => {
+            "a string follows a keyword, as in `title \"…\"` or `task name \"…\"`".to_owned()
+        }
         Some('}') => "this `}` closes nothing; remove it".to_owned(),
-        Some('=') => "`=` gives a value, as in `param retries: int = 3`; the value is missing".to_owned(),
+        Some('=') => {
+            "`=` gives a value, as in `param retries: int = 3`; the value is missing".to_owned()
+        }
         _ => format!(
             "{} may hold {}",
             context.name(),
@@ -434,14 +448,19 @@ fn string_error(text: &str, file: FileId, offset: usize) -> Diagnostic {
                     .help("close it with `\"`; for text on several lines use `\"\"\"…\"\"\"`")
             };
             if let Some(opened) = opened {
-                diagnostic = diagnostic.label(file, Span::new(opened, opened + 1), "string starts here");
+                diagnostic =
+                    diagnostic.label(file, Span::new(opened, opened + 1), "string starts here");
             }
             diagnostic.label(file, Span::at(offset), "expected `\"` before here")
         }
         Some('\\') => {
             let escape: String = text[offset..].chars().take(2).collect();
             Diagnostic::new(Code::Syntax, format!("unknown escape `{escape}`"))
-                .label(file, Span::new(offset, offset + escape.len()), "unknown escape")
+                .label(
+                    file,
+                    Span::new(offset, offset + escape.len()),
+                    "unknown escape",
+                )
                 .help("the escapes are \\\" \\\\ \\n \\t \\r \\0 \\{ \\} and \\u{…}")
         }
         Some('}') => Diagnostic::new(Code::Syntax, "a lone `}` in a string")
@@ -464,6 +483,9 @@ pub(crate) fn from_pest_error(error: &Error<Rule>, file: FileId) -> Diagnostic {
         InputLocation::Pos(p) => p,
         InputLocation::Span((p, _)) => p,
     };
-    Diagnostic::new(Code::Syntax, "the file could not be parsed")
-        .label(file, Span::at(offset), "here")
+    Diagnostic::new(Code::Syntax, "the file could not be parsed").label(
+        file,
+        Span::at(offset),
+        "here",
+    )
 }

@@ -15,7 +15,10 @@ pub(crate) struct StringError {
 /// Turns a `string` pair into a cooked [`Str`].
 pub(crate) fn cook(pair: Pair<'_, Rule>, errors: &mut Vec<StringError>) -> Str {
     let span = Span::from(pair.as_span());
-    let inner = pair.into_inner().next().expect("string has one alternative");
+    let inner = pair
+        .into_inner()
+        .next()
+        .expect("string has one alternative");
     let triple = inner.as_rule() == Rule::triple_string;
     let quote = if triple { 3 } else { 1 };
     let content = Span::new(span.start + quote, span.end - quote);

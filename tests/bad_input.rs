@@ -1,0 +1,99 @@
+//! Input that is not a plan at all gets a clear error, never a panic, a hang
+//! or a flood of output.
+
+mod common;
+
+use common::{TempDir, Test};
+
+fn write(dir: &TempDir, name: &str, bytes: &[u8]) -> String {
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).expect("write");
+    path.to_str().expect("utf-8 path").to_owned()
+}
+
+#[test]
+fn empty_file_checks_as_an_empty_library_and_does_not_build() {
+    let dir = TempDir::new("empty");
+    let path = write(&dir, "empty.plan", b"");
+    let output = Test::new(["check", &path]).expect_code(0);
+    assert!(output.stderr.ends_with(": ok\n"), "{}", output.stderr);
+    let output = Test::new(["build", &path]).expect_code(1);
+    assert!(
+        output.stderr.contains("planc::no_plan"),
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
+fn invalid_utf8_is_reported_with_its_byte() {
+    let dir = TempDir::new("utf8");
+    let path = write(&dir, "bad.plan", b"plan p {\n  goal \"caf\xe9\"\n}\n");
+    let output = Test::new(["check", &path]).expect_code(1);
+    assert!(output.stderr.contains("planc::syntax"), "{}", output.stderr);
+    assert!(
+        output
+            .stderr
+            .contains("the file is not valid UTF-8 (byte 20)"),
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
+fn binary_data_gets_syntax_errors() {
+    let dir = TempDir::new("binary");
+    let bytes: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8 & 0x7f)
+        .collect();
+    let path = write(&dir, "binary.plan", &bytes);
+    let output = Test::new(["check", &path]).expect_code(1);
+    assert!(output.stderr.contains("planc::syntax"), "{}", output.stderr);
+}
+
+#[test]
+fn a_ten_megabyte_line_is_reported_without_printing_it() {
+    let dir = TempDir::new("long");
+    let mut text = b"plan p {\n  goal \"g\"\n  task a \"A\"\n  ".to_vec();
+    text.extend(std::iter::repeat_n(b'x', 10 << 20));
+    text.extend(b"\n}\n");
+    let path = write(&dir, "long.plan", &text);
+    let output = Test::new(["check", &path]).expect_code(1);
+    assert!(
+        output.stderr.contains("unknown item `xxx"),
+        "{}",
+        &output.stderr[..output.stderr.len().min(500)]
+    );
+    assert!(
+        output.stderr.len() < 20_000,
+        "output is {} bytes",
+        output.stderr.len()
+    );
+}
+
+#[test]
+fn deep_nesting_hits_the_limit() {
+    let dir = TempDir::new("deep");
+    let text = format!(
+        "plan p {{ goal \"g\" {}{} }}",
+        "{".repeat(100_000),
+        "}".repeat(100_000)
+    );
+    let path = write(&dir, "deep.plan", text.as_bytes());
+    let output = Test::new(["check", &path]).expect_code(1);
+    assert!(output.stderr.contains("planc::limit"), "{}", output.stderr);
+    assert!(
+        output.stderr.contains("braces nest deeper than 64 levels"),
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
+fn malformed_json_points_at_the_problem() {
+    let dir = TempDir::new("json");
+    let path = write(&dir, "plan.json", b"{\n  \"tasks\": [1,\n}");
+    let output = Test::new(["check", &path]).expect_code(1);
+    assert!(output.stderr.contains("invalid JSON"), "{}", output.stderr);
+    assert!(output.stderr.contains("plan.json:3:1"), "{}", output.stderr);
+}
