@@ -5,11 +5,16 @@
 //! references, types, graph → [`ir`]) → [`emit`] (the JSON plan and the seed
 //! formats). See `docs/architecture.md` for the map.
 
+// The pest parser is built without `std` (which adds a stack probe to every
+// rule call); its generated code names the `alloc` crate.
+extern crate alloc;
+
 pub mod check;
 pub mod compile;
 pub mod diagnostic;
 pub mod document;
 pub mod emit;
+pub mod generate;
 pub mod ir;
 pub mod line_index;
 pub mod render;

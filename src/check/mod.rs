@@ -5,7 +5,7 @@ pub mod graph;
 mod params;
 mod scope;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, SymbolKind, Symbols, TaskId};
@@ -217,7 +217,8 @@ impl Checker {
             }
         }
         // What a name stands for: a task is itself, a step is all of its tasks.
-        let mut members: HashMap<usize, Member> = HashMap::with_capacity(tasks.len() + steps.len());
+        let mut members: HashMap<usize, Member> =
+            HashMap::with_capacity_and_hasher(tasks.len() + steps.len(), Default::default());
         for (i, def) in task_defs.iter().enumerate() {
             members.insert(*def, Member::Task(i));
         }

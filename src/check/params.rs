@@ -1,6 +1,6 @@
 //! Parameters: types, defaults, `--set` values, and `{param}` interpolation.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::scope::{Namespace, Scope};
 use super::{Checker, Options};
@@ -47,7 +47,7 @@ impl<'a> Params<'a> {
     ) -> Params<'a> {
         let mut scope = Scope::new(Namespace::Params);
         let mut decls = Vec::new();
-        let mut by_name = HashMap::new();
+        let mut by_name = HashMap::default();
         for param in params {
             let def = checker.define(SymbolKind::Param, &param.name, param.span);
             let before = checker.diagnostics.len();

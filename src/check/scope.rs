@@ -1,6 +1,6 @@
 //! Name tables: one per namespace, reporting names declared twice.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::Checker;
 use crate::diagnostic::{Code, Diagnostic};
@@ -26,7 +26,7 @@ impl Scope {
     pub(super) fn new(namespace: Namespace) -> Scope {
         Scope {
             namespace,
-            names: HashMap::new(),
+            names: HashMap::default(),
             order: Vec::new(),
         }
     }

@@ -180,7 +180,7 @@ impl<'a> Walker<'a> {
         let mut items = Vec::new();
         for child in self.children(pair, Context::Plan) {
             match child.as_rule() {
-                Rule::ident => name = Some(ident(&child)),
+                Rule::ident => name = Some(self.name(&child, "a plan name")),
                 Rule::lbrace => open = child.as_span().into(),
                 Rule::plan_end => close = self.body_end(child, open, "plan"),
                 _ => items.extend(self.plan_item(child)),
@@ -203,7 +203,7 @@ impl<'a> Walker<'a> {
         let mut items = Vec::new();
         for child in self.children(pair, Context::Template) {
             match child.as_rule() {
-                Rule::ident => name = Some(ident(&child)),
+                Rule::ident => name = Some(self.name(&child, "a template name")),
                 Rule::template_param => params.push(self.param(child)),
                 Rule::lbrace => open = child.as_span().into(),
                 Rule::plan_end => close = self.body_end(child, open, "template"),
@@ -282,7 +282,10 @@ impl<'a> Walker<'a> {
     fn param(&mut self, pair: Pair<'a, Rule>) -> Param {
         let span = pair.as_span().into();
         let mut children = self.children(pair, Context::Plan).into_iter();
-        let name = ident(&children.next().expect("param has a name"));
+        let name = self.name(
+            &children.next().expect("param has a name"),
+            "a parameter name",
+        );
         let ty = ident(&children.next().expect("param has a type"));
         let default = children.next().map(|value| self.literal(value));
         Param {
@@ -332,7 +335,7 @@ impl<'a> Walker<'a> {
     fn role(&mut self, pair: Pair<'a, Rule>) -> Role {
         let span = pair.as_span().into();
         let mut children = self.children(pair, Context::Plan).into_iter();
-        let name = ident(&children.next().expect("role has a name"));
+        let name = self.name(&children.next().expect("role has a name"), "a role name");
         let description = children.next().map(|s| self.string(s));
         Role {
             span,
@@ -350,7 +353,7 @@ impl<'a> Walker<'a> {
         let mut items = Vec::new();
         for child in self.children(pair, Context::Step) {
             match child.as_rule() {
-                Rule::ident => name = Some(ident(&child)),
+                Rule::ident => name = Some(self.name(&child, "a step name")),
                 Rule::string => title = Some(self.string(child)),
                 Rule::lbrace => open = child.as_span().into(),
                 Rule::step_end => close = self.body_end(child, open, "step"),
@@ -376,7 +379,7 @@ impl<'a> Walker<'a> {
     fn task(&mut self, pair: Pair<'a, Rule>) -> Task {
         let span = pair.as_span().into();
         let mut children = self.children(pair, Context::Plan).into_iter();
-        let name = ident(&children.next().expect("task has a name"));
+        let name = self.name(&children.next().expect("task has a name"), "a task name");
         let title = self.string(children.next().expect("task has a title"));
         let mut body = None;
         let mut fields = Vec::new();
@@ -407,10 +410,22 @@ impl<'a> Walker<'a> {
             Rule::after => TaskField::After(self.after(pair)),
             Rule::assignee => {
                 let role = self.children(pair, Context::Task).into_iter().next();
-                TaskField::Assignee {
-                    span,
-                    role: ident(&role.expect("assignee names a role")),
+                let role = ident(&role.expect("assignee names a role"));
+                if recover::is_keyword(&role.name) {
+                    self.diagnostics.push(
+                        Diagnostic::new(
+                            Code::Syntax,
+                            format!(
+                                "expected a role name after `assignee`, found the keyword `{}`",
+                                role.name
+                            ),
+                        )
+                        .label(self.file, role.span, "expected a role name")
+                        .help("`assignee` names a role declared with `role NAME`"),
+                    );
+                    return None;
                 }
+                TaskField::Assignee { span, role }
             }
             Rule::reasoning => TaskField::Reasoning(self.str_field(pair)),
             Rule::description => TaskField::Description(self.str_field(pair)),
@@ -446,7 +461,10 @@ impl<'a> Walker<'a> {
                 Rule::use_arg => {
                     let arg_span = child.as_span().into();
                     let mut parts = self.children(child, Context::Plan).into_iter();
-                    let name = ident(&parts.next().expect("argument has a name"));
+                    let name = self.name(
+                        &parts.next().expect("argument has a name"),
+                        "an argument name",
+                    );
                     let value = self.literal(parts.next().expect("argument has a value"));
                     args.push(UseArg {
                         span: arg_span,
@@ -454,7 +472,7 @@ impl<'a> Walker<'a> {
                         value,
                     });
                 }
-                Rule::ident => prefix = Some(ident(&child)),
+                Rule::ident => prefix = Some(self.name(&child, "a prefix name")),
                 Rule::use_body => {
                     let mut open = Span::default();
                     let mut close = None;
@@ -488,6 +506,28 @@ impl<'a> Walker<'a> {
             self.syntax_error(error.span, error.message, "invalid escape");
         }
         cooked
+    }
+}
+
+/// A name at a declaration or an assignee: keywords are not names.
+impl Walker<'_> {
+    fn name(&mut self, pair: &Pair<'_, Rule>, what: &str) -> Ident {
+        let name = ident(pair);
+        if recover::is_keyword(&name.name) {
+            self.diagnostics.push(
+                Diagnostic::new(
+                    Code::Syntax,
+                    format!("expected {what}, found the keyword `{}`", name.name),
+                )
+                .label(
+                    self.file,
+                    name.span,
+                    format!("`{}` is a keyword", name.name),
+                )
+                .help("keywords cannot be used as names; pick another name"),
+            );
+        }
+        name
     }
 }
 

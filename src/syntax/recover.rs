@@ -344,6 +344,9 @@ fn unexpected(text: &str, file: FileId, run: Span, context: Context) -> Diagnost
             "a string follows a keyword, as in `title \"…\"` or `task name \"…\"`".to_owned()
         }
         Some('}') => "this `}` closes nothing; remove it".to_owned(),
+        Some(',') => {
+            "a list reads `after a, b`: a comma must be followed by another name".to_owned()
+        }
         Some('=') => {
             "`=` gives a value, as in `param retries: int = 3`; the value is missing".to_owned()
         }
