@@ -71,3 +71,12 @@ fn failing_examples_render_their_code() {
         }
     }
 }
+
+#[test]
+fn every_code_is_documented() {
+    let docs = std::fs::read_to_string(common::root().join("docs/diagnostics.md")).expect("docs");
+    for code in planc::diagnostic::Code::ALL {
+        let heading = format!("\n## {}\n", code.as_str());
+        assert!(docs.contains(&heading), "docs/diagnostics.md has no section {heading:?}");
+    }
+}
