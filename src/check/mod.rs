@@ -64,7 +64,7 @@ pub fn check(file: &ast::File, file_id: FileId, options: &Options) -> Checked {
             ast::TopItem::Template(template) => {
                 checker.unsupported(template.name.span, "`template`")
             }
-            ast::TopItem::Plan(_) => {}
+            ast::TopItem::Plan(_) | ast::TopItem::Role(_) | ast::TopItem::Param(_) => {}
         }
     }
     for extra in plans.iter().skip(1) {

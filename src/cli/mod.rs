@@ -3,6 +3,7 @@
 
 mod build;
 mod check;
+mod fmt;
 mod input;
 mod output;
 
@@ -33,6 +34,8 @@ enum Command {
     Check(check::CheckArgs),
     /// Compile a plan to its JSON plan document (or a seed format)
     Build(build::BuildArgs),
+    /// Format .plan files in one canonical layout, keeping comments
+    Fmt(fmt::FmtArgs),
     /// Print the JSON Schema of the plan document
     Schema,
 }
@@ -53,6 +56,7 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Check(args) => check::run(args),
         Command::Build(args) => build::run(args),
+        Command::Fmt(args) => fmt::run(args),
         Command::Schema => {
             print!("{}", planc::document::SCHEMA);
             EXIT_OK

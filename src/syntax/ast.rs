@@ -28,6 +28,10 @@ pub enum TopItem {
     Import(Import),
     Template(Template),
     Plan(Plan),
+    /// A role of a library file, brought into the plans that import it.
+    Role(Role),
+    /// A parameter of a library file, brought into the plans that import it.
+    Param(Param),
 }
 
 /// `import "path.plan"`.

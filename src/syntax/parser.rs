@@ -49,6 +49,10 @@ pub fn parse(text: &str, file: FileId) -> Parsed {
             Vec::new()
         }
     };
+    // Children are walked after their parent's siblings are listed, so the
+    // trivia arrive slightly out of order.
+    walker.comments.sort_unstable();
+    walker.keywords.sort_unstable();
     Parsed {
         file: File {
             items,
@@ -159,6 +163,8 @@ impl<'a> Walker<'a> {
                 Rule::import => items.push(TopItem::Import(self.import(child))),
                 Rule::plan => items.push(TopItem::Plan(self.plan(child))),
                 Rule::template => items.push(TopItem::Template(self.template(child))),
+                Rule::role => items.push(TopItem::Role(self.role(child))),
+                Rule::param => items.push(TopItem::Param(self.param(child))),
                 _ => {}
             }
         }
@@ -280,7 +286,7 @@ impl<'a> Walker<'a> {
     }
 
     fn param(&mut self, pair: Pair<'a, Rule>) -> Param {
-        let span = pair.as_span().into();
+        let span = node_span(&pair);
         let mut children = self.children(pair, Context::Plan).into_iter();
         let name = self.name(
             &children.next().expect("param has a name"),
@@ -333,7 +339,7 @@ impl<'a> Walker<'a> {
     }
 
     fn role(&mut self, pair: Pair<'a, Rule>) -> Role {
-        let span = pair.as_span().into();
+        let span = node_span(&pair);
         let mut children = self.children(pair, Context::Plan).into_iter();
         let name = self.name(&children.next().expect("role has a name"), "a role name");
         let description = children.next().map(|s| self.string(s));
@@ -377,7 +383,7 @@ impl<'a> Walker<'a> {
     }
 
     fn task(&mut self, pair: Pair<'a, Rule>) -> Task {
-        let span = pair.as_span().into();
+        let span = node_span(&pair);
         let mut children = self.children(pair, Context::Plan).into_iter();
         let name = self.name(&children.next().expect("task has a name"), "a task name");
         let title = self.string(children.next().expect("task has a title"));
@@ -439,7 +445,7 @@ impl<'a> Walker<'a> {
     }
 
     fn after(&mut self, pair: Pair<'a, Rule>) -> After {
-        let span = pair.as_span().into();
+        let span = node_span(&pair);
         let refs = self
             .children(pair, Context::Task)
             .iter()
@@ -449,7 +455,7 @@ impl<'a> Walker<'a> {
     }
 
     fn use_(&mut self, pair: Pair<'a, Rule>) -> Use {
-        let span = pair.as_span().into();
+        let span = node_span(&pair);
         let mut template = None;
         let mut args = Vec::new();
         let mut prefix = None;
@@ -529,6 +535,21 @@ impl Walker<'_> {
         }
         name
     }
+}
+
+/// A node's span without the whitespace and comments pest takes in when a
+/// rule ends with an optional or repeated part (`param x: int` followed by
+/// a comment): it ends where its last meaningful child ends.
+fn node_span(pair: &Pair<'_, Rule>) -> Span {
+    let start = pair.as_span().start();
+    let end = pair
+        .clone()
+        .into_inner()
+        .filter(|p| p.as_rule() != Rule::COMMENT)
+        .map(|p| p.as_span().end())
+        .max()
+        .unwrap_or_else(|| pair.as_span().end());
+    Span::new(start, end)
 }
 
 fn ident(pair: &Pair<'_, Rule>) -> Ident {

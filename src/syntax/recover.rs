@@ -27,7 +27,7 @@ pub(crate) enum Context {
 impl Context {
     fn keywords(self) -> &'static [&'static str] {
         match self {
-            Context::Top => &["plan", "import", "template"],
+            Context::Top => &["plan", "import", "template", "role", "param"],
             Context::Plan => &[
                 "title",
                 "goal",
@@ -142,8 +142,10 @@ fn rule_for(keyword: &str) -> Option<Rule> {
 fn home(keyword: &str) -> &'static str {
     match keyword {
         "plan" | "import" | "template" => "at the top of a file",
-        "title" | "goal" | "language" | "max_iterations" | "param" => "in a plan",
-        "role" | "use" => "in a plan or a template",
+        "title" | "goal" | "language" | "max_iterations" => "in a plan",
+        "param" => "in a plan or at the top of a library",
+        "role" => "in a plan, a template or at the top of a library",
+        "use" => "in a plan or a template",
         "step" => "in a plan or a template",
         "task" => "in a plan, a template or a step",
         "sequential" => "in a step",

@@ -1,0 +1,81 @@
+//! `planc fmt`: format `.plan` files in place, or check that they are formatted.
+
+use clap::Args;
+use planc::span::SourceMap;
+
+use super::input::{self, InputError, Kind};
+use super::output::{self, Color};
+use super::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
+
+#[derive(Args)]
+pub struct FmtArgs {
+    /// Files to format (`-` formats standard input to standard output)
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<String>,
+    /// Change nothing: print a diff of what would change, and fail if anything would
+    #[arg(long)]
+    check: bool,
+    /// When to use colour in diagnostics
+    #[arg(long, value_enum, default_value_t)]
+    color: Color,
+}
+
+pub fn run(args: FmtArgs) -> i32 {
+    let mut status = EXIT_OK;
+    for path in &args.files {
+        let input = match input::read(path) {
+            Ok(input) => input,
+            Err(InputError::Io(message)) => {
+                output::fatal(&message);
+                return EXIT_USAGE;
+            }
+            Err(InputError::Encoding(error)) => {
+                let (sources, diagnostic) = *error;
+                output::human(&[diagnostic], &sources, args.color);
+                status = EXIT_FAILURE;
+                continue;
+            }
+        };
+        if input.kind == Kind::Json {
+            output::fatal(&format!("{path}: planc fmt formats .plan files"));
+            return EXIT_USAGE;
+        }
+        let formatted = match planc::fmt::format(&input.text) {
+            Ok(formatted) => formatted,
+            Err(diagnostics) => {
+                let mut sources = SourceMap::new();
+                sources.add(&input.name, input.text.as_str());
+                output::human(&diagnostics, &sources, args.color);
+                eprintln!("{}: not formatted: fix the syntax errors first", input.name);
+                status = EXIT_FAILURE;
+                continue;
+            }
+        };
+        if path == "-" {
+            print!("{formatted}");
+            if args.check && formatted != input.text {
+                status = EXIT_FAILURE;
+            }
+            continue;
+        }
+        if formatted == input.text {
+            continue;
+        }
+        if args.check {
+            let diff = similar::TextDiff::from_lines(&input.text, &formatted);
+            print!(
+                "{}",
+                diff.unified_diff()
+                    .context_radius(2)
+                    .header(&input.name, &format!("{} (formatted)", input.name))
+            );
+            status = EXIT_FAILURE;
+        } else if let Err(error) = std::fs::write(path, &formatted) {
+            output::fatal(&format!("cannot write {path}: {error}"));
+            return EXIT_USAGE;
+        } else {
+            eprintln!("formatted {}", input.name);
+        }
+    }
+    status
+}
