@@ -16,6 +16,7 @@ pub mod document;
 pub mod emit;
 pub mod fmt;
 pub mod generate;
+pub mod graph;
 pub mod ir;
 pub mod line_index;
 pub mod render;

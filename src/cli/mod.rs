@@ -4,6 +4,7 @@
 mod build;
 mod check;
 mod fmt;
+mod graph;
 mod input;
 mod output;
 
@@ -36,6 +37,8 @@ enum Command {
     Build(build::BuildArgs),
     /// Format .plan files in one canonical layout, keeping comments
     Fmt(fmt::FmtArgs),
+    /// Draw a plan's dependency graph (Mermaid or Graphviz DOT)
+    Graph(graph::GraphArgs),
     /// Print the JSON Schema of the plan document
     Schema,
 }
@@ -57,6 +60,7 @@ pub fn main() -> i32 {
         Command::Check(args) => check::run(args),
         Command::Build(args) => build::run(args),
         Command::Fmt(args) => fmt::run(args),
+        Command::Graph(args) => graph::run(args),
         Command::Schema => {
             print!("{}", planc::document::SCHEMA);
             EXIT_OK

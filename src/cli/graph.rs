@@ -1,0 +1,89 @@
+//! `planc graph`: draw a plan's dependency graph.
+
+use clap::{Args, ValueEnum};
+use planc::check::{parse_assignment, Options};
+use planc::graph::{self, GraphFormat};
+use planc::span::SourceMap;
+
+use super::input::{self, InputError, Kind};
+use super::output::{self, Color};
+use super::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    /// Mermaid flowchart (renders in Markdown on GitHub and GitLab)
+    Mermaid,
+    /// Graphviz DOT (`dot -Tsvg`)
+    Dot,
+}
+
+#[derive(Args)]
+pub struct GraphArgs {
+    /// A .plan source, a .json plan document, or a runner state (coloured by status)
+    #[arg(value_name = "FILE")]
+    file: String,
+    /// The picture format
+    #[arg(long, value_enum, default_value = "mermaid")]
+    format: Format,
+    /// Give a parameter a value
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_assignment)]
+    set: Vec<(String, String)>,
+    /// Write to a file instead of standard output
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<String>,
+    /// When to use colour in diagnostics
+    #[arg(long, value_enum, default_value_t)]
+    color: Color,
+}
+
+pub fn run(args: GraphArgs) -> i32 {
+    let input = match input::read(&args.file) {
+        Ok(input) => input,
+        Err(InputError::Io(message)) => {
+            output::fatal(&message);
+            return EXIT_USAGE;
+        }
+        Err(InputError::Encoding(error)) => {
+            let (sources, diagnostic) = *error;
+            output::human(&[diagnostic], &sources, args.color);
+            return EXIT_FAILURE;
+        }
+    };
+    let document = match input.kind {
+        Kind::Plan => {
+            let options = Options {
+                params: args.set.clone(),
+                require_params: true,
+            };
+            let compiled = planc::compile(&input.name, &input.text, &options);
+            output::human(&compiled.diagnostics, &compiled.sources, args.color);
+            compiled.document()
+        }
+        Kind::Json => {
+            let mut sources = SourceMap::new();
+            let file = sources.add(&input.name, input.text.as_str());
+            let (document, diagnostics) = planc::document::load_json(&input.text, file, &input::stem(&input.name));
+            output::human(&diagnostics, &sources, args.color);
+            document
+        }
+    };
+    let Some(document) = document else {
+        eprintln!("{}: no graph: the plan has errors", input.name);
+        return EXIT_FAILURE;
+    };
+    let format = match args.format {
+        Format::Mermaid => GraphFormat::Mermaid,
+        Format::Dot => GraphFormat::Dot,
+    };
+    let text = graph::render(&document, format);
+    match &args.output {
+        Some(path) => {
+            if let Err(error) = std::fs::write(path, text) {
+                output::fatal(&format!("cannot write {path}: {error}"));
+                return EXIT_USAGE;
+            }
+        }
+        None => print!("{text}"),
+    }
+    EXIT_OK
+}
