@@ -5,21 +5,30 @@ use crate::check::{self, Checked, Options};
 use crate::diagnostic::{self, Code, Diagnostic};
 use crate::document::PlanDocument;
 use crate::emit;
+use crate::modules::{self, FsLoader, Loader, Module};
 use crate::span::{FileId, SourceMap, Span};
-use crate::syntax::{self, ast};
+use crate::syntax::ast;
 
-/// Everything known about one compiled file.
+/// Everything known about one compiled file and the files it imports.
 #[derive(Clone, Debug)]
 pub struct Compilation {
+    /// Every file read: the root first, then its imports.
     pub sources: SourceMap,
+    /// The root file.
     pub file: FileId,
-    pub syntax: ast::File,
+    /// The parsed files; `modules[0]` is the root.
+    pub modules: Vec<Module>,
     pub checked: Checked,
-    /// Syntax and check diagnostics, sorted by position.
+    /// Syntax, import and check diagnostics of every file, sorted by position.
     pub diagnostics: Vec<Diagnostic>,
 }
 
 impl Compilation {
+    /// The root file's syntax tree.
+    pub fn syntax(&self) -> &ast::File {
+        &self.modules[0].ast
+    }
+
     /// Whether any diagnostic is an error.
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
@@ -40,16 +49,21 @@ impl Compilation {
 /// The name standard input is shown under.
 pub const STDIN_NAME: &str = "<stdin>";
 
-/// Parses and checks `text`, shown to the user as `name`.
+/// Parses and checks `text`, shown to the user as `name`; imports are read
+/// from the file system, relative to `name`.
 pub fn compile(name: &str, text: &str, options: &Options) -> Compilation {
-    let mut sources = SourceMap::new();
-    let file = sources.add(name, text);
-    let parsed = syntax::parse(text, file);
-    let checked = check::check(&parsed.file, file, options);
-    let mut diagnostics = parsed.diagnostics;
+    compile_with(name, text, options, &FsLoader)
+}
+
+/// Like [`compile`], reading imports through `loader`.
+pub fn compile_with(name: &str, text: &str, options: &Options, loader: &dyn Loader) -> Compilation {
+    let loaded = modules::load(name, text, loader);
+    let checked = check::check(&loaded.modules, options);
+    let file = loaded.modules[0].file;
+    let mut diagnostics = loaded.diagnostics;
     // Syntax errors leave holes in the tree; name-resolution errors there are
-    // mostly echoes of them, so only the syntax errors are shown.
-    if diagnostics.is_empty() {
+    // mostly echoes of them, so they are not shown.
+    if !diagnostics.iter().any(|d| d.code == Code::Syntax) {
         diagnostics.extend(checked.diagnostics.iter().cloned());
     } else {
         diagnostics.extend(
@@ -67,9 +81,9 @@ pub fn compile(name: &str, text: &str, options: &Options) -> Compilation {
     }
     diagnostic::sort(&mut diagnostics);
     Compilation {
-        sources,
+        sources: loaded.sources,
         file,
-        syntax: parsed.file,
+        modules: loaded.modules,
         checked,
         diagnostics,
     }

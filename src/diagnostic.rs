@@ -65,6 +65,7 @@ codes! {
     Import => "import", Error, "an imported file cannot be read or imports itself";
     UnknownTemplate => "unknown_template", Error, "`use` names no template";
     TemplateArg => "template_arg", Error, "a template argument is unknown, missing or given twice";
+    TemplateCycle => "template_cycle", Error, "a template uses itself";
     InvalidDocument => "invalid_document", Error, "a JSON plan document lacks a field or has one of the wrong type";
     InvalidStatus => "invalid_status", Error, "a JSON plan document has an unknown status";
     Limit => "limit", Error, "an input exceeds one of planc's limits";

@@ -329,7 +329,8 @@ impl Printer<'_> {
                     first_in_block: true,
                 };
                 one_line.task_field_text(field);
-                let width = self.out[line_start..].chars().count() + one_line.out.chars().count() + 6;
+                let width =
+                    self.out[line_start..].chars().count() + one_line.out.chars().count() + 6;
                 if !one_line.out.contains('\n') && width <= MAX_WIDTH {
                     self.push(" { ");
                     self.push(&one_line.out);
@@ -424,7 +425,11 @@ impl Printer<'_> {
             return;
         }
         let last_dropped = rest.last().is_some_and(|l| l.trim().is_empty());
-        let counted = if last_dropped { &rest[..rest.len() - 1] } else { &rest[..] };
+        let counted = if last_dropped {
+            &rest[..rest.len() - 1]
+        } else {
+            &rest[..]
+        };
         let leading = |line: &str| line.len() - line.trim_start_matches([' ', '\t']).len();
         let indent = counted
             .iter()
@@ -469,7 +474,10 @@ mod tests {
         assert!(formatted.contains("        description \"\"\"\n            one\n              two\n\n            three\n        \"\"\"\n"), "{formatted}");
         let value = |text: &str| {
             let compiled = crate::compile("p.plan", text, &Default::default());
-            compiled.checked.plan.map(|p| p.tasks[0].description.clone())
+            compiled
+                .checked
+                .plan
+                .map(|p| p.tasks[0].description.clone())
         };
         assert_eq!(value(source), value(&formatted));
     }

@@ -52,8 +52,11 @@ fn label_lines(task: &TaskDoc) -> Vec<String> {
     lines
 }
 
+/// A step's number (from 1), name and tasks.
+type StepGroup<'a> = (usize, &'a str, Vec<&'a TaskDoc>);
+
 /// Tasks grouped by step (in document order of steps), then the loose ones.
-fn groups(document: &PlanDocument) -> (Vec<(usize, &str, Vec<&TaskDoc>)>, Vec<&TaskDoc>) {
+fn groups(document: &PlanDocument) -> (Vec<StepGroup<'_>>, Vec<&TaskDoc>) {
     let mut grouped = Vec::new();
     let mut in_step = std::collections::HashSet::new();
     for (i, step) in document.steps.iter().enumerate() {
@@ -103,7 +106,11 @@ fn mermaid(document: &PlanDocument) -> String {
         }
     }
     for (status, fill, stroke) in COLOURS {
-        let _ = writeln!(out, "    classDef {} fill:{fill},stroke:{stroke},color:#212121", status.as_str());
+        let _ = writeln!(
+            out,
+            "    classDef {} fill:{fill},stroke:{stroke},color:#212121",
+            status.as_str()
+        );
         let ids: Vec<String> = document
             .tasks
             .iter()
@@ -118,7 +125,9 @@ fn mermaid(document: &PlanDocument) -> String {
 }
 
 fn dot_text(text: &str) -> String {
-    text.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+    text.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
 }
 
 fn dot(document: &PlanDocument) -> String {
@@ -126,7 +135,12 @@ fn dot(document: &PlanDocument) -> String {
     let _ = writeln!(out, "digraph \"{}\" {{", dot_text(&document.meta.id));
     out.push_str("    rankdir=TB;\n");
     out.push_str("    node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n");
-    let colour = |status: TaskStatus| COLOURS.iter().find(|c| c.0 == status).map_or(("#ffffff", "#000000"), |c| (c.1, c.2));
+    let colour = |status: TaskStatus| {
+        COLOURS
+            .iter()
+            .find(|c| c.0 == status)
+            .map_or(("#ffffff", "#000000"), |c| (c.1, c.2))
+    };
     let node = |out: &mut String, task: &TaskDoc, indent: &str| {
         let (fill, stroke) = colour(task.status);
         let _ = writeln!(

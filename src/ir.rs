@@ -146,6 +146,8 @@ pub enum SymbolKind {
     Step,
     Task,
     Template,
+    /// A template instance: `use T(…) as NAME`.
+    Instance,
 }
 
 impl SymbolKind {
@@ -158,6 +160,7 @@ impl SymbolKind {
             SymbolKind::Step => "step",
             SymbolKind::Task => "task",
             SymbolKind::Template => "template",
+            SymbolKind::Instance => "template instance",
         }
     }
 }

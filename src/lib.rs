@@ -19,9 +19,10 @@ pub mod generate;
 pub mod graph;
 pub mod ir;
 pub mod line_index;
+pub mod modules;
 pub mod render;
 pub mod span;
 pub mod suggest;
 pub mod syntax;
 
-pub use compile::{compile, decode, Compilation};
+pub use compile::{compile, compile_with, decode, Compilation};

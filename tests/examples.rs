@@ -10,6 +10,7 @@ fn values(path: &str) -> &'static [&'static str] {
     match path {
         "examples/research_report.plan" => &["--set", "topic=vector databases"],
         "examples/release_checklist.plan" => &["--set", "version=2.4.0", "--set", "channel=stable"],
+        // Every other example builds with its defaults.
         _ => &[],
     }
 }

@@ -26,9 +26,17 @@ fn formatting_examples_is_idempotent_and_keeps_the_plan() {
         let once = planc::fmt::format(&text).expect("examples parse");
         let twice = planc::fmt::format(&once).expect("formatted text parses");
         assert_eq!(once, twice, "{path}: idempotent");
-        assert_eq!(build(&path, &text), build(&path, &once), "{path}: same plan");
+        assert_eq!(
+            build(&path, &text),
+            build(&path, &once),
+            "{path}: same plan"
+        );
         // Every comment survives.
-        let comments = |t: &str| t.lines().filter_map(|l| l.find('#').map(|i| l[i..].trim_end().to_owned())).collect::<Vec<_>>();
+        let comments = |t: &str| {
+            t.lines()
+                .filter_map(|l| l.find('#').map(|i| l[i..].trim_end().to_owned()))
+                .collect::<Vec<_>>()
+        };
         assert_eq!(comments(&text), comments(&once), "{path}: comments kept");
     }
 }
@@ -37,11 +45,23 @@ fn formatting_examples_is_idempotent_and_keeps_the_plan() {
 fn check_prints_a_diff_and_fails() {
     let dir = TempDir::new("fmt");
     let path = dir.path().join("messy.plan");
-    std::fs::write(&path, "plan p {goal \"g\"\ntask a \"A\" {after b}\ntask b \"B\"}\n").expect("write");
+    std::fs::write(
+        &path,
+        "plan p {goal \"g\"\ntask a \"A\" {after b}\ntask b \"B\"}\n",
+    )
+    .expect("write");
     let path = path.to_str().expect("utf-8 path");
     let output = Test::new(["fmt", "--check", path]).expect_code(1);
-    assert!(output.stdout.contains("-plan p {goal \"g\"\n"), "{}", output.stdout);
-    assert!(output.stdout.contains("+    task a \"A\" { after b }\n"), "{}", output.stdout);
+    assert!(
+        output.stdout.contains("-plan p {goal \"g\"\n"),
+        "{}",
+        output.stdout
+    );
+    assert!(
+        output.stdout.contains("+    task a \"A\" { after b }\n"),
+        "{}",
+        output.stdout
+    );
     // Without --check the file is rewritten, and then it is formatted.
     Test::new(["fmt", path]).expect_code(0);
     Test::new(["fmt", "--check", path]).expect_code(0);
@@ -53,8 +73,16 @@ fn check_prints_a_diff_and_fails() {
 
 #[test]
 fn files_with_syntax_errors_are_left_alone() {
-    let output = Test::new(["fmt", "-"]).stdin("plan p { task }").expect_code(1);
-    assert!(output.stderr.contains("not formatted: fix the syntax errors first"), "{}", output.stderr);
+    let output = Test::new(["fmt", "-"])
+        .stdin("plan p { task }")
+        .expect_code(1);
+    assert!(
+        output
+            .stderr
+            .contains("not formatted: fix the syntax errors first"),
+        "{}",
+        output.stderr
+    );
     assert_eq!(output.stdout, "");
 }
 
@@ -72,10 +100,25 @@ fn gap() -> impl Strategy<Value = String> {
 
 /// A random plan: tasks in and out of steps, every field, random layout.
 fn plan_source() -> impl Strategy<Value = String> {
-    let task = (0..4usize, prop::collection::vec((0..6usize, gap()), 0..4), gap());
-    (prop::collection::vec((any::<bool>(), prop::collection::vec(task, 1..4), any::<bool>()), 1..4), gap()).prop_map(
-        |(groups, g)| {
-            let mut out = format!("plan p {{{g}goal \"Do {{x}}\"{g}param x: int = 3{g}role r \"R\"{g}");
+    let task = (
+        0..4usize,
+        prop::collection::vec((0..6usize, gap()), 0..4),
+        gap(),
+    );
+    (
+        prop::collection::vec(
+            (
+                any::<bool>(),
+                prop::collection::vec(task, 1..4),
+                any::<bool>(),
+            ),
+            1..4,
+        ),
+        gap(),
+    )
+        .prop_map(|(groups, g)| {
+            let mut out =
+                format!("plan p {{{g}goal \"Do {{x}}\"{g}param x: int = 3{g}role r \"R\"{g}");
             let mut n = 0;
             for (si, (in_step, tasks, sequential)) in groups.into_iter().enumerate() {
                 if in_step {
@@ -98,7 +141,8 @@ fn plan_source() -> impl Strategy<Value = String> {
                                 0 => "optional".to_owned(),
                                 1 => "assignee r".to_owned(),
                                 2 => "reasoning \"because {x}\"".to_owned(),
-                                3 => "description \"\"\"\n      line\n        more\n   \"\"\"".to_owned(),
+                                3 => "description \"\"\"\n      line\n        more\n   \"\"\""
+                                    .to_owned(),
                                 4 => "retry 2".to_owned(),
                                 _ => "optional".to_owned(),
                             };
@@ -115,8 +159,7 @@ fn plan_source() -> impl Strategy<Value = String> {
             }
             out.push_str("}\n");
             out
-        },
-    )
+        })
 }
 
 proptest! {

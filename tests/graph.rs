@@ -7,10 +7,17 @@ use common::Test;
 #[test]
 fn draws_examples_as_mermaid_and_dot() {
     for format in ["mermaid", "dot"] {
-        let output = Test::new(["graph", "examples/jd_keyboard.plan", "--format", format]).expect_code(0);
+        let output =
+            Test::new(["graph", "examples/jd_keyboard.plan", "--format", format]).expect_code(0);
         insta::assert_snapshot!(format!("jd_keyboard.{format}"), output.stdout);
     }
-    let output = Test::new(["graph", "examples/research_report.plan", "--set", "topic=RAG"]).expect_code(0);
+    let output = Test::new([
+        "graph",
+        "examples/research_report.plan",
+        "--set",
+        "topic=RAG",
+    ])
+    .expect_code(0);
     insta::assert_snapshot!("research_report.mermaid", output.stdout);
 }
 
@@ -32,10 +39,22 @@ fn a_state_is_coloured_by_status() {
         "    t2[\"#2: Search #quot;fast#quot;\"]\n",
         "    t3[\"#3: Buy<br/>optional\"]\n",
     ] {
-        assert!(output.stdout.contains(line), "missing {line:?} in\n{}", output.stdout);
+        assert!(
+            output.stdout.contains(line),
+            "missing {line:?} in\n{}",
+            output.stdout
+        );
     }
-    let output = Test::new(["graph", "-", "--format", "dot"]).stdin(state).expect_code(0);
-    assert!(output.stdout.contains("t2 [label=\"#2: Search \\\"fast\\\"\", fillcolor=\"#fff3cd\""), "{}", output.stdout);
+    let output = Test::new(["graph", "-", "--format", "dot"])
+        .stdin(state)
+        .expect_code(0);
+    assert!(
+        output
+            .stdout
+            .contains("t2 [label=\"#2: Search \\\"fast\\\"\", fillcolor=\"#fff3cd\""),
+        "{}",
+        output.stdout
+    );
 }
 
 #[test]

@@ -6,6 +6,7 @@ use super::scope::{Namespace, Scope};
 use super::{Checker, Options};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{ParamValue, SymbolKind, Type, Value};
+use crate::span::FileId;
 use crate::suggest;
 use crate::syntax::ast::{self, Literal, StrPart};
 
@@ -19,8 +20,49 @@ pub fn parse_assignment(text: &str) -> Result<(String, String), String> {
     }
 }
 
+/// The type a parameter declares; an unknown type name is reported.
+pub(super) fn resolve_type(c: &mut Checker, param: &ast::Param) -> Option<Type> {
+    let ty = Type::from_name(&param.ty.name);
+    if ty.is_none() {
+        let mut diagnostic =
+            Diagnostic::new(Code::ParamType, format!("unknown type `{}`", param.ty.name));
+        diagnostic = match suggest::closest(&param.ty.name, Type::NAMES) {
+            Some(best) => diagnostic
+                .label(c.file, param.ty.span, format!("did you mean `{best}`?"))
+                .fix(c.file, param.ty.span, best),
+            None => diagnostic.label(c.file, param.ty.span, "unknown type"),
+        };
+        c.diagnostics
+            .push(diagnostic.help("a parameter's type is `string`, `int`, `float` or `bool`"));
+    }
+    ty
+}
+
+/// Reports a default whose literal is not of the parameter's type.
+pub(super) fn report_default_type(c: &mut Checker, param: &ast::Param, ty: Type, found: &str) {
+    let Some(default) = &param.default else {
+        return;
+    };
+    c.diagnostics.push(
+        Diagnostic::new(
+            Code::ParamType,
+            format!(
+                "the default of `{}` is {found}, but its type is `{}`",
+                param.name.name,
+                ty.as_str()
+            ),
+        )
+        .label(c.file, default.span(), format!("not {}", article(ty)))
+        .label(c.file, param.ty.span, "type declared here")
+        .help(type_help(ty)),
+    );
+}
+
 struct Decl<'a> {
     ast: &'a ast::Param,
+    file: FileId,
+    /// Declared in the root plan (so it is reported when unused).
+    in_plan: bool,
     def: usize,
     ty: Option<Type>,
     value: Option<Value>,
@@ -41,64 +83,36 @@ impl<'a> Params<'a> {
     /// Declares the parameters, checks their types and defaults, and applies
     /// the `--set` values.
     pub(super) fn declare(
-        checker: &mut Checker,
-        params: &[&'a ast::Param],
+        c: &mut Checker,
+        params: &[(FileId, &'a ast::Param, bool)],
         options: &Options,
     ) -> Params<'a> {
         let mut scope = Scope::new(Namespace::Params);
         let mut decls = Vec::new();
         let mut by_name = HashMap::default();
-        for param in params {
-            let def = checker.define(SymbolKind::Param, &param.name, param.span);
-            let before = checker.diagnostics.len();
-            scope.declare(checker, &param.name, def, "parameter");
-            if checker.diagnostics.len() > before {
+        for &(file, param, in_plan) in params {
+            c.file = file;
+            let def = c.define(SymbolKind::Param, &param.name, param.span);
+            if !scope.declare(c, &param.name.name, param.name.span, def, "parameter") {
                 continue;
             }
-            let ty = Type::from_name(&param.ty.name);
-            if ty.is_none() {
-                let mut diagnostic =
-                    Diagnostic::new(Code::ParamType, format!("unknown type `{}`", param.ty.name));
-                diagnostic = match suggest::closest(&param.ty.name, Type::NAMES) {
-                    Some(best) => diagnostic
-                        .label(
-                            checker.file,
-                            param.ty.span,
-                            format!("did you mean `{best}`?"),
-                        )
-                        .fix(checker.file, param.ty.span, best),
-                    None => diagnostic.label(checker.file, param.ty.span, "unknown type"),
-                };
-                checker.diagnostics.push(
-                    diagnostic.help("a parameter's type is `string`, `int`, `float` or `bool`"),
-                );
-            }
+            let ty = resolve_type(c, param);
             let mut reported = ty.is_none();
             let mut value = None;
             if let (Some(ty), Some(default)) = (ty, &param.default) {
                 match literal_value(ty, default) {
                     Ok(v) => value = Some(v),
-                    Err(message) => {
+                    Err(found) => {
                         reported = true;
-                        checker.diagnostics.push(
-                            Diagnostic::new(
-                                Code::ParamType,
-                                format!(
-                                    "the default of `{}` is {message}, but its type is `{}`",
-                                    param.name.name,
-                                    ty.as_str()
-                                ),
-                            )
-                            .label(checker.file, default.span(), format!("not {}", article(ty)))
-                            .label(checker.file, param.ty.span, "type declared here")
-                            .help(type_help(ty)),
-                        );
+                        report_default_type(c, param, ty, found);
                     }
                 }
             }
             by_name.insert(param.name.name.clone(), decls.len());
             decls.push(Decl {
                 ast: param,
+                file,
+                in_plan,
                 def,
                 ty,
                 value,
@@ -111,7 +125,7 @@ impl<'a> Params<'a> {
             scope,
             by_name,
         };
-        params.apply_overrides(checker, options);
+        params.apply_overrides(c, options);
         params
     }
 
@@ -119,7 +133,7 @@ impl<'a> Params<'a> {
         self.by_name.get(name).copied()
     }
 
-    fn apply_overrides(&mut self, checker: &mut Checker, options: &Options) {
+    fn apply_overrides(&mut self, c: &mut Checker, options: &Options) {
         for (name, text) in &options.params {
             let Some(i) = self.position(name) else {
                 let suggestion = suggest::closest(name, self.scope.names());
@@ -135,7 +149,7 @@ impl<'a> Params<'a> {
                             .join(", ")
                     ),
                 };
-                checker.diagnostics.push(
+                c.diagnostics.push(
                     Diagnostic::new(
                         Code::UnknownParam,
                         format!("`--set {name}=…` names no parameter of this plan"),
@@ -153,13 +167,13 @@ impl<'a> Params<'a> {
                 }
                 None => {
                     decl.reported = true;
-                    checker.diagnostics.push(
+                    c.diagnostics.push(
                         Diagnostic::new(
                             Code::ParamType,
                             format!("`--set {name}={text}`: `{text}` is not {}", article(ty)),
                         )
                         .label(
-                            checker.file,
+                            decl.file,
                             decl.ast.ty.span,
                             format!("`{name}` is declared `{}` here", ty.as_str()),
                         )
@@ -171,8 +185,8 @@ impl<'a> Params<'a> {
     }
 
     /// The text of a string with every `{param}` replaced by its value; a
-    /// parameter without a value stays `{param}`.
-    pub(super) fn interpolate(&mut self, checker: &mut Checker, string: &ast::Str) -> String {
+    /// parameter without a value stays `{param}`. Labels go to `c.file`.
+    pub(super) fn interpolate(&mut self, c: &mut Checker, string: &ast::Str) -> String {
         let mut out = String::new();
         for part in &string.parts {
             match part {
@@ -181,14 +195,10 @@ impl<'a> Params<'a> {
                     Some(i) => {
                         let decl = &mut self.decls[i];
                         decl.used = true;
-                        checker.reference(decl.def, ident.span);
+                        c.reference(decl.def, ident.span);
                         match &decl.value {
                             Some(value) => out.push_str(&value.to_text()),
-                            None => {
-                                out.push('{');
-                                out.push_str(&ident.name);
-                                out.push('}');
-                            }
+                            None => placeholder(&mut out, &ident.name),
                         }
                     }
                     None => {
@@ -197,23 +207,8 @@ impl<'a> Params<'a> {
                         if let Some(i) = suggestion.and_then(|best| self.position(best)) {
                             self.decls[i].used = true;
                         }
-                        let mut diagnostic = Diagnostic::new(
-                            Code::UnknownParam,
-                            format!("no parameter named `{}`", ident.name),
-                        );
-                        diagnostic = match suggestion {
-                            Some(best) => diagnostic
-                                .label(checker.file, ident.span, format!("did you mean `{best}`?"))
-                                .fix(checker.file, ident.span, best),
-                            None => diagnostic.label(checker.file, ident.span, "unknown parameter"),
-                        };
-                        checker.diagnostics.push(diagnostic.help(format!(
-                            "declare it with `param {}: string`, or write `{{{{{}}}}}` for literal braces",
-                            ident.name, ident.name
-                        )));
-                        out.push('{');
-                        out.push_str(&ident.name);
-                        out.push('}');
+                        unknown_param(c, ident, suggestion);
+                        placeholder(&mut out, &ident.name);
                     }
                 },
             }
@@ -222,11 +217,12 @@ impl<'a> Params<'a> {
     }
 
     /// Reports unused and missing parameters; returns the values.
-    pub(super) fn finish(self, checker: &mut Checker, options: &Options) -> Vec<ParamValue> {
+    pub(super) fn finish(self, c: &mut Checker, options: &Options) -> Vec<ParamValue> {
         for decl in &self.decls {
+            c.file = decl.file;
             if let Some(Literal::Str(default)) = &decl.ast.default {
                 if let Some(ident) = default.params().next() {
-                    checker.diagnostics.push(
+                    c.diagnostics.push(
                         Diagnostic::new(
                             Code::ParamType,
                             format!(
@@ -235,7 +231,7 @@ impl<'a> Params<'a> {
                             ),
                         )
                         .label(
-                            checker.file,
+                            c.file,
                             ident.span,
                             "parameters are not expanded in defaults",
                         )
@@ -243,13 +239,13 @@ impl<'a> Params<'a> {
                     );
                 }
             }
-            if !decl.used {
-                checker.diagnostics.push(
+            if !decl.used && decl.in_plan {
+                c.diagnostics.push(
                     Diagnostic::new(
                         Code::Unused,
                         format!("parameter `{}` is never used", decl.ast.name.name),
                     )
-                    .label(checker.file, decl.ast.name.span, "unused parameter")
+                    .label(c.file, decl.ast.name.span, "unused parameter")
                     .help(format!(
                         "use it in a string as `{{{}}}`, or remove it",
                         decl.ast.name.name
@@ -257,16 +253,12 @@ impl<'a> Params<'a> {
                 );
             }
             if options.require_params && decl.value.is_none() && !decl.reported {
-                checker.diagnostics.push(
+                c.diagnostics.push(
                     Diagnostic::new(
                         Code::MissingParam,
                         format!("parameter `{}` has no value", decl.ast.name.name),
                     )
-                    .label(
-                        checker.file,
-                        decl.ast.name.span,
-                        "no default, and not given",
-                    )
+                    .label(c.file, decl.ast.name.span, "no default, and not given")
                     .help(format!(
                         "give it with `--set {}=VALUE`, or add a default: `param {}: {} = …`",
                         decl.ast.name.name,
@@ -284,6 +276,31 @@ impl<'a> Params<'a> {
             })
             .collect()
     }
+}
+
+/// Writes `{name}` back, for a parameter without a value.
+pub(super) fn placeholder(out: &mut String, name: &str) {
+    out.push('{');
+    out.push_str(name);
+    out.push('}');
+}
+
+/// Reports a `{name}` that names no parameter in scope.
+pub(super) fn unknown_param(c: &mut Checker, ident: &ast::Ident, suggestion: Option<&str>) {
+    let mut diagnostic = Diagnostic::new(
+        Code::UnknownParam,
+        format!("no parameter named `{}`", ident.name),
+    );
+    diagnostic = match suggestion {
+        Some(best) => diagnostic
+            .label(c.file, ident.span, format!("did you mean `{best}`?"))
+            .fix(c.file, ident.span, best),
+        None => diagnostic.label(c.file, ident.span, "unknown parameter"),
+    };
+    c.diagnostics.push(diagnostic.help(format!(
+        "declare it with `param {}: string`, or write `{{{{{}}}}}` for literal braces",
+        ident.name, ident.name
+    )));
 }
 
 /// The value of a literal as type `ty`, or what the literal is instead.
@@ -305,14 +322,14 @@ pub(crate) fn literal_value(ty: Type, literal: &Literal) -> Result<Value, &'stat
 }
 
 /// "a `string`", "an `int`".
-fn article(ty: Type) -> String {
+pub(super) fn article(ty: Type) -> String {
     match ty {
         Type::Int => "an `int`".to_owned(),
         other => format!("a `{}`", other.as_str()),
     }
 }
 
-fn type_help(ty: Type) -> &'static str {
+pub(super) fn type_help(ty: Type) -> &'static str {
     match ty {
         Type::String => "a `string` is text in quotes: \"…\"",
         Type::Int => "an `int` is a whole number, like 500 or -3",

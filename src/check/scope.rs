@@ -4,14 +4,16 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::Checker;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::syntax::ast::Ident;
+use crate::span::Span;
 
 /// Which names share a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Namespace {
     Params,
     Roles,
-    /// Tasks and steps share one namespace, since `after` names either.
+    Templates,
+    /// Tasks, steps and template instances share one namespace, since
+    /// `after` can name any of them.
     TasksAndSteps,
 }
 
@@ -31,30 +33,41 @@ impl Scope {
         }
     }
 
-    /// Declares `name` as definition `def`; a second declaration is reported.
-    pub(super) fn declare(&mut self, checker: &mut Checker, name: &Ident, def: usize, kind: &str) {
-        if let Some(&first) = self.names.get(&name.name) {
-            let first = &checker.symbols.definitions[first];
+    /// Declares `name` (at `span` in the checker's current file) as
+    /// definition `def`. A second declaration is reported; returns whether
+    /// this one was taken.
+    pub(super) fn declare(
+        &mut self,
+        c: &mut Checker,
+        name: &str,
+        span: Span,
+        def: usize,
+        kind: &str,
+    ) -> bool {
+        if let Some(&first) = self.names.get(name) {
+            let first = &c.symbols.definitions[first];
             let first_kind = first.kind.as_str();
             let message = if first_kind == kind {
-                format!("the {kind} `{}` is declared twice", name.name)
+                format!("the {kind} `{name}` is declared twice")
             } else {
-                format!("`{}` names both a {first_kind} and a {kind}", name.name)
+                format!("`{name}` names both a {first_kind} and a {kind}")
             };
             let help = match self.namespace {
-                Namespace::TasksAndSteps => "tasks and steps share one set of names, since `after` can name either; rename one",
+                Namespace::TasksAndSteps => "tasks, steps and template instances share one set of names, since `after` can name any of them; rename one",
                 Namespace::Roles => "rename one of the roles, or remove the second",
                 Namespace::Params => "rename one of the parameters, or remove the second",
+                Namespace::Templates => "rename one of the templates, or remove the second",
             };
             let diagnostic = Diagnostic::new(Code::Duplicate, message)
-                .label(checker.file, name.span, "declared again here")
+                .label(c.file, span, "declared again here")
                 .label(first.file, first.span, "first declared here")
                 .help(help);
-            checker.diagnostics.push(diagnostic);
-            return;
+            c.diagnostics.push(diagnostic);
+            return false;
         }
-        self.names.insert(name.name.clone(), def);
-        self.order.push(name.name.clone());
+        self.names.insert(name.to_owned(), def);
+        self.order.push(name.to_owned());
+        true
     }
 
     /// The definition a name stands for.

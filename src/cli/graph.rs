@@ -62,7 +62,8 @@ pub fn run(args: GraphArgs) -> i32 {
         Kind::Json => {
             let mut sources = SourceMap::new();
             let file = sources.add(&input.name, input.text.as_str());
-            let (document, diagnostics) = planc::document::load_json(&input.text, file, &input::stem(&input.name));
+            let (document, diagnostics) =
+                planc::document::load_json(&input.text, file, &input::stem(&input.name));
             output::human(&diagnostics, &sources, args.color);
             document
         }

@@ -1,0 +1,602 @@
+//! Lowers a plan (or a template checked on its own) to IR: template
+//! instances are expanded in place, every task and step gets its full name
+//! (`PREFIX.task` inside an instance), references are resolved, strings
+//! interpolated, and the dependency graph is built and checked.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::declare::Declarations;
+use super::graph;
+use super::params::Params;
+use super::scope::{Namespace, Scope};
+use super::template::TemplateEnv;
+use super::Checker;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::{self, SymbolKind, TaskId};
+use crate::span::{FileId, Span};
+use crate::suggest;
+use crate::syntax::ast;
+
+/// How deep templates may use templates.
+const MAX_TEMPLATE_DEPTH: usize = 16;
+
+/// Where a piece of the plan takes its parameter values from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Env {
+    Plan,
+    Instance(usize),
+}
+
+struct TaskSource<'a> {
+    task: &'a ast::Task,
+    file: FileId,
+    key: String,
+    /// The prefix names are resolved under (`""` in the plan, `"p."` in instance `p`).
+    prefix: String,
+    env: Env,
+    step: Option<usize>,
+}
+
+struct StepSource<'a> {
+    step: &'a ast::Step,
+    file: FileId,
+    key: String,
+    prefix: String,
+    env: Env,
+    tasks: Vec<usize>,
+}
+
+/// A template instance: `use T(…) as key`.
+struct GroupSource<'a> {
+    use_: &'a ast::Use,
+    file: FileId,
+    /// The prefix of the scope the `use` stands in.
+    prefix: String,
+    tasks: Vec<usize>,
+}
+
+/// What a task-or-step name stands for.
+#[derive(Clone, Copy)]
+enum Member {
+    Task(usize),
+    Step(usize),
+    Group(usize),
+}
+
+/// What a lowering produced.
+pub(super) struct Lowered {
+    pub steps: Vec<ir::Step>,
+    pub tasks: Vec<ir::Task>,
+    /// Templates instantiated (so the unused ones are checked on their own).
+    pub used_templates: Vec<bool>,
+    /// Per template, per parameter: interpolated somewhere.
+    pub used_template_params: Vec<Vec<bool>>,
+}
+
+/// One lowering: a plan, or a template on its own.
+pub(super) struct Lowering<'a, 'd> {
+    decls: &'d Declarations<'a>,
+    tasks: Vec<TaskSource<'a>>,
+    steps: Vec<StepSource<'a>>,
+    groups: Vec<GroupSource<'a>>,
+    envs: Vec<TemplateEnv>,
+    names: Scope,
+    members: HashMap<usize, Member>,
+    stack: Vec<usize>,
+    used_templates: Vec<bool>,
+    used_template_params: Vec<Vec<bool>>,
+}
+
+impl<'a, 'd> Lowering<'a, 'd> {
+    pub(super) fn new(decls: &'d Declarations<'a>) -> Lowering<'a, 'd> {
+        Lowering {
+            decls,
+            tasks: Vec::new(),
+            steps: Vec::new(),
+            groups: Vec::new(),
+            envs: Vec::new(),
+            names: Scope::new(Namespace::TasksAndSteps),
+            members: HashMap::default(),
+            stack: Vec::new(),
+            used_templates: vec![false; decls.templates.len()],
+            used_template_params: decls
+                .templates
+                .iter()
+                .map(|t| vec![false; t.params.len()])
+                .collect(),
+        }
+    }
+
+    /// Expands the items of a plan or template body, in source order.
+    pub(super) fn expand(
+        &mut self,
+        c: &mut Checker,
+        params: &mut Option<&mut Params<'a>>,
+        items: &'a [ast::PlanItem],
+        file: FileId,
+        prefix: &str,
+        env: Env,
+    ) {
+        for item in items {
+            c.file = file;
+            match item {
+                ast::PlanItem::Step(step) => {
+                    let index = self.steps.len();
+                    let key = format!("{prefix}{}", step.name.name);
+                    let def = self.declare(c, SymbolKind::Step, &key, &step.name, step.span);
+                    self.members.insert(def, Member::Step(index));
+                    self.steps.push(StepSource {
+                        step,
+                        file,
+                        key,
+                        prefix: prefix.to_owned(),
+                        env,
+                        tasks: Vec::new(),
+                    });
+                    for item in &step.items {
+                        if let ast::StepItem::Task(task) = item {
+                            let t = self.task(c, task, file, prefix, env, Some(index));
+                            self.steps[index].tasks.push(t);
+                        }
+                    }
+                }
+                ast::PlanItem::Task(task) => {
+                    self.task(c, task, file, prefix, env, None);
+                }
+                ast::PlanItem::Use(use_) => self.instantiate(c, params, use_, file, prefix, env),
+                _ => {}
+            }
+        }
+    }
+
+    fn declare(
+        &mut self,
+        c: &mut Checker,
+        kind: SymbolKind,
+        key: &str,
+        name: &ast::Ident,
+        full_span: Span,
+    ) -> usize {
+        c.symbols.definitions.push(ir::Definition {
+            kind,
+            name: key.to_owned(),
+            file: c.file,
+            span: name.span,
+            full_span,
+        });
+        let def = c.symbols.definitions.len() - 1;
+        self.names.declare(c, key, name.span, def, kind.as_str());
+        def
+    }
+
+    fn task(
+        &mut self,
+        c: &mut Checker,
+        task: &'a ast::Task,
+        file: FileId,
+        prefix: &str,
+        env: Env,
+        step: Option<usize>,
+    ) -> usize {
+        let index = self.tasks.len();
+        let key = format!("{prefix}{}", task.name.name);
+        let def = self.declare(c, SymbolKind::Task, &key, &task.name, task.span);
+        self.members.insert(def, Member::Task(index));
+        self.tasks.push(TaskSource {
+            task,
+            file,
+            key,
+            prefix: prefix.to_owned(),
+            env,
+            step,
+        });
+        index
+    }
+
+    fn instantiate(
+        &mut self,
+        c: &mut Checker,
+        params: &mut Option<&mut Params<'a>>,
+        use_: &'a ast::Use,
+        file: FileId,
+        prefix: &str,
+        env: Env,
+    ) {
+        let Some(template) = self.decls.template_named(&use_.template.name) else {
+            let mut diagnostic = Diagnostic::new(
+                Code::UnknownTemplate,
+                format!("no template named `{}`", use_.template.name),
+            );
+            diagnostic = match self.decls.suggest_template(&use_.template.name) {
+                Some(best) => diagnostic
+                    .label(file, use_.template.span, format!("did you mean `{best}`?"))
+                    .fix(file, use_.template.span, best),
+                None => diagnostic.label(file, use_.template.span, "unknown template"),
+            };
+            c.diagnostics.push(
+                diagnostic
+                    .help("declare it with `template NAME(…) { … }` here or in an imported file"),
+            );
+            return;
+        };
+        let decl = &self.decls.templates[template];
+        c.reference(decl.def, use_.template.span);
+        if self.stack.contains(&template) || self.stack.len() >= MAX_TEMPLATE_DEPTH {
+            c.diagnostics.push(
+                Diagnostic::new(
+                    Code::TemplateCycle,
+                    format!("template `{}` uses itself", decl.ast.name.name),
+                )
+                .label(file, use_.template.span, "used again inside itself")
+                .help("a template cannot contain an instance of itself, directly or through other templates"),
+            );
+            return;
+        }
+        self.used_templates[template] = true;
+
+        let env_index = self.envs.len();
+        let bound = {
+            let envs = &self.envs;
+            let used = &mut self.used_template_params;
+            let decls = self.decls;
+            let mut outer = |c: &mut Checker, s: &ast::Str| -> String {
+                match env {
+                    Env::Plan => match params.as_deref_mut() {
+                        Some(p) => p.interpolate(c, s),
+                        None => s.template_text(),
+                    },
+                    Env::Instance(i) => envs[i].interpolate(c, decls, used, s),
+                }
+            };
+            TemplateEnv::bind(c, self.decls, template, use_, &mut outer)
+        };
+        self.envs.push(bound);
+
+        let key = format!("{prefix}{}", use_.prefix.name);
+        let def = self.declare(c, SymbolKind::Instance, &key, &use_.prefix, use_.span);
+        let group = self.groups.len();
+        self.members.insert(def, Member::Group(group));
+        self.groups.push(GroupSource {
+            use_,
+            file,
+            prefix: prefix.to_owned(),
+            tasks: Vec::new(),
+        });
+        let first = self.tasks.len();
+        self.stack.push(template);
+        let inner = format!("{key}.");
+        let decl = &self.decls.templates[template];
+        self.expand(
+            c,
+            params,
+            &decl.ast.items,
+            decl.file,
+            &inner,
+            Env::Instance(env_index),
+        );
+        self.stack.pop();
+        self.groups[group].tasks = (first..self.tasks.len()).collect();
+    }
+
+    /// Expands a template with no arguments, to check it on its own.
+    pub(super) fn expand_unbound(&mut self, c: &mut Checker, template: usize) {
+        let decl = &self.decls.templates[template];
+        self.used_templates[template] = true;
+        let env = self.envs.len();
+        self.envs.push(TemplateEnv::unbound(self.decls, template));
+        let prefix = format!("{}.", decl.ast.name.name);
+        self.stack.push(template);
+        self.expand(
+            c,
+            &mut None,
+            &decl.ast.items,
+            decl.file,
+            &prefix,
+            Env::Instance(env),
+        );
+        self.stack.pop();
+    }
+
+    fn interpolate(
+        &mut self,
+        c: &mut Checker,
+        params: &mut Option<&mut Params<'a>>,
+        env: Env,
+        s: &ast::Str,
+    ) -> String {
+        match env {
+            Env::Plan => match params.as_deref_mut() {
+                Some(p) => p.interpolate(c, s),
+                None => s.template_text(),
+            },
+            Env::Instance(i) => {
+                self.envs[i].interpolate(c, self.decls, &mut self.used_template_params, s)
+            }
+        }
+    }
+
+    fn tasks_of(&self, member: Member) -> Vec<usize> {
+        match member {
+            Member::Task(i) => vec![i],
+            Member::Step(i) => self.steps[i].tasks.clone(),
+            Member::Group(i) => self.groups[i].tasks.clone(),
+        }
+    }
+
+    /// Resolves an `after` reference under `prefix`; reports it when it names nothing.
+    fn resolve(&self, c: &mut Checker, prefix: &str, reference: &ast::Ident) -> Option<Member> {
+        let key = format!("{prefix}{}", reference.name);
+        if let Some(def) = self.names.lookup(&key) {
+            c.reference(def, reference.span);
+            return self.members.get(&def).copied();
+        }
+        let local = self.names.names().filter_map(|n| n.strip_prefix(prefix));
+        let suggestion = suggest::closest(&reference.name, local);
+        let mut diagnostic = Diagnostic::new(
+            Code::UnknownRef,
+            format!("no task or step named `{}`", reference.name),
+        );
+        diagnostic = match suggestion {
+            Some(best) => diagnostic
+                .label(c.file, reference.span, format!("did you mean `{best}`?"))
+                .fix(c.file, reference.span, best),
+            None => diagnostic.label(c.file, reference.span, "unknown task or step"),
+        };
+        let help = if prefix.is_empty() {
+            "`after` names a task, a step (all of its tasks) or a template instance (all of its tasks)"
+        } else {
+            "inside a template, `after` names the template's own tasks and steps"
+        };
+        c.diagnostics.push(diagnostic.help(help));
+        None
+    }
+
+    /// Resolves every reference, interpolates every string, checks the graph
+    /// and returns the steps and tasks of the IR.
+    pub(super) fn finish(
+        mut self,
+        c: &mut Checker,
+        params: &mut Option<&mut Params<'a>>,
+    ) -> Lowered {
+        let mut graph = graph::DepGraph {
+            nodes: self
+                .tasks
+                .iter()
+                .map(|t| graph::Node {
+                    name: t.key.clone(),
+                })
+                .collect(),
+            edges: Vec::new(),
+        };
+
+        let mut ir_steps = Vec::with_capacity(self.steps.len());
+        for s in 0..self.steps.len() {
+            let (step, file, env) = (self.steps[s].step, self.steps[s].file, self.steps[s].env);
+            c.file = file;
+            let name = match &step.title {
+                Some(title) => self.interpolate(c, params, env, title),
+                None => step.name.name.clone(),
+            };
+            let mut sequential: Option<Span> = None;
+            for item in &step.items {
+                match item {
+                    ast::StepItem::After(after) => {
+                        for reference in &after.refs {
+                            let prefix = self.steps[s].prefix.clone();
+                            let Some(member) = self.resolve(c, &prefix, reference) else {
+                                continue;
+                            };
+                            for dependency in self.tasks_of(member) {
+                                for &dependent in &self.steps[s].tasks {
+                                    graph.edges.push(graph::Edge {
+                                        dependent,
+                                        dependency,
+                                        file,
+                                        span: reference.span,
+                                        direct: false,
+                                    });
+                                }
+                            }
+                        }
+                    }
+                    ast::StepItem::Sequential(span) => {
+                        if let Some(first) = sequential {
+                            c.duplicate_field("sequential", first, *span);
+                        }
+                        sequential = Some(*span);
+                    }
+                    ast::StepItem::Task(_) => {}
+                }
+            }
+            if sequential.is_some() {
+                for pair in self.steps[s].tasks.windows(2) {
+                    graph.edges.push(graph::Edge {
+                        dependent: pair[1],
+                        dependency: pair[0],
+                        file,
+                        span: self.tasks[pair[1]].task.name.span,
+                        direct: false,
+                    });
+                }
+            }
+            if self.steps[s].tasks.is_empty() {
+                c.diagnostics.push(
+                    Diagnostic::new(
+                        Code::Empty,
+                        format!("step `{}` has no tasks", step.name.name),
+                    )
+                    .label(file, step.name.span, "empty step")
+                    .help("add a `task` to it, or remove the step"),
+                );
+            }
+            ir_steps.push(ir::Step {
+                id: self.steps[s].key.clone(),
+                name,
+                tasks: self.steps[s]
+                    .tasks
+                    .iter()
+                    .map(|&i| i as TaskId + 1)
+                    .collect(),
+            });
+        }
+
+        // `use … { after X }`: every task of the instance waits for X.
+        for g in 0..self.groups.len() {
+            let (use_, file) = (self.groups[g].use_, self.groups[g].file);
+            c.file = file;
+            for after in &use_.after {
+                for reference in &after.refs {
+                    let prefix = self.groups[g].prefix.clone();
+                    let Some(member) = self.resolve(c, &prefix, reference) else {
+                        continue;
+                    };
+                    for dependency in self.tasks_of(member) {
+                        for &dependent in &self.groups[g].tasks {
+                            graph.edges.push(graph::Edge {
+                                dependent,
+                                dependency,
+                                file,
+                                span: reference.span,
+                                direct: false,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+
+        let mut suggested_roles: Vec<String> = Vec::new();
+        let mut ir_tasks = Vec::with_capacity(self.tasks.len());
+        for index in 0..self.tasks.len() {
+            let (task, file, env) = (
+                self.tasks[index].task,
+                self.tasks[index].file,
+                self.tasks[index].env,
+            );
+            c.file = file;
+            let mut lowered = TaskFields::default();
+            for field in &task.fields {
+                let keyword = field.keyword();
+                if let Some(&(_, first)) = lowered.seen.iter().find(|(k, _)| *k == keyword) {
+                    c.duplicate_field(keyword, first, field.span());
+                    continue;
+                }
+                lowered.seen.push((keyword, field.span()));
+                match field {
+                    ast::TaskField::After(after) => {
+                        for reference in &after.refs {
+                            let prefix = self.tasks[index].prefix.clone();
+                            let Some(member) = self.resolve(c, &prefix, reference) else {
+                                continue;
+                            };
+                            let direct = matches!(member, Member::Task(_));
+                            for dependency in self.tasks_of(member) {
+                                graph.edges.push(graph::Edge {
+                                    dependent: index,
+                                    dependency,
+                                    file,
+                                    span: reference.span,
+                                    direct,
+                                });
+                            }
+                        }
+                    }
+                    ast::TaskField::Assignee { role, .. } => {
+                        lowered.assignee = Some(role.name.clone());
+                        if let Some(def) = self.decls.roles.lookup(&role.name) {
+                            c.reference(def, role.span);
+                        } else {
+                            let suggestion = suggest::closest(&role.name, self.decls.roles.names());
+                            if let Some(best) = suggestion {
+                                suggested_roles.push(best.to_owned());
+                            }
+                            let mut diagnostic = Diagnostic::new(
+                                Code::UnknownRole,
+                                format!("no role named `{}`", role.name),
+                            );
+                            diagnostic = match suggestion {
+                                Some(best) => diagnostic
+                                    .label(file, role.span, format!("did you mean `{best}`?"))
+                                    .fix(file, role.span, best),
+                                None => diagnostic.label(file, role.span, "unknown role"),
+                            };
+                            c.diagnostics.push(diagnostic.help(format!(
+                                "declare it in the plan: `role {} \"what this role does\"`",
+                                role.name
+                            )));
+                        }
+                    }
+                    ast::TaskField::Reasoning(f) => {
+                        lowered.reasoning = Some(self.interpolate(c, params, env, &f.value))
+                    }
+                    ast::TaskField::Description(f) => {
+                        lowered.description = Some(self.interpolate(c, params, env, &f.value))
+                    }
+                    ast::TaskField::Retry(f) => {
+                        if let Some(value) = f.value.value {
+                            if (0..=1000).contains(&value) {
+                                lowered.retry = value as u32;
+                            } else {
+                                c.diagnostics.push(
+                                    Diagnostic::new(
+                                        Code::InvalidValue,
+                                        format!(
+                                            "`retry` takes a number from 0 to 1000, not {value}"
+                                        ),
+                                    )
+                                    .label(
+                                        file,
+                                        f.value.span,
+                                        "out of range",
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                    ast::TaskField::Optional(_) => lowered.optional = true,
+                }
+            }
+            let name = self.interpolate(c, params, env, &task.title);
+            ir_tasks.push(ir::Task {
+                id: index as TaskId + 1,
+                key: self.tasks[index].key.clone(),
+                name,
+                step: self.tasks[index].step.map(|s| self.steps[s].key.clone()),
+                assignee: lowered.assignee,
+                reasoning: lowered.reasoning,
+                description: lowered.description,
+                optional: lowered.optional,
+                retry: lowered.retry,
+                dependencies: Vec::new(),
+            });
+        }
+        c.suggested_roles.extend(suggested_roles);
+
+        let report = graph::check(&graph);
+        c.diagnostics.extend(report.diagnostics);
+        for (task, deps) in ir_tasks.iter_mut().zip(report.dependencies) {
+            task.dependencies = deps.into_iter().map(|d| d as TaskId + 1).collect();
+        }
+        Lowered {
+            steps: ir_steps,
+            tasks: ir_tasks,
+            used_templates: self.used_templates,
+            used_template_params: self.used_template_params,
+        }
+    }
+
+    /// Whether no task came out of the expansion.
+    pub(super) fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+}
+
+#[derive(Default)]
+struct TaskFields {
+    seen: Vec<(&'static str, Span)>,
+    assignee: Option<String>,
+    reasoning: Option<String>,
+    description: Option<String>,
+    retry: u32,
+    optional: bool,
+}

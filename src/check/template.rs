@@ -1,0 +1,190 @@
+//! Template instances: binding `use` arguments to a template's parameters,
+//! and interpolating the template's strings with them.
+
+use super::declare::Declarations;
+use super::params::{article, literal_value, placeholder, type_help, unknown_param};
+use super::Checker;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::{Type, Value};
+use crate::suggest;
+use crate::syntax::ast::{self, Literal, StrPart};
+
+/// The parameter values of one template instance.
+pub(super) struct TemplateEnv {
+    pub template: usize,
+    /// Per template parameter; `None` when checking a template on its own.
+    pub values: Vec<Option<Value>>,
+}
+
+impl TemplateEnv {
+    /// An instance with no values: a template checked on its own.
+    pub(super) fn unbound(decls: &Declarations, template: usize) -> TemplateEnv {
+        TemplateEnv {
+            template,
+            values: vec![None; decls.templates[template].params.len()],
+        }
+    }
+
+    /// Binds the arguments of `use_` (in the checker's current file).
+    /// `outer` interpolates string arguments in the scope of the `use`.
+    pub(super) fn bind(
+        c: &mut Checker,
+        decls: &Declarations,
+        template: usize,
+        use_: &ast::Use,
+        outer: &mut dyn FnMut(&mut Checker, &ast::Str) -> String,
+    ) -> TemplateEnv {
+        let decl = &decls.templates[template];
+        let mut values: Vec<Option<Value>> = vec![None; decl.params.len()];
+        let mut given: Vec<Option<&ast::UseArg>> = vec![None; decl.params.len()];
+        let mut misspelt = vec![false; decl.params.len()];
+        for arg in &use_.args {
+            let Some(i) = decl
+                .params
+                .iter()
+                .position(|p| p.ast.name.name == arg.name.name)
+            else {
+                let names = decl.params.iter().map(|p| p.ast.name.name.as_str());
+                let suggestion = suggest::closest(&arg.name.name, names);
+                // The parameter meant is given, misspelt: no "missing" echo for it.
+                if let Some(meant) = suggestion
+                    .and_then(|best| decl.params.iter().position(|p| p.ast.name.name == best))
+                {
+                    misspelt[meant] = true;
+                }
+                let mut diagnostic = Diagnostic::new(
+                    Code::TemplateArg,
+                    format!(
+                        "template `{}` has no parameter `{}`",
+                        decl.ast.name.name, arg.name.name
+                    ),
+                );
+                diagnostic = match suggestion {
+                    Some(best) => diagnostic
+                        .label(c.file, arg.name.span, format!("did you mean `{best}`?"))
+                        .fix(c.file, arg.name.span, best),
+                    None => diagnostic.label(c.file, arg.name.span, "unknown argument"),
+                };
+                c.diagnostics.push(diagnostic.label(
+                    decl.file,
+                    decl.ast.name.span,
+                    "template declared here",
+                ));
+                continue;
+            };
+            if let Some(first) = given[i] {
+                c.diagnostics.push(
+                    Diagnostic::new(
+                        Code::TemplateArg,
+                        format!("argument `{}` is given twice", arg.name.name),
+                    )
+                    .label(c.file, arg.name.span, "given again here")
+                    .label(c.file, first.name.span, "first given here"),
+                );
+                continue;
+            }
+            given[i] = Some(arg);
+            let Some(ty) = decl.params[i].ty else {
+                continue;
+            };
+            let value = match (&arg.value, ty) {
+                // A string argument is interpolated where the `use` stands,
+                // so plan parameters flow into templates.
+                (Literal::Str(s), Type::String) => Ok(Value::Str(outer(c, s))),
+                (literal, ty) => literal_value(ty, literal),
+            };
+            match value {
+                Ok(value) => values[i] = Some(value),
+                Err(found) => c.diagnostics.push(
+                    Diagnostic::new(
+                        Code::ParamType,
+                        format!(
+                            "argument `{}` of `{}` is {found}, but its type is `{}`",
+                            arg.name.name,
+                            decl.ast.name.name,
+                            ty.as_str()
+                        ),
+                    )
+                    .label(c.file, arg.value.span(), format!("not {}", article(ty)))
+                    .label(decl.file, decl.params[i].ast.ty.span, "type declared here")
+                    .help(type_help(ty)),
+                ),
+            }
+        }
+        for (i, param) in decl.params.iter().enumerate() {
+            if given[i].is_some() || misspelt[i] {
+                continue;
+            }
+            match &param.default {
+                Some(default) => values[i] = Some(default.clone()),
+                None if param.ast.default.is_none() => c.diagnostics.push(
+                    Diagnostic::new(
+                        Code::TemplateArg,
+                        format!(
+                            "missing argument `{}` for template `{}`",
+                            param.ast.name.name, decl.ast.name.name
+                        ),
+                    )
+                    .label(
+                        c.file,
+                        use_.template.span,
+                        format!("`{}` has no default", param.ast.name.name),
+                    )
+                    .label(decl.file, param.ast.name.span, "parameter declared here")
+                    .help(format!(
+                        "add `{} = …` to the arguments",
+                        param.ast.name.name
+                    )),
+                ),
+                None => {}
+            }
+        }
+        TemplateEnv { template, values }
+    }
+
+    /// A template string with its parameters' values (labels in the
+    /// checker's current file, the template's).
+    pub(super) fn interpolate(
+        &self,
+        c: &mut Checker,
+        decls: &Declarations,
+        used: &mut [Vec<bool>],
+        string: &ast::Str,
+    ) -> String {
+        let decl = &decls.templates[self.template];
+        let mut out = String::new();
+        for part in &string.parts {
+            match part {
+                StrPart::Text(text) => out.push_str(text),
+                StrPart::Param(ident) => {
+                    match decl
+                        .params
+                        .iter()
+                        .position(|p| p.ast.name.name == ident.name)
+                    {
+                        Some(i) => {
+                            used[self.template][i] = true;
+                            c.reference(decl.params[i].def, ident.span);
+                            match &self.values[i] {
+                                Some(value) => out.push_str(&value.to_text()),
+                                None => placeholder(&mut out, &ident.name),
+                            }
+                        }
+                        None => {
+                            let names = decl.params.iter().map(|p| p.ast.name.name.as_str());
+                            let suggestion = suggest::closest(&ident.name, names);
+                            if let Some(i) = suggestion.and_then(|best| {
+                                decl.params.iter().position(|p| p.ast.name.name == best)
+                            }) {
+                                used[self.template][i] = true;
+                            }
+                            unknown_param(c, ident, suggestion);
+                            placeholder(&mut out, &ident.name);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
