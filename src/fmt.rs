@@ -168,6 +168,11 @@ impl Printer<'_> {
         self.begin(plan.span);
         self.push("plan ");
         self.push(&plan.name.name);
+        if plan.items.is_empty() && !self.has_comment_inside(plan.span) {
+            self.push(" {}");
+            self.end(plan.span);
+            return;
+        }
         self.open_block();
         for item in &plan.items {
             self.plan_item(item);
@@ -188,6 +193,11 @@ impl Printer<'_> {
             self.param_text(param);
         }
         self.push(")");
+        if template.items.is_empty() && !self.has_comment_inside(template.span) {
+            self.push(" {}");
+            self.end(template.span);
+            return;
+        }
         self.open_block();
         for item in &template.items {
             self.plan_item(item);
@@ -270,6 +280,11 @@ impl Printer<'_> {
         if let Some(title) = &step.title {
             self.push(" ");
             self.string(title);
+        }
+        if step.items.is_empty() && !self.has_comment_inside(step.span) {
+            self.push(" {}");
+            self.end(step.span);
+            return;
         }
         self.open_block();
         for item in &step.items {
