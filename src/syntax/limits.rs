@@ -40,39 +40,55 @@ pub(crate) fn check(text: &str, file: FileId) -> Option<Diagnostic> {
 /// The offset of the first `{` that opens a level deeper than the limit,
 /// outside strings and comments.
 fn deepest_brace(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
     let mut depth = 0usize;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'#' => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'"' if bytes[i..].starts_with(b"\"\"\"") => {
-                i += 3;
-                while i < bytes.len() && !bytes[i..].starts_with(b"\"\"\"") {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 2;
-            }
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-            }
+    for (offset, byte) in code_bytes(text) {
+        match byte {
             b'{' => {
                 depth += 1;
                 if depth > MAX_NESTING {
-                    return Some(i);
+                    return Some(offset);
                 }
             }
             b'}' => depth = depth.saturating_sub(1),
             _ => {}
         }
-        i += 1;
     }
     None
+}
+
+/// The bytes of `text` outside strings and comments, with their offsets: a
+/// lexical view just precise enough to count braces and find line starts.
+pub(crate) fn code_bytes(text: &str) -> impl Iterator<Item = (usize, u8)> + '_ {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            match bytes[i] {
+                b'#' => {
+                    while i < bytes.len() && bytes[i] != b'\n' {
+                        i += 1;
+                    }
+                }
+                b'"' if bytes[i..].starts_with(b"\"\"\"") => {
+                    i += 3;
+                    while i < bytes.len() && !bytes[i..].starts_with(b"\"\"\"") {
+                        i += if bytes[i] == b'\\' { 2 } else { 1 };
+                    }
+                    i += 3;
+                }
+                b'"' => {
+                    i += 1;
+                    while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
+                        i += if bytes[i] == b'\\' { 2 } else { 1 };
+                    }
+                    i += 1;
+                }
+                byte => {
+                    i += 1;
+                    return Some((i - 1, byte));
+                }
+            }
+        }
+        None
+    })
 }

@@ -1,6 +1,7 @@
 //! Source text → syntax tree with spans, and syntax diagnostics.
 
 pub mod ast;
+mod chunks;
 pub mod grammar;
 mod limits;
 mod parser;

@@ -5,6 +5,7 @@ use pest::iterators::Pair;
 use pest::Parser as _;
 
 use super::ast::*;
+use super::chunks::{self, PARALLEL_THRESHOLD};
 use super::grammar::{PlanParser, Rule};
 use super::recover::{self, Context};
 use super::{limits, strings};
@@ -29,8 +30,19 @@ pub fn parse(text: &str, file: FileId) -> Parsed {
             diagnostics: vec![diagnostic],
         };
     }
+    if text.len() >= PARALLEL_THRESHOLD {
+        if let Some(parsed) = parse_in_pieces(text, file) {
+            return parsed;
+        }
+    }
+    parse_whole(text, file)
+}
+
+/// Parses the whole file on this thread.
+fn parse_whole(text: &str, file: FileId) -> Parsed {
     let mut walker = Walker {
         text,
+        base: 0,
         file,
         comments: Vec::new(),
         keywords: Vec::new(),
@@ -63,8 +75,190 @@ pub fn parse(text: &str, file: FileId) -> Parsed {
     }
 }
 
+/// Which piece of a file split for parallel parsing.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PieceKind {
+    Head,
+    Middle,
+    Tail,
+}
+
+/// What one piece of a split file holds.
+#[derive(Default)]
+struct Piece {
+    before: Vec<TopItem>,
+    /// The head's `plan` keyword, name and opening brace.
+    header: Option<(Span, Ident, Span)>,
+    items: Vec<PlanItem>,
+    close: Option<Span>,
+    after: Vec<TopItem>,
+    comments: Vec<Span>,
+    keywords: Vec<Span>,
+}
+
+/// Parses a large file in pieces, one thread each; `None` when the file
+/// cannot be split or a piece is not clean (then it is parsed whole).
+fn parse_in_pieces(text: &str, file: FileId) -> Option<Parsed> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    if threads < 2 {
+        return None;
+    }
+    let cuts = chunks::split_points(text, threads);
+    if cuts.is_empty() {
+        return None;
+    }
+    let mut bounds = vec![0];
+    bounds.extend(cuts);
+    bounds.push(text.len());
+    let last = bounds.len() - 2;
+    let pieces: Vec<Option<Piece>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = bounds
+            .windows(2)
+            .enumerate()
+            .map(|(i, w)| {
+                let kind = match i {
+                    0 => PieceKind::Head,
+                    i if i == last => PieceKind::Tail,
+                    _ => PieceKind::Middle,
+                };
+                let (start, end) = (w[0], w[1]);
+                scope.spawn(move || parse_piece(text, file, start, end, kind))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect()
+    });
+    let mut pieces = pieces.into_iter().collect::<Option<Vec<Piece>>>()?;
+    let (keyword, name, open) = pieces.first_mut()?.header.take()?;
+    let close = pieces.last()?.close?;
+    let mut file_ast = File::default();
+    let mut items = Vec::new();
+    let mut after = Vec::new();
+    for piece in &mut pieces {
+        file_ast.items.append(&mut piece.before);
+        items.append(&mut piece.items);
+        after.append(&mut piece.after);
+        file_ast.comments.append(&mut piece.comments);
+        file_ast.keywords.append(&mut piece.keywords);
+    }
+    file_ast.items.push(TopItem::Plan(Plan {
+        span: keyword.to(close),
+        name,
+        body: Body {
+            open,
+            close: Some(close),
+        },
+        items,
+    }));
+    file_ast.items.append(&mut after);
+    file_ast.comments.sort_unstable();
+    file_ast.keywords.sort_unstable();
+    Some(Parsed {
+        file: file_ast,
+        diagnostics: Vec::new(),
+    })
+}
+
+fn parse_piece(
+    text: &str,
+    file: FileId,
+    start: usize,
+    end: usize,
+    kind: PieceKind,
+) -> Option<Piece> {
+    let rule = match kind {
+        PieceKind::Head => Rule::chunk_head,
+        PieceKind::Middle => Rule::chunk_items,
+        PieceKind::Tail => Rule::chunk_tail,
+    };
+    let root = PlanParser::parse(rule, &text[start..end]).ok()?.next()?;
+    let mut walker = Walker {
+        text,
+        base: start,
+        file,
+        comments: Vec::new(),
+        keywords: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    let mut piece = Piece::default();
+    let keyword = root
+        .clone()
+        .into_inner()
+        .find(|p| p.as_rule() == Rule::kw_plan)
+        .map(|p| walker.sp(&p));
+    let mut name = None;
+    let mut open = None;
+    let mut in_plan = kind != PieceKind::Head;
+    for child in walker.children(root, Context::Plan) {
+        match child.as_rule() {
+            Rule::ident => {
+                name = Some(walker.name(&child, "a plan name"));
+                in_plan = true;
+            }
+            Rule::lbrace => open = Some(walker.sp(&child)),
+            Rule::plan_end => {
+                piece.close = walker.body_end(child, Span::default(), "plan");
+                in_plan = false;
+            }
+            Rule::import => {
+                let item = TopItem::Import(walker.import(child));
+                if in_plan {
+                    piece.after.push(item)
+                } else {
+                    piece.before.push(item)
+                }
+            }
+            Rule::template => {
+                let item = TopItem::Template(walker.template(child));
+                if in_plan || piece.close.is_some() {
+                    piece.after.push(item)
+                } else {
+                    piece.before.push(item)
+                }
+            }
+            Rule::plan if piece.close.is_some() => {
+                piece.after.push(TopItem::Plan(walker.plan(child)))
+            }
+            Rule::role | Rule::param if kind == PieceKind::Head && name.is_none() => {
+                let item = if child.as_rule() == Rule::role {
+                    TopItem::Role(walker.role(child))
+                } else {
+                    TopItem::Param(walker.param(child))
+                };
+                piece.before.push(item);
+            }
+            Rule::role | Rule::param if piece.close.is_some() => {
+                let item = if child.as_rule() == Rule::role {
+                    TopItem::Role(walker.role(child))
+                } else {
+                    TopItem::Param(walker.param(child))
+                };
+                piece.after.push(item);
+            }
+            _ => piece.items.extend(walker.plan_item(child)),
+        }
+    }
+    if !walker.diagnostics.is_empty() {
+        return None;
+    }
+    if kind == PieceKind::Head {
+        piece.header = Some((keyword?, name?, open?));
+    }
+    piece.comments = walker.comments;
+    piece.keywords = walker.keywords;
+    Some(piece)
+}
+
 struct Walker<'a> {
+    /// The whole file (explanations of bad runs re-parse from it).
     text: &'a str,
+    /// Where the text pest parsed starts in the file: pest's offsets are
+    /// relative to it (a chunk of a large file, parsed on its own thread).
+    base: usize,
     file: FileId,
     comments: Vec<Span>,
     keywords: Vec<Span>,
@@ -113,17 +307,17 @@ impl<'a> Walker<'a> {
         for child in pair.into_inner() {
             let rule = child.as_rule();
             if rule == Rule::COMMENT {
-                self.comments.push(child.as_span().into());
+                self.comments.push(self.sp(&child));
                 continue;
             }
             if is_keyword(rule) {
-                self.keywords.push(child.as_span().into());
+                self.keywords.push(self.sp(&child));
                 continue;
             }
             if is_bad(rule) {
                 // A keyword starts a new run: it is where the next item was meant
                 // to begin, so it gets its own explanation.
-                let span = Span::from(child.as_span());
+                let span = self.sp(&child);
                 let starts_item = recover::is_keyword(child.as_str());
                 bad = match bad {
                     Some(run) if starts_item => {
@@ -172,14 +366,14 @@ impl<'a> Walker<'a> {
     }
 
     fn import(&mut self, pair: Pair<'a, Rule>) -> Import {
-        let span = pair.as_span().into();
+        let span = self.sp(&pair);
         let mut children = self.children(pair, Context::Top).into_iter();
         let path = self.string(children.next().expect("import has a path"));
         Import { span, path }
     }
 
     fn plan(&mut self, pair: Pair<'a, Rule>) -> Plan {
-        let span = pair.as_span().into();
+        let span = self.sp(&pair);
         let mut name = None;
         let mut open = Span::default();
         let mut close = None;
@@ -187,7 +381,7 @@ impl<'a> Walker<'a> {
         for child in self.children(pair, Context::Plan) {
             match child.as_rule() {
                 Rule::ident => name = Some(self.name(&child, "a plan name")),
-                Rule::lbrace => open = child.as_span().into(),
+                Rule::lbrace => open = self.sp(&child),
                 Rule::plan_end => close = self.body_end(child, open, "plan"),
                 _ => items.extend(self.plan_item(child)),
             }
@@ -201,7 +395,7 @@ impl<'a> Walker<'a> {
     }
 
     fn template(&mut self, pair: Pair<'a, Rule>) -> Template {
-        let span = pair.as_span().into();
+        let span = self.sp(&pair);
         let mut name = None;
         let mut params = Vec::new();
         let mut open = Span::default();
@@ -211,7 +405,7 @@ impl<'a> Walker<'a> {
             match child.as_rule() {
                 Rule::ident => name = Some(self.name(&child, "a template name")),
                 Rule::template_param => params.push(self.param(child)),
-                Rule::lbrace => open = child.as_span().into(),
+                Rule::lbrace => open = self.sp(&child),
                 Rule::plan_end => close = self.body_end(child, open, "template"),
                 _ => items.extend(self.plan_item(child)),
             }
@@ -227,7 +421,7 @@ impl<'a> Walker<'a> {
 
     /// The closing brace of a body, or a syntax error where it is missing.
     fn body_end(&mut self, end: Pair<'a, Rule>, open: Span, what: &str) -> Option<Span> {
-        let span = Span::from(end.as_span());
+        let span = self.sp(&end);
         if end.into_inner().next().is_none() {
             return Some(span);
         }
@@ -264,8 +458,8 @@ impl<'a> Walker<'a> {
     }
 
     fn str_field(&mut self, pair: Pair<'a, Rule>) -> StrField {
-        let span = Span::from(pair.as_span());
-        let keyword = keyword_span(&pair);
+        let span = self.sp(&pair);
+        let keyword = self.keyword_span(&pair);
         let value = self.children(pair, Context::Plan).into_iter().next();
         StrField {
             span,
@@ -275,8 +469,8 @@ impl<'a> Walker<'a> {
     }
 
     fn int_field(&mut self, pair: Pair<'a, Rule>) -> IntField {
-        let span = Span::from(pair.as_span());
-        let keyword = keyword_span(&pair);
+        let span = self.sp(&pair);
+        let keyword = self.keyword_span(&pair);
         let value = self.children(pair, Context::Plan).into_iter().next();
         IntField {
             span,
@@ -286,13 +480,13 @@ impl<'a> Walker<'a> {
     }
 
     fn param(&mut self, pair: Pair<'a, Rule>) -> Param {
-        let span = node_span(&pair);
+        let span = self.node_span(&pair);
         let mut children = self.children(pair, Context::Plan).into_iter();
         let name = self.name(
             &children.next().expect("param has a name"),
             "a parameter name",
         );
-        let ty = ident(&children.next().expect("param has a type"));
+        let ty = self.ident(&children.next().expect("param has a type"));
         let default = children.next().map(|value| self.literal(value));
         Param {
             span,
@@ -303,7 +497,7 @@ impl<'a> Walker<'a> {
     }
 
     fn literal(&mut self, pair: Pair<'a, Rule>) -> Literal {
-        let span = Span::from(pair.as_span());
+        let span = self.sp(&pair);
         match pair.as_rule() {
             Rule::string => Literal::Str(self.string(pair)),
             Rule::int => Literal::Int(self.int(pair)),
@@ -326,7 +520,7 @@ impl<'a> Walker<'a> {
     }
 
     fn int(&mut self, pair: Pair<'a, Rule>) -> Int {
-        let span = Span::from(pair.as_span());
+        let span = self.sp(&pair);
         let value = pair.as_str().parse::<i64>().ok();
         if value.is_none() {
             self.syntax_error(
@@ -339,7 +533,7 @@ impl<'a> Walker<'a> {
     }
 
     fn role(&mut self, pair: Pair<'a, Rule>) -> Role {
-        let span = node_span(&pair);
+        let span = self.node_span(&pair);
         let mut children = self.children(pair, Context::Plan).into_iter();
         let name = self.name(&children.next().expect("role has a name"), "a role name");
         let description = children.next().map(|s| self.string(s));
@@ -351,7 +545,7 @@ impl<'a> Walker<'a> {
     }
 
     fn step(&mut self, pair: Pair<'a, Rule>) -> Step {
-        let span = pair.as_span().into();
+        let span = self.sp(&pair);
         let mut name = None;
         let mut title = None;
         let mut open = Span::default();
@@ -361,11 +555,11 @@ impl<'a> Walker<'a> {
             match child.as_rule() {
                 Rule::ident => name = Some(self.name(&child, "a step name")),
                 Rule::string => title = Some(self.string(child)),
-                Rule::lbrace => open = child.as_span().into(),
+                Rule::lbrace => open = self.sp(&child),
                 Rule::step_end => close = self.body_end(child, open, "step"),
                 Rule::after => items.push(StepItem::After(self.after(child))),
                 Rule::sequential => {
-                    let keyword = Span::from(child.as_span());
+                    let keyword = self.sp(&child);
                     self.keywords.push(keyword);
                     items.push(StepItem::Sequential(keyword));
                 }
@@ -383,7 +577,7 @@ impl<'a> Walker<'a> {
     }
 
     fn task(&mut self, pair: Pair<'a, Rule>) -> Task {
-        let span = node_span(&pair);
+        let span = self.node_span(&pair);
         let mut children = self.children(pair, Context::Plan).into_iter();
         let name = self.name(&children.next().expect("task has a name"), "a task name");
         let title = self.string(children.next().expect("task has a title"));
@@ -394,7 +588,7 @@ impl<'a> Walker<'a> {
             let mut close = None;
             for child in self.children(block, Context::Task) {
                 match child.as_rule() {
-                    Rule::lbrace => open = child.as_span().into(),
+                    Rule::lbrace => open = self.sp(&child),
                     Rule::task_end => close = self.body_end(child, open, "task"),
                     _ => fields.extend(self.task_field(child)),
                 }
@@ -411,12 +605,12 @@ impl<'a> Walker<'a> {
     }
 
     fn task_field(&mut self, pair: Pair<'a, Rule>) -> Option<TaskField> {
-        let span = Span::from(pair.as_span());
+        let span = self.sp(&pair);
         Some(match pair.as_rule() {
             Rule::after => TaskField::After(self.after(pair)),
             Rule::assignee => {
                 let role = self.children(pair, Context::Task).into_iter().next();
-                let role = ident(&role.expect("assignee names a role"));
+                let role = self.ident(&role.expect("assignee names a role"));
                 if recover::is_keyword(&role.name) {
                     self.diagnostics.push(
                         Diagnostic::new(
@@ -445,17 +639,17 @@ impl<'a> Walker<'a> {
     }
 
     fn after(&mut self, pair: Pair<'a, Rule>) -> After {
-        let span = node_span(&pair);
+        let span = self.node_span(&pair);
         let refs = self
             .children(pair, Context::Task)
             .iter()
-            .map(ident)
+            .map(|p| self.ident(p))
             .collect();
         After { span, refs }
     }
 
     fn use_(&mut self, pair: Pair<'a, Rule>) -> Use {
-        let span = node_span(&pair);
+        let span = self.node_span(&pair);
         let mut template = None;
         let mut args = Vec::new();
         let mut prefix = None;
@@ -463,9 +657,9 @@ impl<'a> Walker<'a> {
         let mut after = Vec::new();
         for child in self.children(pair, Context::Plan) {
             match child.as_rule() {
-                Rule::path => template = Some(ident(&child)),
+                Rule::path => template = Some(self.ident(&child)),
                 Rule::use_arg => {
-                    let arg_span = child.as_span().into();
+                    let arg_span = self.sp(&child);
                     let mut parts = self.children(child, Context::Plan).into_iter();
                     let name = self.name(
                         &parts.next().expect("argument has a name"),
@@ -484,7 +678,7 @@ impl<'a> Walker<'a> {
                     let mut close = None;
                     for item in self.children(child, Context::Use) {
                         match item.as_rule() {
-                            Rule::lbrace => open = item.as_span().into(),
+                            Rule::lbrace => open = self.sp(&item),
                             Rule::task_end => close = self.body_end(item, open, "use"),
                             Rule::after => after.push(self.after(item)),
                             _ => {}
@@ -507,7 +701,7 @@ impl<'a> Walker<'a> {
 
     fn string(&mut self, pair: Pair<'a, Rule>) -> Str {
         let mut errors = Vec::new();
-        let cooked = strings::cook(pair, &mut errors);
+        let cooked = strings::cook(pair, self.base, &mut errors);
         for error in errors {
             self.syntax_error(error.span, error.message, "invalid escape");
         }
@@ -518,7 +712,7 @@ impl<'a> Walker<'a> {
 /// A name at a declaration or an assignee: keywords are not names.
 impl Walker<'_> {
     fn name(&mut self, pair: &Pair<'_, Rule>, what: &str) -> Ident {
-        let name = ident(pair);
+        let name = self.ident(pair);
         if recover::is_keyword(&name.name) {
             self.diagnostics.push(
                 Diagnostic::new(
@@ -537,33 +731,93 @@ impl Walker<'_> {
     }
 }
 
-/// A node's span without the whitespace and comments pest takes in when a
-/// rule ends with an optional or repeated part (`param x: int` followed by
-/// a comment): it ends where its last meaningful child ends.
-fn node_span(pair: &Pair<'_, Rule>) -> Span {
-    let start = pair.as_span().start();
-    let end = pair
-        .clone()
-        .into_inner()
-        .filter(|p| p.as_rule() != Rule::COMMENT)
-        .map(|p| p.as_span().end())
-        .max()
-        .unwrap_or_else(|| pair.as_span().end());
-    Span::new(start, end)
-}
+impl Walker<'_> {
+    /// A pair's span in the file.
+    fn sp(&self, pair: &Pair<'_, Rule>) -> Span {
+        let span = pair.as_span();
+        Span::new(self.base + span.start(), self.base + span.end())
+    }
 
-fn ident(pair: &Pair<'_, Rule>) -> Ident {
-    Ident {
-        name: pair.as_str().to_owned(),
-        span: pair.as_span().into(),
+    /// A node's span without the whitespace and comments pest takes in when a
+    /// rule ends with an optional or repeated part (`param x: int` followed by
+    /// a comment): it ends where its last meaningful child ends.
+    fn node_span(&self, pair: &Pair<'_, Rule>) -> Span {
+        let start = pair.as_span().start();
+        let end = pair
+            .clone()
+            .into_inner()
+            .filter(|p| p.as_rule() != Rule::COMMENT)
+            .map(|p| p.as_span().end())
+            .max()
+            .unwrap_or_else(|| pair.as_span().end());
+        Span::new(self.base + start, self.base + end)
+    }
+
+    fn ident(&self, pair: &Pair<'_, Rule>) -> Ident {
+        Ident {
+            name: pair.as_str().to_owned(),
+            span: self.sp(pair),
+        }
+    }
+
+    /// The span of the keyword a field starts with.
+    fn keyword_span(&self, pair: &Pair<'_, Rule>) -> Span {
+        pair.clone()
+            .into_inner()
+            .find(|p| is_keyword(p.as_rule()))
+            .map(|p| self.sp(&p))
+            .unwrap_or_default()
     }
 }
 
-/// The span of the keyword a field starts with.
-fn keyword_span(pair: &Pair<'_, Rule>) -> Span {
-    pair.clone()
-        .into_inner()
-        .find(|p| is_keyword(p.as_rule()))
-        .map(|p| p.as_span().into())
-        .unwrap_or_default()
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A large file with every kind of item, comments and `"""` blocks.
+    fn large_plan() -> String {
+        let mut text = String::from(
+            "# head\nrole lib_role\nplan big { # opens\n    goal \"g {n}\"\n    param n: int = 1\n",
+        );
+        for i in 0..3000 {
+            text.push_str(&format!(
+                "    # before {i}\n    step s{i} \"S {i}\" {{\n        sequential\n        task a{i} \"A\" {{ retry 1 }}\n        task b{i} \"B {{n}}\" {{\n            description \"\"\"\n                task fake{i}\n            \"\"\"\n        }}\n    }}\n    task c{i} \"C\" {{ after s{i} }}  # trailing {i}\n"
+            ));
+        }
+        text.push_str("}\n# tail\nrole after_role\n");
+        text
+    }
+
+    #[test]
+    fn parsing_in_pieces_builds_the_same_tree() {
+        let text = large_plan();
+        assert!(text.len() >= PARALLEL_THRESHOLD);
+        let whole = parse_whole(&text, FileId(0));
+        assert!(
+            whole.diagnostics.is_empty(),
+            "{:?}",
+            whole.diagnostics.first()
+        );
+        let pieces = parse_in_pieces(&text, FileId(0)).expect("the file splits");
+        assert_eq!(pieces.file, whole.file);
+
+        let generated = crate::generate::plan_source(20_000, false);
+        let pieces = parse_in_pieces(&generated, FileId(0)).expect("the file splits");
+        assert_eq!(pieces.file, parse_whole(&generated, FileId(0)).file);
+    }
+
+    #[test]
+    fn a_piece_with_errors_sends_the_file_to_the_whole_parse() {
+        let text = large_plan().replace(
+            "task c2999 \"C\" { after s2999 }",
+            "task c2999 \"C\" { asignee x }",
+        );
+        assert!(parse_in_pieces(&text, FileId(0)).is_none());
+        let parsed = parse(&text, FileId(0));
+        assert_eq!(parsed.diagnostics.len(), 1);
+        assert_eq!(
+            parsed.diagnostics[0].message,
+            "unknown field `asignee` in a task"
+        );
+    }
 }

@@ -12,8 +12,10 @@ pub(crate) struct StringError {
     pub message: String,
 }
 
-/// Turns a `string` pair into a cooked [`Str`].
-pub(crate) fn cook(pair: Pair<'_, Rule>, errors: &mut Vec<StringError>) -> Str {
+/// Turns a `string` pair into a cooked [`Str`]; `base` is where the text pest
+/// parsed starts in the file (spans are shifted by it).
+pub(crate) fn cook(pair: Pair<'_, Rule>, base: usize, errors: &mut Vec<StringError>) -> Str {
+    let shift = |s: Span| Span::new(s.start + base, s.end + base);
     let span = Span::from(pair.as_span());
     let inner = pair
         .into_inner()
@@ -56,7 +58,7 @@ pub(crate) fn cook(pair: Pair<'_, Rule>, errors: &mut Vec<StringError>) -> Str {
             Rule::escape => match unescape(piece.as_str()) {
                 Some(c) => push_text(&mut parts, c.encode_utf8(&mut [0; 4])),
                 None => errors.push(StringError {
-                    span: piece_span,
+                    span: shift(piece_span),
                     message: format!("`{}` is not a Unicode scalar value", piece.as_str()),
                 }),
             },
@@ -64,14 +66,14 @@ pub(crate) fn cook(pair: Pair<'_, Rule>, errors: &mut Vec<StringError>) -> Str {
                 let ident = piece.into_inner().next().expect("interp holds an ident");
                 parts.push(StrPart::Param(Ident {
                     name: ident.as_str().to_owned(),
-                    span: ident.as_span().into(),
+                    span: shift(ident.as_span().into()),
                 }));
             }
             _ => {}
         }
     }
     Str {
-        span,
+        span: shift(span),
         triple,
         parts,
     }
