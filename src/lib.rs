@@ -16,5 +16,6 @@ pub mod suggest;
 pub mod syntax;
 pub mod ir;
 pub mod render;
+pub mod runner;
 
 pub use compile::{compile, decode, Compilation};

@@ -5,6 +5,8 @@ mod build;
 mod check;
 mod input;
 mod output;
+mod run;
+mod run_text;
 
 use clap::{Parser, Subcommand};
 
@@ -35,6 +37,8 @@ enum Command {
     Build(build::BuildArgs),
     /// Print the JSON Schema of the plan document
     Schema,
+    /// Run a plan: create a state file and drive it task by task
+    Run(run::RunArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -49,6 +53,7 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Check(args) => check::run(args),
         Command::Build(args) => build::run(args),
+        Command::Run(args) => run::run(args),
         Command::Schema => {
             print!("{}", planc::document::SCHEMA);
             EXIT_OK
