@@ -78,8 +78,11 @@ impl Runner {
     fn nothing_to_start(&self, assignee: Option<&str>) -> Value {
         let total = self.doc.tasks.len();
         let status = self.doc.state.status;
-        let (reason, message) = if total > 0 && self.index.done() == total {
-            ("completed", "All tasks are completed.".to_owned())
+        let (reason, message) = if self.index.all_settled(total) {
+            (
+                "completed",
+                "All tasks are completed (or skipped).".to_owned(),
+            )
         } else if total == 0 {
             (
                 "empty",

@@ -122,6 +122,12 @@ impl Index {
         self.counts[TaskStatus::Completed as usize] + self.counts[TaskStatus::Skipped as usize]
     }
 
+    /// Whether every task is completed or skipped, or failed but optional:
+    /// the plan has succeeded.
+    pub fn all_settled(&self, total: usize) -> bool {
+        total > 0 && self.done() + self.count(TaskStatus::Failed) - self.failed_required == total
+    }
+
     /// How many tasks have `status`.
     pub fn count(&self, status: TaskStatus) -> usize {
         self.counts[status as usize]

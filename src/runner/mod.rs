@@ -163,7 +163,7 @@ impl Runner {
         }
         let total = self.doc.tasks.len();
         let untouched = self.index.count(TaskStatus::Pending) == total;
-        let after = if total > 0 && self.index.done() == total {
+        let after = if self.index.all_settled(total) {
             PlanStatus::Completed
         } else if self.index.ready.is_empty()
             && self.index.count(TaskStatus::InProgress) == 0
@@ -179,7 +179,7 @@ impl Runner {
         match (before == after, after) {
             (false, PlanStatus::Completed) => Some(Event::plan(
                 EventKind::PlanCompleted,
-                "All tasks are completed or skipped",
+                "Every task is completed or skipped (or failed but optional)",
             )),
             (false, PlanStatus::Failed) => Some(Event::plan(
                 EventKind::PlanFailed,
