@@ -30,7 +30,7 @@ pub use ops::{
     SkipArgs, StartNextArgs, TaskIdArgs, TaskRef, TaskUpdates, UpdateArgs,
 };
 pub use prompt::prompt;
-pub use store::{write_atomically, Store};
+pub use store::Store;
 
 use index::Index;
 

@@ -175,13 +175,15 @@ impl Store {
 
 /// Writes `bytes` to `path` so that `path` holds either its old or its new
 /// content at every moment: temporary file, sync, rename, sync the directory.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), OpError> {
+/// The caller holds the lock, so one temporary name serves (a writer killed
+/// mid-write leaves it behind; the next writer overwrites it).
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), OpError> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("state");
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let tmp = dir.join(format!(".{name}.tmp"));
     let result = (|| {
         let mut file = File::create(&tmp)?;
         file.write_all(bytes)?;
