@@ -11,6 +11,7 @@ pub mod diagnostic;
 pub mod document;
 pub mod emit;
 pub mod line_index;
+pub mod mcp;
 pub mod span;
 pub mod suggest;
 pub mod syntax;

@@ -4,6 +4,7 @@
 mod build;
 mod check;
 mod input;
+mod mcp;
 mod output;
 mod run;
 mod run_text;
@@ -39,6 +40,10 @@ enum Command {
     Schema,
     /// Run a plan: create a state file and drive it task by task
     Run(run::RunArgs),
+    /// Serve a state file's operations as MCP tools over stdio
+    Mcp(mcp::McpArgs),
+    /// Print the runner's tool definitions (MCP, OpenAI or Anthropic)
+    Tools(mcp::ToolsArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -54,6 +59,8 @@ pub fn main() -> i32 {
         Command::Check(args) => check::run(args),
         Command::Build(args) => build::run(args),
         Command::Run(args) => run::run(args),
+        Command::Mcp(args) => mcp::serve(args),
+        Command::Tools(args) => mcp::print(args),
         Command::Schema => {
             print!("{}", planc::document::SCHEMA);
             EXIT_OK
