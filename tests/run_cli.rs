@@ -537,3 +537,42 @@ fn observe_markers_iterations_and_resume() {
     assert_eq!(state["tasks"][1]["result"], "the site is down");
     assert_eq!(state["state"]["iteration_count"], 1);
 }
+
+/// The full envelope of every error code, pinned: a change in wording is a reviewed diff.
+#[test]
+fn error_envelopes_snapshot() {
+    let t = Test::new().file("broken.json", "{\"format\": ");
+    t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
+    let cases: &[&[&str]] = &[
+        &["show", "s.json", "99"],
+        &["add", "s.json", "--name", "x", "--deps", "42"],
+        &["update", "s.json", "open", "--deps", "search"],
+        &["start", "s.json", "search"],
+        &["complete", "s.json"],
+        &["add", "s.json", "--name", "x", "--assignee", "robot"],
+        &["add", "s.json", "--name", " "],
+        &["list", "s.json", "--status", "blocked"],
+        &["status", "missing.json"],
+        &["status", "broken.json"],
+        &["next", "s.json"],
+        &["update", "s.json", "open", "--name", "x"],
+        &["start", "s.json", "open"],
+        &["pause", "s.json"],
+        &["pause", "s.json"],
+    ];
+    let mut text = String::new();
+    for args in cases {
+        let run = t.run(&[&["run", "--json"], *args].concat());
+        text.push_str(&format!("$ planc run --json {}\n", args.join(" ")));
+        if run.code == 0 {
+            text.push_str("(ok)\n\n");
+        } else {
+            let envelope = run.json();
+            text.push_str(&serde_json::to_string_pretty(&envelope["error"]).unwrap());
+            text.push_str("\n\n");
+        }
+    }
+    // Paths of the temporary directory vary; keep the file names.
+    let dir = t.dir().display().to_string();
+    insta::assert_snapshot!("error_envelopes", text.replace(&dir, "TMP"));
+}
