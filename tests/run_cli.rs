@@ -576,3 +576,23 @@ fn error_envelopes_snapshot() {
     let dir = t.dir().display().to_string();
     insta::assert_snapshot!("error_envelopes", text.replace(&dir, "TMP"));
 }
+
+#[test]
+fn init_compiles_with_parameters() {
+    let t = Test::new().file(
+        "p.plan",
+        "plan shop {\n    goal \"Buy {item}\"\n    param item: string\n    task find \"Find {item}\"\n}\n",
+    );
+    let run = t.run(&["run", "init", "p.plan", "-o", "s.json"]);
+    assert_eq!(run.code, 1, "a parameter without default must be given");
+    assert!(run.stderr.contains("missing_param"), "{}", run.stderr);
+    t.ok(&["init", "p.plan", "-o", "s.json", "--set", "item=keyboard"]);
+    let state = t.state("s.json");
+    assert_eq!(state["meta"]["goal"], "Buy keyboard");
+    assert_eq!(state["tasks"][0]["name"], "Find keyboard");
+    assert_eq!(
+        t.run(&["run", "init", "p.plan", "-o", "x.json", "--set", "novalue"])
+            .code,
+        2
+    );
+}

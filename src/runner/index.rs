@@ -81,11 +81,15 @@ impl Index {
             }
         }
         if let Some(cycle) = find_cycle(&doc.tasks, &index) {
+            let path: Vec<String> = cycle.iter().map(u32::to_string).collect();
             return Err(OpError::new(
                 ErrorCode::CircularDependency,
-                format!("the dependencies would form a cycle through task {cycle}"),
+                format!(
+                    "the dependencies would form a cycle: {} (each waits for the next)",
+                    path.join(" → ")
+                ),
             )
-            .with(serde_json::json!({"task_id": cycle})));
+            .with(serde_json::json!({"cycle": cycle})));
         }
         Ok(index)
     }
@@ -138,8 +142,9 @@ fn invalid(message: String) -> OpError {
     OpError::new(ErrorCode::InvalidState, message)
 }
 
-/// A task on a dependency cycle, if there is one (Kahn's algorithm: O(n + e)).
-pub fn find_cycle(tasks: &[TaskDoc], index: &Index) -> Option<u32> {
+/// A dependency cycle, if there is one, as task ids `[a, b, …, a]` where each
+/// task waits for the next (Kahn's algorithm, then a walk: O(n + e)).
+pub fn find_cycle(tasks: &[TaskDoc], index: &Index) -> Option<Vec<u32>> {
     let mut remaining: Vec<usize> = tasks.iter().map(|t| t.dependencies.len()).collect();
     let mut queue: Vec<usize> = (0..tasks.len()).filter(|&i| remaining[i] == 0).collect();
     let mut seen = 0;
@@ -153,10 +158,25 @@ pub fn find_cycle(tasks: &[TaskDoc], index: &Index) -> Option<u32> {
         }
     }
     if seen == tasks.len() {
-        None
-    } else {
-        (0..tasks.len())
-            .find(|&i| remaining[i] > 0)
-            .map(|i| tasks[i].id)
+        return None;
     }
+    // Every task left over waits for another left-over task: walk those waits
+    // until a task comes round again.
+    let start = (0..tasks.len()).find(|&i| remaining[i] > 0)?;
+    let mut step_of: Vec<Option<usize>> = vec![None; tasks.len()];
+    let mut path = Vec::new();
+    let mut at = start;
+    while step_of[at].is_none() {
+        step_of[at] = Some(path.len());
+        path.push(at);
+        at = tasks[at]
+            .dependencies
+            .iter()
+            .filter_map(|d| index.position.get(d).copied())
+            .find(|&j| remaining[j] > 0)?;
+    }
+    let first = step_of[at]?;
+    let mut cycle: Vec<u32> = path[first..].iter().map(|&i| tasks[i].id).collect();
+    cycle.push(tasks[at].id);
+    Some(cycle)
 }

@@ -55,6 +55,16 @@ impl Applied {
     }
 }
 
+/// Applies one operation to a plan document: the runner as a pure function.
+///
+/// Indexes the document first (O(tasks + edges)); to apply many operations,
+/// keep a [`Runner`] instead.
+pub fn apply(doc: PlanDocument, op: &Op) -> Result<(PlanDocument, Applied), OpError> {
+    let mut runner = Runner::new(doc)?;
+    let applied = runner.apply(op)?;
+    Ok((runner.into_document(), applied))
+}
+
 /// A plan document being run: the document and the indexes that keep every
 /// operation cheap.
 #[derive(Clone, Debug)]

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A task named by its integer id (`3`) or its `.plan` key (`"open"`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum TaskRef {
     /// The task's `id`.
@@ -24,6 +24,47 @@ impl TaskRef {
             Ok(id) => TaskRef::Id(id),
             Err(_) => TaskRef::Key(text.trim().to_owned()),
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for TaskRef {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<TaskRef, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = TaskRef;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a task id (a whole number from 1) or a task key (a string)")
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<TaskRef, E> {
+                u32::try_from(v)
+                    .map(TaskRef::Id)
+                    .map_err(|_| E::custom(format!("task id {v} is too large")))
+            }
+
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<TaskRef, E> {
+                match u64::try_from(v) {
+                    Ok(v) => self.visit_u64(v),
+                    Err(_) => Err(E::custom(format!(
+                        "task id {v} is negative; ids are whole numbers from 1"
+                    ))),
+                }
+            }
+
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<TaskRef, E> {
+                if v.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(&v) {
+                    Ok(TaskRef::Id(v as u32))
+                } else {
+                    Err(E::custom(format!("task id {v} is not a whole number")))
+                }
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<TaskRef, E> {
+                Ok(TaskRef::Key(v.to_owned()))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
     }
 }
 

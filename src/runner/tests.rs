@@ -640,3 +640,194 @@ proptest! {
         prop_assert_eq!(r.document().state.revision, 2 * n as u64);
     }
 }
+
+impl Runner {
+    /// The incremental indexes agree with indexes built afresh.
+    fn assert_consistent(&self) {
+        let fresh = index::Index::build(&self.doc).expect("the document stays consistent");
+        assert_eq!(fresh.ready, self.index.ready, "ready set");
+        assert_eq!(fresh.unmet, self.index.unmet, "unmet counts");
+        assert_eq!(fresh.counts, self.index.counts, "status counts");
+        assert_eq!(
+            fresh.failed_required, self.index.failed_required,
+            "failed required"
+        );
+        assert_eq!(fresh.position, self.index.position, "positions");
+    }
+}
+
+#[test]
+fn cycle_errors_name_the_cycle() {
+    let mut r = Runner::new(plan(&[&[], &[1], &[2]])).unwrap();
+    let error = call(
+        &mut r,
+        "updateTask",
+        json!({"task_id": 1, "dependencies": [3]}),
+    )
+    .unwrap_err();
+    assert_eq!(error.code, ErrorCode::CircularDependency);
+    assert_eq!(
+        error.message,
+        "the dependencies would form a cycle: 1 → 3 → 2 → 1 (each waits for the next)"
+    );
+    assert_eq!(error.details, json!({"cycle": [1, 3, 2, 1]}));
+}
+
+#[test]
+fn task_refs_read_ids_and_keys_and_refuse_the_rest() {
+    let parse =
+        |v: serde_json::Value| serde_json::from_value::<TaskRef>(v).map_err(|e| e.to_string());
+    assert_eq!(parse(json!(3)), Ok(TaskRef::Id(3)));
+    assert_eq!(parse(json!(3.0)), Ok(TaskRef::Id(3)));
+    assert_eq!(parse(json!("open")), Ok(TaskRef::Key("open".to_owned())));
+    assert_eq!(
+        parse(json!(-1)).unwrap_err(),
+        "task id -1 is negative; ids are whole numbers from 1"
+    );
+    assert_eq!(
+        parse(json!(1.5)).unwrap_err(),
+        "task id 1.5 is not a whole number"
+    );
+    assert!(parse(json!([1]))
+        .unwrap_err()
+        .contains("a task id (a whole number from 1) or a task key"));
+    let mut r = Runner::new(plan(&[&[]])).unwrap();
+    assert_eq!(
+        ok(&mut r, "getTaskById", json!({"task_id": "1"}))["task"]["id"],
+        1
+    );
+    assert_eq!(
+        ok(&mut r, "getTaskById", json!({"task_id": "#1"}))["task"]["id"],
+        1
+    );
+}
+
+#[test]
+fn apply_is_a_function_of_document_and_operation() {
+    let doc = plan(&[&[]]);
+    let (after, applied) =
+        apply(doc.clone(), &Op::StartNextTask(StartNextArgs::default())).unwrap();
+    assert_eq!(after.tasks[0].status, TaskStatus::InProgress);
+    assert_eq!(after.state.revision, 1);
+    assert_eq!(applied.events[0].kind, EventKind::Started);
+    assert_eq!(
+        apply(
+            doc,
+            &Op::StartTask(TaskIdArgs {
+                task_id: TaskRef::Id(5)
+            })
+        )
+        .unwrap_err()
+        .code,
+        ErrorCode::TaskNotFound
+    );
+}
+
+/// One random action of the property test below.
+#[derive(Clone, Debug)]
+enum Action {
+    StartNext,
+    Complete(usize),
+    Fail(usize, bool),
+    Skip(usize),
+    Add(Vec<usize>, Option<usize>),
+    Remove(usize),
+    Update(usize, Vec<usize>),
+}
+
+fn action() -> impl Strategy<Value = Action> {
+    prop_oneof![
+        4 => Just(Action::StartNext),
+        4 => any::<usize>().prop_map(Action::Complete),
+        2 => (any::<usize>(), any::<bool>()).prop_map(|(i, r)| Action::Fail(i, r)),
+        1 => any::<usize>().prop_map(Action::Skip),
+        1 => (proptest::collection::vec(any::<usize>(), 0..3), proptest::option::of(any::<usize>()))
+            .prop_map(|(d, a)| Action::Add(d, a)),
+        1 => any::<usize>().prop_map(Action::Remove),
+        1 => (any::<usize>(), proptest::collection::vec(any::<usize>(), 0..3)).prop_map(|(i, d)| Action::Update(i, d)),
+    ]
+}
+
+proptest! {
+    /// Random plans (retries, optional tasks) under random operations, edits
+    /// included: indexes stay exact, refused operations change nothing, a task
+    /// only starts when its dependencies allow it, and the plan always ends
+    /// completed or failed.
+    #[test]
+    fn random_operations_keep_the_runner_consistent(
+        deps in dag(),
+        flags in proptest::collection::vec((0u32..3, any::<bool>()), 40),
+        actions in proptest::collection::vec(action(), 0..60),
+    ) {
+        let slices: Vec<&[u32]> = deps.iter().map(Vec::as_slice).collect();
+        let mut doc = plan(&slices);
+        for (task, (retry, optional)) in doc.tasks.iter_mut().zip(flags) {
+            task.retry.max = retry;
+            task.optional = optional;
+        }
+        let mut r = Runner::new(doc).unwrap();
+        let ids = |r: &Runner| r.document().tasks.iter().map(|t| t.id).collect::<Vec<u32>>();
+        let in_progress = |r: &Runner| {
+            r.document().tasks.iter().filter(|t| t.status == TaskStatus::InProgress).map(|t| t.id).collect::<Vec<u32>>()
+        };
+        let pick = |list: &[u32], i: usize| list.get(i % list.len().max(1)).copied().unwrap_or(1);
+        for action in actions {
+            let all = ids(&r);
+            let op = match &action {
+                Action::StartNext => Op::StartNextTask(StartNextArgs::default()),
+                Action::Complete(i) => Op::CompleteTask(CompleteArgs { task_id: Some(TaskRef::Id(pick(&in_progress(&r), *i))), result: None }),
+                Action::Fail(i, retry) => Op::FailTask(FailArgs { task_id: Some(TaskRef::Id(pick(&in_progress(&r), *i))), error_message: None, should_retry: *retry }),
+                Action::Skip(i) => Op::SkipTask(SkipArgs { task_id: TaskRef::Id(pick(&all, *i)), reason: None }),
+                Action::Add(d, after) => Op::AddTask(AddArgs {
+                    name: "added".to_owned(),
+                    dependencies: Some(d.iter().map(|&i| TaskRef::Id(pick(&all, i))).collect()),
+                    after_task_id: after.map(|a| TaskRef::Id(pick(&all, a))),
+                    ..AddArgs::default()
+                }),
+                Action::Remove(i) => Op::RemoveTask(TaskIdArgs { task_id: TaskRef::Id(pick(&all, *i)) }),
+                Action::Update(i, d) => Op::UpdateTask(UpdateArgs {
+                    task_id: TaskRef::Id(pick(&all, *i)),
+                    updates: None,
+                    name: None,
+                    dependencies: Some(d.iter().map(|&i| TaskRef::Id(pick(&all, i))).collect()),
+                    reasoning: None,
+                    assignee: None,
+                    description: None,
+                }),
+            };
+            let before = r.document().clone();
+            match r.apply(&op) {
+                Ok(applied) => {
+                    if let Some(id) = applied.data["task"]["id"].as_u64().filter(|_| matches!(action, Action::StartNext)) {
+                        let task = &before.tasks[before.tasks.iter().position(|t| t.id == id as u32).unwrap()];
+                        for d in &task.dependencies {
+                            let dep = before.tasks.iter().find(|t| t.id == *d).unwrap();
+                            prop_assert!(index::satisfies(dep), "task {} started before {} ({:?})", id, d, dep.status);
+                        }
+                    }
+                    prop_assert_eq!(r.document().state.revision, before.state.revision + u64::from(applied.changed()));
+                }
+                Err(_) => prop_assert_eq!(r.document(), &before),
+            }
+            r.assert_consistent();
+        }
+        // Drive to the end: start and complete whatever can run.
+        for _ in 0..10_000 {
+            let data = r.apply(&Op::StartNextTask(StartNextArgs::default())).unwrap().data;
+            let next = data["task"]["id"].as_u64().map(|id| id as u32).or_else(|| in_progress(&r).first().copied());
+            let Some(id) = next else { break };
+            r.apply(&Op::CompleteTask(CompleteArgs { task_id: Some(TaskRef::Id(id)), result: None })).unwrap();
+        }
+        r.assert_consistent();
+        let status = r.document().state.status;
+        let empty = r.document().tasks.is_empty();
+        prop_assert!(
+            matches!(status, crate::document::PlanStatus::Completed | crate::document::PlanStatus::Failed)
+                || (empty && status != crate::document::PlanStatus::Running),
+            "the plan ended {:?}", status
+        );
+        if status == crate::document::PlanStatus::Failed {
+            prop_assert!(r.index.failed_required > 0);
+        }
+    }
+}
