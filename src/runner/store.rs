@@ -106,7 +106,11 @@ impl Store {
         serde_json::from_str(&text).map_err(|e| {
             OpError::new(
                 ErrorCode::InvalidState,
-                format!("{} is not a plan state: {e}", self.path.display()),
+                format!(
+                    "{} is not a planc state file ({e}); create one with `planc run init PLAN -o {}`",
+                    self.path.display(),
+                    self.path.display()
+                ),
             )
             .with(json!({"path": self.path.display().to_string()}))
         })
