@@ -36,7 +36,29 @@ fn schema<T: JsonSchema>() -> Map<String, Value> {
     object.remove("description");
     object.insert("type".to_owned(), json!("object"));
     object.entry("properties").or_insert_with(|| json!({}));
+    for value in object.values_mut() {
+        drop_integer_formats(value);
+    }
     object
+}
+
+/// Removes schemars' `"format": "uint32"` and the like: not JSON Schema
+/// formats, and some model APIs refuse unknown ones (`minimum` says it all).
+fn drop_integer_formats(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            let integer_format = map
+                .get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|f| f.starts_with("uint") || f.starts_with("int"));
+            if integer_format {
+                map.remove("format");
+            }
+            map.values_mut().for_each(drop_integer_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_integer_formats),
+        _ => {}
+    }
 }
 
 const ID_NOTE: &str =

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 #[serde(untagged)]
 pub enum TaskRef {
     /// The task's `id`.
-    Id(u32),
+    Id(#[schemars(range(min = 1))] u32),
     /// The task's `key` (its name in the `.plan` source), or an id written as text.
     Key(String),
 }
