@@ -46,16 +46,24 @@ enum RunCommand {
     },
     /// Start the first executable task (startNextTask)
     Next {
+        /// The state file (made by `planc run init`)
         state: String,
         /// Only tasks assigned to this role
         #[arg(long, value_name = "ROLE")]
         assignee: Option<String>,
     },
     /// Start a given task (startTask)
-    Start { state: String, id: String },
+    Start {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// The task: its id or key
+        id: String,
+    },
     /// Complete a task, by default the current one (completeTask)
     Complete {
+        /// The state file (made by `planc run init`)
         state: String,
+        /// The task: its id or key (default: the current task)
         id: Option<String>,
         /// What the task achieved
         #[arg(long, value_name = "TEXT")]
@@ -63,7 +71,9 @@ enum RunCommand {
     },
     /// Fail a task, by default the current one; retried while retries are left (failTask)
     Fail {
+        /// The state file (made by `planc run init`)
         state: String,
+        /// The task: its id or key (default: the current task)
         id: Option<String>,
         /// What went wrong
         #[arg(long, value_name = "TEXT")]
@@ -74,14 +84,19 @@ enum RunCommand {
     },
     /// Skip a task (skipTask)
     Skip {
+        /// The state file (made by `planc run init`)
         state: String,
+        /// The task: its id or key
         id: String,
+        /// Why it is skipped (kept as its result)
         #[arg(long, value_name = "TEXT")]
         reason: Option<String>,
     },
     /// Add a task; with --after X, tasks that depended on X depend on it instead (addTask)
     Add {
+        /// The state file (made by `planc run init`)
         state: String,
+        /// What the new task is
         #[arg(long, value_name = "TEXT")]
         name: String,
         /// Insert after this task and rewire its dependents
@@ -90,74 +105,116 @@ enum RunCommand {
         /// Dependencies, comma-separated ids or keys (default: the --after task)
         #[arg(long, value_name = "ID,…", value_delimiter = ',')]
         deps: Option<Vec<String>>,
+        /// Why the task is needed
         #[arg(long, value_name = "TEXT")]
         reasoning: Option<String>,
+        /// The role that should do it
         #[arg(long, value_name = "ROLE")]
         assignee: Option<String>,
+        /// Longer instructions
         #[arg(long, value_name = "TEXT")]
         description: Option<String>,
     },
     /// Change a pending task (updateTask)
     Update {
+        /// The state file (made by `planc run init`)
         state: String,
+        /// The task: its id or key
         id: String,
+        /// A new name
         #[arg(long, value_name = "TEXT")]
         name: Option<String>,
         /// The new dependency list, comma-separated (an empty value clears it)
         #[arg(long, value_name = "ID,…", value_delimiter = ',')]
         deps: Option<Vec<String>>,
+        /// Why the task is needed
         #[arg(long, value_name = "TEXT")]
         reasoning: Option<String>,
+        /// The role that should do it
         #[arg(long, value_name = "ROLE")]
         assignee: Option<String>,
+        /// Longer instructions
         #[arg(long, value_name = "TEXT")]
         description: Option<String>,
     },
     /// Remove a pending task; its dependents take over its dependencies (removeTask)
-    Remove { state: String, id: String },
+    Remove {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// The task: its id or key
+        id: String,
+    },
     /// Show the current task, or a given one (getCurrentTask / getTaskById)
-    Show { state: String, id: Option<String> },
+    Show {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// The task: its id or key (default: the current task)
+        id: Option<String>,
+    },
     /// List tasks (getTaskList)
     List {
+        /// The state file (made by `planc run init`)
         state: String,
         /// pending, in_progress, completed, failed, skipped or executable
         #[arg(long, value_name = "STATUS")]
         status: Option<String>,
+        /// Only tasks assigned to this role
         #[arg(long, value_name = "ROLE")]
         assignee: Option<String>,
     },
     /// List the executable tasks (getExecutableTaskList)
     Ready {
+        /// The state file (made by `planc run init`)
         state: String,
+        /// Only tasks assigned to this role
         #[arg(long, value_name = "ROLE")]
         assignee: Option<String>,
     },
     /// The plan's status, progress and counts (getPlanStatus)
-    Status { state: String },
+    Status {
+        /// The state file (made by `planc run init`)
+        state: String,
+    },
     /// Pause the plan: changes are refused until it is resumed (pausePlan)
-    Pause { state: String },
+    Pause {
+        /// The state file (made by `planc run init`)
+        state: String,
+    },
     /// Resume a paused plan (resumePlan)
-    Resume { state: String },
+    Resume {
+        /// The state file (made by `planc run init`)
+        state: String,
+    },
     /// Set every task back to pending (resetPlan)
-    Reset { state: String },
+    Reset {
+        /// The state file (made by `planc run init`)
+        state: String,
+    },
     /// Replace the pending remainder with new steps from a JSON file (replan)
     Replan {
+        /// The state file (made by `planc run init`)
         state: String,
         /// A JSON list of task names or task objects (or {"steps": [...]}); `-` reads standard input
         steps: String,
     },
     /// Follow the event log (one line per change)
     Watch {
+        /// The state file (made by `planc run init`)
         state: String,
         /// Print what is logged so far and stop
         #[arg(long)]
         no_follow: bool,
     },
     /// Print a Markdown block about the plan for an agent's system prompt
-    Prompt { state: String },
+    Prompt {
+        /// The state file (made by `planc run init`)
+        state: String,
+    },
     /// Read an agent's message (standard input or --message) and apply its markers
     Observe {
+        /// The state file (made by `planc run init`)
         state: String,
+        /// The agent's message (default: read standard input)
         #[arg(long, value_name = "TEXT")]
         message: Option<String>,
     },
