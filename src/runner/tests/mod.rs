@@ -429,6 +429,14 @@ fn pause_refuses_changes_and_resume_restores_the_status() {
 }
 
 #[test]
+fn pausing_an_idle_plan_and_resuming_leaves_it_idle() {
+    let mut r = Runner::new(plan(&[&[]])).unwrap();
+    ok(&mut r, "pausePlan", json!({}));
+    ok(&mut r, "resumePlan", json!({}));
+    assert_eq!(plan_status(&r), "idle");
+}
+
+#[test]
 fn reset_sets_everything_back() {
     let mut doc = plan(&[&[], &[1]]);
     doc.tasks[0].retry.max = 3;
