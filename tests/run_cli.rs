@@ -596,3 +596,59 @@ fn init_compiles_with_parameters() {
         2
     );
 }
+
+const TEAM_PLAN: &str = r#"plan report {
+    goal "Write a market report"
+    role researcher "Finds sources"
+    role writer "Writes"
+    task sources "Collect sources" { assignee researcher }
+    task outline "Draft an outline" { assignee writer }
+    task draft "Write the draft" { assignee writer after sources, outline }
+}
+"#;
+
+/// Seed 002: agents in parallel, one per role, on one state file.
+#[test]
+fn parallel_agents_by_assignee() {
+    let t = Test::new().file("p.plan", TEAM_PLAN);
+    t.ok(&["init", "p.plan", "-o", "s.json"]);
+    assert_eq!(
+        t.ok(&["next", "s.json", "--assignee", "researcher"])["task"]["key"],
+        "sources"
+    );
+    assert_eq!(
+        t.ok(&["next", "s.json", "--assignee", "writer"])["task"]["key"],
+        "outline"
+    );
+    let state = t.state("s.json");
+    assert_eq!(
+        tasks(&state),
+        s(&[(1, "in_progress"), (2, "in_progress"), (3, "pending")])
+    );
+    let waiting = t.ok(&["next", "s.json", "--assignee", "writer"]);
+    assert_eq!(waiting["reason"], "waiting");
+    assert_eq!(waiting["in_progress"], json!([1, 2]));
+    t.ok(&["complete", "s.json", "outline", "--result", "outline ok"]);
+    assert_eq!(
+        t.ok(&["ready", "s.json", "--assignee", "writer"])["count"],
+        0
+    );
+    t.ok(&["complete", "s.json", "sources", "--result", "12 sources"]);
+    assert_eq!(
+        t.ok(&["ready", "s.json", "--assignee", "writer"])["count"],
+        1
+    );
+    let list = t.ok(&[
+        "list",
+        "s.json",
+        "--assignee",
+        "writer",
+        "--status",
+        "completed",
+    ]);
+    assert_eq!(list["filtered"], 1);
+    assert_eq!(
+        t.ok(&["next", "s.json", "--assignee", "writer"])["task"]["key"],
+        "draft"
+    );
+}
