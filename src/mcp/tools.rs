@@ -14,8 +14,11 @@ use crate::runner::{
 /// One tool: name, description and the JSON Schema of its arguments.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolDef {
+    /// The operation's name (`startNextTask`).
     pub name: &'static str,
+    /// What the tool does, for a model.
     pub description: &'static str,
+    /// The JSON Schema of the arguments (an object schema, no `$ref`).
     pub input_schema: Map<String, Value>,
     /// Whether the tool only reads the plan.
     pub read_only: bool,

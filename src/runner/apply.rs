@@ -235,7 +235,11 @@ impl Runner {
         }
         // Work out the status afresh, as if it had never been paused.
         let untouched = self.index.count(TaskStatus::Pending) == self.doc.tasks.len();
-        self.doc.state.status = if untouched { PlanStatus::Idle } else { PlanStatus::Running };
+        self.doc.state.status = if untouched {
+            PlanStatus::Idle
+        } else {
+            PlanStatus::Running
+        };
         let message = "Plan resumed successfully".to_owned();
         let mut events = vec![Event::plan(EventKind::Resumed, message.clone())];
         events.extend(self.refresh_status());

@@ -78,8 +78,11 @@ impl fmt::Display for ErrorCode {
 /// A refused operation: code, message for people (and LLMs), details for programs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OpError {
+    /// The stable code.
     pub code: ErrorCode,
+    /// What went wrong, in a sentence.
     pub message: String,
+    /// Machine-readable particulars (an object; empty when there are none).
     pub details: Value,
 }
 

@@ -70,9 +70,12 @@ impl EventKind {
 /// One thing that changed: about a task (`task_id` set) or the whole plan.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Event {
+    /// What happened.
     pub kind: EventKind,
+    /// The task it happened to; none for plan events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_id: Option<u32>,
+    /// The same in a sentence.
     pub message: String,
 }
 

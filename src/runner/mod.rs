@@ -6,6 +6,8 @@
 //! and appends the change to the event log. The CLI (`planc run`) and the MCP
 //! server (`planc mcp`) are thin faces over these two.
 
+#![warn(missing_docs)]
+
 mod apply;
 mod edit;
 mod error;

@@ -283,22 +283,39 @@ pub struct ReplanArgs {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "camelCase")]
 pub enum Op {
+    /// The current task, or null.
     GetCurrentTask(NoArgs),
+    /// Start the first executable task in plan order.
     StartNextTask(StartNextArgs),
+    /// Start a given executable task.
     StartTask(TaskIdArgs),
+    /// Complete a task (the current one by default).
     CompleteTask(CompleteArgs),
+    /// Fail a task (the current one by default); retried while retries are left.
     FailTask(FailArgs),
+    /// Skip a task.
     SkipTask(SkipArgs),
+    /// Add a task, after another one (rewiring its dependents) or at the end.
     AddTask(AddArgs),
+    /// Change a pending task.
     UpdateTask(UpdateArgs),
+    /// Remove a pending task; its dependents take over its dependencies.
     RemoveTask(TaskIdArgs),
+    /// One task.
     GetTaskById(TaskIdArgs),
+    /// The tasks, optionally filtered.
     GetTaskList(ListArgs),
+    /// The executable tasks.
     GetExecutableTaskList(StartNextArgs),
+    /// Status, progress and counts.
     GetPlanStatus(NoArgs),
+    /// Refuse changes until resumed.
     PausePlan(NoArgs),
+    /// Accept changes again.
     ResumePlan(NoArgs),
+    /// Every task back to pending.
     ResetPlan(NoArgs),
+    /// Replace the pending remainder (seed 004).
     Replan(ReplanArgs),
 }
 
