@@ -27,7 +27,7 @@ impl Runner {
             .as_ref()
             .map(|t| self.find(t))
             .transpose()?;
-        let id = self.next_id();
+        let id = self.next_id(1)?;
         let dependencies = match (&args.dependencies, after) {
             (Some(deps), _) => self.resolve_deps(deps, None)?,
             (None, Some(a)) => vec![self.task(a).id],
@@ -203,7 +203,7 @@ impl Runner {
             .collect();
 
         // New ids come after every id the plan has had, so none is reused.
-        let first_id = self.next_id();
+        let first_id = self.next_id(args.steps.len())?;
         let mut new_keys: HashMap<String, u32> = HashMap::new();
         for (n, step) in args.steps.iter().enumerate() {
             if let ReplanStep::Task(task) = step {
@@ -316,9 +316,16 @@ impl Runner {
         Ok(())
     }
 
-    /// One more than the largest id in the plan.
-    fn next_id(&self) -> u32 {
-        self.doc.tasks.iter().map(|t| t.id).max().unwrap_or(0) + 1
+    /// One more than the largest id in the plan, when `count` new ids fit after it.
+    fn next_id(&self, count: usize) -> Result<u32, OpError> {
+        let next = u64::from(self.doc.tasks.iter().map(|t| t.id).max().unwrap_or(0)) + 1;
+        if next + count as u64 > u64::from(u32::MAX) + 1 {
+            return Err(OpError::new(
+                ErrorCode::InvalidState,
+                "no task ids are left: the largest id is too close to 4294967295",
+            ));
+        }
+        Ok(next as u32)
     }
 
     fn require_editable(&self, i: usize, verb: &str) -> Result<(), OpError> {
@@ -390,7 +397,12 @@ fn resolve_replan_dep(
     itself: u32,
 ) -> Result<u32, OpError> {
     let found = match dep {
-        TaskRef::Id(id) if (first_id..first_id + count as u32).contains(id) => Some(*id),
+        TaskRef::Id(id)
+            if (u64::from(first_id)..u64::from(first_id) + count as u64)
+                .contains(&u64::from(*id)) =>
+        {
+            Some(*id)
+        }
         TaskRef::Id(id) => doc.tasks.iter().find(|t| t.id == *id).map(|t| t.id),
         TaskRef::Key(key) => new_keys.get(key).copied().or_else(|| {
             doc.tasks

@@ -437,6 +437,21 @@ fn pausing_an_idle_plan_and_resuming_leaves_it_idle() {
 }
 
 #[test]
+fn ids_running_out_is_an_error_not_a_panic() {
+    let mut doc = plan(&[&[]]);
+    doc.tasks[0].id = u32::MAX;
+    let mut r = Runner::new(doc).unwrap();
+    assert_eq!(
+        code(&mut r, "addTask", json!({"name": "x"})),
+        "INVALID_STATE"
+    );
+    assert_eq!(
+        code(&mut r, "replan", json!({"steps": ["a"]})),
+        "INVALID_STATE"
+    );
+}
+
+#[test]
 fn reset_sets_everything_back() {
     let mut doc = plan(&[&[], &[1]]);
     doc.tasks[0].retry.max = 3;
