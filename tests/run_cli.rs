@@ -652,3 +652,19 @@ fn parallel_agents_by_assignee() {
         "draft"
     );
 }
+
+/// A live state is still a plan document: it validates against `planc schema`.
+#[test]
+fn states_validate_against_the_plan_schema() {
+    let t = Test::new();
+    t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
+    t.ok(&["next", "s.json"]);
+    t.ok(&["add", "s.json", "--name", "popup", "--after", "1"]);
+    t.ok(&["fail", "s.json", "--error", "x"]);
+    t.ok(&["observe", "s.json", "--message", "[Step] more"]);
+    let schema: serde_json::Value = serde_json::from_str(&t.run(&["schema"]).stdout).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let state = t.state("s.json");
+    let errors: Vec<String> = validator.iter_errors(&state).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
