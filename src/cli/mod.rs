@@ -6,7 +6,10 @@ mod check;
 mod fmt;
 mod graph;
 mod input;
+mod mcp;
 mod output;
+mod run;
+mod run_text;
 
 use clap::{Parser, Subcommand};
 
@@ -41,6 +44,12 @@ enum Command {
     Graph(graph::GraphArgs),
     /// Print the JSON Schema of the plan document
     Schema,
+    /// Run a plan: create a state file and drive it task by task
+    Run(run::RunArgs),
+    /// Serve a state file's operations as MCP tools over stdio
+    Mcp(mcp::McpArgs),
+    /// Print the runner's tool definitions (MCP, OpenAI or Anthropic)
+    Tools(mcp::ToolsArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -61,6 +70,9 @@ pub fn main() -> i32 {
         Command::Build(args) => build::run(args),
         Command::Fmt(args) => fmt::run(args),
         Command::Graph(args) => graph::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Mcp(args) => mcp::serve(args),
+        Command::Tools(args) => mcp::print(args),
         Command::Schema => {
             print!("{}", planc::document::SCHEMA);
             EXIT_OK

@@ -1,0 +1,584 @@
+//! `planc run`: drive a plan's state file from the shell. Each subcommand
+//! parses its arguments into a runner [`Op`] and hands it to the [`Store`];
+//! every rule lives in `planc::runner`.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use planc::check::{parse_assignment, Options};
+use planc::diagnostic::Diagnostic;
+use planc::runner::{
+    self, AddArgs, Applied, CompleteArgs, FailArgs, ListArgs, LogRecord, NoArgs, Op, OpError,
+    ReplanArgs, SkipArgs, StartNextArgs, Store, TaskIdArgs, TaskRef, UpdateArgs,
+};
+use planc::span::SourceMap;
+use serde_json::Value;
+
+use super::input::{self, InputError, Kind};
+use super::output::{self, Color};
+use super::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// Print the result as the JSON envelope {"success", "data"|"error"}
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: RunCommand,
+}
+
+#[derive(Subcommand)]
+enum RunCommand {
+    /// Create a state file from a plan (.plan is compiled; .json is checked)
+    Init {
+        /// The plan: a .plan source or a .json plan document
+        plan: String,
+        /// The state file to create
+        #[arg(short, long, value_name = "STATE")]
+        output: String,
+        /// Give a parameter a value
+        #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_assignment)]
+        set: Vec<(String, String)>,
+        /// Overwrite an existing state file (starts its event log afresh)
+        #[arg(long)]
+        force: bool,
+    },
+    /// Start the first executable task (startNextTask)
+    Next {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// Only tasks assigned to this role
+        #[arg(long, value_name = "ROLE")]
+        assignee: Option<String>,
+    },
+    /// Start a given task (startTask)
+    Start {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// The task: its id or key
+        id: String,
+    },
+    /// Complete a task, by default the current one (completeTask)
+    Complete {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// The task: its id or key (default: the current task)
+        id: Option<String>,
+        /// What the task achieved
+        #[arg(long, value_name = "TEXT")]
+        result: Option<String>,
+    },
+    /// Fail a task, by default the current one; retried while retries are left (failTask)
+    Fail {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// The task: its id or key (default: the current task)
+        id: Option<String>,
+        /// What went wrong
+        #[arg(long, value_name = "TEXT")]
+        error: Option<String>,
+        /// Fail for good even with retries left
+        #[arg(long)]
+        no_retry: bool,
+    },
+    /// Skip a task (skipTask)
+    Skip {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// The task: its id or key
+        id: String,
+        /// Why it is skipped (kept as its result)
+        #[arg(long, value_name = "TEXT")]
+        reason: Option<String>,
+    },
+    /// Add a task; with --after X, tasks that depended on X depend on it instead (addTask)
+    Add {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// What the new task is
+        #[arg(long, value_name = "TEXT")]
+        name: String,
+        /// Insert after this task and rewire its dependents
+        #[arg(long, value_name = "ID")]
+        after: Option<String>,
+        /// Dependencies, comma-separated ids or keys (default: the --after task)
+        #[arg(long, value_name = "ID,…", value_delimiter = ',')]
+        deps: Option<Vec<String>>,
+        /// Why the task is needed
+        #[arg(long, value_name = "TEXT")]
+        reasoning: Option<String>,
+        /// The role that should do it
+        #[arg(long, value_name = "ROLE")]
+        assignee: Option<String>,
+        /// Longer instructions
+        #[arg(long, value_name = "TEXT")]
+        description: Option<String>,
+    },
+    /// Change a pending task (updateTask)
+    Update {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// The task: its id or key
+        id: String,
+        /// A new name
+        #[arg(long, value_name = "TEXT")]
+        name: Option<String>,
+        /// The new dependency list, comma-separated (an empty value clears it)
+        #[arg(long, value_name = "ID,…", value_delimiter = ',')]
+        deps: Option<Vec<String>>,
+        /// Why the task is needed
+        #[arg(long, value_name = "TEXT")]
+        reasoning: Option<String>,
+        /// The role that should do it
+        #[arg(long, value_name = "ROLE")]
+        assignee: Option<String>,
+        /// Longer instructions
+        #[arg(long, value_name = "TEXT")]
+        description: Option<String>,
+    },
+    /// Remove a pending task; its dependents take over its dependencies (removeTask)
+    Remove {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// The task: its id or key
+        id: String,
+    },
+    /// Show the current task, or a given one (getCurrentTask / getTaskById)
+    Show {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// The task: its id or key (default: the current task)
+        id: Option<String>,
+    },
+    /// List tasks (getTaskList)
+    List {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// pending, in_progress, completed, failed, skipped or executable
+        #[arg(long, value_name = "STATUS")]
+        status: Option<String>,
+        /// Only tasks assigned to this role
+        #[arg(long, value_name = "ROLE")]
+        assignee: Option<String>,
+    },
+    /// List the executable tasks (getExecutableTaskList)
+    Ready {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// Only tasks assigned to this role
+        #[arg(long, value_name = "ROLE")]
+        assignee: Option<String>,
+    },
+    /// The plan's status, progress and counts (getPlanStatus)
+    Status {
+        /// The state file (made by `planc run init`)
+        state: String,
+    },
+    /// Pause the plan: changes are refused until it is resumed (pausePlan)
+    Pause {
+        /// The state file (made by `planc run init`)
+        state: String,
+    },
+    /// Resume a paused plan (resumePlan)
+    Resume {
+        /// The state file (made by `planc run init`)
+        state: String,
+    },
+    /// Set every task back to pending (resetPlan)
+    Reset {
+        /// The state file (made by `planc run init`)
+        state: String,
+    },
+    /// Replace the pending remainder with new steps from a JSON file (replan)
+    Replan {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// A JSON list of task names or task objects (or {"steps": [...]}); `-` reads standard input
+        steps: String,
+    },
+    /// Follow the event log (one line per change)
+    Watch {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// Print what is logged so far and stop
+        #[arg(long)]
+        no_follow: bool,
+    },
+    /// Print a Markdown block about the plan for an agent's system prompt
+    Prompt {
+        /// The state file (made by `planc run init`)
+        state: String,
+    },
+    /// Read an agent's message (standard input or --message) and apply its markers
+    Observe {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// The agent's message (default: read standard input)
+        #[arg(long, value_name = "TEXT")]
+        message: Option<String>,
+    },
+}
+
+fn task(id: &str) -> TaskRef {
+    TaskRef::parse(id)
+}
+
+fn tasks(ids: Option<Vec<String>>) -> Option<Vec<TaskRef>> {
+    ids.map(|ids| {
+        ids.iter()
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| task(s))
+            .collect()
+    })
+}
+
+pub fn run(args: RunArgs) -> i32 {
+    let json = args.json;
+    let (state, op) = match args.command {
+        RunCommand::Init {
+            plan,
+            output,
+            set,
+            force,
+        } => return init(&plan, &output, set, force, json),
+        RunCommand::Watch { state, no_follow } => return watch(&state, no_follow, json),
+        RunCommand::Prompt { state } => {
+            return match Store::new(&state).runner() {
+                Ok(runner) => {
+                    let text = runner::prompt(&runner);
+                    if json {
+                        report(
+                            Ok(Applied {
+                                data: serde_json::json!({"prompt": text}),
+                                events: Vec::new(),
+                            }),
+                            true,
+                            "prompt",
+                        )
+                    } else {
+                        print!("{text}");
+                        EXIT_OK
+                    }
+                }
+                Err(error) => report(Err(error), json, "prompt"),
+            }
+        }
+        RunCommand::Observe { state, message } => {
+            let message = match message {
+                Some(m) => m,
+                None => {
+                    let mut text = String::new();
+                    if let Err(error) = std::io::stdin().read_to_string(&mut text) {
+                        output::fatal(&format!("cannot read standard input: {error}"));
+                        return EXIT_USAGE;
+                    }
+                    text
+                }
+            };
+            let result = Store::new(&state).transact("observe", |r| {
+                let applied = runner::observe(r, &message)?;
+                let events = applied.events.clone();
+                Ok((applied, events))
+            });
+            return report(result, json, "observe");
+        }
+        RunCommand::Next { state, assignee } => {
+            (state, Op::StartNextTask(StartNextArgs { assignee }))
+        }
+        RunCommand::Start { state, id } => {
+            (state, Op::StartTask(TaskIdArgs { task_id: task(&id) }))
+        }
+        RunCommand::Complete { state, id, result } => (
+            state,
+            Op::CompleteTask(CompleteArgs {
+                task_id: id.as_deref().map(task),
+                result,
+            }),
+        ),
+        RunCommand::Fail {
+            state,
+            id,
+            error,
+            no_retry,
+        } => (
+            state,
+            Op::FailTask(FailArgs {
+                task_id: id.as_deref().map(task),
+                error_message: error,
+                should_retry: !no_retry,
+            }),
+        ),
+        RunCommand::Skip { state, id, reason } => (
+            state,
+            Op::SkipTask(SkipArgs {
+                task_id: task(&id),
+                reason,
+            }),
+        ),
+        RunCommand::Add {
+            state,
+            name,
+            after,
+            deps,
+            reasoning,
+            assignee,
+            description,
+        } => (
+            state,
+            Op::AddTask(AddArgs {
+                name,
+                dependencies: tasks(deps),
+                reasoning,
+                after_task_id: after.as_deref().map(task),
+                assignee,
+                description,
+            }),
+        ),
+        RunCommand::Update {
+            state,
+            id,
+            name,
+            deps,
+            reasoning,
+            assignee,
+            description,
+        } => (
+            state,
+            Op::UpdateTask(UpdateArgs {
+                task_id: task(&id),
+                updates: None,
+                name,
+                dependencies: tasks(deps),
+                reasoning,
+                assignee,
+                description,
+            }),
+        ),
+        RunCommand::Remove { state, id } => {
+            (state, Op::RemoveTask(TaskIdArgs { task_id: task(&id) }))
+        }
+        RunCommand::Show { state, id: None } => (state, Op::GetCurrentTask(NoArgs {})),
+        RunCommand::Show {
+            state,
+            id: Some(id),
+        } => (state, Op::GetTaskById(TaskIdArgs { task_id: task(&id) })),
+        RunCommand::List {
+            state,
+            status,
+            assignee,
+        } => (state, Op::GetTaskList(ListArgs { status, assignee })),
+        RunCommand::Ready { state, assignee } => {
+            (state, Op::GetExecutableTaskList(StartNextArgs { assignee }))
+        }
+        RunCommand::Status { state } => (state, Op::GetPlanStatus(NoArgs {})),
+        RunCommand::Pause { state } => (state, Op::PausePlan(NoArgs {})),
+        RunCommand::Resume { state } => (state, Op::ResumePlan(NoArgs {})),
+        RunCommand::Reset { state } => (state, Op::ResetPlan(NoArgs {})),
+        RunCommand::Replan { state, steps } => match read_steps(&steps) {
+            Ok(Ok(args)) => (state, Op::Replan(args)),
+            Ok(Err(error)) => return report(Err(error), json, "replan"),
+            Err(code) => return code,
+        },
+    };
+    let name = op.name();
+    report(Store::new(&state).apply(&op), json, name)
+}
+
+/// Prints a result as the envelope (`--json`) or a short summary; the exit code.
+fn report(result: Result<Applied, OpError>, json: bool, op: &str) -> i32 {
+    match result {
+        Ok(applied) => {
+            if json {
+                print_json(&applied.envelope());
+            } else {
+                print!("{}", super::run_text::summary(op, &applied.data));
+            }
+            EXIT_OK
+        }
+        Err(error) => {
+            if json {
+                print_json(&error.envelope());
+            } else {
+                eprintln!("error[{}]: {}", error.code, error.message);
+            }
+            EXIT_FAILURE
+        }
+    }
+}
+
+fn print_json(value: &Value) {
+    print!("{}", planc::document::json_text(value));
+}
+
+fn init(plan: &str, state: &str, set: Vec<(String, String)>, force: bool, json: bool) -> i32 {
+    let input = match input::read(plan) {
+        Ok(input) => input,
+        Err(InputError::Io(message)) => {
+            output::fatal(&message);
+            return EXIT_USAGE;
+        }
+        Err(InputError::Encoding(error)) => {
+            let (sources, diagnostic) = *error;
+            output::human(&[diagnostic], &sources, Color::Auto);
+            return EXIT_FAILURE;
+        }
+    };
+    let (document, sources, diagnostics) = match input.kind {
+        Kind::Plan => {
+            let options = Options {
+                params: set,
+                require_params: true,
+            };
+            let compilation = planc::compile(&input.name, &input.text, &options);
+            let mut diagnostics = compilation.diagnostics.clone();
+            if compilation.checked.plan.is_none() && !compilation.has_errors() {
+                diagnostics.push(planc::compile::no_plan(&compilation));
+            }
+            (compilation.document(), compilation.sources, diagnostics)
+        }
+        Kind::Json => {
+            if !set.is_empty() {
+                output::fatal(
+                    "--set applies to .plan sources; a JSON plan document has its values already",
+                );
+                return EXIT_USAGE;
+            }
+            let mut sources = SourceMap::new();
+            let file = sources.add(&input.name, input.text.as_str());
+            let (document, diagnostics) =
+                planc::document::load_json(&input.text, file, &input::stem(&input.name));
+            (document, sources, diagnostics)
+        }
+    };
+    let errors: Vec<Diagnostic> = diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .cloned()
+        .collect();
+    let Some(document) = document.filter(|_| errors.is_empty()) else {
+        output::human(&diagnostics, &sources, Color::Auto);
+        eprintln!("{}: no state created: the plan has errors", input.name);
+        return EXIT_FAILURE;
+    };
+    match Store::new(state).create(document, force) {
+        Ok(doc) => {
+            if json {
+                let data = serde_json::json!({
+                    "state": state,
+                    "plan_id": doc.meta.id,
+                    "total_tasks": doc.tasks.len(),
+                    "revision": doc.state.revision,
+                    "message": format!("Created {state} from {}", input.name),
+                });
+                print_json(&serde_json::json!({"success": true, "data": data}));
+            } else {
+                println!(
+                    "created {state}: plan `{}`, {} task(s)",
+                    doc.meta.id,
+                    doc.tasks.len()
+                );
+            }
+            EXIT_OK
+        }
+        Err(error) => report(Err(error), json, "init"),
+    }
+}
+
+/// The steps of `planc run replan`: a JSON list, or an object with `steps`.
+fn read_steps(path: &str) -> Result<Result<ReplanArgs, OpError>, i32> {
+    let text = if path == "-" {
+        let mut text = String::new();
+        if let Err(error) = std::io::stdin().read_to_string(&mut text) {
+            output::fatal(&format!("cannot read standard input: {error}"));
+            return Err(EXIT_USAGE);
+        }
+        text
+    } else {
+        match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) => {
+                output::fatal(&format!("cannot read {path}: {error}"));
+                return Err(EXIT_USAGE);
+            }
+        }
+    };
+    let bad = |message: String| OpError::new(runner::ErrorCode::InvalidArgument, message);
+    let value: Value = match serde_json::from_str(&text) {
+        Ok(value) => value,
+        Err(error) => return Ok(Err(bad(format!("{path} is not JSON: {error}")))),
+    };
+    let value = match value {
+        Value::Array(steps) => serde_json::json!({"steps": steps}),
+        other => other,
+    };
+    Ok(serde_json::from_value(value).map_err(|error| {
+        bad(format!(
+            "{path}: expected a list of task names or task objects: {error}"
+        ))
+    }))
+}
+
+/// Prints the event log, then follows it until interrupted (unless `no_follow`).
+fn watch(state: &str, no_follow: bool, json: bool) -> i32 {
+    let log = Store::new(state).log_path();
+    let mut file = match std::fs::File::open(&log) {
+        Ok(file) => file,
+        Err(error) => {
+            output::fatal(&format!("cannot read {}: {error}", log.display()));
+            return EXIT_USAGE;
+        }
+    };
+    let mut pending = String::new();
+    let mut offset = 0u64;
+    loop {
+        let mut chunk = String::new();
+        if file.seek(SeekFrom::Start(offset)).is_ok() {
+            if let Ok(n) = file.read_to_string(&mut chunk) {
+                offset += n as u64;
+            }
+        }
+        pending.push_str(&chunk);
+        while let Some(end) = pending.find('\n') {
+            let line: String = pending.drain(..=end).collect();
+            print_record(line.trim_end(), json);
+        }
+        if no_follow {
+            return EXIT_OK;
+        }
+        // A new `init --force` starts the log afresh: read it from the top.
+        if std::fs::metadata(&log)
+            .map(|m| m.len() < offset)
+            .unwrap_or(false)
+        {
+            offset = 0;
+            pending.clear();
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn print_record(line: &str, json: bool) {
+    if json {
+        println!("{line}");
+        return;
+    }
+    match serde_json::from_str::<LogRecord>(line) {
+        Ok(record) => {
+            for event in &record.events {
+                let task = event
+                    .task_id
+                    .map(|id| format!(" #{id}"))
+                    .unwrap_or_default();
+                println!(
+                    "r{} {} {}{task}: {}",
+                    record.revision,
+                    record.at,
+                    event.kind.as_str(),
+                    event.message
+                );
+            }
+        }
+        Err(_) => println!("{line}"),
+    }
+}

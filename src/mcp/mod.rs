@@ -1,0 +1,15 @@
+//! `planc mcp STATE`: the runner's operations as Model Context Protocol tools
+//! over stdio (SPEC §6), built on the official Rust SDK (`rmcp`).
+//!
+//! A thin face: every tool call becomes a runner [`Op`](crate::runner::Op) and goes through the
+//! [`Store`](crate::runner::Store) (lock, atomic write, event log), so several servers on one state
+//! file stay consistent. Operation errors are tool results with `isError`,
+//! never protocol errors.
+
+#![warn(missing_docs)]
+
+mod server;
+pub mod tools;
+
+pub use server::{serve_stdio, PlanServer};
+pub use tools::{render, tools, ToolDef, ToolFormat};

@@ -1,0 +1,213 @@
+//! The MCP server: tools, one resource (the plan document) and one prompt
+//! (the `planc run prompt` block).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{json, Value};
+
+use crate::runner::{self, Op, OpError, Store};
+
+use super::tools;
+
+/// The URI of the plan document resource.
+pub const PLAN_URI: &str = "planc://plan";
+/// The name of the prompt with the plan's system-prompt block.
+pub const PROMPT_NAME: &str = "plan_context";
+
+/// Serves one state file.
+#[derive(Clone, Debug)]
+pub struct PlanServer {
+    store: Arc<Store>,
+}
+
+impl PlanServer {
+    /// A server for the state file at `path`.
+    pub fn new(path: impl Into<PathBuf>) -> PlanServer {
+        PlanServer {
+            store: Arc::new(Store::new(path.into())),
+        }
+    }
+
+    /// Runs one tool call: the §4 envelope, and whether it is an error.
+    pub fn call(&self, name: &str, arguments: Value) -> (Value, bool) {
+        let result = Op::from_call(name, arguments).and_then(|op| self.store.apply(&op));
+        match result {
+            Ok(applied) => (applied.envelope(), false),
+            Err(error) => (error.envelope(), true),
+        }
+    }
+
+    fn prompt_text(&self) -> Result<String, OpError> {
+        Ok(runner::prompt(&self.store.runner()?))
+    }
+}
+
+fn internal(error: OpError) -> ErrorData {
+    ErrorData::internal_error(error.to_string(), Some(error.envelope()))
+}
+
+impl ServerHandler for PlanServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_prompts()
+                .build(),
+        );
+        info.server_info = Implementation::new("planc", env!("CARGO_PKG_VERSION"));
+        info.instructions = Some(
+            "This server holds a task plan. Work through it: call startNextTask, do the task, then \
+             completeTask with a short result (or failTask with the error). If something unexpected \
+             blocks you, addTask with after_task_id. getPlanStatus shows progress. Every result is \
+             {\"success\": true, \"data\": …} or {\"success\": false, \"error\": {code, message, details}}."
+                .to_owned(),
+        );
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let tools = tools::tools()
+            .iter()
+            .map(|t| {
+                let mut tool = Tool::new(
+                    t.name,
+                    tools::description(t),
+                    Arc::new(t.input_schema.clone()),
+                );
+                let mut annotations = ToolAnnotations::default();
+                annotations.read_only_hint = Some(t.read_only);
+                annotations.destructive_hint = Some(matches!(t.name, "resetPlan" | "replan"));
+                tool.annotations = Some(annotations);
+                tool
+            })
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let server = self.clone();
+        let name = request.name.to_string();
+        let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        // The store blocks on a file lock: keep it off the async workers.
+        let (envelope, is_error) =
+            tokio::task::spawn_blocking(move || server.call(&name, arguments))
+                .await
+                .map_err(|e| {
+                    ErrorData::internal_error(format!("the tool call panicked: {e}"), None)
+                })?;
+        let result = if is_error {
+            CallToolResult::structured_error(envelope)
+        } else {
+            CallToolResult::structured(envelope)
+        };
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let resource = Resource::new(PLAN_URI, "plan")
+            .with_title("The plan document (live state)")
+            .with_description("The planc/1 plan document: goal, tasks with their status, dependencies and results.")
+            .with_mime_type("application/json");
+        Ok(ListResourcesResult::with_all_items(vec![resource]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri != PLAN_URI {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource {}; this server has {PLAN_URI}", request.uri),
+                None,
+            ));
+        }
+        let store = self.store.clone();
+        let doc = tokio::task::spawn_blocking(move || store.load())
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+            .map_err(internal)?;
+        let contents =
+            ResourceContents::text(doc.to_json(), PLAN_URI).with_mime_type("application/json");
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let prompt = Prompt::new(
+            PROMPT_NAME,
+            Some("Where the plan stands (goal, progress, current task, what is next, recent results), for a system prompt"),
+            None,
+        );
+        Ok(ListPromptsResult::with_all_items(vec![prompt]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name != PROMPT_NAME {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "no prompt `{}`; this server has `{PROMPT_NAME}`",
+                    request.name
+                ),
+                Some(json!({"prompts": [PROMPT_NAME]})),
+            ));
+        }
+        let server = self.clone();
+        let text = tokio::task::spawn_blocking(move || server.prompt_text())
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+            .map_err(internal)?;
+        let result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+            .with_description("The plan's current state");
+        Ok(result.into())
+    }
+}
+
+/// Serves `path` over standard input and output until the client disconnects.
+pub fn serve_stdio(path: PathBuf) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime.block_on(async move {
+        let service = PlanServer::new(path)
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| format!("MCP handshake failed: {e}"))?;
+        service
+            .waiting()
+            .await
+            .map_err(|e| format!("MCP server stopped: {e}"))?;
+        Ok(())
+    })
+}

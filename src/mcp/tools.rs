@@ -1,0 +1,220 @@
+//! The runner's operations as tool definitions: one per §4 operation, with a
+//! description an LLM can act on and a JSON Schema of its arguments taken from
+//! the runner's argument types. `planc mcp` serves them; `planc tools` prints
+//! them as MCP, OpenAI or Anthropic tool definitions.
+
+use schemars::{JsonSchema, SchemaGenerator};
+use serde_json::{json, Map, Value};
+
+use crate::runner::{
+    AddArgs, CompleteArgs, FailArgs, ListArgs, NoArgs, Op, ReplanArgs, SkipArgs, StartNextArgs,
+    TaskIdArgs, UpdateArgs,
+};
+
+/// One tool: name, description and the JSON Schema of its arguments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolDef {
+    /// The operation's name (`startNextTask`).
+    pub name: &'static str,
+    /// What the tool does, for a model.
+    pub description: &'static str,
+    /// The JSON Schema of the arguments (an object schema, no `$ref`).
+    pub input_schema: Map<String, Value>,
+    /// Whether the tool only reads the plan.
+    pub read_only: bool,
+}
+
+/// The JSON Schema of `T`, inlined (no `$ref`), as an object schema.
+fn schema<T: JsonSchema>() -> Map<String, Value> {
+    let generator: SchemaGenerator = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator();
+    let mut value = generator.into_root_schema_for::<T>().to_value();
+    let mut object = match value.as_object_mut() {
+        Some(object) => std::mem::take(object),
+        None => Map::new(),
+    };
+    object.remove("$schema");
+    object.remove("title");
+    object.remove("description");
+    object.insert("type".to_owned(), json!("object"));
+    object.entry("properties").or_insert_with(|| json!({}));
+    for value in object.values_mut() {
+        drop_integer_formats(value);
+    }
+    object
+}
+
+/// Removes schemars' `"format": "uint32"` and the like: not JSON Schema
+/// formats, and some model APIs refuse unknown ones (`minimum` says it all).
+fn drop_integer_formats(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            let integer_format = map
+                .get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|f| f.starts_with("uint") || f.starts_with("int"));
+            if integer_format {
+                map.remove("format");
+            }
+            map.values_mut().for_each(drop_integer_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_integer_formats),
+        _ => {}
+    }
+}
+
+const ID_NOTE: &str =
+    "Task ids are integers; a task's key (its name in the .plan source, e.g. \"open\") works too.";
+
+/// Every tool, in SPEC §4 order.
+pub fn tools() -> Vec<ToolDef> {
+    let def = |name: &'static str, description: &'static str, input_schema, read_only| ToolDef {
+        name,
+        description,
+        input_schema,
+        read_only,
+    };
+    let tools = vec![
+        def(
+            "getCurrentTask",
+            "Get the task you are working on now (the current task), or null when none is current. Call this when you are unsure what to do next.",
+            schema::<NoArgs>(),
+            true,
+        ),
+        def(
+            "startNextTask",
+            "Start the next task: the first task in plan order that is pending and whose dependencies are all completed or skipped. It becomes in_progress and current; do it, then call completeTask or failTask. When nothing can start, data.task is null and data.reason says why: completed (the plan is done), waiting (other tasks are in progress), blocked (a required task failed) or no_task_for_assignee.",
+            schema::<StartNextArgs>(),
+            false,
+        ),
+        def(
+            "startTask",
+            "Start a given pending task whose dependencies are all done (status in_progress, becomes current). Prefer startNextTask unless you must pick the task yourself.",
+            schema::<TaskIdArgs>(),
+            false,
+        ),
+        def(
+            "completeTask",
+            "Mark a task completed and record what it achieved in `result` (a short summary). Without task_id, completes the current task. Tasks that waited for it may then start.",
+            schema::<CompleteArgs>(),
+            false,
+        ),
+        def(
+            "failTask",
+            "Report that a task failed, with error_message. If the task has retries left and should_retry is true (the default), it goes back to pending to be tried again (will_retry: true); otherwise it is failed, and tasks that depend on it are blocked unless it is optional. Without task_id, fails the current task.",
+            schema::<FailArgs>(),
+            false,
+        ),
+        def(
+            "skipTask",
+            "Skip a task that is not needed (pending, in progress, or failed), with a reason. Tasks that depend on it may run as if it were completed.",
+            schema::<SkipArgs>(),
+            false,
+        ),
+        def(
+            "addTask",
+            "Add a task to handle something the plan did not foresee (a popup, a captcha, a missing step). With after_task_id = X, the task is inserted right after X and the pending tasks that depended on X now depend on the new task. dependencies default to [after_task_id].",
+            schema::<AddArgs>(),
+            false,
+        ),
+        def(
+            "updateTask",
+            "Change a pending task: its name, dependencies, reasoning, assignee or description (directly or inside `updates`). Started or finished tasks cannot be changed.",
+            schema::<UpdateArgs>(),
+            false,
+        ),
+        def(
+            "removeTask",
+            "Remove a pending task that is no longer needed; tasks that depended on it take over its dependencies.",
+            schema::<TaskIdArgs>(),
+            false,
+        ),
+        def("getTaskById", "Get one task with all its fields (status, dependencies, result, retry…).", schema::<TaskIdArgs>(), true),
+        def(
+            "getTaskList",
+            "List the plan's tasks in plan order, optionally only those with a status (pending, in_progress, completed, failed, skipped, or executable) or assignee.",
+            schema::<ListArgs>(),
+            true,
+        ),
+        def(
+            "getExecutableTaskList",
+            "List the tasks that can start now (pending, every dependency done), in plan order, optionally for one assignee.",
+            schema::<StartNextArgs>(),
+            true,
+        ),
+        def(
+            "getPlanStatus",
+            "Get the plan's status (idle, running, paused, completed, failed), progress from 0 to 1, the current task and counts per status; `reason` explains a failed, paused or blocked plan.",
+            schema::<NoArgs>(),
+            true,
+        ),
+        def("pausePlan", "Pause the plan: every change is refused until resumePlan.", schema::<NoArgs>(), false),
+        def("resumePlan", "Resume a paused plan where it stopped.", schema::<NoArgs>(), false),
+        def(
+            "resetPlan",
+            "Start the plan over: every task back to pending, results and retry counts cleared. Destroys progress; use only when asked.",
+            schema::<NoArgs>(),
+            false,
+        ),
+        def(
+            "replan",
+            "Replace the rest of the plan: completed, skipped and in-progress tasks are kept; pending and failed tasks are replaced by `steps`, in order (each step after the one before unless it lists dependencies). Use when the plan no longer fits what you found.",
+            schema::<ReplanArgs>(),
+            false,
+        ),
+    ];
+    debug_assert!(tools.iter().map(|t| t.name).eq(Op::NAMES));
+    tools
+}
+
+/// The description with the note on ids, for tools that take one.
+fn full_description(tool: &ToolDef) -> String {
+    let text = serde_json::to_string(&tool.input_schema).unwrap_or_default();
+    if text.contains("task_id") || text.contains("dependencies") {
+        format!("{} {ID_NOTE}", tool.description)
+    } else {
+        tool.description.to_owned()
+    }
+}
+
+/// The output formats of `planc tools`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolFormat {
+    /// MCP's `tools/list` result: `{"tools": [{name, description, inputSchema, annotations}]}`.
+    Mcp,
+    /// OpenAI function calling: `[{"type": "function", "function": {name, description, parameters}}]`.
+    OpenAi,
+    /// Anthropic tool use: `[{name, description, input_schema}]`.
+    Anthropic,
+}
+
+/// Every tool in `format`.
+pub fn render(format: ToolFormat) -> Value {
+    let tools = tools();
+    match format {
+        ToolFormat::Mcp => json!({"tools": tools.iter().map(|t| json!({
+            "name": t.name,
+            "description": full_description(t),
+            "inputSchema": t.input_schema,
+            "annotations": {"readOnlyHint": t.read_only, "destructiveHint": t.name == "resetPlan" || t.name == "replan"},
+        })).collect::<Vec<_>>()}),
+        ToolFormat::OpenAi => tools
+            .iter()
+            .map(|t| json!({"type": "function", "function": {
+                "name": t.name,
+                "description": full_description(t),
+                "parameters": t.input_schema,
+            }}))
+            .collect(),
+        ToolFormat::Anthropic => tools
+            .iter()
+            .map(|t| json!({"name": t.name, "description": full_description(t), "input_schema": t.input_schema}))
+            .collect(),
+    }
+}
+
+/// The description an MCP server gives for tool `tool`.
+pub fn description(tool: &ToolDef) -> String {
+    full_description(tool)
+}

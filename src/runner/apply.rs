@@ -1,0 +1,343 @@
+//! Status transitions: starting, completing, failing and skipping tasks;
+//! pausing, resuming and resetting the plan. Each checks everything first and
+//! only then changes the document, so a refused operation changes nothing.
+
+use serde_json::{json, Value};
+
+use crate::document::{PlanStatus, TaskStatus};
+
+use super::error::{ErrorCode, OpError};
+use super::events::{Event, EventKind};
+use super::index::{satisfies, Index};
+use super::ops::{CompleteArgs, FailArgs, SkipArgs, TaskRef};
+use super::{Applied, Runner};
+
+impl Runner {
+    /// `startNextTask`: the first executable task in plan order (for `assignee`, if given).
+    pub(super) fn start_next_task(&mut self, assignee: Option<&str>) -> Result<Applied, OpError> {
+        self.require_active()?;
+        let next = self
+            .index
+            .ready
+            .iter()
+            .copied()
+            .find(|&i| assignee.is_none() || self.task(i).assignee.as_deref() == assignee);
+        match next {
+            Some(i) => Ok(self.start_at(i)),
+            None => Ok(Applied {
+                data: self.nothing_to_start(assignee),
+                events: Vec::new(),
+            }),
+        }
+    }
+
+    /// `startTask`: a given pending task whose dependencies are all done.
+    pub(super) fn start_task(&mut self, task: &TaskRef) -> Result<Applied, OpError> {
+        self.require_active()?;
+        let i = self.find(task)?;
+        let t = self.task(i);
+        if t.status != TaskStatus::Pending {
+            return Err(self.wrong_status(i, "started", "pending"));
+        }
+        if self.index.unmet[i] > 0 {
+            let waiting: Vec<u32> = t
+                .dependencies
+                .iter()
+                .filter(|d| !satisfies(self.task(self.index.position[d])))
+                .copied()
+                .collect();
+            return Err(OpError::new(
+                ErrorCode::DependenciesNotMet,
+                format!(
+                    "Task {} cannot start: it waits for task(s) {}",
+                    t.id,
+                    join(&waiting)
+                ),
+            )
+            .with(json!({"task_id": t.id, "waiting_for": waiting})));
+        }
+        Ok(self.start_at(i))
+    }
+
+    fn start_at(&mut self, i: usize) -> Applied {
+        let from = self.set_status(i, TaskStatus::InProgress);
+        debug_assert_eq!(from, TaskStatus::Pending);
+        let t = self.task(i);
+        let id = t.id;
+        let message = format!("Started task {id}: {}", t.name);
+        self.doc.state.current_task_id = Some(id);
+        let mut events = vec![Event::task(EventKind::Started, id, message.clone())];
+        events.extend(self.refresh_status());
+        Applied {
+            data: json!({"task": self.task(i), "message": message}),
+            events,
+        }
+    }
+
+    /// Why `startNextTask` found nothing: done, waiting, blocked or failed.
+    fn nothing_to_start(&self, assignee: Option<&str>) -> Value {
+        let total = self.doc.tasks.len();
+        let status = self.doc.state.status;
+        let (reason, message) = if self.index.all_settled(total) {
+            (
+                "completed",
+                "All tasks are completed (or skipped).".to_owned(),
+            )
+        } else if total == 0 {
+            (
+                "empty",
+                "The plan has no tasks; add one with addTask.".to_owned(),
+            )
+        } else if let (Some(role), false) = (assignee, self.index.ready.is_empty()) {
+            (
+                "no_task_for_assignee",
+                format!(
+                    "No executable task is assigned to `{role}`; {} executable task(s) are assigned to others.",
+                    self.index.ready.len()
+                ),
+            )
+        } else if self.index.count(TaskStatus::InProgress) > 0 {
+            let running = self.ids_with(TaskStatus::InProgress, 10);
+            (
+                "waiting",
+                format!(
+                    "No task is executable yet: waiting for task(s) {} in progress.",
+                    join(&running)
+                ),
+            )
+        } else if self.index.failed_required > 0 {
+            (
+                "blocked",
+                format!(
+                    "The plan is blocked: task(s) {} failed; skip them, or replan.",
+                    self.failed_required_ids().join(", ")
+                ),
+            )
+        } else {
+            ("blocked", "No task is executable.".to_owned())
+        };
+        json!({
+            "task": null,
+            "message": message,
+            "reason": reason,
+            "plan_status": status.as_str(),
+            "in_progress": self.ids_with(TaskStatus::InProgress, 10),
+            "failed": self.failed_required_ids_raw(10),
+        })
+    }
+
+    /// `completeTask`: an in-progress task (or a pending, executable one) is done.
+    pub(super) fn complete_task(&mut self, args: &CompleteArgs) -> Result<Applied, OpError> {
+        self.require_active()?;
+        let i = self.target(args.task_id.as_ref())?;
+        self.require_workable(i, "completed")?;
+        self.set_status(i, TaskStatus::Completed);
+        let id = self.task(i).id;
+        self.doc.tasks[i].result = args.result.clone();
+        self.clear_current(id);
+        let message = format!("Task {id} completed");
+        let mut events = vec![Event::task(EventKind::Completed, id, message.clone())];
+        events.extend(self.refresh_status());
+        Ok(Applied {
+            data: json!({"task_id": id, "message": message, "plan_status": self.doc.state.status.as_str()}),
+            events,
+        })
+    }
+
+    /// `failTask`: back to pending while retries are left (and wanted), else failed.
+    pub(super) fn fail_task(&mut self, args: &FailArgs) -> Result<Applied, OpError> {
+        self.require_active()?;
+        let i = self.target(args.task_id.as_ref())?;
+        self.require_workable(i, "failed")?;
+        let retry = self.task(i).retry;
+        let will_retry = args.should_retry && retry.count < retry.max;
+        let id = self.task(i).id;
+        self.doc.tasks[i].result = args.error_message.clone();
+        let (message, event) = if will_retry {
+            self.doc.tasks[i].retry.count += 1;
+            self.set_status(i, TaskStatus::Pending);
+            let count = self.task(i).retry.count;
+            let message = format!(
+                "Task {id} failed, will retry (attempt {} of {})",
+                count + 1,
+                retry.max + 1
+            );
+            (
+                message.clone(),
+                Event::task(EventKind::Retried, id, message),
+            )
+        } else {
+            self.set_status(i, TaskStatus::Failed);
+            let message = if self.task(i).optional {
+                format!("Task {id} failed (optional: the tasks after it may still run)")
+            } else {
+                format!("Task {id} failed")
+            };
+            (message.clone(), Event::task(EventKind::Failed, id, message))
+        };
+        self.clear_current(id);
+        let mut events = vec![event];
+        events.extend(self.refresh_status());
+        Ok(Applied {
+            data: json!({
+                "task_id": id,
+                "will_retry": will_retry,
+                "retry_count": self.task(i).retry.count,
+                "message": message,
+                "plan_status": self.doc.state.status.as_str(),
+            }),
+            events,
+        })
+    }
+
+    /// `skipTask`: a pending, in-progress or failed task will not be done.
+    pub(super) fn skip_task(&mut self, args: &SkipArgs) -> Result<Applied, OpError> {
+        self.require_active()?;
+        let i = self.find(&args.task_id)?;
+        if self.task(i).status.is_done() {
+            return Err(self.wrong_status(i, "skipped", "pending, in_progress or failed"));
+        }
+        self.set_status(i, TaskStatus::Skipped);
+        let id = self.task(i).id;
+        self.doc.tasks[i].result = args.reason.clone();
+        self.clear_current(id);
+        let message = match &args.reason {
+            Some(reason) => format!("Task {id} skipped: {reason}"),
+            None => format!("Task {id} skipped"),
+        };
+        let mut events = vec![Event::task(EventKind::Skipped, id, message.clone())];
+        events.extend(self.refresh_status());
+        Ok(Applied {
+            data: json!({"task_id": id, "message": message, "plan_status": self.doc.state.status.as_str()}),
+            events,
+        })
+    }
+
+    /// `pausePlan`: refuse changes until resumed.
+    pub(super) fn pause_plan(&mut self) -> Result<Applied, OpError> {
+        self.require_active()?;
+        self.doc.state.status = PlanStatus::Paused;
+        let message = "Plan paused successfully".to_owned();
+        Ok(Applied {
+            data: json!({"message": message}),
+            events: vec![Event::plan(EventKind::Paused, message)],
+        })
+    }
+
+    /// `resumePlan`: accept changes again.
+    pub(super) fn resume_plan(&mut self) -> Result<Applied, OpError> {
+        if self.doc.state.status != PlanStatus::Paused {
+            return Err(OpError::new(
+                ErrorCode::InvalidStatus,
+                format!("The plan is {}, not paused", self.doc.state.status.as_str()),
+            )
+            .with(json!({"status": self.doc.state.status.as_str()})));
+        }
+        // Work out the status afresh, as if it had never been paused.
+        let untouched = self.index.count(TaskStatus::Pending) == self.doc.tasks.len();
+        self.doc.state.status = if untouched {
+            PlanStatus::Idle
+        } else {
+            PlanStatus::Running
+        };
+        let message = "Plan resumed successfully".to_owned();
+        let mut events = vec![Event::plan(EventKind::Resumed, message.clone())];
+        events.extend(self.refresh_status());
+        Ok(Applied {
+            data: json!({"message": message, "plan_status": self.doc.state.status.as_str()}),
+            events,
+        })
+    }
+
+    /// `resetPlan`: every task back to pending, results and retries cleared.
+    /// Allowed while paused (it is how a stuck plan starts over); the plan is idle after.
+    pub(super) fn reset_plan(&mut self) -> Result<Applied, OpError> {
+        let reset_tasks = self
+            .doc
+            .tasks
+            .iter()
+            .filter(|t| t.status != TaskStatus::Pending)
+            .count();
+        for task in &mut self.doc.tasks {
+            task.status = TaskStatus::Pending;
+            task.result = None;
+            task.retry.count = 0;
+        }
+        self.doc.state.current_task_id = None;
+        self.doc.state.status = PlanStatus::Idle;
+        self.doc.state.iteration_count = 0;
+        self.index = Index::build(&self.doc)?;
+        let message = "Plan reset successfully".to_owned();
+        Ok(Applied {
+            data: json!({"message": message, "reset_tasks": reset_tasks}),
+            events: vec![Event::plan(EventKind::Reset, message)],
+        })
+    }
+
+    /// The task named, or the current task when none is named.
+    pub(super) fn target(&self, task: Option<&TaskRef>) -> Result<usize, OpError> {
+        match task {
+            Some(task) => self.find(task),
+            None => match self.doc.state.current_task_id {
+                Some(id) => self.find(&TaskRef::Id(id)),
+                None => Err(OpError::new(
+                    ErrorCode::NoCurrentTask,
+                    "No task_id given and there is no current task; start one with startNextTask",
+                )),
+            },
+        }
+    }
+
+    /// A task may be completed or failed when it is in progress, or pending and executable.
+    fn require_workable(&self, i: usize, verb: &str) -> Result<(), OpError> {
+        match self.task(i).status {
+            TaskStatus::InProgress => Ok(()),
+            TaskStatus::Pending if self.index.unmet[i] == 0 => Ok(()),
+            TaskStatus::Pending => Err(OpError::new(
+                ErrorCode::DependenciesNotMet,
+                format!(
+                    "Task {} cannot be {verb}: its dependencies are not done",
+                    self.task(i).id
+                ),
+            )
+            .with(json!({"task_id": self.task(i).id}))),
+            _ => Err(self.wrong_status(i, verb, "in_progress (or pending and executable)")),
+        }
+    }
+
+    pub(super) fn wrong_status(&self, i: usize, verb: &str, expected: &str) -> OpError {
+        let t = self.task(i);
+        OpError::new(
+            ErrorCode::InvalidStatus,
+            format!(
+                "Task {} is {}, so it cannot be {verb}",
+                t.id,
+                t.status.as_str()
+            ),
+        )
+        .with(json!({"task_id": t.id, "status": t.status.as_str(), "expected": expected}))
+    }
+
+    /// Sets the status of the task at `i`, keeping the indexes in step; returns the old status.
+    fn set_status(&mut self, i: usize, status: TaskStatus) -> TaskStatus {
+        let from = self.doc.tasks[i].status;
+        let was_satisfying = satisfies(&self.doc.tasks[i]);
+        self.doc.tasks[i].status = status;
+        self.index.moved(&self.doc.tasks, i, from, was_satisfying);
+        from
+    }
+
+    fn clear_current(&mut self, id: u32) {
+        if self.doc.state.current_task_id == Some(id) {
+            self.doc.state.current_task_id = None;
+        }
+    }
+}
+
+/// `1, 2, 3`
+pub(super) fn join(ids: &[u32]) -> String {
+    ids.iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}

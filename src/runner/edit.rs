@@ -1,0 +1,454 @@
+//! Changes to the plan's shape: adding, updating and removing tasks, and
+//! replanning. Each builds the new task list aside, re-indexes it (refusing
+//! cycles) and only then replaces the old one, so a refused edit changes nothing.
+//! Edits cost O(tasks + edges): they are rare next to status changes.
+
+use std::collections::HashMap;
+
+use serde_json::json;
+
+use crate::document::{PlanDocument, Retry, TaskDoc, TaskStatus};
+
+use super::apply::join;
+use super::error::{ErrorCode, OpError};
+use super::events::{Event, EventKind};
+use super::index::Index;
+use super::ops::{AddArgs, ReplanArgs, ReplanStep, TaskRef};
+use super::{Applied, Runner};
+
+impl Runner {
+    /// `addTask`: a new pending task, after `after_task_id` (dependents rewired) or at the end.
+    pub(super) fn add_task(&mut self, args: &AddArgs) -> Result<Applied, OpError> {
+        self.require_active()?;
+        let name = non_empty(&args.name, "name")?;
+        self.check_role(args.assignee.as_deref())?;
+        let after = args
+            .after_task_id
+            .as_ref()
+            .map(|t| self.find(t))
+            .transpose()?;
+        let id = self.next_id(1)?;
+        let dependencies = match (&args.dependencies, after) {
+            (Some(deps), _) => self.resolve_deps(deps, None)?,
+            (None, Some(a)) => vec![self.task(a).id],
+            (None, None) => Vec::new(),
+        };
+        let mut doc = self.doc.clone();
+        let task = TaskDoc {
+            id,
+            name,
+            status: TaskStatus::Pending,
+            dependencies,
+            reasoning: args.reasoning.clone(),
+            result: None,
+            key: None,
+            step: after.and_then(|a| self.task(a).step.clone()),
+            assignee: args.assignee.clone().filter(|a| !a.is_empty()),
+            description: args.description.clone(),
+            optional: false,
+            retry: Retry::default(),
+        };
+        let mut rewired = Vec::new();
+        match after {
+            Some(a) => {
+                // Seed 000: the tasks that waited for X now wait for the new task.
+                let x = self.task(a).id;
+                for &d in &self.index.dependents[a] {
+                    let dependent = &mut doc.tasks[d];
+                    if dependent.status == TaskStatus::Pending {
+                        replace_dep(&mut dependent.dependencies, x, &[id]);
+                        rewired.push(dependent.id);
+                    }
+                }
+                rewired.sort_unstable();
+                rewired.dedup();
+                if let Some(step) = &task.step {
+                    if let Some(step) = doc.steps.iter_mut().find(|s| &s.id == step) {
+                        let at = step
+                            .tasks
+                            .iter()
+                            .position(|&t| t == x)
+                            .map_or(step.tasks.len(), |p| p + 1);
+                        step.tasks.insert(at, id);
+                    }
+                }
+                doc.tasks.insert(a + 1, task);
+            }
+            None => doc.tasks.push(task),
+        }
+        self.replace(doc)?;
+        let i = self.index.position[&id];
+        let mut message = format!("Task {id} added");
+        if let Some(a) = args.after_task_id.as_ref() {
+            message.push_str(&format!(" after task {a}"));
+        }
+        if !rewired.is_empty() {
+            message.push_str(&format!("; task(s) {} now depend on it", join(&rewired)));
+        }
+        let mut events = vec![Event::task(EventKind::Added, id, message.clone())];
+        events.extend(self.refresh_status());
+        Ok(Applied {
+            data: json!({"new_task": self.task(i), "message": message, "rewired_tasks": rewired}),
+            events,
+        })
+    }
+
+    /// `updateTask`: change a pending task's name, dependencies, reasoning, assignee or description.
+    pub(super) fn update_task(&mut self, args: &super::UpdateArgs) -> Result<Applied, OpError> {
+        self.require_active()?;
+        let i = self.find(&args.task_id)?;
+        self.require_editable(i, "updated")?;
+        let updates = args.merged();
+        if updates == Default::default() {
+            return Err(OpError::new(
+                ErrorCode::InvalidArgument,
+                "nothing to update: give name, dependencies, reasoning, assignee or description",
+            ));
+        }
+        let id = self.task(i).id;
+        let mut doc = self.doc.clone();
+        let task = &mut doc.tasks[i];
+        if let Some(name) = &updates.name {
+            task.name = non_empty(name, "name")?;
+        }
+        if let Some(deps) = &updates.dependencies {
+            task.dependencies = self.resolve_deps(deps, Some(id))?;
+        }
+        if let Some(reasoning) = &updates.reasoning {
+            task.reasoning = Some(reasoning.clone());
+        }
+        if let Some(assignee) = &updates.assignee {
+            if assignee.is_empty() {
+                task.assignee = None;
+            } else {
+                self.check_role(Some(assignee))?;
+                task.assignee = Some(assignee.clone());
+            }
+        }
+        if let Some(description) = &updates.description {
+            task.description = Some(description.clone());
+        }
+        self.replace(doc)?;
+        let message = format!("Task {id} updated successfully");
+        let mut events = vec![Event::task(EventKind::Updated, id, message.clone())];
+        events.extend(self.refresh_status());
+        Ok(Applied {
+            data: json!({"updated_task": self.task(i), "message": message}),
+            events,
+        })
+    }
+
+    /// `removeTask`: drop a pending task; its dependents take over its dependencies.
+    pub(super) fn remove_task(&mut self, task: &TaskRef) -> Result<Applied, OpError> {
+        self.require_active()?;
+        let i = self.find(task)?;
+        self.require_editable(i, "removed")?;
+        let removed = self.task(i).clone();
+        let mut doc = self.doc.clone();
+        let mut rewired = Vec::new();
+        for &d in &self.index.dependents[i] {
+            replace_dep(
+                &mut doc.tasks[d].dependencies,
+                removed.id,
+                &removed.dependencies,
+            );
+            rewired.push(doc.tasks[d].id);
+        }
+        rewired.sort_unstable();
+        rewired.dedup();
+        doc.tasks.remove(i);
+        for step in &mut doc.steps {
+            step.tasks.retain(|&t| t != removed.id);
+        }
+        self.replace(doc)?;
+        let message = format!("Task {} removed successfully", removed.id);
+        let mut events = vec![Event::task(EventKind::Removed, removed.id, message.clone())];
+        events.extend(self.refresh_status());
+        Ok(Applied {
+            data: json!({"task_id": removed.id, "message": message, "rewired_tasks": rewired}),
+            events,
+        })
+    }
+
+    /// `replan` (seed 004): keep completed, skipped and in-progress tasks;
+    /// replace the pending and failed ones with `steps`.
+    pub(super) fn replan(&mut self, args: &ReplanArgs) -> Result<Applied, OpError> {
+        self.require_active()?;
+        let keep = |t: &TaskDoc| {
+            matches!(
+                t.status,
+                TaskStatus::Completed | TaskStatus::Skipped | TaskStatus::InProgress
+            )
+        };
+        let mut doc = self.doc.clone();
+        let removed: Vec<u32> = doc
+            .tasks
+            .iter()
+            .filter(|t| !keep(t))
+            .map(|t| t.id)
+            .collect();
+        doc.tasks.retain(keep);
+        let kept_ids: HashMap<u32, ()> = doc.tasks.iter().map(|t| (t.id, ())).collect();
+        for task in &mut doc.tasks {
+            task.dependencies.retain(|d| kept_ids.contains_key(d));
+        }
+        for step in &mut doc.steps {
+            step.tasks.retain(|t| kept_ids.contains_key(t));
+        }
+        let running: Vec<u32> = doc
+            .tasks
+            .iter()
+            .filter(|t| t.status == TaskStatus::InProgress)
+            .map(|t| t.id)
+            .collect();
+
+        // New ids come after every id the plan has had, so none is reused.
+        let first_id = self.next_id(args.steps.len())?;
+        let mut new_keys: HashMap<String, u32> = HashMap::new();
+        for (n, step) in args.steps.iter().enumerate() {
+            if let ReplanStep::Task(task) = step {
+                if let Some(key) = &task.key {
+                    let taken = doc
+                        .tasks
+                        .iter()
+                        .any(|t| t.key.as_deref() == Some(key.as_str()));
+                    if taken || new_keys.insert(key.clone(), first_id + n as u32).is_some() {
+                        return Err(OpError::new(
+                            ErrorCode::InvalidArgument,
+                            format!("the key `{key}` is used twice"),
+                        )
+                        .with(json!({"key": key})));
+                    }
+                }
+            }
+        }
+        let mut added = Vec::new();
+        for (n, step) in args.steps.iter().enumerate() {
+            let id = first_id + n as u32;
+            let chained = if n == 0 {
+                running.clone()
+            } else {
+                vec![id - 1]
+            };
+            let task = match step {
+                ReplanStep::Name(name) => TaskDoc {
+                    id,
+                    name: non_empty(name, "a step's name")?,
+                    status: TaskStatus::Pending,
+                    dependencies: chained,
+                    reasoning: None,
+                    result: None,
+                    key: None,
+                    step: None,
+                    assignee: None,
+                    description: None,
+                    optional: false,
+                    retry: Retry::default(),
+                },
+                ReplanStep::Task(t) => {
+                    let name = t.name.as_deref().or(t.description.as_deref()).unwrap_or("");
+                    self.check_role(t.assignee.as_deref())?;
+                    let dependencies = match &t.dependencies {
+                        None => chained,
+                        Some(deps) => deps
+                            .iter()
+                            .map(|d| {
+                                resolve_replan_dep(
+                                    d,
+                                    &doc,
+                                    &new_keys,
+                                    first_id,
+                                    args.steps.len(),
+                                    id,
+                                )
+                            })
+                            .collect::<Result<Vec<u32>, OpError>>()?,
+                    };
+                    TaskDoc {
+                        id,
+                        name: non_empty(name, "a step's name")?,
+                        status: TaskStatus::Pending,
+                        dependencies,
+                        reasoning: t.reasoning.clone(),
+                        result: None,
+                        key: t.key.clone(),
+                        step: None,
+                        assignee: t.assignee.clone(),
+                        description: t.description.clone().filter(|_| t.name.is_some()),
+                        optional: t.optional,
+                        retry: Retry {
+                            max: t.retry.unwrap_or(0),
+                            count: 0,
+                        },
+                    }
+                }
+            };
+            added.push(id);
+            doc.tasks.push(task);
+        }
+        self.replace(doc)?;
+        let message = format!(
+            "Plan updated: kept {} task(s), replaced {} with {} new task(s)",
+            self.doc.tasks.len() - added.len(),
+            removed.len(),
+            added.len()
+        );
+        let new_tasks: Vec<&TaskDoc> = added
+            .iter()
+            .map(|id| self.task(self.index.position[id]))
+            .collect();
+        let data = json!({
+            "message": message,
+            "kept_tasks": self.doc.tasks.len() - added.len(),
+            "removed_tasks": removed,
+            "new_tasks": new_tasks,
+        });
+        let mut events = vec![Event::plan(EventKind::Replanned, message)];
+        events.extend(self.refresh_status());
+        Ok(Applied { data, events })
+    }
+
+    /// Installs an edited document, re-indexed; refuses it (changing nothing) if it has a cycle.
+    fn replace(&mut self, doc: PlanDocument) -> Result<(), OpError> {
+        let index = Index::build(&doc)?;
+        self.doc = doc;
+        self.index = index;
+        Ok(())
+    }
+
+    /// One more than the largest id in the plan, when `count` new ids fit after it.
+    fn next_id(&self, count: usize) -> Result<u32, OpError> {
+        let next = u64::from(self.doc.tasks.iter().map(|t| t.id).max().unwrap_or(0)) + 1;
+        if next + count as u64 > u64::from(u32::MAX) + 1 {
+            return Err(OpError::new(
+                ErrorCode::InvalidState,
+                "no task ids are left: the largest id is too close to 4294967295",
+            ));
+        }
+        Ok(next as u32)
+    }
+
+    fn require_editable(&self, i: usize, verb: &str) -> Result<(), OpError> {
+        let t = self.task(i);
+        if t.status == TaskStatus::Pending {
+            return Ok(());
+        }
+        Err(OpError::new(
+            ErrorCode::TaskNotEditable,
+            format!(
+                "Task {} is {}; only pending tasks can be {verb}",
+                t.id,
+                t.status.as_str()
+            ),
+        )
+        .with(json!({"task_id": t.id, "status": t.status.as_str()})))
+    }
+
+    /// Task ids for a dependency list: each must name another task of the plan.
+    fn resolve_deps(&self, deps: &[TaskRef], itself: Option<u32>) -> Result<Vec<u32>, OpError> {
+        let mut ids = Vec::with_capacity(deps.len());
+        for dep in deps {
+            let id = self.find(dep).map(|i| self.task(i).id).map_err(|_| {
+                OpError::new(
+                    ErrorCode::InvalidDependency,
+                    format!("dependency {dep} names no task"),
+                )
+                .with(json!({"dependency": dep}))
+            })?;
+            if Some(id) == itself {
+                return Err(OpError::new(
+                    ErrorCode::InvalidDependency,
+                    format!("task {id} cannot depend on itself"),
+                )
+                .with(json!({"dependency": dep})));
+            }
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        Ok(ids)
+    }
+
+    fn check_role(&self, assignee: Option<&str>) -> Result<(), OpError> {
+        match assignee {
+            Some(role)
+                if !role.is_empty()
+                    && !self.doc.roles.is_empty()
+                    && !self.doc.roles.iter().any(|r| r.id == role) =>
+            {
+                let roles: Vec<&str> = self.doc.roles.iter().map(|r| r.id.as_str()).collect();
+                Err(
+                    OpError::new(ErrorCode::UnknownRole, format!("no role named `{role}`"))
+                        .with(json!({"assignee": role, "roles": roles})),
+                )
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A dependency of a new task in a replan: a kept task, or a new task by key or id.
+fn resolve_replan_dep(
+    dep: &TaskRef,
+    doc: &PlanDocument,
+    new_keys: &HashMap<String, u32>,
+    first_id: u32,
+    count: usize,
+    itself: u32,
+) -> Result<u32, OpError> {
+    let found = match dep {
+        TaskRef::Id(id)
+            if (u64::from(first_id)..u64::from(first_id) + count as u64)
+                .contains(&u64::from(*id)) =>
+        {
+            Some(*id)
+        }
+        TaskRef::Id(id) => doc.tasks.iter().find(|t| t.id == *id).map(|t| t.id),
+        TaskRef::Key(key) => new_keys.get(key).copied().or_else(|| {
+            doc.tasks
+                .iter()
+                .find(|t| t.key.as_deref() == Some(key.as_str()) || t.id.to_string() == *key)
+                .map(|t| t.id)
+        }),
+    };
+    match found {
+        Some(id) if id != itself => Ok(id),
+        Some(_) => Err(OpError::new(
+            ErrorCode::InvalidDependency,
+            format!("a new task cannot depend on itself ({dep})"),
+        )),
+        None => Err(OpError::new(
+            ErrorCode::InvalidDependency,
+            format!("dependency {dep} names no kept task and no new task"),
+        )
+        .with(json!({"dependency": dep}))),
+    }
+}
+
+/// Replaces `old` in a dependency list by `new` (keeping order, no duplicates).
+fn replace_dep(deps: &mut Vec<u32>, old: u32, new: &[u32]) {
+    let mut out = Vec::with_capacity(deps.len() + new.len());
+    for &d in deps.iter() {
+        if d == old {
+            for &n in new {
+                if !out.contains(&n) {
+                    out.push(n);
+                }
+            }
+        } else if !out.contains(&d) {
+            out.push(d);
+        }
+    }
+    *deps = out;
+}
+
+fn non_empty(text: &str, what: &str) -> Result<String, OpError> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err(OpError::new(
+            ErrorCode::InvalidArgument,
+            format!("`{what}` must not be empty"),
+        ));
+    }
+    Ok(trimmed.to_owned())
+}

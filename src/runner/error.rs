@@ -1,0 +1,120 @@
+//! Why an operation was refused: seed 001's error codes, plus planc's own.
+
+use std::fmt;
+
+use serde_json::{json, Value};
+
+/// A stable error code, spelt as in seed 001 (`TASK_NOT_FOUND`, …).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// No task has the given id or key.
+    TaskNotFound,
+    /// A dependency names no task, or the task itself.
+    InvalidDependency,
+    /// The task is not `pending`, so it cannot be updated or removed.
+    TaskNotEditable,
+    /// The change would make the dependency graph cyclic.
+    CircularDependency,
+    /// The task's status does not allow this transition.
+    InvalidStatus,
+    /// The plan is paused (or otherwise not accepting changes).
+    PlanNotActive,
+    /// The task is pending but some dependency is not completed or skipped.
+    DependenciesNotMet,
+    /// No task id was given and the plan has no current task.
+    NoCurrentTask,
+    /// An argument is missing or malformed (empty name, bad status filter…).
+    InvalidArgument,
+    /// The assignee names no role of the plan.
+    UnknownRole,
+    /// The state file cannot be read, parsed or written.
+    StateIo,
+    /// The state file parses but is not a consistent plan state.
+    InvalidState,
+}
+
+impl ErrorCode {
+    /// Every code, in documentation order.
+    pub const ALL: [ErrorCode; 12] = [
+        ErrorCode::TaskNotFound,
+        ErrorCode::InvalidDependency,
+        ErrorCode::TaskNotEditable,
+        ErrorCode::CircularDependency,
+        ErrorCode::InvalidStatus,
+        ErrorCode::PlanNotActive,
+        ErrorCode::DependenciesNotMet,
+        ErrorCode::NoCurrentTask,
+        ErrorCode::InvalidArgument,
+        ErrorCode::UnknownRole,
+        ErrorCode::StateIo,
+        ErrorCode::InvalidState,
+    ];
+
+    /// The code as it appears in the envelope.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::TaskNotFound => "TASK_NOT_FOUND",
+            ErrorCode::InvalidDependency => "INVALID_DEPENDENCY",
+            ErrorCode::TaskNotEditable => "TASK_NOT_EDITABLE",
+            ErrorCode::CircularDependency => "CIRCULAR_DEPENDENCY",
+            ErrorCode::InvalidStatus => "INVALID_STATUS",
+            ErrorCode::PlanNotActive => "PLAN_NOT_ACTIVE",
+            ErrorCode::DependenciesNotMet => "DEPENDENCIES_NOT_MET",
+            ErrorCode::NoCurrentTask => "NO_CURRENT_TASK",
+            ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorCode::UnknownRole => "UNKNOWN_ROLE",
+            ErrorCode::StateIo => "STATE_IO",
+            ErrorCode::InvalidState => "INVALID_STATE",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A refused operation: code, message for people (and LLMs), details for programs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpError {
+    /// The stable code.
+    pub code: ErrorCode,
+    /// What went wrong, in a sentence.
+    pub message: String,
+    /// Machine-readable particulars (an object; empty when there are none).
+    pub details: Value,
+}
+
+impl OpError {
+    /// An error with empty details.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> OpError {
+        OpError {
+            code,
+            message: message.into(),
+            details: json!({}),
+        }
+    }
+
+    /// The same error with `details`.
+    pub fn with(mut self, details: Value) -> OpError {
+        self.details = details;
+        self
+    }
+
+    /// Seed 001's error envelope: `{"success": false, "error": {code, message, details}}`.
+    pub fn envelope(&self) -> Value {
+        json!({
+            "success": false,
+            "error": {"code": self.code.as_str(), "message": self.message, "details": self.details},
+        })
+    }
+}
+
+impl fmt::Display for OpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for OpError {}

@@ -1,0 +1,209 @@
+//! The runner: the state machine of seeds 000/001 over a plan document (SPEC §4).
+//!
+//! [`Runner`] holds a [`PlanDocument`] with indexes and applies [`Op`]s to it;
+//! it does no IO and reads no clock. [`Store`] is the edge: it loads a state
+//! file under a lock, applies one operation, writes the new state atomically
+//! and appends the change to the event log. The CLI (`planc run`) and the MCP
+//! server (`planc mcp`) are thin faces over these two.
+
+#![warn(missing_docs)]
+
+mod apply;
+mod edit;
+mod error;
+mod events;
+mod index;
+mod observe;
+mod ops;
+mod prompt;
+mod query;
+mod store;
+pub mod time;
+
+use serde_json::{json, Value};
+
+use crate::document::{PlanDocument, PlanStatus, TaskDoc, TaskStatus};
+
+pub use error::{ErrorCode, OpError};
+pub use events::{Event, EventKind, LogRecord};
+pub use observe::observe;
+pub use ops::{
+    AddArgs, CompleteArgs, FailArgs, ListArgs, NoArgs, Op, ReplanArgs, ReplanStep, ReplanTask,
+    SkipArgs, StartNextArgs, TaskIdArgs, TaskRef, TaskUpdates, UpdateArgs,
+};
+pub use prompt::prompt;
+pub use store::Store;
+
+use index::Index;
+
+/// What a successful operation produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Applied {
+    /// The operation's result: the `data` of the success envelope.
+    pub data: Value,
+    /// What changed (empty for queries).
+    pub events: Vec<Event>,
+}
+
+impl Applied {
+    /// Whether the operation changed the state.
+    pub fn changed(&self) -> bool {
+        !self.events.is_empty()
+    }
+
+    /// Seed 001's success envelope: `{"success": true, "data": …}`.
+    pub fn envelope(&self) -> Value {
+        json!({"success": true, "data": self.data})
+    }
+}
+
+/// Applies one operation to a plan document: the runner as a pure function.
+///
+/// Indexes the document first (O(tasks + edges)); to apply many operations,
+/// keep a [`Runner`] instead.
+pub fn apply(doc: PlanDocument, op: &Op) -> Result<(PlanDocument, Applied), OpError> {
+    let mut runner = Runner::new(doc)?;
+    let applied = runner.apply(op)?;
+    Ok((runner.into_document(), applied))
+}
+
+/// A plan document being run: the document and the indexes that keep every
+/// operation cheap.
+#[derive(Clone, Debug)]
+pub struct Runner {
+    doc: PlanDocument,
+    index: Index,
+}
+
+impl Runner {
+    /// Takes a plan document, or says why it is not a consistent state
+    /// (duplicate ids, unknown dependencies, a cycle): `INVALID_STATE`.
+    pub fn new(doc: PlanDocument) -> Result<Runner, OpError> {
+        let index = Index::build(&doc)?;
+        Ok(Runner { doc, index })
+    }
+
+    /// The document as it stands.
+    pub fn document(&self) -> &PlanDocument {
+        &self.doc
+    }
+
+    /// Gives the document back.
+    pub fn into_document(self) -> PlanDocument {
+        self.doc
+    }
+
+    /// Applies one operation. On error nothing has changed. A change bumps
+    /// `state.revision` by one and returns at least one event.
+    pub fn apply(&mut self, op: &Op) -> Result<Applied, OpError> {
+        let applied = self.apply_unrevised(op)?;
+        if applied.changed() {
+            self.doc.state.revision += 1;
+        }
+        Ok(applied)
+    }
+
+    /// Applies one operation without bumping the revision (for composite
+    /// changes such as `observe`, which count as one revision).
+    fn apply_unrevised(&mut self, op: &Op) -> Result<Applied, OpError> {
+        match op {
+            Op::GetCurrentTask(_) => self.get_current_task(),
+            Op::GetTaskById(args) => self.get_task_by_id(&args.task_id),
+            Op::GetTaskList(args) => self.get_task_list(args),
+            Op::GetExecutableTaskList(args) => {
+                self.get_executable_task_list(args.assignee.as_deref())
+            }
+            Op::GetPlanStatus(_) => Ok(self.get_plan_status()),
+            Op::StartNextTask(args) => self.start_next_task(args.assignee.as_deref()),
+            Op::StartTask(args) => self.start_task(&args.task_id),
+            Op::CompleteTask(args) => self.complete_task(args),
+            Op::FailTask(args) => self.fail_task(args),
+            Op::SkipTask(args) => self.skip_task(args),
+            Op::AddTask(args) => self.add_task(args),
+            Op::UpdateTask(args) => self.update_task(args),
+            Op::RemoveTask(args) => self.remove_task(&args.task_id),
+            Op::PausePlan(_) => self.pause_plan(),
+            Op::ResumePlan(_) => self.resume_plan(),
+            Op::ResetPlan(_) => self.reset_plan(),
+            Op::Replan(args) => self.replan(args),
+        }
+    }
+
+    /// The position of the task `task` names, or `TASK_NOT_FOUND`.
+    fn find(&self, task: &TaskRef) -> Result<usize, OpError> {
+        let id = match task {
+            TaskRef::Id(id) => Some(*id),
+            TaskRef::Key(key) => self
+                .index
+                .keys
+                .get(key)
+                .copied()
+                .or_else(|| key.trim().strip_prefix('#').unwrap_or(key).parse().ok()),
+        };
+        id.and_then(|id| self.index.position.get(&id).copied())
+            .ok_or_else(|| {
+                OpError::new(
+                    ErrorCode::TaskNotFound,
+                    format!("Task with ID {task} not found"),
+                )
+                .with(json!({"task_id": task}))
+            })
+    }
+
+    /// The task at position `i`.
+    fn task(&self, i: usize) -> &TaskDoc {
+        &self.doc.tasks[i]
+    }
+
+    /// Refuses changes while the plan is paused.
+    fn require_active(&self) -> Result<(), OpError> {
+        if self.doc.state.status == PlanStatus::Paused {
+            return Err(OpError::new(
+                ErrorCode::PlanNotActive,
+                "The plan is paused; resume it (resumePlan) before changing it",
+            )
+            .with(json!({"status": "paused"})));
+        }
+        Ok(())
+    }
+
+    /// Recomputes the plan status from the counters (O(1)); a paused plan stays paused.
+    fn refresh_status(&mut self) -> Option<Event> {
+        let before = self.doc.state.status;
+        if before == PlanStatus::Paused {
+            return None;
+        }
+        let total = self.doc.tasks.len();
+        let untouched = self.index.count(TaskStatus::Pending) == total;
+        let after = if self.index.all_settled(total) {
+            PlanStatus::Completed
+        } else if self.index.ready.is_empty()
+            && self.index.count(TaskStatus::InProgress) == 0
+            && self.index.failed_required > 0
+        {
+            PlanStatus::Failed
+        } else if before == PlanStatus::Idle && untouched {
+            PlanStatus::Idle
+        } else {
+            PlanStatus::Running
+        };
+        self.doc.state.status = after;
+        match (before == after, after) {
+            (false, PlanStatus::Completed) => Some(Event::plan(
+                EventKind::PlanCompleted,
+                "Every task is completed or skipped (or failed but optional)",
+            )),
+            (false, PlanStatus::Failed) => Some(Event::plan(
+                EventKind::PlanFailed,
+                format!(
+                    "Nothing can run: failed task(s) {}",
+                    self.failed_required_ids().join(", ")
+                ),
+            )),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,183 @@
+//! A compact Markdown block about the plan for an agent's system prompt
+//! (seed 003), in the plan's language (zh or en).
+
+use std::fmt::Write;
+
+use crate::document::{TaskDoc, TaskStatus};
+
+use super::Runner;
+
+/// How many executable tasks and recent results the prompt lists.
+const LIST_LIMIT: usize = 5;
+
+struct Words {
+    heading: &'static str,
+    goal: &'static str,
+    progress: &'static str,
+    status: &'static str,
+    current: &'static str,
+    none: &'static str,
+    next: &'static str,
+    recent: &'static str,
+    controls: &'static str,
+    more: &'static str,
+}
+
+const EN: Words = Words {
+    heading: "## Current plan",
+    goal: "Goal",
+    progress: "Progress",
+    status: "status",
+    current: "Current task",
+    none: "none",
+    next: "Executable next",
+    recent: "Recent results",
+    controls: "When the current task is done, say \"[Done]\" (text before it is the result); if it cannot be done, \"[Failed] reason\"; add a task with a line \"[Step] description\".",
+    more: "more",
+};
+
+const ZH: Words = Words {
+    heading: "## 当前任务规划",
+    goal: "当前任务",
+    progress: "进度",
+    status: "状态",
+    current: "当前步骤",
+    none: "无",
+    next: "接下来可执行",
+    recent: "最近结果",
+    controls: "步骤完成后，说 \"[完成]\" 或 \"[Done]\"（之前的文字作为结果）；无法完成时说 \"[失败] 原因\"；用一行 \"[Step] 描述\" 添加步骤。",
+    more: "更多",
+};
+
+fn words(runner: &Runner) -> &'static Words {
+    if runner
+        .document()
+        .meta
+        .language
+        .to_lowercase()
+        .starts_with("zh")
+    {
+        &ZH
+    } else {
+        &EN
+    }
+}
+
+fn line(task: &TaskDoc) -> String {
+    let mut text = format!("#{} {}", task.id, task.name);
+    if let Some(assignee) = &task.assignee {
+        let _ = write!(text, " (@{assignee})");
+    }
+    text
+}
+
+/// The Markdown block `planc run prompt` prints.
+pub fn prompt(runner: &Runner) -> String {
+    let w = words(runner);
+    let doc = runner.document();
+    let mut out = String::new();
+    let _ = writeln!(out, "{}\n", w.heading);
+    let _ = writeln!(out, "- {}: {}", w.goal, doc.meta.goal);
+    let _ = writeln!(out, "- {}", progress_line(runner));
+    let current = doc
+        .state
+        .current_task_id
+        .and_then(|id| runner.index.position.get(&id).map(|&i| &doc.tasks[i]));
+    match current {
+        Some(task) => {
+            let _ = writeln!(out, "- {}: {}", w.current, line(task));
+            if let Some(description) = &task.description {
+                for l in description.lines() {
+                    let _ = writeln!(out, "  > {l}");
+                }
+            }
+        }
+        None => {
+            let _ = writeln!(out, "- {}: {}", w.current, w.none);
+        }
+    }
+    let ready: Vec<&TaskDoc> = runner
+        .index
+        .ready
+        .iter()
+        .take(LIST_LIMIT)
+        .map(|&i| &doc.tasks[i])
+        .collect();
+    if !ready.is_empty() {
+        let more = runner.index.ready.len().saturating_sub(LIST_LIMIT);
+        let mut list: Vec<String> = ready.iter().map(|t| line(t)).collect();
+        if more > 0 {
+            list.push(format!("+{more} {}", w.more));
+        }
+        let _ = writeln!(out, "- {}: {}", w.next, list.join("; "));
+    }
+    let recent: Vec<&TaskDoc> = doc
+        .tasks
+        .iter()
+        .rev()
+        .filter(|t| {
+            matches!(
+                t.status,
+                TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Skipped
+            )
+        })
+        .take(LIST_LIMIT)
+        .collect();
+    if !recent.is_empty() {
+        let _ = writeln!(out, "- {}:", w.recent);
+        for task in recent.iter().rev() {
+            let result = task.result.as_deref().unwrap_or("-");
+            let _ = writeln!(
+                out,
+                "  - #{} [{}] {}: {}",
+                task.id,
+                task.status.as_str(),
+                task.name,
+                result
+            );
+        }
+    }
+    let _ = writeln!(out, "\n{}", w.controls);
+    out
+}
+
+fn progress_line(runner: &Runner) -> String {
+    let w = words(runner);
+    let doc = runner.document();
+    format!(
+        "{}: {}/{} ({}: {})",
+        w.progress,
+        runner.index.done(),
+        doc.tasks.len(),
+        w.status,
+        doc.state.status.as_str()
+    )
+}
+
+/// One paragraph on where the plan stands: what `observe` says when it pauses
+/// the plan at its iteration limit.
+pub fn progress_summary(runner: &Runner) -> String {
+    let doc = runner.document();
+    let zh = words(runner).heading == ZH.heading;
+    let next = runner.index.ready.first().map(|&i| line(&doc.tasks[i]));
+    let current = doc
+        .state
+        .current_task_id
+        .and_then(|id| runner.index.position.get(&id).map(|&i| line(&doc.tasks[i])));
+    let at = current.or(next).unwrap_or_else(|| "-".to_owned());
+    if zh {
+        format!(
+            "已达到迭代上限（{} 轮），计划已暂停。{}；当前/下一步：{}。说“继续”恢复执行。",
+            doc.state.iteration_count,
+            progress_line(runner),
+            at
+        )
+    } else {
+        format!(
+            "Reached the iteration limit ({} iterations); the plan is paused. {}; current/next: {}. Say \"continue\" to resume.",
+            doc.state.iteration_count,
+            progress_line(runner),
+            at
+        )
+    }
+}

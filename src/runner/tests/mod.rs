@@ -1,0 +1,679 @@
+//! Unit tests of the runner library: the semantics of SPEC §4.
+
+mod properties;
+
+use serde_json::json;
+
+use super::*;
+use crate::document::{Meta, Retry, State, TaskStatus, FORMAT};
+
+/// A plan whose task `n + 1` depends on the tasks listed at `deps[n]`.
+pub(crate) fn plan(deps: &[&[u32]]) -> PlanDocument {
+    PlanDocument {
+        format: FORMAT.to_owned(),
+        meta: Meta {
+            id: "t".to_owned(),
+            title: None,
+            goal: "test".to_owned(),
+            language: "en".to_owned(),
+            max_iterations: None,
+            params: Default::default(),
+            source: None,
+            created_at: None,
+            updated_at: None,
+        },
+        roles: Vec::new(),
+        steps: Vec::new(),
+        state: State::default(),
+        tasks: deps
+            .iter()
+            .enumerate()
+            .map(|(i, d)| TaskDoc {
+                id: i as u32 + 1,
+                name: format!("task {}", i + 1),
+                status: TaskStatus::Pending,
+                dependencies: d.to_vec(),
+                reasoning: None,
+                result: None,
+                key: Some(format!("t{}", i + 1)),
+                step: None,
+                assignee: None,
+                description: None,
+                optional: false,
+                retry: Retry::default(),
+            })
+            .collect(),
+    }
+}
+
+fn call(runner: &mut Runner, name: &str, args: serde_json::Value) -> Result<Applied, OpError> {
+    runner.apply(&Op::from_call(name, args)?)
+}
+
+fn ok(runner: &mut Runner, name: &str, args: serde_json::Value) -> serde_json::Value {
+    match call(runner, name, args) {
+        Ok(applied) => applied.data,
+        Err(error) => panic!("{name} failed: {error}"),
+    }
+}
+
+fn code(runner: &mut Runner, name: &str, args: serde_json::Value) -> &'static str {
+    match call(runner, name, args) {
+        Ok(applied) => panic!("{name} succeeded: {}", applied.data),
+        Err(error) => error.code.as_str(),
+    }
+}
+
+fn statuses(runner: &Runner) -> Vec<&'static str> {
+    runner
+        .document()
+        .tasks
+        .iter()
+        .map(|t| t.status.as_str())
+        .collect()
+}
+
+fn plan_status(runner: &Runner) -> &'static str {
+    runner.document().state.status.as_str()
+}
+
+#[test]
+fn start_next_takes_the_first_executable_task_in_plan_order() {
+    let mut r = Runner::new(plan(&[&[], &[1], &[]])).unwrap();
+    assert_eq!(plan_status(&r), "idle");
+    let data = ok(&mut r, "startNextTask", json!({}));
+    assert_eq!(data["task"]["id"], 1);
+    assert_eq!(data["message"], "Started task 1: task 1");
+    // Several tasks may be in progress at once.
+    assert_eq!(ok(&mut r, "startNextTask", json!(null))["task"]["id"], 3);
+    assert_eq!(statuses(&r), ["in_progress", "pending", "in_progress"]);
+    assert_eq!(r.document().state.current_task_id, Some(3));
+    assert_eq!(plan_status(&r), "running");
+    let none = ok(&mut r, "startNextTask", json!({}));
+    assert_eq!(none["task"], json!(null));
+    assert_eq!(none["reason"], "waiting");
+    assert_eq!(none["in_progress"], json!([1, 3]));
+    assert_eq!(
+        r.document().state.revision,
+        2,
+        "a start with nothing to start changes nothing"
+    );
+}
+
+#[test]
+fn completing_every_task_completes_the_plan() {
+    let mut r = Runner::new(plan(&[&[], &[1]])).unwrap();
+    ok(&mut r, "startNextTask", json!({}));
+    let data = ok(&mut r, "completeTask", json!({"result": "done"}));
+    assert_eq!(data["task_id"], 1);
+    assert_eq!(r.document().state.current_task_id, None);
+    assert_eq!(r.document().tasks[0].result.as_deref(), Some("done"));
+    ok(&mut r, "startNextTask", json!({}));
+    let applied = call(
+        &mut r,
+        "completeTask",
+        json!({"task_id": "t2", "result": "ok"}),
+    )
+    .unwrap();
+    assert_eq!(
+        applied.events.last().unwrap().kind,
+        EventKind::PlanCompleted
+    );
+    assert_eq!(plan_status(&r), "completed");
+    let none = ok(&mut r, "startNextTask", json!({}));
+    assert_eq!(none["reason"], "completed");
+    let status = ok(&mut r, "getPlanStatus", json!({}));
+    assert_eq!(status["progress"], 1.0);
+    assert_eq!(status["completed_tasks"], 2);
+}
+
+#[test]
+fn fail_retries_while_retries_are_left() {
+    let mut doc = plan(&[&[], &[1]]);
+    doc.tasks[0].retry.max = 2;
+    let mut r = Runner::new(doc).unwrap();
+    ok(&mut r, "startNextTask", json!({}));
+    let data = ok(&mut r, "failTask", json!({"error_message": "timeout"}));
+    assert_eq!(
+        data,
+        json!({"task_id": 1, "will_retry": true, "retry_count": 1,
+        "message": "Task 1 failed, will retry (attempt 2 of 3)", "plan_status": "running"})
+    );
+    assert_eq!(statuses(&r), ["pending", "pending"]);
+    ok(&mut r, "startTask", json!({"task_id": 1}));
+    // should_retry=false fails for good even with a retry left.
+    let data = ok(
+        &mut r,
+        "failTask",
+        json!({"task_id": 1, "error_message": "gone", "should_retry": false}),
+    );
+    assert_eq!(data["will_retry"], false);
+    assert_eq!(data["retry_count"], 1);
+    assert_eq!(statuses(&r), ["failed", "pending"]);
+    assert_eq!(plan_status(&r), "failed");
+    let status = ok(&mut r, "getPlanStatus", json!({}));
+    assert_eq!(status["blocked_by"], json!([1]));
+    assert!(status["reason"].as_str().unwrap().contains("1 (gone)"));
+    let none = ok(&mut r, "startNextTask", json!({}));
+    assert_eq!(none["reason"], "blocked");
+    assert_eq!(
+        code(&mut r, "startTask", json!({"task_id": 2})),
+        "DEPENDENCIES_NOT_MET"
+    );
+    // Skipping the failed task unblocks the plan.
+    ok(
+        &mut r,
+        "skipTask",
+        json!({"task_id": 1, "reason": "done by hand"}),
+    );
+    assert_eq!(plan_status(&r), "running");
+    assert_eq!(ok(&mut r, "startNextTask", json!({}))["task"]["id"], 2);
+}
+
+#[test]
+fn retries_run_out() {
+    let mut doc = plan(&[&[]]);
+    doc.tasks[0].retry.max = 1;
+    let mut r = Runner::new(doc).unwrap();
+    ok(&mut r, "startNextTask", json!({}));
+    assert_eq!(ok(&mut r, "failTask", json!({}))["will_retry"], true);
+    ok(&mut r, "startNextTask", json!({}));
+    assert_eq!(ok(&mut r, "failTask", json!({}))["will_retry"], false);
+    assert_eq!(plan_status(&r), "failed");
+}
+
+#[test]
+fn a_failed_optional_task_blocks_neither_dependents_nor_the_plan() {
+    let mut doc = plan(&[&[], &[1], &[]]);
+    doc.tasks[0].optional = true;
+    let mut r = Runner::new(doc).unwrap();
+    ok(&mut r, "startTask", json!({"task_id": 1}));
+    ok(
+        &mut r,
+        "failTask",
+        json!({"error_message": "no filter on this site"}),
+    );
+    assert_eq!(plan_status(&r), "running");
+    let ready = ok(&mut r, "getExecutableTaskList", json!({}));
+    assert_eq!(ready["count"], 2);
+    for id in [2, 3] {
+        ok(&mut r, "startTask", json!({"task_id": id}));
+        ok(&mut r, "completeTask", json!({"task_id": id}));
+    }
+    // Completed: every required task is done; the optional one failed.
+    assert_eq!(statuses(&r), ["failed", "completed", "completed"]);
+    assert_eq!(plan_status(&r), "completed");
+}
+
+#[test]
+fn a_failed_required_task_fails_the_plan_only_when_nothing_can_run() {
+    let mut r = Runner::new(plan(&[&[], &[1], &[]])).unwrap();
+    ok(&mut r, "startTask", json!({"task_id": 1}));
+    ok(&mut r, "failTask", json!({}));
+    assert_eq!(plan_status(&r), "running", "task 3 can still run");
+    ok(&mut r, "startNextTask", json!({}));
+    ok(&mut r, "completeTask", json!({}));
+    assert_eq!(plan_status(&r), "failed");
+}
+
+#[test]
+fn add_after_rewires_dependents_like_seed_000() {
+    let mut r = Runner::new(plan(&[&[], &[1], &[2], &[3], &[4]])).unwrap();
+    for _ in 0..2 {
+        ok(&mut r, "startNextTask", json!({}));
+        ok(&mut r, "completeTask", json!({}));
+    }
+    let data = ok(
+        &mut r,
+        "addTask",
+        json!({"name": "Close the new user coupon popup", "dependencies": [2],
+               "reasoning": "An unexpected popup is blocking the search button.", "after_task_id": 2}),
+    );
+    assert_eq!(data["new_task"]["id"], 6);
+    assert_eq!(data["new_task"]["dependencies"], json!([2]));
+    let order: Vec<u32> = r.document().tasks.iter().map(|t| t.id).collect();
+    assert_eq!(order, [1, 2, 6, 3, 4, 5]);
+    assert_eq!(r.document().tasks[3].dependencies, [6]);
+    assert_eq!(ok(&mut r, "startNextTask", json!({}))["task"]["id"], 6);
+}
+
+#[test]
+fn add_without_after_appends_and_defaults() {
+    let mut r = Runner::new(plan(&[&[]])).unwrap();
+    let data = ok(
+        &mut r,
+        "addTask",
+        json!({"name": "more", "dependencies": ["t1"]}),
+    );
+    assert_eq!(data["new_task"]["id"], 2);
+    assert_eq!(data["new_task"]["dependencies"], json!([1]));
+    let data = ok(
+        &mut r,
+        "addTask",
+        json!({"name": "after one", "after_task_id": 1}),
+    );
+    assert_eq!(
+        data["new_task"]["dependencies"],
+        json!([1]),
+        "dependencies default to [after]"
+    );
+    assert_eq!(
+        r.document().tasks[2].dependencies,
+        [3],
+        "task 2 now waits for the new task"
+    );
+}
+
+#[test]
+fn every_error_code() {
+    let mut r = Runner::new(plan(&[&[], &[1], &[2]])).unwrap();
+    assert_eq!(
+        code(&mut r, "getTaskById", json!({"task_id": 9})),
+        "TASK_NOT_FOUND"
+    );
+    assert_eq!(
+        code(&mut r, "startTask", json!({"task_id": "nope"})),
+        "TASK_NOT_FOUND"
+    );
+    assert_eq!(
+        code(
+            &mut r,
+            "addTask",
+            json!({"name": "x", "dependencies": [42]})
+        ),
+        "INVALID_DEPENDENCY"
+    );
+    assert_eq!(
+        code(
+            &mut r,
+            "updateTask",
+            json!({"task_id": 2, "dependencies": [2]})
+        ),
+        "INVALID_DEPENDENCY"
+    );
+    assert_eq!(
+        code(
+            &mut r,
+            "updateTask",
+            json!({"task_id": 1, "dependencies": [3]})
+        ),
+        "CIRCULAR_DEPENDENCY"
+    );
+    assert_eq!(
+        code(
+            &mut r,
+            "addTask",
+            json!({"name": "x", "dependencies": [3], "after_task_id": 1})
+        ),
+        "CIRCULAR_DEPENDENCY"
+    );
+    assert_eq!(code(&mut r, "completeTask", json!({})), "NO_CURRENT_TASK");
+    assert_eq!(
+        code(&mut r, "completeTask", json!({"task_id": 3})),
+        "DEPENDENCIES_NOT_MET"
+    );
+    ok(&mut r, "startNextTask", json!({}));
+    assert_eq!(
+        code(&mut r, "updateTask", json!({"task_id": 1, "name": "y"})),
+        "TASK_NOT_EDITABLE"
+    );
+    assert_eq!(
+        code(&mut r, "removeTask", json!({"task_id": 1})),
+        "TASK_NOT_EDITABLE"
+    );
+    assert_eq!(
+        code(&mut r, "startTask", json!({"task_id": 1})),
+        "INVALID_STATUS"
+    );
+    assert_eq!(
+        code(&mut r, "getTaskList", json!({"status": "blocked"})),
+        "INVALID_STATUS"
+    );
+    assert_eq!(code(&mut r, "resumePlan", json!({})), "INVALID_STATUS");
+    assert_eq!(
+        code(&mut r, "addTask", json!({"name": "  "})),
+        "INVALID_ARGUMENT"
+    );
+    assert_eq!(
+        code(&mut r, "updateTask", json!({"task_id": 2})),
+        "INVALID_ARGUMENT"
+    );
+    assert_eq!(code(&mut r, "noSuchOp", json!({})), "INVALID_ARGUMENT");
+    assert_eq!(code(&mut r, "startTask", json!({})), "INVALID_ARGUMENT");
+    ok(&mut r, "pausePlan", json!({}));
+    assert_eq!(code(&mut r, "completeTask", json!({})), "PLAN_NOT_ACTIVE");
+    assert_eq!(code(&mut r, "pausePlan", json!({})), "PLAN_NOT_ACTIVE");
+    let mut with_roles = plan(&[&[]]);
+    with_roles.roles.push(crate::document::RoleDoc {
+        id: "browser".to_owned(),
+        description: None,
+    });
+    let mut r = Runner::new(with_roles).unwrap();
+    assert_eq!(
+        code(
+            &mut r,
+            "addTask",
+            json!({"name": "x", "assignee": "browsr"})
+        ),
+        "UNKNOWN_ROLE"
+    );
+    assert_eq!(
+        Runner::new(plan(&[&[2], &[1]])).unwrap_err().code,
+        ErrorCode::CircularDependency
+    );
+    assert_eq!(
+        Runner::new(plan(&[&[7]])).unwrap_err().code,
+        ErrorCode::InvalidState
+    );
+}
+
+#[test]
+fn a_refused_operation_changes_nothing() {
+    let mut r = Runner::new(plan(&[&[], &[1], &[2]])).unwrap();
+    let before = r.document().clone();
+    code(
+        &mut r,
+        "addTask",
+        json!({"name": "x", "dependencies": [3], "after_task_id": 1}),
+    );
+    code(
+        &mut r,
+        "updateTask",
+        json!({"task_id": 1, "dependencies": [3]}),
+    );
+    assert_eq!(r.document(), &before);
+}
+
+#[test]
+fn update_and_remove_pending_tasks() {
+    let mut r = Runner::new(plan(&[&[], &[1], &[2], &[2, 3]])).unwrap();
+    let data = ok(
+        &mut r,
+        "updateTask",
+        json!({"task_id": 3, "updates": {"name": "renamed", "dependencies": [1], "reasoning": "why"}}),
+    );
+    assert_eq!(data["updated_task"]["name"], "renamed");
+    assert_eq!(data["updated_task"]["dependencies"], json!([1]));
+    let data = ok(&mut r, "removeTask", json!({"task_id": 2}));
+    assert_eq!(data["task_id"], 2);
+    // Task 4 waited for 2 and 3; it now waits for 2's dependency (1) and 3.
+    assert_eq!(r.document().tasks[2].dependencies, [1, 3]);
+    assert_eq!(
+        code(&mut r, "getTaskById", json!({"task_id": 2})),
+        "TASK_NOT_FOUND"
+    );
+}
+
+#[test]
+fn pause_refuses_changes_and_resume_restores_the_status() {
+    let mut r = Runner::new(plan(&[&[]])).unwrap();
+    ok(&mut r, "startNextTask", json!({}));
+    ok(&mut r, "pausePlan", json!({}));
+    assert_eq!(plan_status(&r), "paused");
+    for (name, args) in [
+        ("startNextTask", json!({})),
+        ("completeTask", json!({})),
+        ("failTask", json!({})),
+        ("skipTask", json!({"task_id": 1})),
+        ("addTask", json!({"name": "x"})),
+        ("replan", json!({"steps": []})),
+    ] {
+        assert_eq!(code(&mut r, name, args), "PLAN_NOT_ACTIVE", "{name}");
+    }
+    // Queries still answer.
+    assert_eq!(ok(&mut r, "getCurrentTask", json!({}))["id"], 1);
+    ok(&mut r, "resumePlan", json!({}));
+    assert_eq!(plan_status(&r), "running");
+    ok(&mut r, "completeTask", json!({}));
+    assert_eq!(plan_status(&r), "completed");
+}
+
+#[test]
+fn pausing_an_idle_plan_and_resuming_leaves_it_idle() {
+    let mut r = Runner::new(plan(&[&[]])).unwrap();
+    ok(&mut r, "pausePlan", json!({}));
+    ok(&mut r, "resumePlan", json!({}));
+    assert_eq!(plan_status(&r), "idle");
+}
+
+#[test]
+fn ids_running_out_is_an_error_not_a_panic() {
+    let mut doc = plan(&[&[]]);
+    doc.tasks[0].id = u32::MAX;
+    let mut r = Runner::new(doc).unwrap();
+    assert_eq!(
+        code(&mut r, "addTask", json!({"name": "x"})),
+        "INVALID_STATE"
+    );
+    assert_eq!(
+        code(&mut r, "replan", json!({"steps": ["a"]})),
+        "INVALID_STATE"
+    );
+}
+
+#[test]
+fn reset_sets_everything_back() {
+    let mut doc = plan(&[&[], &[1]]);
+    doc.tasks[0].retry.max = 3;
+    let mut r = Runner::new(doc).unwrap();
+    ok(&mut r, "startNextTask", json!({}));
+    ok(&mut r, "failTask", json!({}));
+    ok(&mut r, "startNextTask", json!({}));
+    ok(&mut r, "completeTask", json!({"result": "x"}));
+    let data = ok(&mut r, "resetPlan", json!({}));
+    assert_eq!(data["reset_tasks"], 1);
+    assert_eq!(statuses(&r), ["pending", "pending"]);
+    assert_eq!(r.document().tasks[0].retry.count, 0);
+    assert_eq!(r.document().tasks[0].result, None);
+    assert_eq!(plan_status(&r), "idle");
+}
+
+#[test]
+fn replan_keeps_what_is_done_and_replaces_the_rest() {
+    let mut r = Runner::new(plan(&[&[], &[1], &[2], &[3]])).unwrap();
+    ok(&mut r, "startNextTask", json!({}));
+    ok(&mut r, "completeTask", json!({"result": "opened"}));
+    ok(&mut r, "startNextTask", json!({}));
+    let data = ok(
+        &mut r,
+        "replan",
+        json!({"steps": ["Search again", {"name": "Check the price", "key": "price", "reasoning": "r"},
+                         {"description": "Buy", "dependencies": ["price", 1]}]}),
+    );
+    assert_eq!(data["removed_tasks"], json!([3, 4]));
+    assert_eq!(data["kept_tasks"], 2);
+    let ids: Vec<u32> = r.document().tasks.iter().map(|t| t.id).collect();
+    assert_eq!(ids, [1, 2, 5, 6, 7]);
+    let deps: Vec<Vec<u32>> = r
+        .document()
+        .tasks
+        .iter()
+        .map(|t| t.dependencies.clone())
+        .collect();
+    assert_eq!(deps, [vec![], vec![1], vec![2], vec![5], vec![6, 1]]);
+    assert_eq!(r.document().tasks[4].name, "Buy");
+    assert_eq!(
+        code(
+            &mut r,
+            "replan",
+            json!({"steps": [{"name": "x", "dependencies": [3]}]})
+        ),
+        "INVALID_DEPENDENCY"
+    );
+}
+
+#[test]
+fn assignee_filters() {
+    let mut doc = plan(&[&[], &[], &[1]]);
+    doc.tasks[1].assignee = Some("writer".to_owned());
+    let mut r = Runner::new(doc).unwrap();
+    assert_eq!(
+        ok(&mut r, "startNextTask", json!({"assignee": "writer"}))["task"]["id"],
+        2
+    );
+    let none = ok(&mut r, "startNextTask", json!({"assignee": "writer"}));
+    assert_eq!(none["reason"], "no_task_for_assignee");
+    let list = ok(&mut r, "getTaskList", json!({"assignee": "writer"}));
+    assert_eq!(list["filtered"], 1);
+    assert_eq!(list["total"], 3);
+    let list = ok(
+        &mut r,
+        "getTaskList",
+        json!({"status_filter": "executable"}),
+    );
+    assert_eq!(list["filtered"], 1);
+}
+
+#[test]
+fn observe_applies_markers_and_the_iteration_limit() {
+    let mut doc = plan(&[]);
+    doc.meta.max_iterations = Some(3);
+    let mut r = Runner::new(doc).unwrap();
+    let data = observe(
+        &mut r,
+        "I will plan first.\n[Step] Open the page\n[Step] Read it\n",
+    )
+    .unwrap()
+    .data;
+    assert_eq!(data["iteration_count"], 1);
+    assert_eq!(
+        data["current_task"]["id"], 1,
+        "the first step starts at once"
+    );
+    assert_eq!(r.document().tasks[1].dependencies, [1]);
+    let data = observe(&mut r, "Opened example.com [Done]").unwrap().data;
+    assert_eq!(
+        r.document().tasks[0].result.as_deref(),
+        Some("Opened example.com")
+    );
+    assert_eq!(data["current_task"]["id"], 2);
+    let data = observe(&mut r, "still reading").unwrap().data;
+    assert_eq!(data["paused"], true);
+    assert!(data["summary"].as_str().unwrap().contains("1/2"));
+    assert_eq!(
+        observe(&mut r, "hello").unwrap_err().code,
+        ErrorCode::PlanNotActive
+    );
+    let data = observe(&mut r, "请继续 [失败] page is gone").unwrap().data;
+    assert_eq!(data["iteration_count"], 1);
+    assert_eq!(r.document().tasks[1].status, TaskStatus::Failed);
+    assert_eq!(
+        r.document().tasks[1].result.as_deref(),
+        Some("page is gone")
+    );
+    assert_eq!(
+        r.document().state.revision,
+        4,
+        "one revision per observed message, none when refused"
+    );
+}
+
+#[test]
+fn prompt_speaks_the_plan_language() {
+    let mut doc = plan(&[&[], &[1]]);
+    let r = Runner::new(doc.clone()).unwrap();
+    let text = prompt(&r);
+    assert!(text.starts_with("## Current plan\n"), "{text}");
+    assert!(text.contains("Progress: 0/2"), "{text}");
+    assert!(text.contains("Executable next: #1 task 1"), "{text}");
+    doc.meta.language = "zh".to_owned();
+    let text = prompt(&Runner::new(doc).unwrap());
+    assert!(
+        text.contains("## 当前任务规划") && text.contains("进度: 0/2"),
+        "{text}"
+    );
+}
+
+#[test]
+fn ops_deserialise_from_seed_argument_names() {
+    let op: Op =
+        serde_json::from_value(json!({"op": "failTask", "task_id": "open", "error_message": "x"}))
+            .unwrap();
+    assert_eq!(
+        op,
+        Op::FailTask(FailArgs {
+            task_id: Some(TaskRef::Key("open".to_owned())),
+            error_message: Some("x".to_owned()),
+            should_retry: true,
+        })
+    );
+    assert_eq!(op.name(), "failTask");
+    for name in Op::NAMES {
+        let args = match name {
+            "startTask" | "getTaskById" | "removeTask" | "skipTask" | "updateTask" => {
+                json!({"task_id": 1})
+            }
+            "addTask" => json!({"name": "x"}),
+            "replan" => json!({"steps": []}),
+            _ => json!({}),
+        };
+        assert_eq!(Op::from_call(name, args).unwrap().name(), name);
+    }
+}
+
+#[test]
+fn cycle_errors_name_the_cycle() {
+    let mut r = Runner::new(plan(&[&[], &[1], &[2]])).unwrap();
+    let error = call(
+        &mut r,
+        "updateTask",
+        json!({"task_id": 1, "dependencies": [3]}),
+    )
+    .unwrap_err();
+    assert_eq!(error.code, ErrorCode::CircularDependency);
+    assert_eq!(
+        error.message,
+        "the dependencies would form a cycle: 1 → 3 → 2 → 1 (each waits for the next)"
+    );
+    assert_eq!(error.details, json!({"cycle": [1, 3, 2, 1]}));
+}
+
+#[test]
+fn task_refs_read_ids_and_keys_and_refuse_the_rest() {
+    let parse =
+        |v: serde_json::Value| serde_json::from_value::<TaskRef>(v).map_err(|e| e.to_string());
+    assert_eq!(parse(json!(3)), Ok(TaskRef::Id(3)));
+    assert_eq!(parse(json!(3.0)), Ok(TaskRef::Id(3)));
+    assert_eq!(parse(json!("open")), Ok(TaskRef::Key("open".to_owned())));
+    assert_eq!(
+        parse(json!(-1)).unwrap_err(),
+        "task id -1 is negative; ids are whole numbers from 1"
+    );
+    assert_eq!(
+        parse(json!(1.5)).unwrap_err(),
+        "task id 1.5 is not a whole number"
+    );
+    assert!(parse(json!([1]))
+        .unwrap_err()
+        .contains("a task id (a whole number from 1) or a task key"));
+    let mut r = Runner::new(plan(&[&[]])).unwrap();
+    assert_eq!(
+        ok(&mut r, "getTaskById", json!({"task_id": "1"}))["task"]["id"],
+        1
+    );
+    assert_eq!(
+        ok(&mut r, "getTaskById", json!({"task_id": "#1"}))["task"]["id"],
+        1
+    );
+}
+
+#[test]
+fn apply_is_a_function_of_document_and_operation() {
+    let doc = plan(&[&[]]);
+    let (after, applied) =
+        apply(doc.clone(), &Op::StartNextTask(StartNextArgs::default())).unwrap();
+    assert_eq!(after.tasks[0].status, TaskStatus::InProgress);
+    assert_eq!(after.state.revision, 1);
+    assert_eq!(applied.events[0].kind, EventKind::Started);
+    assert_eq!(
+        apply(
+            doc,
+            &Op::StartTask(TaskIdArgs {
+                task_id: TaskRef::Id(5)
+            })
+        )
+        .unwrap_err()
+        .code,
+        ErrorCode::TaskNotFound
+    );
+}

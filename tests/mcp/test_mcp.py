@@ -1,0 +1,277 @@
+"""`planc mcp` driven by the official Python MCP SDK (SPEC §6).
+
+Run by tests/mcp_python.rs (cargo test), which sets PLANC_BIN and the venv:
+    PLANC_BIN=target/debug/planc python -m unittest tests/mcp/test_mcp.py
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import jsonschema
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+PLANC = os.environ.get("PLANC_BIN", "planc")
+ROOT = Path(__file__).resolve().parents[2]
+JD_PLAN = ROOT / "examples" / "jd_keyboard.plan"
+
+OPERATIONS = [
+    "getCurrentTask", "startNextTask", "startTask", "completeTask", "failTask", "skipTask",
+    "addTask", "updateTask", "removeTask", "getTaskById", "getTaskList", "getExecutableTaskList",
+    "getPlanStatus", "pausePlan", "resumePlan", "resetPlan", "replan",
+]
+
+
+@asynccontextmanager
+async def connect(state):
+    params = StdioServerParameters(command=PLANC, args=["mcp", str(state)])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
+class StateDir:
+    """A temporary directory with a state made from the JD plan."""
+
+    def __init__(self):
+        self.dir = Path(tempfile.mkdtemp(prefix="planc-mcp-"))
+        self.state = self.dir / "jd.json"
+        subprocess.run([PLANC, "run", "init", str(JD_PLAN), "-o", str(self.state)], check=True,
+                       stdout=subprocess.DEVNULL)
+
+    def read(self):
+        return json.loads(self.state.read_text(encoding="utf-8"))
+
+    def events(self):
+        log = self.dir / "jd.events.jsonl"
+        return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+
+    def cleanup(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+async def call(session, name, args=None):
+    """Calls a tool; returns (envelope, is_error), checking text and structured content agree."""
+    result = await session.call_tool(name, args or {})
+    envelope = result.structured_content
+    assert envelope is not None, f"{name}: no structured content"
+    assert json.loads(result.content[0].text) == envelope, f"{name}: text and structured content differ"
+    return envelope, bool(result.is_error)
+
+
+async def ok(session, name, args=None):
+    envelope, is_error = await call(session, name, args)
+    assert not is_error and envelope["success"] is True, f"{name}({args}): {envelope}"
+    return envelope["data"]
+
+
+async def err(session, name, args=None):
+    envelope, is_error = await call(session, name, args)
+    assert is_error and envelope["success"] is False, f"{name}({args}) succeeded: {envelope}"
+    return envelope["error"]["code"]
+
+
+def statuses(state):
+    return [(t["id"], t["status"]) for t in state["tasks"]]
+
+
+class McpTest(unittest.TestCase):
+    def setUp(self):
+        self.plan = StateDir()
+
+    def tearDown(self):
+        self.plan.cleanup()
+
+    def run_async(self, fn):
+        anyio.run(fn)
+
+    def test_tools_are_the_operations_with_valid_schemas(self):
+        async def body():
+            async with connect(self.plan.state) as session:
+                tools = (await session.list_tools()).tools
+                self.assertEqual([t.name for t in tools], OPERATIONS)
+                for tool in tools:
+                    self.assertTrue(tool.description and len(tool.description) > 30, tool.name)
+                    schema = tool.input_schema
+                    jsonschema.Draft202012Validator.check_schema(schema)
+                    self.assertEqual(schema["type"], "object", tool.name)
+                    self.assertNotIn("$ref", json.dumps(schema), tool.name)
+                by_name = {t.name: t.input_schema for t in tools}
+                good = {
+                    "completeTask": {"task_id": 1, "result": "ok"},
+                    "failTask": {"error_message": "x", "should_retry": False},
+                    "addTask": {"name": "x", "dependencies": [1, "open"], "after_task_id": "open"},
+                    "updateTask": {"task_id": "search", "updates": {"name": "y"}},
+                    "replan": {"steps": ["a", {"name": "b", "dependencies": [1]}]},
+                    "getTaskList": {"status": "pending"},
+                }
+                for name, args in good.items():
+                    jsonschema.validate(args, by_name[name])
+                for name, args in {"addTask": {}, "startTask": {}, "replan": {"steps": 3}}.items():
+                    with self.assertRaises(jsonschema.ValidationError, msg=name):
+                        jsonschema.validate(args, by_name[name])
+                # The same definitions as `planc tools --format mcp`.
+                printed = json.loads(subprocess.run([PLANC, "tools", "--format", "mcp"], check=True,
+                                                    capture_output=True, text=True).stdout)
+                self.assertEqual([t["inputSchema"] for t in printed["tools"]], [t.input_schema for t in tools])
+        self.run_async(body)
+
+    def test_seed_000_jd_scenario(self):
+        read = self.plan.read
+
+        async def body():
+            async with connect(self.plan.state) as session:
+                data = await ok(session, "startNextTask")
+                self.assertEqual(data["task"]["id"], 1)
+                state = read()
+                self.assertEqual(state["state"]["current_task_id"], 1)
+                self.assertEqual(statuses(state)[0], (1, "in_progress"))
+
+                data = await ok(session, "getCurrentTask")
+                self.assertEqual(data["name"], "Navigate to jd.com homepage")
+
+                data = await ok(session, "completeTask", {"result": "Successfully navigated to JD.com"})
+                self.assertEqual(data["task_id"], 1)
+                state = read()
+                self.assertIsNone(state["state"]["current_task_id"])
+                self.assertEqual(state["tasks"][0]["result"], "Successfully navigated to JD.com")
+
+                data = await ok(session, "startNextTask")
+                self.assertEqual(data["task"]["id"], 2)
+                self.assertEqual(read()["state"]["current_task_id"], 2)
+                await ok(session, "completeTask", {"task_id": 2, "result": "Typed 机械键盘"})
+                self.assertEqual(statuses(read())[1], (2, "completed"))
+
+                # A popup covers the search button: insert a task after 2.
+                data = await ok(session, "addTask", {
+                    "name": "Close the new user coupon popup",
+                    "dependencies": [2],
+                    "reasoning": "An unexpected popup is blocking the search button.",
+                    "after_task_id": 2,
+                })
+                self.assertEqual(data["new_task"]["id"], 6)
+                state = read()
+                self.assertEqual([t["id"] for t in state["tasks"]], [1, 2, 6, 3, 4, 5])
+                self.assertEqual(state["tasks"][2]["dependencies"], [2])
+                self.assertEqual(state["tasks"][3]["dependencies"], [6])
+
+                data = await ok(session, "startNextTask")
+                self.assertEqual(data["task"]["id"], 6)
+                self.assertEqual(read()["state"]["current_task_id"], 6)
+                await ok(session, "completeTask", {"result": "Popup closed"})
+
+                for expected in (3, 4, 5):
+                    data = await ok(session, "startNextTask")
+                    self.assertEqual(data["task"]["id"], expected)
+                    self.assertEqual(read()["state"]["current_task_id"], expected)
+                    await ok(session, "completeTask", {"result": f"done {expected}"})
+                    self.assertEqual(dict(statuses(read()))[expected], "completed")
+
+                data = await ok(session, "startNextTask")
+                self.assertIsNone(data["task"])
+                self.assertEqual(data["reason"], "completed")
+                status = await ok(session, "getPlanStatus")
+                self.assertEqual(status["status"], "completed")
+                self.assertEqual(status["progress"], 1.0)
+                self.assertEqual(status["completed_tasks"], 6)
+                state = read()
+                self.assertEqual(state["state"]["status"], "completed")
+                # Every change is one revision and one line of the event log.
+                self.assertEqual(state["state"]["revision"], 14)
+                self.assertEqual(len(self.plan.events()), 14)
+        self.run_async(body)
+
+    def test_operation_errors_are_tool_errors(self):
+        async def body():
+            async with connect(self.plan.state) as session:
+                self.assertEqual(await err(session, "getTaskById", {"task_id": 99}), "TASK_NOT_FOUND")
+                self.assertEqual(await err(session, "addTask", {"name": "x", "dependencies": [42]}),
+                                 "INVALID_DEPENDENCY")
+                self.assertEqual(await err(session, "updateTask", {"task_id": "open", "dependencies": ["search"]}),
+                                 "CIRCULAR_DEPENDENCY")
+                self.assertEqual(await err(session, "completeTask", {}), "NO_CURRENT_TASK")
+                self.assertEqual(await err(session, "startTask", {}), "INVALID_ARGUMENT")
+                await ok(session, "startNextTask")
+                self.assertEqual(await err(session, "removeTask", {"task_id": 1}), "TASK_NOT_EDITABLE")
+                self.assertEqual(await err(session, "startTask", {"task_id": 1}), "INVALID_STATUS")
+                await ok(session, "pausePlan")
+                self.assertEqual(await err(session, "completeTask", {}), "PLAN_NOT_ACTIVE")
+                await ok(session, "resumePlan")
+                # The session is still fine after all those errors.
+                data = await ok(session, "failTask", {"error_message": "network down", "should_retry": False})
+                self.assertFalse(data["will_retry"])
+                data = await ok(session, "replan", {"steps": ["Open jd.com again", "Search"]})
+                self.assertEqual(data["removed_tasks"], [1, 2, 3, 4, 5])
+                tasks = (await ok(session, "getTaskList"))["tasks"]
+                self.assertEqual([t["name"] for t in tasks], ["Open jd.com again", "Search"])
+        self.run_async(body)
+
+    def test_resource_and_prompt(self):
+        async def body():
+            async with connect(self.plan.state) as session:
+                resources = (await session.list_resources()).resources
+                self.assertEqual([str(r.uri) for r in resources], ["planc://plan"])
+                await ok(session, "startNextTask")
+                contents = (await session.read_resource("planc://plan")).contents
+                document = json.loads(contents[0].text)
+                self.assertEqual(document["format"], "planc/1")
+                self.assertEqual(document["state"]["current_task_id"], 1)
+                prompts = (await session.list_prompts()).prompts
+                self.assertEqual([p.name for p in prompts], ["plan_context"])
+                prompt = await session.get_prompt("plan_context")
+                text = prompt.messages[0].content.text
+                expected = subprocess.run([PLANC, "run", "prompt", str(self.plan.state)], check=True,
+                                          capture_output=True, text=True).stdout
+                self.assertEqual(text, expected)
+                self.assertIn("当前步骤: #1", text)
+        self.run_async(body)
+
+    def test_two_clients_at_once(self):
+        per_client = 10
+
+        async def client(tag):
+            async with connect(self.plan.state) as session:
+                for k in range(per_client):
+                    await ok(session, "addTask", {"name": f"{tag} {k}"})
+                    await ok(session, "getPlanStatus")
+
+        async def body():
+            async with anyio.create_task_group() as group:
+                group.start_soon(client, "first")
+                group.start_soon(client, "second")
+
+        self.run_async(body)
+        state = self.plan.read()
+        names = [t["name"] for t in state["tasks"]]
+        self.assertEqual(len(names), 5 + 2 * per_client)
+        for tag in ("first", "second"):
+            self.assertEqual([n for n in names if n.startswith(tag)], [f"{tag} {k}" for k in range(per_client)])
+        self.assertEqual(len({t["id"] for t in state["tasks"]}), len(names), "no id given twice")
+        self.assertEqual(state["state"]["revision"], 1 + 2 * per_client)
+        self.assertEqual(len(self.plan.events()), 1 + 2 * per_client)
+
+    def test_the_example_agent_runs_the_plan(self):
+        agent = ROOT / "examples" / "agents" / "plan_agent.py"
+        result = subprocess.run(
+            [sys.executable, str(agent), "--planc", PLANC, "--state", str(self.plan.state),
+             "--scripted"],
+            capture_output=True, text=True, timeout=120,
+        )
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("plan completed", result.stdout)
+        state = self.plan.read()
+        self.assertEqual(state["state"]["status"], "completed")
+        self.assertIn("Close the new user coupon popup", [t["name"] for t in state["tasks"]])
+
+
+if __name__ == "__main__":
+    unittest.main()

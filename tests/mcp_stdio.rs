@@ -1,0 +1,121 @@
+//! `planc mcp` spoken to directly, one JSON-RPC line at a time (no SDK, no
+//! network): the handshake, the tool list, a tool error and a change.
+//! tests/mcp_python.rs tests the same server with the official Python SDK.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{ChildStdin, ChildStdout, Stdio};
+
+use serde_json::{json, Value};
+use support::{planc, repo, Test};
+
+struct Client {
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Client {
+    fn send(&mut self, message: Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "the server closed its output"
+            );
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        assert!(
+            response.get("error").is_none(),
+            "a protocol error: {response}"
+        );
+        response["result"].clone()
+    }
+}
+
+#[test]
+fn json_rpc_over_stdio() {
+    let t = Test::new();
+    t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
+    let mut child = planc()
+        .args(["mcp", "s.json"])
+        .current_dir(t.dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut client = Client {
+        stdin: child.stdin.take().unwrap(),
+        stdout: BufReader::new(child.stdout.take().unwrap()),
+        next_id: 0,
+    };
+    let init = client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}),
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "planc");
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    let tools = client.request("tools/list", json!({}));
+    let names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 17);
+    assert_eq!(names[1], "startNextTask");
+
+    // An operation error is a tool result with isError, carrying the envelope.
+    let result = client.call("startTask", json!({"task_id": 99}));
+    assert_eq!(result["isError"], true);
+    assert_eq!(
+        result["structuredContent"]["error"]["code"],
+        "TASK_NOT_FOUND"
+    );
+    let text: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(text, result["structuredContent"]);
+    // So is a call with bad arguments.
+    let result = client.call("completeTask", json!({"task_id": [1]}));
+    assert_eq!(result["isError"], true);
+    assert_eq!(
+        result["structuredContent"]["error"]["code"],
+        "INVALID_ARGUMENT"
+    );
+
+    let result = client.call("startNextTask", json!({}));
+    assert_eq!(result["isError"], false);
+    assert_eq!(result["structuredContent"]["data"]["task"]["key"], "open");
+    assert_eq!(t.state("s.json")["state"]["current_task_id"], 1);
+
+    drop(client);
+    let status = child.wait().unwrap();
+    assert!(
+        status.success(),
+        "the server exits cleanly when its input closes"
+    );
+}
+
+#[test]
+fn a_missing_state_is_a_usage_error() {
+    let run = Test::new().run(&["mcp", "missing.json"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("planc run init"), "{}", run.stderr);
+}

@@ -1,0 +1,104 @@
+//! `planc tools`: the runner's tools as MCP, OpenAI and Anthropic definitions.
+
+mod support;
+
+use serde_json::Value;
+use support::Test;
+
+const NAMES: [&str; 17] = [
+    "getCurrentTask",
+    "startNextTask",
+    "startTask",
+    "completeTask",
+    "failTask",
+    "skipTask",
+    "addTask",
+    "updateTask",
+    "removeTask",
+    "getTaskById",
+    "getTaskList",
+    "getExecutableTaskList",
+    "getPlanStatus",
+    "pausePlan",
+    "resumePlan",
+    "resetPlan",
+    "replan",
+];
+
+fn tools(format: &str) -> Value {
+    let run = Test::new().run(&["tools", "--format", format]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.json()
+}
+
+fn check_schema(name: &str, schema: &Value) {
+    assert_eq!(schema["type"], "object", "{name}");
+    assert!(schema["properties"].is_object(), "{name}");
+    assert!(
+        !schema.to_string().contains("$ref"),
+        "{name}: schemas are inlined"
+    );
+    jsonschema::meta::validate(schema).unwrap_or_else(|e| panic!("{name}: not a JSON Schema: {e}"));
+}
+
+#[test]
+fn openai_function_tools() {
+    let tools = tools("openai");
+    let tools = tools.as_array().unwrap();
+    let names: Vec<&str> = tools
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, NAMES);
+    for tool in tools {
+        assert_eq!(tool["type"], "function");
+        check_schema(
+            tool["function"]["name"].as_str().unwrap(),
+            &tool["function"]["parameters"],
+        );
+    }
+    // The text an LLM reads: a change in wording is a reviewed diff.
+    insta::assert_snapshot!("tools_openai", serde_json::to_string_pretty(tools).unwrap());
+}
+
+#[test]
+fn anthropic_and_mcp_tools_carry_the_same_schemas() {
+    let openai = tools("openai");
+    let anthropic = tools("anthropic");
+    let mcp = tools("mcp");
+    for (i, name) in NAMES.iter().enumerate() {
+        let schema = &openai[i]["function"]["parameters"];
+        assert_eq!(anthropic[i]["name"], *name);
+        assert_eq!(&anthropic[i]["input_schema"], schema);
+        assert_eq!(mcp["tools"][i]["name"], *name);
+        assert_eq!(&mcp["tools"][i]["inputSchema"], schema);
+        check_schema(name, schema);
+    }
+    assert_eq!(mcp["tools"][12]["annotations"]["readOnlyHint"], true);
+    assert_eq!(mcp["tools"][15]["annotations"]["destructiveHint"], true);
+}
+
+#[test]
+fn schemas_accept_seed_arguments() {
+    let mcp = tools("mcp");
+    let schema = |name: &str| {
+        let i = NAMES.iter().position(|n| *n == name).unwrap();
+        jsonschema::validator_for(&mcp["tools"][i]["inputSchema"]).unwrap()
+    };
+    let add = schema("addTask");
+    assert!(add.is_valid(&serde_json::json!({"name": "Close the popup", "dependencies": [2], "reasoning": "r", "after_task_id": 2})));
+    assert!(
+        !add.is_valid(&serde_json::json!({"dependencies": [2]})),
+        "name is required"
+    );
+    let fail = schema("failTask");
+    assert!(fail.is_valid(
+        &serde_json::json!({"task_id": "open", "error_message": "x", "should_retry": false})
+    ));
+    assert!(!fail.is_valid(&serde_json::json!({"should_retry": "no"})));
+}
+
+#[test]
+fn unknown_format_is_a_usage_error() {
+    assert_eq!(Test::new().run(&["tools", "--format", "xml"]).code, 2);
+}
