@@ -410,10 +410,7 @@ fn show_list_ready_update_remove() {
     assert_eq!(data["rewired_tasks"], json!([5]));
     // `filter` waited for `search` only (dependencies are minimal), so its
     // dependent now waits for `search`.
-    assert_eq!(
-        t.state("s.json")["tasks"][3]["dependencies"],
-        json!([3])
-    );
+    assert_eq!(t.state("s.json")["tasks"][3]["dependencies"], json!([3]));
     let run = t.run(&["run", "list", "s.json"]);
     assert_eq!(
         run.stdout,

@@ -1,13 +1,11 @@
 //! `planc build`: compile a plan to its plan document or a seed format.
 
 use clap::Args;
-use planc::check::{parse_assignment, Options};
+use planc::check::parse_assignment;
 use planc::diagnostic::{Diagnostic, Severity};
-use planc::document::PlanDocument;
 use planc::emit::{self, Target};
-use planc::span::SourceMap;
 
-use super::input::{self, InputError, Kind};
+use super::input::{self, InputError};
 use super::output::{self, Color, Deny};
 use super::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
 
@@ -57,14 +55,15 @@ pub fn run(args: BuildArgs) -> i32 {
             return EXIT_FAILURE;
         }
     };
-    let options = Options {
-        params: args.set.clone(),
-        require_params: true,
+    let loaded = match input::load_plan(&input, args.set.clone()) {
+        Ok(loaded) => loaded,
+        Err(message) => {
+            output::fatal(&message);
+            return EXIT_USAGE;
+        }
     };
-    let (document, sources, mut diagnostics) = match compile(&input, &options) {
-        Ok(result) => result,
-        Err(code) => return code,
-    };
+    let (document, sources, mut diagnostics) =
+        (loaded.document, loaded.sources, loaded.diagnostics);
     if args.deny.contains(&Deny::Warnings) {
         for d in &mut diagnostics {
             d.severity = Severity::Error;
@@ -93,32 +92,4 @@ pub fn run(args: BuildArgs) -> i32 {
         None => print!("{text}"),
     }
     EXIT_OK
-}
-
-type Built = (Option<PlanDocument>, SourceMap, Vec<Diagnostic>);
-
-fn compile(input: &input::Input, options: &Options) -> Result<Built, i32> {
-    match input.kind {
-        Kind::Plan => {
-            let compilation = planc::compile(&input.name, &input.text, options);
-            let mut diagnostics = compilation.diagnostics.clone();
-            if compilation.checked.plan.is_none() && !compilation.has_errors() {
-                diagnostics.push(planc::compile::no_plan(&compilation));
-            }
-            Ok((compilation.document(), compilation.sources, diagnostics))
-        }
-        Kind::Json => {
-            if !options.params.is_empty() {
-                output::fatal(
-                    "--set applies to .plan sources; a JSON plan document has its values already",
-                );
-                return Err(EXIT_USAGE);
-            }
-            let mut sources = SourceMap::new();
-            let file = sources.add(&input.name, input.text.as_str());
-            let (document, diagnostics) =
-                planc::document::load_json(&input.text, file, &input::stem(&input.name));
-            Ok((document, sources, diagnostics))
-        }
-    }
 }

@@ -1,11 +1,10 @@
 //! `planc graph`: draw a plan's dependency graph.
 
 use clap::{Args, ValueEnum};
-use planc::check::{parse_assignment, Options};
+use planc::check::parse_assignment;
 use planc::graph::{self, GraphFormat};
-use planc::span::SourceMap;
 
-use super::input::{self, InputError, Kind};
+use super::input::{self, InputError};
 use super::output::{self, Color};
 use super::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
 
@@ -49,25 +48,15 @@ pub fn run(args: GraphArgs) -> i32 {
             return EXIT_FAILURE;
         }
     };
-    let document = match input.kind {
-        Kind::Plan => {
-            let options = Options {
-                params: args.set.clone(),
-                require_params: true,
-            };
-            let compiled = planc::compile(&input.name, &input.text, &options);
-            output::human(&compiled.diagnostics, &compiled.sources, args.color);
-            compiled.document()
-        }
-        Kind::Json => {
-            let mut sources = SourceMap::new();
-            let file = sources.add(&input.name, input.text.as_str());
-            let (document, diagnostics) =
-                planc::document::load_json(&input.text, file, &input::stem(&input.name));
-            output::human(&diagnostics, &sources, args.color);
-            document
+    let loaded = match input::load_plan(&input, args.set.clone()) {
+        Ok(loaded) => loaded,
+        Err(message) => {
+            output::fatal(&message);
+            return EXIT_USAGE;
         }
     };
+    output::human(&loaded.diagnostics, &loaded.sources, args.color);
+    let document = loaded.clean_document();
     let Some(document) = document else {
         eprintln!("{}: no graph: the plan has errors", input.name);
         return EXIT_FAILURE;

@@ -3,8 +3,10 @@
 use std::io::Read;
 use std::path::Path;
 
+use planc::check::Options;
 use planc::compile::STDIN_NAME;
 use planc::diagnostic::Diagnostic;
+use planc::document::PlanDocument;
 use planc::span::SourceMap;
 
 /// What kind of input a file is.
@@ -69,4 +71,61 @@ pub fn stem(name: &str) -> String {
         .filter(|s| !s.is_empty() && *s != STDIN_NAME)
         .unwrap_or("plan")
         .to_owned()
+}
+
+/// A plan read for use: compiled from a `.plan` source, or checked and
+/// normalised from a `.json` plan document.
+pub struct Loaded {
+    /// The document, if the input has a plan (it may still have errors).
+    pub document: Option<PlanDocument>,
+    pub sources: SourceMap,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Loaded {
+    /// The document, if there is one and no diagnostic is an error.
+    pub fn clean_document(self) -> Option<PlanDocument> {
+        let errors = self.diagnostics.iter().any(Diagnostic::is_error);
+        self.document.filter(|_| !errors)
+    }
+}
+
+/// Compiles or checks `input` into a plan document, requiring every
+/// parameter to have a value. `Err` is a usage error (`--set` on JSON).
+pub fn load_plan(input: &Input, params: Vec<(String, String)>) -> Result<Loaded, String> {
+    match input.kind {
+        Kind::Plan => {
+            let options = Options {
+                params,
+                require_params: true,
+            };
+            let compilation = planc::compile(&input.name, &input.text, &options);
+            let mut diagnostics = compilation.diagnostics.clone();
+            if compilation.checked.plan.is_none() && !compilation.has_errors() {
+                diagnostics.push(planc::compile::no_plan(&compilation));
+            }
+            Ok(Loaded {
+                document: compilation.document(),
+                sources: compilation.sources,
+                diagnostics,
+            })
+        }
+        Kind::Json => {
+            if !params.is_empty() {
+                return Err(
+                    "--set applies to .plan sources; a JSON plan document has its values already"
+                        .to_owned(),
+                );
+            }
+            let mut sources = SourceMap::new();
+            let file = sources.add(&input.name, input.text.as_str());
+            let (document, diagnostics) =
+                planc::document::load_json(&input.text, file, &stem(&input.name));
+            Ok(Loaded {
+                document,
+                sources,
+                diagnostics,
+            })
+        }
+    }
 }

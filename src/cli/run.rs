@@ -6,16 +6,14 @@ use std::io::{Read, Seek, SeekFrom};
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use planc::check::{parse_assignment, Options};
-use planc::diagnostic::Diagnostic;
+use planc::check::parse_assignment;
 use planc::runner::{
     self, AddArgs, Applied, CompleteArgs, FailArgs, ListArgs, LogRecord, NoArgs, Op, OpError,
     ReplanArgs, SkipArgs, StartNextArgs, Store, TaskIdArgs, TaskRef, UpdateArgs,
 };
-use planc::span::SourceMap;
 use serde_json::Value;
 
-use super::input::{self, InputError, Kind};
+use super::input::{self, InputError};
 use super::output::{self, Color};
 use super::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
 
@@ -424,39 +422,15 @@ fn init(plan: &str, state: &str, set: Vec<(String, String)>, force: bool, json: 
             return EXIT_FAILURE;
         }
     };
-    let (document, sources, diagnostics) = match input.kind {
-        Kind::Plan => {
-            let options = Options {
-                params: set,
-                require_params: true,
-            };
-            let compilation = planc::compile(&input.name, &input.text, &options);
-            let mut diagnostics = compilation.diagnostics.clone();
-            if compilation.checked.plan.is_none() && !compilation.has_errors() {
-                diagnostics.push(planc::compile::no_plan(&compilation));
-            }
-            (compilation.document(), compilation.sources, diagnostics)
-        }
-        Kind::Json => {
-            if !set.is_empty() {
-                output::fatal(
-                    "--set applies to .plan sources; a JSON plan document has its values already",
-                );
-                return EXIT_USAGE;
-            }
-            let mut sources = SourceMap::new();
-            let file = sources.add(&input.name, input.text.as_str());
-            let (document, diagnostics) =
-                planc::document::load_json(&input.text, file, &input::stem(&input.name));
-            (document, sources, diagnostics)
+    let loaded = match input::load_plan(&input, set) {
+        Ok(loaded) => loaded,
+        Err(message) => {
+            output::fatal(&message);
+            return EXIT_USAGE;
         }
     };
-    let errors: Vec<Diagnostic> = diagnostics
-        .iter()
-        .filter(|d| d.is_error())
-        .cloned()
-        .collect();
-    let Some(document) = document.filter(|_| errors.is_empty()) else {
+    let (diagnostics, sources) = (loaded.diagnostics.clone(), loaded.sources.clone());
+    let Some(document) = loaded.clean_document() else {
         output::human(&diagnostics, &sources, Color::Auto);
         eprintln!("{}: no state created: the plan has errors", input.name);
         return EXIT_FAILURE;
