@@ -323,6 +323,34 @@ impl<'a, 'd> Lowering<'a, 'd> {
         }
     }
 
+    /// Makes every task of `dependents` wait for what `after` names (a step's
+    /// or an instance's `after`).
+    fn wait_for(
+        &self,
+        c: &mut Checker,
+        graph: &mut graph::DepGraph,
+        prefix: &str,
+        after: &ast::After,
+        dependents: &[usize],
+    ) {
+        for reference in &after.refs {
+            let Some(member) = self.resolve(c, prefix, reference) else {
+                continue;
+            };
+            for dependency in self.tasks_of(member) {
+                for &dependent in dependents {
+                    graph.edges.push(graph::Edge {
+                        dependent,
+                        dependency,
+                        file: c.file,
+                        span: reference.span,
+                        direct: false,
+                    });
+                }
+            }
+        }
+    }
+
     /// Resolves an `after` reference under `prefix`; reports it when it names nothing.
     fn resolve(&self, c: &mut Checker, prefix: &str, reference: &ast::Ident) -> Option<Member> {
         let key = format!("{prefix}{}", reference.name);
@@ -381,23 +409,8 @@ impl<'a, 'd> Lowering<'a, 'd> {
             for item in &step.items {
                 match item {
                     ast::StepItem::After(after) => {
-                        for reference in &after.refs {
-                            let prefix = self.steps[s].prefix.clone();
-                            let Some(member) = self.resolve(c, &prefix, reference) else {
-                                continue;
-                            };
-                            for dependency in self.tasks_of(member) {
-                                for &dependent in &self.steps[s].tasks {
-                                    graph.edges.push(graph::Edge {
-                                        dependent,
-                                        dependency,
-                                        file,
-                                        span: reference.span,
-                                        direct: false,
-                                    });
-                                }
-                            }
-                        }
+                        let step = &self.steps[s];
+                        self.wait_for(c, &mut graph, &step.prefix, after, &step.tasks);
                     }
                     ast::StepItem::Sequential(span) => {
                         if let Some(first) = sequential {
@@ -445,23 +458,8 @@ impl<'a, 'd> Lowering<'a, 'd> {
             let (use_, file) = (self.groups[g].use_, self.groups[g].file);
             c.file = file;
             for after in &use_.after {
-                for reference in &after.refs {
-                    let prefix = self.groups[g].prefix.clone();
-                    let Some(member) = self.resolve(c, &prefix, reference) else {
-                        continue;
-                    };
-                    for dependency in self.tasks_of(member) {
-                        for &dependent in &self.groups[g].tasks {
-                            graph.edges.push(graph::Edge {
-                                dependent,
-                                dependency,
-                                file,
-                                span: reference.span,
-                                direct: false,
-                            });
-                        }
-                    }
-                }
+                let group = &self.groups[g];
+                self.wait_for(c, &mut graph, &group.prefix, after, &group.tasks);
             }
         }
 

@@ -5,7 +5,7 @@ use planc::check::parse_assignment;
 use planc::diagnostic::{Diagnostic, Severity};
 use planc::emit::{self, Target};
 
-use super::input::{self, InputError};
+use super::input;
 use super::output::{self, Color, Deny};
 use super::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
 
@@ -43,24 +43,9 @@ fn parse_target(name: &str) -> Result<Target, String> {
 }
 
 pub fn run(args: BuildArgs) -> i32 {
-    let input = match input::read(&args.file) {
-        Ok(input) => input,
-        Err(InputError::Io(message)) => {
-            output::fatal(&message);
-            return EXIT_USAGE;
-        }
-        Err(InputError::Encoding(error)) => {
-            let (sources, diagnostic) = *error;
-            output::human(&[diagnostic], &sources, args.color);
-            return EXIT_FAILURE;
-        }
-    };
-    let loaded = match input::load_plan(&input, args.set.clone()) {
-        Ok(loaded) => loaded,
-        Err(message) => {
-            output::fatal(&message);
-            return EXIT_USAGE;
-        }
+    let (input, loaded) = match input::open_plan(&args.file, args.set.clone(), args.color) {
+        Ok(opened) => opened,
+        Err(code) => return code,
     };
     let (document, sources, mut diagnostics) =
         (loaded.document, loaded.sources, loaded.diagnostics);

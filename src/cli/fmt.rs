@@ -3,7 +3,7 @@
 use clap::Args;
 use planc::span::SourceMap;
 
-use super::input::{self, InputError, Kind};
+use super::input::{self, Kind};
 use super::output::{self, Color};
 use super::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
 
@@ -23,18 +23,13 @@ pub struct FmtArgs {
 pub fn run(args: FmtArgs) -> i32 {
     let mut status = EXIT_OK;
     for path in &args.files {
-        let input = match input::read(path) {
+        let input = match input::read_reporting(path, args.color) {
             Ok(input) => input,
-            Err(InputError::Io(message)) => {
-                output::fatal(&message);
-                return EXIT_USAGE;
-            }
-            Err(InputError::Encoding(error)) => {
-                let (sources, diagnostic) = *error;
-                output::human(&[diagnostic], &sources, args.color);
+            Err(EXIT_FAILURE) => {
                 status = EXIT_FAILURE;
                 continue;
             }
+            Err(code) => return code,
         };
         if input.kind == Kind::Json {
             output::fatal(&format!("{path}: planc fmt formats .plan files"));

@@ -4,7 +4,7 @@ use clap::{Args, ValueEnum};
 use planc::check::parse_assignment;
 use planc::graph::{self, GraphFormat};
 
-use super::input::{self, InputError};
+use super::input;
 use super::output::{self, Color};
 use super::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
 
@@ -36,24 +36,9 @@ pub struct GraphArgs {
 }
 
 pub fn run(args: GraphArgs) -> i32 {
-    let input = match input::read(&args.file) {
-        Ok(input) => input,
-        Err(InputError::Io(message)) => {
-            output::fatal(&message);
-            return EXIT_USAGE;
-        }
-        Err(InputError::Encoding(error)) => {
-            let (sources, diagnostic) = *error;
-            output::human(&[diagnostic], &sources, args.color);
-            return EXIT_FAILURE;
-        }
-    };
-    let loaded = match input::load_plan(&input, args.set.clone()) {
-        Ok(loaded) => loaded,
-        Err(message) => {
-            output::fatal(&message);
-            return EXIT_USAGE;
-        }
+    let (input, loaded) = match input::open_plan(&args.file, args.set.clone(), args.color) {
+        Ok(opened) => opened,
+        Err(code) => return code,
     };
     output::human(&loaded.diagnostics, &loaded.sources, args.color);
     let document = loaded.clean_document();

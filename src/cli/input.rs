@@ -129,3 +129,36 @@ pub fn load_plan(input: &Input, params: Vec<(String, String)>) -> Result<Loaded,
         }
     }
 }
+
+/// Reads `path`, reporting a failure: `Err` holds the exit code (2 when the
+/// file cannot be read, 1 when it is not UTF-8, with its diagnostic printed).
+pub fn read_reporting(path: &str, color: super::output::Color) -> Result<Input, i32> {
+    match read(path) {
+        Ok(input) => Ok(input),
+        Err(InputError::Io(message)) => {
+            super::output::fatal(&message);
+            Err(super::EXIT_USAGE)
+        }
+        Err(InputError::Encoding(error)) => {
+            let (sources, diagnostic) = *error;
+            super::output::human(&[diagnostic], &sources, color);
+            Err(super::EXIT_FAILURE)
+        }
+    }
+}
+
+/// Reads and loads the plan at `path` ([`read_reporting`], then [`load_plan`]).
+pub fn open_plan(
+    path: &str,
+    params: Vec<(String, String)>,
+    color: super::output::Color,
+) -> Result<(Input, Loaded), i32> {
+    let input = read_reporting(path, color)?;
+    match load_plan(&input, params) {
+        Ok(loaded) => Ok((input, loaded)),
+        Err(message) => {
+            super::output::fatal(&message);
+            Err(super::EXIT_USAGE)
+        }
+    }
+}

@@ -13,7 +13,7 @@ use planc::runner::{
 };
 use serde_json::Value;
 
-use super::input::{self, InputError};
+use super::input;
 use super::output::{self, Color};
 use super::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
 
@@ -410,24 +410,9 @@ fn print_json(value: &Value) {
 }
 
 fn init(plan: &str, state: &str, set: Vec<(String, String)>, force: bool, json: bool) -> i32 {
-    let input = match input::read(plan) {
-        Ok(input) => input,
-        Err(InputError::Io(message)) => {
-            output::fatal(&message);
-            return EXIT_USAGE;
-        }
-        Err(InputError::Encoding(error)) => {
-            let (sources, diagnostic) = *error;
-            output::human(&[diagnostic], &sources, Color::Auto);
-            return EXIT_FAILURE;
-        }
-    };
-    let loaded = match input::load_plan(&input, set) {
-        Ok(loaded) => loaded,
-        Err(message) => {
-            output::fatal(&message);
-            return EXIT_USAGE;
-        }
+    let (input, loaded) = match input::open_plan(plan, set, Color::Auto) {
+        Ok(opened) => opened,
+        Err(code) => return code,
     };
     let (diagnostics, sources) = (loaded.diagnostics.clone(), loaded.sources.clone());
     let Some(document) = loaded.clean_document() else {
