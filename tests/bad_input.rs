@@ -97,3 +97,55 @@ fn malformed_json_points_at_the_problem() {
     assert!(output.stderr.contains("invalid JSON"), "{}", output.stderr);
     assert!(output.stderr.contains("plan.json:3:1"), "{}", output.stderr);
 }
+
+#[test]
+fn deeply_nested_json_hits_the_limit() {
+    let dir = TempDir::new("deep-json");
+    let text = format!("{}{}", "[".repeat(200_000), "]".repeat(200_000));
+    let path = write(&dir, "deep.json", text.as_bytes());
+    let output = Test::new(["check", &path]).expect_code(1);
+    assert!(
+        output
+            .stderr
+            .contains("arrays and objects nest deeper than 64 levels"),
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
+fn a_string_over_a_mebibyte_hits_the_limit() {
+    let dir = TempDir::new("long-string");
+    let text = format!("plan p {{ goal \"{}\" task a \"A\" }}", "x".repeat(2 << 20));
+    let path = write(&dir, "long.plan", text.as_bytes());
+    let output = Test::new(["check", &path]).expect_code(1);
+    assert!(output.stderr.contains("planc::limit"), "{}", output.stderr);
+    assert!(
+        output
+            .stderr
+            .contains("a string may be at most 1048576 bytes"),
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
+fn templates_nested_too_deep_hit_the_limit() {
+    let mut text = String::from("template t0() { task a \"A\" }\n");
+    for i in 1..24 {
+        text.push_str(&format!(
+            "template t{i}() {{ use t{}() as x use t{}() as y }}\n",
+            i - 1,
+            i - 1
+        ));
+    }
+    text.push_str("plan p { goal \"g\" use t23() as top }\n");
+    let output = Test::new(["check", "-"]).stdin(text).expect_code(1);
+    assert!(
+        output
+            .stderr
+            .contains("templates nest deeper than 16 levels"),
+        "{}",
+        output.stderr
+    );
+}

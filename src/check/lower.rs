@@ -15,7 +15,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, SymbolKind, TaskId};
 use crate::span::{FileId, Span};
 use crate::suggest;
-use crate::syntax::ast;
+use crate::syntax::{ast, MAX_TASKS};
 
 /// How deep templates may use templates.
 const MAX_TEMPLATE_DEPTH: usize = 16;
@@ -179,6 +179,16 @@ impl<'a, 'd> Lowering<'a, 'd> {
         step: Option<usize>,
     ) -> usize {
         let index = self.tasks.len();
+        if index == MAX_TASKS {
+            c.diagnostics.push(
+                Diagnostic::new(
+                    Code::Limit,
+                    format!("the plan has more than {MAX_TASKS} tasks"),
+                )
+                .label(file, task.name.span, "one task too many")
+                .help("split the work into several plans; templates used inside templates multiply quickly"),
+            );
+        }
         let key = format!("{prefix}{}", task.name.name);
         let def = self.declare(c, SymbolKind::Task, &key, &task.name, task.span);
         self.members.insert(def, Member::Task(index));
@@ -221,7 +231,18 @@ impl<'a, 'd> Lowering<'a, 'd> {
         };
         let decl = &self.decls.templates[template];
         c.reference(decl.def, use_.template.span);
-        if self.stack.contains(&template) || self.stack.len() >= MAX_TEMPLATE_DEPTH {
+        if self.stack.len() >= MAX_TEMPLATE_DEPTH {
+            c.diagnostics.push(
+                Diagnostic::new(
+                    Code::Limit,
+                    format!("templates nest deeper than {MAX_TEMPLATE_DEPTH} levels"),
+                )
+                .label(file, use_.template.span, "too deep here")
+                .help("a template may use templates, but at most 16 deep; flatten the nesting"),
+            );
+            return;
+        }
+        if self.stack.contains(&template) {
             c.diagnostics.push(
                 Diagnostic::new(
                     Code::TemplateCycle,
@@ -263,6 +284,10 @@ impl<'a, 'd> Lowering<'a, 'd> {
             tasks: Vec::new(),
         });
         let first = self.tasks.len();
+        if first > MAX_TASKS {
+            // The limit was reported; expanding further would only use memory.
+            return;
+        }
         self.stack.push(template);
         let inner = format!("{key}.");
         let decl = &self.decls.templates[template];

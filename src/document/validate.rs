@@ -30,6 +30,9 @@ pub fn load_json(
     file: FileId,
     fallback_id: &str,
 ) -> (Option<PlanDocument>, Vec<Diagnostic>) {
+    if let Some(diagnostic) = crate::syntax::check_json_limits(text, file) {
+        return (None, vec![diagnostic]);
+    }
     let parsed = jsonc_parser::parse_to_ast(
         text,
         &CollectOptions {

@@ -6,8 +6,15 @@ use crate::span::{FileId, Span};
 /// The largest `.plan` file planc reads (64 MiB).
 pub const MAX_FILE_BYTES: usize = 64 << 20;
 
-/// The deepest nesting of braces planc parses.
+/// The deepest nesting of braces planc parses (and of arrays and objects in
+/// a JSON plan document).
 pub const MAX_NESTING: usize = 64;
+
+/// The longest string literal planc reads (1 MiB).
+pub const MAX_STRING_BYTES: usize = 1 << 20;
+
+/// The most tasks a plan may have, template instances included.
+pub const MAX_TASKS: usize = 1_000_000;
 
 /// Checks the limits before parsing; the parser recurses only on braces, so
 /// bounding their depth bounds its stack.
@@ -91,4 +98,49 @@ pub(crate) fn code_bytes(text: &str) -> impl Iterator<Item = (usize, u8)> + '_ {
         }
         None
     })
+}
+
+/// Checks a JSON plan document's size and nesting before it is parsed (the
+/// JSON parser recurses on nesting).
+pub fn check_json(text: &str, file: FileId) -> Option<Diagnostic> {
+    if text.len() > MAX_FILE_BYTES {
+        return Some(
+            Diagnostic::new(
+                Code::Limit,
+                format!(
+                    "the file is {} bytes; planc reads files of at most {} bytes",
+                    text.len(),
+                    MAX_FILE_BYTES
+                ),
+            )
+            .label(file, Span::at(0), "file starts here"),
+        );
+    }
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if in_string => i += 1,
+            b'"' => in_string = !in_string,
+            b'[' | b'{' if !in_string => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some(
+                        Diagnostic::new(
+                            Code::Limit,
+                            format!("arrays and objects nest deeper than {MAX_NESTING} levels"),
+                        )
+                        .label(file, Span::new(i, i + 1), "too deep here")
+                        .help("a plan document nests a few levels: tasks, their dependencies, `retry`"),
+                    );
+                }
+            }
+            b']' | b'}' if !in_string => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }

@@ -8,5 +8,7 @@ mod parser;
 mod recover;
 mod strings;
 
-pub use limits::{MAX_FILE_BYTES, MAX_NESTING};
+pub use limits::{
+    check_json as check_json_limits, MAX_FILE_BYTES, MAX_NESTING, MAX_STRING_BYTES, MAX_TASKS,
+};
 pub use parser::{parse, Parsed};

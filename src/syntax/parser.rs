@@ -700,6 +700,25 @@ impl<'a> Walker<'a> {
     }
 
     fn string(&mut self, pair: Pair<'a, Rule>) -> Str {
+        let span = self.sp(&pair);
+        if span.len() > limits::MAX_STRING_BYTES {
+            self.diagnostics.push(
+                Diagnostic::new(
+                    Code::Limit,
+                    format!(
+                        "this string is {} bytes; a string may be at most {} bytes",
+                        span.len(),
+                        limits::MAX_STRING_BYTES
+                    ),
+                )
+                .label(
+                    self.file,
+                    Span::new(span.start, span.start + 1),
+                    "string starts here",
+                )
+                .help("keep long material in files the agent reads, and name the file in the plan"),
+            );
+        }
         let mut errors = Vec::new();
         let cooked = strings::cook(pair, self.base, &mut errors);
         for error in errors {
