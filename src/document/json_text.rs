@@ -1,83 +1,182 @@
 //! The JSON text planc writes: pretty, two-space indented, with arrays of
 //! scalars kept on one line (`"dependencies": [1, 2]`), so a 100,000-task
 //! plan stays readable and diffable.
+//!
+//! It is a serde_json [`Formatter`], so any `Serialize` value is written
+//! straight to text without an intermediate `serde_json::Value`.
 
-use std::fmt::Write;
+use std::io::{self, Write};
 
-use serde_json::Value;
+use serde::Serialize;
+use serde_json::ser::Formatter;
 
 /// `value` as planc's JSON text, with a final newline.
-pub fn to_text(value: &Value) -> String {
-    let mut out = String::new();
-    write_value(&mut out, value, 0);
-    out.push('\n');
-    out
+pub fn to_text<T: Serialize + ?Sized>(value: &T) -> String {
+    let mut out = Vec::with_capacity(4096);
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, InlineArrays::default());
+    value
+        .serialize(&mut serializer)
+        .expect("planc's documents serialise");
+    out.push(b'\n');
+    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
-fn is_scalar(value: &Value) -> bool {
-    !matches!(value, Value::Array(_) | Value::Object(_))
+/// How an open array is being written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// No element yet: the first one decides.
+    Undecided,
+    /// `[1, 2, 3]`
+    Inline,
+    /// One element per line.
+    Block,
 }
 
-fn indent(out: &mut String, level: usize) {
-    for _ in 0..level {
-        out.push_str("  ");
+/// Pretty printing where an array whose first element is a scalar stays on
+/// one line. (planc's arrays hold one kind of element each.)
+#[derive(Default)]
+struct InlineArrays {
+    depth: usize,
+    /// One entry per open array.
+    arrays: Vec<Layout>,
+    /// An array element is about to be written; `true` if it is the first.
+    pending: Option<bool>,
+    /// One entry per open object: whether it has a member yet.
+    objects: Vec<bool>,
+}
+
+impl InlineArrays {
+    fn indent<W: ?Sized + Write>(&self, w: &mut W, depth: usize) -> io::Result<()> {
+        for _ in 0..depth {
+            w.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+
+    /// Writes what goes before an array element, once its kind is known.
+    fn element<W: ?Sized + Write>(&mut self, w: &mut W, scalar: bool) -> io::Result<()> {
+        let Some(first) = self.pending.take() else {
+            return Ok(());
+        };
+        let layout = self.arrays.last_mut().expect("an element is inside an array");
+        if *layout == Layout::Undecided {
+            *layout = if scalar { Layout::Inline } else { Layout::Block };
+        }
+        match *layout {
+            Layout::Inline => {
+                if !first {
+                    w.write_all(b", ")?;
+                }
+                Ok(())
+            }
+            _ => {
+                w.write_all(if first { b"\n" } else { b",\n" })?;
+                self.indent(w, self.depth)
+            }
+        }
     }
 }
 
-fn write_value(out: &mut String, value: &Value, level: usize) {
-    match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::String(s) => write_string(out, s),
-        Value::Array(items) if items.is_empty() => out.push_str("[]"),
-        Value::Array(items) if items.iter().all(is_scalar) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_value(out, item, level);
+macro_rules! scalar {
+    ($($method:ident($($ty:ty)?)),* $(,)?) => {
+        $(
+            fn $method<W: ?Sized + Write>(&mut self, w: &mut W $(, value: $ty)?) -> io::Result<()> {
+                self.element(w, true)?;
+                serde_json::ser::CompactFormatter.$method(w $(, value as $ty)?)
             }
-            out.push(']');
-        }
-        Value::Array(items) => {
-            out.push_str("[\n");
-            for (i, item) in items.iter().enumerate() {
-                indent(out, level + 1);
-                write_value(out, item, level + 1);
-                if i + 1 < items.len() {
-                    out.push(',');
-                }
-                out.push('\n');
-            }
-            indent(out, level);
-            out.push(']');
-        }
-        Value::Object(map) if map.is_empty() => out.push_str("{}"),
-        Value::Object(map) => {
-            out.push_str("{\n");
-            for (i, (key, item)) in map.iter().enumerate() {
-                indent(out, level + 1);
-                write_string(out, key);
-                out.push_str(": ");
-                write_value(out, item, level + 1);
-                if i + 1 < map.len() {
-                    out.push(',');
-                }
-                out.push('\n');
-            }
-            indent(out, level);
-            out.push('}');
-        }
-    }
+        )*
+    };
 }
 
-fn write_string(out: &mut String, s: &str) {
-    // serde_json's escaping: the exact JSON string syntax, UTF-8 kept as is.
-    out.push_str(&serde_json::to_string(s).expect("strings serialise"));
+impl Formatter for InlineArrays {
+    scalar!(
+        write_null(),
+        write_bool(bool),
+        write_i8(i8),
+        write_i16(i16),
+        write_i32(i32),
+        write_i64(i64),
+        write_i128(i128),
+        write_u8(u8),
+        write_u16(u16),
+        write_u32(u32),
+        write_u64(u64),
+        write_u128(u128),
+        write_f32(f32),
+        write_f64(f64),
+    );
+
+    fn write_number_str<W: ?Sized + Write>(&mut self, w: &mut W, value: &str) -> io::Result<()> {
+        self.element(w, true)?;
+        w.write_all(value.as_bytes())
+    }
+
+    fn begin_string<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.element(w, true)?;
+        w.write_all(b"\"")
+    }
+
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.element(w, false)?;
+        self.depth += 1;
+        self.arrays.push(Layout::Undecided);
+        w.write_all(b"[")
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.depth -= 1;
+        if self.arrays.pop() == Some(Layout::Block) {
+            w.write_all(b"\n")?;
+            self.indent(w, self.depth)?;
+        }
+        w.write_all(b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(&mut self, _w: &mut W, first: bool) -> io::Result<()> {
+        self.pending = Some(first);
+        Ok(())
+    }
+
+    fn end_array_value<W: ?Sized + Write>(&mut self, _w: &mut W) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.element(w, false)?;
+        self.depth += 1;
+        self.objects.push(false);
+        w.write_all(b"{")
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.depth -= 1;
+        // An object with members ends on its own line; an empty one is `{}`.
+        if self.objects.pop() == Some(true) {
+            w.write_all(b"\n")?;
+            self.indent(w, self.depth)?;
+        }
+        w.write_all(b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        w.write_all(if first { b"\n" } else { b",\n" })?;
+        self.indent(w, self.depth)
+    }
+
+    fn end_object_key<W: ?Sized + Write>(&mut self, _w: &mut W) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        w.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + Write>(&mut self, _w: &mut W) -> io::Result<()> {
+        if let Some(has_member) = self.objects.last_mut() {
+            *has_member = true;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -86,10 +185,10 @@ mod tests {
 
     #[test]
     fn scalar_arrays_stay_inline() {
-        let text = super::to_text(&json!({"a": [1, 2], "b": [], "c": [{"d": "é\n"}], "e": {}}));
+        let text = super::to_text(&json!({"a": [1, 2], "b": [], "c": [{"d": "é\n", "e": [[1], []]}], "f": {}, "g": [{}]}));
         assert_eq!(
             text,
-            "{\n  \"a\": [1, 2],\n  \"b\": [],\n  \"c\": [\n    {\n      \"d\": \"é\\n\"\n    }\n  ],\n  \"e\": {}\n}\n"
+            "{\n  \"a\": [1, 2],\n  \"b\": [],\n  \"c\": [\n    {\n      \"d\": \"é\\n\",\n      \"e\": [\n        [1],\n        []\n      ]\n    }\n  ],\n  \"f\": {},\n  \"g\": [\n    {}\n  ]\n}\n"
         );
     }
 }
