@@ -15,13 +15,14 @@ fn build(name: &str, text: &str) -> Option<String> {
 fn examples_are_formatted() {
     let mut args = vec!["fmt".to_owned(), "--check".to_owned()];
     args.extend(files("examples", &["plan"]));
+    args.extend(files("examples/lib", &["plan"]));
     let output = Test::new(&args).expect_code(0);
     assert_eq!(output.stdout, "");
 }
 
 #[test]
 fn formatting_examples_is_idempotent_and_keeps_the_plan() {
-    for path in files("examples", &["plan"]) {
+    for path in files("examples", &["plan"]).into_iter().chain(files("examples/lib", &["plan"])) {
         let text = std::fs::read_to_string(common::root().join(&path)).expect("read");
         let once = planc::fmt::format(&text).expect("examples parse");
         let twice = planc::fmt::format(&once).expect("formatted text parses");
