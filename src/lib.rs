@@ -10,6 +10,7 @@ pub mod compile;
 pub mod diagnostic;
 pub mod document;
 pub mod emit;
+pub mod ide;
 pub mod line_index;
 pub mod span;
 pub mod suggest;
