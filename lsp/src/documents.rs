@@ -1,0 +1,114 @@
+//! The open documents and their analyses: every piece of file handling the
+//! server does lives here, so imports across files can be added in one place.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use planc::check::Options;
+use planc::line_index::LineIndex;
+use planc::span::FileId;
+use planc::Compilation;
+use tower_lsp::lsp_types::{TextDocumentContentChangeEvent, Url};
+
+use crate::convert;
+
+/// One compiled state of a document: what every request reads.
+pub struct Analysis {
+    pub uri: Url,
+    pub version: i32,
+    pub compilation: Compilation,
+    pub lines: LineIndex,
+}
+
+impl Analysis {
+    /// Compiles `text`, the contents of the document at `uri`.
+    pub fn new(uri: Url, version: i32, text: &str) -> Analysis {
+        let name = uri
+            .path_segments()
+            .and_then(|mut s| s.next_back().map(str::to_owned))
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| uri.to_string());
+        let compilation = planc::compile(&name, text, &Options::default());
+        Analysis {
+            lines: LineIndex::new(text),
+            uri,
+            version,
+            compilation,
+        }
+    }
+
+    /// The text of the document.
+    pub fn text(&self) -> &str {
+        &self.compilation.sources.get(self.compilation.file).text
+    }
+
+    /// The document a file of the compilation is shown as.
+    ///
+    /// Today a compilation reads one file, the document itself; imported
+    /// files will map to their own URIs here.
+    pub fn uri_of(&self, file: FileId) -> Option<Url> {
+        (file == self.compilation.file).then(|| self.uri.clone())
+    }
+}
+
+/// An open document: its text and its latest analysis.
+struct Document {
+    text: String,
+    analysis: Arc<Analysis>,
+}
+
+/// Every open document.
+#[derive(Default)]
+pub struct Documents {
+    open: HashMap<Url, Document>,
+}
+
+impl Documents {
+    /// Opens (or reopens) a document and analyses it.
+    pub fn open(&mut self, uri: Url, version: i32, text: String) -> Arc<Analysis> {
+        let analysis = Arc::new(Analysis::new(uri.clone(), version, &text));
+        self.open.insert(
+            uri,
+            Document {
+                text,
+                analysis: analysis.clone(),
+            },
+        );
+        analysis
+    }
+
+    /// Applies a client's changes in order and re-analyses the document;
+    /// `None` when the document is not open.
+    pub fn change(
+        &mut self,
+        uri: &Url,
+        version: i32,
+        changes: Vec<TextDocumentContentChangeEvent>,
+    ) -> Option<Arc<Analysis>> {
+        let document = self.open.get_mut(uri)?;
+        for change in changes {
+            match change.range {
+                Some(range) => {
+                    // Each change's positions refer to the text after the previous one.
+                    let lines = LineIndex::new(&document.text);
+                    let start = convert::offset(&lines, &document.text, range.start);
+                    let end = convert::offset(&lines, &document.text, range.end).max(start);
+                    document.text.replace_range(start..end, &change.text);
+                }
+                None => document.text = change.text,
+            }
+        }
+        document.analysis = Arc::new(Analysis::new(uri.clone(), version, &document.text));
+        Some(document.analysis.clone())
+    }
+
+    /// Forgets a closed document.
+    pub fn close(&mut self, uri: &Url) {
+        self.open.remove(uri);
+    }
+
+    /// The latest analysis of an open document.
+    pub fn get(&self, uri: &Url) -> Option<Arc<Analysis>> {
+        self.open.get(uri).map(|d| d.analysis.clone())
+    }
+}

@@ -1,0 +1,23 @@
+//! `planc-lsp`: the planc language server over standard input and output
+//! (started by editors directly, or through `planc lsp`).
+
+fn main() {
+    if std::env::args()
+        .skip(1)
+        .any(|a| a == "--version" || a == "-V")
+    {
+        println!("planc-lsp {}", env!("CARGO_PKG_VERSION"));
+        return;
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("planc-lsp: cannot start: {error}");
+            std::process::exit(2);
+        }
+    };
+    runtime.block_on(planc_lsp::serve_stdio());
+}
