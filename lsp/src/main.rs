@@ -9,7 +9,10 @@ fn main() {
         println!("planc-lsp {}", env!("CARGO_PKG_VERSION"));
         return;
     }
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+    // One worker thread: requests are quick, and the edits of a document
+    // apply in the order they arrive.
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
         .enable_all()
         .build()
     {

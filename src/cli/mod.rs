@@ -4,6 +4,7 @@
 mod build;
 mod check;
 mod input;
+mod lsp;
 mod output;
 
 use clap::{Parser, Subcommand};
@@ -35,6 +36,8 @@ enum Command {
     Build(build::BuildArgs),
     /// Print the JSON Schema of the plan document
     Schema,
+    /// Run the language server (planc-lsp) over standard input and output
+    Lsp(lsp::LspArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -49,6 +52,7 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Check(args) => check::run(args),
         Command::Build(args) => build::run(args),
+        Command::Lsp(args) => lsp::run(args),
         Command::Schema => {
             print!("{}", planc::document::SCHEMA);
             EXIT_OK
