@@ -86,17 +86,26 @@ impl Documents {
         changes: Vec<TextDocumentContentChangeEvent>,
     ) -> Option<Arc<Analysis>> {
         let document = self.open.get_mut(uri)?;
+        let mut edited = false;
         for change in changes {
             match change.range {
                 Some(range) => {
-                    // Each change's positions refer to the text after the previous one.
-                    let lines = LineIndex::new(&document.text);
-                    let start = convert::offset(&lines, &document.text, range.start);
-                    let end = convert::offset(&lines, &document.text, range.end).max(start);
+                    // Each change's positions refer to the text after the
+                    // previous one; before any, the analysis indexes the text.
+                    let fresh;
+                    let lines = if edited {
+                        fresh = LineIndex::new(&document.text);
+                        &fresh
+                    } else {
+                        &document.analysis.lines
+                    };
+                    let start = convert::offset(lines, &document.text, range.start);
+                    let end = convert::offset(lines, &document.text, range.end).max(start);
                     document.text.replace_range(start..end, &change.text);
                 }
                 None => document.text = change.text,
             }
+            edited = true;
         }
         document.analysis = Arc::new(Analysis::new(uri.clone(), version, &document.text));
         Some(document.analysis.clone())
