@@ -18,7 +18,9 @@ fn generated_plan(tasks: usize) -> String {
         "plan big {\n    goal \"Ship {product}\"\n    param product: string = \"widget\"\n    role worker \"Does the work\"\n",
     );
     for step in 0..tasks.div_ceil(100) {
-        text.push_str(&format!("    step s{step} \"Step {step}\" {{\n        sequential\n"));
+        text.push_str(&format!(
+            "    step s{step} \"Step {step}\" {{\n        sequential\n"
+        ));
         for n in step * 100..((step + 1) * 100).min(tasks) {
             let after = if n % 100 == 0 && n > 0 {
                 format!(" after t{}", n - 1)
