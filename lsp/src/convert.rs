@@ -238,7 +238,7 @@ pub fn semantic_tokens(analysis: &Analysis, tokens: &[ide::Token]) -> Vec<lsp::S
 pub fn folding_range(analysis: &Analysis, fold: ide::Fold) -> Option<lsp::FoldingRange> {
     let start_line = analysis.lines.line(fold.start) as u32;
     let end_line = analysis.lines.line(fold.end) as u32;
-    (start_line < end_line).then(|| lsp::FoldingRange {
+    (start_line < end_line).then_some(lsp::FoldingRange {
         start_line,
         start_character: None,
         end_line,

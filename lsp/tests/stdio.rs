@@ -1,6 +1,6 @@
 //! The `planc-lsp` binary speaks the protocol over standard input and output.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
