@@ -2,11 +2,19 @@
 //! (started by editors directly, or through `planc lsp`).
 
 fn main() {
-    if std::env::args()
-        .skip(1)
-        .any(|a| a == "--version" || a == "-V")
-    {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--version" || a == "-V") {
         println!("planc-lsp {}", env!("CARGO_PKG_VERSION"));
+        return;
+    }
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!(
+            "planc-lsp {}: the language server for .plan files\n\n\
+             Usage: planc lsp (or planc-lsp) [--stdio]\n\n\
+             Speaks the Language Server Protocol over standard input and output;\n\
+             editors start it (see docs/editors.md).",
+            env!("CARGO_PKG_VERSION")
+        );
         return;
     }
     // One worker thread: requests are quick, and the edits of a document

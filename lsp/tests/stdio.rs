@@ -84,3 +84,20 @@ fn the_binary_initializes_publishes_diagnostics_and_exits() {
     let status = child.wait().expect("planc-lsp exits");
     assert!(status.success());
 }
+
+#[test]
+fn the_binary_prints_its_version_and_help() {
+    let output = Command::new(env!("CARGO_BIN_EXE_planc-lsp"))
+        .arg("--version")
+        .output()
+        .expect("planc-lsp runs");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        format!("planc-lsp {}\n", env!("CARGO_PKG_VERSION"))
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_planc-lsp"))
+        .arg("--help")
+        .output()
+        .expect("planc-lsp runs");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("Usage: planc lsp"));
+}
