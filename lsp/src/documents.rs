@@ -51,10 +51,13 @@ impl Analysis {
     }
 }
 
-/// An open document: its text and its latest analysis.
+/// An open document: its text and, unless a change came since, its analysis.
 struct Document {
     text: String,
-    analysis: Arc<Analysis>,
+    version: i32,
+    /// `None` while changes are not analysed yet: typing faster than a large
+    /// file compiles analyses only the latest text.
+    analysis: Option<Arc<Analysis>>,
 }
 
 /// Every open document.
@@ -71,44 +74,50 @@ impl Documents {
             uri,
             Document {
                 text,
-                analysis: analysis.clone(),
+                version,
+                analysis: Some(analysis.clone()),
             },
         );
         analysis
     }
 
-    /// Applies a client's changes in order and re-analyses the document;
-    /// `None` when the document is not open.
+    /// Applies a client's changes in order; the analysis is made when next
+    /// asked for. `false` when the document is not open.
     pub fn change(
         &mut self,
         uri: &Url,
         version: i32,
         changes: Vec<TextDocumentContentChangeEvent>,
-    ) -> Option<Arc<Analysis>> {
-        let document = self.open.get_mut(uri)?;
-        let mut edited = false;
+    ) -> bool {
+        let Some(document) = self.open.get_mut(uri) else {
+            return false;
+        };
+        let mut known = document.analysis.take().map(|a| a.lines.clone());
         for change in changes {
             match change.range {
                 Some(range) => {
                     // Each change's positions refer to the text after the
-                    // previous one; before any, the analysis indexes the text.
-                    let fresh;
-                    let lines = if edited {
-                        fresh = LineIndex::new(&document.text);
-                        &fresh
-                    } else {
-                        &document.analysis.lines
-                    };
-                    let start = convert::offset(lines, &document.text, range.start);
-                    let end = convert::offset(lines, &document.text, range.end).max(start);
+                    // previous one.
+                    let lines = known
+                        .take()
+                        .unwrap_or_else(|| LineIndex::new(&document.text));
+                    let start = convert::offset(&lines, &document.text, range.start);
+                    let end = convert::offset(&lines, &document.text, range.end).max(start);
                     document.text.replace_range(start..end, &change.text);
                 }
-                None => document.text = change.text,
+                None => {
+                    known = None;
+                    document.text = change.text;
+                }
             }
-            edited = true;
         }
-        document.analysis = Arc::new(Analysis::new(uri.clone(), version, &document.text));
-        Some(document.analysis.clone())
+        document.version = version;
+        true
+    }
+
+    /// The version of an open document's text.
+    pub fn version(&self, uri: &Url) -> Option<i32> {
+        self.open.get(uri).map(|d| d.version)
     }
 
     /// Forgets a closed document.
@@ -116,8 +125,13 @@ impl Documents {
         self.open.remove(uri);
     }
 
-    /// The latest analysis of an open document.
-    pub fn get(&self, uri: &Url) -> Option<Arc<Analysis>> {
-        self.open.get(uri).map(|d| d.analysis.clone())
+    /// The analysis of an open document's latest text, made now if a change
+    /// came since the last one.
+    pub fn get(&mut self, uri: &Url) -> Option<Arc<Analysis>> {
+        let document = self.open.get_mut(uri)?;
+        let analysis = document.analysis.get_or_insert_with(|| {
+            Arc::new(Analysis::new(uri.clone(), document.version, &document.text))
+        });
+        Some(analysis.clone())
     }
 }

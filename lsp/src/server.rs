@@ -113,14 +113,24 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
-        // The change is applied before the first `.await`, so changes apply in
-        // the order they arrive.
+        // The text changes before the first `.await`, so changes apply in the
+        // order they arrive. Then other queued changes get their turn: when
+        // one is newer, this text is already stale, and only the newest is
+        // compiled and published.
         let document = params.text_document;
-        let analysis =
-            self.documents()
-                .change(&document.uri, document.version, params.content_changes);
-        if let Some(analysis) = analysis {
-            self.publish(analysis).await;
+        let (uri, version) = (document.uri, document.version);
+        if !self
+            .documents()
+            .change(&uri, version, params.content_changes)
+        {
+            return;
+        }
+        tokio::task::yield_now().await;
+        let latest = self.documents().version(&uri) == Some(version);
+        if latest {
+            if let Some(analysis) = self.analysis(&uri) {
+                self.publish(analysis).await;
+            }
         }
     }
 

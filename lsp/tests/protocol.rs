@@ -58,6 +58,34 @@ async fn diagnostics_follow_incremental_changes() {
 }
 
 #[tokio::test]
+async fn quick_changes_end_with_the_diagnostics_of_the_last_text() {
+    let mut client = TestClient::start().await;
+    client.open(DEMO).await;
+    // Type `qs` over `qa` in `assignee qa` one keystroke at a time, without
+    // waiting: the last diagnostics published are those of the last text.
+    let (line, col) = find(DEMO, "assignee qa", 9);
+    client.edit(2, (line, col), (line, col + 2), "").await;
+    client.edit(3, (line, col), (line, col), "q").await;
+    client.edit(4, (line, col + 1), (line, col + 1), "s").await;
+    let published = loop {
+        let published = client.diagnostics().await;
+        if published["version"] == 4 {
+            break published;
+        }
+        assert!(published["version"].as_i64() < Some(4), "{published}");
+    };
+    let codes: Vec<&str> = published["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert_eq!(codes, ["planc::unused", "planc::unknown_role"]);
+    let hover = client.result("textDocument/hover", at(line, col + 1)).await;
+    assert_eq!(hover, Value::Null, "`qs` names no role");
+}
+
+#[tokio::test]
 async fn positions_count_utf16_units_after_chinese_and_astral_characters() {
     let mut client = TestClient::start().await;
     // `{verson}` follows "发布 𝄞 " on line 3: 4 spaces, `title "`, 2 CJK
