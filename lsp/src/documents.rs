@@ -23,11 +23,11 @@ pub struct Analysis {
 impl Analysis {
     /// Compiles `text`, the contents of the document at `uri`.
     pub fn new(uri: Url, version: i32, text: &str) -> Analysis {
+        // The file's path, so that imports resolve relative to it.
         let name = uri
-            .path_segments()
-            .and_then(|mut s| s.next_back().map(str::to_owned))
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| uri.to_string());
+            .to_file_path()
+            .map(|path| path.display().to_string())
+            .unwrap_or_else(|()| uri.to_string());
         let compilation = planc::compile(&name, text, &Options::default());
         Analysis {
             lines: LineIndex::new(text),

@@ -241,7 +241,7 @@ impl LanguageServer for Backend {
         let Some(analysis) = self.analysis(&params.text_document.uri) else {
             return Ok(None);
         };
-        let symbols = ide::document_symbols(&analysis.compilation.syntax)
+        let symbols = ide::document_symbols(&analysis.compilation)
             .into_iter()
             .map(|s| convert::document_symbol(&analysis, s))
             .collect();
@@ -266,7 +266,7 @@ impl LanguageServer for Backend {
         let Some(analysis) = self.analysis(&params.text_document.uri) else {
             return Ok(None);
         };
-        let folds = ide::folding_ranges(analysis.text(), &analysis.compilation.syntax);
+        let folds = ide::folding_ranges(&analysis.compilation);
         Ok(Some(
             folds
                 .into_iter()

@@ -72,7 +72,7 @@ impl Context {
 
 /// The proposals at `offset`.
 pub fn completions(compilation: &Compilation, offset: usize) -> Vec<Completion> {
-    let text: &str = &compilation.sources.get(compilation.file).text;
+    let text = super::root_text(compilation);
     let offset = crate::line_index::floor_char(text, offset);
     let tokens = lexer::tokens(text, offset);
     // The token the cursor is in or just after.
@@ -116,7 +116,7 @@ pub fn completions(compilation: &Compilation, offset: usize) -> Vec<Completion> 
             | "title" | "goal" | "language" | "max_iterations" | "reasoning" | "description"
             | "retry" | "=" | ",",
         ) => Vec::new(),
-        _ => context_at(&compilation.syntax, offset)
+        _ => context_at(super::root_syntax(compilation), offset)
             .keywords()
             .iter()
             .map(|k| Completion {

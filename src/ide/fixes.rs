@@ -15,7 +15,7 @@ pub struct QuickFix {
 
 /// The fixes of the diagnostics whose fix touches `range`.
 pub fn quick_fixes(compilation: &Compilation, range: Span) -> Vec<QuickFix> {
-    let text: &str = &compilation.sources.get(compilation.file).text;
+    let text = super::root_text(compilation);
     compilation
         .diagnostics
         .iter()

@@ -1,5 +1,6 @@
 //! Folding ranges: bodies, multi-line strings, runs of comment lines.
 
+use crate::compile::Compilation;
 use crate::span::Span;
 use crate::syntax::ast;
 
@@ -20,9 +21,11 @@ pub struct Fold {
     pub kind: FoldKind,
 }
 
-/// Every fold of `file`, in source order. Folds within one line are kept:
+/// Every fold of the file, in source order. Folds within one line are kept:
 /// the protocol layer, which knows lines, drops them.
-pub fn folding_ranges(text: &str, file: &ast::File) -> Vec<Fold> {
+pub fn folding_ranges(compilation: &Compilation) -> Vec<Fold> {
+    let text = super::root_text(compilation);
+    let file = super::root_syntax(compilation);
     let mut folds = Vec::new();
     let mut body = |span: Span, body: &ast::Body| {
         let end = match body.close {
@@ -156,7 +159,7 @@ mod tests {
     fn folds_bodies_strings_and_comment_blocks() {
         let text = "# one\n# two\nplan p {\n    goal \"g\"\n    task a \"A\" {\n        description \"\"\"\n            x\n        \"\"\"\n    }\n}\n";
         let c = compile_text(text);
-        let folds: Vec<(&str, FoldKind)> = folding_ranges(text, &c.syntax)
+        let folds: Vec<(&str, FoldKind)> = folding_ranges(&c)
             .iter()
             .map(|f| (&text[f.start..f.end], f.kind))
             .collect();

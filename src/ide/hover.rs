@@ -144,8 +144,8 @@ fn role_card(compilation: &Compilation, def: usize, name: &str) -> String {
 }
 
 fn param_card(compilation: &Compilation, full_span: Span, name: &str) -> String {
-    let text = &compilation.sources.get(compilation.file).text;
-    let declaration = param_declaration(&compilation.syntax, full_span);
+    let text = super::root_text(compilation);
+    let declaration = param_declaration(super::root_syntax(compilation), full_span);
     let signature = match declaration {
         Some(param) => text
             .get(param.span.start..param.span.end)

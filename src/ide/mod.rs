@@ -28,6 +28,7 @@ pub use tokens::{semantic_tokens, Token, TokenKind};
 use crate::compile::Compilation;
 use crate::ir::{self, SymbolKind};
 use crate::span::{FileId, Span};
+use crate::syntax::ast;
 
 /// A span in a file: where a result points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -42,6 +43,17 @@ pub struct Edit {
     pub file: FileId,
     pub span: Span,
     pub new_text: String,
+}
+
+/// The syntax tree of the file being edited: the one place that knows where
+/// a compilation keeps it.
+fn root_syntax(compilation: &Compilation) -> &ast::File {
+    &compilation.syntax
+}
+
+/// The text of the file being edited.
+fn root_text(compilation: &Compilation) -> &str {
+    &compilation.sources.get(compilation.file).text
 }
 
 /// Whether two kinds of names share one namespace (tasks and steps do, since

@@ -1,5 +1,6 @@
 //! The outline of a file: plans, their parameters, roles, steps and tasks.
 
+use crate::compile::Compilation;
 use crate::ir::SymbolKind;
 use crate::span::Span;
 use crate::syntax::ast;
@@ -31,9 +32,10 @@ impl Symbol {
     }
 }
 
-/// The outline of `file`, in source order.
-pub fn document_symbols(file: &ast::File) -> Vec<Symbol> {
-    file.items
+/// The outline of the file, in source order.
+pub fn document_symbols(compilation: &Compilation) -> Vec<Symbol> {
+    super::root_syntax(compilation)
+        .items
         .iter()
         .filter_map(|item| match item {
             ast::TopItem::Plan(plan) => {
@@ -126,7 +128,7 @@ mod tests {
     fn plan_holds_params_roles_steps_and_tasks() {
         let c = compile_text(PLAN);
         let mut out = String::new();
-        outline(&document_symbols(&c.syntax), 0, &mut out);
+        outline(&document_symbols(&c), 0, &mut out);
         assert_eq!(
             out,
             "plan demo ()\n  parameter thing (string)\n  role dev (Writes code)\n  step build (Build it)\n    task compile (Compile)\n    task test (Test)\n  task ship (Ship)\n"

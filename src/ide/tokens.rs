@@ -35,7 +35,7 @@ pub struct Token {
 /// Every token of the file, sorted and non-overlapping. A token may span
 /// several lines (a `"""` string); the protocol layer splits it if it must.
 pub fn semantic_tokens(compilation: &Compilation) -> Vec<Token> {
-    let file = &compilation.syntax;
+    let file = super::root_syntax(compilation);
     let mut tokens = Vec::new();
     let mut push = |span: Span, kind: TokenKind, definition: bool| {
         if !span.is_empty() {
