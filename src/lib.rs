@@ -17,6 +17,7 @@ pub mod emit;
 pub mod fmt;
 pub mod generate;
 pub mod graph;
+pub mod ide;
 pub mod ir;
 pub mod line_index;
 pub mod mcp;

@@ -22,7 +22,10 @@ fn examples_are_formatted() {
 
 #[test]
 fn formatting_examples_is_idempotent_and_keeps_the_plan() {
-    for path in files("examples", &["plan"]).into_iter().chain(files("examples/lib", &["plan"])) {
+    for path in files("examples", &["plan"])
+        .into_iter()
+        .chain(files("examples/lib", &["plan"]))
+    {
         let text = std::fs::read_to_string(common::root().join(&path)).expect("read");
         let once = planc::fmt::format(&text).expect("examples parse");
         let twice = planc::fmt::format(&once).expect("formatted text parses");

@@ -65,8 +65,9 @@ impl<'a> Declarations<'a> {
             for item in &plan.items {
                 match item {
                     ast::PlanItem::Role(role) => {
-                        let def = decls.role(c, role);
-                        decls.plan_roles.push((c.file, role, def));
+                        if let Some(def) = decls.role(c, role) {
+                            decls.plan_roles.push((c.file, role, def));
+                        }
                     }
                     ast::PlanItem::Param(param) => decls.params.push((c.file, param, true)),
                     _ => {}
@@ -89,15 +90,17 @@ impl<'a> Declarations<'a> {
         decls
     }
 
-    fn role(&mut self, c: &mut Checker, role: &'a ast::Role) -> usize {
+    /// Declares a role; `None` when the name was taken (that is reported).
+    fn role(&mut self, c: &mut Checker, role: &'a ast::Role) -> Option<usize> {
         let def = c.define(SymbolKind::Role, &role.name, role.span);
-        if self
+        if !self
             .roles
             .declare(c, &role.name.name, role.name.span, def, "role")
         {
-            self.all_roles.push((c.file, role));
+            return None;
         }
-        def
+        self.all_roles.push((c.file, role));
+        Some(def)
     }
 
     fn template(&mut self, c: &mut Checker, template: &'a ast::Template, in_root: bool) {

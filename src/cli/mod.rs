@@ -6,6 +6,7 @@ mod check;
 mod fmt;
 mod graph;
 mod input;
+mod lsp;
 mod mcp;
 mod output;
 mod run;
@@ -50,6 +51,8 @@ enum Command {
     Mcp(mcp::McpArgs),
     /// Print the runner's tool definitions (MCP, OpenAI or Anthropic)
     Tools(mcp::ToolsArgs),
+    /// Run the language server (planc-lsp) over standard input and output
+    Lsp(lsp::LspArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -73,6 +76,7 @@ pub fn main() -> i32 {
         Command::Run(args) => run::run(args),
         Command::Mcp(args) => mcp::serve(args),
         Command::Tools(args) => mcp::print(args),
+        Command::Lsp(args) => lsp::run(args),
         Command::Schema => {
             print!("{}", planc::document::SCHEMA);
             EXIT_OK

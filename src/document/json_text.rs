@@ -58,9 +58,16 @@ impl InlineArrays {
         let Some(first) = self.pending.take() else {
             return Ok(());
         };
-        let layout = self.arrays.last_mut().expect("an element is inside an array");
+        let layout = self
+            .arrays
+            .last_mut()
+            .expect("an element is inside an array");
         if *layout == Layout::Undecided {
-            *layout = if scalar { Layout::Inline } else { Layout::Block };
+            *layout = if scalar {
+                Layout::Inline
+            } else {
+                Layout::Block
+            };
         }
         match *layout {
             Layout::Inline => {
@@ -185,7 +192,9 @@ mod tests {
 
     #[test]
     fn scalar_arrays_stay_inline() {
-        let text = super::to_text(&json!({"a": [1, 2], "b": [], "c": [{"d": "é\n", "e": [[1], []]}], "f": {}, "g": [{}]}));
+        let text = super::to_text(
+            &json!({"a": [1, 2], "b": [], "c": [{"d": "é\n", "e": [[1], []]}], "f": {}, "g": [{}]}),
+        );
         assert_eq!(
             text,
             "{\n  \"a\": [1, 2],\n  \"b\": [],\n  \"c\": [\n    {\n      \"d\": \"é\\n\",\n      \"e\": [\n        [1],\n        []\n      ]\n    }\n  ],\n  \"f\": {},\n  \"g\": [\n    {}\n  ]\n}\n"

@@ -12,3 +12,4 @@ pub use limits::{
     check_json as check_json_limits, MAX_FILE_BYTES, MAX_NESTING, MAX_STRING_BYTES, MAX_TASKS,
 };
 pub use parser::{parse, Parsed};
+pub use recover::Context;

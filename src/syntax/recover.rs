@@ -13,9 +13,9 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{FileId, Span};
 use crate::suggest;
 
-/// Where a bad run stands, which decides what may stand there.
+/// A kind of body: which items or fields may stand in it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Context {
+pub enum Context {
     Top,
     Plan,
     Template,
@@ -25,7 +25,8 @@ pub(crate) enum Context {
 }
 
 impl Context {
-    fn keywords(self) -> &'static [&'static str] {
+    /// The keywords that may begin an item or field here.
+    pub fn keywords(self) -> &'static [&'static str] {
         match self {
             Context::Top => &["plan", "import", "template", "role", "param"],
             Context::Plan => &[

@@ -1,0 +1,34 @@
+//! `planc-lsp`: the planc language server over standard input and output
+//! (started by editors directly, or through `planc lsp`).
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--version" || a == "-V") {
+        println!("planc-lsp {}", env!("CARGO_PKG_VERSION"));
+        return;
+    }
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!(
+            "planc-lsp {}: the language server for .plan files\n\n\
+             Usage: planc lsp (or planc-lsp) [--stdio]\n\n\
+             Speaks the Language Server Protocol over standard input and output;\n\
+             editors start it (see docs/editors.md).",
+            env!("CARGO_PKG_VERSION")
+        );
+        return;
+    }
+    // One worker thread: requests are quick, and the edits of a document
+    // apply in the order they arrive.
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("planc-lsp: cannot start: {error}");
+            std::process::exit(2);
+        }
+    };
+    runtime.block_on(planc_lsp::serve_stdio());
+}

@@ -1,0 +1,320 @@
+//! The protocol handlers: each converts positions, asks `planc::ide`, and
+//! converts the answer back.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use planc::ide;
+use tower_lsp::jsonrpc::{Error, Result};
+use tower_lsp::lsp_types::*;
+use tower_lsp::{Client, LanguageServer};
+
+use crate::convert;
+use crate::documents::{Analysis, Documents};
+
+/// The language server's state: the client to notify and the open documents.
+pub struct Backend {
+    client: Client,
+    documents: Mutex<Documents>,
+}
+
+impl Backend {
+    /// A server that talks to `client`.
+    pub fn new(client: Client) -> Backend {
+        Backend {
+            client,
+            documents: Mutex::new(Documents::default()),
+        }
+    }
+
+    fn documents(&self) -> MutexGuard<'_, Documents> {
+        // A panic while holding the lock cannot leave the map half-updated in
+        // a way that matters more than stopping would, so keep serving.
+        self.documents
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn analysis(&self, uri: &Url) -> Option<Arc<Analysis>> {
+        self.documents().get(uri)
+    }
+
+    async fn publish(&self, analysis: Arc<Analysis>) {
+        let diagnostics = convert::diagnostics(&analysis);
+        self.client
+            .publish_diagnostics(analysis.uri.clone(), diagnostics, Some(analysis.version))
+            .await;
+    }
+}
+
+/// The capabilities announced in `initialize`.
+pub fn capabilities() -> ServerCapabilities {
+    ServerCapabilities {
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
+                ..Default::default()
+            },
+        )),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        definition_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
+        rename_provider: Some(OneOf::Right(RenameOptions {
+            prepare_provider: Some(true),
+            work_done_progress_options: Default::default(),
+        })),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(vec!["{".to_owned(), ",".to_owned()]),
+            ..Default::default()
+        }),
+        document_symbol_provider: Some(OneOf::Left(true)),
+        semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
+            SemanticTokensOptions {
+                legend: SemanticTokensLegend {
+                    token_types: convert::TOKEN_TYPES.to_vec(),
+                    token_modifiers: convert::TOKEN_MODIFIERS.to_vec(),
+                },
+                full: Some(SemanticTokensFullOptions::Bool(true)),
+                range: None,
+                work_done_progress_options: Default::default(),
+            },
+        )),
+        folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+        document_formatting_provider: Some(OneOf::Left(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            ..Default::default()
+        })),
+        ..Default::default()
+    }
+}
+
+#[tower_lsp::async_trait]
+impl LanguageServer for Backend {
+    async fn initialize(&self, _: InitializeParams) -> Result<InitializeResult> {
+        Ok(InitializeResult {
+            capabilities: capabilities(),
+            server_info: Some(ServerInfo {
+                name: "planc-lsp".to_owned(),
+                version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+            }),
+        })
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let document = params.text_document;
+        let analysis = self
+            .documents()
+            .open(document.uri, document.version, document.text);
+        self.publish(analysis).await;
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        // The text changes before the first `.await`, so changes apply in the
+        // order they arrive. Then other queued changes get their turn: when
+        // one is newer, this text is already stale, and only the newest is
+        // compiled and published.
+        let document = params.text_document;
+        let (uri, version) = (document.uri, document.version);
+        if !self
+            .documents()
+            .change(&uri, version, params.content_changes)
+        {
+            return;
+        }
+        tokio::task::yield_now().await;
+        let latest = self.documents().version(&uri) == Some(version);
+        if latest {
+            if let Some(analysis) = self.analysis(&uri) {
+                self.publish(analysis).await;
+            }
+        }
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let uri = params.text_document.uri;
+        self.documents().close(&uri);
+        self.client.publish_diagnostics(uri, Vec::new(), None).await;
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let position = params.text_document_position_params;
+        let Some(analysis) = self.analysis(&position.text_document.uri) else {
+            return Ok(None);
+        };
+        let offset = convert::offset_in(&analysis, position.position);
+        Ok(
+            ide::hover(&analysis.compilation, offset).map(|hover| Hover {
+                contents: HoverContents::Markup(MarkupContent {
+                    kind: MarkupKind::Markdown,
+                    value: hover.markdown,
+                }),
+                range: Some(convert::range(&analysis, hover.location.span)),
+            }),
+        )
+    }
+
+    async fn goto_definition(
+        &self,
+        params: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
+        let position = params.text_document_position_params;
+        let Some(analysis) = self.analysis(&position.text_document.uri) else {
+            return Ok(None);
+        };
+        let offset = convert::offset_in(&analysis, position.position);
+        Ok(ide::definition(&analysis.compilation, offset)
+            .and_then(|location| convert::location(&analysis, location))
+            .map(GotoDefinitionResponse::Scalar))
+    }
+
+    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        let position = params.text_document_position;
+        let Some(analysis) = self.analysis(&position.text_document.uri) else {
+            return Ok(None);
+        };
+        let offset = convert::offset_in(&analysis, position.position);
+        let locations = ide::references(
+            &analysis.compilation,
+            offset,
+            params.context.include_declaration,
+        );
+        Ok(Some(
+            locations
+                .into_iter()
+                .filter_map(|l| convert::location(&analysis, l))
+                .collect(),
+        ))
+    }
+
+    async fn prepare_rename(
+        &self,
+        params: TextDocumentPositionParams,
+    ) -> Result<Option<PrepareRenameResponse>> {
+        let Some(analysis) = self.analysis(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        let offset = convert::offset_in(&analysis, params.position);
+        match ide::prepare_rename(&analysis.compilation, offset) {
+            Some((location, name)) => Ok(Some(PrepareRenameResponse::RangeWithPlaceholder {
+                range: convert::range(&analysis, location.span),
+                placeholder: name,
+            })),
+            None => Err(Error::invalid_params(
+                ide::RenameError::NoSymbol.to_string(),
+            )),
+        }
+    }
+
+    async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        let position = params.text_document_position;
+        let Some(analysis) = self.analysis(&position.text_document.uri) else {
+            return Ok(None);
+        };
+        let offset = convert::offset_in(&analysis, position.position);
+        match ide::rename(&analysis.compilation, offset, &params.new_name) {
+            Ok(edits) => Ok(Some(convert::workspace_edit(&analysis, &edits))),
+            Err(error) => Err(Error::invalid_params(error.to_string())),
+        }
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let position = params.text_document_position;
+        let Some(analysis) = self.analysis(&position.text_document.uri) else {
+            return Ok(None);
+        };
+        let offset = convert::offset_in(&analysis, position.position);
+        let items: Vec<CompletionItem> = ide::completions(&analysis.compilation, offset)
+            .into_iter()
+            .map(|c| convert::completion(&analysis, c))
+            .collect();
+        Ok(Some(CompletionResponse::Array(items)))
+    }
+
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
+        let Some(analysis) = self.analysis(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        let symbols = ide::document_symbols(&analysis.compilation)
+            .into_iter()
+            .map(|s| convert::document_symbol(&analysis, s))
+            .collect();
+        Ok(Some(DocumentSymbolResponse::Nested(symbols)))
+    }
+
+    async fn semantic_tokens_full(
+        &self,
+        params: SemanticTokensParams,
+    ) -> Result<Option<SemanticTokensResult>> {
+        let Some(analysis) = self.analysis(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        let tokens = ide::semantic_tokens(&analysis.compilation);
+        Ok(Some(SemanticTokensResult::Tokens(SemanticTokens {
+            result_id: None,
+            data: convert::semantic_tokens(&analysis, &tokens),
+        })))
+    }
+
+    async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
+        let Some(analysis) = self.analysis(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        let folds = ide::folding_ranges(&analysis.compilation);
+        Ok(Some(
+            folds
+                .into_iter()
+                .filter_map(|f| convert::folding_range(&analysis, f))
+                .collect(),
+        ))
+    }
+
+    async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
+        let Some(analysis) = self.analysis(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        // The same formatter as `planc fmt`; a file with syntax errors is
+        // left as it is (its diagnostics say why).
+        let text = analysis.text();
+        let Ok(formatted) = planc::fmt::format(text) else {
+            return Ok(None);
+        };
+        if formatted == text {
+            return Ok(Some(Vec::new()));
+        }
+        let whole = convert::range(&analysis, planc::span::Span::new(0, text.len()));
+        Ok(Some(vec![TextEdit::new(whole, formatted)]))
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let Some(analysis) = self.analysis(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        let range = convert::span(&analysis, params.range);
+        let actions = ide::quick_fixes(&analysis.compilation, range)
+            .into_iter()
+            .map(|fix| {
+                let diagnostic = convert::diagnostic(
+                    &analysis,
+                    &analysis.compilation.diagnostics[fix.diagnostic],
+                );
+                CodeActionOrCommand::CodeAction(CodeAction {
+                    title: fix.title,
+                    kind: Some(CodeActionKind::QUICKFIX),
+                    diagnostics: Some(vec![diagnostic]),
+                    edit: Some(convert::workspace_edit(&analysis, &[fix.edit])),
+                    is_preferred: Some(true),
+                    ..Default::default()
+                })
+            })
+            .collect();
+        Ok(Some(actions))
+    }
+}

@@ -1,0 +1,228 @@
+//! A test client that speaks JSON-RPC, with Content-Length framing, to an
+//! in-process planc language server over a pipe.
+
+#![allow(dead_code)]
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf};
+use tower_lsp::{LspService, Server};
+
+/// The URI test documents are opened under.
+pub const URI: &str = "file:///work/demo.plan";
+
+/// How long any one answer may take before the test fails (the server hung or died).
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// A running server and the client end of its pipe.
+pub struct TestClient {
+    writer: tokio::io::WriteHalf<DuplexStream>,
+    reader: BufReader<ReadHalf<DuplexStream>>,
+    next_id: i64,
+    /// Notifications read while waiting for something else.
+    notifications: VecDeque<Value>,
+}
+
+impl TestClient {
+    /// Starts a server and completes the `initialize` handshake.
+    pub async fn start() -> TestClient {
+        let mut client = TestClient::spawn();
+        let result = client
+            .request("initialize", json!({ "capabilities": {} }))
+            .await;
+        assert!(
+            result.get("result").is_some(),
+            "initialize failed: {result}"
+        );
+        client.notify("initialized", json!({})).await;
+        client
+    }
+
+    /// Starts a server without initializing it.
+    pub fn spawn() -> TestClient {
+        let (client, server) = tokio::io::duplex(1 << 20);
+        let (server_read, server_write) = tokio::io::split(server);
+        let (service, socket) = LspService::new(planc_lsp::Backend::new);
+        tokio::spawn(Server::new(server_read, server_write, socket).serve(service));
+        let (reader, writer) = tokio::io::split(client);
+        TestClient {
+            writer,
+            reader: BufReader::new(reader),
+            next_id: 1,
+            notifications: VecDeque::new(),
+        }
+    }
+
+    async fn send(&mut self, message: Value) {
+        let body = message.to_string();
+        let frame = format!("Content-Length: {}\r\n\r\n{body}", body.len());
+        self.writer
+            .write_all(frame.as_bytes())
+            .await
+            .expect("the server reads");
+        self.writer.flush().await.expect("the server reads");
+    }
+
+    async fn receive(&mut self) -> Value {
+        let read = async {
+            let mut length = None;
+            loop {
+                let mut line = String::new();
+                let n = self
+                    .reader
+                    .read_line(&mut line)
+                    .await
+                    .expect("a header line");
+                assert!(n > 0, "the server closed the connection");
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some(value) = line.strip_prefix("Content-Length: ") {
+                    length = Some(value.parse::<usize>().expect("a length"));
+                }
+            }
+            let mut body = vec![0; length.expect("a Content-Length header")];
+            self.reader.read_exact(&mut body).await.expect("a body");
+            serde_json::from_slice::<Value>(&body).expect("JSON")
+        };
+        tokio::time::timeout(PATIENCE, read)
+            .await
+            .expect("the server answers in time")
+    }
+
+    /// Sends a request and returns the whole response (`result` or `error`).
+    pub async fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
+            .await;
+        loop {
+            let message = self.receive().await;
+            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
+                return message;
+            }
+            self.notifications.push_back(message);
+        }
+    }
+
+    /// Sends a request and returns its `result`, failing on an error.
+    pub async fn result(&mut self, method: &str, params: Value) -> Value {
+        let response = self.request(method, params).await;
+        match response.get("result") {
+            Some(result) => result.clone(),
+            None => panic!("{method} failed: {response}"),
+        }
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({ "jsonrpc": "2.0", "method": method, "params": params }))
+            .await;
+    }
+
+    /// The next `publishDiagnostics` for `uri` (earlier ones for it are skipped
+    /// only if a later one is already queued).
+    pub async fn diagnostics(&mut self) -> Value {
+        loop {
+            let message = match self.notifications.pop_front() {
+                Some(message) => message,
+                None => self.receive().await,
+            };
+            if message["method"] == "textDocument/publishDiagnostics" {
+                return message["params"].clone();
+            }
+        }
+    }
+
+    /// Opens `text` as [`URI`] and returns the diagnostics published for it.
+    pub async fn open(&mut self, text: &str) -> Value {
+        self.notify(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": URI, "languageId": "plan", "version": 1, "text": text } }),
+        )
+        .await;
+        self.diagnostics().await
+    }
+
+    /// Replaces `start..end` (line, UTF-16 column) with `text`, as version `version`.
+    pub async fn edit(&mut self, version: i32, start: (u32, u32), end: (u32, u32), text: &str) {
+        self.notify(
+            "textDocument/didChange",
+            json!({
+                "textDocument": { "uri": URI, "version": version },
+                "contentChanges": [{ "range": range(start, end), "text": text }],
+            }),
+        )
+        .await;
+    }
+
+    /// Replaces the whole text, as version `version`.
+    pub async fn replace_all(&mut self, version: i32, text: &str) {
+        self.notify(
+            "textDocument/didChange",
+            json!({
+                "textDocument": { "uri": URI, "version": version },
+                "contentChanges": [{ "text": text }],
+            }),
+        )
+        .await;
+    }
+
+    /// Drops the notifications queued so far.
+    pub fn forget_notifications(&mut self) {
+        self.notifications.clear();
+    }
+}
+
+/// A protocol range from (line, column) pairs.
+pub fn range(start: (u32, u32), end: (u32, u32)) -> Value {
+    json!({
+        "start": { "line": start.0, "character": start.1 },
+        "end": { "line": end.0, "character": end.1 },
+    })
+}
+
+/// Text-document-position parameters for [`URI`].
+pub fn at(line: u32, character: u32) -> Value {
+    json!({ "textDocument": { "uri": URI }, "position": { "line": line, "character": character } })
+}
+
+/// The (line, UTF-16 column) of the first occurrence of `needle` in `text`,
+/// plus `shift` characters.
+pub fn find(text: &str, needle: &str, shift: u32) -> (u32, u32) {
+    let offset = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("`{needle}` is in the text"));
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[..offset].matches('\n').count() as u32;
+    let col: usize = text[line_start..offset].chars().map(char::len_utf16).sum();
+    (line, col as u32 + shift)
+}
+
+/// The demo plan most tests use: Chinese text and an astral character before
+/// names on the same line, so UTF-16 columns differ from byte and char columns.
+pub const DEMO: &str = r#"# Release plan.
+# Shared by the team.
+plan release {
+    title "发布 𝄞 {version}"
+    goal "Ship version {version}"
+    param version: string = "1.0"
+    role dev "Writes code"
+    role qa
+    step build "构建" {
+        sequential
+        task compile "编译 𝄞" { assignee dev }
+        task test "测试" { assignee qa }
+    }
+    task publish "Publish {version}" {
+        after build
+        assignee dev
+        description """
+            Push the tag.
+        """
+    }
+}
+"#;

@@ -1,0 +1,302 @@
+//! Completion: the keywords that may stand at the cursor, task and step names
+//! after `after`, roles after `assignee`, parameters inside `{` in a string.
+
+use super::lexer::{self, Kind, Token};
+use crate::compile::Compilation;
+use crate::ir::{SymbolKind, Type};
+use crate::span::Span;
+use crate::syntax::{ast, Context};
+
+/// What a completion inserts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompletionKind {
+    Keyword,
+    Type,
+    Task,
+    Step,
+    Role,
+    Param,
+}
+
+/// One proposal: `label` replaces the text at `replace` (the part of a name
+/// already typed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub label: String,
+    pub kind: CompletionKind,
+    pub detail: Option<String>,
+    pub replace: Span,
+}
+
+/// The proposals at `offset`.
+pub fn completions(compilation: &Compilation, offset: usize) -> Vec<Completion> {
+    let text = super::root_text(compilation);
+    let offset = crate::line_index::floor_char(text, offset);
+    let tokens = lexer::tokens(text, offset);
+    // The token the cursor is in or just after.
+    let current = tokens.last().filter(|t| t.span.end >= offset);
+    match current.map(|t| t.kind) {
+        Some(Kind::Comment) => return Vec::new(),
+        Some(Kind::Str { closed }) => {
+            let token = current.map_or(Span::at(offset), |t| t.span);
+            let inside = offset < token.end || !closed;
+            return if inside {
+                param_completions(compilation, text, token.start, offset)
+            } else {
+                Vec::new()
+            };
+        }
+        _ => {}
+    }
+    let (prefix, before) = match current {
+        Some(t) if t.kind == Kind::Word => (t.span.start, &tokens[..tokens.len() - 1]),
+        _ => (offset, &tokens[..]),
+    };
+    let replace = Span::new(prefix, offset);
+    let significant: Vec<&Token> = before.iter().filter(|t| t.kind != Kind::Comment).collect();
+    let previous = significant.last().map(|t| &text[t.span.start..t.span.end]);
+    match previous {
+        Some("after") => names(compilation, offset, replace),
+        Some(",") if in_after_list(text, &significant) => names(compilation, offset, replace),
+        Some("assignee") => symbols_of(compilation, SymbolKind::Role, replace),
+        Some(":") => Type::NAMES
+            .iter()
+            .map(|name| Completion {
+                label: (*name).to_owned(),
+                kind: CompletionKind::Type,
+                detail: None,
+                replace,
+            })
+            .collect(),
+        // A new name, or a value, is typed here: nothing to propose.
+        Some(
+            "plan" | "template" | "task" | "step" | "role" | "param" | "as" | "use" | "import"
+            | "title" | "goal" | "language" | "max_iterations" | "reasoning" | "description"
+            | "retry" | "=" | ",",
+        ) => Vec::new(),
+        _ => context_at(super::root_syntax(compilation), offset)
+            .keywords()
+            .iter()
+            .map(|k| Completion {
+                label: (*k).to_owned(),
+                kind: CompletionKind::Keyword,
+                detail: None,
+                replace,
+            })
+            .collect(),
+    }
+}
+
+/// Whether the `,` ending `significant` separates the names of an `after`.
+fn in_after_list(text: &str, significant: &[&Token]) -> bool {
+    let word = |t: &Token| &text[t.span.start..t.span.end];
+    let mut rest = significant.iter().rev();
+    loop {
+        match (rest.next(), rest.next()) {
+            (Some(comma), Some(name)) if word(comma) == "," && name.kind == Kind::Word => {
+                if word(name) == "after" {
+                    return false;
+                }
+                if let Some(next) = rest.clone().next() {
+                    if word(next) == "after" {
+                        return true;
+                    }
+                }
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// Task and step names, leaving out the task the cursor is in.
+fn names(compilation: &Compilation, offset: usize, replace: Span) -> Vec<Completion> {
+    let symbols = &compilation.checked.symbols;
+    let mut seen = std::collections::HashSet::new();
+    symbols
+        .definitions
+        .iter()
+        .filter(|d| matches!(d.kind, SymbolKind::Task | SymbolKind::Step))
+        .filter(|d| !(d.kind == SymbolKind::Task && d.full_span.touches(offset)))
+        .filter(|d| seen.insert(d.name.as_str()))
+        .map(|d| Completion {
+            label: d.name.clone(),
+            kind: if d.kind == SymbolKind::Task {
+                CompletionKind::Task
+            } else {
+                CompletionKind::Step
+            },
+            detail: Some(d.kind.as_str().to_owned()),
+            replace,
+        })
+        .collect()
+}
+
+fn symbols_of(compilation: &Compilation, kind: SymbolKind, replace: Span) -> Vec<Completion> {
+    let mut seen = std::collections::HashSet::new();
+    compilation
+        .checked
+        .symbols
+        .definitions
+        .iter()
+        .filter(|d| d.kind == kind && seen.insert(d.name.as_str()))
+        .map(|d| Completion {
+            label: d.name.clone(),
+            kind: match kind {
+                SymbolKind::Role => CompletionKind::Role,
+                _ => CompletionKind::Param,
+            },
+            detail: Some(kind.as_str().to_owned()),
+            replace,
+        })
+        .collect()
+}
+
+/// Parameters, when the cursor follows an open `{` in the string starting at `start`.
+fn param_completions(
+    compilation: &Compilation,
+    text: &str,
+    start: usize,
+    offset: usize,
+) -> Vec<Completion> {
+    let Some(open) = open_interpolation(&text[start..offset]) else {
+        return Vec::new();
+    };
+    let typed = &text[start + open + 1..offset];
+    let name_start = offset - typed.trim_start().len();
+    symbols_of(
+        compilation,
+        SymbolKind::Param,
+        Span::new(name_start, offset),
+    )
+}
+
+/// The position of a `{` that opens an unfinished interpolation at the end of
+/// `string` (a string's text up to the cursor, quotes included).
+fn open_interpolation(string: &str) -> Option<usize> {
+    let bytes = string.as_bytes();
+    let mut open = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 1,
+            b'{' if bytes.get(i + 1) == Some(&b'{') && open.is_none() => i += 1,
+            b'{' => open = Some(i),
+            b'}' => open = None,
+            _ => {}
+        }
+        i += 1;
+    }
+    let open = open?;
+    let typed = &string[open + 1..];
+    typed
+        .trim_start_matches(' ')
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '_')
+        .then_some(open)
+}
+
+/// The innermost body holding `offset`.
+fn context_at(file: &ast::File, offset: usize) -> Context {
+    let inside = |span: Span, body: &ast::Body| {
+        offset >= body.open.end && body.close.map_or(offset <= span.end, |c| offset <= c.start)
+    };
+    for item in &file.items {
+        let (span, body, items, context) = match item {
+            ast::TopItem::Plan(p) => (p.span, &p.body, &p.items, Context::Plan),
+            ast::TopItem::Template(t) => (t.span, &t.body, &t.items, Context::Template),
+            ast::TopItem::Import(_) | ast::TopItem::Role(_) | ast::TopItem::Param(_) => continue,
+        };
+        if !inside(span, body) {
+            continue;
+        }
+        for item in items {
+            match item {
+                ast::PlanItem::Step(step) if inside(step.span, &step.body) => {
+                    for item in &step.items {
+                        if let ast::StepItem::Task(task) = item {
+                            if task.body.as_ref().is_some_and(|b| inside(task.span, b)) {
+                                return Context::Task;
+                            }
+                        }
+                    }
+                    return Context::Step;
+                }
+                ast::PlanItem::Task(task)
+                    if task.body.as_ref().is_some_and(|b| inside(task.span, b)) =>
+                {
+                    return Context::Task;
+                }
+                ast::PlanItem::Use(u) if u.body.as_ref().is_some_and(|b| inside(u.span, b)) => {
+                    return Context::Use;
+                }
+                _ => {}
+            }
+        }
+        return context;
+    }
+    Context::Top
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ide::test_support::{compile_at, PLAN};
+
+    fn labels(marked: &str) -> Vec<String> {
+        let (c, offset) = compile_at(marked);
+        completions(&c, offset)
+            .into_iter()
+            .map(|c| c.label)
+            .collect()
+    }
+
+    #[test]
+    fn names_after_after_and_after_a_comma() {
+        let text = PLAN.replace("after build\n", "after $0\n");
+        assert_eq!(labels(&text), ["build", "compile", "test"]);
+        let text = PLAN.replace("after build\n", "after build, te$0\n");
+        assert_eq!(labels(&text), ["build", "compile", "test"]);
+        let (c, offset) = compile_at(&text);
+        let replace = completions(&c, offset)[0].replace;
+        assert_eq!(replace, Span::new(offset - 2, offset));
+    }
+
+    #[test]
+    fn roles_after_assignee() {
+        let text = PLAN.replace("assignee dev\n", "assignee $0\n");
+        assert_eq!(labels(&text), ["dev"]);
+    }
+
+    #[test]
+    fn params_inside_braces_in_strings() {
+        assert_eq!(labels(&PLAN.replace("{thing}", "{th$0")), ["thing"]);
+        assert_eq!(
+            labels(&PLAN.replace("\"Compile\"", "\"Compile {$0}\"")),
+            ["thing"]
+        );
+        assert!(labels(&PLAN.replace("\"Compile\"", "\"Compile $0\"")).is_empty());
+        assert!(labels(&PLAN.replace("\"Compile\"", "\"Compile {{$0\"")).is_empty());
+    }
+
+    #[test]
+    fn keywords_of_the_body_at_the_cursor() {
+        let task = labels(&PLAN.replace("retry 2\n", "retry 2\n        $0\n"));
+        assert_eq!(task, Context::Task.keywords());
+        let step = labels(&PLAN.replace("task test", "$0\n        task test"));
+        assert_eq!(step, Context::Step.keywords());
+        let plan = labels(&PLAN.replace("role dev", "ro$0\n    role dev"));
+        assert_eq!(plan, Context::Plan.keywords());
+        assert_eq!(labels(&format!("{PLAN}$0")), Context::Top.keywords());
+        // Half-typed: an unclosed task body.
+        assert_eq!(
+            labels("plan p {\n task a \"A\" {\n  as$0"),
+            Context::Task.keywords()
+        );
+    }
+
+    #[test]
+    fn nothing_where_a_new_name_or_a_comment_goes() {
+        assert!(labels(&PLAN.replace("task ship", "task $0ship")).is_empty());
+        assert!(labels("# a comment $0\n").is_empty());
+    }
+}

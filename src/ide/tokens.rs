@@ -1,0 +1,248 @@
+//! Semantic tokens: what each piece of a file is, for highlighting.
+
+use crate::compile::Compilation;
+use crate::ir::SymbolKind;
+use crate::span::Span;
+use crate::syntax::ast;
+
+/// What a highlighted piece of text is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TokenKind {
+    Keyword,
+    Comment,
+    String,
+    Number,
+    /// `true` / `false`.
+    Bool,
+    /// A parameter's type: `string`, `int` …
+    Type,
+    Plan,
+    Template,
+    Param,
+    Role,
+    Step,
+    Task,
+}
+
+/// One highlighted piece; `definition` marks the place a name is declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub span: Span,
+    pub kind: TokenKind,
+    pub definition: bool,
+}
+
+/// Every token of the file, sorted and non-overlapping. A token may span
+/// several lines (a `"""` string); the protocol layer splits it if it must.
+pub fn semantic_tokens(compilation: &Compilation) -> Vec<Token> {
+    let file = super::root_syntax(compilation);
+    let mut tokens = Vec::new();
+    let mut push = |span: Span, kind: TokenKind, definition: bool| {
+        if !span.is_empty() {
+            tokens.push(Token {
+                span,
+                kind,
+                definition,
+            });
+        }
+    };
+    for &span in &file.keywords {
+        push(span, TokenKind::Keyword, false);
+    }
+    for &span in &file.comments {
+        push(span, TokenKind::Comment, false);
+    }
+    let symbols = &compilation.checked.symbols;
+    for definition in &symbols.definitions {
+        if definition.file == compilation.file {
+            push(definition.span, name_kind(definition.kind), true);
+        }
+    }
+    for reference in &symbols.references {
+        if reference.file == compilation.file {
+            let kind = symbols.definitions[reference.definition].kind;
+            push(reference.span, name_kind(kind), false);
+        }
+    }
+    let mut literals = Literals::default();
+    for item in &file.items {
+        match item {
+            ast::TopItem::Import(import) => literals.string(&import.path),
+            ast::TopItem::Param(param) => literals.param(param),
+            ast::TopItem::Role(role) => {
+                if let Some(d) = &role.description {
+                    literals.string(d);
+                }
+            }
+            ast::TopItem::Plan(plan) => literals.plan_items(&plan.items),
+            ast::TopItem::Template(template) => {
+                for param in &template.params {
+                    literals.param(param);
+                }
+                literals.plan_items(&template.items);
+            }
+        }
+    }
+    for (span, kind) in literals.0 {
+        push(span, kind, false);
+    }
+    tokens.sort_by_key(|t| (t.span.start, std::cmp::Reverse(t.span.end)));
+    // A string token is cut around the interpolations inside it; any other
+    // overlap keeps the first token.
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
+    for token in tokens {
+        match out.last_mut() {
+            Some(last) if token.span.start < last.span.end => {
+                let within = last.span.start <= token.span.start && token.span.end <= last.span.end;
+                if last.kind == TokenKind::String && within && last.span != token.span {
+                    let rest = Token {
+                        span: Span::new(token.span.end, last.span.end),
+                        ..*last
+                    };
+                    last.span.end = token.span.start;
+                    if last.span.is_empty() {
+                        out.pop();
+                    }
+                    out.push(token);
+                    if !rest.span.is_empty() {
+                        out.push(rest);
+                    }
+                }
+            }
+            _ => out.push(token),
+        }
+    }
+    out
+}
+
+fn name_kind(kind: SymbolKind) -> TokenKind {
+    match kind {
+        SymbolKind::Plan => TokenKind::Plan,
+        SymbolKind::Template => TokenKind::Template,
+        SymbolKind::Param => TokenKind::Param,
+        SymbolKind::Role => TokenKind::Role,
+        SymbolKind::Step => TokenKind::Step,
+        SymbolKind::Task => TokenKind::Task,
+        SymbolKind::Instance => TokenKind::Step,
+    }
+}
+
+/// Strings, numbers and types found walking the tree; interpolations in
+/// strings are parameters even when they name none.
+#[derive(Default)]
+struct Literals(Vec<(Span, TokenKind)>);
+
+impl Literals {
+    fn string(&mut self, string: &ast::Str) {
+        self.0.push((string.span, TokenKind::String));
+        for param in string.params() {
+            self.0.push((param.span, TokenKind::Param));
+        }
+    }
+
+    fn literal(&mut self, literal: &ast::Literal) {
+        match literal {
+            ast::Literal::Str(s) => self.string(s),
+            ast::Literal::Int(i) => self.0.push((i.span, TokenKind::Number)),
+            ast::Literal::Float { span, .. } => self.0.push((*span, TokenKind::Number)),
+            ast::Literal::Bool { span, .. } => self.0.push((*span, TokenKind::Bool)),
+        }
+    }
+
+    fn param(&mut self, param: &ast::Param) {
+        self.0.push((param.ty.span, TokenKind::Type));
+        if let Some(default) = &param.default {
+            self.literal(default);
+        }
+    }
+
+    fn plan_items(&mut self, items: &[ast::PlanItem]) {
+        for item in items {
+            match item {
+                ast::PlanItem::Title(f) | ast::PlanItem::Goal(f) | ast::PlanItem::Language(f) => {
+                    self.string(&f.value)
+                }
+                ast::PlanItem::MaxIterations(f) => self.0.push((f.value.span, TokenKind::Number)),
+                ast::PlanItem::Param(p) => self.param(p),
+                ast::PlanItem::Role(r) => {
+                    if let Some(d) = &r.description {
+                        self.string(d);
+                    }
+                }
+                ast::PlanItem::Step(step) => {
+                    if let Some(t) = &step.title {
+                        self.string(t);
+                    }
+                    for item in &step.items {
+                        if let ast::StepItem::Task(task) = item {
+                            self.task(task);
+                        }
+                    }
+                }
+                ast::PlanItem::Task(task) => self.task(task),
+                ast::PlanItem::Use(u) => {
+                    for arg in &u.args {
+                        self.literal(&arg.value);
+                    }
+                }
+            }
+        }
+    }
+
+    fn task(&mut self, task: &ast::Task) {
+        self.string(&task.title);
+        for field in &task.fields {
+            match field {
+                ast::TaskField::Reasoning(f) | ast::TaskField::Description(f) => {
+                    self.string(&f.value)
+                }
+                ast::TaskField::Retry(f) => self.0.push((f.value.span, TokenKind::Number)),
+                _ => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ide::test_support::compile_text;
+
+    #[test]
+    fn classifies_every_piece_and_cuts_strings_around_interpolations() {
+        let text = "# c\nplan p {\n    goal \"a {x} b\"\n    param x: int = 3\n    task t \"T\" { retry 1 }\n}\n";
+        let c = compile_text(text);
+        let tokens: Vec<String> = semantic_tokens(&c)
+            .iter()
+            .map(|t| {
+                format!(
+                    "{:?}{} {}",
+                    t.kind,
+                    if t.definition { "*" } else { "" },
+                    &text[t.span.start..t.span.end]
+                )
+            })
+            .collect();
+        assert_eq!(
+            tokens,
+            [
+                "Comment # c",
+                "Keyword plan",
+                "Plan* p",
+                "Keyword goal",
+                "String \"a {",
+                "Param x",
+                "String } b\"",
+                "Keyword param",
+                "Param* x",
+                "Type int",
+                "Number 3",
+                "Keyword task",
+                "Task* t",
+                "String \"T\"",
+                "Keyword retry",
+                "Number 1",
+            ]
+        );
+    }
+}
