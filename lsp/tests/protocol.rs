@@ -418,3 +418,55 @@ async fn closing_a_document_clears_its_diagnostics() {
     let hover = client.result("textDocument/hover", at(0, 6)).await;
     assert_eq!(hover, Value::Null);
 }
+
+#[tokio::test]
+async fn definitions_and_diagnostics_reach_into_imported_files() {
+    let dir = std::env::temp_dir().join(format!("planc-lsp-imports-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(
+        dir.join("lib.plan"),
+        "role writer \"Writes\"\ntemplate t() {\n    task a \"A\" { assignee writr }\n}\n",
+    )
+    .expect("write");
+    let plan = "import \"lib.plan\"\nplan p {\n    goal \"g\"\n    task b \"B\" { assignee writer }\n    use t() as one\n}\n";
+    let path = dir.join("p.plan");
+    let uri = format!("file://{}", path.display());
+    let lib_uri = format!("file://{}", dir.join("lib.plan").display());
+    let mut client = TestClient::start().await;
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": uri, "languageId": "plan", "version": 1, "text": plan } }),
+        )
+        .await;
+    let published = client.diagnostics().await;
+    // The unknown role is inside lib.plan: shown at the import, saying where.
+    assert_eq!(published["uri"], json!(uri));
+    let diagnostic = &published["diagnostics"][0];
+    assert_eq!(diagnostic["range"], range((0, 0), (0, 17)));
+    let message = diagnostic["message"].as_str().unwrap_or("");
+    assert!(
+        message.starts_with(&format!(
+            "{}:3: no role named `writr`",
+            dir.join("lib.plan").display()
+        )),
+        "{message}"
+    );
+    assert_eq!(
+        diagnostic["relatedInformation"][0]["location"]["uri"],
+        json!(lib_uri)
+    );
+
+    let (line, col) = find(plan, "writer", 1);
+    let location = client
+        .result(
+            "textDocument/definition",
+            json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": col } }),
+        )
+        .await;
+    assert_eq!(
+        location,
+        json!({ "uri": lib_uri, "range": range((0, 5), (0, 11)) })
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
