@@ -15,14 +15,28 @@ fn bench_peers_script_generates_and_checks() {
     // --quick, but 1,000 tasks only: the test binary is a debug build.
     let run = Command::new("python3")
         .arg(root.join("scripts/bench-peers"))
-        .args(["--quick", "--no-peers", "--sizes", "1000", "--planc", PLANC, "--out"])
+        .args([
+            "--quick",
+            "--no-peers",
+            "--sizes",
+            "1000",
+            "--planc",
+            PLANC,
+            "--out",
+        ])
         .arg(out.path())
         .output()
         .expect("python3 runs scripts/bench-peers");
     let stdout = String::from_utf8_lossy(&run.stdout);
     let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(run.status.success(), "bench-peers failed\n{stdout}\n{stderr}");
-    assert!(stdout.contains("| 1,000 | cyclic | planc check |"), "{stdout}");
+    assert!(
+        run.status.success(),
+        "bench-peers failed\n{stdout}\n{stderr}"
+    );
+    assert!(
+        stdout.contains("| 1,000 | cyclic | planc check |"),
+        "{stdout}"
+    );
     assert!(!stdout.contains("killed"), "{stdout}");
 
     // The same plans as src/generate.rs.

@@ -199,3 +199,21 @@ fn version_and_help_exit_zero() {
     let output = Test::new(["--help"]).expect_code(0);
     assert!(output.stdout.contains("check"));
 }
+
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_planc"))
+        .args(["build", "examples/research_report.plan", "--set", "topic=x"])
+        .current_dir(common::root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("planc starts");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("planc finishes");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_ne!(output.status.code(), Some(101));
+}

@@ -88,6 +88,9 @@ pub fn check(graph: &DepGraph) -> GraphReport {
     }
 }
 
+/// The most edges of one cycle that a diagnostic names and labels.
+const MAX_CYCLE_EDGES: usize = 12;
+
 /// One diagnostic per strongly connected component with more than one node,
 /// naming one cycle through it, every edge labelled, in order.
 fn find_cycles(graph: &DepGraph, dependencies: &[Vec<usize>]) -> Vec<Diagnostic> {
@@ -115,16 +118,28 @@ fn find_cycles(graph: &DepGraph, dependencies: &[Vec<usize>]) -> Vec<Diagnostic>
     let mut diagnostics = Vec::new();
     for component in components {
         let cycle = cycle_through(&component, dependencies);
-        let names: Vec<String> = cycle
+        // A cycle through thousands of tasks is named and labelled in part:
+        // its first edges show where to break it.
+        let shown = cycle.len().min(MAX_CYCLE_EDGES);
+        let mut names: Vec<String> = cycle[..shown]
             .iter()
-            .chain(cycle.first())
             .map(|&n| format!("`{}`", graph.nodes[n].name))
             .collect();
-        let mut diagnostic = Diagnostic::new(
-            Code::Cycle,
-            format!("dependency cycle: {}", names.join(" → ")),
-        );
-        for (i, &before) in cycle.iter().enumerate() {
+        if shown < cycle.len() {
+            names.push("…".to_owned());
+        }
+        names.push(format!("`{}`", graph.nodes[cycle[0]].name));
+        let message = if shown < cycle.len() {
+            format!(
+                "dependency cycle through {} tasks: {}",
+                cycle.len(),
+                names.join(" → ")
+            )
+        } else {
+            format!("dependency cycle: {}", names.join(" → "))
+        };
+        let mut diagnostic = Diagnostic::new(Code::Cycle, message);
+        for (i, &before) in cycle.iter().enumerate().take(shown) {
             let after = cycle[(i + 1) % cycle.len()];
             if let Some(edge) = graph
                 .edges

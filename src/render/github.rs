@@ -1,12 +1,14 @@
 //! Diagnostics as GitHub Actions workflow commands (annotations on the PR).
 
 use super::positions;
+use super::source::Lines;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::span::SourceMap;
 
 /// Renders one `::error …::message` (or `::warning`) line per diagnostic.
 pub fn github(diagnostics: &[Diagnostic], sources: &SourceMap) -> String {
     let mut out = String::new();
+    let mut lines = Lines::default();
     for d in diagnostics {
         let command = match d.severity {
             Severity::Error => "error",
@@ -14,7 +16,7 @@ pub fn github(diagnostics: &[Diagnostic], sources: &SourceMap) -> String {
         };
         let mut properties = Vec::new();
         if let Some(label) = d.primary() {
-            let (start, end) = positions(sources, label);
+            let (start, end) = positions(sources, &mut lines, label);
             properties.push(format!("file={}", property(&sources.get(label.file).name)));
             properties.push(format!("line={}", start.line));
             properties.push(format!("col={}", start.column));

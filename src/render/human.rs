@@ -1,11 +1,11 @@
 //! Human-readable diagnostics through miette: graphical, with or without colour.
 
 use std::fmt;
-use std::sync::Arc;
 
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode};
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 
 use super::positions;
+use super::source::{IndexedSource, Lines};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::span::{FileId, SourceMap};
 
@@ -24,8 +24,9 @@ pub fn human(diagnostics: &[Diagnostic], sources: &SourceMap, color: bool) -> St
         .with_width(100)
         .with_links(false);
     let mut out = String::new();
+    let mut lines = Lines::default();
     for diagnostic in diagnostics {
-        let report = Report::new(diagnostic, sources);
+        let report = Report::new(diagnostic, sources, &mut lines);
         if handler.render_report(&mut out, &report).is_err() {
             out.push_str(&format!("{}: {}\n", diagnostic.code, diagnostic.message));
         }
@@ -40,13 +41,13 @@ struct Report {
     severity: Severity,
     message: String,
     help: Option<String>,
-    source: Option<NamedSource<Arc<str>>>,
+    source: Option<IndexedSource>,
     labels: Vec<LabeledSpan>,
     related: Vec<Report>,
 }
 
 impl Report {
-    fn new(diagnostic: &Diagnostic, sources: &SourceMap) -> Report {
+    fn new(diagnostic: &Diagnostic, sources: &SourceMap, lines: &mut Lines) -> Report {
         let mut message = diagnostic.message.clone();
         let mut files: Vec<FileId> = Vec::new();
         for label in &diagnostic.labels {
@@ -54,29 +55,34 @@ impl Report {
                 files.push(label.file);
             }
         }
-        let mut parts = files.iter().map(|&file| {
-            let source = sources.get(file);
-            let too_long = diagnostic
-                .labels
-                .iter()
-                .filter(|l| l.file == file)
-                .any(|l| line_len(&source.text, l.span.start) > MAX_SNIPPET_LINE);
-            let labels: Vec<LabeledSpan> = diagnostic
-                .labels
-                .iter()
-                .enumerate()
-                .filter(|(_, l)| l.file == file)
-                .map(|(i, l)| {
-                    let text = (!l.message.is_empty()).then(|| l.message.clone());
-                    if i == 0 {
-                        LabeledSpan::new_primary_with_span(text, l.span)
-                    } else {
-                        LabeledSpan::new_with_span(text, l.span)
-                    }
-                })
-                .collect();
-            (file, source, too_long, labels)
-        });
+        let parts: Vec<_> = files
+            .iter()
+            .map(|&file| {
+                let source = sources.get(file);
+                let index = lines.of(sources, file);
+                let too_long = diagnostic
+                    .labels
+                    .iter()
+                    .filter(|l| l.file == file)
+                    .any(|l| line_len(&source.text, l.span.start) > MAX_SNIPPET_LINE);
+                let labels: Vec<LabeledSpan> = diagnostic
+                    .labels
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| l.file == file)
+                    .map(|(i, l)| {
+                        let text = (!l.message.is_empty()).then(|| l.message.clone());
+                        if i == 0 {
+                            LabeledSpan::new_primary_with_span(text, l.span)
+                        } else {
+                            LabeledSpan::new_with_span(text, l.span)
+                        }
+                    })
+                    .collect();
+                (index, source, too_long, labels)
+            })
+            .collect();
+        let mut parts = parts.into_iter();
         let mut report = Report {
             code: diagnostic.code.to_string(),
             severity: diagnostic.severity,
@@ -86,20 +92,23 @@ impl Report {
             labels: Vec::new(),
             related: Vec::new(),
         };
-        if let Some((file, source, too_long, labels)) = parts.next() {
+        if let Some((index, source, too_long, labels)) = parts.next() {
             if too_long {
-                let (start, _) = positions(sources, &diagnostic.labels[0]);
+                let (start, _) = positions(sources, lines, &diagnostic.labels[0]);
                 message = format!(
                     "{message}\n  at {}:{}:{}",
                     source.name, start.line, start.column
                 );
-                let _ = file;
             } else {
-                report.source = Some(NamedSource::new(&source.name, source.text.clone()));
+                report.source = Some(IndexedSource {
+                    name: source.name.clone(),
+                    text: source.text.clone(),
+                    lines: index,
+                });
                 report.labels = labels;
             }
         }
-        for (_, source, too_long, labels) in parts {
+        for (index, source, too_long, labels) in parts {
             if too_long {
                 continue;
             }
@@ -108,7 +117,11 @@ impl Report {
                 severity: Severity::Warning,
                 message: format!("in {}", source.name),
                 help: None,
-                source: Some(NamedSource::new(&source.name, source.text.clone())),
+                source: Some(IndexedSource {
+                    name: source.name.clone(),
+                    text: source.text.clone(),
+                    lines: index,
+                }),
                 labels,
                 related: Vec::new(),
             });

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::positions;
+use super::source::Lines;
 use crate::diagnostic::Diagnostic;
 use crate::span::SourceMap;
 
@@ -56,10 +57,11 @@ pub fn json(diagnostics: &[Diagnostic], sources: &SourceMap) -> String {
 
 /// The JSON objects of diagnostics, to merge the output of several files.
 pub fn json_values(diagnostics: &[Diagnostic], sources: &SourceMap) -> Vec<serde_json::Value> {
+    let mut lines = Lines::default();
     diagnostics
         .iter()
         .map(|d| {
-            let primary = d.primary().map(|l| (l, positions(sources, l)));
+            let primary = d.primary().map(|l| (l, positions(sources, &mut lines, l)));
             JsonDiagnostic {
                 code: d.code.as_str(),
                 severity: d.severity.as_str(),
@@ -78,7 +80,7 @@ pub fn json_values(diagnostics: &[Diagnostic], sources: &SourceMap) -> Vec<serde
                     .labels
                     .iter()
                     .map(|l| {
-                        let (start, _) = positions(sources, l);
+                        let (start, _) = positions(sources, &mut lines, l);
                         JsonLabel {
                             file: &sources.get(l.file).name,
                             line: start.line,

@@ -3,13 +3,13 @@
 mod github;
 mod human;
 mod json;
+mod source;
 
 pub use github::github;
 pub use human::human;
 pub use json::{json, json_values};
 
 use crate::diagnostic::{Diagnostic, Label};
-use crate::line_index::LineIndex;
 use crate::span::SourceMap;
 
 /// A 1-based position in a file, columns counted in characters.
@@ -20,9 +20,13 @@ pub(crate) struct Position {
 }
 
 /// The 1-based start and end positions of a label.
-pub(crate) fn positions(sources: &SourceMap, label: &Label) -> (Position, Position) {
+pub(crate) fn positions(
+    sources: &SourceMap,
+    lines: &mut source::Lines,
+    label: &Label,
+) -> (Position, Position) {
     let text = &sources.get(label.file).text;
-    let index = LineIndex::new(text);
+    let index = lines.of(sources, label.file);
     let convert = |offset| {
         let lc = index.line_col(text, offset);
         Position {
