@@ -7,7 +7,7 @@ use planc::emit::{self, Target};
 
 use super::input;
 use super::output::{self, Color, Deny};
-use super::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
+use super::EXIT_FAILURE;
 
 #[derive(Args)]
 pub struct BuildArgs {
@@ -67,14 +67,5 @@ pub fn run(args: BuildArgs) -> i32 {
         }
     };
     let text = emit::render(&document, args.target);
-    match &args.output {
-        Some(path) => {
-            if let Err(error) = std::fs::write(path, text) {
-                output::fatal(&format!("cannot write {path}: {error}"));
-                return EXIT_USAGE;
-            }
-        }
-        None => print!("{text}"),
-    }
-    EXIT_OK
+    output::emit(args.output.as_deref(), &text)
 }

@@ -6,7 +6,7 @@ use planc::graph::{self, GraphFormat};
 
 use super::input;
 use super::output::{self, Color};
-use super::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
+use super::EXIT_FAILURE;
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
@@ -51,14 +51,5 @@ pub fn run(args: GraphArgs) -> i32 {
         Format::Dot => GraphFormat::Dot,
     };
     let text = graph::render(&document, format);
-    match &args.output {
-        Some(path) => {
-            if let Err(error) = std::fs::write(path, text) {
-                output::fatal(&format!("cannot write {path}: {error}"));
-                return EXIT_USAGE;
-            }
-        }
-        None => print!("{text}"),
-    }
-    EXIT_OK
+    output::emit(args.output.as_deref(), &text)
 }

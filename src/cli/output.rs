@@ -73,3 +73,18 @@ pub fn diagnostics(format: Format, diagnostics: &[Diagnostic], sources: &SourceM
 pub fn fatal(message: &str) {
     eprintln!("error: {message}");
 }
+
+/// Writes a command's output to `path`, or to standard output; returns the
+/// exit code (2 when the file cannot be written).
+pub fn emit(path: Option<&str>, text: &str) -> i32 {
+    match path {
+        Some(path) => {
+            if let Err(error) = std::fs::write(path, text) {
+                fatal(&format!("cannot write {path}: {error}"));
+                return super::EXIT_USAGE;
+            }
+        }
+        None => print!("{text}"),
+    }
+    super::EXIT_OK
+}

@@ -16,22 +16,27 @@ pub const MAX_STRING_BYTES: usize = 1 << 20;
 /// The most tasks a plan may have, template instances included.
 pub const MAX_TASKS: usize = 1_000_000;
 
+/// A file over the size limit.
+fn too_large(text: &str, file: FileId) -> Option<Diagnostic> {
+    (text.len() > MAX_FILE_BYTES).then(|| {
+        Diagnostic::new(
+            Code::Limit,
+            format!(
+                "the file is {} bytes; planc reads files of at most {} bytes",
+                text.len(),
+                MAX_FILE_BYTES
+            ),
+        )
+        .label(file, Span::at(0), "file starts here")
+        .help("split the plan into files joined with `import`")
+    })
+}
+
 /// Checks the limits before parsing; the parser recurses only on braces, so
 /// bounding their depth bounds its stack.
 pub(crate) fn check(text: &str, file: FileId) -> Option<Diagnostic> {
-    if text.len() > MAX_FILE_BYTES {
-        return Some(
-            Diagnostic::new(
-                Code::Limit,
-                format!(
-                    "the file is {} bytes; planc reads files of at most {} bytes",
-                    text.len(),
-                    MAX_FILE_BYTES
-                ),
-            )
-            .label(file, Span::at(0), "file starts here")
-            .help("split the plan into files joined with `import`"),
-        );
+    if let Some(diagnostic) = too_large(text, file) {
+        return Some(diagnostic);
     }
     let deepest = deepest_brace(text)?;
     Some(
@@ -103,18 +108,8 @@ pub(crate) fn code_bytes(text: &str) -> impl Iterator<Item = (usize, u8)> + '_ {
 /// Checks a JSON plan document's size and nesting before it is parsed (the
 /// JSON parser recurses on nesting).
 pub fn check_json(text: &str, file: FileId) -> Option<Diagnostic> {
-    if text.len() > MAX_FILE_BYTES {
-        return Some(
-            Diagnostic::new(
-                Code::Limit,
-                format!(
-                    "the file is {} bytes; planc reads files of at most {} bytes",
-                    text.len(),
-                    MAX_FILE_BYTES
-                ),
-            )
-            .label(file, Span::at(0), "file starts here"),
-        );
+    if let Some(diagnostic) = too_large(text, file) {
+        return Some(diagnostic);
     }
     let bytes = text.as_bytes();
     let mut depth = 0usize;
