@@ -206,8 +206,11 @@ pub fn check(modules: &[Module], options: &Options) -> Checked {
     }
 
     // A template used twice reports its own mistakes twice; keep one of each.
-    let mut seen = std::collections::HashSet::new();
-    c.diagnostics.retain(|d| seen.insert(format!("{d:?}")));
+    c.diagnostics.sort_by(|a, b| {
+        let key = |d: &Diagnostic| (d.primary().map(|l| (l.file, l.span.start, l.span.end)), d.code);
+        key(a).cmp(&key(b)).then_with(|| a.message.cmp(&b.message))
+    });
+    c.diagnostics.dedup();
 
     Checked {
         plan,
