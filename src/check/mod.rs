@@ -207,7 +207,12 @@ pub fn check(modules: &[Module], options: &Options) -> Checked {
 
     // A template used twice reports its own mistakes twice; keep one of each.
     c.diagnostics.sort_by(|a, b| {
-        let key = |d: &Diagnostic| (d.primary().map(|l| (l.file, l.span.start, l.span.end)), d.code);
+        let key = |d: &Diagnostic| {
+            (
+                d.primary().map(|l| (l.file, l.span.start, l.span.end)),
+                d.code,
+            )
+        };
         key(a).cmp(&key(b)).then_with(|| a.message.cmp(&b.message))
     });
     c.diagnostics.dedup();

@@ -9,7 +9,14 @@
 //! the caller parses the whole file sequentially instead, so results never
 //! depend on the split.
 
+use pest::Parser as _;
+
+use super::ast::*;
+use super::grammar::{PlanParser, Rule};
 use super::limits::code_bytes;
+use super::parser::{Parsed, Walker};
+use super::recover::Context;
+use crate::span::{FileId, Span};
 
 /// Files smaller than this are parsed on one thread.
 pub(crate) const PARALLEL_THRESHOLD: usize = 256 << 10;
@@ -95,9 +102,188 @@ fn word_ends(bytes: &[u8], at: usize) -> bool {
         .is_none_or(|b| b.is_ascii_whitespace() || *b == b'"' || *b == b'{')
 }
 
+/// Which piece of a file split for parallel parsing.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PieceKind {
+    Head,
+    Middle,
+    Tail,
+}
+
+/// What one piece of a split file holds.
+#[derive(Default)]
+struct Piece {
+    before: Vec<TopItem>,
+    /// The head's `plan` keyword, name and opening brace.
+    header: Option<(Span, Ident, Span)>,
+    items: Vec<PlanItem>,
+    close: Option<Span>,
+    after: Vec<TopItem>,
+    comments: Vec<Span>,
+    keywords: Vec<Span>,
+}
+
+/// Parses a large file in pieces, one thread each; `None` when the file
+/// cannot be split or a piece is not clean (then it is parsed whole).
+pub(super) fn parse_in_pieces(text: &str, file: FileId) -> Option<Parsed> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    if threads < 2 {
+        return None;
+    }
+    let cuts = split_points(text, threads);
+    if cuts.is_empty() {
+        return None;
+    }
+    let mut bounds = vec![0];
+    bounds.extend(cuts);
+    bounds.push(text.len());
+    let last = bounds.len() - 2;
+    let pieces: Vec<Option<Piece>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = bounds
+            .windows(2)
+            .enumerate()
+            .map(|(i, w)| {
+                let kind = match i {
+                    0 => PieceKind::Head,
+                    i if i == last => PieceKind::Tail,
+                    _ => PieceKind::Middle,
+                };
+                let (start, end) = (w[0], w[1]);
+                scope.spawn(move || parse_piece(text, file, start, end, kind))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect()
+    });
+    let mut pieces = pieces.into_iter().collect::<Option<Vec<Piece>>>()?;
+    let (keyword, name, open) = pieces.first_mut()?.header.take()?;
+    let close = pieces.last()?.close?;
+    let mut file_ast = File::default();
+    let mut items = Vec::new();
+    let mut after = Vec::new();
+    for piece in &mut pieces {
+        file_ast.items.append(&mut piece.before);
+        items.append(&mut piece.items);
+        after.append(&mut piece.after);
+        file_ast.comments.append(&mut piece.comments);
+        file_ast.keywords.append(&mut piece.keywords);
+    }
+    file_ast.items.push(TopItem::Plan(Plan {
+        span: keyword.to(close),
+        name,
+        body: Body {
+            open,
+            close: Some(close),
+        },
+        items,
+    }));
+    file_ast.items.append(&mut after);
+    file_ast.comments.sort_unstable();
+    file_ast.keywords.sort_unstable();
+    Some(Parsed {
+        file: file_ast,
+        diagnostics: Vec::new(),
+    })
+}
+
+fn parse_piece(
+    text: &str,
+    file: FileId,
+    start: usize,
+    end: usize,
+    kind: PieceKind,
+) -> Option<Piece> {
+    let rule = match kind {
+        PieceKind::Head => Rule::chunk_head,
+        PieceKind::Middle => Rule::chunk_items,
+        PieceKind::Tail => Rule::chunk_tail,
+    };
+    let root = PlanParser::parse(rule, &text[start..end]).ok()?.next()?;
+    let mut walker = Walker {
+        text,
+        base: start,
+        file,
+        comments: Vec::new(),
+        keywords: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    let mut piece = Piece::default();
+    let keyword = root
+        .clone()
+        .into_inner()
+        .find(|p| p.as_rule() == Rule::kw_plan)
+        .map(|p| walker.sp(&p));
+    let mut name = None;
+    let mut open = None;
+    let mut in_plan = kind != PieceKind::Head;
+    for child in walker.children(root, Context::Plan) {
+        match child.as_rule() {
+            Rule::ident => {
+                name = Some(walker.name(&child, "a plan name"));
+                in_plan = true;
+            }
+            Rule::lbrace => open = Some(walker.sp(&child)),
+            Rule::plan_end => {
+                piece.close = walker.body_end(child, Span::default(), "plan");
+                in_plan = false;
+            }
+            Rule::import => {
+                let item = TopItem::Import(walker.import(child));
+                if in_plan {
+                    piece.after.push(item)
+                } else {
+                    piece.before.push(item)
+                }
+            }
+            Rule::template => {
+                let item = TopItem::Template(walker.template(child));
+                if in_plan || piece.close.is_some() {
+                    piece.after.push(item)
+                } else {
+                    piece.before.push(item)
+                }
+            }
+            Rule::plan if piece.close.is_some() => {
+                piece.after.push(TopItem::Plan(walker.plan(child)))
+            }
+            Rule::role | Rule::param if kind == PieceKind::Head && name.is_none() => {
+                let item = if child.as_rule() == Rule::role {
+                    TopItem::Role(walker.role(child))
+                } else {
+                    TopItem::Param(walker.param(child))
+                };
+                piece.before.push(item);
+            }
+            Rule::role | Rule::param if piece.close.is_some() => {
+                let item = if child.as_rule() == Rule::role {
+                    TopItem::Role(walker.role(child))
+                } else {
+                    TopItem::Param(walker.param(child))
+                };
+                piece.after.push(item);
+            }
+            _ => piece.items.extend(walker.plan_item(child)),
+        }
+    }
+    if !walker.diagnostics.is_empty() {
+        return None;
+    }
+    if kind == PieceKind::Head {
+        piece.header = Some((keyword?, name?, open?));
+    }
+    piece.comments = walker.comments;
+    piece.keywords = walker.keywords;
+    Some(piece)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::split_points;
+    use super::*;
+    use crate::syntax::parser::{parse, parse_whole};
 
     #[test]
     fn cuts_only_at_task_and_step_lines_of_the_plan_body() {
@@ -110,6 +296,53 @@ mod tests {
         assert_eq!(
             split_points("plan a {}\nplan b {\n task x \"X\"\n}", 2),
             Vec::<usize>::new()
+        );
+    }
+
+    /// A large file with every kind of item, comments and `"""` blocks.
+    fn large_plan() -> String {
+        let mut text = String::from(
+            "# head\nrole lib_role\nplan big { # opens\n    goal \"g {n}\"\n    param n: int = 1\n",
+        );
+        for i in 0..3000 {
+            text.push_str(&format!(
+                "    # before {i}\n    step s{i} \"S {i}\" {{\n        sequential\n        task a{i} \"A\" {{ retry 1 }}\n        task b{i} \"B {{n}}\" {{\n            description \"\"\"\n                task fake{i}\n            \"\"\"\n        }}\n    }}\n    task c{i} \"C\" {{ after s{i} }}  # trailing {i}\n"
+            ));
+        }
+        text.push_str("}\n# tail\nrole after_role\n");
+        text
+    }
+
+    #[test]
+    fn parsing_in_pieces_builds_the_same_tree() {
+        let text = large_plan();
+        assert!(text.len() >= PARALLEL_THRESHOLD);
+        let whole = parse_whole(&text, FileId(0));
+        assert!(
+            whole.diagnostics.is_empty(),
+            "{:?}",
+            whole.diagnostics.first()
+        );
+        let pieces = parse_in_pieces(&text, FileId(0)).expect("the file splits");
+        assert_eq!(pieces.file, whole.file);
+
+        let generated = crate::generate::plan_source(20_000, false);
+        let pieces = parse_in_pieces(&generated, FileId(0)).expect("the file splits");
+        assert_eq!(pieces.file, parse_whole(&generated, FileId(0)).file);
+    }
+
+    #[test]
+    fn a_piece_with_errors_sends_the_file_to_the_whole_parse() {
+        let text = large_plan().replace(
+            "task c2999 \"C\" { after s2999 }",
+            "task c2999 \"C\" { asignee x }",
+        );
+        assert!(parse_in_pieces(&text, FileId(0)).is_none());
+        let parsed = parse(&text, FileId(0));
+        assert_eq!(parsed.diagnostics.len(), 1);
+        assert_eq!(
+            parsed.diagnostics[0].message,
+            "unknown field `asignee` in a task"
         );
     }
 }

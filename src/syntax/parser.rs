@@ -31,7 +31,7 @@ pub fn parse(text: &str, file: FileId) -> Parsed {
         };
     }
     if text.len() >= PARALLEL_THRESHOLD {
-        if let Some(parsed) = parse_in_pieces(text, file) {
+        if let Some(parsed) = chunks::parse_in_pieces(text, file) {
             return parsed;
         }
     }
@@ -39,7 +39,7 @@ pub fn parse(text: &str, file: FileId) -> Parsed {
 }
 
 /// Parses the whole file on this thread.
-fn parse_whole(text: &str, file: FileId) -> Parsed {
+pub(super) fn parse_whole(text: &str, file: FileId) -> Parsed {
     let mut walker = Walker {
         text,
         base: 0,
@@ -75,194 +75,16 @@ fn parse_whole(text: &str, file: FileId) -> Parsed {
     }
 }
 
-/// Which piece of a file split for parallel parsing.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum PieceKind {
-    Head,
-    Middle,
-    Tail,
-}
-
-/// What one piece of a split file holds.
-#[derive(Default)]
-struct Piece {
-    before: Vec<TopItem>,
-    /// The head's `plan` keyword, name and opening brace.
-    header: Option<(Span, Ident, Span)>,
-    items: Vec<PlanItem>,
-    close: Option<Span>,
-    after: Vec<TopItem>,
-    comments: Vec<Span>,
-    keywords: Vec<Span>,
-}
-
-/// Parses a large file in pieces, one thread each; `None` when the file
-/// cannot be split or a piece is not clean (then it is parsed whole).
-fn parse_in_pieces(text: &str, file: FileId) -> Option<Parsed> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
-    if threads < 2 {
-        return None;
-    }
-    let cuts = chunks::split_points(text, threads);
-    if cuts.is_empty() {
-        return None;
-    }
-    let mut bounds = vec![0];
-    bounds.extend(cuts);
-    bounds.push(text.len());
-    let last = bounds.len() - 2;
-    let pieces: Vec<Option<Piece>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = bounds
-            .windows(2)
-            .enumerate()
-            .map(|(i, w)| {
-                let kind = match i {
-                    0 => PieceKind::Head,
-                    i if i == last => PieceKind::Tail,
-                    _ => PieceKind::Middle,
-                };
-                let (start, end) = (w[0], w[1]);
-                scope.spawn(move || parse_piece(text, file, start, end, kind))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().ok().flatten())
-            .collect()
-    });
-    let mut pieces = pieces.into_iter().collect::<Option<Vec<Piece>>>()?;
-    let (keyword, name, open) = pieces.first_mut()?.header.take()?;
-    let close = pieces.last()?.close?;
-    let mut file_ast = File::default();
-    let mut items = Vec::new();
-    let mut after = Vec::new();
-    for piece in &mut pieces {
-        file_ast.items.append(&mut piece.before);
-        items.append(&mut piece.items);
-        after.append(&mut piece.after);
-        file_ast.comments.append(&mut piece.comments);
-        file_ast.keywords.append(&mut piece.keywords);
-    }
-    file_ast.items.push(TopItem::Plan(Plan {
-        span: keyword.to(close),
-        name,
-        body: Body {
-            open,
-            close: Some(close),
-        },
-        items,
-    }));
-    file_ast.items.append(&mut after);
-    file_ast.comments.sort_unstable();
-    file_ast.keywords.sort_unstable();
-    Some(Parsed {
-        file: file_ast,
-        diagnostics: Vec::new(),
-    })
-}
-
-fn parse_piece(
-    text: &str,
-    file: FileId,
-    start: usize,
-    end: usize,
-    kind: PieceKind,
-) -> Option<Piece> {
-    let rule = match kind {
-        PieceKind::Head => Rule::chunk_head,
-        PieceKind::Middle => Rule::chunk_items,
-        PieceKind::Tail => Rule::chunk_tail,
-    };
-    let root = PlanParser::parse(rule, &text[start..end]).ok()?.next()?;
-    let mut walker = Walker {
-        text,
-        base: start,
-        file,
-        comments: Vec::new(),
-        keywords: Vec::new(),
-        diagnostics: Vec::new(),
-    };
-    let mut piece = Piece::default();
-    let keyword = root
-        .clone()
-        .into_inner()
-        .find(|p| p.as_rule() == Rule::kw_plan)
-        .map(|p| walker.sp(&p));
-    let mut name = None;
-    let mut open = None;
-    let mut in_plan = kind != PieceKind::Head;
-    for child in walker.children(root, Context::Plan) {
-        match child.as_rule() {
-            Rule::ident => {
-                name = Some(walker.name(&child, "a plan name"));
-                in_plan = true;
-            }
-            Rule::lbrace => open = Some(walker.sp(&child)),
-            Rule::plan_end => {
-                piece.close = walker.body_end(child, Span::default(), "plan");
-                in_plan = false;
-            }
-            Rule::import => {
-                let item = TopItem::Import(walker.import(child));
-                if in_plan {
-                    piece.after.push(item)
-                } else {
-                    piece.before.push(item)
-                }
-            }
-            Rule::template => {
-                let item = TopItem::Template(walker.template(child));
-                if in_plan || piece.close.is_some() {
-                    piece.after.push(item)
-                } else {
-                    piece.before.push(item)
-                }
-            }
-            Rule::plan if piece.close.is_some() => {
-                piece.after.push(TopItem::Plan(walker.plan(child)))
-            }
-            Rule::role | Rule::param if kind == PieceKind::Head && name.is_none() => {
-                let item = if child.as_rule() == Rule::role {
-                    TopItem::Role(walker.role(child))
-                } else {
-                    TopItem::Param(walker.param(child))
-                };
-                piece.before.push(item);
-            }
-            Rule::role | Rule::param if piece.close.is_some() => {
-                let item = if child.as_rule() == Rule::role {
-                    TopItem::Role(walker.role(child))
-                } else {
-                    TopItem::Param(walker.param(child))
-                };
-                piece.after.push(item);
-            }
-            _ => piece.items.extend(walker.plan_item(child)),
-        }
-    }
-    if !walker.diagnostics.is_empty() {
-        return None;
-    }
-    if kind == PieceKind::Head {
-        piece.header = Some((keyword?, name?, open?));
-    }
-    piece.comments = walker.comments;
-    piece.keywords = walker.keywords;
-    Some(piece)
-}
-
-struct Walker<'a> {
+pub(super) struct Walker<'a> {
     /// The whole file (explanations of bad runs re-parse from it).
-    text: &'a str,
+    pub(super) text: &'a str,
     /// Where the text pest parsed starts in the file: pest's offsets are
     /// relative to it (a chunk of a large file, parsed on its own thread).
-    base: usize,
-    file: FileId,
-    comments: Vec<Span>,
-    keywords: Vec<Span>,
-    diagnostics: Vec<Diagnostic>,
+    pub(super) base: usize,
+    pub(super) file: FileId,
+    pub(super) comments: Vec<Span>,
+    pub(super) keywords: Vec<Span>,
+    pub(super) diagnostics: Vec<Diagnostic>,
 }
 
 fn is_bad(rule: Rule) -> bool {
@@ -301,7 +123,11 @@ fn is_keyword(rule: Rule) -> bool {
 impl<'a> Walker<'a> {
     /// The meaningful children of a pair: comments and keywords are recorded
     /// and left out, and each run of bad tokens becomes one syntax error.
-    fn children(&mut self, pair: Pair<'a, Rule>, context: Context) -> Vec<Pair<'a, Rule>> {
+    pub(super) fn children(
+        &mut self,
+        pair: Pair<'a, Rule>,
+        context: Context,
+    ) -> Vec<Pair<'a, Rule>> {
         let mut out = Vec::new();
         let mut bad: Option<Span> = None;
         for child in pair.into_inner() {
@@ -365,14 +191,14 @@ impl<'a> Walker<'a> {
         items
     }
 
-    fn import(&mut self, pair: Pair<'a, Rule>) -> Import {
+    pub(super) fn import(&mut self, pair: Pair<'a, Rule>) -> Import {
         let span = self.sp(&pair);
         let mut children = self.children(pair, Context::Top).into_iter();
         let path = self.string(children.next().expect("import has a path"));
         Import { span, path }
     }
 
-    fn plan(&mut self, pair: Pair<'a, Rule>) -> Plan {
+    pub(super) fn plan(&mut self, pair: Pair<'a, Rule>) -> Plan {
         let span = self.sp(&pair);
         let mut name = None;
         let mut open = Span::default();
@@ -394,7 +220,7 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn template(&mut self, pair: Pair<'a, Rule>) -> Template {
+    pub(super) fn template(&mut self, pair: Pair<'a, Rule>) -> Template {
         let span = self.sp(&pair);
         let mut name = None;
         let mut params = Vec::new();
@@ -420,7 +246,7 @@ impl<'a> Walker<'a> {
     }
 
     /// The closing brace of a body, or a syntax error where it is missing.
-    fn body_end(&mut self, end: Pair<'a, Rule>, open: Span, what: &str) -> Option<Span> {
+    pub(super) fn body_end(&mut self, end: Pair<'a, Rule>, open: Span, what: &str) -> Option<Span> {
         let span = self.sp(&end);
         if end.into_inner().next().is_none() {
             return Some(span);
@@ -442,7 +268,7 @@ impl<'a> Walker<'a> {
         None
     }
 
-    fn plan_item(&mut self, pair: Pair<'a, Rule>) -> Option<PlanItem> {
+    pub(super) fn plan_item(&mut self, pair: Pair<'a, Rule>) -> Option<PlanItem> {
         Some(match pair.as_rule() {
             Rule::title => PlanItem::Title(self.str_field(pair)),
             Rule::goal => PlanItem::Goal(self.str_field(pair)),
@@ -479,7 +305,7 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn param(&mut self, pair: Pair<'a, Rule>) -> Param {
+    pub(super) fn param(&mut self, pair: Pair<'a, Rule>) -> Param {
         let span = self.node_span(&pair);
         let mut children = self.children(pair, Context::Plan).into_iter();
         let name = self.name(
@@ -532,7 +358,7 @@ impl<'a> Walker<'a> {
         Int { span, value }
     }
 
-    fn role(&mut self, pair: Pair<'a, Rule>) -> Role {
+    pub(super) fn role(&mut self, pair: Pair<'a, Rule>) -> Role {
         let span = self.node_span(&pair);
         let mut children = self.children(pair, Context::Plan).into_iter();
         let name = self.name(&children.next().expect("role has a name"), "a role name");
@@ -730,7 +556,7 @@ impl<'a> Walker<'a> {
 
 /// A name at a declaration or an assignee: keywords are not names.
 impl Walker<'_> {
-    fn name(&mut self, pair: &Pair<'_, Rule>, what: &str) -> Ident {
+    pub(super) fn name(&mut self, pair: &Pair<'_, Rule>, what: &str) -> Ident {
         let name = self.ident(pair);
         if recover::is_keyword(&name.name) {
             self.diagnostics.push(
@@ -752,7 +578,7 @@ impl Walker<'_> {
 
 impl Walker<'_> {
     /// A pair's span in the file.
-    fn sp(&self, pair: &Pair<'_, Rule>) -> Span {
+    pub(super) fn sp(&self, pair: &Pair<'_, Rule>) -> Span {
         let span = pair.as_span();
         Span::new(self.base + span.start(), self.base + span.end())
     }
@@ -786,57 +612,5 @@ impl Walker<'_> {
             .find(|p| is_keyword(p.as_rule()))
             .map(|p| self.sp(&p))
             .unwrap_or_default()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A large file with every kind of item, comments and `"""` blocks.
-    fn large_plan() -> String {
-        let mut text = String::from(
-            "# head\nrole lib_role\nplan big { # opens\n    goal \"g {n}\"\n    param n: int = 1\n",
-        );
-        for i in 0..3000 {
-            text.push_str(&format!(
-                "    # before {i}\n    step s{i} \"S {i}\" {{\n        sequential\n        task a{i} \"A\" {{ retry 1 }}\n        task b{i} \"B {{n}}\" {{\n            description \"\"\"\n                task fake{i}\n            \"\"\"\n        }}\n    }}\n    task c{i} \"C\" {{ after s{i} }}  # trailing {i}\n"
-            ));
-        }
-        text.push_str("}\n# tail\nrole after_role\n");
-        text
-    }
-
-    #[test]
-    fn parsing_in_pieces_builds_the_same_tree() {
-        let text = large_plan();
-        assert!(text.len() >= PARALLEL_THRESHOLD);
-        let whole = parse_whole(&text, FileId(0));
-        assert!(
-            whole.diagnostics.is_empty(),
-            "{:?}",
-            whole.diagnostics.first()
-        );
-        let pieces = parse_in_pieces(&text, FileId(0)).expect("the file splits");
-        assert_eq!(pieces.file, whole.file);
-
-        let generated = crate::generate::plan_source(20_000, false);
-        let pieces = parse_in_pieces(&generated, FileId(0)).expect("the file splits");
-        assert_eq!(pieces.file, parse_whole(&generated, FileId(0)).file);
-    }
-
-    #[test]
-    fn a_piece_with_errors_sends_the_file_to_the_whole_parse() {
-        let text = large_plan().replace(
-            "task c2999 \"C\" { after s2999 }",
-            "task c2999 \"C\" { asignee x }",
-        );
-        assert!(parse_in_pieces(&text, FileId(0)).is_none());
-        let parsed = parse(&text, FileId(0));
-        assert_eq!(parsed.diagnostics.len(), 1);
-        assert_eq!(
-            parsed.diagnostics[0].message,
-            "unknown field `asignee` in a task"
-        );
     }
 }
