@@ -18,3 +18,5 @@ fi
 # --clean: no user configuration or plugins, only what the test loads.
 # `-c luafile` rather than `-l`, which Neovim 0.7 (Debian 12) lacks.
 timeout 60 nvim --headless --clean -n -u NONE -c "luafile $here/diagnostics.lua"
+# Neovim prints without a final newline; end the summary line.
+echo
