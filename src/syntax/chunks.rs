@@ -345,4 +345,31 @@ mod tests {
             "unknown field `asignee` in a task"
         );
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+
+        /// Whatever the edits, parsing a large file gives what the whole-file
+        /// parse gives: the same tree and the same diagnostics.
+        #[test]
+        fn edited_large_files_parse_as_a_whole(
+            edits in proptest::collection::vec(
+                (0.0f64..1.0, proptest::sample::select(vec!["{", "}", "\"", "\n  task x \"X\"\n", "# }\n", "\"\"\"", "step", ""])),
+                1..4,
+            )
+        ) {
+            let mut text = crate::generate::plan_source(3_000, false);
+            for (at, insert) in edits {
+                let mut offset = (at * text.len() as f64) as usize;
+                while !text.is_char_boundary(offset) {
+                    offset -= 1;
+                }
+                text.insert_str(offset, insert);
+            }
+            let split = parse(&text, FileId(0));
+            let whole = parse_whole(&text, FileId(0));
+            proptest::prop_assert_eq!(split.file, whole.file);
+            proptest::prop_assert_eq!(split.diagnostics, whole.diagnostics);
+        }
+    }
 }
