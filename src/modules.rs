@@ -1,8 +1,9 @@
 //! Loading a file and everything it imports: the set of modules one
 //! compilation reads, with import errors as diagnostics.
 //!
-//! Reading files goes through a [`Loader`], so the language server can serve
-//! unsaved editor buffers and tests can serve files from memory.
+//! Reading files goes through a [`Loader`], so tests can serve files from
+//! memory. (The language server reads imports from disk today; serving its
+//! unsaved buffers is a `Loader` away.)
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};

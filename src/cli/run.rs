@@ -26,6 +26,20 @@ pub struct RunArgs {
     command: RunCommand,
 }
 
+/// The optional details `add` and `update` both take.
+#[derive(Args)]
+struct TaskDetails {
+    /// Why the task is needed
+    #[arg(long, value_name = "TEXT")]
+    reasoning: Option<String>,
+    /// The role that should do it
+    #[arg(long, value_name = "ROLE")]
+    assignee: Option<String>,
+    /// Longer instructions
+    #[arg(long, value_name = "TEXT")]
+    description: Option<String>,
+}
+
 #[derive(Subcommand)]
 enum RunCommand {
     /// Create a state file from a plan (.plan is compiled; .json is checked)
@@ -103,15 +117,8 @@ enum RunCommand {
         /// Dependencies, comma-separated ids or keys (default: the --after task)
         #[arg(long, value_name = "ID,…", value_delimiter = ',')]
         deps: Option<Vec<String>>,
-        /// Why the task is needed
-        #[arg(long, value_name = "TEXT")]
-        reasoning: Option<String>,
-        /// The role that should do it
-        #[arg(long, value_name = "ROLE")]
-        assignee: Option<String>,
-        /// Longer instructions
-        #[arg(long, value_name = "TEXT")]
-        description: Option<String>,
+        #[command(flatten)]
+        details: TaskDetails,
     },
     /// Change a pending task (updateTask)
     Update {
@@ -125,15 +132,8 @@ enum RunCommand {
         /// The new dependency list, comma-separated (an empty value clears it)
         #[arg(long, value_name = "ID,…", value_delimiter = ',')]
         deps: Option<Vec<String>>,
-        /// Why the task is needed
-        #[arg(long, value_name = "TEXT")]
-        reasoning: Option<String>,
-        /// The role that should do it
-        #[arg(long, value_name = "ROLE")]
-        assignee: Option<String>,
-        /// Longer instructions
-        #[arg(long, value_name = "TEXT")]
-        description: Option<String>,
+        #[command(flatten)]
+        details: TaskDetails,
     },
     /// Remove a pending task; its dependents take over its dependencies (removeTask)
     Remove {
@@ -319,18 +319,16 @@ pub fn run(args: RunArgs) -> i32 {
             name,
             after,
             deps,
-            reasoning,
-            assignee,
-            description,
+            details,
         } => (
             state,
             Op::AddTask(AddArgs {
                 name,
                 dependencies: tasks(deps),
-                reasoning,
+                reasoning: details.reasoning,
                 after_task_id: after.as_deref().map(task),
-                assignee,
-                description,
+                assignee: details.assignee,
+                description: details.description,
             }),
         ),
         RunCommand::Update {
@@ -338,9 +336,7 @@ pub fn run(args: RunArgs) -> i32 {
             id,
             name,
             deps,
-            reasoning,
-            assignee,
-            description,
+            details,
         } => (
             state,
             Op::UpdateTask(UpdateArgs {
@@ -348,9 +344,9 @@ pub fn run(args: RunArgs) -> i32 {
                 updates: None,
                 name,
                 dependencies: tasks(deps),
-                reasoning,
-                assignee,
-                description,
+                reasoning: details.reasoning,
+                assignee: details.assignee,
+                description: details.description,
             }),
         ),
         RunCommand::Remove { state, id } => {
