@@ -1,7 +1,7 @@
 //! Source text → syntax tree with spans, and syntax diagnostics.
 
 pub mod ast;
-mod chunks;
+mod fast;
 pub mod grammar;
 mod limits;
 mod parser;

@@ -5,10 +5,9 @@ use pest::iterators::Pair;
 use pest::Parser as _;
 
 use super::ast::*;
-use super::chunks::{self, PARALLEL_THRESHOLD};
 use super::grammar::{PlanParser, Rule};
 use super::recover::{self, Context};
-use super::{limits, strings};
+use super::{fast, limits, strings};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{FileId, Span};
 
@@ -24,25 +23,30 @@ pub struct Parsed {
 /// Never fails: a file with mistakes yields the tree of what could be read
 /// and a syntax diagnostic for each mistake.
 pub fn parse(text: &str, file: FileId) -> Parsed {
+    // A file without mistakes (the common case) is read directly; anything
+    // else goes to the grammar, which explains what is wrong.
+    if text.len() <= limits::MAX_FILE_BYTES {
+        if let Some(file) = fast::read(text) {
+            return Parsed {
+                file,
+                diagnostics: Vec::new(),
+            };
+        }
+    }
     if let Some(diagnostic) = limits::check(text, file) {
         return Parsed {
             file: File::default(),
             diagnostics: vec![diagnostic],
         };
     }
-    if text.len() >= PARALLEL_THRESHOLD {
-        if let Some(parsed) = chunks::parse_in_pieces(text, file) {
-            return parsed;
-        }
-    }
-    parse_whole(text, file)
+    parse_with_grammar(text, file)
 }
 
-/// Parses the whole file on this thread.
-pub(super) fn parse_whole(text: &str, file: FileId) -> Parsed {
+/// Parses `text` with the grammar: the reference reader, which also recovers
+/// from mistakes and explains them.
+pub(super) fn parse_with_grammar(text: &str, file: FileId) -> Parsed {
     let mut walker = Walker {
         text,
-        base: 0,
         file,
         comments: Vec::new(),
         keywords: Vec::new(),
@@ -75,16 +79,13 @@ pub(super) fn parse_whole(text: &str, file: FileId) -> Parsed {
     }
 }
 
-pub(super) struct Walker<'a> {
+struct Walker<'a> {
     /// The whole file (explanations of bad runs re-parse from it).
-    pub(super) text: &'a str,
-    /// Where the text pest parsed starts in the file: pest's offsets are
-    /// relative to it (a chunk of a large file, parsed on its own thread).
-    pub(super) base: usize,
-    pub(super) file: FileId,
-    pub(super) comments: Vec<Span>,
-    pub(super) keywords: Vec<Span>,
-    pub(super) diagnostics: Vec<Diagnostic>,
+    text: &'a str,
+    file: FileId,
+    comments: Vec<Span>,
+    keywords: Vec<Span>,
+    diagnostics: Vec<Diagnostic>,
 }
 
 fn is_bad(rule: Rule) -> bool {
@@ -123,11 +124,7 @@ fn is_keyword(rule: Rule) -> bool {
 impl<'a> Walker<'a> {
     /// The meaningful children of a pair: comments and keywords are recorded
     /// and left out, and each run of bad tokens becomes one syntax error.
-    pub(super) fn children(
-        &mut self,
-        pair: Pair<'a, Rule>,
-        context: Context,
-    ) -> Vec<Pair<'a, Rule>> {
+    fn children(&mut self, pair: Pair<'a, Rule>, context: Context) -> Vec<Pair<'a, Rule>> {
         let mut out = Vec::new();
         let mut bad: Option<Span> = None;
         for child in pair.into_inner() {
@@ -191,14 +188,14 @@ impl<'a> Walker<'a> {
         items
     }
 
-    pub(super) fn import(&mut self, pair: Pair<'a, Rule>) -> Import {
+    fn import(&mut self, pair: Pair<'a, Rule>) -> Import {
         let span = self.sp(&pair);
         let mut children = self.children(pair, Context::Top).into_iter();
         let path = self.string(children.next().expect("import has a path"));
         Import { span, path }
     }
 
-    pub(super) fn plan(&mut self, pair: Pair<'a, Rule>) -> Plan {
+    fn plan(&mut self, pair: Pair<'a, Rule>) -> Plan {
         let span = self.sp(&pair);
         let mut name = None;
         let mut open = Span::default();
@@ -220,7 +217,7 @@ impl<'a> Walker<'a> {
         }
     }
 
-    pub(super) fn template(&mut self, pair: Pair<'a, Rule>) -> Template {
+    fn template(&mut self, pair: Pair<'a, Rule>) -> Template {
         let span = self.sp(&pair);
         let mut name = None;
         let mut params = Vec::new();
@@ -246,7 +243,7 @@ impl<'a> Walker<'a> {
     }
 
     /// The closing brace of a body, or a syntax error where it is missing.
-    pub(super) fn body_end(&mut self, end: Pair<'a, Rule>, open: Span, what: &str) -> Option<Span> {
+    fn body_end(&mut self, end: Pair<'a, Rule>, open: Span, what: &str) -> Option<Span> {
         let span = self.sp(&end);
         if end.into_inner().next().is_none() {
             return Some(span);
@@ -268,7 +265,7 @@ impl<'a> Walker<'a> {
         None
     }
 
-    pub(super) fn plan_item(&mut self, pair: Pair<'a, Rule>) -> Option<PlanItem> {
+    fn plan_item(&mut self, pair: Pair<'a, Rule>) -> Option<PlanItem> {
         Some(match pair.as_rule() {
             Rule::title => PlanItem::Title(self.str_field(pair)),
             Rule::goal => PlanItem::Goal(self.str_field(pair)),
@@ -305,7 +302,7 @@ impl<'a> Walker<'a> {
         }
     }
 
-    pub(super) fn param(&mut self, pair: Pair<'a, Rule>) -> Param {
+    fn param(&mut self, pair: Pair<'a, Rule>) -> Param {
         let span = self.node_span(&pair);
         let mut children = self.children(pair, Context::Plan).into_iter();
         let name = self.name(
@@ -358,7 +355,7 @@ impl<'a> Walker<'a> {
         Int { span, value }
     }
 
-    pub(super) fn role(&mut self, pair: Pair<'a, Rule>) -> Role {
+    fn role(&mut self, pair: Pair<'a, Rule>) -> Role {
         let span = self.node_span(&pair);
         let mut children = self.children(pair, Context::Plan).into_iter();
         let name = self.name(&children.next().expect("role has a name"), "a role name");
@@ -546,7 +543,7 @@ impl<'a> Walker<'a> {
             );
         }
         let mut errors = Vec::new();
-        let cooked = strings::cook(pair, self.base, &mut errors);
+        let cooked = strings::cook(pair, &mut errors);
         for error in errors {
             self.syntax_error(error.span, error.message, "invalid escape");
         }
@@ -556,7 +553,7 @@ impl<'a> Walker<'a> {
 
 /// A name at a declaration or an assignee: keywords are not names.
 impl Walker<'_> {
-    pub(super) fn name(&mut self, pair: &Pair<'_, Rule>, what: &str) -> Ident {
+    fn name(&mut self, pair: &Pair<'_, Rule>, what: &str) -> Ident {
         let name = self.ident(pair);
         if recover::is_keyword(&name.name) {
             self.diagnostics.push(
@@ -578,9 +575,8 @@ impl Walker<'_> {
 
 impl Walker<'_> {
     /// A pair's span in the file.
-    pub(super) fn sp(&self, pair: &Pair<'_, Rule>) -> Span {
-        let span = pair.as_span();
-        Span::new(self.base + span.start(), self.base + span.end())
+    fn sp(&self, pair: &Pair<'_, Rule>) -> Span {
+        Span::from(pair.as_span())
     }
 
     /// A node's span without the whitespace and comments pest takes in when a
@@ -595,7 +591,7 @@ impl Walker<'_> {
             .map(|p| p.as_span().end())
             .max()
             .unwrap_or_else(|| pair.as_span().end());
-        Span::new(self.base + start, self.base + end)
+        Span::new(start, end)
     }
 
     fn ident(&self, pair: &Pair<'_, Rule>) -> Ident {

@@ -12,23 +12,60 @@ pub(crate) struct StringError {
     pub message: String,
 }
 
-/// Turns a `string` pair into a cooked [`Str`]; `base` is where the text pest
-/// parsed starts in the file (spans are shifted by it).
-pub(crate) fn cook(pair: Pair<'_, Rule>, base: usize, errors: &mut Vec<StringError>) -> Str {
-    let shift = |s: Span| Span::new(s.start + base, s.end + base);
+/// One lexical piece of a string literal, named as the grammar's string
+/// rules name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Piece {
+    /// `text` or `triple_text`: characters taken as they are.
+    Text,
+    /// `escape`: `\n`, `\u{…}` and the like.
+    Escape,
+    /// `lit_open`: `{{`.
+    LitOpen,
+    /// `lit_close`: `}}`.
+    LitClose,
+    /// `interp`: `{name}`, with the span of the name.
+    Interp(Span),
+}
+
+/// Turns a `string` pair into a cooked [`Str`].
+pub(crate) fn cook(pair: Pair<'_, Rule>, errors: &mut Vec<StringError>) -> Str {
+    let source = pair.get_input();
     let span = Span::from(pair.as_span());
     let inner = pair
         .into_inner()
         .next()
         .expect("string has one alternative");
     let triple = inner.as_rule() == Rule::triple_string;
+    let pieces = inner.into_inner().filter_map(|piece| {
+        let kind = match piece.as_rule() {
+            Rule::text | Rule::triple_text => Piece::Text,
+            Rule::lit_open => Piece::LitOpen,
+            Rule::lit_close => Piece::LitClose,
+            Rule::escape => Piece::Escape,
+            Rule::interp => {
+                let ident = piece.clone().into_inner().next()?;
+                Piece::Interp(ident.as_span().into())
+            }
+            _ => return None,
+        };
+        Some((kind, Span::from(piece.as_span())))
+    });
+    cook_pieces(source, span, triple, pieces, errors)
+}
+
+/// Cooks a string literal from its pieces: `span` covers the literal with its
+/// quotes; spans are offsets into `source`, the whole file.
+pub(crate) fn cook_pieces(
+    source: &str,
+    span: Span,
+    triple: bool,
+    pieces: impl IntoIterator<Item = (Piece, Span)>,
+    errors: &mut Vec<StringError>,
+) -> Str {
     let quote = if triple { 3 } else { 1 };
     let content = Span::new(span.start + quote, span.end - quote);
-    let dedent = if triple {
-        Some(Dedent::measure(inner.get_input(), content))
-    } else {
-        None
-    };
+    let dedent = triple.then(|| Dedent::measure(source, content));
 
     let mut parts: Vec<StrPart> = Vec::new();
     let push_text = |parts: &mut Vec<StrPart>, text: &str| {
@@ -42,38 +79,30 @@ pub(crate) fn cook(pair: Pair<'_, Rule>, base: usize, errors: &mut Vec<StringErr
         }
     };
 
-    for piece in inner.into_inner() {
-        let piece_span = Span::from(piece.as_span());
-        match piece.as_rule() {
-            Rule::text => push_text(&mut parts, piece.as_str()),
-            Rule::triple_text => {
-                let text = match &dedent {
-                    Some(d) => d.apply(piece.get_input(), piece_span),
-                    None => piece.as_str().to_owned(),
-                };
-                push_text(&mut parts, &text);
-            }
-            Rule::lit_open => push_text(&mut parts, "{"),
-            Rule::lit_close => push_text(&mut parts, "}"),
-            Rule::escape => match unescape(piece.as_str()) {
+    for (piece, piece_span) in pieces {
+        let piece_text = &source[piece_span.start..piece_span.end];
+        match piece {
+            Piece::Text => match &dedent {
+                Some(d) => push_text(&mut parts, &d.apply(source, piece_span)),
+                None => push_text(&mut parts, piece_text),
+            },
+            Piece::LitOpen => push_text(&mut parts, "{"),
+            Piece::LitClose => push_text(&mut parts, "}"),
+            Piece::Escape => match unescape(piece_text) {
                 Some(c) => push_text(&mut parts, c.encode_utf8(&mut [0; 4])),
                 None => errors.push(StringError {
-                    span: shift(piece_span),
-                    message: format!("`{}` is not a Unicode scalar value", piece.as_str()),
+                    span: piece_span,
+                    message: format!("`{piece_text}` is not a Unicode scalar value"),
                 }),
             },
-            Rule::interp => {
-                let ident = piece.into_inner().next().expect("interp holds an ident");
-                parts.push(StrPart::Param(Ident {
-                    name: ident.as_str().to_owned(),
-                    span: shift(ident.as_span().into()),
-                }));
-            }
-            _ => {}
+            Piece::Interp(ident) => parts.push(StrPart::Param(Ident {
+                name: source[ident.start..ident.end].to_owned(),
+                span: ident,
+            })),
         }
     }
     Str {
-        span: shift(span),
+        span,
         triple,
         parts,
     }

@@ -1,0 +1,706 @@
+//! The fast path of [`parse`](super::parse): a direct reader for files
+//! without mistakes.
+//!
+//! The grammar (`grammar/plan.pest`) defines the language; this reader is an
+//! optimisation of it for the common case, about thirty times faster than
+//! the generated parser. It reads the file in one pass over its bytes and
+//! builds the tree the grammar's walker builds, node for node and span for
+//! span. At the first thing it is not sure of — anything the grammar would
+//! reject or recover from, anything the walker would report — it gives up,
+//! and the grammar parses the file and explains the mistake. So it never
+//! decides what is valid; it only skips work on files the grammar accepts.
+//!
+//! The tests hold it to the grammar: every example, generated plans, and
+//! thousands of random plans and random edits of them must give the
+//! identical tree both ways, and the reader must give up exactly when the
+//! grammar reports something (`tests` below and `tests/robustness.rs`).
+
+use super::ast::*;
+use super::limits::MAX_STRING_BYTES;
+use super::recover::is_keyword;
+use super::strings::{cook_pieces, Piece, StringError};
+use crate::span::Span;
+
+/// Gives up: the grammar reads the file instead.
+struct GiveUp;
+
+type Read<T> = Result<T, GiveUp>;
+
+/// Reads `text` into the tree the grammar would build, or `None` when the
+/// file has anything the grammar would report (or anything this reader does
+/// not know).
+pub(super) fn read(text: &str) -> Option<File> {
+    let mut reader = Reader {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+        comments: Vec::new(),
+        keywords: Vec::new(),
+        pieces: Vec::new(),
+        errors: Vec::new(),
+    };
+    let items = reader.file().ok()?;
+    Some(File {
+        items,
+        comments: reader.comments,
+        keywords: reader.keywords,
+    })
+}
+
+struct Reader<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    comments: Vec<Span>,
+    keywords: Vec<Span>,
+    /// The pieces of the string being read (kept to reuse its allocation).
+    pieces: Vec<(Piece, Span)>,
+    errors: Vec<StringError>,
+}
+
+/// `XID_START | "_"` of the grammar's `ident_start`.
+fn ident_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_' || (!c.is_ascii() && pest::unicode::XID_START(c))
+}
+
+/// `XID_CONTINUE` of the grammar's `ident_char`.
+fn ident_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || (!c.is_ascii() && pest::unicode::XID_CONTINUE(c))
+}
+
+impl<'a> Reader<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn char_at(&self, at: usize) -> Option<char> {
+        self.text.get(at..)?.chars().next()
+    }
+
+    fn eat(&mut self, byte: u8) -> Read<Span> {
+        if self.peek() == Some(byte) {
+            self.pos += 1;
+            Ok(Span::new(self.pos - 1, self.pos))
+        } else {
+            Err(GiveUp)
+        }
+    }
+
+    /// Whitespace and comments (the grammar's implicit `WHITESPACE` and
+    /// `COMMENT`); comments are recorded.
+    fn trivia(&mut self) {
+        while let Some(byte) = self.peek() {
+            match byte {
+                b' ' | b'\n' | b'\t' | b'\r' => self.pos += 1,
+                // U+FEFF, the byte order mark.
+                0xEF if self.bytes[self.pos..].starts_with(b"\xEF\xBB\xBF") => self.pos += 3,
+                b'#' => {
+                    let start = self.pos;
+                    // `!NEWLINE ~ ANY`: a comment ends before `\n` or `\r`.
+                    let rest = &self.bytes[start..];
+                    let len = rest
+                        .iter()
+                        .position(|&b| b == b'\n' || b == b'\r')
+                        .unwrap_or(rest.len());
+                    self.pos += len;
+                    self.comments.push(Span::new(start, self.pos));
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// The span of `ident_char*` from `from`.
+    fn ident_chars(&self, from: usize) -> usize {
+        let mut at = from;
+        while let Some(&byte) = self.bytes.get(at) {
+            if byte.is_ascii_alphanumeric() || byte == b'_' {
+                at += 1;
+            } else if byte.is_ascii() {
+                break;
+            } else {
+                match self.char_at(at) {
+                    Some(c) if ident_char(c) => at += c.len_utf8(),
+                    _ => break,
+                }
+            }
+        }
+        at
+    }
+
+    /// `ident_start ~ ident_char*` at the position, if one starts there.
+    fn word(&mut self) -> Option<Span> {
+        let start = self.pos;
+        let first = match self.peek()? {
+            byte if byte.is_ascii() => byte as char,
+            _ => self.char_at(start)?,
+        };
+        if !ident_start(first) {
+            return None;
+        }
+        self.pos = self.ident_chars(start + first.len_utf8());
+        Some(Span::new(start, self.pos))
+    }
+
+    fn text_of(&self, span: Span) -> &str {
+        &self.text[span.start..span.end]
+    }
+
+    fn ident(&self, span: Span) -> Ident {
+        Ident {
+            name: self.text_of(span).to_owned(),
+            span,
+        }
+    }
+
+    /// A name at a declaration: not a keyword (the walker reports those).
+    fn name(&mut self) -> Read<Ident> {
+        self.trivia();
+        let span = self.word().ok_or(GiveUp)?;
+        if is_keyword(self.text_of(span)) {
+            return Err(GiveUp);
+        }
+        Ok(self.ident(span))
+    }
+
+    /// The grammar's `path`: a name or a dotted path whose first part is not
+    /// a keyword.
+    fn path(&mut self) -> Read<Ident> {
+        self.trivia();
+        let first = self.word().ok_or(GiveUp)?;
+        if is_keyword(self.text_of(first)) {
+            return Err(GiveUp);
+        }
+        let mut end = first.end;
+        while self.peek() == Some(b'.') {
+            self.pos += 1;
+            match self.word() {
+                Some(part) => end = part.end,
+                None => {
+                    self.pos = end;
+                    break;
+                }
+            }
+        }
+        Ok(self.ident(Span::new(first.start, end)))
+    }
+
+    /// The next word, recorded as a keyword: the caller gives up unless it
+    /// is one that may stand there.
+    fn keyword(&mut self) -> Read<(Span, &'a str)> {
+        self.trivia();
+        let span = self.word().ok_or(GiveUp)?;
+        self.keywords.push(span);
+        Ok((span, &self.text[span.start..span.end]))
+    }
+
+    /// Skips trivia and tells whether `byte` comes next.
+    fn next_is(&mut self, byte: u8) -> bool {
+        self.trivia();
+        self.peek() == Some(byte)
+    }
+
+    fn file(&mut self) -> Read<Vec<TopItem>> {
+        let mut items = Vec::new();
+        loop {
+            self.trivia();
+            if self.pos == self.bytes.len() {
+                return Ok(items);
+            }
+            let (keyword, word) = self.keyword()?;
+            items.push(match word {
+                "import" => {
+                    let path = self.string()?;
+                    TopItem::Import(Import {
+                        span: keyword.to(path.span),
+                        path,
+                    })
+                }
+                "plan" => TopItem::Plan(self.plan(keyword)?),
+                "template" => TopItem::Template(self.template(keyword)?),
+                "role" => TopItem::Role(self.role(keyword)?),
+                "param" => TopItem::Param(self.param(keyword.start)?),
+                _ => return Err(GiveUp),
+            });
+        }
+    }
+
+    fn plan(&mut self, keyword: Span) -> Read<Plan> {
+        let name = self.name()?;
+        self.trivia();
+        let open = self.eat(b'{')?;
+        let mut items = Vec::new();
+        while !self.next_is(b'}') {
+            let (keyword, word) = self.keyword()?;
+            items.push(self.plan_item(keyword, word)?);
+        }
+        let close = self.eat(b'}')?;
+        Ok(Plan {
+            span: keyword.to(close),
+            name,
+            body: Body {
+                open,
+                close: Some(close),
+            },
+            items,
+        })
+    }
+
+    fn template(&mut self, keyword: Span) -> Read<Template> {
+        let name = self.name()?;
+        self.trivia();
+        self.eat(b'(')?;
+        let mut params = Vec::new();
+        while !self.next_is(b')') {
+            let name = self.name()?;
+            params.push(self.param_rest(name.span.start, name)?);
+            if !self.next_is(b',') {
+                break;
+            }
+            self.pos += 1;
+        }
+        self.trivia();
+        self.eat(b')')?;
+        self.trivia();
+        let open = self.eat(b'{')?;
+        let mut items = Vec::new();
+        while !self.next_is(b'}') {
+            let (keyword, word) = self.keyword()?;
+            if !matches!(word, "role" | "step" | "task" | "use") {
+                return Err(GiveUp);
+            }
+            items.push(self.plan_item(keyword, word)?);
+        }
+        let close = self.eat(b'}')?;
+        Ok(Template {
+            span: keyword.to(close),
+            name,
+            params,
+            body: Body {
+                open,
+                close: Some(close),
+            },
+            items,
+        })
+    }
+
+    fn plan_item(&mut self, keyword: Span, word: &str) -> Read<PlanItem> {
+        Ok(match word {
+            "task" => PlanItem::Task(self.task(keyword)?),
+            "step" => PlanItem::Step(self.step(keyword)?),
+            "param" => PlanItem::Param(self.param(keyword.start)?),
+            "role" => PlanItem::Role(self.role(keyword)?),
+            "title" => PlanItem::Title(self.str_field(keyword)?),
+            "goal" => PlanItem::Goal(self.str_field(keyword)?),
+            "language" => PlanItem::Language(self.str_field(keyword)?),
+            "max_iterations" => PlanItem::MaxIterations(self.int_field(keyword)?),
+            "use" => PlanItem::Use(self.use_(keyword)?),
+            _ => return Err(GiveUp),
+        })
+    }
+
+    fn str_field(&mut self, keyword: Span) -> Read<StrField> {
+        let value = self.string()?;
+        Ok(StrField {
+            span: keyword.to(value.span),
+            keyword,
+            value,
+        })
+    }
+
+    fn int_field(&mut self, keyword: Span) -> Read<IntField> {
+        self.trivia();
+        let value = match self.literal()? {
+            Literal::Int(int) => int,
+            _ => return Err(GiveUp),
+        };
+        Ok(IntField {
+            span: keyword.to(value.span),
+            keyword,
+            value,
+        })
+    }
+
+    /// `param NAME: TYPE [= DEFAULT]`, from after the keyword.
+    fn param(&mut self, start: usize) -> Read<Param> {
+        let name = self.name()?;
+        self.param_rest(start, name)
+    }
+
+    /// `: TYPE [= DEFAULT]` of a parameter (or a template's parameter).
+    fn param_rest(&mut self, start: usize, name: Ident) -> Read<Param> {
+        self.trivia();
+        self.eat(b':')?;
+        self.trivia();
+        // `type_name = @{ ident_char+ }`.
+        let from = self.pos;
+        self.pos = self.ident_chars(from);
+        if self.pos == from {
+            return Err(GiveUp);
+        }
+        let ty = self.ident(Span::new(from, self.pos));
+        let mut end = ty.span.end;
+        let default = if self.next_is(b'=') {
+            self.pos += 1;
+            self.trivia();
+            let literal = self.literal()?;
+            end = literal.span().end;
+            Some(literal)
+        } else {
+            None
+        };
+        Ok(Param {
+            span: Span::new(start, end),
+            name,
+            ty,
+            default,
+        })
+    }
+
+    fn role(&mut self, keyword: Span) -> Read<Role> {
+        let name = self.name()?;
+        let description = if self.next_is(b'"') {
+            Some(self.string()?)
+        } else {
+            None
+        };
+        let end = description.as_ref().map_or(name.span, |d| d.span);
+        Ok(Role {
+            span: keyword.to(end),
+            name,
+            description,
+        })
+    }
+
+    fn step(&mut self, keyword: Span) -> Read<Step> {
+        let name = self.name()?;
+        let title = if self.next_is(b'"') {
+            Some(self.string()?)
+        } else {
+            None
+        };
+        self.trivia();
+        let open = self.eat(b'{')?;
+        let mut items = Vec::new();
+        while !self.next_is(b'}') {
+            let (keyword, word) = self.keyword()?;
+            items.push(match word {
+                "task" => StepItem::Task(self.task(keyword)?),
+                "after" => StepItem::After(self.after(keyword)?),
+                "sequential" => StepItem::Sequential(keyword),
+                _ => return Err(GiveUp),
+            });
+        }
+        let close = self.eat(b'}')?;
+        Ok(Step {
+            span: keyword.to(close),
+            name,
+            title,
+            body: Body {
+                open,
+                close: Some(close),
+            },
+            items,
+        })
+    }
+
+    fn task(&mut self, keyword: Span) -> Read<Task> {
+        let name = self.name()?;
+        let title = self.string()?;
+        let mut span = keyword.to(title.span);
+        let mut body = None;
+        let mut fields = Vec::new();
+        if self.next_is(b'{') {
+            let open = self.eat(b'{')?;
+            while !self.next_is(b'}') {
+                let (keyword, word) = self.keyword()?;
+                fields.push(match word {
+                    "after" => TaskField::After(self.after(keyword)?),
+                    "assignee" => {
+                        let role = self.name()?;
+                        TaskField::Assignee {
+                            span: keyword.to(role.span),
+                            role,
+                        }
+                    }
+                    "reasoning" => TaskField::Reasoning(self.str_field(keyword)?),
+                    "description" => TaskField::Description(self.str_field(keyword)?),
+                    "retry" => TaskField::Retry(self.int_field(keyword)?),
+                    "optional" => TaskField::Optional(keyword),
+                    _ => return Err(GiveUp),
+                });
+            }
+            let close = self.eat(b'}')?;
+            span = span.to(close);
+            body = Some(Body {
+                open,
+                close: Some(close),
+            });
+        }
+        Ok(Task {
+            span,
+            name,
+            title,
+            body,
+            fields,
+        })
+    }
+
+    fn after(&mut self, keyword: Span) -> Read<After> {
+        let mut refs = vec![self.path()?];
+        while self.next_is(b',') {
+            self.pos += 1;
+            refs.push(self.path()?);
+        }
+        let last = refs.last().map_or(keyword, |r| r.span);
+        Ok(After {
+            span: keyword.to(last),
+            refs,
+        })
+    }
+
+    fn use_(&mut self, keyword: Span) -> Read<Use> {
+        let template = self.path()?;
+        self.trivia();
+        self.eat(b'(')?;
+        let mut args = Vec::new();
+        while !self.next_is(b')') {
+            let name = self.name()?;
+            self.trivia();
+            self.eat(b'=')?;
+            self.trivia();
+            let value = self.literal()?;
+            args.push(UseArg {
+                span: name.span.to(value.span()),
+                name,
+                value,
+            });
+            if !self.next_is(b',') {
+                break;
+            }
+            self.pos += 1;
+        }
+        self.trivia();
+        self.eat(b')')?;
+        let (_, word) = self.keyword()?;
+        if word != "as" {
+            return Err(GiveUp);
+        }
+        let prefix = self.name()?;
+        let mut span = keyword.to(prefix.span);
+        let mut body = None;
+        let mut after = Vec::new();
+        if self.next_is(b'{') {
+            let open = self.eat(b'{')?;
+            while !self.next_is(b'}') {
+                let (keyword, word) = self.keyword()?;
+                if word != "after" {
+                    return Err(GiveUp);
+                }
+                after.push(self.after(keyword)?);
+            }
+            let close = self.eat(b'}')?;
+            span = span.to(close);
+            body = Some(Body {
+                open,
+                close: Some(close),
+            });
+        }
+        Ok(Use {
+            span,
+            template,
+            args,
+            prefix,
+            body,
+            after,
+        })
+    }
+
+    /// The grammar's `literal`: `string | float | int | bool`, at the position.
+    fn literal(&mut self) -> Read<Literal> {
+        match self.peek() {
+            Some(b'"') => return Ok(Literal::Str(self.string()?)),
+            Some(b'-' | b'0'..=b'9') => return self.number(),
+            _ => {}
+        }
+        let word = self.word().ok_or(GiveUp)?;
+        let value = match self.text_of(word) {
+            "true" => true,
+            "false" => false,
+            _ => return Err(GiveUp),
+        };
+        Ok(Literal::Bool { span: word, value })
+    }
+
+    /// `float` or `int`: `-`? digits, then `.` digits and an exponent for a
+    /// float; no name character (or, for an int, `.`) may follow.
+    fn number(&mut self) -> Read<Literal> {
+        let start = self.pos;
+        let digits = |at: usize| {
+            self.bytes[at..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count()
+        };
+        let mut at = start + usize::from(self.peek() == Some(b'-'));
+        let whole = digits(at);
+        if whole == 0 {
+            return Err(GiveUp);
+        }
+        at += whole;
+        let float = self.bytes.get(at) == Some(&b'.')
+            && self.bytes.get(at + 1).is_some_and(u8::is_ascii_digit);
+        if float {
+            at += 1 + digits(at + 1);
+            if matches!(self.bytes.get(at), Some(b'e' | b'E')) {
+                let mut exp = at + 1;
+                if matches!(self.bytes.get(exp), Some(b'+' | b'-')) {
+                    exp += 1;
+                }
+                let exp_digits = digits(exp);
+                if exp_digits > 0 {
+                    at = exp + exp_digits;
+                }
+            }
+        }
+        match self.char_at(at) {
+            Some(c) if ident_char(c) || (!float && c == '.') => return Err(GiveUp),
+            _ => {}
+        }
+        self.pos = at;
+        let span = Span::new(start, at);
+        let text = self.text_of(span);
+        if float {
+            match text.parse::<f64>() {
+                Ok(value) if value.is_finite() => Ok(Literal::Float { span, value }),
+                _ => Err(GiveUp),
+            }
+        } else {
+            let value = Some(text.parse::<i64>().map_err(|_| GiveUp)?);
+            Ok(Literal::Int(Int { span, value }))
+        }
+    }
+
+    /// A string literal, after trivia: `"…"` or `"""…"""`.
+    fn string(&mut self) -> Read<Str> {
+        self.trivia();
+        let start = self.pos;
+        let triple = self.bytes[start..].starts_with(b"\"\"\"");
+        self.eat(b'"')?;
+        if triple {
+            self.pos += 2;
+        }
+        self.pieces.clear();
+        loop {
+            let Some(byte) = self.peek() else {
+                return Err(GiveUp);
+            };
+            let from = self.pos;
+            match byte {
+                b'"' if !triple => {
+                    self.pos += 1;
+                    break;
+                }
+                b'"' if self.bytes[from..].starts_with(b"\"\"\"") => {
+                    self.pos += 3;
+                    break;
+                }
+                b'\\' => {
+                    self.escape()?;
+                    self.pieces.push((Piece::Escape, Span::new(from, self.pos)));
+                }
+                b'{' if self.bytes.get(from + 1) == Some(&b'{') => {
+                    self.pos += 2;
+                    self.pieces
+                        .push((Piece::LitOpen, Span::new(from, self.pos)));
+                }
+                b'{' => {
+                    let ident = self.interp()?;
+                    self.pieces
+                        .push((Piece::Interp(ident), Span::new(from, self.pos)));
+                }
+                b'}' if self.bytes.get(from + 1) == Some(&b'}') => {
+                    self.pos += 2;
+                    self.pieces
+                        .push((Piece::LitClose, Span::new(from, self.pos)));
+                }
+                b'}' => return Err(GiveUp),
+                b'\n' | b'\r' if !triple => return Err(GiveUp),
+                _ => {
+                    self.pos = self.text_end(from, triple);
+                    self.pieces.push((Piece::Text, Span::new(from, self.pos)));
+                }
+            }
+        }
+        let span = Span::new(start, self.pos);
+        if span.len() > MAX_STRING_BYTES {
+            return Err(GiveUp);
+        }
+        let pieces = self.pieces.drain(..);
+        let cooked = cook_pieces(self.text, span, triple, pieces, &mut self.errors);
+        if self.errors.is_empty() {
+            Ok(cooked)
+        } else {
+            Err(GiveUp)
+        }
+    }
+
+    /// Where a run of plain text in a string ends: at `\`, a brace, the
+    /// closing quote(s), or (outside `"""`) a line break.
+    fn text_end(&self, from: usize, triple: bool) -> usize {
+        let rest = &self.bytes[from..];
+        let mut at = 0;
+        while at < rest.len() {
+            match rest[at] {
+                b'\\' | b'{' | b'}' => break,
+                b'"' if !triple => break,
+                b'\n' | b'\r' if !triple => break,
+                b'"' if rest[at..].starts_with(b"\"\"\"") => break,
+                _ => at += 1,
+            }
+        }
+        from + at
+    }
+
+    /// The grammar's `escape`, at a `\`.
+    fn escape(&mut self) -> Read<()> {
+        let rest = &self.bytes[self.pos + 1..];
+        let len = match rest.first() {
+            Some(b'"' | b'\\' | b'n' | b't' | b'r' | b'0' | b'{' | b'}') => 1,
+            Some(b'u') if rest.get(1) == Some(&b'{') => {
+                let hex = rest[2..]
+                    .iter()
+                    .take(6)
+                    .take_while(|b| b.is_ascii_hexdigit())
+                    .count();
+                if hex == 0 || rest.get(2 + hex) != Some(&b'}') {
+                    return Err(GiveUp);
+                }
+                3 + hex
+            }
+            _ => return Err(GiveUp),
+        };
+        self.pos += 1 + len;
+        Ok(())
+    }
+
+    /// The grammar's `interp`: `{`, spaces, a name, spaces, `}`; the span of
+    /// the name.
+    fn interp(&mut self) -> Read<Span> {
+        self.pos += 1;
+        let spaces = |reader: &Self| {
+            reader.bytes[reader.pos..]
+                .iter()
+                .take_while(|b| **b == b' ')
+                .count()
+        };
+        self.pos += spaces(self);
+        let ident = self.word().ok_or(GiveUp)?;
+        self.pos += spaces(self);
+        self.eat(b'}')?;
+        Ok(ident)
+    }
+}
+
+#[cfg(test)]
+mod tests;
