@@ -26,10 +26,35 @@ struct GiveUp;
 
 type Read<T> = Result<T, GiveUp>;
 
-/// Reads `text` into the tree the grammar would build, or `None` when the
-/// file has anything the grammar would report (or anything this reader does
-/// not know).
-pub(super) fn read(text: &str) -> Option<File> {
+/// What the reader read before it gave up: the grammar reads the file on
+/// from `resume`, the start of the item where the reader stopped.
+///
+/// Everything before `resume` is final: an item the grammar accepts ends
+/// where it ends whatever follows it, so the grammar's reading of the rest
+/// is its reading of the whole file from that point.
+#[derive(Default)]
+pub(super) struct Prefix {
+    /// Complete top-level items before `resume` (or before the open plan).
+    pub items: Vec<TopItem>,
+    /// The plan whose body the reader was in, with its complete items.
+    pub plan: Option<OpenPlan>,
+    pub comments: Vec<Span>,
+    pub keywords: Vec<Span>,
+    pub resume: usize,
+}
+
+/// A plan the reader gave up inside: its header and the items before `resume`.
+pub(super) struct OpenPlan {
+    pub keyword: Span,
+    pub name: Ident,
+    pub open: Span,
+    pub items: Vec<PlanItem>,
+}
+
+/// Reads `text` into the tree the grammar would build; when the file has
+/// anything the grammar would report (or anything this reader does not
+/// know), what it read up to the item where it gave up.
+pub(super) fn read(text: &str) -> Result<File, Box<Prefix>> {
     let mut reader = Reader {
         text,
         bytes: text.as_bytes(),
@@ -38,13 +63,29 @@ pub(super) fn read(text: &str) -> Option<File> {
         keywords: Vec::new(),
         pieces: Vec::new(),
         errors: Vec::new(),
+        items: Vec::new(),
+        open_plan: None,
+        resume: 0,
     };
-    let items = reader.file().ok()?;
-    Some(File {
-        items,
-        comments: reader.comments,
-        keywords: reader.keywords,
-    })
+    match reader.file() {
+        Ok(()) => Ok(File {
+            items: reader.items,
+            comments: reader.comments,
+            keywords: reader.keywords,
+        }),
+        Err(GiveUp) => {
+            let resume = reader.resume;
+            reader.comments.retain(|c| c.start < resume);
+            reader.keywords.retain(|k| k.start < resume);
+            Err(Box::new(Prefix {
+                items: reader.items,
+                plan: reader.open_plan,
+                comments: reader.comments,
+                keywords: reader.keywords,
+                resume,
+            }))
+        }
+    }
 }
 
 struct Reader<'a> {
@@ -56,6 +97,13 @@ struct Reader<'a> {
     /// The pieces of the string being read (kept to reuse its allocation).
     pieces: Vec<(Piece, Span)>,
     errors: Vec<StringError>,
+    /// The complete top-level items.
+    items: Vec<TopItem>,
+    /// Set when the reader gives up inside a plan's body.
+    open_plan: Option<OpenPlan>,
+    /// Where the item being read starts: where the grammar takes over if
+    /// the reader gives up.
+    resume: usize,
 }
 
 /// `XID_START | "_"` of the grammar's `ident_start`.
@@ -200,15 +248,15 @@ impl<'a> Reader<'a> {
         self.peek() == Some(byte)
     }
 
-    fn file(&mut self) -> Read<Vec<TopItem>> {
-        let mut items = Vec::new();
+    fn file(&mut self) -> Read<()> {
         loop {
             self.trivia();
+            self.resume = self.pos;
             if self.pos == self.bytes.len() {
-                return Ok(items);
+                return Ok(());
             }
             let (keyword, word) = self.keyword()?;
-            items.push(match word {
+            let item = match word {
                 "import" => {
                     let path = self.string()?;
                     TopItem::Import(Import {
@@ -221,7 +269,8 @@ impl<'a> Reader<'a> {
                 "role" => TopItem::Role(self.role(keyword)?),
                 "param" => TopItem::Param(self.param(keyword.start)?),
                 _ => return Err(GiveUp),
-            });
+            };
+            self.items.push(item);
         }
     }
 
@@ -231,8 +280,25 @@ impl<'a> Reader<'a> {
         let open = self.eat(b'{')?;
         let mut items = Vec::new();
         while !self.next_is(b'}') {
-            let (keyword, word) = self.keyword()?;
-            items.push(self.plan_item(keyword, word)?);
+            // A plan body is where large files spend their bytes: if an
+            // item in it is wrong, the grammar takes over from that item.
+            let item_start = self.pos;
+            let item = self
+                .keyword()
+                .and_then(|(keyword, word)| self.plan_item(keyword, word));
+            match item {
+                Ok(item) => items.push(item),
+                Err(GiveUp) => {
+                    self.resume = item_start;
+                    self.open_plan = Some(OpenPlan {
+                        keyword,
+                        name,
+                        open,
+                        items,
+                    });
+                    return Err(GiveUp);
+                }
+            }
         }
         let close = self.eat(b'}')?;
         Ok(Plan {
@@ -637,7 +703,7 @@ impl<'a> Reader<'a> {
             return Err(GiveUp);
         }
         let pieces = self.pieces.drain(..);
-        let cooked = cook_pieces(self.text, span, triple, pieces, &mut self.errors);
+        let cooked = cook_pieces(self.text, 0, span, triple, pieces, &mut self.errors);
         if self.errors.is_empty() {
             Ok(cooked)
         } else {

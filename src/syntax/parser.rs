@@ -5,9 +5,10 @@ use pest::iterators::Pair;
 use pest::Parser as _;
 
 use super::ast::*;
+use super::fast::{self, OpenPlan, Prefix};
 use super::grammar::{PlanParser, Rule};
 use super::recover::{self, Context};
-use super::{fast, limits, strings};
+use super::{limits, strings};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{FileId, Span};
 
@@ -23,57 +24,86 @@ pub struct Parsed {
 /// Never fails: a file with mistakes yields the tree of what could be read
 /// and a syntax diagnostic for each mistake.
 pub fn parse(text: &str, file: FileId) -> Parsed {
-    // A file without mistakes (the common case) is read directly; anything
-    // else goes to the grammar, which explains what is wrong.
-    if text.len() <= limits::MAX_FILE_BYTES {
-        if let Some(file) = fast::read(text) {
-            return Parsed {
-                file,
-                diagnostics: Vec::new(),
-            };
+    // A file without mistakes (the common case) is read directly; from the
+    // first item with a mistake on, the grammar reads it and explains.
+    let prefix = if text.len() <= limits::MAX_FILE_BYTES {
+        match fast::read(text) {
+            Ok(file) => {
+                return Parsed {
+                    file,
+                    diagnostics: Vec::new(),
+                }
+            }
+            Err(prefix) => *prefix,
         }
-    }
+    } else {
+        Prefix::default()
+    };
+    parse_rest(text, file, prefix)
+}
+
+/// Parses `text` with the grammar alone: the reference reader, which also
+/// recovers from mistakes and explains them.
+#[cfg(test)]
+pub(super) fn parse_with_grammar(text: &str, file: FileId) -> Parsed {
+    parse_rest(text, file, Prefix::default())
+}
+
+/// Parses the file with the grammar from `prefix.resume` on, after what the
+/// fast reader read before it.
+fn parse_rest(text: &str, file: FileId, prefix: Prefix) -> Parsed {
     if let Some(diagnostic) = limits::check(text, file) {
         return Parsed {
             file: File::default(),
             diagnostics: vec![diagnostic],
         };
     }
-    parse_with_grammar(text, file)
-}
-
-/// Parses `text` with the grammar: the reference reader, which also recovers
-/// from mistakes and explains them.
-pub(super) fn parse_with_grammar(text: &str, file: FileId) -> Parsed {
+    let Prefix {
+        mut items,
+        plan,
+        mut comments,
+        mut keywords,
+        resume,
+    } = prefix;
     let mut walker = Walker {
         text,
+        base: resume,
         file,
         comments: Vec::new(),
         keywords: Vec::new(),
         diagnostics: Vec::new(),
     };
-    let items = match PlanParser::parse(Rule::file, text) {
+    let rule = if plan.is_some() {
+        Rule::plan_rest
+    } else {
+        Rule::file
+    };
+    match PlanParser::parse(rule, &text[resume..]) {
         Ok(mut pairs) => {
-            let root = pairs.next().expect("the file rule yields one pair");
-            walker.file_items(root)
+            let root = pairs.next().expect("the rule yields one pair");
+            match plan {
+                Some(plan) => walker.plan_rest(root, plan, &mut items),
+                None => items.extend(walker.file_items(root)),
+            }
         }
         // The grammar accepts any text; this is a safety net.
         Err(error) => {
             walker
                 .diagnostics
-                .push(recover::from_pest_error(&error, file));
-            Vec::new()
+                .push(recover::from_pest_error(&error, file, resume));
         }
-    };
+    }
     // Children are walked after their parent's siblings are listed, so the
     // trivia arrive slightly out of order.
-    walker.comments.sort_unstable();
-    walker.keywords.sort_unstable();
+    comments.append(&mut walker.comments);
+    keywords.append(&mut walker.keywords);
+    comments.sort_unstable();
+    keywords.sort_unstable();
     Parsed {
         file: File {
             items,
-            comments: walker.comments,
-            keywords: walker.keywords,
+            comments,
+            keywords,
         },
         diagnostics: walker.diagnostics,
     }
@@ -82,6 +112,9 @@ pub(super) fn parse_with_grammar(text: &str, file: FileId) -> Parsed {
 struct Walker<'a> {
     /// The whole file (explanations of bad runs re-parse from it).
     text: &'a str,
+    /// Where the text pest read starts in the file: pest's offsets are
+    /// relative to it.
+    base: usize,
     file: FileId,
     comments: Vec<Span>,
     keywords: Vec<Span>,
@@ -174,18 +207,59 @@ impl<'a> Walker<'a> {
     }
 
     fn file_items(&mut self, root: Pair<'a, Rule>) -> Vec<TopItem> {
-        let mut items = Vec::new();
+        let children = self.children(root, Context::Top);
+        children
+            .into_iter()
+            .filter_map(|child| self.top_item(child))
+            .collect()
+    }
+
+    fn top_item(&mut self, child: Pair<'a, Rule>) -> Option<TopItem> {
+        Some(match child.as_rule() {
+            Rule::import => TopItem::Import(self.import(child)),
+            Rule::plan => TopItem::Plan(self.plan(child)),
+            Rule::template => TopItem::Template(self.template(child)),
+            Rule::role => TopItem::Role(self.role(child)),
+            Rule::param => TopItem::Param(self.param(child)),
+            _ => return None,
+        })
+    }
+
+    /// The rest of a plan the fast reader gave up inside (`plan_rest`):
+    /// the rest of its body, then the items after it.
+    fn plan_rest(&mut self, root: Pair<'a, Rule>, plan: OpenPlan, items: &mut Vec<TopItem>) {
+        let OpenPlan {
+            keyword,
+            name,
+            open,
+            items: mut plan_items,
+        } = plan;
+        let mut end = open;
+        let mut close = None;
+        let mut after = Vec::new();
         for child in self.children(root, Context::Top) {
-            match child.as_rule() {
-                Rule::import => items.push(TopItem::Import(self.import(child))),
-                Rule::plan => items.push(TopItem::Plan(self.plan(child))),
-                Rule::template => items.push(TopItem::Template(self.template(child))),
-                Rule::role => items.push(TopItem::Role(self.role(child))),
-                Rule::param => items.push(TopItem::Param(self.param(child))),
-                _ => {}
+            if child.as_rule() == Rule::plan_rest_body {
+                for item in self.children(child, Context::Plan) {
+                    if item.as_rule() == Rule::plan_end {
+                        end = self.sp(&item);
+                        close = self.body_end(item, open, "plan");
+                    } else {
+                        plan_items.extend(self.plan_item(item));
+                    }
+                }
+            } else {
+                after.push(child);
             }
         }
-        items
+        items.push(TopItem::Plan(Plan {
+            span: keyword.to(end),
+            name,
+            body: Body { open, close },
+            items: plan_items,
+        }));
+        for child in after {
+            items.extend(self.top_item(child));
+        }
     }
 
     fn import(&mut self, pair: Pair<'a, Rule>) -> Import {
@@ -543,7 +617,7 @@ impl<'a> Walker<'a> {
             );
         }
         let mut errors = Vec::new();
-        let cooked = strings::cook(pair, &mut errors);
+        let cooked = strings::cook(pair, self.base, &mut errors);
         for error in errors {
             self.syntax_error(error.span, error.message, "invalid escape");
         }
@@ -576,7 +650,8 @@ impl Walker<'_> {
 impl Walker<'_> {
     /// A pair's span in the file.
     fn sp(&self, pair: &Pair<'_, Rule>) -> Span {
-        Span::from(pair.as_span())
+        let span = pair.as_span();
+        Span::new(self.base + span.start(), self.base + span.end())
     }
 
     /// A node's span without the whitespace and comments pest takes in when a
@@ -591,7 +666,7 @@ impl Walker<'_> {
             .map(|p| p.as_span().end())
             .max()
             .unwrap_or_else(|| pair.as_span().end());
-        Span::new(start, end)
+        Span::new(self.base + start, self.base + end)
     }
 
     fn ident(&self, pair: &Pair<'_, Rule>) -> Ident {

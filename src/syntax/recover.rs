@@ -484,11 +484,13 @@ fn string_error(text: &str, file: FileId, offset: usize) -> Diagnostic {
 }
 
 /// A pest error from the whole-file parse (which the grammar makes unreachable).
-pub(crate) fn from_pest_error(error: &Error<Rule>, file: FileId) -> Diagnostic {
-    let offset = match error.location {
-        InputLocation::Pos(p) => p,
-        InputLocation::Span((p, _)) => p,
-    };
+/// `base`: where the text pest read starts in the file.
+pub(crate) fn from_pest_error(error: &Error<Rule>, file: FileId, base: usize) -> Diagnostic {
+    let offset = base
+        + match error.location {
+            InputLocation::Pos(p) => p,
+            InputLocation::Span((p, _)) => p,
+        };
     Diagnostic::new(Code::Syntax, "the file could not be parsed").label(
         file,
         Span::at(offset),

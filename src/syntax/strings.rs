@@ -28,8 +28,9 @@ pub(crate) enum Piece {
     Interp(Span),
 }
 
-/// Turns a `string` pair into a cooked [`Str`].
-pub(crate) fn cook(pair: Pair<'_, Rule>, errors: &mut Vec<StringError>) -> Str {
+/// Turns a `string` pair into a cooked [`Str`]; `base` is where the text pest
+/// read starts in the file (spans are shifted by it).
+pub(crate) fn cook(pair: Pair<'_, Rule>, base: usize, errors: &mut Vec<StringError>) -> Str {
     let source = pair.get_input();
     let span = Span::from(pair.as_span());
     let inner = pair
@@ -51,18 +52,21 @@ pub(crate) fn cook(pair: Pair<'_, Rule>, errors: &mut Vec<StringError>) -> Str {
         };
         Some((kind, Span::from(piece.as_span())))
     });
-    cook_pieces(source, span, triple, pieces, errors)
+    cook_pieces(source, base, span, triple, pieces, errors)
 }
 
 /// Cooks a string literal from its pieces: `span` covers the literal with its
-/// quotes; spans are offsets into `source`, the whole file.
+/// quotes and, like the pieces' spans, is an offset into `source`; `base` is
+/// where `source` starts in the file.
 pub(crate) fn cook_pieces(
     source: &str,
+    base: usize,
     span: Span,
     triple: bool,
     pieces: impl IntoIterator<Item = (Piece, Span)>,
     errors: &mut Vec<StringError>,
 ) -> Str {
+    let shift = |s: Span| Span::new(s.start + base, s.end + base);
     let quote = if triple { 3 } else { 1 };
     let content = Span::new(span.start + quote, span.end - quote);
     let dedent = triple.then(|| Dedent::measure(source, content));
@@ -91,18 +95,18 @@ pub(crate) fn cook_pieces(
             Piece::Escape => match unescape(piece_text) {
                 Some(c) => push_text(&mut parts, c.encode_utf8(&mut [0; 4])),
                 None => errors.push(StringError {
-                    span: piece_span,
+                    span: shift(piece_span),
                     message: format!("`{piece_text}` is not a Unicode scalar value"),
                 }),
             },
             Piece::Interp(ident) => parts.push(StrPart::Param(Ident {
                 name: source[ident.start..ident.end].to_owned(),
-                span: ident,
+                span: shift(ident),
             })),
         }
     }
     Str {
-        span,
+        span: shift(span),
         triple,
         parts,
     }

@@ -5,27 +5,29 @@ use proptest::prelude::*;
 
 use super::read;
 use crate::span::FileId;
-use crate::syntax::parser::parse_with_grammar;
+use crate::syntax::parser::{parse, parse_with_grammar};
 
-/// Asserts the reader agrees with the grammar on `text`.
+/// Asserts the reader agrees with the grammar on `text`: it reads the file
+/// alone exactly when the grammar reports nothing, and with the grammar
+/// taking over where it gives up, the tree and every diagnostic are what
+/// the grammar alone gives.
 fn agrees(text: &str) -> Result<(), TestCaseError> {
     let grammar = parse_with_grammar(text, FileId(0));
-    let fast = read(text);
     prop_assert_eq!(
-        fast.is_some(),
+        read(text).is_ok(),
         grammar.diagnostics.is_empty(),
-        "reader {} but the grammar reported {:?}\n--- text ---\n{}",
-        if fast.is_some() {
-            "accepted"
-        } else {
-            "gave up"
-        },
+        "the reader and the grammar disagree on whether this is clean ({:?})\n--- text ---\n{}",
         grammar.diagnostics.first().map(|d| &d.message),
         text
     );
-    if let Some(file) = fast {
-        prop_assert_eq!(file, grammar.file, "different trees for\n{}", text);
-    }
+    let parsed = parse(text, FileId(0));
+    prop_assert_eq!(parsed.file, grammar.file, "different trees for\n{}", text);
+    prop_assert_eq!(
+        parsed.diagnostics,
+        grammar.diagnostics,
+        "different diagnostics for\n{}",
+        text
+    );
     Ok(())
 }
 
@@ -66,7 +68,7 @@ fn every_example_reads_as_the_grammar_reads_it() {
     let mut accepted = 0;
     for text in &examples {
         check(text);
-        accepted += usize::from(read(text).is_some());
+        accepted += usize::from(read(text).is_ok());
     }
     // The error examples are the ones it gives up on (minus those whose
     // mistake is found by the checker, not the parser).
@@ -77,9 +79,24 @@ fn every_example_reads_as_the_grammar_reads_it() {
 fn generated_plans_are_read_directly() {
     for cycle in [false, true] {
         let text = crate::generate::plan_source(3_000, cycle);
-        assert!(read(&text).is_some());
+        assert!(read(&text).is_ok());
         check(&text);
     }
+}
+
+#[test]
+fn the_grammar_takes_over_at_the_item_with_the_mistake() {
+    let text = crate::generate::plan_source(3_000, false);
+    // t2900 is in step s145: the grammar reads on from that step.
+    let at = text.find("step s145 ").expect("the step is there");
+    let broken = text.replacen("task t2900 \"", "task t2900 \"{", 1);
+    let prefix = read(&broken).expect_err("the reader gives up");
+    assert_eq!(prefix.resume, at);
+    let plan = prefix.plan.expect("inside the plan's body");
+    assert_eq!(plan.name.name, "generated");
+    check(&broken);
+    let parsed = parse(&broken, FileId(0));
+    assert_eq!(parsed.diagnostics.len(), 1);
 }
 
 /// Corners of the language, each read both ways.
@@ -256,7 +273,7 @@ proptest! {
 
     #[test]
     fn random_plans_read_as_the_grammar_reads_them(text in valid_plan()) {
-        prop_assert!(read(&text).is_some(), "gave up on a valid plan:\n{}", text);
+        prop_assert!(read(&text).is_ok(), "gave up on a valid plan:\n{}", text);
         agrees(&text)?;
     }
 
@@ -284,6 +301,32 @@ proptest! {
             } else {
                 text.insert_str(offset, insert);
             }
+        }
+        agrees(&text)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases() / 16))]
+
+    /// Large files with mistakes anywhere: the grammar takes over at the
+    /// item with the first one, and the result is the grammar's own.
+    #[test]
+    fn edited_large_plans_read_as_the_grammar_reads_them(
+        edits in prop::collection::vec(
+            (0.0f64..1.0, prop::sample::select(vec![
+                "{", "}", "\"", "\n  task x \"X\"\n", "# }\n", "\"\"\"", "step", "", "}\nrole r\n", "plan q {",
+            ])),
+            1..4,
+        ),
+    ) {
+        let mut text = crate::generate::plan_source(1_000, false);
+        for (at, insert) in edits {
+            let mut offset = (at * text.len() as f64) as usize;
+            while !text.is_char_boundary(offset) {
+                offset -= 1;
+            }
+            text.insert_str(offset, insert);
         }
         agrees(&text)?;
     }
