@@ -39,6 +39,21 @@ fn generated_plan(tasks: usize) -> String {
 
 #[divan::bench(args = [1_000, 10_000], sample_count = 30)]
 fn keystroke(bencher: divan::Bencher, tasks: usize) {
+    type_and_delete(bencher, tasks, "x", false);
+}
+
+/// A keystroke that leaves a mistake in the middle of the file (an unclosed
+/// string), and the one that mends it: the grammar reads the file from the
+/// item with the mistake on and explains it.
+#[divan::bench(args = [1_000, 10_000], sample_count = 30)]
+fn keystroke_with_mistake(bencher: divan::Bencher, tasks: usize) {
+    type_and_delete(bencher, tasks, "\"", true);
+}
+
+/// Types `typed` in the middle of a generated plan, or deletes it again,
+/// once per iteration; waits each time for the diagnostics (some after
+/// typing when `leaves_mistake`, none otherwise).
+fn type_and_delete(bencher: divan::Bencher, tasks: usize, typed: &str, leaves_mistake: bool) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -54,15 +69,18 @@ fn keystroke(bencher: divan::Bencher, tasks: usize) {
     let mut version = 1;
     bencher.bench_local(|| {
         runtime.block_on(async {
-            // Type a character, or delete it again: the text stays the same size.
+            // Type, or delete again: the text stays the same size.
             version += 1;
-            if version % 2 == 0 {
-                client.edit(version, (line, col), (line, col), "x").await;
+            let typing = version % 2 == 0;
+            if typing {
+                client.edit(version, (line, col), (line, col), typed).await;
             } else {
                 client.edit(version, (line, col), (line, col + 1), "").await;
             }
             let published = client.diagnostics().await;
             assert_eq!(published["version"], version);
+            let found = published["diagnostics"].as_array().map_or(0, Vec::len);
+            assert_eq!(found > 0, typing && leaves_mistake, "{published}");
         })
     });
 }
