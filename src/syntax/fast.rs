@@ -55,37 +55,85 @@ pub(super) struct OpenPlan {
 /// anything the grammar would report (or anything this reader does not
 /// know), what it read up to the item where it gave up.
 pub(super) fn read(text: &str) -> Result<File, Box<Prefix>> {
-    let mut reader = Reader {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-        comments: Vec::new(),
-        keywords: Vec::new(),
-        pieces: Vec::new(),
-        errors: Vec::new(),
-        items: Vec::new(),
-        open_plan: None,
-        resume: 0,
+    let guess = (text.len() >= PARALLEL_THRESHOLD
+        && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2))
+    .then(|| guess_item_start(text))
+    .flatten();
+    let Some(guess) = guess else {
+        return Reader::new(text).read_file();
     };
-    match reader.file() {
-        Ok(()) => Ok(File {
-            items: reader.items,
-            comments: reader.comments,
-            keywords: reader.keywords,
-        }),
-        Err(GiveUp) => {
-            let resume = reader.resume;
-            reader.comments.retain(|c| c.start < resume);
-            reader.keywords.retain(|k| k.start < resume);
-            Err(Box::new(Prefix {
-                items: reader.items,
-                plan: reader.open_plan,
-                comments: reader.comments,
-                keywords: reader.keywords,
-                resume,
-            }))
+    // The second half on a second thread, from a guess at where an item of
+    // the plan's body starts; the first thread takes its items only if it
+    // reaches an item of the body starting exactly there.
+    std::thread::scope(|scope| {
+        let (send, receive) = std::sync::mpsc::channel();
+        scope.spawn(move || {
+            let _ = send.send(read_tail(text, guess));
+        });
+        let mut reader = Reader::new(text);
+        reader.tail = Some((guess, receive));
+        reader.read_file()
+    })
+}
+
+/// Files at least this large are read on two threads.
+const PARALLEL_THRESHOLD: usize = 256 << 10;
+
+/// A guess at where an item of a plan's body starts, past the middle of
+/// `text`: the least indented of the next lines that begin with `step` or
+/// `task`. A wrong guess only costs the second thread's work.
+fn guess_item_start(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut line = text.len() / 2;
+    let mut best: Option<(usize, usize)> = None;
+    for _ in 0..256 {
+        let end = bytes[line..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |i| line + i);
+        let indent = bytes[line..end]
+            .iter()
+            .take_while(|b| **b == b' ' || **b == b'\t')
+            .count();
+        let word = &bytes[line + indent..end];
+        let starts_item = (word.starts_with(b"step") || word.starts_with(b"task"))
+            && matches!(word.get(4), Some(b' ' | b'\t'));
+        // The first line may be cut in the middle: it does not count.
+        if starts_item && line != text.len() / 2 && best.is_none_or(|(i, _)| indent < i) {
+            best = Some((indent, line + indent));
         }
+        if end == bytes.len() {
+            break;
+        }
+        line = end + 1;
     }
+    best.map(|(_, offset)| offset)
+}
+
+/// What the second thread read: the items of a plan's body from the guessed
+/// start up to the `}` that closes the body.
+struct Tail {
+    items: Vec<PlanItem>,
+    comments: Vec<Span>,
+    keywords: Vec<Span>,
+    /// Where the body's `}` is.
+    end: usize,
+}
+
+fn read_tail(text: &str, start: usize) -> Option<Tail> {
+    let mut reader = Reader::new(text);
+    reader.pos = start;
+    let mut items = Vec::new();
+    while !reader.next_is(b'}') {
+        let (keyword, word) = reader.keyword().ok()?;
+        items.push(reader.plan_item(keyword, word).ok()?);
+    }
+    Some(Tail {
+        items,
+        comments: reader.comments,
+        keywords: reader.keywords,
+        end: reader.pos,
+    })
 }
 
 struct Reader<'a> {
@@ -104,6 +152,8 @@ struct Reader<'a> {
     /// Where the item being read starts: where the grammar takes over if
     /// the reader gives up.
     resume: usize,
+    /// Where the second thread started, and its answer.
+    tail: Option<(usize, std::sync::mpsc::Receiver<Option<Tail>>)>,
 }
 
 /// `XID_START | "_"` of the grammar's `ident_start`.
@@ -117,6 +167,54 @@ fn ident_char(c: char) -> bool {
 }
 
 impl<'a> Reader<'a> {
+    fn new(text: &'a str) -> Reader<'a> {
+        Reader {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            comments: Vec::new(),
+            keywords: Vec::new(),
+            pieces: Vec::new(),
+            errors: Vec::new(),
+            items: Vec::new(),
+            open_plan: None,
+            resume: 0,
+            tail: None,
+        }
+    }
+
+    fn read_file(mut self) -> Result<File, Box<Prefix>> {
+        match self.file() {
+            Ok(()) => Ok(File {
+                items: self.items,
+                comments: self.comments,
+                keywords: self.keywords,
+            }),
+            Err(GiveUp) => {
+                let resume = self.resume;
+                self.comments.retain(|c| c.start < resume);
+                self.keywords.retain(|k| k.start < resume);
+                Err(Box::new(Prefix {
+                    items: self.items,
+                    plan: self.open_plan,
+                    comments: self.comments,
+                    keywords: self.keywords,
+                    resume,
+                }))
+            }
+        }
+    }
+
+    /// The second thread's items, when the item at `at` is where it started
+    /// and it read on to the end of the body.
+    fn take_tail(&mut self, at: usize) -> Option<Tail> {
+        if self.tail.as_ref()?.0 != at {
+            return None;
+        }
+        let (_, answer) = self.tail.take()?;
+        answer.recv().ok().flatten()
+    }
+
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
@@ -283,6 +381,13 @@ impl<'a> Reader<'a> {
             // A plan body is where large files spend their bytes: if an
             // item in it is wrong, the grammar takes over from that item.
             let item_start = self.pos;
+            if let Some(mut tail) = self.take_tail(item_start) {
+                items.append(&mut tail.items);
+                self.comments.append(&mut tail.comments);
+                self.keywords.append(&mut tail.keywords);
+                self.pos = tail.end;
+                continue;
+            }
             let item = self
                 .keyword()
                 .and_then(|(keyword, word)| self.plan_item(keyword, word));

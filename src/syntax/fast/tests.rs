@@ -85,6 +85,28 @@ fn generated_plans_are_read_directly() {
 }
 
 #[test]
+fn the_second_thread_starts_at_an_item_of_the_body() {
+    let text = crate::generate::plan_source(3_000, false);
+    assert!(text.len() >= super::PARALLEL_THRESHOLD);
+    let guess = super::guess_item_start(&text).expect("a guess");
+    assert!(guess > text.len() / 2);
+    assert!(
+        text[guess..].starts_with("step s"),
+        "{}",
+        &text[guess..guess + 40]
+    );
+    assert_eq!(&text[guess - 5..guess], "\n    ");
+    let tail = super::read_tail(&text, guess).expect("the rest of the body reads");
+    assert_eq!(&text[tail.end..], "}\n");
+    check(&text);
+    // A guess inside a step only costs the second thread's work.
+    let inside = text[guess..].find("task").expect("a task") + guess;
+    let tail = super::read_tail(&text, inside).expect("the rest of the step reads");
+    assert_eq!(&text[tail.end..tail.end + 1], "}");
+    assert!(tail.end < text.len() - 2);
+}
+
+#[test]
 fn the_grammar_takes_over_at_the_item_with_the_mistake() {
     let text = crate::generate::plan_source(3_000, false);
     // t2900 is in step s145: the grammar reads on from that step.
@@ -307,10 +329,11 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases() / 16))]
+    #![proptest_config(ProptestConfig::with_cases(cases() / 32))]
 
-    /// Large files with mistakes anywhere: the grammar takes over at the
-    /// item with the first one, and the result is the grammar's own.
+    /// Large files (read on two threads) with mistakes anywhere: the
+    /// grammar takes over at the item with the first one, and the result is
+    /// the grammar's own.
     #[test]
     fn edited_large_plans_read_as_the_grammar_reads_them(
         edits in prop::collection::vec(
@@ -320,7 +343,8 @@ proptest! {
             1..4,
         ),
     ) {
-        let mut text = crate::generate::plan_source(1_000, false);
+        let mut text = crate::generate::plan_source(3_000, false);
+        prop_assert!(text.len() >= super::PARALLEL_THRESHOLD);
         for (at, insert) in edits {
             let mut offset = (at * text.len() as f64) as usize;
             while !text.is_char_boundary(offset) {
