@@ -1,9 +1,15 @@
 //! Generates large, realistic plans for benchmarks and stress tests.
 //!
 //! Deterministic: the same arguments give the same text. Tasks come in steps
-//! of 20; each names one or two recent tasks in `after`, some steps are
-//! `sequential`, some wait for the step before, and every task has an
-//! assignee and interpolated text, so every stage of the checker does work.
+//! of 20: every third step is `sequential`, every fifth waits for the step
+//! before; in the others a task comes after one (from the 11th, sometimes
+//! two) of the 3rd to 5th tasks before it in its step, or, among a step's
+//! first five, after one task of the step before (after the first task, in
+//! the first step). Every task has an assignee and interpolated text, so
+//! every stage of the checker does work. Like a plan people write, it checks
+//! clean: no dependency is implied by another, so it draws no warning (two
+//! of the 3rd to 5th tasks before cannot reach one another, as every edge
+//! between a step's 6th and later tasks skips at least two tasks).
 
 use std::fmt::Write;
 
@@ -30,28 +36,42 @@ pub fn plan_source(tasks: usize, cycle: bool) -> String {
     let mut task = 0;
     for step in 0..steps {
         let _ = writeln!(out, "    step s{step} \"Stage {step} of {{count}}\" {{");
-        if step % 3 == 1 {
+        let sequential = step % 3 == 1;
+        if sequential {
             let _ = writeln!(out, "        sequential");
         }
-        if step > 0 && step % 5 == 0 {
+        let waits = step > 0 && step % 5 == 0;
+        if waits {
             let _ = writeln!(out, "        after s{}", step - 1);
         }
-        for _ in 0..20.min(tasks - task) {
+        let first = task;
+        for k in 0..20.min(tasks - task) {
             let _ = write!(
                 out,
                 "        task t{task} \"Do part {task} for {{team}}\" {{"
             );
             if cycle && task == 0 {
                 let _ = write!(out, " after t{}", tasks - 1);
-            } else if task > 0 {
-                let a = task - 1 - next(task.min(50));
+            } else if sequential && k > 0 {
+                // The step already runs its tasks in order.
+            } else if k >= 5 && !sequential {
+                // One of the 3rd to 5th tasks before, in this step; from the
+                // 11th task on, sometimes two.
+                let a = task - 3 - next(3);
                 let _ = write!(out, " after t{a}");
-                if task > 2 && next(3) == 0 {
-                    let b = task - 1 - next(task.min(50));
+                if k >= 10 && next(3) == 0 {
+                    let b = task - 3 - next(3);
                     if b != a {
                         let _ = write!(out, ", t{b}");
                     }
                 }
+            } else if step == 0 && k > 0 {
+                // Everything descends from the first task, so the cyclic
+                // variant's cycle runs through the whole plan.
+                let _ = write!(out, " after t0");
+            } else if step > 0 && !waits {
+                // One task of the step before.
+                let _ = write!(out, " after t{}", first - 1 - next(20));
             }
             let _ = write!(out, " assignee r{}", next(8));
             if next(4) == 0 {
@@ -73,10 +93,12 @@ pub fn plan_source(tasks: usize, cycle: bool) -> String {
 mod tests {
     #[test]
     fn generated_plans_check_and_cycles_are_found() {
-        let text = super::plan_source(300, false);
-        let compiled = crate::compile("gen.plan", &text, &Default::default());
-        assert!(!compiled.has_errors(), "{:#?}", compiled.diagnostics);
-        assert_eq!(compiled.checked.plan.map(|p| p.tasks.len()), Some(300));
+        for tasks in [100, 1_000, 5_000] {
+            let text = super::plan_source(tasks, false);
+            let compiled = crate::compile("gen.plan", &text, &Default::default());
+            assert_eq!(compiled.diagnostics, Vec::new(), "{tasks} tasks");
+            assert_eq!(compiled.checked.plan.map(|p| p.tasks.len()), Some(tasks));
+        }
 
         let text = super::plan_source(300, true);
         let compiled = crate::compile("gen.plan", &text, &Default::default());
