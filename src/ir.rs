@@ -42,11 +42,24 @@ pub enum Value {
 impl Value {
     /// The value as it reads inside an interpolated string.
     pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        self.write_text(&mut out);
+        out
+    }
+
+    /// Appends the value as it reads inside an interpolated string (no
+    /// temporary `String` per interpolation).
+    pub fn write_text(&self, out: &mut String) {
+        use std::fmt::Write;
         match self {
-            Value::Str(s) => s.clone(),
-            Value::Int(i) => i.to_string(),
-            Value::Float(f) => f.to_string(),
-            Value::Bool(b) => b.to_string(),
+            Value::Str(s) => out.push_str(s),
+            Value::Int(i) => {
+                let _ = write!(out, "{i}");
+            }
+            Value::Float(f) => {
+                let _ = write!(out, "{f}");
+            }
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         }
     }
 }

@@ -104,14 +104,18 @@ fn resolve_imports(
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_default();
-    let items = modules.modules[index].ast.items.clone();
+    // Only the imports are copied out (the loop below adds modules): copying
+    // every item of a 100,000-task file cost more than checking it.
+    let mut imports: Vec<(ast::Import, bool)> = Vec::new();
     let mut seen_other = false;
-    for item in &items {
-        let ast::TopItem::Import(import) = item else {
-            seen_other = true;
-            continue;
-        };
-        if seen_other {
+    for item in &modules.modules[index].ast.items {
+        match item {
+            ast::TopItem::Import(import) => imports.push((import.clone(), seen_other)),
+            _ => seen_other = true,
+        }
+    }
+    for (import, after_other) in &imports {
+        if *after_other {
             modules.diagnostics.push(
                 Diagnostic::new(Code::Import, "imports go at the top of the file")
                     .label(file, import.span, "after other items")

@@ -5,18 +5,22 @@
 //! JSON plan documents.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::hash_map::Entry;
+use std::collections::{BinaryHeap, VecDeque};
 
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
 
+use rustc_hash::FxHashMap;
+
+pub use super::adjacency::Adjacency;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{FileId, Span};
 
 /// A node of the graph: a task.
 #[derive(Clone, Debug)]
-pub struct Node {
-    pub name: String,
+pub struct Node<'a> {
+    pub name: &'a str,
 }
 
 /// "`dependent` comes after `dependency`", and where the source says so.
@@ -32,18 +36,18 @@ pub struct Edge {
 
 /// A dependency graph with the spans that created its edges.
 #[derive(Clone, Debug, Default)]
-pub struct DepGraph {
-    pub nodes: Vec<Node>,
+pub struct DepGraph<'a> {
+    pub nodes: Vec<Node<'a>>,
     pub edges: Vec<Edge>,
 }
 
 /// What the graph checks found.
 pub struct GraphReport {
     pub diagnostics: Vec<Diagnostic>,
-    /// `dependencies[n]`: the sorted, distinct dependencies of node `n`,
-    /// self-edges left out and, when there is no cycle, reduced: a dependency
-    /// implied by another is dropped.
-    pub dependencies: Vec<Vec<usize>>,
+    /// For each node: its sorted, distinct dependencies, self-edges left out
+    /// and, when there is no cycle, reduced: a dependency implied by another
+    /// is dropped.
+    pub dependencies: Adjacency,
     pub has_cycle: bool,
 }
 
@@ -51,33 +55,34 @@ pub struct GraphReport {
 pub fn check(graph: &DepGraph) -> GraphReport {
     let mut diagnostics = Vec::new();
     let n = graph.nodes.len();
-    let mut dependencies: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for edge in &graph.edges {
-        if edge.dependent == edge.dependency {
-            let name = &graph.nodes[edge.dependent].name;
-            diagnostics.push(
-                Diagnostic::new(Code::SelfDependency, format!("`{name}` comes after itself"))
-                    .label(
-                        edge.file,
-                        edge.span,
-                        format!("`{name}` cannot wait for itself"),
-                    )
-                    .help("remove this dependency"),
-            );
-        } else {
-            dependencies[edge.dependent].push(edge.dependency);
-        }
+    for edge in graph.edges.iter().filter(|e| e.dependent == e.dependency) {
+        let name = graph.nodes[edge.dependent].name;
+        diagnostics.push(
+            Diagnostic::new(Code::SelfDependency, format!("`{name}` comes after itself"))
+                .label(
+                    edge.file,
+                    edge.span,
+                    format!("`{name}` cannot wait for itself"),
+                )
+                .help("remove this dependency"),
+        );
     }
-    for deps in &mut dependencies {
-        deps.sort_unstable();
-        deps.dedup();
-    }
+    let mut dependencies = Adjacency::from_pairs(
+        n,
+        graph
+            .edges
+            .iter()
+            .filter(|e| e.dependent != e.dependency)
+            .map(|e| (e.dependent as u32, e.dependency as u32)),
+    );
+    dependencies.sort_dedup();
 
-    let cycles = find_cycles(graph, &dependencies);
-    let has_cycle = !cycles.is_empty();
-    diagnostics.extend(cycles);
-    if !has_cycle {
-        let reduction = reduce(&dependencies);
+    let order = stable_order(n, |node| dependencies.of(node));
+    let has_cycle = order.len() < n;
+    if has_cycle {
+        diagnostics.extend(find_cycles(graph, &dependencies));
+    } else {
+        let reduction = reduce(&dependencies, &order);
         diagnostics.extend(redundant(graph, &reduction));
         dependencies = reduction.kept;
     }
@@ -93,15 +98,16 @@ const MAX_CYCLE_EDGES: usize = 12;
 
 /// One diagnostic per strongly connected component with more than one node,
 /// naming one cycle through it, every edge labelled, in order.
-fn find_cycles(graph: &DepGraph, dependencies: &[Vec<usize>]) -> Vec<Diagnostic> {
-    let mut g: DiGraph<(), ()> = DiGraph::with_capacity(dependencies.len(), graph.edges.len());
-    for _ in 0..dependencies.len() {
+fn find_cycles(graph: &DepGraph, dependencies: &Adjacency) -> Vec<Diagnostic> {
+    let n = dependencies.len();
+    let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n, graph.edges.len());
+    for _ in 0..n {
         g.add_node(());
     }
     for (dependent, deps) in dependencies.iter().enumerate() {
         for &dependency in deps {
             // dependency → dependent: the order things happen in.
-            g.add_edge((dependency as u32).into(), (dependent as u32).into(), ());
+            g.add_edge(dependency.into(), (dependent as u32).into(), ());
         }
     }
     let mut components: Vec<Vec<usize>> = tarjan_scc(&g)
@@ -167,15 +173,16 @@ fn find_cycles(graph: &DepGraph, dependencies: &[Vec<usize>]) -> Vec<Diagnostic>
 
 /// A shortest cycle through the first node of a strongly connected component,
 /// in execution order (each node comes after the one before it).
-fn cycle_through(component: &[usize], dependencies: &[Vec<usize>]) -> Vec<usize> {
+fn cycle_through(component: &[usize], dependencies: &Adjacency) -> Vec<usize> {
     let start = component[0];
     let inside = |n: usize| component.binary_search(&n).is_ok();
     // Breadth-first search backwards over dependencies: from `start` to the
     // nodes it waits for, until one of them waits for `start`.
-    let mut parent: std::collections::HashMap<usize, usize> = Default::default();
-    let mut queue = std::collections::VecDeque::from([start]);
+    let mut parent: FxHashMap<usize, usize> = FxHashMap::default();
+    let mut queue = VecDeque::from([start]);
     while let Some(node) = queue.pop_front() {
-        for &dep in &dependencies[node] {
+        for &dep in dependencies.of(node) {
+            let dep = dep as usize;
             if !inside(dep) {
                 continue;
             }
@@ -190,7 +197,7 @@ fn cycle_through(component: &[usize], dependencies: &[Vec<usize>]) -> Vec<usize>
                 }
                 return execution_order(path, dependencies);
             }
-            if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(dep) {
+            if let Entry::Vacant(e) = parent.entry(dep) {
                 e.insert(node);
                 queue.push_back(dep);
             }
@@ -201,8 +208,8 @@ fn cycle_through(component: &[usize], dependencies: &[Vec<usize>]) -> Vec<usize>
 
 /// Rotates and orients a cycle so each node depends on the one before it,
 /// starting from the node that comes first in the source.
-fn execution_order(mut cycle: Vec<usize>, dependencies: &[Vec<usize>]) -> Vec<usize> {
-    let depends = |a: usize, b: usize| dependencies[a].binary_search(&b).is_ok();
+fn execution_order(mut cycle: Vec<usize>, dependencies: &Adjacency) -> Vec<usize> {
+    let depends = |a: usize, b: usize| dependencies.of(a).binary_search(&(b as u32)).is_ok();
     if cycle.len() > 1 && !depends(cycle[1], cycle[0]) {
         cycle.reverse();
     }
@@ -221,62 +228,75 @@ const SEARCH_BUDGET: usize = 1024;
 /// For each node: its dependencies without those implied by another one
 /// (the transitive reduction, within [`SEARCH_BUDGET`]), and each dropped
 /// dependency with the kept dependency that implies it.
-pub struct Reduction {
-    pub kept: Vec<Vec<usize>>,
-    pub dropped: Vec<Vec<(usize, usize)>>,
+struct Reduction {
+    kept: Adjacency,
+    /// `(dropped dependency, the kept dependency that implies it)`.
+    dropped: Adjacency<(u32, u32)>,
 }
 
-/// Reduces an acyclic graph's dependency lists.
-pub fn reduce(dependencies: &[Vec<usize>]) -> Reduction {
+/// Reduces an acyclic graph's dependency lists; `order` is a topological
+/// order of every node.
+fn reduce(dependencies: &Adjacency, order: &[u32]) -> Reduction {
     let n = dependencies.len();
-    let order = topological_order(dependencies);
-    let mut position = vec![0usize; n];
+    let mut position = vec![0u32; n];
     for (i, &node) in order.iter().enumerate() {
-        position[node] = i;
+        position[node as usize] = i as u32;
     }
-    let mut mark = vec![usize::MAX; n];
-    let mut witness = vec![0usize; n];
-    let mut kept = Vec::with_capacity(n);
-    let mut dropped = Vec::with_capacity(n);
-    let mut stack = Vec::new();
-    for (node, deps) in dependencies.iter().enumerate() {
+    // `mark[m] == node`: `m` was reached from a dependency of `node`, namely
+    // `witness[m]`. Stamps instead of a set cleared for every node.
+    let mut mark = vec![u32::MAX; n];
+    let mut witness = vec![0u32; n];
+    let mut kept = Adjacency::with_capacity(n, n);
+    let mut dropped = Adjacency::with_capacity(n, 0);
+    let mut by_position: Vec<u32> = Vec::new();
+    let mut stack: Vec<u32> = Vec::new();
+    for node in 0..n {
+        let deps = dependencies.of(node);
         if deps.len() < 2 {
-            kept.push(deps.clone());
-            dropped.push(Vec::new());
+            for &dep in deps {
+                kept.push(dep);
+            }
+            kept.end_node();
+            dropped.end_node();
             continue;
         }
-        let floor = deps.iter().map(|&d| position[d]).min().unwrap_or(0);
-        let mut by_position = deps.clone();
-        by_position.sort_unstable_by_key(|&d| std::cmp::Reverse(position[d]));
-        let mut keep = Vec::with_capacity(deps.len());
-        let mut drop = Vec::new();
+        let stamp = node as u32;
+        let floor = deps
+            .iter()
+            .map(|&d| position[d as usize])
+            .min()
+            .unwrap_or(0);
+        by_position.clear();
+        by_position.extend_from_slice(deps);
+        by_position.sort_unstable_by_key(|&d| std::cmp::Reverse(position[d as usize]));
         let mut budget = SEARCH_BUDGET;
-        for dep in by_position {
-            if mark[dep] == node {
-                drop.push((dep, witness[dep]));
+        for &dep in &by_position {
+            if mark[dep as usize] == stamp {
+                dropped.push((dep, witness[dep as usize]));
                 continue;
             }
-            keep.push(dep);
+            kept.push(dep);
             // Mark the ancestors of `dep` that could be other dependencies.
             stack.clear();
             stack.push(dep);
             while let Some(at) = stack.pop() {
-                for &up in &dependencies[at] {
+                for &up in dependencies.of(at as usize) {
                     if budget == 0 {
                         break;
                     }
-                    if position[up] >= floor && mark[up] != node {
+                    let u = up as usize;
+                    if position[u] >= floor && mark[u] != stamp {
                         budget -= 1;
-                        mark[up] = node;
-                        witness[up] = dep;
+                        mark[u] = stamp;
+                        witness[u] = dep;
                         stack.push(up);
                     }
                 }
             }
         }
-        keep.sort_unstable();
-        kept.push(keep);
-        dropped.push(drop);
+        kept.current_mut().sort_unstable();
+        kept.end_node();
+        dropped.end_node();
     }
     Reduction { kept, dropped }
 }
@@ -285,14 +305,16 @@ pub fn reduce(dependencies: &[Vec<usize>]) -> Reduction {
 fn redundant(graph: &DepGraph, reduction: &Reduction) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
     for edge in graph.edges.iter().filter(|e| e.direct) {
-        let Some(&(target, via)) = reduction.dropped[edge.dependent]
+        let Some(&(target, via)) = reduction
+            .dropped
+            .of(edge.dependent)
             .iter()
-            .find(|(d, _)| *d == edge.dependency)
+            .find(|(d, _)| *d as usize == edge.dependency)
         else {
             continue;
         };
-        let target_name = &graph.nodes[target].name;
-        let via_name = &graph.nodes[via].name;
+        let target_name = graph.nodes[target as usize].name;
+        let via_name = graph.nodes[via as usize].name;
         diagnostics.push(
             Diagnostic::new(
                 Code::RedundantDependency,
@@ -312,34 +334,65 @@ fn redundant(graph: &DepGraph, reduction: &Reduction) -> Vec<Diagnostic> {
 /// the dependencies allow. Nodes on a cycle are appended in source order.
 pub fn topological_order(dependencies: &[Vec<usize>]) -> Vec<usize> {
     let n = dependencies.len();
-    let mut waiting = vec![0usize; n];
-    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (node, deps) in dependencies.iter().enumerate() {
-        for &dep in deps {
-            if dep < n && dep != node {
-                waiting[node] += 1;
-                dependents[dep].push(node);
-            }
-        }
-    }
-    let mut ready: BinaryHeap<Reverse<usize>> =
-        (0..n).filter(|&i| waiting[i] == 0).map(Reverse).collect();
-    let mut order = Vec::with_capacity(n);
-    while let Some(Reverse(node)) = ready.pop() {
-        order.push(node);
-        for &next in &dependents[node] {
-            waiting[next] -= 1;
-            if waiting[next] == 0 {
-                ready.push(Reverse(next));
-            }
-        }
-    }
+    let as_u32: Vec<Vec<u32>> = dependencies
+        .iter()
+        .enumerate()
+        .map(|(node, deps)| {
+            deps.iter()
+                .filter(|&&d| d < n && d != node)
+                .map(|&d| d as u32)
+                .collect()
+        })
+        .collect();
+    let mut order: Vec<usize> = stable_order(n, |node| &as_u32[node])
+        .into_iter()
+        .map(|i| i as usize)
+        .collect();
     if order.len() < n {
         let mut placed = vec![false; n];
         for &node in &order {
             placed[node] = true;
         }
         order.extend((0..n).filter(|&i| !placed[i]));
+    }
+    order
+}
+
+/// The nodes in the first topological order by source position (Kahn's
+/// algorithm taking the smallest ready node each time); nodes on or behind a
+/// cycle are left out. `dependencies(node)` lists nodes below `n`, without
+/// `node` itself.
+fn stable_order<'d>(n: usize, dependencies: impl Fn(usize) -> &'d [u32]) -> Vec<u32> {
+    // When every task names only tasks before it, as plans almost always do,
+    // source order is that order: no heap, no dependents lists.
+    if (0..n).all(|node| dependencies(node).iter().all(|&d| (d as usize) < node)) {
+        return (0..n as u32).collect();
+    }
+    let mut waiting = vec![0u32; n];
+    let dependents = Adjacency::from_pairs(
+        n,
+        (0..n).flat_map(|node| {
+            dependencies(node)
+                .iter()
+                .map(move |&dep| (dep, node as u32))
+        }),
+    );
+    for (node, count) in waiting.iter_mut().enumerate() {
+        *count = dependencies(node).len() as u32;
+    }
+    let mut ready: BinaryHeap<Reverse<u32>> = (0..n as u32)
+        .filter(|&i| waiting[i as usize] == 0)
+        .map(Reverse)
+        .collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(Reverse(node)) = ready.pop() {
+        order.push(node);
+        for &next in dependents.of(node as usize) {
+            waiting[next as usize] -= 1;
+            if waiting[next as usize] == 0 {
+                ready.push(Reverse(next));
+            }
+        }
     }
     order
 }

@@ -3,8 +3,6 @@
 //! (`PREFIX.task` inside an instance), references are resolved, strings
 //! interpolated, and the dependency graph is built and checked.
 
-use rustc_hash::FxHashMap as HashMap;
-
 use super::declare::Declarations;
 use super::graph;
 use super::params::Params;
@@ -81,7 +79,8 @@ pub(super) struct Lowering<'a, 'd> {
     groups: Vec<GroupSource<'a>>,
     envs: Vec<TemplateEnv>,
     names: Scope,
-    members: HashMap<usize, Member>,
+    /// What each definition of this lowering stands for, by definition index.
+    members: Vec<Option<Member>>,
     stack: Vec<usize>,
     used_templates: Vec<bool>,
     used_template_params: Vec<Vec<bool>>,
@@ -96,7 +95,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
             groups: Vec::new(),
             envs: Vec::new(),
             names: Scope::new(Namespace::TasksAndSteps),
-            members: HashMap::default(),
+            members: Vec::new(),
             stack: Vec::new(),
             used_templates: vec![false; decls.templates.len()],
             used_template_params: decls
@@ -105,6 +104,11 @@ impl<'a, 'd> Lowering<'a, 'd> {
                 .map(|t| vec![false; t.params.len()])
                 .collect(),
         }
+    }
+
+    /// Makes room for `tasks` tasks.
+    pub(super) fn reserve(&mut self, tasks: usize) {
+        self.tasks.reserve(tasks);
     }
 
     /// Expands the items of a plan or template body, in source order.
@@ -122,9 +126,9 @@ impl<'a, 'd> Lowering<'a, 'd> {
             match item {
                 ast::PlanItem::Step(step) => {
                     let index = self.steps.len();
-                    let key = format!("{prefix}{}", step.name.name);
+                    let key = qualified(prefix, &step.name.name);
                     let def = self.declare(c, SymbolKind::Step, &key, &step.name, step.span);
-                    self.members.insert(def, Member::Step(index));
+                    self.member(def, Member::Step(index));
                     self.steps.push(StepSource {
                         step,
                         file,
@@ -147,6 +151,13 @@ impl<'a, 'd> Lowering<'a, 'd> {
                 _ => {}
             }
         }
+    }
+
+    fn member(&mut self, def: usize, member: Member) {
+        if self.members.len() <= def {
+            self.members.resize(def + 1, None);
+        }
+        self.members[def] = Some(member);
     }
 
     fn declare(
@@ -189,9 +200,9 @@ impl<'a, 'd> Lowering<'a, 'd> {
                 .help("split the work into several plans; templates used inside templates multiply quickly"),
             );
         }
-        let key = format!("{prefix}{}", task.name.name);
+        let key = qualified(prefix, &task.name.name);
         let def = self.declare(c, SymbolKind::Task, &key, &task.name, task.span);
-        self.members.insert(def, Member::Task(index));
+        self.member(def, Member::Task(index));
         self.tasks.push(TaskSource {
             task,
             file,
@@ -273,10 +284,10 @@ impl<'a, 'd> Lowering<'a, 'd> {
         };
         self.envs.push(bound);
 
-        let key = format!("{prefix}{}", use_.prefix.name);
+        let key = qualified(prefix, &use_.prefix.name);
         let def = self.declare(c, SymbolKind::Instance, &key, &use_.prefix, use_.span);
         let group = self.groups.len();
-        self.members.insert(def, Member::Group(group));
+        self.member(def, Member::Group(group));
         self.groups.push(GroupSource {
             use_,
             file,
@@ -340,11 +351,12 @@ impl<'a, 'd> Lowering<'a, 'd> {
         }
     }
 
-    fn tasks_of(&self, member: Member) -> Vec<usize> {
+    /// The tasks a name stands for.
+    fn tasks_of<'m>(&'m self, member: &'m Member) -> &'m [usize] {
         match member {
-            Member::Task(i) => vec![i],
-            Member::Step(i) => self.steps[i].tasks.clone(),
-            Member::Group(i) => self.groups[i].tasks.clone(),
+            Member::Task(i) => std::slice::from_ref(i),
+            Member::Step(i) => &self.steps[*i].tasks,
+            Member::Group(i) => &self.groups[*i].tasks,
         }
     }
 
@@ -353,7 +365,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
     fn wait_for(
         &self,
         c: &mut Checker,
-        graph: &mut graph::DepGraph,
+        edges: &mut Vec<graph::Edge>,
         prefix: &str,
         after: &ast::After,
         dependents: &[usize],
@@ -362,9 +374,9 @@ impl<'a, 'd> Lowering<'a, 'd> {
             let Some(member) = self.resolve(c, prefix, reference) else {
                 continue;
             };
-            for dependency in self.tasks_of(member) {
+            for &dependency in self.tasks_of(&member) {
                 for &dependent in dependents {
-                    graph.edges.push(graph::Edge {
+                    edges.push(graph::Edge {
                         dependent,
                         dependency,
                         file: c.file,
@@ -378,10 +390,14 @@ impl<'a, 'd> Lowering<'a, 'd> {
 
     /// Resolves an `after` reference under `prefix`; reports it when it names nothing.
     fn resolve(&self, c: &mut Checker, prefix: &str, reference: &ast::Ident) -> Option<Member> {
-        let key = format!("{prefix}{}", reference.name);
-        if let Some(def) = self.names.lookup(&key) {
+        let found = if prefix.is_empty() {
+            self.names.lookup(&reference.name)
+        } else {
+            self.names.lookup(&qualified(prefix, &reference.name))
+        };
+        if let Some(def) = found {
             c.reference(def, reference.span);
-            return self.members.get(&def).copied();
+            return self.members.get(def).copied().flatten();
         }
         let local = self.names.names().filter_map(|n| n.strip_prefix(prefix));
         let suggestion = suggest::closest(&reference.name, local);
@@ -411,16 +427,8 @@ impl<'a, 'd> Lowering<'a, 'd> {
         c: &mut Checker,
         params: &mut Option<&mut Params<'a>>,
     ) -> Lowered {
-        let mut graph = graph::DepGraph {
-            nodes: self
-                .tasks
-                .iter()
-                .map(|t| graph::Node {
-                    name: t.key.clone(),
-                })
-                .collect(),
-            edges: Vec::new(),
-        };
+        // Most tasks name one or two others; a step's `after` adds more.
+        let mut edges: Vec<graph::Edge> = Vec::with_capacity(self.tasks.len() * 4);
 
         let mut ir_steps = Vec::with_capacity(self.steps.len());
         for s in 0..self.steps.len() {
@@ -435,7 +443,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
                 match item {
                     ast::StepItem::After(after) => {
                         let step = &self.steps[s];
-                        self.wait_for(c, &mut graph, &step.prefix, after, &step.tasks);
+                        self.wait_for(c, &mut edges, &step.prefix, after, &step.tasks);
                     }
                     ast::StepItem::Sequential(span) => {
                         if let Some(first) = sequential {
@@ -448,7 +456,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
             }
             if sequential.is_some() {
                 for pair in self.steps[s].tasks.windows(2) {
-                    graph.edges.push(graph::Edge {
+                    edges.push(graph::Edge {
                         dependent: pair[1],
                         dependency: pair[0],
                         file,
@@ -484,7 +492,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
             c.file = file;
             for after in &use_.after {
                 let group = &self.groups[g];
-                self.wait_for(c, &mut graph, &group.prefix, after, &group.tasks);
+                self.wait_for(c, &mut edges, &group.prefix, after, &group.tasks);
             }
         }
 
@@ -499,22 +507,22 @@ impl<'a, 'd> Lowering<'a, 'd> {
             c.file = file;
             let mut lowered = TaskFields::default();
             for field in &task.fields {
-                let keyword = field.keyword();
-                if let Some(&(_, first)) = lowered.seen.iter().find(|(k, _)| *k == keyword) {
-                    c.duplicate_field(keyword, first, field.span());
+                let seen = &mut lowered.seen[field_kind(field)];
+                if let Some(first) = *seen {
+                    c.duplicate_field(field.keyword(), first, field.span());
                     continue;
                 }
-                lowered.seen.push((keyword, field.span()));
+                *seen = Some(field.span());
                 match field {
                     ast::TaskField::After(after) => {
                         for reference in &after.refs {
-                            let prefix = self.tasks[index].prefix.clone();
-                            let Some(member) = self.resolve(c, &prefix, reference) else {
+                            let prefix = &self.tasks[index].prefix;
+                            let Some(member) = self.resolve(c, prefix, reference) else {
                                 continue;
                             };
                             let direct = matches!(member, Member::Task(_));
-                            for dependency in self.tasks_of(member) {
-                                graph.edges.push(graph::Edge {
+                            for &dependency in self.tasks_of(&member) {
+                                edges.push(graph::Edge {
                                     dependent: index,
                                     dependency,
                                     file,
@@ -582,7 +590,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
             let name = self.interpolate(c, params, env, &task.title);
             ir_tasks.push(ir::Task {
                 id: index as TaskId + 1,
-                key: self.tasks[index].key.clone(),
+                key: std::mem::take(&mut self.tasks[index].key),
                 name,
                 step: self.tasks[index].step.map(|s| self.steps[s].key.clone()),
                 assignee: lowered.assignee,
@@ -595,10 +603,18 @@ impl<'a, 'd> Lowering<'a, 'd> {
         }
         c.suggested_roles.extend(suggested_roles);
 
+        let graph = graph::DepGraph {
+            nodes: ir_tasks
+                .iter()
+                .map(|t| graph::Node { name: &t.key })
+                .collect(),
+            edges,
+        };
         let report = graph::check(&graph);
+        drop(graph);
         c.diagnostics.extend(report.diagnostics);
-        for (task, deps) in ir_tasks.iter_mut().zip(report.dependencies) {
-            task.dependencies = deps.into_iter().map(|d| d as TaskId + 1).collect();
+        for (task, deps) in ir_tasks.iter_mut().zip(report.dependencies.iter()) {
+            task.dependencies = deps.iter().map(|&d| d as TaskId + 1).collect();
         }
         Lowered {
             steps: ir_steps,
@@ -616,10 +632,31 @@ impl<'a, 'd> Lowering<'a, 'd> {
 
 #[derive(Default)]
 struct TaskFields {
-    seen: Vec<(&'static str, Span)>,
+    /// Where each kind of field was first given, by [`field_kind`].
+    seen: [Option<Span>; 6],
     assignee: Option<String>,
     reasoning: Option<String>,
     description: Option<String>,
     retry: u32,
     optional: bool,
+}
+
+/// `prefix` and `name` joined: a name's key inside a template instance.
+fn qualified(prefix: &str, name: &str) -> String {
+    let mut key = String::with_capacity(prefix.len() + name.len());
+    key.push_str(prefix);
+    key.push_str(name);
+    key
+}
+
+/// A task field's kind as an index, to find a field given twice without a list.
+fn field_kind(field: &ast::TaskField) -> usize {
+    match field {
+        ast::TaskField::After(_) => 0,
+        ast::TaskField::Assignee { .. } => 1,
+        ast::TaskField::Reasoning(_) => 2,
+        ast::TaskField::Description(_) => 3,
+        ast::TaskField::Retry(_) => 4,
+        ast::TaskField::Optional(_) => 5,
+    }
 }

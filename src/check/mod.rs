@@ -6,6 +6,7 @@
 //! - `lower` expands template instances and resolves the plan;
 //! - `template` binds `use` arguments; `graph` checks the dependency graph.
 
+mod adjacency;
 mod declare;
 pub mod graph;
 mod lower;
@@ -188,9 +189,13 @@ pub fn check(modules: &[Module], options: &Options) -> Checked {
             }
         }
     }
+    // One pass over the references, not one per role.
+    let mut referenced = vec![false; c.symbols.definitions.len()];
+    for reference in &c.symbols.references {
+        referenced[reference.definition] = true;
+    }
     for &(file, role, def) in &decls.plan_roles {
-        let used = c.symbols.references_to(def).next().is_some();
-        if !used && !c.suggested_roles.contains(&role.name.name) {
+        if !referenced[def] && !c.suggested_roles.contains(&role.name.name) {
             c.diagnostics.push(
                 Diagnostic::new(
                     Code::Unused,
@@ -246,8 +251,15 @@ fn lower_plan<'a>(
         }
     }
 
+    // Room for what each task adds, so the large vectors are not copied as
+    // they grow (templates may add more; the vectors still grow then).
+    let (steps, tasks) = count_items(&plan.items);
+    c.symbols.definitions.reserve(steps + tasks);
+    c.symbols.references.reserve(3 * tasks);
+
     let mut params = Some(params);
     let mut lowering = Lowering::new(decls);
+    lowering.reserve(tasks);
     lowering.expand(c, &mut params, &plan.items, file, "", Env::Plan);
 
     c.file = file;
@@ -356,4 +368,25 @@ struct PlanFields<'a> {
     goal: Option<&'a ast::StrField>,
     language: Option<&'a ast::StrField>,
     max_iterations: Option<&'a ast::IntField>,
+}
+
+/// The steps and tasks written directly in a plan body (not counting what
+/// template instances add).
+fn count_items(items: &[ast::PlanItem]) -> (usize, usize) {
+    let (mut steps, mut tasks) = (0, 0);
+    for item in items {
+        match item {
+            ast::PlanItem::Step(step) => {
+                steps += 1;
+                tasks += step
+                    .items
+                    .iter()
+                    .filter(|i| matches!(i, ast::StepItem::Task(_)))
+                    .count();
+            }
+            ast::PlanItem::Task(_) => tasks += 1,
+            _ => {}
+        }
+    }
+    (steps, tasks)
 }

@@ -187,7 +187,15 @@ impl<'a> Params<'a> {
     /// The text of a string with every `{param}` replaced by its value; a
     /// parameter without a value stays `{param}`. Labels go to `c.file`.
     pub(super) fn interpolate(&mut self, c: &mut Checker, string: &ast::Str) -> String {
-        let mut out = String::new();
+        let text_len: usize = string
+            .parts
+            .iter()
+            .map(|p| match p {
+                StrPart::Text(text) => text.len(),
+                StrPart::Param(_) => 16,
+            })
+            .sum();
+        let mut out = String::with_capacity(text_len);
         for part in &string.parts {
             match part {
                 StrPart::Text(text) => out.push_str(text),
@@ -197,7 +205,7 @@ impl<'a> Params<'a> {
                         decl.used = true;
                         c.reference(decl.def, ident.span);
                         match &decl.value {
-                            Some(value) => out.push_str(&value.to_text()),
+                            Some(value) => value.write_text(&mut out),
                             None => placeholder(&mut out, &ident.name),
                         }
                     }

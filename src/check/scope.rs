@@ -1,6 +1,7 @@
 //! Name tables: one per namespace, reporting names declared twice.
 
-use rustc_hash::FxHashMap as HashMap;
+use indexmap::IndexMap;
+use rustc_hash::FxBuildHasher;
 
 use super::Checker;
 use crate::diagnostic::{Code, Diagnostic};
@@ -20,16 +21,15 @@ pub(super) enum Namespace {
 /// The names of one namespace, mapped to their definitions.
 pub(super) struct Scope {
     namespace: Namespace,
-    names: HashMap<String, usize>,
-    order: Vec<String>,
+    /// In declaration order (for suggestions); one copy of each name.
+    names: IndexMap<String, usize, FxBuildHasher>,
 }
 
 impl Scope {
     pub(super) fn new(namespace: Namespace) -> Scope {
         Scope {
             namespace,
-            names: HashMap::default(),
-            order: Vec::new(),
+            names: IndexMap::default(),
         }
     }
 
@@ -66,7 +66,6 @@ impl Scope {
             return false;
         }
         self.names.insert(name.to_owned(), def);
-        self.order.push(name.to_owned());
         true
     }
 
@@ -77,6 +76,6 @@ impl Scope {
 
     /// All names, in declaration order (for suggestions).
     pub(super) fn names(&self) -> impl Iterator<Item = &str> {
-        self.order.iter().map(String::as_str)
+        self.names.keys().map(String::as_str)
     }
 }

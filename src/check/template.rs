@@ -166,7 +166,7 @@ impl TemplateEnv {
                             used[self.template][i] = true;
                             c.reference(decl.params[i].def, ident.span);
                             match &self.values[i] {
-                                Some(value) => out.push_str(&value.to_text()),
+                                Some(value) => value.write_text(&mut out),
                                 None => placeholder(&mut out, &ident.name),
                             }
                         }

@@ -65,7 +65,6 @@ pub fn run(args: CheckArgs) -> i32 {
     }
 
     let mut failed = false;
-    let mut json = Vec::new();
     for report in &mut reports {
         if deny_warnings {
             for d in &mut report.diagnostics {
@@ -74,7 +73,7 @@ pub fn run(args: CheckArgs) -> i32 {
         }
         failed |= report.diagnostics.iter().any(Diagnostic::is_error);
         match args.format {
-            Format::Json => json.extend(render::json_values(&report.diagnostics, &report.sources)),
+            Format::Json => {}
             format => output::diagnostics(format, &report.diagnostics, &report.sources, args.color),
         }
         if args.format == Format::Human {
@@ -90,9 +89,11 @@ pub fn run(args: CheckArgs) -> i32 {
         }
     }
     if args.format == Format::Json {
-        let mut text = serde_json::to_string_pretty(&json).expect("diagnostics serialise");
-        text.push('\n');
-        print!("{text}");
+        let files: Vec<_> = reports
+            .iter()
+            .map(|r| (r.diagnostics.as_slice(), &r.sources))
+            .collect();
+        print!("{}", render::json_files(&files));
     }
     if failed {
         EXIT_FAILURE

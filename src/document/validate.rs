@@ -549,9 +549,7 @@ impl Validator {
         let mut dep_graph = graph::DepGraph {
             nodes: tasks
                 .iter()
-                .map(|t| graph::Node {
-                    name: t.name.clone(),
-                })
+                .map(|t| graph::Node { name: &t.name })
                 .collect(),
             edges: Vec::new(),
         };

@@ -9,6 +9,9 @@ use super::source::{IndexedSource, Lines};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::span::{FileId, SourceMap};
 
+/// The width miette wraps text at.
+const WIDTH: usize = 100;
+
 /// Lines longer than this are not shown as source snippets (a 10 MB line
 /// would drown the terminal); the location is given in words instead.
 const MAX_SNIPPET_LINE: usize = 400;
@@ -21,12 +24,20 @@ pub fn human(diagnostics: &[Diagnostic], sources: &SourceMap, color: bool) -> St
         GraphicalTheme::unicode_nocolor()
     };
     let handler = GraphicalReportHandler::new_themed(theme)
-        .with_width(100)
+        .with_width(WIDTH)
         .with_links(false);
+    // Word wrapping is most of miette's work for a short report, and leaves
+    // text that fits on its line as it is: such reports skip it.
+    let unwrapped = handler.clone().with_wrap_lines(false);
     let mut out = String::new();
     let mut lines = Lines::default();
     for diagnostic in diagnostics {
         let report = Report::new(diagnostic, sources, &mut lines);
+        let handler = if !color && report.fits_unwrapped() {
+            &unwrapped
+        } else {
+            &handler
+        };
         if handler.render_report(&mut out, &report).is_err() {
             out.push_str(&format!("{}: {}\n", diagnostic.code, diagnostic.message));
         }
@@ -131,6 +142,26 @@ impl Report {
     }
 }
 
+impl Report {
+    /// Whether wrapping at [`WIDTH`] would leave every wrapped text of this
+    /// report as it is: the message after `"  ⚠ "` and the help after
+    /// `"  help: "`, each one line of printable ASCII, no space at either
+    /// end, short enough to fit (miette wraps at `WIDTH - 2` columns).
+    fn fits_unwrapped(&self) -> bool {
+        let fits = |text: &str, indent: usize| {
+            !text.is_empty()
+                && text.bytes().all(|b| (b' '..=b'~').contains(&b))
+                && !text.starts_with(' ')
+                && !text.ends_with(' ')
+                && indent + text.len() < WIDTH - 2
+        };
+        // Related reports are wrapped again as whole blocks: leave them to miette.
+        self.related.is_empty()
+            && fits(&self.message, 4)
+            && self.help.as_deref().is_none_or(|help| fits(help, 8))
+    }
+}
+
 fn line_len(text: &str, offset: usize) -> usize {
     let offset = offset.min(text.len());
     let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
@@ -189,5 +220,48 @@ impl miette::Diagnostic for Report {
         Some(Box::new(
             self.related.iter().map(|r| r as &dyn miette::Diagnostic),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::Code;
+    use crate::span::Span;
+
+    /// The shortcut must print what wrapping prints, at every length around
+    /// the width and with spaces where a line could break.
+    #[test]
+    fn unwrapped_reports_print_as_wrapped_ones() {
+        let mut sources = SourceMap::new();
+        let file = sources.add("a.plan", "plan p {\n    task a \"A\" { after b }\n}\n");
+        let wrapping = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
+            .with_width(WIDTH)
+            .with_links(false);
+        let unwrapped = wrapping.clone().with_wrap_lines(false);
+        let mut shortcuts = 0;
+        for len in 1..110 {
+            for word in [3, 7, 40, 200] {
+                let text: String = (0..len)
+                    .map(|i| if i % (word + 1) == word { ' ' } else { 'x' })
+                    .collect();
+                for help in [None, Some(text.clone())] {
+                    let diagnostic = Diagnostic::new(Code::RedundantDependency, text.clone())
+                        .label(file, Span::new(33, 34), "here")
+                        .maybe_help(help);
+                    let mut lines = Lines::default();
+                    let report = Report::new(&diagnostic, &sources, &mut lines);
+                    if !report.fits_unwrapped() {
+                        continue;
+                    }
+                    shortcuts += 1;
+                    let (mut a, mut b) = (String::new(), String::new());
+                    wrapping.render_report(&mut a, &report).unwrap();
+                    unwrapped.render_report(&mut b, &report).unwrap();
+                    assert_eq!(a, b, "message {text:?}");
+                }
+            }
+        }
+        assert!(shortcuts > 300, "{shortcuts}");
     }
 }

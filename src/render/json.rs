@@ -49,60 +49,75 @@ struct JsonFix<'a> {
 /// and columns are 1-based; columns count Unicode characters; spans are byte
 /// offsets.
 pub fn json(diagnostics: &[Diagnostic], sources: &SourceMap) -> String {
-    let mut text = serde_json::to_string_pretty(&json_values(diagnostics, sources))
-        .expect("diagnostics serialise");
+    json_files(&[(diagnostics, sources)])
+}
+
+/// Like [`json`], for the diagnostics of several files in one array.
+pub fn json_files(files: &[(&[Diagnostic], &SourceMap)]) -> String {
+    // Written straight from the structs: the same text as through
+    // `serde_json::Value`, without building a map per diagnostic.
+    let all: Vec<JsonDiagnostic> = files
+        .iter()
+        .flat_map(|&(diagnostics, sources)| objects(diagnostics, sources))
+        .collect();
+    let mut text = serde_json::to_string_pretty(&all).expect("diagnostics serialise");
     text.push('\n');
     text
 }
 
 /// The JSON objects of diagnostics, to merge the output of several files.
 pub fn json_values(diagnostics: &[Diagnostic], sources: &SourceMap) -> Vec<serde_json::Value> {
-    let mut lines = Lines::default();
-    diagnostics
-        .iter()
-        .map(|d| {
-            let primary = d.primary().map(|l| (l, positions(sources, &mut lines, l)));
-            JsonDiagnostic {
-                code: d.code.as_str(),
-                severity: d.severity.as_str(),
-                file: primary.map(|(l, _)| sources.get(l.file).name.as_str()),
-                line: primary.map(|(_, (s, _))| s.line),
-                column: primary.map(|(_, (s, _))| s.column),
-                end_line: primary.map(|(_, (_, e))| e.line),
-                end_column: primary.map(|(_, (_, e))| e.column),
-                span: primary.map(|(l, _)| JsonSpan {
-                    start: l.span.start,
-                    end: l.span.end,
-                }),
-                message: &d.message,
-                help: d.help.as_deref(),
-                labels: d
-                    .labels
-                    .iter()
-                    .map(|l| {
-                        let (start, _) = positions(sources, &mut lines, l);
-                        JsonLabel {
-                            file: &sources.get(l.file).name,
-                            line: start.line,
-                            column: start.column,
-                            span: JsonSpan {
-                                start: l.span.start,
-                                end: l.span.end,
-                            },
-                            message: &l.message,
-                        }
-                    })
-                    .collect(),
-                fix: d.fix.as_ref().map(|f| JsonFix {
-                    file: &sources.get(f.file).name,
-                    span: JsonSpan {
-                        start: f.span.start,
-                        end: f.span.end,
-                    },
-                    replacement: &f.replacement,
-                }),
-            }
-        })
+    objects(diagnostics, sources)
         .map(|d| serde_json::to_value(d).expect("diagnostics serialise"))
         .collect()
+}
+
+fn objects<'a>(
+    diagnostics: &'a [Diagnostic],
+    sources: &'a SourceMap,
+) -> impl Iterator<Item = JsonDiagnostic<'a>> + 'a {
+    let mut lines = Lines::default();
+    diagnostics.iter().map(move |d| {
+        let primary = d.primary().map(|l| (l, positions(sources, &mut lines, l)));
+        JsonDiagnostic {
+            code: d.code.as_str(),
+            severity: d.severity.as_str(),
+            file: primary.map(|(l, _)| sources.get(l.file).name.as_str()),
+            line: primary.map(|(_, (s, _))| s.line),
+            column: primary.map(|(_, (s, _))| s.column),
+            end_line: primary.map(|(_, (_, e))| e.line),
+            end_column: primary.map(|(_, (_, e))| e.column),
+            span: primary.map(|(l, _)| JsonSpan {
+                start: l.span.start,
+                end: l.span.end,
+            }),
+            message: &d.message,
+            help: d.help.as_deref(),
+            labels: d
+                .labels
+                .iter()
+                .map(|l| {
+                    let (start, _) = positions(sources, &mut lines, l);
+                    JsonLabel {
+                        file: &sources.get(l.file).name,
+                        line: start.line,
+                        column: start.column,
+                        span: JsonSpan {
+                            start: l.span.start,
+                            end: l.span.end,
+                        },
+                        message: &l.message,
+                    }
+                })
+                .collect(),
+            fix: d.fix.as_ref().map(|f| JsonFix {
+                file: &sources.get(f.file).name,
+                span: JsonSpan {
+                    start: f.span.start,
+                    end: f.span.end,
+                },
+                replacement: &f.replacement,
+            }),
+        }
+    })
 }

@@ -7,7 +7,7 @@ mod source;
 
 pub use github::github;
 pub use human::human;
-pub use json::{json, json_values};
+pub use json::{json, json_files, json_values};
 
 use crate::diagnostic::{Diagnostic, Label};
 use crate::span::SourceMap;

@@ -1,0 +1,104 @@
+//! Adjacency lists in one allocation (compressed sparse rows): the graph
+//! checks walk every task's dependencies several times, and a `Vec` per task
+//! cost an allocation and a cache miss each.
+
+/// For each node `0..n`, a list of items (its dependencies, say), stored
+/// back to back: node `i`'s list is `items[starts[i]..starts[i + 1]]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Adjacency<T = u32> {
+    starts: Vec<usize>,
+    items: Vec<T>,
+}
+
+impl<T> Adjacency<T> {
+    /// An empty list set, ready to take nodes in order with [`push`](Self::push)
+    /// and [`end_node`](Self::end_node).
+    pub fn with_capacity(nodes: usize, items: usize) -> Adjacency<T> {
+        let mut starts = Vec::with_capacity(nodes + 1);
+        starts.push(0);
+        Adjacency {
+            starts,
+            items: Vec::with_capacity(items),
+        }
+    }
+
+    /// Adds an item to the node being built.
+    pub fn push(&mut self, item: T) {
+        self.items.push(item);
+    }
+
+    /// Closes the node being built; the next item goes to the next node.
+    pub fn end_node(&mut self) {
+        self.starts.push(self.items.len());
+    }
+
+    /// The list of the node being built, so far.
+    pub fn current_mut(&mut self) -> &mut [T] {
+        let start = *self.starts.last().expect("starts holds at least 0");
+        &mut self.items[start..]
+    }
+
+    /// The number of nodes.
+    pub fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// Whether there are no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The list of node `node`.
+    pub fn of(&self, node: usize) -> &[T] {
+        &self.items[self.starts[node]..self.starts[node + 1]]
+    }
+
+    /// Every node's list, in node order.
+    pub fn iter(&self) -> impl Iterator<Item = &[T]> + '_ {
+        self.starts.windows(2).map(|w| &self.items[w[0]..w[1]])
+    }
+}
+
+impl Adjacency<u32> {
+    /// The lists of `pairs` `(node, item)` over `n` nodes, each list in the
+    /// order the pairs come in.
+    pub fn from_pairs(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Adjacency {
+        let mut starts = vec![0usize; n + 1];
+        for (node, _) in pairs.clone() {
+            starts[node as usize + 1] += 1;
+        }
+        for i in 0..n {
+            starts[i + 1] += starts[i];
+        }
+        let mut fill = starts.clone();
+        let mut items = vec![0u32; starts[n]];
+        for (node, item) in pairs {
+            items[fill[node as usize]] = item;
+            fill[node as usize] += 1;
+        }
+        Adjacency { starts, items }
+    }
+
+    /// Sorts every list and removes repeated items.
+    pub fn sort_dedup(&mut self) {
+        let mut write = 0;
+        for node in 0..self.len() {
+            let (start, end) = (self.starts[node], self.starts[node + 1]);
+            let list = &mut self.items[start..end];
+            list.sort_unstable();
+            self.starts[node] = write;
+            let mut last = None;
+            for read in start..end {
+                let item = self.items[read];
+                if last != Some(item) {
+                    self.items[write] = item;
+                    write += 1;
+                    last = Some(item);
+                }
+            }
+        }
+        let n = self.len();
+        self.starts[n] = write;
+        self.items.truncate(write);
+    }
+}
