@@ -31,7 +31,7 @@ fn build(bencher: divan::Bencher, tasks: usize) {
     });
 }
 
-/// Check of a plan with a cycle through every task.
+/// Check of a plan with a cycle from its first task to its last.
 #[divan::bench(args = SIZES, sample_count = 10)]
 fn check_cyclic(bencher: divan::Bencher, tasks: usize) {
     let text = planc::generate::plan_source(tasks, true);

@@ -67,5 +67,6 @@ pub fn run(args: BuildArgs) -> i32 {
         }
     };
     let text = emit::render(&document, args.target);
+    super::discard(document);
     output::emit(args.output.as_deref(), &text)
 }

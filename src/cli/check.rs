@@ -105,14 +105,15 @@ pub fn run(args: CheckArgs) -> i32 {
 fn check_input(input: &input::Input, options: &Options) -> Report {
     match input.kind {
         Kind::Plan => {
-            let compilation = planc::compile(&input.name, &input.text, options);
-            let tasks = compilation.checked.plan.as_ref().map(|p| p.tasks.len());
-            Report {
+            let mut compilation = planc::compile(&input.name, &input.text, options);
+            let report = Report {
                 name: input.name.clone(),
-                sources: compilation.sources,
-                diagnostics: compilation.diagnostics,
-                tasks,
-            }
+                sources: std::mem::take(&mut compilation.sources),
+                diagnostics: std::mem::take(&mut compilation.diagnostics),
+                tasks: compilation.checked.plan.as_ref().map(|p| p.tasks.len()),
+            };
+            super::discard(compilation);
+            report
         }
         Kind::Json => {
             let mut sources = SourceMap::new();

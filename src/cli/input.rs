@@ -99,16 +99,19 @@ pub fn load_plan(input: &Input, params: Vec<(String, String)>) -> Result<Loaded,
                 params,
                 require_params: true,
             };
-            let compilation = planc::compile(&input.name, &input.text, &options);
-            let mut diagnostics = compilation.diagnostics.clone();
-            if compilation.checked.plan.is_none() && !compilation.has_errors() {
-                diagnostics.push(planc::compile::no_plan(&compilation));
-            }
-            Ok(Loaded {
-                document: compilation.document(),
-                sources: compilation.sources,
+            let mut compilation = planc::compile(&input.name, &input.text, &options);
+            let document = compilation.document();
+            let no_plan = (compilation.checked.plan.is_none() && !compilation.has_errors())
+                .then(|| planc::compile::no_plan(&compilation));
+            let mut diagnostics = std::mem::take(&mut compilation.diagnostics);
+            diagnostics.extend(no_plan);
+            let loaded = Loaded {
+                document,
+                sources: std::mem::take(&mut compilation.sources),
                 diagnostics,
-            })
+            };
+            super::discard(compilation);
+            Ok(loaded)
         }
         Kind::Json => {
             if !params.is_empty() {
