@@ -13,6 +13,16 @@
 
 use std::fmt::Write;
 
+/// How many cases each property test and fuzz target runs: `default` in a
+/// normal run (CI), or the number in `PLANC_FUZZ_CASES` for a long run
+/// (`PLANC_FUZZ_CASES=100000 cargo test --workspace`).
+pub fn fuzz_cases(default: u32) -> u32 {
+    std::env::var("PLANC_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// The source of a plan with `tasks` tasks; with `cycle`, the first task
 /// also waits for the last, closing a cycle through the whole plan.
 pub fn plan_source(tasks: usize, cycle: bool) -> String {

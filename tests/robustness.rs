@@ -10,12 +10,7 @@ use planc::emit::Target;
 use planc::span::FileId;
 use proptest::prelude::*;
 
-fn cases(default: u32) -> u32 {
-    std::env::var("PLANC_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+use planc::generate::fuzz_cases as cases;
 
 /// Every stage a `.plan` text goes through: compile, build every target,
 /// format (idempotent when it succeeds), draw.

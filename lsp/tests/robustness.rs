@@ -123,7 +123,7 @@ fn edit() -> impl Strategy<Value = (f64, usize, String)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(planc::generate::fuzz_cases(48)))]
 
     #[test]
     fn random_edits_never_bring_the_server_down(edits in proptest::collection::vec(edit(), 1..12)) {

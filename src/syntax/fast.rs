@@ -2,24 +2,28 @@
 //! without mistakes.
 //!
 //! The grammar (`grammar/plan.pest`) defines the language; this reader is an
-//! optimisation of it for the common case, about thirty times faster than
-//! the generated parser. It reads the file in one pass over its bytes and
+//! optimisation of it for the common case, with a tenth of the generated
+//! parser's instructions. It reads the file in one pass over its bytes and
 //! builds the tree the grammar's walker builds, node for node and span for
 //! span. At the first thing it is not sure of — anything the grammar would
 //! reject or recover from, anything the walker would report — it gives up,
-//! and the grammar parses the file and explains the mistake. So it never
-//! decides what is valid; it only skips work on files the grammar accepts.
+//! and the grammar reads the file from the item where it gave up and
+//! explains the mistake. So it never decides what is valid; it only skips
+//! work on what the grammar accepts.
 //!
 //! The tests hold it to the grammar: every example, generated plans, and
 //! thousands of random plans and random edits of them must give the
 //! identical tree both ways, and the reader must give up exactly when the
-//! grammar reports something (`tests` below and `tests/robustness.rs`).
+//! grammar reports something (`fast/tests.rs`).
+
+mod literals;
+mod split;
 
 use super::ast::*;
-use super::limits::MAX_STRING_BYTES;
 use super::recover::is_keyword;
-use super::strings::{cook_pieces, Piece, StringError};
+use super::strings::{Piece, StringError};
 use crate::span::Span;
+use split::{guess_item_start, read_tail, Tail, PARALLEL_THRESHOLD};
 
 /// Gives up: the grammar reads the file instead.
 struct GiveUp;
@@ -73,66 +77,6 @@ pub(super) fn read(text: &str) -> Result<File, Box<Prefix>> {
         let mut reader = Reader::new(text);
         reader.tail = Some((guess, receive));
         reader.read_file()
-    })
-}
-
-/// Files at least this large are read on two threads.
-const PARALLEL_THRESHOLD: usize = 256 << 10;
-
-/// A guess at where an item of a plan's body starts, past the middle of
-/// `text`: the least indented of the next lines that begin with `step` or
-/// `task`. A wrong guess only costs the second thread's work.
-fn guess_item_start(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let mut line = text.len() / 2;
-    let mut best: Option<(usize, usize)> = None;
-    for _ in 0..256 {
-        let end = bytes[line..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(bytes.len(), |i| line + i);
-        let indent = bytes[line..end]
-            .iter()
-            .take_while(|b| **b == b' ' || **b == b'\t')
-            .count();
-        let word = &bytes[line + indent..end];
-        let starts_item = (word.starts_with(b"step") || word.starts_with(b"task"))
-            && matches!(word.get(4), Some(b' ' | b'\t'));
-        // The first line may be cut in the middle: it does not count.
-        if starts_item && line != text.len() / 2 && best.is_none_or(|(i, _)| indent < i) {
-            best = Some((indent, line + indent));
-        }
-        if end == bytes.len() {
-            break;
-        }
-        line = end + 1;
-    }
-    best.map(|(_, offset)| offset)
-}
-
-/// What the second thread read: the items of a plan's body from the guessed
-/// start up to the `}` that closes the body.
-struct Tail {
-    items: Vec<PlanItem>,
-    comments: Vec<Span>,
-    keywords: Vec<Span>,
-    /// Where the body's `}` is.
-    end: usize,
-}
-
-fn read_tail(text: &str, start: usize) -> Option<Tail> {
-    let mut reader = Reader::new(text);
-    reader.pos = start;
-    let mut items = Vec::new();
-    while !reader.next_is(b'}') {
-        let (keyword, word) = reader.keyword().ok()?;
-        items.push(reader.plan_item(keyword, word).ok()?);
-    }
-    Some(Tail {
-        items,
-        comments: reader.comments,
-        keywords: reader.keywords,
-        end: reader.pos,
     })
 }
 
@@ -203,16 +147,6 @@ impl<'a> Reader<'a> {
                 }))
             }
         }
-    }
-
-    /// The second thread's items, when the item at `at` is where it started
-    /// and it read on to the end of the body.
-    fn take_tail(&mut self, at: usize) -> Option<Tail> {
-        if self.tail.as_ref()?.0 != at {
-            return None;
-        }
-        let (_, answer) = self.tail.take()?;
-        answer.recv().ok().flatten()
     }
 
     fn peek(&self) -> Option<u8> {
@@ -685,191 +619,6 @@ impl<'a> Reader<'a> {
             body,
             after,
         })
-    }
-
-    /// The grammar's `literal`: `string | float | int | bool`, at the position.
-    fn literal(&mut self) -> Read<Literal> {
-        match self.peek() {
-            Some(b'"') => return Ok(Literal::Str(self.string()?)),
-            Some(b'-' | b'0'..=b'9') => return self.number(),
-            _ => {}
-        }
-        let word = self.word().ok_or(GiveUp)?;
-        let value = match self.text_of(word) {
-            "true" => true,
-            "false" => false,
-            _ => return Err(GiveUp),
-        };
-        Ok(Literal::Bool { span: word, value })
-    }
-
-    /// `float` or `int`: `-`? digits, then `.` digits and an exponent for a
-    /// float; no name character (or, for an int, `.`) may follow.
-    fn number(&mut self) -> Read<Literal> {
-        let start = self.pos;
-        let digits = |at: usize| {
-            self.bytes[at..]
-                .iter()
-                .take_while(|b| b.is_ascii_digit())
-                .count()
-        };
-        let mut at = start + usize::from(self.peek() == Some(b'-'));
-        let whole = digits(at);
-        if whole == 0 {
-            return Err(GiveUp);
-        }
-        at += whole;
-        let float = self.bytes.get(at) == Some(&b'.')
-            && self.bytes.get(at + 1).is_some_and(u8::is_ascii_digit);
-        if float {
-            at += 1 + digits(at + 1);
-            if matches!(self.bytes.get(at), Some(b'e' | b'E')) {
-                let mut exp = at + 1;
-                if matches!(self.bytes.get(exp), Some(b'+' | b'-')) {
-                    exp += 1;
-                }
-                let exp_digits = digits(exp);
-                if exp_digits > 0 {
-                    at = exp + exp_digits;
-                }
-            }
-        }
-        match self.char_at(at) {
-            Some(c) if ident_char(c) || (!float && c == '.') => return Err(GiveUp),
-            _ => {}
-        }
-        self.pos = at;
-        let span = Span::new(start, at);
-        let text = self.text_of(span);
-        if float {
-            match text.parse::<f64>() {
-                Ok(value) if value.is_finite() => Ok(Literal::Float { span, value }),
-                _ => Err(GiveUp),
-            }
-        } else {
-            let value = Some(text.parse::<i64>().map_err(|_| GiveUp)?);
-            Ok(Literal::Int(Int { span, value }))
-        }
-    }
-
-    /// A string literal, after trivia: `"…"` or `"""…"""`.
-    fn string(&mut self) -> Read<Str> {
-        self.trivia();
-        let start = self.pos;
-        let triple = self.bytes[start..].starts_with(b"\"\"\"");
-        self.eat(b'"')?;
-        if triple {
-            self.pos += 2;
-        }
-        self.pieces.clear();
-        loop {
-            let Some(byte) = self.peek() else {
-                return Err(GiveUp);
-            };
-            let from = self.pos;
-            match byte {
-                b'"' if !triple => {
-                    self.pos += 1;
-                    break;
-                }
-                b'"' if self.bytes[from..].starts_with(b"\"\"\"") => {
-                    self.pos += 3;
-                    break;
-                }
-                b'\\' => {
-                    self.escape()?;
-                    self.pieces.push((Piece::Escape, Span::new(from, self.pos)));
-                }
-                b'{' if self.bytes.get(from + 1) == Some(&b'{') => {
-                    self.pos += 2;
-                    self.pieces
-                        .push((Piece::LitOpen, Span::new(from, self.pos)));
-                }
-                b'{' => {
-                    let ident = self.interp()?;
-                    self.pieces
-                        .push((Piece::Interp(ident), Span::new(from, self.pos)));
-                }
-                b'}' if self.bytes.get(from + 1) == Some(&b'}') => {
-                    self.pos += 2;
-                    self.pieces
-                        .push((Piece::LitClose, Span::new(from, self.pos)));
-                }
-                b'}' => return Err(GiveUp),
-                b'\n' | b'\r' if !triple => return Err(GiveUp),
-                _ => {
-                    self.pos = self.text_end(from, triple);
-                    self.pieces.push((Piece::Text, Span::new(from, self.pos)));
-                }
-            }
-        }
-        let span = Span::new(start, self.pos);
-        if span.len() > MAX_STRING_BYTES {
-            return Err(GiveUp);
-        }
-        let pieces = self.pieces.drain(..);
-        let cooked = cook_pieces(self.text, 0, span, triple, pieces, &mut self.errors);
-        if self.errors.is_empty() {
-            Ok(cooked)
-        } else {
-            Err(GiveUp)
-        }
-    }
-
-    /// Where a run of plain text in a string ends: at `\`, a brace, the
-    /// closing quote(s), or (outside `"""`) a line break.
-    fn text_end(&self, from: usize, triple: bool) -> usize {
-        let rest = &self.bytes[from..];
-        let mut at = 0;
-        while at < rest.len() {
-            match rest[at] {
-                b'\\' | b'{' | b'}' => break,
-                b'"' if !triple => break,
-                b'\n' | b'\r' if !triple => break,
-                b'"' if rest[at..].starts_with(b"\"\"\"") => break,
-                _ => at += 1,
-            }
-        }
-        from + at
-    }
-
-    /// The grammar's `escape`, at a `\`.
-    fn escape(&mut self) -> Read<()> {
-        let rest = &self.bytes[self.pos + 1..];
-        let len = match rest.first() {
-            Some(b'"' | b'\\' | b'n' | b't' | b'r' | b'0' | b'{' | b'}') => 1,
-            Some(b'u') if rest.get(1) == Some(&b'{') => {
-                let hex = rest[2..]
-                    .iter()
-                    .take(6)
-                    .take_while(|b| b.is_ascii_hexdigit())
-                    .count();
-                if hex == 0 || rest.get(2 + hex) != Some(&b'}') {
-                    return Err(GiveUp);
-                }
-                3 + hex
-            }
-            _ => return Err(GiveUp),
-        };
-        self.pos += 1 + len;
-        Ok(())
-    }
-
-    /// The grammar's `interp`: `{`, spaces, a name, spaces, `}`; the span of
-    /// the name.
-    fn interp(&mut self) -> Read<Span> {
-        self.pos += 1;
-        let spaces = |reader: &Self| {
-            reader.bytes[reader.pos..]
-                .iter()
-                .take_while(|b| **b == b' ')
-                .count()
-        };
-        self.pos += spaces(self);
-        let ident = self.word().ok_or(GiveUp)?;
-        self.pos += spaces(self);
-        self.eat(b'}')?;
-        Ok(ident)
     }
 }
 

@@ -31,6 +31,8 @@ fn dag() -> impl Strategy<Value = Vec<Vec<u32>>> {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(crate::generate::fuzz_cases(256)))]
+
     #[test]
     fn random_dags_run_each_task_once_after_its_dependencies(deps in dag(), parallel in 1usize..4) {
         let slices: Vec<&[u32]> = deps.iter().map(Vec::as_slice).collect();
@@ -101,6 +103,8 @@ fn action() -> impl Strategy<Value = Action> {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(crate::generate::fuzz_cases(256)))]
+
     /// Random plans (retries, optional tasks) under random operations, edits
     /// included: indexes stay exact, refused operations change nothing, a task
     /// only starts when its dependencies allow it, and the plan always ends

@@ -78,7 +78,7 @@ fn every_example_reads_as_the_grammar_reads_it() {
 #[test]
 fn generated_plans_are_read_directly() {
     for cycle in [false, true] {
-        let text = crate::generate::plan_source(3_000, cycle);
+        let text = crate::generate::plan_source(4_000, cycle);
         assert!(read(&text).is_ok());
         check(&text);
     }
@@ -86,7 +86,7 @@ fn generated_plans_are_read_directly() {
 
 #[test]
 fn the_second_thread_starts_at_an_item_of_the_body() {
-    let text = crate::generate::plan_source(3_000, false);
+    let text = crate::generate::plan_source(4_000, false);
     assert!(text.len() >= super::PARALLEL_THRESHOLD);
     let guess = super::guess_item_start(&text).expect("a guess");
     assert!(guess > text.len() / 2);
@@ -108,7 +108,7 @@ fn the_second_thread_starts_at_an_item_of_the_body() {
 
 #[test]
 fn the_grammar_takes_over_at_the_item_with_the_mistake() {
-    let text = crate::generate::plan_source(3_000, false);
+    let text = crate::generate::plan_source(4_000, false);
     // t2900 is in step s145: the grammar reads on from that step.
     let at = text.find("step s145 ").expect("the step is there");
     let broken = text.replacen("task t2900 \"", "task t2900 \"{", 1);
@@ -281,13 +281,9 @@ fn valid_plan() -> impl Strategy<Value = String> {
         })
 }
 
-/// 512 cases a property in a normal run; `PLANC_FUZZ_CASES` for a long one
-/// (`PLANC_FUZZ_CASES=100000 cargo test --lib syntax::fast`).
+/// 512 cases a property in a normal run; `PLANC_FUZZ_CASES` for a long one.
 fn cases() -> u32 {
-    std::env::var("PLANC_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(512)
+    crate::generate::fuzz_cases(512)
 }
 
 proptest! {
@@ -343,7 +339,7 @@ proptest! {
             1..4,
         ),
     ) {
-        let mut text = crate::generate::plan_source(3_000, false);
+        let mut text = crate::generate::plan_source(4_000, false);
         prop_assert!(text.len() >= super::PARALLEL_THRESHOLD);
         for (at, insert) in edits {
             let mut offset = (at * text.len() as f64) as usize;
