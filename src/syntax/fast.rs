@@ -353,19 +353,10 @@ impl<'a> Reader<'a> {
 
     fn template(&mut self, keyword: Span) -> Read<Template> {
         let name = self.name()?;
-        self.trivia();
-        self.eat(b'(')?;
-        let mut params = Vec::new();
-        while !self.next_is(b')') {
-            let name = self.name()?;
-            params.push(self.param_rest(name.span.start, name)?);
-            if !self.next_is(b',') {
-                break;
-            }
-            self.pos += 1;
-        }
-        self.trivia();
-        self.eat(b')')?;
+        let params = self.parenthesised(|reader| {
+            let name = reader.name()?;
+            reader.param_rest(name.span.start, name)
+        })?;
         self.trivia();
         let open = self.eat(b'{')?;
         let mut items = Vec::new();
@@ -387,6 +378,24 @@ impl<'a> Reader<'a> {
             },
             items,
         })
+    }
+
+    /// `( item, item, … )` with an optional trailing comma: the grammar's
+    /// `"(" ~ (item ~ ("," ~ item)* ~ ","?)? ~ ")"`.
+    fn parenthesised<T>(&mut self, mut item: impl FnMut(&mut Self) -> Read<T>) -> Read<Vec<T>> {
+        self.trivia();
+        self.eat(b'(')?;
+        let mut items = Vec::new();
+        while !self.next_is(b')') {
+            items.push(item(self)?);
+            if !self.next_is(b',') {
+                break;
+            }
+            self.pos += 1;
+        }
+        self.trivia();
+        self.eat(b')')?;
+        Ok(items)
     }
 
     fn plan_item(&mut self, keyword: Span, word: &str) -> Read<PlanItem> {
@@ -566,27 +575,18 @@ impl<'a> Reader<'a> {
 
     fn use_(&mut self, keyword: Span) -> Read<Use> {
         let template = self.path()?;
-        self.trivia();
-        self.eat(b'(')?;
-        let mut args = Vec::new();
-        while !self.next_is(b')') {
-            let name = self.name()?;
-            self.trivia();
-            self.eat(b'=')?;
-            self.trivia();
-            let value = self.literal()?;
-            args.push(UseArg {
+        let args = self.parenthesised(|reader| {
+            let name = reader.name()?;
+            reader.trivia();
+            reader.eat(b'=')?;
+            reader.trivia();
+            let value = reader.literal()?;
+            Ok(UseArg {
                 span: name.span.to(value.span()),
                 name,
                 value,
-            });
-            if !self.next_is(b',') {
-                break;
-            }
-            self.pos += 1;
-        }
-        self.trivia();
-        self.eat(b')')?;
+            })
+        })?;
         let (_, word) = self.keyword()?;
         if word != "as" {
             return Err(GiveUp);
