@@ -102,3 +102,39 @@ impl Adjacency<u32> {
         self.items.truncate(write);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Adjacency;
+
+    #[test]
+    fn pairs_become_lists_in_the_order_they_come() {
+        let pairs = [(2, 7), (0, 5), (2, 1), (0, 5), (2, 7)];
+        let mut lists = Adjacency::from_pairs(4, pairs.iter().copied());
+        assert_eq!(lists.len(), 4);
+        let as_vecs = |l: &Adjacency| l.iter().map(<[u32]>::to_vec).collect::<Vec<_>>();
+        assert_eq!(
+            as_vecs(&lists),
+            vec![vec![5, 5], vec![], vec![7, 1, 7], vec![]]
+        );
+        lists.sort_dedup();
+        assert_eq!(as_vecs(&lists), vec![vec![5], vec![], vec![1, 7], vec![]]);
+        assert_eq!(lists.of(2), &[1, 7]);
+    }
+
+    #[test]
+    fn lists_built_node_by_node() {
+        let mut lists: Adjacency<(u32, u32)> = Adjacency::with_capacity(3, 2);
+        lists.push((1, 2));
+        lists.end_node();
+        lists.end_node();
+        lists.push((3, 4));
+        lists.current_mut()[0].1 = 9;
+        lists.end_node();
+        assert_eq!(lists.len(), 3);
+        assert_eq!(lists.of(0), &[(1, 2)]);
+        assert!(lists.of(1).is_empty());
+        assert_eq!(lists.of(2), &[(3, 9)]);
+        assert!(Adjacency::<u32>::with_capacity(0, 0).is_empty());
+    }
+}
