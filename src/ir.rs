@@ -3,6 +3,7 @@
 //! [`emit`](crate::emit).
 
 use crate::span::{FileId, Span};
+use crate::syntax::ast::SmolStr;
 
 /// A task's id: its 1-based position in source order.
 pub type TaskId = u32;
@@ -10,7 +11,7 @@ pub type TaskId = u32;
 /// A checked plan.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
-    pub id: String,
+    pub id: SmolStr,
     pub title: Option<String>,
     pub goal: String,
     pub language: Option<String>,
@@ -122,14 +123,14 @@ impl Type {
 /// A declared role.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Role {
-    pub id: String,
+    pub id: SmolStr,
     pub description: Option<String>,
 }
 
 /// A step: a named group of tasks.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {
-    pub id: String,
+    pub id: SmolStr,
     pub name: String,
     pub tasks: Vec<TaskId>,
 }
@@ -138,10 +139,10 @@ pub struct Step {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Task {
     pub id: TaskId,
-    pub key: String,
+    pub key: SmolStr,
     pub name: String,
-    pub step: Option<String>,
-    pub assignee: Option<String>,
+    pub step: Option<SmolStr>,
+    pub assignee: Option<SmolStr>,
     pub reasoning: Option<String>,
     pub description: Option<String>,
     pub optional: bool,
@@ -182,7 +183,7 @@ impl SymbolKind {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Definition {
     pub kind: SymbolKind,
-    pub name: String,
+    pub name: SmolStr,
     pub file: FileId,
     /// The name's span.
     pub span: Span,

@@ -13,7 +13,8 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, SymbolKind, TaskId};
 use crate::span::{FileId, Span};
 use crate::suggest;
-use crate::syntax::{ast, MAX_TASKS};
+use crate::syntax::ast::{self, SmolStr};
+use crate::syntax::MAX_TASKS;
 
 /// How deep templates may use templates.
 const MAX_TEMPLATE_DEPTH: usize = 16;
@@ -28,9 +29,9 @@ pub(super) enum Env {
 struct TaskSource<'a> {
     task: &'a ast::Task,
     file: FileId,
-    key: String,
+    key: SmolStr,
     /// The prefix names are resolved under (`""` in the plan, `"p."` in instance `p`).
-    prefix: String,
+    prefix: SmolStr,
     env: Env,
     step: Option<usize>,
 }
@@ -38,8 +39,8 @@ struct TaskSource<'a> {
 struct StepSource<'a> {
     step: &'a ast::Step,
     file: FileId,
-    key: String,
-    prefix: String,
+    key: SmolStr,
+    prefix: SmolStr,
     env: Env,
     tasks: Vec<usize>,
 }
@@ -49,7 +50,7 @@ struct GroupSource<'a> {
     use_: &'a ast::Use,
     file: FileId,
     /// The prefix of the scope the `use` stands in.
-    prefix: String,
+    prefix: SmolStr,
     tasks: Vec<usize>,
 }
 
@@ -109,6 +110,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
     /// Makes room for `tasks` tasks.
     pub(super) fn reserve(&mut self, tasks: usize) {
         self.tasks.reserve(tasks);
+        self.names.reserve(tasks);
     }
 
     /// Expands the items of a plan or template body, in source order.
@@ -133,9 +135,9 @@ impl<'a, 'd> Lowering<'a, 'd> {
                         step,
                         file,
                         key,
-                        prefix: prefix.to_owned(),
+                        prefix: SmolStr::new(prefix),
                         env,
-                        tasks: Vec::new(),
+                        tasks: Vec::with_capacity(step.items.len()),
                     });
                     for item in &step.items {
                         if let ast::StepItem::Task(task) = item {
@@ -164,13 +166,13 @@ impl<'a, 'd> Lowering<'a, 'd> {
         &mut self,
         c: &mut Checker,
         kind: SymbolKind,
-        key: &str,
+        key: &SmolStr,
         name: &ast::Ident,
         full_span: Span,
     ) -> usize {
         c.symbols.definitions.push(ir::Definition {
             kind,
-            name: key.to_owned(),
+            name: key.clone(),
             file: c.file,
             span: name.span,
             full_span,
@@ -207,7 +209,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
             task,
             file,
             key,
-            prefix: prefix.to_owned(),
+            prefix: SmolStr::new(prefix),
             env,
             step,
         });
@@ -291,7 +293,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
         self.groups.push(GroupSource {
             use_,
             file,
-            prefix: prefix.to_owned(),
+            prefix: SmolStr::new(prefix),
             tasks: Vec::new(),
         });
         let first = self.tasks.len();
@@ -427,8 +429,8 @@ impl<'a, 'd> Lowering<'a, 'd> {
         c: &mut Checker,
         params: &mut Option<&mut Params<'a>>,
     ) -> Lowered {
-        // Most tasks name one or two others; a step's `after` adds more.
-        let mut edges: Vec<graph::Edge> = Vec::with_capacity(self.tasks.len() * 4);
+        // Most tasks name one other or two; more edges grow the list.
+        let mut edges: Vec<graph::Edge> = Vec::with_capacity(self.tasks.len() * 2);
 
         let mut ir_steps = Vec::with_capacity(self.steps.len());
         for s in 0..self.steps.len() {
@@ -436,7 +438,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
             c.file = file;
             let name = match &step.title {
                 Some(title) => self.interpolate(c, params, env, title),
-                None => step.name.name.clone(),
+                None => step.name.name.to_string(),
             };
             let mut sequential: Option<Span> = None;
             for item in &step.items {
@@ -634,7 +636,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
 struct TaskFields {
     /// Where each kind of field was first given, by [`field_kind`].
     seen: [Option<Span>; 6],
-    assignee: Option<String>,
+    assignee: Option<SmolStr>,
     reasoning: Option<String>,
     description: Option<String>,
     retry: u32,
@@ -642,11 +644,14 @@ struct TaskFields {
 }
 
 /// `prefix` and `name` joined: a name's key inside a template instance.
-fn qualified(prefix: &str, name: &str) -> String {
+fn qualified(prefix: &str, name: &SmolStr) -> SmolStr {
+    if prefix.is_empty() {
+        return name.clone();
+    }
     let mut key = String::with_capacity(prefix.len() + name.len());
     key.push_str(prefix);
     key.push_str(name);
-    key
+    SmolStr::from(key)
 }
 
 /// A task field's kind as an index, to find a field given twice without a list.

@@ -8,7 +8,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{ParamValue, SymbolKind, Type, Value};
 use crate::span::FileId;
 use crate::suggest;
-use crate::syntax::ast::{self, Literal, StrPart};
+use crate::syntax::ast::{self, Literal, SmolStr, StrPart};
 
 /// Splits a `NAME=VALUE` assignment, as given to `--set`.
 pub fn parse_assignment(text: &str) -> Result<(String, String), String> {
@@ -76,7 +76,7 @@ pub(super) struct Params<'a> {
     decls: Vec<Decl<'a>>,
     scope: Scope,
     /// Name → position in `decls`.
-    by_name: HashMap<String, usize>,
+    by_name: HashMap<SmolStr, usize>,
 }
 
 impl<'a> Params<'a> {
@@ -279,7 +279,7 @@ impl<'a> Params<'a> {
         self.decls
             .into_iter()
             .map(|d| ParamValue {
-                name: d.ast.name.name.clone(),
+                name: d.ast.name.name.to_string(),
                 value: d.value,
             })
             .collect()

@@ -6,6 +6,7 @@ use rustc_hash::FxBuildHasher;
 use super::Checker;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
+use crate::syntax::ast::SmolStr;
 
 /// Which names share a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,7 +23,7 @@ pub(super) enum Namespace {
 pub(super) struct Scope {
     namespace: Namespace,
     /// In declaration order (for suggestions); one copy of each name.
-    names: IndexMap<String, usize, FxBuildHasher>,
+    names: IndexMap<SmolStr, usize, FxBuildHasher>,
 }
 
 impl Scope {
@@ -39,12 +40,12 @@ impl Scope {
     pub(super) fn declare(
         &mut self,
         c: &mut Checker,
-        name: &str,
+        name: &SmolStr,
         span: Span,
         def: usize,
         kind: &str,
     ) -> bool {
-        if let Some(&first) = self.names.get(name) {
+        if let Some(&first) = self.names.get(name.as_str()) {
             let first = &c.symbols.definitions[first];
             let first_kind = first.kind.as_str();
             let message = if first_kind == kind {
@@ -65,8 +66,13 @@ impl Scope {
             c.diagnostics.push(diagnostic);
             return false;
         }
-        self.names.insert(name.to_owned(), def);
+        self.names.insert(name.clone(), def);
         true
+    }
+
+    /// Makes room for `additional` more names.
+    pub(super) fn reserve(&mut self, additional: usize) {
+        self.names.reserve(additional);
     }
 
     /// The definition a name stands for.
@@ -76,6 +82,6 @@ impl Scope {
 
     /// All names, in declaration order (for suggestions).
     pub(super) fn names(&self) -> impl Iterator<Item = &str> {
-        self.names.keys().map(String::as_str)
+        self.names.keys().map(SmolStr::as_str)
     }
 }

@@ -8,6 +8,7 @@ use crate::document::{
     Meta, PlanDocument, Retry, RoleDoc, State, StepDoc, TaskDoc, TaskStatus, FORMAT,
 };
 use crate::ir::{self, Value};
+use crate::syntax::ast::SmolStr;
 
 pub use targets::{render, Target};
 
@@ -31,7 +32,7 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
     PlanDocument {
         format: FORMAT.to_owned(),
         meta: Meta {
-            id: plan.id.clone(),
+            id: plan.id.to_string(),
             title: plan.title.clone(),
             goal: plan.goal.clone(),
             language: plan.language.clone().unwrap_or_else(|| "en".to_owned()),
@@ -45,7 +46,7 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
             .roles
             .iter()
             .map(|r| RoleDoc {
-                id: r.id.clone(),
+                id: r.id.to_string(),
                 description: r.description.clone(),
             })
             .collect(),
@@ -53,7 +54,7 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
             .steps
             .iter()
             .map(|s| StepDoc {
-                id: s.id.clone(),
+                id: s.id.to_string(),
                 name: s.name.clone(),
                 tasks: s.tasks.clone(),
             })
@@ -69,9 +70,9 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
                 dependencies: t.dependencies.clone(),
                 reasoning: t.reasoning.clone(),
                 result: None,
-                key: Some(t.key.clone()),
-                step: t.step.clone(),
-                assignee: t.assignee.clone(),
+                key: Some(t.key.to_string()),
+                step: t.step.as_ref().map(SmolStr::to_string),
+                assignee: t.assignee.as_ref().map(SmolStr::to_string),
                 description: t.description.clone(),
                 optional: t.optional,
                 retry: Retry {

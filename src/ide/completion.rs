@@ -119,7 +119,7 @@ fn names(compilation: &Compilation, offset: usize, replace: Span) -> Vec<Complet
         .filter(|d| !(d.kind == SymbolKind::Task && d.full_span.touches(offset)))
         .filter(|d| seen.insert(d.name.as_str()))
         .map(|d| Completion {
-            label: d.name.clone(),
+            label: d.name.to_string(),
             kind: if d.kind == SymbolKind::Task {
                 CompletionKind::Task
             } else {
@@ -140,7 +140,7 @@ fn symbols_of(compilation: &Compilation, kind: SymbolKind, replace: Span) -> Vec
         .iter()
         .filter(|d| d.kind == kind && seen.insert(d.name.as_str()))
         .map(|d| Completion {
-            label: d.name.clone(),
+            label: d.name.to_string(),
             kind: match kind {
                 SymbolKind::Role => CompletionKind::Role,
                 _ => CompletionKind::Param,

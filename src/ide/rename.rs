@@ -68,7 +68,7 @@ pub fn prepare_rename(compilation: &Compilation, offset: usize) -> Option<(Locat
             file: compilation.file,
             span,
         },
-        name,
+        name.to_string(),
     ))
 }
 

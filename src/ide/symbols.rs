@@ -22,7 +22,7 @@ pub struct Symbol {
 impl Symbol {
     fn new(kind: SymbolKind, name: &ast::Ident, span: Span, detail: Option<String>) -> Symbol {
         Symbol {
-            name: name.name.clone(),
+            name: name.name.to_string(),
             kind,
             detail,
             span,
@@ -100,7 +100,7 @@ fn role(r: &ast::Role) -> Symbol {
 }
 
 fn param(p: &ast::Param) -> Symbol {
-    Symbol::new(SymbolKind::Param, &p.name, p.span, Some(p.ty.name.clone()))
+    Symbol::new(SymbolKind::Param, &p.name, p.span, Some(p.ty.name.to_string()))
 }
 
 fn task_symbol(task: &ast::Task) -> Symbol {

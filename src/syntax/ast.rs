@@ -5,10 +5,13 @@
 
 use crate::span::Span;
 
-/// A name as written, with its span.
+pub use smol_str::SmolStr;
+
+/// A name as written, with its span. Names are short: a [`SmolStr`] holds
+/// one of up to 23 bytes without an allocation, and clones any name cheaply.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ident {
-    pub name: String,
+    pub name: SmolStr,
     pub span: Span,
 }
 
@@ -244,7 +247,7 @@ pub struct Str {
 /// A piece of a string.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StrPart {
-    Text(String),
+    Text(SmolStr),
     Param(Ident),
 }
 

@@ -89,6 +89,12 @@ struct Reader<'a> {
     /// The pieces of the string being read (kept to reuse its allocation).
     pieces: Vec<(Piece, Span)>,
     errors: Vec<StringError>,
+    /// The items of the step and the fields of the task being read, and the
+    /// references of the `after` being read: kept here so that each list of
+    /// the tree is allocated once, at its final length.
+    step_items: Vec<StepItem>,
+    fields: Vec<TaskField>,
+    refs: Vec<Ident>,
     /// The complete top-level items.
     items: Vec<TopItem>,
     /// Set when the reader gives up inside a plan's body.
@@ -120,6 +126,9 @@ impl<'a> Reader<'a> {
             keywords: Vec::new(),
             pieces: Vec::new(),
             errors: Vec::new(),
+            step_items: Vec::new(),
+            fields: Vec::new(),
+            refs: Vec::new(),
             items: Vec::new(),
             open_plan: None,
             resume: 0,
@@ -228,7 +237,7 @@ impl<'a> Reader<'a> {
 
     fn ident(&self, span: Span) -> Ident {
         Ident {
-            name: self.text_of(span).to_owned(),
+            name: SmolStr::new(self.text_of(span)),
             span,
         }
     }
@@ -495,16 +504,18 @@ impl<'a> Reader<'a> {
         };
         self.trivia();
         let open = self.eat(b'{')?;
-        let mut items = Vec::new();
+        let mark = self.step_items.len();
         while !self.next_is(b'}') {
             let (keyword, word) = self.keyword()?;
-            items.push(match word {
+            let item = match word {
                 "task" => StepItem::Task(self.task(keyword)?),
                 "after" => StepItem::After(self.after(keyword)?),
                 "sequential" => StepItem::Sequential(keyword),
                 _ => return Err(GiveUp),
-            });
+            };
+            self.step_items.push(item);
         }
+        let items = self.step_items.drain(mark..).collect();
         let close = self.eat(b'}')?;
         Ok(Step {
             span: keyword.to(close),
@@ -526,9 +537,10 @@ impl<'a> Reader<'a> {
         let mut fields = Vec::new();
         if self.next_is(b'{') {
             let open = self.eat(b'{')?;
+            let mark = self.fields.len();
             while !self.next_is(b'}') {
                 let (keyword, word) = self.keyword()?;
-                fields.push(match word {
+                let field = match word {
                     "after" => TaskField::After(self.after(keyword)?),
                     "assignee" => {
                         let role = self.name()?;
@@ -542,8 +554,10 @@ impl<'a> Reader<'a> {
                     "retry" => TaskField::Retry(self.int_field(keyword)?),
                     "optional" => TaskField::Optional(keyword),
                     _ => return Err(GiveUp),
-                });
+                };
+                self.fields.push(field);
             }
+            fields = self.fields.drain(mark..).collect();
             let close = self.eat(b'}')?;
             span = span.to(close);
             body = Some(Body {
@@ -561,11 +575,15 @@ impl<'a> Reader<'a> {
     }
 
     fn after(&mut self, keyword: Span) -> Read<After> {
-        let mut refs = vec![self.path()?];
+        let mark = self.refs.len();
+        let first = self.path()?;
+        self.refs.push(first);
         while self.next_is(b',') {
             self.pos += 1;
-            refs.push(self.path()?);
+            let next = self.path()?;
+            self.refs.push(next);
         }
+        let refs: Vec<Ident> = self.refs.drain(mark..).collect();
         let last = refs.last().map_or(keyword, |r| r.span);
         Ok(After {
             span: keyword.to(last),

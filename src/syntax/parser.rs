@@ -671,7 +671,7 @@ impl Walker<'_> {
 
     fn ident(&self, pair: &Pair<'_, Rule>) -> Ident {
         Ident {
-            name: pair.as_str().to_owned(),
+            name: SmolStr::new(pair.as_str()),
             span: self.sp(pair),
         }
     }

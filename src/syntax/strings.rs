@@ -2,7 +2,7 @@
 
 use pest::iterators::Pair;
 
-use super::ast::{Ident, Str, StrPart};
+use super::ast::{Ident, SmolStr, Str, StrPart};
 use super::grammar::Rule;
 use crate::span::Span;
 
@@ -71,44 +71,81 @@ pub(crate) fn cook_pieces(
     let content = Span::new(span.start + quote, span.end - quote);
     let dedent = triple.then(|| Dedent::measure(source, content));
 
-    let mut parts: Vec<StrPart> = Vec::new();
-    let push_text = |parts: &mut Vec<StrPart>, text: &str| {
-        if text.is_empty() {
-            return;
-        }
-        if let Some(StrPart::Text(last)) = parts.last_mut() {
-            last.push_str(text);
-        } else {
-            parts.push(StrPart::Text(text.to_owned()));
-        }
-    };
+    let pieces = pieces.into_iter();
+    // Pieces become parts one for one, less the texts and escapes merged.
+    let mut parts: Vec<StrPart> = Vec::with_capacity(pieces.size_hint().0);
+    // The text since the last interpolation: most often one piece, taken
+    // from the source as it is.
+    let mut run = Run::Empty;
 
     for (piece, piece_span) in pieces {
         let piece_text = &source[piece_span.start..piece_span.end];
         match piece {
             Piece::Text => match &dedent {
-                Some(d) => push_text(&mut parts, &d.apply(source, piece_span)),
-                None => push_text(&mut parts, piece_text),
+                Some(d) => run.push(&d.apply(source, piece_span)),
+                None => run.push_source(piece_text),
             },
-            Piece::LitOpen => push_text(&mut parts, "{"),
-            Piece::LitClose => push_text(&mut parts, "}"),
+            Piece::LitOpen => run.push("{"),
+            Piece::LitClose => run.push("}"),
             Piece::Escape => match unescape(piece_text) {
-                Some(c) => push_text(&mut parts, c.encode_utf8(&mut [0; 4])),
+                Some(c) => run.push(c.encode_utf8(&mut [0; 4])),
                 None => errors.push(StringError {
                     span: shift(piece_span),
                     message: format!("`{piece_text}` is not a Unicode scalar value"),
                 }),
             },
-            Piece::Interp(ident) => parts.push(StrPart::Param(Ident {
-                name: source[ident.start..ident.end].to_owned(),
-                span: shift(ident),
-            })),
+            Piece::Interp(ident) => {
+                run.finish(&mut parts);
+                parts.push(StrPart::Param(Ident {
+                    name: SmolStr::new(&source[ident.start..ident.end]),
+                    span: shift(ident),
+                }));
+            }
         }
     }
+    run.finish(&mut parts);
     Str {
         span: shift(span),
         triple,
         parts,
+    }
+}
+
+/// The text of a string between two interpolations, as it is gathered.
+enum Run<'s> {
+    Empty,
+    /// One piece of the source, unchanged.
+    Source(&'s str),
+    /// Several pieces, or a piece changed by an escape or a dedent.
+    Owned(String),
+}
+
+impl<'s> Run<'s> {
+    fn push_source(&mut self, text: &'s str) {
+        match self {
+            Run::Empty => *self = Run::Source(text),
+            _ => self.push(text),
+        }
+    }
+
+    fn push(&mut self, text: &str) {
+        match self {
+            Run::Empty => *self = Run::Owned(text.to_owned()),
+            Run::Source(first) => *self = Run::Owned([*first, text].concat()),
+            Run::Owned(owned) => owned.push_str(text),
+        }
+    }
+
+    /// Ends the run: its text, if any, becomes a part.
+    fn finish(&mut self, parts: &mut Vec<StrPart>) {
+        let text = match std::mem::replace(self, Run::Empty) {
+            Run::Empty => return,
+            Run::Source(text) => SmolStr::new(text),
+            Run::Owned(text) => SmolStr::from(text),
+        };
+        if !text.is_empty() {
+            parts.push(StrPart::Text(text));
+        }
     }
 }
 
