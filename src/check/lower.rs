@@ -16,6 +16,25 @@ use crate::suggest;
 use crate::syntax::ast::{self, SmolStr};
 use crate::syntax::MAX_TASKS;
 
+/// From this many tasks on, the graph is checked on a second thread while
+/// the strings are interpolated.
+const PARALLEL_TASKS: usize = 4096;
+
+#[cfg(test)]
+thread_local! {
+    /// Set by tests to check a large plan on one thread, for comparison.
+    static ONE_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether to check the graph on a second thread.
+fn side_by_side(tasks: usize) -> bool {
+    #[cfg(test)]
+    if ONE_THREAD.get() {
+        return false;
+    }
+    tasks >= PARALLEL_TASKS && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+}
+
 /// How deep templates may use templates.
 const MAX_TEMPLATE_DEPTH: usize = 16;
 
@@ -342,15 +361,15 @@ impl<'a, 'd> Lowering<'a, 'd> {
         env: Env,
         s: &ast::Str,
     ) -> String {
-        match env {
-            Env::Plan => match params.as_deref_mut() {
-                Some(p) => p.interpolate(c, s),
-                None => s.template_text(),
-            },
-            Env::Instance(i) => {
-                self.envs[i].interpolate(c, self.decls, &mut self.used_template_params, s)
-            }
-        }
+        interpolate(
+            c,
+            self.decls,
+            &self.envs,
+            &mut self.used_template_params,
+            params,
+            env,
+            s,
+        )
     }
 
     /// The tasks a name stands for.
@@ -498,14 +517,11 @@ impl<'a, 'd> Lowering<'a, 'd> {
             }
         }
 
+        // The structure of each task: its fields, references and edges.
         let mut suggested_roles: Vec<String> = Vec::new();
-        let mut ir_tasks = Vec::with_capacity(self.tasks.len());
+        let mut structures: Vec<TaskFields<'a>> = Vec::with_capacity(self.tasks.len());
         for index in 0..self.tasks.len() {
-            let (task, file, env) = (
-                self.tasks[index].task,
-                self.tasks[index].file,
-                self.tasks[index].env,
-            );
+            let (task, file) = (self.tasks[index].task, self.tasks[index].file);
             c.file = file;
             let mut lowered = TaskFields::default();
             for field in &task.fields {
@@ -559,12 +575,8 @@ impl<'a, 'd> Lowering<'a, 'd> {
                             )));
                         }
                     }
-                    ast::TaskField::Reasoning(f) => {
-                        lowered.reasoning = Some(self.interpolate(c, params, env, &f.value))
-                    }
-                    ast::TaskField::Description(f) => {
-                        lowered.description = Some(self.interpolate(c, params, env, &f.value))
-                    }
+                    ast::TaskField::Reasoning(f) => lowered.reasoning = Some(&f.value),
+                    ast::TaskField::Description(f) => lowered.description = Some(&f.value),
                     ast::TaskField::Retry(f) => {
                         if let Some(value) = f.value.value {
                             if (0..=1000).contains(&value) {
@@ -589,40 +601,88 @@ impl<'a, 'd> Lowering<'a, 'd> {
                     ast::TaskField::Optional(_) => lowered.optional = true,
                 }
             }
-            let name = self.interpolate(c, params, env, &task.title);
-            ir_tasks.push(ir::Task {
-                id: index as TaskId + 1,
-                key: std::mem::take(&mut self.tasks[index].key),
-                name,
-                step: self.tasks[index].step.map(|s| self.steps[s].key.clone()),
-                assignee: lowered.assignee,
-                reasoning: lowered.reasoning,
-                description: lowered.description,
-                optional: lowered.optional,
-                retry: lowered.retry,
-                dependencies: Vec::new(),
-            });
+            structures.push(lowered);
         }
         c.suggested_roles.extend(suggested_roles);
 
+        // The graph checks and the strings of the tasks need nothing of
+        // each other: on a large plan they run side by side.
+        let Lowering {
+            decls,
+            tasks,
+            steps,
+            envs,
+            used_templates,
+            mut used_template_params,
+            ..
+        } = self;
         let graph = graph::DepGraph {
-            nodes: ir_tasks
-                .iter()
-                .map(|t| graph::Node { name: &t.key })
-                .collect(),
+            nodes: tasks.iter().map(|t| graph::Node { name: &t.key }).collect(),
             edges,
         };
-        let report = graph::check(&graph);
-        drop(graph);
-        c.diagnostics.extend(report.diagnostics);
-        for (task, deps) in ir_tasks.iter_mut().zip(report.dependencies.iter()) {
-            task.dependencies = deps.iter().map(|&d| d as TaskId + 1).collect();
+        let check_graph = || {
+            let report = graph::check(&graph);
+            let dependencies: Vec<Vec<TaskId>> = report
+                .dependencies
+                .iter()
+                .map(|deps| deps.iter().map(|&d| d + 1).collect())
+                .collect();
+            (report.diagnostics, dependencies)
+        };
+        let texts = |c: &mut Checker| {
+            let mut ir_tasks = Vec::with_capacity(tasks.len());
+            for (index, (source, fields)) in tasks.iter().zip(structures).enumerate() {
+                c.file = source.file;
+                let mut text = |c: &mut Checker, s: &ast::Str| {
+                    interpolate(
+                        c,
+                        decls,
+                        &envs,
+                        &mut used_template_params,
+                        params,
+                        source.env,
+                        s,
+                    )
+                };
+                let reasoning = fields.reasoning.map(|s| text(c, s));
+                let description = fields.description.map(|s| text(c, s));
+                let name = text(c, &source.task.title);
+                ir_tasks.push(ir::Task {
+                    id: index as TaskId + 1,
+                    key: source.key.clone(),
+                    name,
+                    step: source.step.map(|s| steps[s].key.clone()),
+                    assignee: fields.assignee,
+                    reasoning,
+                    description,
+                    optional: fields.optional,
+                    retry: fields.retry,
+                    dependencies: Vec::new(),
+                });
+            }
+            ir_tasks
+        };
+        let ((graph_diagnostics, dependencies), mut ir_tasks) = if side_by_side(tasks.len()) {
+            std::thread::scope(|scope| {
+                let graph = scope.spawn(check_graph);
+                let ir_tasks = texts(c);
+                let report = graph
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (report, ir_tasks)
+            })
+        } else {
+            (check_graph(), texts(c))
+        };
+        c.diagnostics.extend(graph_diagnostics);
+        for (task, deps) in ir_tasks.iter_mut().zip(dependencies) {
+            task.dependencies = deps;
         }
         Lowered {
             steps: ir_steps,
             tasks: ir_tasks,
-            used_templates: self.used_templates,
-            used_template_params: self.used_template_params,
+            used_templates,
+            used_template_params,
         }
     }
 
@@ -632,15 +692,35 @@ impl<'a, 'd> Lowering<'a, 'd> {
     }
 }
 
+/// A task's fields, before its strings are interpolated.
 #[derive(Default)]
-struct TaskFields {
+struct TaskFields<'a> {
     /// Where each kind of field was first given, by [`field_kind`].
     seen: [Option<Span>; 6],
     assignee: Option<SmolStr>,
-    reasoning: Option<String>,
-    description: Option<String>,
+    reasoning: Option<&'a ast::Str>,
+    description: Option<&'a ast::Str>,
     retry: u32,
     optional: bool,
+}
+
+/// A string with the parameter values of `env`.
+fn interpolate(
+    c: &mut Checker,
+    decls: &Declarations,
+    envs: &[TemplateEnv],
+    used_template_params: &mut [Vec<bool>],
+    params: &mut Option<&mut Params>,
+    env: Env,
+    s: &ast::Str,
+) -> String {
+    match env {
+        Env::Plan => match params.as_deref_mut() {
+            Some(p) => p.interpolate(c, s),
+            None => s.template_text(),
+        },
+        Env::Instance(i) => envs[i].interpolate(c, decls, used_template_params, s),
+    }
 }
 
 /// `prefix` and `name` joined: a name's key inside a template instance.
@@ -665,3 +745,6 @@ fn field_kind(field: &ast::TaskField) -> usize {
         ast::TaskField::Optional(_) => 5,
     }
 }
+
+#[cfg(test)]
+mod tests;

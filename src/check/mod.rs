@@ -195,7 +195,12 @@ pub fn check(modules: &[Module], options: &Options) -> Checked {
         referenced[reference.definition] = true;
     }
     for &(file, role, def) in &decls.plan_roles {
-        if !referenced[def] && !c.suggested_roles.iter().any(|s| s.as_str() == role.name.name.as_str()) {
+        if !referenced[def]
+            && !c
+                .suggested_roles
+                .iter()
+                .any(|s| s.as_str() == role.name.name.as_str())
+        {
             c.diagnostics.push(
                 Diagnostic::new(
                     Code::Unused,

@@ -100,7 +100,12 @@ fn role(r: &ast::Role) -> Symbol {
 }
 
 fn param(p: &ast::Param) -> Symbol {
-    Symbol::new(SymbolKind::Param, &p.name, p.span, Some(p.ty.name.to_string()))
+    Symbol::new(
+        SymbolKind::Param,
+        &p.name,
+        p.span,
+        Some(p.ty.name.to_string()),
+    )
 }
 
 fn task_symbol(task: &ast::Task) -> Symbol {

@@ -1,0 +1,92 @@
+//! A large plan is checked with the graph on a second thread: the result must
+//! be the one a single thread gives, diagnostics, plan and symbols alike.
+
+use super::{ONE_THREAD, PARALLEL_TASKS};
+use crate::check::Options;
+use crate::diagnostic::Code;
+use crate::{compile, Compilation};
+
+/// A generated plan past the threshold, with a mistake of every kind the
+/// lowering reports and a template instance.
+fn plan_with_mistakes(cycle: bool) -> String {
+    let mut text = crate::generate::plan_source(PARALLEL_TASKS + 500, cycle);
+    // An unknown parameter and an unknown role, in the middle of the plan.
+    text = text.replacen(
+        "\"Do part 3000 for {team}\"",
+        "\"Do part 3000 for {teem}\"",
+        1,
+    );
+    text = text.replacen(
+        "task t3001 \"Do part 3001 for {team}\" { ",
+        "task t3001 \"Do part 3001 for {team}\" { assignee r99 ",
+        1,
+    );
+    let end = text.rfind('}').expect("the plan closes");
+    text.insert_str(
+        end,
+        r#"    step extra "Extra" {
+        task x1 "First"
+        task x2 "Second" { after x1 }
+        task x3 "Third" { after x2, x1, nowhere retry 2000 retry 1 }
+        task x4 "Fourth" { after x4 reasoning "Waits for {count}" }
+    }
+    use review(subject = "the plan") as rv { after extra }
+}
+
+template review(subject: string) {
+    task read "Read {subject}"
+    task sign "Sign {subject} off" { after read description "For {subject}" }
+"#,
+    );
+    text
+}
+
+fn compile_on(text: &str, one_thread: bool) -> Compilation {
+    ONE_THREAD.set(one_thread);
+    let compilation = compile("big.plan", text, &Options::default());
+    ONE_THREAD.set(false);
+    compilation
+}
+
+#[test]
+fn a_large_plan_checks_the_same_on_two_threads_as_on_one() {
+    for cycle in [false, true] {
+        let text = plan_with_mistakes(cycle);
+        let two = compile_on(&text, false);
+        let one = compile_on(&text, true);
+        let codes: Vec<Code> = two.diagnostics.iter().map(|d| d.code).collect();
+        for code in [
+            Code::UnknownParam,
+            Code::UnknownRole,
+            Code::UnknownRef,
+            Code::SelfDependency,
+            Code::InvalidValue,
+            Code::DuplicateField,
+        ] {
+            assert!(codes.contains(&code), "no {code:?} in {codes:?}");
+        }
+        // Redundant dependencies are looked for only in a graph without cycles.
+        assert_eq!(codes.contains(&Code::Cycle), cycle);
+        assert_eq!(codes.contains(&Code::RedundantDependency), !cycle);
+        assert_eq!(two.diagnostics, one.diagnostics);
+        assert_eq!(two.checked.plan, one.checked.plan);
+        assert_eq!(
+            two.checked.symbols.definitions,
+            one.checked.symbols.definitions
+        );
+        let sorted = |c: &Compilation| {
+            let mut refs: Vec<_> = c
+                .checked
+                .symbols
+                .references
+                .iter()
+                .map(|r| (r.file, r.span.start, r.span.end, r.definition))
+                .collect();
+            refs.sort_unstable();
+            refs
+        };
+        assert_eq!(sorted(&two), sorted(&one));
+        let plan = two.checked.plan.as_ref().expect("a plan");
+        assert_eq!(plan.tasks.len(), PARALLEL_TASKS + 500 + 4 + 2);
+    }
+}
