@@ -524,8 +524,10 @@ impl<'a, 'd> Lowering<'a, 'd> {
             let (task, file) = (self.tasks[index].task, self.tasks[index].file);
             c.file = file;
             let mut lowered = TaskFields::default();
+            // Where each kind of field was first given, by `field_kind`.
+            let mut seen: [Option<Span>; 6] = [None; 6];
             for field in &task.fields {
-                let seen = &mut lowered.seen[field_kind(field)];
+                let seen = &mut seen[field_kind(field)];
                 if let Some(first) = *seen {
                     c.duplicate_field(field.keyword(), first, field.span());
                     continue;
@@ -695,8 +697,6 @@ impl<'a, 'd> Lowering<'a, 'd> {
 /// A task's fields, before its strings are interpolated.
 #[derive(Default)]
 struct TaskFields<'a> {
-    /// Where each kind of field was first given, by [`field_kind`].
-    seen: [Option<Span>; 6],
     assignee: Option<SmolStr>,
     reasoning: Option<&'a ast::Str>,
     description: Option<&'a ast::Str>,

@@ -1,5 +1,6 @@
 //! Name tables: one per namespace, reporting names declared twice.
 
+use indexmap::map::Entry;
 use indexmap::IndexMap;
 use rustc_hash::FxBuildHasher;
 
@@ -45,29 +46,31 @@ impl Scope {
         def: usize,
         kind: &str,
     ) -> bool {
-        if let Some(&first) = self.names.get(name.as_str()) {
-            let first = &c.symbols.definitions[first];
-            let first_kind = first.kind.as_str();
-            let message = if first_kind == kind {
-                format!("the {kind} `{name}` is declared twice")
-            } else {
-                format!("`{name}` names both a {first_kind} and a {kind}")
-            };
-            let help = match self.namespace {
-                Namespace::TasksAndSteps => "tasks, steps and template instances share one set of names, since `after` can name any of them; rename one",
-                Namespace::Roles => "rename one of the roles, or remove the second",
-                Namespace::Params => "rename one of the parameters, or remove the second",
-                Namespace::Templates => "rename one of the templates, or remove the second",
-            };
-            let diagnostic = Diagnostic::new(Code::Duplicate, message)
-                .label(c.file, span, "declared again here")
-                .label(first.file, first.span, "first declared here")
-                .help(help);
-            c.diagnostics.push(diagnostic);
-            return false;
-        }
-        self.names.insert(name.clone(), def);
-        true
+        let first = match self.names.entry(name.clone()) {
+            Entry::Vacant(entry) => {
+                entry.insert(def);
+                return true;
+            }
+            Entry::Occupied(entry) => &c.symbols.definitions[*entry.get()],
+        };
+        let first_kind = first.kind.as_str();
+        let message = if first_kind == kind {
+            format!("the {kind} `{name}` is declared twice")
+        } else {
+            format!("`{name}` names both a {first_kind} and a {kind}")
+        };
+        let help = match self.namespace {
+            Namespace::TasksAndSteps => "tasks, steps and template instances share one set of names, since `after` can name any of them; rename one",
+            Namespace::Roles => "rename one of the roles, or remove the second",
+            Namespace::Params => "rename one of the parameters, or remove the second",
+            Namespace::Templates => "rename one of the templates, or remove the second",
+        };
+        let diagnostic = Diagnostic::new(Code::Duplicate, message)
+            .label(c.file, span, "declared again here")
+            .label(first.file, first.span, "first declared here")
+            .help(help);
+        c.diagnostics.push(diagnostic);
+        false
     }
 
     /// Makes room for `additional` more names.

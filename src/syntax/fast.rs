@@ -106,6 +106,17 @@ struct Reader<'a> {
     tail: Option<(usize, std::sync::mpsc::Receiver<Option<Tail>>)>,
 }
 
+/// The ASCII bytes of `ident_char`: letters, digits and `_`.
+const ASCII_IDENT_CHAR: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 128 {
+        table[byte] = (byte as u8).is_ascii_alphanumeric() || byte == b'_' as usize;
+        byte += 1;
+    }
+    table
+};
+
 /// `XID_START | "_"` of the grammar's `ident_start`.
 fn ident_start(c: char) -> bool {
     c.is_ascii_alphabetic() || c == '_' || (!c.is_ascii() && pest::unicode::XID_START(c))
@@ -178,12 +189,16 @@ impl<'a> Reader<'a> {
     /// Whitespace and comments (the grammar's implicit `WHITESPACE` and
     /// `COMMENT`); comments are recorded.
     fn trivia(&mut self) {
-        while let Some(byte) = self.peek() {
-            match byte {
-                b' ' | b'\n' | b'\t' | b'\r' => self.pos += 1,
+        loop {
+            let rest = &self.bytes[self.pos..];
+            self.pos += rest
+                .iter()
+                .position(|&b| !matches!(b, b' ' | b'\n' | b'\t' | b'\r'))
+                .unwrap_or(rest.len());
+            match self.peek() {
                 // U+FEFF, the byte order mark.
-                0xEF if self.bytes[self.pos..].starts_with(b"\xEF\xBB\xBF") => self.pos += 3,
-                b'#' => {
+                Some(0xEF) if self.bytes[self.pos..].starts_with(b"\xEF\xBB\xBF") => self.pos += 3,
+                Some(b'#') => {
                     let start = self.pos;
                     // `!NEWLINE ~ ANY`: a comment ends before `\n` or `\r`.
                     let rest = &self.bytes[start..];
@@ -202,19 +217,21 @@ impl<'a> Reader<'a> {
     /// The span of `ident_char*` from `from`.
     fn ident_chars(&self, from: usize) -> usize {
         let mut at = from;
-        while let Some(&byte) = self.bytes.get(at) {
-            if byte.is_ascii_alphanumeric() || byte == b'_' {
-                at += 1;
-            } else if byte.is_ascii() {
-                break;
-            } else {
-                match self.char_at(at) {
+        loop {
+            // ASCII name characters, by far the most common, by table.
+            let rest = &self.bytes[at..];
+            at += rest
+                .iter()
+                .position(|&b| !ASCII_IDENT_CHAR[b as usize])
+                .unwrap_or(rest.len());
+            match self.bytes.get(at) {
+                Some(byte) if !byte.is_ascii() => match self.char_at(at) {
                     Some(c) if ident_char(c) => at += c.len_utf8(),
-                    _ => break,
-                }
+                    _ => return at,
+                },
+                _ => return at,
             }
         }
-        at
     }
 
     /// `ident_start ~ ident_char*` at the position, if one starts there.
