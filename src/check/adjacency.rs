@@ -32,6 +32,15 @@ impl<T> Adjacency<T> {
         self.starts.push(self.items.len());
     }
 
+    /// Gives the node being built the items of an earlier node's list.
+    pub fn repeat(&mut self, node: usize)
+    where
+        T: Clone,
+    {
+        let (start, end) = (self.starts[node], self.starts[node + 1]);
+        self.items.extend_from_within(start..end);
+    }
+
     /// The list of the node being built, so far.
     pub fn current_mut(&mut self) -> &mut [T] {
         let start = *self.starts.last().expect("starts holds at least 0");
@@ -60,22 +69,21 @@ impl<T> Adjacency<T> {
 }
 
 impl Adjacency<u32> {
-    /// The lists of `pairs` `(node, item)` over `n` nodes, each list in the
-    /// order the pairs come in.
-    pub fn from_pairs(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Adjacency {
+    /// The lists of the pairs `(node, item)` over `n` nodes that `pairs`
+    /// gives (it is called twice, and must give the same pairs both times),
+    /// each list in the order the pairs come in.
+    pub fn from_pairs(n: usize, pairs: impl Fn(&mut dyn FnMut(u32, u32))) -> Adjacency {
         let mut starts = vec![0usize; n + 1];
-        for (node, _) in pairs.clone() {
-            starts[node as usize + 1] += 1;
-        }
+        pairs(&mut |node, _| starts[node as usize + 1] += 1);
         for i in 0..n {
             starts[i + 1] += starts[i];
         }
         let mut fill = starts.clone();
         let mut items = vec![0u32; starts[n]];
-        for (node, item) in pairs {
+        pairs(&mut |node, item| {
             items[fill[node as usize]] = item;
             fill[node as usize] += 1;
-        }
+        });
         Adjacency { starts, items }
     }
 
@@ -110,7 +118,7 @@ mod tests {
     #[test]
     fn pairs_become_lists_in_the_order_they_come() {
         let pairs = [(2, 7), (0, 5), (2, 1), (0, 5), (2, 7)];
-        let mut lists = Adjacency::from_pairs(4, pairs.iter().copied());
+        let mut lists = Adjacency::from_pairs(4, |f| pairs.iter().for_each(|&(a, b)| f(a, b)));
         assert_eq!(lists.len(), 4);
         let as_vecs = |l: &Adjacency| l.iter().map(<[u32]>::to_vec).collect::<Vec<_>>();
         assert_eq!(

@@ -34,11 +34,82 @@ pub struct Edge {
     pub direct: bool,
 }
 
+/// "Each of `dependents` comes after each of `dependencies`": one `after`
+/// of a step or a template instance, which names a step or an instance.
+/// Kept whole, since a step that waits for a step of twenty tasks makes four
+/// hundred edges.
+#[derive(Clone, Debug)]
+pub struct GroupEdge {
+    pub dependents: Vec<usize>,
+    pub dependencies: Vec<usize>,
+    pub file: FileId,
+    pub span: Span,
+    /// How many of [`DepGraph::edges`] come before it in the source's order.
+    pub after_edges: usize,
+}
+
 /// A dependency graph with the spans that created its edges.
 #[derive(Clone, Debug, Default)]
 pub struct DepGraph<'a> {
     pub nodes: Vec<Node<'a>>,
     pub edges: Vec<Edge>,
+    pub groups: Vec<GroupEdge>,
+}
+
+/// One edge, single or of a group.
+#[derive(Clone, Copy, Debug)]
+struct EdgeRef {
+    dependent: usize,
+    dependency: usize,
+    file: FileId,
+    span: Span,
+}
+
+impl DepGraph<'_> {
+    /// Calls `f(dependent, dependency)` with every edge, a group's one by one:
+    /// the groups first, since they name earlier tasks than a task's own
+    /// `after` does, so each list comes out nearly sorted.
+    fn for_each_pair(&self, mut f: impl FnMut(usize, usize)) {
+        for group in &self.groups {
+            for &dependency in &group.dependencies {
+                for &dependent in &group.dependents {
+                    f(dependent, dependency);
+                }
+            }
+        }
+        for edge in &self.edges {
+            f(edge.dependent, edge.dependency);
+        }
+    }
+
+    /// Every edge, a group's one by one, in the order the source gives them:
+    /// a group's edges dependency by dependency.
+    fn all_edges(&self) -> impl Iterator<Item = EdgeRef> + Clone + '_ {
+        (0..=self.groups.len()).flat_map(move |i| {
+            let from = i.checked_sub(1).map_or(0, |g| self.groups[g].after_edges);
+            let to = self
+                .groups
+                .get(i)
+                .map_or(self.edges.len(), |g| g.after_edges);
+            let singles = self.edges[from..to].iter().map(|e| EdgeRef {
+                dependent: e.dependent,
+                dependency: e.dependency,
+                file: e.file,
+                span: e.span,
+            });
+            let group = self.groups.get(i).into_iter().flat_map(|g| {
+                g.dependencies.iter().flat_map(move |&dependency| {
+                    g.dependents.iter().map(move |&dependent| EdgeRef {
+                        dependent,
+                        dependency,
+                        file: g.file,
+                        span: g.span,
+                    })
+                })
+            });
+            singles.chain(group)
+        })
+    }
 }
 
 /// What the graph checks found.
@@ -55,26 +126,41 @@ pub struct GraphReport {
 pub fn check(graph: &DepGraph) -> GraphReport {
     let mut diagnostics = Vec::new();
     let n = graph.nodes.len();
-    for edge in graph.edges.iter().filter(|e| e.dependent == e.dependency) {
-        let name = graph.nodes[edge.dependent].name;
-        diagnostics.push(
-            Diagnostic::new(Code::SelfDependency, format!("`{name}` comes after itself"))
-                .label(
-                    edge.file,
-                    edge.span,
-                    format!("`{name}` cannot wait for itself"),
-                )
-                .help("remove this dependency"),
-        );
-    }
-    let mut dependencies = Adjacency::from_pairs(
-        n,
-        graph
-            .edges
-            .iter()
-            .filter(|e| e.dependent != e.dependency)
-            .map(|e| (e.dependent as u32, e.dependency as u32)),
-    );
+    let may_wait_for_itself = |g: &GroupEdge| {
+        let range = |list: &[usize]| (list.iter().min().copied(), list.iter().max().copied());
+        let ((Some(a_min), Some(a_max)), (Some(b_min), Some(b_max))) =
+            (range(&g.dependents), range(&g.dependencies))
+        else {
+            return false;
+        };
+        a_min <= b_max && b_min <= a_max
+    };
+    // Rare: looked for edge by edge only when some edge may be one.
+    let self_edges = graph.edges.iter().any(|e| e.dependent == e.dependency)
+        || graph.groups.iter().any(may_wait_for_itself);
+    graph
+        .all_edges()
+        .take_while(|_| self_edges)
+        .filter(|e| e.dependent == e.dependency)
+        .for_each(|edge| {
+            let name = graph.nodes[edge.dependent].name;
+            diagnostics.push(
+                Diagnostic::new(Code::SelfDependency, format!("`{name}` comes after itself"))
+                    .label(
+                        edge.file,
+                        edge.span,
+                        format!("`{name}` cannot wait for itself"),
+                    )
+                    .help("remove this dependency"),
+            );
+        });
+    let mut dependencies = Adjacency::from_pairs(n, |f| {
+        graph.for_each_pair(|dependent, dependency| {
+            if dependent != dependency {
+                f(dependent as u32, dependency as u32);
+            }
+        });
+    });
     dependencies.sort_dedup();
 
     let order = stable_order(n, |node| dependencies.of(node));
@@ -100,7 +186,8 @@ const MAX_CYCLE_EDGES: usize = 12;
 /// naming one cycle through it, every edge labelled, in order.
 fn find_cycles(graph: &DepGraph, dependencies: &Adjacency) -> Vec<Diagnostic> {
     let n = dependencies.len();
-    let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n, graph.edges.len());
+    let mut g: DiGraph<(), ()> =
+        DiGraph::with_capacity(n, dependencies.iter().map(<[u32]>::len).sum());
     for _ in 0..n {
         g.add_node(());
     }
@@ -148,8 +235,7 @@ fn find_cycles(graph: &DepGraph, dependencies: &Adjacency) -> Vec<Diagnostic> {
         for (i, &before) in cycle.iter().enumerate().take(shown) {
             let after = cycle[(i + 1) % cycle.len()];
             if let Some(edge) = graph
-                .edges
-                .iter()
+                .all_edges()
                 .find(|e| e.dependent == after && e.dependency == before)
             {
                 diagnostic = diagnostic.label(
@@ -250,6 +336,9 @@ fn reduce(dependencies: &Adjacency, order: &[u32]) -> Reduction {
     let mut dropped = Adjacency::with_capacity(n, 0);
     let mut by_position: Vec<u32> = Vec::new();
     let mut stack: Vec<u32> = Vec::new();
+    // The last node reduced: the tasks of a step that waits for another step
+    // all have that step's tasks as their list, and the same reduction.
+    let mut last: Option<usize> = None;
     for node in 0..n {
         let deps = dependencies.of(node);
         if deps.len() < 2 {
@@ -260,6 +349,14 @@ fn reduce(dependencies: &Adjacency, order: &[u32]) -> Reduction {
             dropped.end_node();
             continue;
         }
+        if let Some(last) = last.filter(|&last| dependencies.of(last) == deps) {
+            kept.repeat(last);
+            kept.end_node();
+            dropped.repeat(last);
+            dropped.end_node();
+            continue;
+        }
+        last = Some(node);
         let stamp = node as u32;
         let floor = deps
             .iter()
@@ -369,14 +466,13 @@ fn stable_order<'d>(n: usize, dependencies: impl Fn(usize) -> &'d [u32]) -> Vec<
         return (0..n as u32).collect();
     }
     let mut waiting = vec![0u32; n];
-    let dependents = Adjacency::from_pairs(
-        n,
-        (0..n).flat_map(|node| {
-            dependencies(node)
-                .iter()
-                .map(move |&dep| (dep, node as u32))
-        }),
-    );
+    let dependents = Adjacency::from_pairs(n, |f| {
+        for node in 0..n {
+            for &dep in dependencies(node) {
+                f(dep, node as u32);
+            }
+        }
+    });
     for (node, count) in waiting.iter_mut().enumerate() {
         *count = dependencies(node).len() as u32;
     }
@@ -395,4 +491,134 @@ fn stable_order<'d>(n: usize, dependencies: impl Fn(usize) -> &'d [u32]) -> Vec<
         }
     }
     order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `graph` with every group written out as single edges, where the
+    /// source gives them.
+    fn expanded<'a>(graph: &DepGraph<'a>) -> DepGraph<'a> {
+        let mut edges = Vec::new();
+        let mut singles = graph.edges.iter();
+        for group in &graph.groups {
+            while edges.len() < group.after_edges + edges_of_groups_before(graph, group) {
+                edges.push(singles.next().expect("enough single edges").clone());
+            }
+            for &dependency in &group.dependencies {
+                for &dependent in &group.dependents {
+                    edges.push(Edge {
+                        dependent,
+                        dependency,
+                        file: group.file,
+                        span: group.span,
+                        direct: false,
+                    });
+                }
+            }
+        }
+        edges.extend(singles.cloned());
+        DepGraph {
+            nodes: graph.nodes.clone(),
+            edges,
+            groups: Vec::new(),
+        }
+    }
+
+    fn edges_of_groups_before(graph: &DepGraph, group: &GroupEdge) -> usize {
+        graph
+            .groups
+            .iter()
+            .take_while(|g| !std::ptr::eq(*g, group))
+            .map(|g| g.dependents.len() * g.dependencies.len())
+            .sum()
+    }
+
+    fn single(dependent: usize, dependency: usize, at: usize, direct: bool) -> Edge {
+        Edge {
+            dependent,
+            dependency,
+            file: FileId(0),
+            span: Span::new(at, at + 1),
+            direct,
+        }
+    }
+
+    fn group(
+        dependents: &[usize],
+        dependencies: &[usize],
+        at: usize,
+        after_edges: usize,
+    ) -> GroupEdge {
+        GroupEdge {
+            dependents: dependents.to_vec(),
+            dependencies: dependencies.to_vec(),
+            file: FileId(0),
+            span: Span::new(at, at + 1),
+            after_edges,
+        }
+    }
+
+    fn assert_same(graph: &DepGraph) {
+        let whole = check(graph);
+        let singles = check(&expanded(graph));
+        assert_eq!(whole.diagnostics, singles.diagnostics);
+        assert_eq!(whole.dependencies, singles.dependencies);
+        assert_eq!(whole.has_cycle, singles.has_cycle);
+    }
+
+    const NAMES: [&str; 8] = ["a", "b", "c", "d", "e", "f", "g", "h"];
+
+    fn nodes() -> Vec<Node<'static>> {
+        NAMES.iter().map(|name| Node { name }).collect()
+    }
+
+    #[test]
+    fn a_group_checks_as_its_edges_written_out() {
+        // Steps {a b c} and {d e f}, the second waiting for the first; `f`
+        // also names `a`, which `b` (of the group) already comes after.
+        let graph = DepGraph {
+            nodes: nodes(),
+            edges: vec![
+                single(1, 0, 10, true),
+                single(5, 0, 20, true),
+                single(7, 6, 30, true),
+            ],
+            groups: vec![group(&[3, 4, 5], &[0, 1, 2], 5, 1)],
+        };
+        let report = check(&graph);
+        assert!(!report.has_cycle);
+        assert_eq!(report.diagnostics.len(), 1, "{:?}", report.diagnostics);
+        assert_eq!(report.diagnostics[0].code, Code::RedundantDependency);
+        assert_same(&graph);
+    }
+
+    #[test]
+    fn cycles_and_self_dependencies_through_groups_are_labelled_as_written() {
+        // A step that waits for itself, and a cycle that runs through a
+        // group and a single edge naming the same pair.
+        let graph = DepGraph {
+            nodes: nodes(),
+            edges: vec![
+                single(0, 3, 1, true),
+                single(3, 0, 2, true),
+                single(6, 7, 40, true),
+            ],
+            groups: vec![
+                group(&[3, 4], &[0, 1], 3, 2),
+                group(&[5, 6], &[5, 6], 30, 2),
+                group(&[7], &[6], 50, 3),
+            ],
+        };
+        let report = check(&graph);
+        assert!(report.has_cycle);
+        let codes: Vec<Code> = report.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(
+            codes.iter().filter(|c| **c == Code::SelfDependency).count(),
+            2
+        );
+        assert!(codes.contains(&Code::Cycle));
+        assert_same(&graph);
+    }
 }

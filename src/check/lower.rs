@@ -382,11 +382,13 @@ impl<'a, 'd> Lowering<'a, 'd> {
     }
 
     /// Makes every task of `dependents` wait for what `after` names (a step's
-    /// or an instance's `after`).
+    /// or an instance's `after`): one group of edges per reference, which
+    /// comes after the first `edges` single edges.
     fn wait_for(
         &self,
         c: &mut Checker,
-        edges: &mut Vec<graph::Edge>,
+        groups: &mut Vec<graph::GroupEdge>,
+        edges: usize,
         prefix: &str,
         after: &ast::After,
         dependents: &[usize],
@@ -395,17 +397,13 @@ impl<'a, 'd> Lowering<'a, 'd> {
             let Some(member) = self.resolve(c, prefix, reference) else {
                 continue;
             };
-            for &dependency in self.tasks_of(&member) {
-                for &dependent in dependents {
-                    edges.push(graph::Edge {
-                        dependent,
-                        dependency,
-                        file: c.file,
-                        span: reference.span,
-                        direct: false,
-                    });
-                }
-            }
+            groups.push(graph::GroupEdge {
+                dependents: dependents.to_vec(),
+                dependencies: self.tasks_of(&member).to_vec(),
+                file: c.file,
+                span: reference.span,
+                after_edges: edges,
+            });
         }
     }
 
@@ -450,6 +448,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
     ) -> Lowered {
         // Most tasks name one other or two; more edges grow the list.
         let mut edges: Vec<graph::Edge> = Vec::with_capacity(self.tasks.len() * 2);
+        let mut groups: Vec<graph::GroupEdge> = Vec::new();
 
         let mut ir_steps = Vec::with_capacity(self.steps.len());
         for s in 0..self.steps.len() {
@@ -464,7 +463,14 @@ impl<'a, 'd> Lowering<'a, 'd> {
                 match item {
                     ast::StepItem::After(after) => {
                         let step = &self.steps[s];
-                        self.wait_for(c, &mut edges, &step.prefix, after, &step.tasks);
+                        self.wait_for(
+                            c,
+                            &mut groups,
+                            edges.len(),
+                            &step.prefix,
+                            after,
+                            &step.tasks,
+                        );
                     }
                     ast::StepItem::Sequential(span) => {
                         if let Some(first) = sequential {
@@ -513,7 +519,14 @@ impl<'a, 'd> Lowering<'a, 'd> {
             c.file = file;
             for after in &use_.after {
                 let group = &self.groups[g];
-                self.wait_for(c, &mut edges, &group.prefix, after, &group.tasks);
+                self.wait_for(
+                    c,
+                    &mut groups,
+                    edges.len(),
+                    &group.prefix,
+                    after,
+                    &group.tasks,
+                );
             }
         }
 
@@ -621,6 +634,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
         let graph = graph::DepGraph {
             nodes: tasks.iter().map(|t| graph::Node { name: &t.key }).collect(),
             edges,
+            groups,
         };
         let check_graph = || {
             let report = graph::check(&graph);

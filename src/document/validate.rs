@@ -552,6 +552,7 @@ impl Validator {
                 .map(|t| graph::Node { name: &t.name })
                 .collect(),
             edges: Vec::new(),
+            groups: Vec::new(),
         };
         for (i, task) in tasks.iter().enumerate() {
             for &(dep, at) in &task.deps {
