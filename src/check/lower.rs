@@ -439,6 +439,97 @@ impl<'a, 'd> Lowering<'a, 'd> {
         None
     }
 
+    /// A task's fields, with its references resolved and its edges added.
+    fn structure(
+        &self,
+        c: &mut Checker,
+        edges: &mut Vec<graph::Edge>,
+        suggested_roles: &mut Vec<String>,
+        index: usize,
+    ) -> TaskFields<'a> {
+        let (task, file) = (self.tasks[index].task, self.tasks[index].file);
+        c.file = file;
+        let mut lowered = TaskFields::default();
+        // Where each kind of field was first given, by `field_kind`.
+        let mut seen: [Option<Span>; 6] = [None; 6];
+        for field in &task.fields {
+            let seen = &mut seen[field_kind(field)];
+            if let Some(first) = *seen {
+                c.duplicate_field(field.keyword(), first, field.span());
+                continue;
+            }
+            *seen = Some(field.span());
+            match field {
+                ast::TaskField::After(after) => {
+                    for reference in &after.refs {
+                        let prefix = &self.tasks[index].prefix;
+                        let Some(member) = self.resolve(c, prefix, reference) else {
+                            continue;
+                        };
+                        let direct = matches!(member, Member::Task(_));
+                        for &dependency in self.tasks_of(&member) {
+                            edges.push(graph::Edge {
+                                dependent: index,
+                                dependency,
+                                file,
+                                span: reference.span,
+                                direct,
+                            });
+                        }
+                    }
+                }
+                ast::TaskField::Assignee { role, .. } => {
+                    lowered.assignee = Some(role.name.clone());
+                    if let Some(def) = self.decls.roles.lookup(&role.name) {
+                        c.reference(def, role.span);
+                    } else {
+                        let suggestion = suggest::closest(&role.name, self.decls.roles.names());
+                        if let Some(best) = suggestion {
+                            suggested_roles.push(best.to_owned());
+                        }
+                        let mut diagnostic = Diagnostic::new(
+                            Code::UnknownRole,
+                            format!("no role named `{}`", role.name),
+                        );
+                        diagnostic = match suggestion {
+                            Some(best) => diagnostic
+                                .label(file, role.span, format!("did you mean `{best}`?"))
+                                .fix(file, role.span, best),
+                            None => diagnostic.label(file, role.span, "unknown role"),
+                        };
+                        c.diagnostics.push(diagnostic.help(format!(
+                            "declare it in the plan: `role {} \"what this role does\"`",
+                            role.name
+                        )));
+                    }
+                }
+                ast::TaskField::Reasoning(f) => lowered.reasoning = Some(&f.value),
+                ast::TaskField::Description(f) => lowered.description = Some(&f.value),
+                ast::TaskField::Retry(f) => {
+                    if let Some(value) = f.value.value {
+                        if (0..=1000).contains(&value) {
+                            lowered.retry = value as u32;
+                        } else {
+                            c.diagnostics.push(
+                                Diagnostic::new(
+                                    Code::InvalidValue,
+                                    format!("`retry` takes a number from 0 to 1000, not {value}"),
+                                )
+                                .label(
+                                    file,
+                                    f.value.span,
+                                    "out of range",
+                                ),
+                            );
+                        }
+                    }
+                }
+                ast::TaskField::Optional(_) => lowered.optional = true,
+            }
+        }
+        lowered
+    }
+
     /// Resolves every reference, interpolates every string, checks the graph
     /// and returns the steps and tasks of the IR.
     pub(super) fn finish(
@@ -530,94 +621,42 @@ impl<'a, 'd> Lowering<'a, 'd> {
             }
         }
 
-        // The structure of each task: its fields, references and edges.
+        // The structure of each task: its fields, references and edges. A
+        // large plan's second half is done on a second thread, into lists of
+        // its own that are appended to the first half's.
         let mut suggested_roles: Vec<String> = Vec::new();
-        let mut structures: Vec<TaskFields<'a>> = Vec::with_capacity(self.tasks.len());
-        for index in 0..self.tasks.len() {
-            let (task, file) = (self.tasks[index].task, self.tasks[index].file);
-            c.file = file;
-            let mut lowered = TaskFields::default();
-            // Where each kind of field was first given, by `field_kind`.
-            let mut seen: [Option<Span>; 6] = [None; 6];
-            for field in &task.fields {
-                let seen = &mut seen[field_kind(field)];
-                if let Some(first) = *seen {
-                    c.duplicate_field(field.keyword(), first, field.span());
-                    continue;
+        let n = self.tasks.len();
+        let structures = if side_by_side(n) {
+            let (this, file) = (&self, c.file);
+            let middle = n / 2;
+            std::thread::scope(|scope| {
+                let second = scope.spawn(move || {
+                    let mut c = Checker::new(file);
+                    let mut edges = Vec::with_capacity(n);
+                    let mut roles = Vec::new();
+                    let structures: Vec<TaskFields<'a>> = (middle..n)
+                        .map(|index| this.structure(&mut c, &mut edges, &mut roles, index))
+                        .collect();
+                    (c, edges, roles, structures)
+                });
+                let mut structures: Vec<TaskFields<'a>> = Vec::with_capacity(n);
+                for index in 0..middle {
+                    structures.push(this.structure(c, &mut edges, &mut suggested_roles, index));
                 }
-                *seen = Some(field.span());
-                match field {
-                    ast::TaskField::After(after) => {
-                        for reference in &after.refs {
-                            let prefix = &self.tasks[index].prefix;
-                            let Some(member) = self.resolve(c, prefix, reference) else {
-                                continue;
-                            };
-                            let direct = matches!(member, Member::Task(_));
-                            for &dependency in self.tasks_of(&member) {
-                                edges.push(graph::Edge {
-                                    dependent: index,
-                                    dependency,
-                                    file,
-                                    span: reference.span,
-                                    direct,
-                                });
-                            }
-                        }
-                    }
-                    ast::TaskField::Assignee { role, .. } => {
-                        lowered.assignee = Some(role.name.clone());
-                        if let Some(def) = self.decls.roles.lookup(&role.name) {
-                            c.reference(def, role.span);
-                        } else {
-                            let suggestion = suggest::closest(&role.name, self.decls.roles.names());
-                            if let Some(best) = suggestion {
-                                suggested_roles.push(best.to_owned());
-                            }
-                            let mut diagnostic = Diagnostic::new(
-                                Code::UnknownRole,
-                                format!("no role named `{}`", role.name),
-                            );
-                            diagnostic = match suggestion {
-                                Some(best) => diagnostic
-                                    .label(file, role.span, format!("did you mean `{best}`?"))
-                                    .fix(file, role.span, best),
-                                None => diagnostic.label(file, role.span, "unknown role"),
-                            };
-                            c.diagnostics.push(diagnostic.help(format!(
-                                "declare it in the plan: `role {} \"what this role does\"`",
-                                role.name
-                            )));
-                        }
-                    }
-                    ast::TaskField::Reasoning(f) => lowered.reasoning = Some(&f.value),
-                    ast::TaskField::Description(f) => lowered.description = Some(&f.value),
-                    ast::TaskField::Retry(f) => {
-                        if let Some(value) = f.value.value {
-                            if (0..=1000).contains(&value) {
-                                lowered.retry = value as u32;
-                            } else {
-                                c.diagnostics.push(
-                                    Diagnostic::new(
-                                        Code::InvalidValue,
-                                        format!(
-                                            "`retry` takes a number from 0 to 1000, not {value}"
-                                        ),
-                                    )
-                                    .label(
-                                        file,
-                                        f.value.span,
-                                        "out of range",
-                                    ),
-                                );
-                            }
-                        }
-                    }
-                    ast::TaskField::Optional(_) => lowered.optional = true,
-                }
-            }
-            structures.push(lowered);
-        }
+                let (other, more_edges, roles, rest) = second
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                c.append(other);
+                edges.extend(more_edges);
+                suggested_roles.extend(roles);
+                structures.extend(rest);
+                structures
+            })
+        } else {
+            (0..n)
+                .map(|index| self.structure(c, &mut edges, &mut suggested_roles, index))
+                .collect()
+        };
         c.suggested_roles.extend(suggested_roles);
 
         // The graph checks and the strings of the tasks need nothing of

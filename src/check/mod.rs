@@ -64,6 +64,25 @@ pub(crate) struct Checker {
 }
 
 impl Checker {
+    fn new(file: FileId) -> Checker {
+        Checker {
+            file,
+            diagnostics: Vec::new(),
+            symbols: Symbols::default(),
+            suggested_roles: Vec::new(),
+        }
+    }
+
+    /// Takes what another checker (of a part of the same plan, on another
+    /// thread) found, after what this one found. The other checker defines
+    /// nothing: its references name this one's definitions.
+    fn append(&mut self, other: Checker) {
+        debug_assert!(other.symbols.definitions.is_empty());
+        self.diagnostics.extend(other.diagnostics);
+        self.symbols.references.extend(other.symbols.references);
+        self.suggested_roles.extend(other.suggested_roles);
+    }
+
     fn define(&mut self, kind: SymbolKind, name: &ast::Ident, full_span: Span) -> usize {
         self.symbols.definitions.push(ir::Definition {
             kind,
@@ -98,12 +117,7 @@ pub fn check(modules: &[Module], options: &Options) -> Checked {
     let Some(root) = modules.first() else {
         return Checked::default();
     };
-    let mut c = Checker {
-        file: root.file,
-        diagnostics: Vec::new(),
-        symbols: Symbols::default(),
-        suggested_roles: Vec::new(),
-    };
+    let mut c = Checker::new(root.file);
     let plans: Vec<&ast::Plan> = root
         .ast
         .items
