@@ -170,7 +170,7 @@ impl Diagnostic {
 pub fn sort(diagnostics: &mut [Diagnostic]) {
     diagnostics.sort_by_key(|d| {
         d.primary()
-            .map(|l| (l.file, l.span.start, l.span.end))
+            .map(|l| (l.file, l.span.start(), l.span.end()))
             .unwrap_or_default()
     });
 }

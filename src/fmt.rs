@@ -83,7 +83,7 @@ impl Printer<'_> {
     }
 
     fn text(&self, span: Span) -> &str {
-        &self.src[span.start..span.end]
+        &self.src[span.range()]
     }
 
     /// Whether the source has a blank line just before `pos`.
@@ -102,11 +102,11 @@ impl Printer<'_> {
     /// Emits the comments before `pos` on lines of their own, then starts a line.
     fn leading_comments(&mut self, pos: usize) {
         while let Some(&comment) = self.comments.get(self.next_comment) {
-            if comment.start >= pos {
+            if comment.start() >= pos {
                 break;
             }
             self.next_comment += 1;
-            self.separate(comment.start);
+            self.separate(comment.start());
             self.indent();
             let text = self.text(comment).trim_end().to_owned();
             self.push(&text);
@@ -117,8 +117,8 @@ impl Printer<'_> {
 
     /// Starts an item: its leading comments, a kept blank line, the indentation.
     fn begin(&mut self, span: Span) {
-        self.leading_comments(span.start);
-        self.separate(span.start);
+        self.leading_comments(span.start());
+        self.separate(span.start());
         self.indent();
         self.first_in_block = false;
     }
@@ -126,8 +126,9 @@ impl Printer<'_> {
     /// Ends an item's line, keeping a comment that followed it on its line.
     fn end(&mut self, span: Span) {
         if let Some(&comment) = self.comments.get(self.next_comment) {
-            let between = &self.src[span.end.min(comment.start)..comment.start];
-            if comment.start >= span.end && between.trim().is_empty() && !between.contains('\n') {
+            let between = &self.src[span.end().min(comment.start())..comment.start()];
+            if comment.start() >= span.end() && between.trim().is_empty() && !between.contains('\n')
+            {
                 self.next_comment += 1;
                 self.push("  ");
                 let text = self.text(comment).trim_end().to_owned();
@@ -141,8 +142,8 @@ impl Printer<'_> {
     fn has_comment_inside(&self, span: Span) -> bool {
         self.comments[self.next_comment..]
             .iter()
-            .take_while(|c| c.start < span.end)
-            .any(|c| c.start > span.start)
+            .take_while(|c| c.start() < span.end())
+            .any(|c| c.start() > span.start())
     }
 
     fn open_block(&mut self) {
@@ -152,7 +153,7 @@ impl Printer<'_> {
     }
 
     fn close_block(&mut self, body: &Body, span: Span) {
-        let close = body.close.map_or(span.end, |c| c.start);
+        let close = body.close.map_or(span.end(), |c| c.start());
         self.leading_comments(close);
         self.depth -= 1;
         self.indent();

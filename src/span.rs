@@ -3,16 +3,43 @@
 use std::sync::Arc;
 
 /// A half-open byte range `start..end` in one source file.
+///
+/// Offsets are kept in 32 bits, as compilers do: a span is in every node of
+/// the tree, and files past 4 GiB are refused long before (`MAX_FILE_BYTES`).
+/// A larger offset saturates.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Span {
-    pub start: usize,
-    pub end: usize,
+    start: u32,
+    end: u32,
+}
+
+/// `offset` in 32 bits, saturating.
+fn narrow(offset: usize) -> u32 {
+    u32::try_from(offset).unwrap_or(u32::MAX)
 }
 
 impl Span {
     /// A span from `start` to `end` (byte offsets).
     pub fn new(start: usize, end: usize) -> Span {
-        Span { start, end }
+        Span {
+            start: narrow(start),
+            end: narrow(end),
+        }
+    }
+
+    /// Where the span starts (a byte offset).
+    pub fn start(&self) -> usize {
+        self.start as usize
+    }
+
+    /// Where the span ends (a byte offset, exclusive).
+    pub fn end(&self) -> usize {
+        self.end as usize
+    }
+
+    /// The bytes covered, as a range to index the text with.
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.start()..self.end()
     }
 
     /// An empty span at `offset`.
@@ -22,7 +49,7 @@ impl Span {
 
     /// The number of bytes covered.
     pub fn len(&self) -> usize {
-        self.end - self.start
+        (self.end - self.start) as usize
     }
 
     /// Whether the span covers nothing.
@@ -32,13 +59,16 @@ impl Span {
 
     /// The smallest span covering both.
     pub fn to(self, other: Span) -> Span {
-        Span::new(self.start.min(other.start), self.end.max(other.end))
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 
     /// Whether `offset` lies within the span (its end included, so a cursor
     /// just after a word still touches it).
     pub fn touches(&self, offset: usize) -> bool {
-        self.start <= offset && offset <= self.end
+        self.start() <= offset && offset <= self.end()
     }
 }
 
@@ -50,7 +80,7 @@ impl From<pest::Span<'_>> for Span {
 
 impl From<Span> for miette::SourceSpan {
     fn from(span: Span) -> miette::SourceSpan {
-        (span.start, span.len()).into()
+        (span.start(), span.len()).into()
     }
 }
 

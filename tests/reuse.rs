@@ -40,7 +40,7 @@ fn located(c: &planc::Compilation) -> Vec<(String, String, usize)> {
         .map(|d| {
             let label = d.primary().expect("labelled");
             let file = c.sources.get(label.file);
-            let line = file.text[..label.span.start].matches('\n').count() + 1;
+            let line = file.text[..label.span.start()].matches('\n').count() + 1;
             (d.code.as_str().to_owned(), file.name.clone(), line)
         })
         .collect()

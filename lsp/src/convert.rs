@@ -31,8 +31,8 @@ pub fn position(lines: &LineIndex, text: &str, offset: usize) -> lsp::Position {
 pub fn range(analysis: &Analysis, span: Span) -> lsp::Range {
     let text = analysis.text();
     lsp::Range::new(
-        position(&analysis.lines, text, span.start),
-        position(&analysis.lines, text, span.end),
+        position(&analysis.lines, text, span.start()),
+        position(&analysis.lines, text, span.end()),
     )
 }
 
@@ -41,8 +41,8 @@ pub fn range_in(analysis: &Analysis, file: FileId, span: Span) -> lsp::Range {
     let text = &analysis.compilation.sources.get(file).text;
     let lines = analysis.lines_of(file);
     lsp::Range::new(
-        position(&lines, text, span.start),
-        position(&lines, text, span.end),
+        position(&lines, text, span.start()),
+        position(&lines, text, span.end()),
     )
 }
 
@@ -77,7 +77,7 @@ pub fn diagnostic(analysis: &Analysis, d: &diagnostic::Diagnostic) -> lsp::Diagn
     let elsewhere = d.primary().filter(|l| l.file != root);
     if let Some(label) = elsewhere {
         let source = analysis.compilation.sources.get(label.file);
-        let line = analysis.lines_of(label.file).line(label.span.start) + 1;
+        let line = analysis.lines_of(label.file).line(label.span.start()) + 1;
         message = format!("{}:{line}: {message}", source.name);
     }
     let import_span = analysis
@@ -236,11 +236,11 @@ pub fn semantic_tokens(analysis: &Analysis, tokens: &[ide::Token]) -> Vec<lsp::S
     let mut out = Vec::with_capacity(tokens.len());
     let (mut prev_line, mut prev_col) = (0u32, 0u32);
     for token in tokens {
-        let mut start = token.span.start;
-        while start < token.span.end {
-            let line_end = text[start..token.span.end]
+        let mut start = token.span.start();
+        while start < token.span.end() {
+            let line_end = text[start..token.span.end()]
                 .find('\n')
-                .map_or(token.span.end, |i| start + i);
+                .map_or(token.span.end(), |i| start + i);
             let piece = text[start..line_end].trim_end_matches('\r');
             if !piece.is_empty() {
                 let pos = position(lines, text, start);

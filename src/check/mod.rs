@@ -233,7 +233,7 @@ pub fn check(modules: &[Module], options: &Options) -> Checked {
     c.diagnostics.sort_by(|a, b| {
         let key = |d: &Diagnostic| {
             (
-                d.primary().map(|l| (l.file, l.span.start, l.span.end)),
+                d.primary().map(|l| (l.file, l.span.start(), l.span.end())),
                 d.code,
             )
         };

@@ -154,7 +154,7 @@ impl Validator {
         let at = span(object);
         self.error(
             Code::InvalidDocument,
-            Span::new(at.start, at.start + 1),
+            Span::new(at.start(), at.start() + 1),
             &format!("{what} has no `{field}`"),
             &format!("`{field}` is required here"),
         );
@@ -236,7 +236,7 @@ impl Validator {
                     Diagnostic::new(Code::MissingGoal, "the plan has no goal")
                         .label(
                             self.file,
-                            Span::new(span(meta).start, span(meta).start + 1),
+                            Span::new(span(meta).start(), span(meta).start() + 1),
                             "`meta` has no `goal`",
                         )
                         .help("add `\"goal\": \"…\"` to `meta`: agents read it to stay on course"),
@@ -248,7 +248,7 @@ impl Validator {
                     Diagnostic::new(Code::MissingGoal, "the plan has no goal")
                         .label(
                             self.file,
-                            Span::new(span(root).start, span(root).start + 1),
+                            Span::new(span(root).start(), span(root).start() + 1),
                             "no `meta.goal` or `overallGoal`",
                         )
                         .help(

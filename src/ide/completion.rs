@@ -34,14 +34,14 @@ pub fn completions(compilation: &Compilation, offset: usize) -> Vec<Completion> 
     let offset = crate::line_index::floor_char(text, offset);
     let tokens = lexer::tokens(text, offset);
     // The token the cursor is in or just after.
-    let current = tokens.last().filter(|t| t.span.end >= offset);
+    let current = tokens.last().filter(|t| t.span.end() >= offset);
     match current.map(|t| t.kind) {
         Some(Kind::Comment) => return Vec::new(),
         Some(Kind::Str { closed }) => {
             let token = current.map_or(Span::at(offset), |t| t.span);
-            let inside = offset < token.end || !closed;
+            let inside = offset < token.end() || !closed;
             return if inside {
-                param_completions(compilation, text, token.start, offset)
+                param_completions(compilation, text, token.start(), offset)
             } else {
                 Vec::new()
             };
@@ -49,12 +49,12 @@ pub fn completions(compilation: &Compilation, offset: usize) -> Vec<Completion> 
         _ => {}
     }
     let (prefix, before) = match current {
-        Some(t) if t.kind == Kind::Word => (t.span.start, &tokens[..tokens.len() - 1]),
+        Some(t) if t.kind == Kind::Word => (t.span.start(), &tokens[..tokens.len() - 1]),
         _ => (offset, &tokens[..]),
     };
     let replace = Span::new(prefix, offset);
     let significant: Vec<&Token> = before.iter().filter(|t| t.kind != Kind::Comment).collect();
-    let previous = significant.last().map(|t| &text[t.span.start..t.span.end]);
+    let previous = significant.last().map(|t| &text[t.span.range()]);
     match previous {
         Some("after") => names(compilation, offset, replace),
         Some(",") if in_after_list(text, &significant) => names(compilation, offset, replace),
@@ -89,7 +89,7 @@ pub fn completions(compilation: &Compilation, offset: usize) -> Vec<Completion> 
 
 /// Whether the `,` ending `significant` separates the names of an `after`.
 fn in_after_list(text: &str, significant: &[&Token]) -> bool {
-    let word = |t: &Token| &text[t.span.start..t.span.end];
+    let word = |t: &Token| &text[t.span.range()];
     let mut rest = significant.iter().rev();
     loop {
         match (rest.next(), rest.next()) {
@@ -198,7 +198,10 @@ fn open_interpolation(string: &str) -> Option<usize> {
 /// The innermost body holding `offset`.
 fn context_at(file: &ast::File, offset: usize) -> Context {
     let inside = |span: Span, body: &ast::Body| {
-        offset >= body.open.end && body.close.map_or(offset <= span.end, |c| offset <= c.start)
+        offset >= body.open.end()
+            && body
+                .close
+                .map_or(offset <= span.end(), |c| offset <= c.start())
     };
     for item in &file.items {
         let (span, body, items, context) = match item {

@@ -22,11 +22,13 @@ pub fn quick_fixes(compilation: &Compilation, range: Span) -> Vec<QuickFix> {
         .enumerate()
         .filter_map(|(index, diagnostic)| {
             let fix = diagnostic.fix.as_ref()?;
-            let overlaps = fix.span.start <= range.end && range.start <= fix.span.end;
+            let overlaps = fix.span.start() <= range.end() && range.start() <= fix.span.end();
             if fix.file != compilation.file || !overlaps {
                 return None;
             }
-            let old = text.get(fix.span.start..fix.span.end).unwrap_or_default();
+            let old = text
+                .get(fix.span.start()..fix.span.end())
+                .unwrap_or_default();
             Some(QuickFix {
                 title: format!("Change `{old}` to `{}`", fix.replacement),
                 diagnostic: index,

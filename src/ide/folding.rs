@@ -29,11 +29,11 @@ pub fn folding_ranges(compilation: &Compilation) -> Vec<Fold> {
     let mut folds = Vec::new();
     let mut body = |span: Span, body: &ast::Body| {
         let end = match body.close {
-            Some(close) => text[..close.start.min(text.len())].trim_end().len(),
-            None => text[..span.end.min(text.len())].trim_end().len(),
+            Some(close) => text[..close.start().min(text.len())].trim_end().len(),
+            None => text[..span.end().min(text.len())].trim_end().len(),
         };
         folds.push(Fold {
-            start: body.open.start,
+            start: body.open.start(),
             end,
             kind: FoldKind::Region,
         });
@@ -54,12 +54,12 @@ pub fn folding_ranges(compilation: &Compilation) -> Vec<Fold> {
     }
     for span in strings {
         if text
-            .get(span.start..span.end)
+            .get(span.start()..span.end())
             .is_some_and(|s| s.contains('\n'))
         {
             folds.push(Fold {
-                start: span.start,
-                end: span.end,
+                start: span.start(),
+                end: span.end(),
                 kind: FoldKind::Region,
             });
         }
@@ -113,15 +113,15 @@ fn task_folds(task: &ast::Task, body: &mut impl FnMut(Span, &ast::Body), strings
 /// Runs of two or more comments on consecutive lines, each alone on its line.
 fn comment_blocks(text: &str, comments: &[Span]) -> Vec<Fold> {
     let alone = |span: &Span| {
-        let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
-        text[line_start..span.start].trim().is_empty()
+        let line_start = text[..span.start()].rfind('\n').map_or(0, |i| i + 1);
+        text[line_start..span.start()].trim().is_empty()
     };
     let mut folds = Vec::new();
     let mut run: Option<(Span, Span, usize)> = None;
     for comment in comments.iter().filter(|c| alone(c)) {
         run = match run {
             Some((first, last, count))
-                if text[last.end..comment.start].matches('\n').count() == 1 =>
+                if text[last.end()..comment.start()].matches('\n').count() == 1 =>
             {
                 Some((first, *comment, count + 1))
             }
@@ -144,8 +144,8 @@ fn comment_blocks(text: &str, comments: &[Span]) -> Vec<Fold> {
 
 fn comment_fold(first: Span, last: Span) -> Fold {
     Fold {
-        start: first.start,
-        end: last.end,
+        start: first.start(),
+        end: last.end(),
         kind: FoldKind::Comment,
     }
 }

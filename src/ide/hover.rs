@@ -151,7 +151,7 @@ fn param_card(compilation: &Compilation, full_span: Span, name: &str) -> String 
     let declaration = param_declaration(super::root_syntax(compilation), full_span);
     let signature = match declaration {
         Some(param) => text
-            .get(param.span.start..param.span.end)
+            .get(param.span.start()..param.span.end())
             .unwrap_or(name)
             .to_owned(),
         None => format!("param {name}"),

@@ -121,7 +121,7 @@ mod test_support {
 
     /// The text a span covers.
     pub(crate) fn slice(compilation: &Compilation, span: crate::span::Span) -> String {
-        compilation.sources.get(compilation.file).text[span.start..span.end].to_owned()
+        compilation.sources.get(compilation.file).text[span.range()].to_owned()
     }
 
     pub(crate) const PLAN: &str = r#"plan demo {

@@ -53,7 +53,7 @@ mod tests {
         let (c, offset) = compile_at(&text);
         let found = definition(&c, offset).expect("a definition");
         assert_eq!(slice(&c, found.span), "compile");
-        assert!(found.span.start < offset, "jumps back to the task");
+        assert!(found.span.start() < offset, "jumps back to the task");
     }
 
     #[test]

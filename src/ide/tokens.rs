@@ -86,20 +86,21 @@ pub fn semantic_tokens(compilation: &Compilation) -> Vec<Token> {
     for (span, kind) in literals.0 {
         push(span, kind, false);
     }
-    tokens.sort_by_key(|t| (t.span.start, std::cmp::Reverse(t.span.end)));
+    tokens.sort_by_key(|t| (t.span.start(), std::cmp::Reverse(t.span.end())));
     // A string token is cut around the interpolations inside it; any other
     // overlap keeps the first token.
     let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
     for token in tokens {
         match out.last_mut() {
-            Some(last) if token.span.start < last.span.end => {
-                let within = last.span.start <= token.span.start && token.span.end <= last.span.end;
+            Some(last) if token.span.start() < last.span.end() => {
+                let within =
+                    last.span.start() <= token.span.start() && token.span.end() <= last.span.end();
                 if last.kind == TokenKind::String && within && last.span != token.span {
                     let rest = Token {
-                        span: Span::new(token.span.end, last.span.end),
+                        span: Span::new(token.span.end(), last.span.end()),
                         ..*last
                     };
-                    last.span.end = token.span.start;
+                    last.span = Span::new(last.span.start(), token.span.start());
                     if last.span.is_empty() {
                         out.pop();
                     }
@@ -219,7 +220,7 @@ mod tests {
                     "{:?}{} {}",
                     t.kind,
                     if t.definition { "*" } else { "" },
-                    &text[t.span.start..t.span.end]
+                    &text[t.span.range()]
                 )
             })
             .collect();

@@ -75,7 +75,7 @@ impl Report {
                     .labels
                     .iter()
                     .filter(|l| l.file == file)
-                    .any(|l| line_len(&source.text, l.span.start) > MAX_SNIPPET_LINE);
+                    .any(|l| line_len(&source.text, l.span.start()) > MAX_SNIPPET_LINE);
                 let labels: Vec<LabeledSpan> = diagnostic
                     .labels
                     .iter()

@@ -88,8 +88,8 @@ fn objects<'a>(
             end_line: primary.map(|(_, (_, e))| e.line),
             end_column: primary.map(|(_, (_, e))| e.column),
             span: primary.map(|(l, _)| JsonSpan {
-                start: l.span.start,
-                end: l.span.end,
+                start: l.span.start(),
+                end: l.span.end(),
             }),
             message: &d.message,
             help: d.help.as_deref(),
@@ -103,8 +103,8 @@ fn objects<'a>(
                         line: start.line,
                         column: start.column,
                         span: JsonSpan {
-                            start: l.span.start,
-                            end: l.span.end,
+                            start: l.span.start(),
+                            end: l.span.end(),
                         },
                         message: &l.message,
                     }
@@ -113,8 +113,8 @@ fn objects<'a>(
             fix: d.fix.as_ref().map(|f| JsonFix {
                 file: &sources.get(f.file).name,
                 span: JsonSpan {
-                    start: f.span.start,
-                    end: f.span.end,
+                    start: f.span.start(),
+                    end: f.span.end(),
                 },
                 replacement: &f.replacement,
             }),

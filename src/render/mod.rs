@@ -34,7 +34,7 @@ pub(crate) fn positions(
             column: lc.col + 1,
         }
     };
-    (convert(label.span.start), convert(label.span.end))
+    (convert(label.span.start()), convert(label.span.end()))
 }
 
 /// "2 errors and 1 warning", or `None` when there is nothing to say.

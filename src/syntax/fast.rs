@@ -156,8 +156,8 @@ impl<'a> Reader<'a> {
             }),
             Err(GiveUp) => {
                 let resume = self.resume;
-                self.comments.retain(|c| c.start < resume);
-                self.keywords.retain(|k| k.start < resume);
+                self.comments.retain(|c| c.start() < resume);
+                self.keywords.retain(|k| k.start() < resume);
                 Err(Box::new(Prefix {
                     items: self.items,
                     plan: self.open_plan,
@@ -249,7 +249,7 @@ impl<'a> Reader<'a> {
     }
 
     fn text_of(&self, span: Span) -> &str {
-        &self.text[span.start..span.end]
+        &self.text[span.range()]
     }
 
     fn ident(&self, span: Span) -> Ident {
@@ -277,18 +277,18 @@ impl<'a> Reader<'a> {
         if is_keyword(self.text_of(first)) {
             return Err(GiveUp);
         }
-        let mut end = first.end;
+        let mut end = first.end();
         while self.peek() == Some(b'.') {
             self.pos += 1;
             match self.word() {
-                Some(part) => end = part.end,
+                Some(part) => end = part.end(),
                 None => {
                     self.pos = end;
                     break;
                 }
             }
         }
-        Ok(self.ident(Span::new(first.start, end)))
+        Ok(self.ident(Span::new(first.start(), end)))
     }
 
     /// The next word, recorded as a keyword: the caller gives up unless it
@@ -297,7 +297,7 @@ impl<'a> Reader<'a> {
         self.trivia();
         let span = self.word().ok_or(GiveUp)?;
         self.keywords.push(span);
-        Ok((span, &self.text[span.start..span.end]))
+        Ok((span, &self.text[span.range()]))
     }
 
     /// Skips trivia and tells whether `byte` comes next.
@@ -325,7 +325,7 @@ impl<'a> Reader<'a> {
                 "plan" => TopItem::Plan(self.plan(keyword)?),
                 "template" => TopItem::Template(self.template(keyword)?),
                 "role" => TopItem::Role(self.role(keyword)?),
-                "param" => TopItem::Param(self.param(keyword.start)?),
+                "param" => TopItem::Param(self.param(keyword.start())?),
                 _ => return Err(GiveUp),
             };
             self.items.push(item);
@@ -381,7 +381,7 @@ impl<'a> Reader<'a> {
         let name = self.name()?;
         let params = self.parenthesised(|reader| {
             let name = reader.name()?;
-            reader.param_rest(name.span.start, name)
+            reader.param_rest(name.span.start(), name)
         })?;
         self.trivia();
         let open = self.eat(b'{')?;
@@ -428,7 +428,7 @@ impl<'a> Reader<'a> {
         Ok(match word {
             "task" => PlanItem::Task(self.task(keyword)?),
             "step" => PlanItem::Step(self.step(keyword)?),
-            "param" => PlanItem::Param(self.param(keyword.start)?),
+            "param" => PlanItem::Param(self.param(keyword.start())?),
             "role" => PlanItem::Role(self.role(keyword)?),
             "title" => PlanItem::Title(self.str_field(keyword)?),
             "goal" => PlanItem::Goal(self.str_field(keyword)?),
@@ -479,12 +479,12 @@ impl<'a> Reader<'a> {
             return Err(GiveUp);
         }
         let ty = self.ident(Span::new(from, self.pos));
-        let mut end = ty.span.end;
+        let mut end = ty.span.end();
         let default = if self.next_is(b'=') {
             self.pos += 1;
             self.trivia();
             let literal = self.literal()?;
-            end = literal.span().end;
+            end = literal.span().end();
             Some(literal)
         } else {
             None

@@ -322,10 +322,10 @@ impl<'a> Walker<'a> {
         if end.into_inner().next().is_none() {
             return Some(span);
         }
-        let found = if span.start >= self.text.len() {
+        let found = if span.start() >= self.text.len() {
             "the file ends".to_owned()
         } else {
-            let word: String = self.text[span.start..]
+            let word: String = self.text[span.start()..]
                 .chars()
                 .take_while(|c| c.is_alphanumeric() || *c == '_')
                 .collect();
@@ -610,7 +610,7 @@ impl<'a> Walker<'a> {
                 )
                 .label(
                     self.file,
-                    Span::new(span.start, span.start + 1),
+                    Span::new(span.start(), span.start() + 1),
                     "string starts here",
                 )
                 .help("keep long material in files the agent reads, and name the file in the plan"),

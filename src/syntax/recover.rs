@@ -280,7 +280,7 @@ fn in_string(rules: &[Rule]) -> bool {
 
 /// The diagnostic for one run of bad tokens.
 pub(crate) fn explain(text: &str, file: FileId, run: Span, context: Context) -> Diagnostic {
-    let word = word_at(text, run.start);
+    let word = word_at(text, run.start());
     if !word.is_empty() {
         if let Some(rule) = rule_for(word) {
             if !context.keywords().contains(&word) {
@@ -288,16 +288,16 @@ pub(crate) fn explain(text: &str, file: FileId, run: Span, context: Context) -> 
                     Code::Syntax,
                     format!("`{word}` cannot stand {}", context.place()),
                 )
-                .label(file, token_span(text, run.start), "not allowed here")
+                .label(file, token_span(text, run.start()), "not allowed here")
                 .help(format!("`{word}` belongs {}", home(word)));
             }
             // Error detail (the literal tokens pest tried) costs time, so it is
             // on only for this second, explaining parse.
             pest::set_error_detail(true);
-            let result = PlanParser::parse(rule, &text[run.start..]);
+            let result = PlanParser::parse(rule, &text[run.start()..]);
             pest::set_error_detail(false);
             if let Err(error) = result {
-                return explain_failure(text, file, run.start, &error);
+                return explain_failure(text, file, run.start(), &error);
             }
         } else if word != "as" {
             return unknown_word(text, file, run, word, context);
@@ -307,7 +307,7 @@ pub(crate) fn explain(text: &str, file: FileId, run: Span, context: Context) -> 
 }
 
 fn unknown_word(text: &str, file: FileId, run: Span, word: &str, context: Context) -> Diagnostic {
-    let span = token_span(text, run.start);
+    let span = token_span(text, run.start());
     let allowed = context.keywords();
     let list = allowed
         .iter()
@@ -340,9 +340,9 @@ fn unknown_word(text: &str, file: FileId, run: Span, word: &str, context: Contex
 }
 
 fn unexpected(text: &str, file: FileId, run: Span, context: Context) -> Diagnostic {
-    let span = token_span(text, run.start);
-    let what = found(text, run.start);
-    let help = match &text[run.start..].chars().next() {
+    let span = token_span(text, run.start());
+    let what = found(text, run.start());
+    let help = match &text[run.start()..].chars().next() {
         Some('"') => {
             "a string follows a keyword, as in `title \"…\"` or `task name \"…\"`".to_owned()
         }

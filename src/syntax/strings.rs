@@ -66,9 +66,9 @@ pub(crate) fn cook_pieces(
     pieces: impl IntoIterator<Item = (Piece, Span)>,
     errors: &mut Vec<StringError>,
 ) -> Str {
-    let shift = |s: Span| Span::new(s.start + base, s.end + base);
+    let shift = |s: Span| Span::new(s.start() + base, s.end() + base);
     let quote = if triple { 3 } else { 1 };
-    let content = Span::new(span.start + quote, span.end - quote);
+    let content = Span::new(span.start() + quote, span.end() - quote);
     let dedent = triple.then(|| Dedent::measure(source, content));
 
     let pieces = pieces.into_iter();
@@ -79,7 +79,7 @@ pub(crate) fn cook_pieces(
     let mut run = Run::Empty;
 
     for (piece, piece_span) in pieces {
-        let piece_text = &source[piece_span.start..piece_span.end];
+        let piece_text = &source[piece_span.range()];
         match piece {
             Piece::Text => match &dedent {
                 Some(d) => run.push(&d.apply(source, piece_span)),
@@ -97,7 +97,7 @@ pub(crate) fn cook_pieces(
             Piece::Interp(ident) => {
                 run.finish(&mut parts);
                 parts.push(StrPart::Param(Ident {
-                    name: SmolStr::new(&source[ident.start..ident.end]),
+                    name: SmolStr::new(&source[ident.range()]),
                     span: shift(ident),
                 }));
             }
@@ -176,25 +176,25 @@ struct Dedent {
 
 impl Dedent {
     fn measure(source: &str, content: Span) -> Dedent {
-        let text = &source[content.start..content.end];
+        let text = &source[content.range()];
         let mut keep = content;
         if let Some(newline) = text.find('\n') {
             if text[..newline].trim().is_empty() {
-                keep.start = content.start + newline + 1;
+                keep = Span::new(content.start() + newline + 1, keep.end());
             }
         }
-        let kept = &source[keep.start..keep.end];
+        let kept = &source[keep.range()];
         if let Some(newline) = kept.rfind('\n') {
             if kept[newline + 1..].trim().is_empty() {
-                keep.end = keep.start + newline;
+                keep = Span::new(keep.start(), keep.start() + newline);
             }
         } else if kept.trim().is_empty() {
-            keep.end = keep.start;
+            keep = Span::at(keep.start());
         }
         // A first line that shares the opening quotes' line has no indentation
         // of its own, so it does not count.
-        let skip_first = usize::from(keep.start == content.start);
-        let indent = source[keep.start..keep.end]
+        let skip_first = usize::from(keep.start() == content.start());
+        let indent = source[keep.range()]
             .split('\n')
             .skip(skip_first)
             .filter(|line| !line.trim().is_empty())
@@ -206,8 +206,8 @@ impl Dedent {
 
     /// The text of a piece of the block, with the dropped parts removed.
     fn apply(&self, source: &str, piece: Span) -> String {
-        let start = piece.start.max(self.keep.start);
-        let end = piece.end.min(self.keep.end);
+        let start = piece.start().max(self.keep.start());
+        let end = piece.end().min(self.keep.end());
         let mut out = String::new();
         let mut offset = start;
         while offset < end {
@@ -216,7 +216,7 @@ impl Dedent {
                 .find('\n')
                 .map_or(end, |i| offset + i + 1);
             // Skip the indentation of lines starting at or after keep.start.
-            let skip_to = if line_start >= self.keep.start {
+            let skip_to = if line_start >= self.keep.start() {
                 let indented = &source[line_start..line_end];
                 let ws = indented.len() - indented.trim_start_matches([' ', '\t']).len();
                 line_start + ws.min(self.indent)

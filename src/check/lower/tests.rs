@@ -80,7 +80,7 @@ fn a_large_plan_checks_the_same_on_two_threads_as_on_one() {
                 .symbols
                 .references
                 .iter()
-                .map(|r| (r.file, r.span.start, r.span.end, r.definition))
+                .map(|r| (r.file, r.span.start(), r.span.end(), r.definition))
                 .collect();
             refs.sort_unstable();
             refs
