@@ -111,7 +111,11 @@ const KEYWORDS: &[&str] = &[
 
 /// Whether `word` is a reserved keyword.
 pub(crate) fn is_keyword(word: &str) -> bool {
-    KEYWORDS.contains(&word)
+    // Every keyword is 2 to 14 lowercase letters and `_`: most names are
+    // told apart without comparing them to each keyword.
+    (2..=14).contains(&word.len())
+        && word.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+        && KEYWORDS.contains(&word)
 }
 
 fn rule_for(keyword: &str) -> Option<Rule> {

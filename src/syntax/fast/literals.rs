@@ -4,9 +4,22 @@
 
 use super::{ident_char, GiveUp, Read, Reader};
 use crate::span::Span;
-use crate::syntax::ast::{Int, Literal, Str};
+use crate::syntax::ast::{Int, Literal, SmolStr, Str, StrPart};
 use crate::syntax::limits::MAX_STRING_BYTES;
 use crate::syntax::strings::{cook_pieces, Piece};
+
+/// The bytes that end a run of text in a plain string: the quote, `\`,
+/// braces and line breaks.
+const PLAIN_STOP: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    let stops = b"\"\\{}\n\r";
+    while i < stops.len() {
+        table[stops[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 impl Reader<'_> {
     /// The grammar's `literal`: `string | float | int | bool`, at the position.
@@ -79,6 +92,12 @@ impl Reader<'_> {
         self.trivia();
         let start = self.pos;
         let triple = self.bytes[start..].starts_with(b"\"\"\"");
+        if !triple && self.peek() == Some(b'"') {
+            if let Some(plain) = self.plain_string(start) {
+                return Ok(plain);
+            }
+            self.pos = start;
+        }
         self.eat(b'"')?;
         if triple {
             self.pos += 2;
@@ -136,6 +155,49 @@ impl Reader<'_> {
         } else {
             Err(GiveUp)
         }
+    }
+
+    /// The most common string: `"…"` on one line, of text and `{name}`
+    /// interpolations only, cooked as it is read (text runs are its parts
+    /// as they are). `None` at anything else (an escape, `{{`, a line
+    /// break…), which the general path reads or gives up at.
+    fn plain_string(&mut self, start: usize) -> Option<Str> {
+        let mark = self.parts.len();
+        let mut at = start + 1;
+        let end = loop {
+            let rest = &self.bytes[at..];
+            let run = rest
+                .iter()
+                .position(|&b| PLAIN_STOP[b as usize])
+                .unwrap_or(rest.len());
+            if run > 0 {
+                let text = SmolStr::new(&self.text[at..at + run]);
+                self.parts.push(StrPart::Text(text));
+                at += run;
+            }
+            match self.bytes.get(at) {
+                Some(b'"') => break at + 1,
+                Some(b'{') if self.bytes.get(at + 1) != Some(&b'{') => {
+                    self.pos = at;
+                    let Ok(name) = self.interp() else { break 0 };
+                    let ident = self.ident(name);
+                    self.parts.push(StrPart::Param(ident));
+                    at = self.pos;
+                }
+                _ => break 0,
+            }
+        };
+        let span = Span::new(start, end);
+        if end == 0 || span.len() > MAX_STRING_BYTES {
+            self.parts.truncate(mark);
+            return None;
+        }
+        self.pos = end;
+        Some(Str {
+            span,
+            triple: false,
+            parts: self.parts.drain(mark..).collect(),
+        })
     }
 
     /// Where a run of plain text in a string ends: at `\`, a brace, the
