@@ -12,7 +12,14 @@ use serde_json::ser::Formatter;
 
 /// `value` as planc's JSON text, with a final newline.
 pub fn to_text<T: Serialize + ?Sized>(value: &T) -> String {
-    let mut out = Vec::with_capacity(4096);
+    to_text_sized(value, 4096)
+}
+
+/// Like [`to_text`], writing into room for `capacity` bytes: a large
+/// document is written without growing (and copying) its text again and
+/// again.
+pub fn to_text_sized<T: Serialize + ?Sized>(value: &T, capacity: usize) -> String {
+    let mut out = Vec::with_capacity(capacity);
     let mut serializer = serde_json::Serializer::with_formatter(&mut out, InlineArrays::default());
     value
         .serialize(&mut serializer)
