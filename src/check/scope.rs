@@ -1,8 +1,8 @@
 //! Name tables: one per namespace, reporting names declared twice.
 
-use indexmap::map::Entry;
-use indexmap::IndexMap;
-use rustc_hash::FxBuildHasher;
+use std::collections::hash_map::Entry;
+
+use rustc_hash::FxHashMap;
 
 use super::Checker;
 use crate::diagnostic::{Code, Diagnostic};
@@ -23,15 +23,17 @@ pub(super) enum Namespace {
 /// The names of one namespace, mapped to their definitions.
 pub(super) struct Scope {
     namespace: Namespace,
-    /// In declaration order (for suggestions); one copy of each name.
-    names: IndexMap<SmolStr, usize, FxBuildHasher>,
+    names: FxHashMap<SmolStr, usize>,
+    /// The names in declaration order, for suggestions.
+    order: Vec<SmolStr>,
 }
 
 impl Scope {
     pub(super) fn new(namespace: Namespace) -> Scope {
         Scope {
             namespace,
-            names: IndexMap::default(),
+            names: FxHashMap::default(),
+            order: Vec::new(),
         }
     }
 
@@ -49,6 +51,7 @@ impl Scope {
         let first = match self.names.entry(name.clone()) {
             Entry::Vacant(entry) => {
                 entry.insert(def);
+                self.order.push(name.clone());
                 return true;
             }
             Entry::Occupied(entry) => &c.symbols.definitions[*entry.get()],
@@ -76,6 +79,7 @@ impl Scope {
     /// Makes room for `additional` more names.
     pub(super) fn reserve(&mut self, additional: usize) {
         self.names.reserve(additional);
+        self.order.reserve(additional);
     }
 
     /// The definition a name stands for.
@@ -85,6 +89,6 @@ impl Scope {
 
     /// All names, in declaration order (for suggestions).
     pub(super) fn names(&self) -> impl Iterator<Item = &str> {
-        self.names.keys().map(SmolStr::as_str)
+        self.order.iter().map(SmolStr::as_str)
     }
 }
