@@ -19,6 +19,7 @@ fn exercise_plan(text: &str) -> Result<(), TestCaseError> {
         let options = Options {
             params: vec![("x".to_owned(), "1".to_owned())],
             require_params,
+            skip_references: require_params,
         };
         let compiled = planc::compile("fuzz.plan", text, &options);
         let _ = planc::render::human(&compiled.diagnostics, &compiled.sources, false);

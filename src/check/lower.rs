@@ -627,17 +627,17 @@ impl<'a, 'd> Lowering<'a, 'd> {
         let mut suggested_roles: Vec<String> = Vec::new();
         let n = self.tasks.len();
         let structures = if side_by_side(n) {
-            let (this, file) = (&self, c.file);
+            let (this, mut helper) = (&self, c.helper());
             let middle = n / 2;
             std::thread::scope(|scope| {
                 let second = scope.spawn(move || {
-                    let mut c = Checker::new(file);
+                    let c = &mut helper;
                     let mut edges = Vec::with_capacity(n);
                     let mut roles = Vec::new();
                     let structures: Vec<TaskFields<'a>> = (middle..n)
-                        .map(|index| this.structure(&mut c, &mut edges, &mut roles, index))
+                        .map(|index| this.structure(c, &mut edges, &mut roles, index))
                         .collect();
-                    (c, edges, roles, structures)
+                    (helper, edges, roles, structures)
                 });
                 let mut structures: Vec<TaskFields<'a>> = Vec::with_capacity(n);
                 for index in 0..middle {

@@ -34,6 +34,10 @@ pub struct Options {
     /// Report parameters that have neither a default nor a `--set` value
     /// (building an instance, not checking a template).
     pub require_params: bool,
+    /// Leave [`Symbols::references`] empty: what the language server looks
+    /// names up in, and `planc check` and `build` never read (definitions are
+    /// kept either way). A large plan is checked with less memory.
+    pub skip_references: bool,
 }
 
 /// The outcome of checking one file and its imports.
@@ -61,16 +65,27 @@ pub(crate) struct Checker {
     symbols: Symbols,
     /// Roles a "did you mean" pointed to (no "unused" echo for them).
     suggested_roles: Vec<String>,
+    /// Whether references are recorded in `symbols`; when they are not,
+    /// `referenced` says which definitions have one.
+    record_references: bool,
+    referenced: Vec<bool>,
 }
 
 impl Checker {
-    fn new(file: FileId) -> Checker {
+    fn new(file: FileId, record_references: bool) -> Checker {
         Checker {
             file,
             diagnostics: Vec::new(),
             symbols: Symbols::default(),
             suggested_roles: Vec::new(),
+            record_references,
+            referenced: Vec::new(),
         }
+    }
+
+    /// A checker for a part of the same plan, on another thread.
+    fn helper(&self) -> Checker {
+        Checker::new(self.file, self.record_references)
     }
 
     /// Takes what another checker (of a part of the same plan, on another
@@ -81,6 +96,12 @@ impl Checker {
         self.diagnostics.extend(other.diagnostics);
         self.symbols.references.extend(other.symbols.references);
         self.suggested_roles.extend(other.suggested_roles);
+        if self.referenced.len() < other.referenced.len() {
+            self.referenced.resize(other.referenced.len(), false);
+        }
+        for (mine, theirs) in self.referenced.iter_mut().zip(other.referenced) {
+            *mine |= theirs;
+        }
     }
 
     fn define(&mut self, kind: SymbolKind, name: &ast::Ident, full_span: Span) -> usize {
@@ -95,6 +116,13 @@ impl Checker {
     }
 
     fn reference(&mut self, definition: usize, span: Span) {
+        if !self.record_references {
+            if self.referenced.len() <= definition {
+                self.referenced.resize(definition + 1, false);
+            }
+            self.referenced[definition] = true;
+            return;
+        }
         self.symbols.references.push(ir::Reference {
             definition,
             file: self.file,
@@ -117,7 +145,7 @@ pub fn check(modules: &[Module], options: &Options) -> Checked {
     let Some(root) = modules.first() else {
         return Checked::default();
     };
-    let mut c = Checker::new(root.file);
+    let mut c = Checker::new(root.file, !options.skip_references);
     let plans: Vec<&ast::Plan> = root
         .ast
         .items
@@ -204,7 +232,8 @@ pub fn check(modules: &[Module], options: &Options) -> Checked {
         }
     }
     // One pass over the references, not one per role.
-    let mut referenced = vec![false; c.symbols.definitions.len()];
+    let mut referenced = std::mem::take(&mut c.referenced);
+    referenced.resize(c.symbols.definitions.len(), false);
     for reference in &c.symbols.references {
         referenced[reference.definition] = true;
     }
@@ -274,7 +303,9 @@ fn lower_plan<'a>(
     // they grow (templates may add more; the vectors still grow then).
     let (steps, tasks) = count_items(&plan.items);
     c.symbols.definitions.reserve(steps + tasks);
-    c.symbols.references.reserve(3 * tasks);
+    if c.record_references {
+        c.symbols.references.reserve(3 * tasks);
+    }
 
     let mut params = Some(params);
     let mut lowering = Lowering::new(decls);

@@ -98,6 +98,8 @@ pub fn load_plan(input: &Input, params: Vec<(String, String)>) -> Result<Loaded,
             let options = Options {
                 params,
                 require_params: true,
+                // Nothing here looks names up.
+                skip_references: true,
             };
             let mut compilation = planc::compile(&input.name, &input.text, &options);
             let document = compilation.document();

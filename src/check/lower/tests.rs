@@ -48,6 +48,15 @@ fn compile_on(text: &str, one_thread: bool) -> Compilation {
     compilation
 }
 
+/// What `planc check` and `build` ask for: no references recorded.
+fn without_references(text: &str) -> Compilation {
+    let options = Options {
+        skip_references: true,
+        ..Options::default()
+    };
+    compile("big.plan", text, &options)
+}
+
 #[test]
 fn a_large_plan_checks_the_same_on_two_threads_as_on_one() {
     for cycle in [false, true] {
@@ -86,7 +95,47 @@ fn a_large_plan_checks_the_same_on_two_threads_as_on_one() {
             refs
         };
         assert_eq!(sorted(&two), sorted(&one));
+        // Without references (and on two threads), the same findings.
+        let bare = without_references(&text);
+        assert_eq!(bare.diagnostics, one.diagnostics);
+        assert_eq!(bare.checked.plan, one.checked.plan);
+        assert!(bare.checked.symbols.references.is_empty());
         let plan = two.checked.plan.as_ref().expect("a plan");
         assert_eq!(plan.tasks.len(), PARALLEL_TASKS + 500 + 4 + 2);
     }
+}
+
+#[test]
+fn skipping_references_changes_no_finding_in_any_example() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut files = Vec::new();
+    for dir in [root.clone(), root.join("errors")] {
+        for entry in std::fs::read_dir(dir).expect("examples are there") {
+            let path = entry.expect("a directory entry").path();
+            if path.extension().is_some_and(|e| e == "plan") {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() > 20, "{files:?}");
+    let mut unused = 0;
+    for path in files {
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let name = path.to_string_lossy();
+        let full = crate::compile(&name, text.as_str(), &Options::default());
+        let options = Options {
+            skip_references: true,
+            ..Options::default()
+        };
+        let bare = crate::compile(&name, text.as_str(), &options);
+        assert_eq!(bare.diagnostics, full.diagnostics, "{name}");
+        assert_eq!(bare.checked.plan, full.checked.plan, "{name}");
+        unused += full
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Code::Unused)
+            .count();
+    }
+    // The examples exercise what references decide: unused roles and parameters.
+    assert!(unused > 0);
 }
