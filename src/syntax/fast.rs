@@ -64,7 +64,7 @@ pub(super) fn read(text: &str) -> Result<File, Box<Prefix>> {
     .then(|| guess_item_start(text))
     .flatten();
     let Some(guess) = guess else {
-        return Reader::new(text).read_file();
+        return Reader::new(text, text.len()).read_file();
     };
     // The second half on a second thread, from a guess at where an item of
     // the plan's body starts; the first thread takes its items only if it
@@ -74,7 +74,8 @@ pub(super) fn read(text: &str) -> Result<File, Box<Prefix>> {
         scope.spawn(move || {
             let _ = send.send(read_tail(text, guess));
         });
-        let mut reader = Reader::new(text);
+        // Room for the second thread's keywords too, appended to these.
+        let mut reader = Reader::new(text, text.len());
         reader.tail = Some((guess, receive));
         reader.read_file()
     })
@@ -131,13 +132,16 @@ fn ident_char(c: char) -> bool {
 }
 
 impl<'a> Reader<'a> {
-    fn new(text: &'a str) -> Reader<'a> {
+    /// A reader of `text` that expects to read about `bytes` of it.
+    fn new(text: &'a str, bytes: usize) -> Reader<'a> {
         Reader {
             text,
             bytes: text.as_bytes(),
             pos: 0,
             comments: Vec::new(),
-            keywords: Vec::new(),
+            // A keyword every 20 bytes or so (the generated plans have one
+            // every 20): the list is not grown, and copied, again and again.
+            keywords: Vec::with_capacity(bytes / 20),
             pieces: Vec::new(),
             errors: Vec::new(),
             step_items: Vec::new(),

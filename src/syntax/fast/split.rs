@@ -52,7 +52,7 @@ pub(super) struct Tail {
 }
 
 pub(super) fn read_tail(text: &str, start: usize) -> Option<Tail> {
-    let mut reader = Reader::new(text);
+    let mut reader = Reader::new(text, text.len() - start);
     reader.pos = start;
     let mut items = Vec::new();
     while !reader.next_is(b'}') {
