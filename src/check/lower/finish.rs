@@ -1,0 +1,360 @@
+//! The second half of a lowering: each task's fields, references and edges,
+//! then the graph checks beside the interpolation of the task strings (on two
+//! threads for a large plan), and the steps and tasks of the IR.
+
+use super::{side_by_side, Env, Lowered, Lowering, Member};
+use crate::check::declare::Declarations;
+use crate::check::graph;
+use crate::check::params::Params;
+use crate::check::template::TemplateEnv;
+use crate::check::Checker;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::{self, TaskId};
+use crate::span::Span;
+use crate::suggest;
+use crate::syntax::ast::{self, SmolStr};
+
+impl<'a> Lowering<'a, '_> {
+    /// A task's fields, with its references resolved and its edges added.
+    fn structure(
+        &self,
+        c: &mut Checker,
+        edges: &mut Vec<graph::Edge>,
+        suggested_roles: &mut Vec<String>,
+        index: usize,
+    ) -> TaskFields<'a> {
+        let (task, file) = (self.tasks[index].task, self.tasks[index].file);
+        c.file = file;
+        let mut lowered = TaskFields::default();
+        // Where each kind of field was first given, by `field_kind`.
+        let mut seen: [Option<Span>; 6] = [None; 6];
+        for field in &task.fields {
+            let seen = &mut seen[field_kind(field)];
+            if let Some(first) = *seen {
+                c.duplicate_field(field.keyword(), first, field.span());
+                continue;
+            }
+            *seen = Some(field.span());
+            match field {
+                ast::TaskField::After(after) => {
+                    for reference in &after.refs {
+                        let prefix = &self.tasks[index].prefix;
+                        let Some(member) = self.resolve(c, prefix, reference) else {
+                            continue;
+                        };
+                        let direct = matches!(member, Member::Task(_));
+                        for &dependency in self.tasks_of(&member) {
+                            edges.push(graph::Edge {
+                                dependent: index,
+                                dependency,
+                                file,
+                                span: reference.span,
+                                direct,
+                            });
+                        }
+                    }
+                }
+                ast::TaskField::Assignee { role, .. } => {
+                    lowered.assignee = Some(role.name.clone());
+                    if let Some(def) = self.decls.roles.lookup(&role.name) {
+                        c.reference(def, role.span);
+                    } else {
+                        let suggestion = suggest::closest(&role.name, self.decls.roles.names());
+                        if let Some(best) = suggestion {
+                            suggested_roles.push(best.to_owned());
+                        }
+                        let mut diagnostic = Diagnostic::new(
+                            Code::UnknownRole,
+                            format!("no role named `{}`", role.name),
+                        );
+                        diagnostic = match suggestion {
+                            Some(best) => diagnostic
+                                .label(file, role.span, format!("did you mean `{best}`?"))
+                                .fix(file, role.span, best),
+                            None => diagnostic.label(file, role.span, "unknown role"),
+                        };
+                        c.diagnostics.push(diagnostic.help(format!(
+                            "declare it in the plan: `role {} \"what this role does\"`",
+                            role.name
+                        )));
+                    }
+                }
+                ast::TaskField::Reasoning(f) => lowered.reasoning = Some(&f.value),
+                ast::TaskField::Description(f) => lowered.description = Some(&f.value),
+                ast::TaskField::Retry(f) => {
+                    if let Some(value) = f.value.value {
+                        if (0..=1000).contains(&value) {
+                            lowered.retry = value as u32;
+                        } else {
+                            c.diagnostics.push(
+                                Diagnostic::new(
+                                    Code::InvalidValue,
+                                    format!("`retry` takes a number from 0 to 1000, not {value}"),
+                                )
+                                .label(
+                                    file,
+                                    f.value.span,
+                                    "out of range",
+                                ),
+                            );
+                        }
+                    }
+                }
+                ast::TaskField::Optional(_) => lowered.optional = true,
+            }
+        }
+        lowered
+    }
+
+    /// Resolves every reference, interpolates every string, checks the graph
+    /// and returns the steps and tasks of the IR.
+    pub(in crate::check) fn finish(
+        mut self,
+        c: &mut Checker,
+        params: &mut Option<&mut Params<'a>>,
+    ) -> Lowered {
+        // Most tasks name one other or two; more edges grow the list.
+        let mut edges: Vec<graph::Edge> = Vec::with_capacity(self.tasks.len() * 2);
+        let mut groups: Vec<graph::GroupEdge> = Vec::new();
+
+        let mut ir_steps = Vec::with_capacity(self.steps.len());
+        for s in 0..self.steps.len() {
+            let (step, file, env) = (self.steps[s].step, self.steps[s].file, self.steps[s].env);
+            c.file = file;
+            let name = match &step.title {
+                Some(title) => self.interpolate(c, params, env, title),
+                None => step.name.name.to_string(),
+            };
+            let mut sequential: Option<Span> = None;
+            for item in &step.items {
+                match item {
+                    ast::StepItem::After(after) => {
+                        let step = &self.steps[s];
+                        self.wait_for(
+                            c,
+                            &mut groups,
+                            edges.len(),
+                            &step.prefix,
+                            after,
+                            &step.tasks,
+                        );
+                    }
+                    ast::StepItem::Sequential(span) => {
+                        if let Some(first) = sequential {
+                            c.duplicate_field("sequential", first, *span);
+                        }
+                        sequential = Some(*span);
+                    }
+                    ast::StepItem::Task(_) => {}
+                }
+            }
+            if sequential.is_some() {
+                for pair in self.steps[s].tasks.windows(2) {
+                    edges.push(graph::Edge {
+                        dependent: pair[1],
+                        dependency: pair[0],
+                        file,
+                        span: self.tasks[pair[1]].task.name.span,
+                        direct: false,
+                    });
+                }
+            }
+            if self.steps[s].tasks.is_empty() {
+                c.diagnostics.push(
+                    Diagnostic::new(
+                        Code::Empty,
+                        format!("step `{}` has no tasks", step.name.name),
+                    )
+                    .label(file, step.name.span, "empty step")
+                    .help("add a `task` to it, or remove the step"),
+                );
+            }
+            ir_steps.push(ir::Step {
+                id: self.steps[s].key.clone(),
+                name,
+                tasks: self.steps[s]
+                    .tasks
+                    .iter()
+                    .map(|&i| i as TaskId + 1)
+                    .collect(),
+            });
+        }
+
+        // `use … { after X }`: every task of the instance waits for X.
+        for g in 0..self.groups.len() {
+            let (use_, file) = (self.groups[g].use_, self.groups[g].file);
+            c.file = file;
+            for after in &use_.after {
+                let group = &self.groups[g];
+                self.wait_for(
+                    c,
+                    &mut groups,
+                    edges.len(),
+                    &group.prefix,
+                    after,
+                    &group.tasks,
+                );
+            }
+        }
+
+        // The structure of each task: its fields, references and edges. A
+        // large plan's second half is done on a second thread, into lists of
+        // its own that are appended to the first half's.
+        let mut suggested_roles: Vec<String> = Vec::new();
+        let n = self.tasks.len();
+        let structures = if side_by_side(n) {
+            let (this, mut helper) = (&self, c.helper());
+            let middle = n / 2;
+            std::thread::scope(|scope| {
+                let second = scope.spawn(move || {
+                    let c = &mut helper;
+                    let mut edges = Vec::with_capacity(n);
+                    let mut roles = Vec::new();
+                    let structures: Vec<TaskFields<'a>> = (middle..n)
+                        .map(|index| this.structure(c, &mut edges, &mut roles, index))
+                        .collect();
+                    (helper, edges, roles, structures)
+                });
+                let mut structures: Vec<TaskFields<'a>> = Vec::with_capacity(n);
+                for index in 0..middle {
+                    structures.push(this.structure(c, &mut edges, &mut suggested_roles, index));
+                }
+                let (other, more_edges, roles, rest) = second
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                c.append(other);
+                edges.extend(more_edges);
+                suggested_roles.extend(roles);
+                structures.extend(rest);
+                structures
+            })
+        } else {
+            (0..n)
+                .map(|index| self.structure(c, &mut edges, &mut suggested_roles, index))
+                .collect()
+        };
+        c.suggested_roles.extend(suggested_roles);
+
+        // The graph checks and the strings of the tasks need nothing of
+        // each other: on a large plan they run side by side.
+        let Lowering {
+            decls,
+            tasks,
+            steps,
+            envs,
+            used_templates,
+            mut used_template_params,
+            ..
+        } = self;
+        let graph = graph::DepGraph {
+            nodes: tasks.iter().map(|t| graph::Node { name: &t.key }).collect(),
+            edges,
+            groups,
+        };
+        let check_graph = || {
+            let report = graph::check(&graph);
+            let dependencies: Vec<Vec<TaskId>> = report
+                .dependencies
+                .iter()
+                .map(|deps| deps.iter().map(|&d| d + 1).collect())
+                .collect();
+            (report.diagnostics, dependencies)
+        };
+        let texts = |c: &mut Checker| {
+            let mut ir_tasks = Vec::with_capacity(tasks.len());
+            for (index, (source, fields)) in tasks.iter().zip(structures).enumerate() {
+                c.file = source.file;
+                let mut text = |c: &mut Checker, s: &ast::Str| {
+                    interpolate(
+                        c,
+                        decls,
+                        &envs,
+                        &mut used_template_params,
+                        params,
+                        source.env,
+                        s,
+                    )
+                };
+                let reasoning = fields.reasoning.map(|s| text(c, s));
+                let description = fields.description.map(|s| text(c, s));
+                let name = text(c, &source.task.title);
+                ir_tasks.push(ir::Task {
+                    id: index as TaskId + 1,
+                    key: source.key.clone(),
+                    name,
+                    step: source.step.map(|s| steps[s].key.clone()),
+                    assignee: fields.assignee,
+                    reasoning,
+                    description,
+                    optional: fields.optional,
+                    retry: fields.retry,
+                    dependencies: Vec::new(),
+                });
+            }
+            ir_tasks
+        };
+        let ((graph_diagnostics, dependencies), mut ir_tasks) = if side_by_side(tasks.len()) {
+            std::thread::scope(|scope| {
+                let graph = scope.spawn(check_graph);
+                let ir_tasks = texts(c);
+                let report = graph
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (report, ir_tasks)
+            })
+        } else {
+            (check_graph(), texts(c))
+        };
+        c.diagnostics.extend(graph_diagnostics);
+        for (task, deps) in ir_tasks.iter_mut().zip(dependencies) {
+            task.dependencies = deps;
+        }
+        Lowered {
+            steps: ir_steps,
+            tasks: ir_tasks,
+            used_templates,
+            used_template_params,
+        }
+    }
+}
+
+/// A task's fields, before its strings are interpolated.
+#[derive(Default)]
+struct TaskFields<'a> {
+    assignee: Option<SmolStr>,
+    reasoning: Option<&'a ast::Str>,
+    description: Option<&'a ast::Str>,
+    retry: u32,
+    optional: bool,
+}
+
+/// A string with the parameter values of `env`.
+pub(super) fn interpolate(
+    c: &mut Checker,
+    decls: &Declarations,
+    envs: &[TemplateEnv],
+    used_template_params: &mut [Vec<bool>],
+    params: &mut Option<&mut Params>,
+    env: Env,
+    s: &ast::Str,
+) -> String {
+    match env {
+        Env::Plan => match params.as_deref_mut() {
+            Some(p) => p.interpolate(c, s),
+            None => s.template_text(),
+        },
+        Env::Instance(i) => envs[i].interpolate(c, decls, used_template_params, s),
+    }
+}
+
+/// A task field's kind as an index, to find a field given twice without a list.
+fn field_kind(field: &ast::TaskField) -> usize {
+    match field {
+        ast::TaskField::After(_) => 0,
+        ast::TaskField::Assignee { .. } => 1,
+        ast::TaskField::Reasoning(_) => 2,
+        ast::TaskField::Description(_) => 3,
+        ast::TaskField::Retry(_) => 4,
+        ast::TaskField::Optional(_) => 5,
+    }
+}
