@@ -176,25 +176,24 @@ impl Reader<'_> {
                 at += run;
             }
             match self.bytes.get(at) {
-                Some(b'"') => break at + 1,
+                Some(b'"') => break Some(at + 1),
                 Some(b'{') if self.bytes.get(at + 1) != Some(&b'{') => {
                     self.pos = at;
-                    let Ok(name) = self.interp() else { break 0 };
+                    let Ok(name) = self.interp() else { break None };
                     let ident = self.ident(name);
                     self.parts.push(StrPart::Param(ident));
                     at = self.pos;
                 }
-                _ => break 0,
+                _ => break None,
             }
         };
-        let span = Span::new(start, end);
-        if end == 0 || span.len() > MAX_STRING_BYTES {
+        let Some(end) = end.filter(|end| end - start <= MAX_STRING_BYTES) else {
             self.parts.truncate(mark);
             return None;
-        }
+        };
         self.pos = end;
         Some(Str {
-            span,
+            span: Span::new(start, end),
             triple: false,
             parts: self.parts.drain(mark..).collect(),
         })
