@@ -145,4 +145,21 @@ mod tests {
         assert_eq!(lists.of(2), &[(3, 9)]);
         assert!(Adjacency::<u32>::with_capacity(0, 0).is_empty());
     }
+
+    #[test]
+    fn a_node_repeats_an_earlier_list() {
+        let mut lists: Adjacency = Adjacency::with_capacity(4, 4);
+        lists.push(3);
+        lists.push(8);
+        lists.end_node();
+        lists.push(1);
+        lists.end_node();
+        lists.repeat(0);
+        lists.end_node();
+        lists.repeat(1);
+        lists.push(2);
+        lists.end_node();
+        let as_vecs: Vec<Vec<u32>> = lists.iter().map(<[u32]>::to_vec).collect();
+        assert_eq!(as_vecs, vec![vec![3, 8], vec![1], vec![3, 8], vec![1, 2]]);
+    }
 }
