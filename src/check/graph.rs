@@ -138,11 +138,8 @@ pub fn check(graph: &DepGraph) -> GraphReport {
     // Rare: looked for edge by edge only when some edge may be one.
     let self_edges = graph.edges.iter().any(|e| e.dependent == e.dependency)
         || graph.groups.iter().any(may_wait_for_itself);
-    graph
-        .all_edges()
-        .take_while(|_| self_edges)
-        .filter(|e| e.dependent == e.dependency)
-        .for_each(|edge| {
+    if self_edges {
+        for edge in graph.all_edges().filter(|e| e.dependent == e.dependency) {
             let name = graph.nodes[edge.dependent].name;
             diagnostics.push(
                 Diagnostic::new(Code::SelfDependency, format!("`{name}` comes after itself"))
@@ -153,7 +150,8 @@ pub fn check(graph: &DepGraph) -> GraphReport {
                     )
                     .help("remove this dependency"),
             );
-        });
+        }
+    }
     let mut dependencies = Adjacency::from_pairs(n, |f| {
         graph.for_each_pair(|dependent, dependency| {
             if dependent != dependency {
@@ -501,11 +499,10 @@ mod tests {
     /// source gives them.
     fn expanded<'a>(graph: &DepGraph<'a>) -> DepGraph<'a> {
         let mut edges = Vec::new();
-        let mut singles = graph.edges.iter();
+        let mut taken = 0;
         for group in &graph.groups {
-            while edges.len() < group.after_edges + edges_of_groups_before(graph, group) {
-                edges.push(singles.next().expect("enough single edges").clone());
-            }
+            edges.extend_from_slice(&graph.edges[taken..group.after_edges]);
+            taken = group.after_edges;
             for &dependency in &group.dependencies {
                 for &dependent in &group.dependents {
                     edges.push(Edge {
@@ -518,21 +515,12 @@ mod tests {
                 }
             }
         }
-        edges.extend(singles.cloned());
+        edges.extend_from_slice(&graph.edges[taken..]);
         DepGraph {
             nodes: graph.nodes.clone(),
             edges,
             groups: Vec::new(),
         }
-    }
-
-    fn edges_of_groups_before(graph: &DepGraph, group: &GroupEdge) -> usize {
-        graph
-            .groups
-            .iter()
-            .take_while(|g| !std::ptr::eq(*g, group))
-            .map(|g| g.dependents.len() * g.dependencies.len())
-            .sum()
     }
 
     fn single(dependent: usize, dependency: usize, at: usize, direct: bool) -> Edge {

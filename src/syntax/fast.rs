@@ -505,13 +505,18 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// A string if one comes next (a role's description, a step's title).
+    fn optional_string(&mut self) -> Read<Option<Str>> {
+        if self.next_is(b'"') {
+            self.string().map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
     fn role(&mut self, keyword: Span) -> Read<Role> {
         let name = self.name()?;
-        let description = if self.next_is(b'"') {
-            Some(self.string()?)
-        } else {
-            None
-        };
+        let description = self.optional_string()?;
         let end = description.as_ref().map_or(name.span, |d| d.span);
         Ok(Role {
             span: keyword.to(end),
@@ -522,11 +527,7 @@ impl<'a> Reader<'a> {
 
     fn step(&mut self, keyword: Span) -> Read<Step> {
         let name = self.name()?;
-        let title = if self.next_is(b'"') {
-            Some(self.string()?)
-        } else {
-            None
-        };
+        let title = self.optional_string()?;
         self.trivia();
         let open = self.eat(b'{')?;
         let mark = self.step_items.len();
