@@ -20,8 +20,20 @@ fn exercise_plan(text: &str) -> Result<(), TestCaseError> {
             params: vec![("x".to_owned(), "1".to_owned())],
             require_params,
             skip_references: require_params,
+            skip_plan: false,
         };
         let compiled = planc::compile("fuzz.plan", text, &options);
+        // `planc check` keeps no plan, and must find the same.
+        let options = Options {
+            skip_plan: true,
+            ..options
+        };
+        let checked = planc::compile("fuzz.plan", text, &options);
+        prop_assert_eq!(&checked.diagnostics, &compiled.diagnostics);
+        prop_assert_eq!(
+            checked.checked.task_count,
+            compiled.checked.plan.as_ref().map(|p| p.tasks.len())
+        );
         let _ = planc::render::human(&compiled.diagnostics, &compiled.sources, false);
         let _ = planc::render::json(&compiled.diagnostics, &compiled.sources);
         let _ = planc::render::github(&compiled.diagnostics, &compiled.sources);

@@ -43,24 +43,24 @@ const MAX_TEMPLATE_DEPTH: usize = 16;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Env {
     Plan,
-    Instance(usize),
+    /// The template instance with this index in `Lowering::envs`.
+    Instance(u32),
 }
 
+/// A task of the expansion (one per task of a large plan: kept small).
 struct TaskSource<'a> {
     task: &'a ast::Task,
     file: FileId,
     key: SmolStr,
-    /// The prefix names are resolved under (`""` in the plan, `"p."` in instance `p`).
-    prefix: SmolStr,
+    /// Where its names are resolved and its strings take their values from.
     env: Env,
-    step: Option<usize>,
+    step: Option<u32>,
 }
 
 struct StepSource<'a> {
     step: &'a ast::Step,
     file: FileId,
     key: SmolStr,
-    prefix: SmolStr,
     env: Env,
     tasks: Vec<usize>,
 }
@@ -85,7 +85,9 @@ enum Member {
 /// What a lowering produced.
 pub(super) struct Lowered {
     pub steps: Vec<ir::Step>,
+    /// Empty when the tasks are not kept.
     pub tasks: Vec<ir::Task>,
+    pub task_count: usize,
     /// Templates instantiated (so the unused ones are checked on their own).
     pub used_templates: Vec<bool>,
     /// Per template, per parameter: interpolated somewhere.
@@ -95,10 +97,15 @@ pub(super) struct Lowered {
 /// One lowering: a plan, or a template on its own.
 pub(super) struct Lowering<'a, 'd> {
     decls: &'d Declarations<'a>,
+    /// Whether the IR tasks are built, or only checked.
+    keep_tasks: bool,
     tasks: Vec<TaskSource<'a>>,
     steps: Vec<StepSource<'a>>,
     groups: Vec<GroupSource<'a>>,
     envs: Vec<TemplateEnv>,
+    /// The prefix of the names of each template instance in `envs`
+    /// (`"p."` in instance `p`); the plan's names have none.
+    prefixes: Vec<SmolStr>,
     names: Scope,
     /// What each definition of this lowering stands for, by definition index.
     members: Vec<Option<Member>>,
@@ -108,13 +115,17 @@ pub(super) struct Lowering<'a, 'd> {
 }
 
 impl<'a, 'd> Lowering<'a, 'd> {
-    pub(super) fn new(decls: &'d Declarations<'a>) -> Lowering<'a, 'd> {
+    /// A lowering that builds the IR tasks only when `keep_tasks` is set;
+    /// it reports the same either way.
+    pub(super) fn new(decls: &'d Declarations<'a>, keep_tasks: bool) -> Lowering<'a, 'd> {
         Lowering {
             decls,
+            keep_tasks,
             tasks: Vec::new(),
             steps: Vec::new(),
             groups: Vec::new(),
             envs: Vec::new(),
+            prefixes: Vec::new(),
             names: Scope::new(Namespace::TasksAndSteps),
             members: Vec::new(),
             stack: Vec::new(),
@@ -127,10 +138,22 @@ impl<'a, 'd> Lowering<'a, 'd> {
         }
     }
 
-    /// Makes room for `tasks` tasks.
-    pub(super) fn reserve(&mut self, tasks: usize) {
+    /// Makes room for `steps` steps and `tasks` tasks, declared after the
+    /// checker's definitions so far.
+    pub(super) fn reserve(&mut self, c: &Checker, steps: usize, tasks: usize) {
         self.tasks.reserve(tasks);
-        self.names.reserve(tasks);
+        self.steps.reserve(steps);
+        self.names.reserve(steps + tasks);
+        self.members
+            .reserve(c.symbols.definitions.len() + steps + tasks);
+    }
+
+    /// The prefix of the names declared in `env`.
+    fn prefix(&self, env: Env) -> &str {
+        match env {
+            Env::Plan => "",
+            Env::Instance(i) => &self.prefixes[i as usize],
+        }
     }
 
     /// Expands the items of a plan or template body, in source order.
@@ -155,13 +178,12 @@ impl<'a, 'd> Lowering<'a, 'd> {
                         step,
                         file,
                         key,
-                        prefix: SmolStr::new(prefix),
                         env,
                         tasks: Vec::with_capacity(step.items.len()),
                     });
                     for item in &step.items {
                         if let ast::StepItem::Task(task) = item {
-                            let t = self.task(c, task, file, prefix, env, Some(index));
+                            let t = self.task(c, task, file, prefix, env, Some(index as u32));
                             self.steps[index].tasks.push(t);
                         }
                     }
@@ -209,7 +231,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
         file: FileId,
         prefix: &str,
         env: Env,
-        step: Option<usize>,
+        step: Option<u32>,
     ) -> usize {
         let index = self.tasks.len();
         if index == MAX_TASKS {
@@ -229,7 +251,6 @@ impl<'a, 'd> Lowering<'a, 'd> {
             task,
             file,
             key,
-            prefix: SmolStr::new(prefix),
             env,
             step,
         });
@@ -299,14 +320,16 @@ impl<'a, 'd> Lowering<'a, 'd> {
                         Some(p) => p.interpolate(c, s),
                         None => s.template_text(),
                     },
-                    Env::Instance(i) => envs[i].interpolate(c, decls, used, s),
+                    Env::Instance(i) => envs[i as usize].interpolate(c, decls, used, s),
                 }
             };
             TemplateEnv::bind(c, self.decls, template, use_, &mut outer)
         };
-        self.envs.push(bound);
-
         let key = qualified(prefix, &use_.prefix.name);
+        let inner = SmolStr::from(format!("{key}."));
+        self.envs.push(bound);
+        self.prefixes.push(inner.clone());
+
         let def = self.declare(c, SymbolKind::Instance, &key, &use_.prefix, use_.span);
         let group = self.groups.len();
         self.member(def, Member::Group(group));
@@ -322,7 +345,6 @@ impl<'a, 'd> Lowering<'a, 'd> {
             return;
         }
         self.stack.push(template);
-        let inner = format!("{key}.");
         let decl = &self.decls.templates[template];
         self.expand(
             c,
@@ -330,7 +352,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
             &decl.ast.items,
             decl.file,
             &inner,
-            Env::Instance(env_index),
+            Env::Instance(env_index as u32),
         );
         self.stack.pop();
         self.groups[group].tasks = (first..self.tasks.len()).collect();
@@ -343,6 +365,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
         let env = self.envs.len();
         self.envs.push(TemplateEnv::unbound(self.decls, template));
         let prefix = format!("{}.", decl.ast.name.name);
+        self.prefixes.push(SmolStr::from(prefix.as_str()));
         self.stack.push(template);
         self.expand(
             c,
@@ -350,7 +373,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
             &decl.ast.items,
             decl.file,
             &prefix,
-            Env::Instance(env),
+            Env::Instance(env as u32),
         );
         self.stack.pop();
     }

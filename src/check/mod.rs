@@ -38,13 +38,23 @@ pub struct Options {
     /// names up in, and `planc check` and `build` never read (definitions are
     /// kept either way). A large plan is checked with less memory.
     pub skip_references: bool,
+    /// Check the plan without keeping it: every check runs and reports the
+    /// same, but the tasks' strings are interpolated only to be checked, and
+    /// [`Checked::plan`] is `None` ([`Checked::task_count`] still counts the
+    /// tasks). `planc check` needs no more, and a large plan is checked with
+    /// less time and memory.
+    pub skip_plan: bool,
 }
 
 /// The outcome of checking one file and its imports.
 #[derive(Clone, Debug, Default)]
 pub struct Checked {
-    /// The plan, built as far as the errors allow; `None` for a file without a plan.
+    /// The plan, built as far as the errors allow; `None` for a file without
+    /// a plan, or when [`Options::skip_plan`] was set.
     pub plan: Option<ir::Plan>,
+    /// The number of tasks of the plan (its template instances' included);
+    /// `None` for a file without a plan.
+    pub task_count: Option<usize>,
     pub diagnostics: Vec<Diagnostic>,
     pub symbols: Symbols,
 }
@@ -167,6 +177,7 @@ pub fn check(modules: &[Module], options: &Options) -> Checked {
         );
     }
     let plan_ast = plans.first().copied();
+    let keep_plan = !options.skip_plan;
     let decls = Declarations::collect(&mut c, modules, plan_ast);
 
     let mut used_templates = vec![false; decls.templates.len()];
@@ -190,18 +201,21 @@ pub fn check(modules: &[Module], options: &Options) -> Checked {
     let plan = plan_ast.map(|plan| {
         c.file = root.file;
         let mut params = Params::declare(&mut c, &decls.params, options);
-        let (mut ir, lowered) = lower_plan(&mut c, &decls, plan, root.file, &mut params);
+        let (mut ir, lowered) = lower_plan(&mut c, &decls, plan, root.file, &mut params, keep_plan);
         merge_usage(&mut used_templates, &mut used_template_params, &lowered);
         ir.params = params.finish(&mut c, options);
-        ir
+        (ir, lowered.task_count)
     });
+    let task_count = plan.as_ref().map(|(_, count)| *count);
+    let plan = plan.and_then(|(ir, _)| keep_plan.then_some(ir));
 
     // Templates of this file that no plan used are checked on their own.
     for (index, template) in decls.templates.iter().enumerate() {
         if !template.in_root || used_templates[index] {
             continue;
         }
-        let mut lowering = Lowering::new(&decls);
+        // Only the diagnostics and which parameters were used matter here.
+        let mut lowering = Lowering::new(&decls, false);
         lowering.expand_unbound(&mut c, index);
         let lowered = lowering.finish(&mut c, &mut None);
         merge_usage(&mut used_templates, &mut used_template_params, &lowered);
@@ -272,6 +286,7 @@ pub fn check(modules: &[Module], options: &Options) -> Checked {
 
     Checked {
         plan,
+        task_count,
         diagnostics: c.diagnostics,
         symbols: c.symbols,
     }
@@ -283,6 +298,7 @@ fn lower_plan<'a>(
     plan: &'a ast::Plan,
     file: FileId,
     params: &mut Params<'a>,
+    keep: bool,
 ) -> (ir::Plan, lower::Lowered) {
     c.define(SymbolKind::Plan, &plan.name, plan.span);
     let mut fields = PlanFields::default();
@@ -308,8 +324,8 @@ fn lower_plan<'a>(
     }
 
     let mut params = Some(params);
-    let mut lowering = Lowering::new(decls);
-    lowering.reserve(tasks);
+    let mut lowering = Lowering::new(decls, keep);
+    lowering.reserve(c, steps, tasks);
     lowering.expand(c, &mut params, &plan.items, file, "", Env::Plan);
 
     c.file = file;

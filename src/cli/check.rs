@@ -42,8 +42,9 @@ pub fn run(args: CheckArgs) -> i32 {
     let options = Options {
         params: args.set.clone(),
         require_params: false,
-        // Nothing here looks names up.
+        // Nothing here looks names up or reads the plan.
         skip_references: true,
+        skip_plan: true,
     };
     let mut reports = Vec::new();
     for path in &args.files {
@@ -112,7 +113,7 @@ fn check_input(input: &input::Input, options: &Options) -> Report {
                 name: input.name.clone(),
                 sources: std::mem::take(&mut compilation.sources),
                 diagnostics: std::mem::take(&mut compilation.diagnostics),
-                tasks: compilation.checked.plan.as_ref().map(|p| p.tasks.len()),
+                tasks: compilation.checked.task_count,
             };
             super::discard(compilation);
             report

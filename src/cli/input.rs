@@ -100,6 +100,7 @@ pub fn load_plan(input: &Input, params: Vec<(String, String)>) -> Result<Loaded,
                 require_params: true,
                 // Nothing here looks names up.
                 skip_references: true,
+                skip_plan: false,
             };
             let mut compilation = planc::compile(&input.name, &input.text, &options);
             let document = compilation.document();

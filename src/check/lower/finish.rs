@@ -38,7 +38,7 @@ impl<'a> Lowering<'a, '_> {
             match field {
                 ast::TaskField::After(after) => {
                     for reference in &after.refs {
-                        let prefix = &self.tasks[index].prefix;
+                        let prefix = self.prefix(self.tasks[index].env);
                         let Some(member) = self.resolve(c, prefix, reference) else {
                             continue;
                         };
@@ -134,7 +134,7 @@ impl<'a> Lowering<'a, '_> {
                             c,
                             &mut groups,
                             edges.len(),
-                            &step.prefix,
+                            self.prefix(step.env),
                             after,
                             &step.tasks,
                         );
@@ -239,6 +239,7 @@ impl<'a> Lowering<'a, '_> {
         // each other: on a large plan they run side by side.
         let Lowering {
             decls,
+            keep_tasks,
             tasks,
             steps,
             envs,
@@ -253,6 +254,9 @@ impl<'a> Lowering<'a, '_> {
         };
         let check_graph = || {
             let report = graph::check(&graph);
+            if !keep_tasks {
+                return (report.diagnostics, Vec::new());
+            }
             let dependencies: Vec<Vec<TaskId>> = report
                 .dependencies
                 .iter()
@@ -260,8 +264,11 @@ impl<'a> Lowering<'a, '_> {
                 .collect();
             (report.diagnostics, dependencies)
         };
+        // Interpolating the strings checks them; the IR tasks are built
+        // only when they are kept (a string not kept is dropped at once, so
+        // its memory is used again for the next).
         let texts = |c: &mut Checker| {
-            let mut ir_tasks = Vec::with_capacity(tasks.len());
+            let mut ir_tasks = Vec::with_capacity(if keep_tasks { tasks.len() } else { 0 });
             for (index, (source, fields)) in tasks.iter().zip(structures).enumerate() {
                 c.file = source.file;
                 let mut text = |c: &mut Checker, s: &ast::Str| {
@@ -278,11 +285,14 @@ impl<'a> Lowering<'a, '_> {
                 let reasoning = fields.reasoning.map(|s| text(c, s));
                 let description = fields.description.map(|s| text(c, s));
                 let name = text(c, &source.task.title);
+                if !keep_tasks {
+                    continue;
+                }
                 ir_tasks.push(ir::Task {
                     id: index as TaskId + 1,
                     key: source.key.clone(),
                     name,
-                    step: source.step.map(|s| steps[s].key.clone()),
+                    step: source.step.map(|s| steps[s as usize].key.clone()),
                     assignee: fields.assignee,
                     reasoning,
                     description,
@@ -312,6 +322,7 @@ impl<'a> Lowering<'a, '_> {
         Lowered {
             steps: ir_steps,
             tasks: ir_tasks,
+            task_count: tasks.len(),
             used_templates,
             used_template_params,
         }
@@ -343,7 +354,7 @@ pub(super) fn interpolate(
             Some(p) => p.interpolate(c, s),
             None => s.template_text(),
         },
-        Env::Instance(i) => envs[i].interpolate(c, decls, used_template_params, s),
+        Env::Instance(i) => envs[i as usize].interpolate(c, decls, used_template_params, s),
     }
 }
 

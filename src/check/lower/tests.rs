@@ -48,10 +48,20 @@ fn compile_on(text: &str, one_thread: bool) -> Compilation {
     compilation
 }
 
-/// What `planc check` and `build` ask for: no references recorded.
+/// What `planc build` asks for: no references recorded.
 fn without_references(text: &str) -> Compilation {
     let options = Options {
         skip_references: true,
+        ..Options::default()
+    };
+    compile("big.plan", text, &options)
+}
+
+/// What `planc check` asks for: no references, and no plan kept.
+fn diagnostics_only(text: &str) -> Compilation {
+    let options = Options {
+        skip_references: true,
+        skip_plan: true,
         ..Options::default()
     };
     compile("big.plan", text, &options)
@@ -102,11 +112,17 @@ fn a_large_plan_checks_the_same_on_two_threads_as_on_one() {
         assert!(bare.checked.symbols.references.is_empty());
         let plan = two.checked.plan.as_ref().expect("a plan");
         assert_eq!(plan.tasks.len(), PARALLEL_TASKS + 500 + 4 + 2);
+        assert_eq!(two.checked.task_count, Some(plan.tasks.len()));
+        // Without the plan kept, the same findings and the same count.
+        let checked = diagnostics_only(&text);
+        assert_eq!(checked.diagnostics, one.diagnostics);
+        assert_eq!(checked.checked.plan, None);
+        assert_eq!(checked.checked.task_count, Some(plan.tasks.len()));
     }
 }
 
 #[test]
-fn skipping_references_changes_no_finding_in_any_example() {
+fn skipping_references_or_the_plan_changes_no_finding_in_any_example() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     let mut files = Vec::new();
     for dir in [root.clone(), root.join("errors")] {
@@ -130,6 +146,15 @@ fn skipping_references_changes_no_finding_in_any_example() {
         let bare = crate::compile(&name, text.as_str(), &options);
         assert_eq!(bare.diagnostics, full.diagnostics, "{name}");
         assert_eq!(bare.checked.plan, full.checked.plan, "{name}");
+        let options = Options {
+            skip_plan: true,
+            ..options
+        };
+        let checked = crate::compile(&name, text.as_str(), &options);
+        assert_eq!(checked.diagnostics, full.diagnostics, "{name}");
+        assert_eq!(checked.checked.plan, None, "{name}");
+        let count = full.checked.plan.as_ref().map(|p| p.tasks.len());
+        assert_eq!(checked.checked.task_count, count, "{name}");
         unused += full
             .diagnostics
             .iter()
