@@ -1,6 +1,8 @@
 //! One call from source text to checked plan: the entry point the CLI, the
 //! language server and the MCP server share.
 
+use std::sync::Arc;
+
 use crate::check::{self, Checked, Options};
 use crate::diagnostic::{self, Code, Diagnostic};
 use crate::document::PlanDocument;
@@ -50,13 +52,29 @@ impl Compilation {
 pub const STDIN_NAME: &str = "<stdin>";
 
 /// Parses and checks `text`, shown to the user as `name`; imports are read
-/// from the file system, relative to `name`.
+/// from the file system, relative to `name`. The compilation keeps a copy
+/// of the text in its [`SourceMap`].
 pub fn compile(name: &str, text: &str, options: &Options) -> Compilation {
-    compile_with(name, text, options, &FsLoader)
+    compile_shared(name, Arc::from(text), options)
+}
+
+/// Like [`compile`], keeping `text` itself in the [`SourceMap`] instead of
+/// a copy (a large file read once is not copied).
+pub fn compile_shared(name: &str, text: Arc<str>, options: &Options) -> Compilation {
+    compile_source(name, text, options, &FsLoader)
 }
 
 /// Like [`compile`], reading imports through `loader`.
 pub fn compile_with(name: &str, text: &str, options: &Options, loader: &dyn Loader) -> Compilation {
+    compile_source(name, Arc::from(text), options, loader)
+}
+
+fn compile_source(
+    name: &str,
+    text: Arc<str>,
+    options: &Options,
+    loader: &dyn Loader,
+) -> Compilation {
     let loaded = modules::load(name, text, loader);
     let checked = check::check(&loaded.modules, options);
     let file = loaded.modules[0].file;
@@ -110,6 +128,21 @@ pub fn decode(name: &str, bytes: Vec<u8>) -> Result<String, Box<(SourceMap, Diag
             Err(Box::new((sources, diagnostic)))
         }
     }
+}
+
+/// Like [`decode`], for bytes read into shared memory: the text is the same
+/// allocation, not a copy.
+pub fn decode_shared(
+    name: &str,
+    bytes: Arc<[u8]>,
+) -> Result<Arc<str>, Box<(SourceMap, Diagnostic)>> {
+    if std::str::from_utf8(&bytes).is_err() {
+        return decode(name, bytes.to_vec()).map(Arc::from);
+    }
+    // SAFETY: the bytes were just found to be UTF-8, and `str` has the
+    // layout of `[u8]` (the standard library turns an `Arc<str>` into an
+    // `Arc<[u8]>` the same way).
+    Ok(unsafe { Arc::from_raw(Arc::into_raw(bytes) as *const str) })
 }
 
 /// The error for building a file that holds no `plan` (a library).

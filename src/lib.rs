@@ -28,4 +28,4 @@ pub mod span;
 pub mod suggest;
 pub mod syntax;
 
-pub use compile::{compile, compile_with, decode, Compilation};
+pub use compile::{compile, compile_shared, compile_with, decode, decode_shared, Compilation};

@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{FileId, SourceMap};
@@ -56,10 +57,10 @@ pub struct Modules {
 
 /// Parses `text` (shown as `name`) and loads what it imports, relative to
 /// `name`'s directory.
-pub fn load(name: &str, text: &str, loader: &dyn Loader) -> Modules {
+pub fn load(name: &str, text: Arc<str>, loader: &dyn Loader) -> Modules {
     let mut modules = Modules::default();
-    let file = modules.sources.add(name, text);
-    let parsed = syntax::parse(text, file);
+    let file = modules.sources.add(name, Arc::clone(&text));
+    let parsed = syntax::parse(&text, file);
     modules.diagnostics.extend(parsed.diagnostics);
     modules.modules.push(Module {
         file,

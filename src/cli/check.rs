@@ -1,5 +1,7 @@
 //! `planc check`: report every problem in plans and plan documents.
 
+use std::sync::Arc;
+
 use clap::Args;
 use planc::check::{parse_assignment, Options};
 use planc::diagnostic::{Diagnostic, Severity};
@@ -108,7 +110,8 @@ pub fn run(args: CheckArgs) -> i32 {
 fn check_input(input: &input::Input, options: &Options) -> Report {
     match input.kind {
         Kind::Plan => {
-            let mut compilation = planc::compile(&input.name, &input.text, options);
+            let mut compilation =
+                planc::compile_shared(&input.name, Arc::clone(&input.text), options);
             let report = Report {
                 name: input.name.clone(),
                 sources: std::mem::take(&mut compilation.sources),
@@ -120,7 +123,7 @@ fn check_input(input: &input::Input, options: &Options) -> Report {
         }
         Kind::Json => {
             let mut sources = SourceMap::new();
-            let file = sources.add(&input.name, input.text.as_str());
+            let file = sources.add(&input.name, Arc::clone(&input.text));
             let (document, diagnostics) =
                 planc::document::load_json(&input.text, file, &input::stem(&input.name));
             Report {

@@ -1,5 +1,7 @@
 //! `planc fmt`: format `.plan` files in place, or check that they are formatted.
 
+use std::sync::Arc;
+
 use clap::Args;
 use planc::span::SourceMap;
 
@@ -39,7 +41,7 @@ pub fn run(args: FmtArgs) -> i32 {
             Ok(formatted) => formatted,
             Err(diagnostics) => {
                 let mut sources = SourceMap::new();
-                sources.add(&input.name, input.text.as_str());
+                sources.add(&input.name, Arc::clone(&input.text));
                 output::human(&diagnostics, &sources, args.color);
                 eprintln!("{}: not formatted: fix the syntax errors first", input.name);
                 status = EXIT_FAILURE;
@@ -48,16 +50,16 @@ pub fn run(args: FmtArgs) -> i32 {
         };
         if path == "-" {
             print!("{formatted}");
-            if args.check && formatted != input.text {
+            if args.check && *formatted != *input.text {
                 status = EXIT_FAILURE;
             }
             continue;
         }
-        if formatted == input.text {
+        if *formatted == *input.text {
             continue;
         }
         if args.check {
-            let diff = similar::TextDiff::from_lines(&input.text, &formatted);
+            let diff = similar::TextDiff::from_lines(&*input.text, formatted.as_str());
             print!(
                 "{}",
                 diff.unified_diff()

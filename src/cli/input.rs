@@ -2,6 +2,7 @@
 
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 use planc::check::Options;
 use planc::compile::STDIN_NAME;
@@ -20,7 +21,9 @@ pub enum Kind {
 pub struct Input {
     /// The name shown to users: the path as given, or `<stdin>`.
     pub name: String,
-    pub text: String,
+    /// The text, shared with the compilation's source map (a large plan is
+    /// held once).
+    pub text: Arc<str>,
     pub kind: Kind,
 }
 
@@ -39,13 +42,13 @@ pub fn read(path: &str) -> Result<Input, InputError> {
         std::io::stdin()
             .read_to_end(&mut bytes)
             .map_err(|e| InputError::Io(format!("cannot read standard input: {e}")))?;
-        (STDIN_NAME.to_owned(), bytes)
+        (STDIN_NAME.to_owned(), Arc::from(bytes))
     } else {
         let bytes =
-            std::fs::read(path).map_err(|e| InputError::Io(format!("cannot read {path}: {e}")))?;
+            read_file(path).map_err(|e| InputError::Io(format!("cannot read {path}: {e}")))?;
         (path.to_owned(), bytes)
     };
-    let text = planc::decode(&name, bytes).map_err(InputError::Encoding)?;
+    let text = planc::decode_shared(&name, bytes).map_err(InputError::Encoding)?;
     let kind = if path == "-" {
         if text.trim_start().starts_with(['{', '[']) {
             Kind::Json
@@ -61,6 +64,38 @@ pub fn read(path: &str) -> Result<Input, InputError> {
         Kind::Plan
     };
     Ok(Input { name, text, kind })
+}
+
+/// Reads a file straight into the shared allocation the compiler keeps it
+/// in, sized from its metadata, so a large plan is not copied after reading.
+/// A file that changes size while it is read is still read whole.
+fn read_file(path: &str) -> std::io::Result<Arc<[u8]>> {
+    let mut file = std::fs::File::open(path)?;
+    let expected = file.metadata().map_or(0, |m| m.len());
+    let mut buffer: Arc<[u8]> = Arc::from([]);
+    let mut filled = 0;
+    if let Ok(expected) = usize::try_from(expected) {
+        // SAFETY: zeroed memory is a valid `[u8]`.
+        buffer = unsafe { Arc::<[u8]>::new_zeroed_slice(expected).assume_init() };
+        let bytes = Arc::get_mut(&mut buffer).expect("a new Arc is not shared");
+        while filled < bytes.len() {
+            match file.read(&mut bytes[filled..]) {
+                Ok(0) => break,
+                Ok(read) => filled += read,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    let mut rest = Vec::new();
+    file.read_to_end(&mut rest)?;
+    if filled == buffer.len() && rest.is_empty() {
+        return Ok(buffer);
+    }
+    // Shorter or longer than its metadata said: the bytes actually read.
+    let mut bytes = buffer[..filled].to_vec();
+    bytes.extend(rest);
+    Ok(Arc::from(bytes))
 }
 
 /// The file name without directory or extension: a plan id of last resort.
@@ -102,7 +137,8 @@ pub fn load_plan(input: &Input, params: Vec<(String, String)>) -> Result<Loaded,
                 skip_references: true,
                 skip_plan: false,
             };
-            let mut compilation = planc::compile(&input.name, &input.text, &options);
+            let mut compilation =
+                planc::compile_shared(&input.name, Arc::clone(&input.text), &options);
             let document = compilation.document();
             let no_plan = (compilation.checked.plan.is_none() && !compilation.has_errors())
                 .then(|| planc::compile::no_plan(&compilation));
@@ -124,7 +160,7 @@ pub fn load_plan(input: &Input, params: Vec<(String, String)>) -> Result<Loaded,
                 );
             }
             let mut sources = SourceMap::new();
-            let file = sources.add(&input.name, input.text.as_str());
+            let file = sources.add(&input.name, Arc::clone(&input.text));
             let (document, diagnostics) =
                 planc::document::load_json(&input.text, file, &stem(&input.name));
             Ok(Loaded {
@@ -166,5 +202,34 @@ pub fn open_plan(
             super::output::fatal(&message);
             Err(super::EXIT_USAGE)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_file;
+
+    #[test]
+    fn a_file_is_read_whole_whatever_its_metadata_says() {
+        let dir = std::env::temp_dir().join(format!("planc-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let empty = dir.join("empty.plan");
+        std::fs::write(&empty, "").unwrap();
+        assert_eq!(&*read_file(empty.to_str().unwrap()).unwrap(), b"");
+        let text = "plan p {\n    goal \"é\"\n}\n".repeat(1000);
+        let full = dir.join("full.plan");
+        std::fs::write(&full, &text).unwrap();
+        assert_eq!(&*read_file(full.to_str().unwrap()).unwrap(), text.as_bytes());
+        std::fs::remove_dir_all(&dir).unwrap();
+        // Files whose metadata gives no size, such as those of /proc.
+        #[cfg(target_os = "linux")]
+        {
+            let expected = std::fs::read("/proc/self/cmdline").unwrap();
+            assert!(!expected.is_empty());
+            assert_eq!(std::fs::metadata("/proc/self/cmdline").unwrap().len(), 0);
+            // The same process, so the same command line.
+            assert_eq!(&*read_file("/proc/self/cmdline").unwrap(), &expected[..]);
+        }
+        assert!(read_file(dir.join("missing.plan").to_str().unwrap()).is_err());
     }
 }
