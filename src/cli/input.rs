@@ -219,7 +219,10 @@ mod tests {
         let text = "plan p {\n    goal \"é\"\n}\n".repeat(1000);
         let full = dir.join("full.plan");
         std::fs::write(&full, &text).unwrap();
-        assert_eq!(&*read_file(full.to_str().unwrap()).unwrap(), text.as_bytes());
+        assert_eq!(
+            &*read_file(full.to_str().unwrap()).unwrap(),
+            text.as_bytes()
+        );
         std::fs::remove_dir_all(&dir).unwrap();
         // Files whose metadata gives no size, such as those of /proc.
         #[cfg(target_os = "linux")]
