@@ -75,8 +75,12 @@ fn read_file(path: &str) -> std::io::Result<Arc<[u8]>> {
     let mut buffer: Arc<[u8]> = Arc::from([]);
     let mut filled = 0;
     if let Ok(expected) = usize::try_from(expected) {
-        // SAFETY: zeroed memory is a valid `[u8]`.
-        buffer = unsafe { Arc::<[u8]>::new_zeroed_slice(expected).assume_init() };
+        let mut uninit = Arc::<[u8]>::new_uninit_slice(expected);
+        Arc::get_mut(&mut uninit)
+            .expect("a new Arc is not shared")
+            .fill(std::mem::MaybeUninit::new(0));
+        // SAFETY: every byte was just written.
+        buffer = unsafe { uninit.assume_init() };
         let bytes = Arc::get_mut(&mut buffer).expect("a new Arc is not shared");
         while filled < bytes.len() {
             match file.read(&mut bytes[filled..]) {
