@@ -121,6 +121,19 @@ const ASCII_IDENT_CHAR: [bool; 256] = {
     table
 };
 
+/// The bytes trivia can start with: whitespace, `#` and the first byte of
+/// the byte order mark.
+const TRIVIA_START: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b' ' as usize] = true;
+    table[b'\n' as usize] = true;
+    table[b'\t' as usize] = true;
+    table[b'\r' as usize] = true;
+    table[b'#' as usize] = true;
+    table[0xEF] = true;
+    table
+};
+
 /// `XID_START | "_"` of the grammar's `ident_start`.
 fn ident_start(c: char) -> bool {
     c.is_ascii_alphabetic() || c == '_' || (!c.is_ascii() && pest::unicode::XID_START(c))
@@ -196,7 +209,28 @@ impl<'a> Reader<'a> {
 
     /// Whitespace and comments (the grammar's implicit `WHITESPACE` and
     /// `COMMENT`); comments are recorded.
+    ///
+    /// Inlined for the common cases, one space or none before a token; the
+    /// rest is [`trivia_run`](Self::trivia_run).
+    #[inline(always)]
     fn trivia(&mut self) {
+        let starts = |at: usize| {
+            self.bytes
+                .get(at)
+                .is_some_and(|&b| TRIVIA_START[b as usize])
+        };
+        if !starts(self.pos) {
+            return;
+        }
+        if self.bytes[self.pos] == b' ' && !starts(self.pos + 1) {
+            self.pos += 1;
+            return;
+        }
+        self.trivia_run();
+    }
+
+    #[inline(never)]
+    fn trivia_run(&mut self) {
         loop {
             let rest = &self.bytes[self.pos..];
             self.pos += rest
@@ -222,8 +256,26 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// The span of `ident_char*` from `from`.
+    /// The end of `ident_char*` from `from`: inlined for ASCII names, the
+    /// rest is [`unicode_ident_chars`](Self::unicode_ident_chars).
+    #[inline(always)]
     fn ident_chars(&self, from: usize) -> usize {
+        let mut at = from;
+        while self
+            .bytes
+            .get(at)
+            .is_some_and(|&b| ASCII_IDENT_CHAR[b as usize])
+        {
+            at += 1;
+        }
+        if self.bytes.get(at).is_some_and(|b| !b.is_ascii()) {
+            return self.unicode_ident_chars(at);
+        }
+        at
+    }
+
+    #[inline(never)]
+    fn unicode_ident_chars(&self, from: usize) -> usize {
         let mut at = from;
         loop {
             // ASCII name characters, by far the most common, by table.
@@ -243,6 +295,7 @@ impl<'a> Reader<'a> {
     }
 
     /// `ident_start ~ ident_char*` at the position, if one starts there.
+    #[inline(always)]
     fn word(&mut self) -> Option<Span> {
         let start = self.pos;
         let first = match self.peek()? {
