@@ -112,18 +112,29 @@ impl DepGraph<'_> {
     }
 }
 
+/// What the caller of [`check`] reads of its report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wanted {
+    /// The diagnostics and the reduced dependency lists.
+    Dependencies,
+    /// The diagnostics only: a task's dependencies are searched for one
+    /// implied by another only when it names one directly (what a warning
+    /// can be about), and the lists are left as they are.
+    Diagnostics,
+}
+
 /// What the graph checks found.
 pub struct GraphReport {
     pub diagnostics: Vec<Diagnostic>,
     /// For each node: its sorted, distinct dependencies, self-edges left out
-    /// and, when there is no cycle, reduced: a dependency implied by another
-    /// is dropped.
+    /// and, when there is no cycle and [`Wanted::Dependencies`], reduced: a
+    /// dependency implied by another is dropped.
     pub dependencies: Adjacency,
     pub has_cycle: bool,
 }
 
 /// Runs every graph check.
-pub fn check(graph: &DepGraph) -> GraphReport {
+pub fn check(graph: &DepGraph, wanted: Wanted) -> GraphReport {
     let mut diagnostics = Vec::new();
     let n = graph.nodes.len();
     let may_wait_for_itself = |g: &GroupEdge| {
@@ -166,9 +177,21 @@ pub fn check(graph: &DepGraph) -> GraphReport {
     if has_cycle {
         diagnostics.extend(find_cycles(graph, &dependencies));
     } else {
-        let reduction = reduce(&dependencies, &order);
+        let searched = match wanted {
+            Wanted::Dependencies => None,
+            Wanted::Diagnostics => {
+                let mut direct = vec![false; n];
+                for edge in graph.edges.iter().filter(|e| e.direct) {
+                    direct[edge.dependent] = true;
+                }
+                Some(direct)
+            }
+        };
+        let reduction = reduce(&dependencies, &order, searched.as_deref());
         diagnostics.extend(redundant(graph, &reduction));
-        dependencies = reduction.kept;
+        if wanted == Wanted::Dependencies {
+            dependencies = reduction.kept;
+        }
     }
     GraphReport {
         diagnostics,
@@ -319,8 +342,9 @@ struct Reduction {
 }
 
 /// Reduces an acyclic graph's dependency lists; `order` is a topological
-/// order of every node.
-fn reduce(dependencies: &Adjacency, order: &[u32]) -> Reduction {
+/// order of every node. With `searched`, only the nodes it marks are
+/// reduced; the others get empty lists.
+fn reduce(dependencies: &Adjacency, order: &[u32], searched: Option<&[bool]>) -> Reduction {
     let n = dependencies.len();
     let mut position = vec![0u32; n];
     for (i, &node) in order.iter().enumerate() {
@@ -338,6 +362,11 @@ fn reduce(dependencies: &Adjacency, order: &[u32]) -> Reduction {
     // all have that step's tasks as their list, and the same reduction.
     let mut last: Option<usize> = None;
     for node in 0..n {
+        if searched.is_some_and(|searched| !searched[node]) {
+            kept.end_node();
+            dropped.end_node();
+            continue;
+        }
         let deps = dependencies.of(node);
         if deps.len() < 2 {
             for &dep in deps {
@@ -549,17 +578,66 @@ mod tests {
     }
 
     fn assert_same(graph: &DepGraph) {
-        let whole = check(graph);
-        let singles = check(&expanded(graph));
+        let whole = check(graph, Wanted::Dependencies);
+        let singles = check(&expanded(graph), Wanted::Dependencies);
         assert_eq!(whole.diagnostics, singles.diagnostics);
         assert_eq!(whole.dependencies, singles.dependencies);
         assert_eq!(whole.has_cycle, singles.has_cycle);
+        let diagnostics = check(graph, Wanted::Diagnostics);
+        assert_eq!(diagnostics.diagnostics, whole.diagnostics);
+        assert_eq!(diagnostics.has_cycle, whole.has_cycle);
     }
 
     const NAMES: [&str; 8] = ["a", "b", "c", "d", "e", "f", "g", "h"];
 
     fn nodes() -> Vec<Node<'static>> {
         NAMES.iter().map(|name| Node { name }).collect()
+    }
+
+    #[test]
+    fn only_the_diagnostics_wanted_finds_the_same_on_a_large_graph() {
+        // Steps of 20 nodes, every third one waiting for the one before, the
+        // others' nodes each naming one to three of the ten before them
+        // directly (some of them implied by the others).
+        let n = 6000;
+        let names: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound as u64) as usize
+        };
+        let mut graph = DepGraph {
+            nodes: names.iter().map(|name| Node { name }).collect(),
+            edges: Vec::new(),
+            groups: Vec::new(),
+        };
+        for step in 1..n / 20 {
+            let tasks: Vec<usize> = (step * 20..step * 20 + 20).collect();
+            if step % 3 == 0 {
+                let before: Vec<usize> = (step * 20 - 20..step * 20).collect();
+                graph
+                    .groups
+                    .push(group(&tasks, &before, step, graph.edges.len()));
+                for pair in tasks.windows(2) {
+                    graph.edges.push(single(pair[1], pair[0], step, false));
+                }
+                continue;
+            }
+            for &task in &tasks {
+                for _ in 0..=next(3) {
+                    graph
+                        .edges
+                        .push(single(task, task - 1 - next(10), task, true));
+                }
+            }
+        }
+        let all = check(&graph, Wanted::Dependencies);
+        let codes = all.diagnostics.iter().map(|d| d.code);
+        assert!(codes.filter(|&c| c == Code::RedundantDependency).count() > 100);
+        let diagnostics = check(&graph, Wanted::Diagnostics);
+        assert_eq!(diagnostics.diagnostics, all.diagnostics);
     }
 
     #[test]
@@ -575,7 +653,7 @@ mod tests {
             ],
             groups: vec![group(&[3, 4, 5], &[0, 1, 2], 5, 1)],
         };
-        let report = check(&graph);
+        let report = check(&graph, Wanted::Dependencies);
         assert!(!report.has_cycle);
         assert_eq!(report.diagnostics.len(), 1, "{:?}", report.diagnostics);
         assert_eq!(report.diagnostics[0].code, Code::RedundantDependency);
@@ -599,7 +677,7 @@ mod tests {
                 group(&[7], &[6], 50, 3),
             ],
         };
-        let report = check(&graph);
+        let report = check(&graph, Wanted::Dependencies);
         assert!(report.has_cycle);
         let codes: Vec<Code> = report.diagnostics.iter().map(|d| d.code).collect();
         assert_eq!(

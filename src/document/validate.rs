@@ -572,7 +572,7 @@ impl Validator {
                 }
             }
         }
-        let report = graph::check(&dep_graph);
+        let report = graph::check(&dep_graph, graph::Wanted::Diagnostics);
         self.diagnostics.extend(report.diagnostics);
     }
 

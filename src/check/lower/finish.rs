@@ -253,7 +253,12 @@ impl<'a> Lowering<'a, '_> {
             groups,
         };
         let check_graph = || {
-            let report = graph::check(&graph);
+            let wanted = if keep_tasks {
+                graph::Wanted::Dependencies
+            } else {
+                graph::Wanted::Diagnostics
+            };
+            let report = graph::check(&graph, wanted);
             if !keep_tasks {
                 return (report.diagnostics, Vec::new());
             }
