@@ -15,17 +15,18 @@ use crate::suggest;
 use crate::syntax::ast::{self, SmolStr};
 
 impl<'a> Lowering<'a, '_> {
-    /// A task's fields, with its references resolved and its edges added.
+    /// Checks a task's fields: references resolved (its edges added), roles
+    /// looked up, values in range, no field given twice. (What the fields
+    /// say is read by [`TaskFields::of`] when the task is built.)
     fn structure(
         &self,
         c: &mut Checker,
         edges: &mut Vec<graph::Edge>,
         suggested_roles: &mut Vec<String>,
         index: usize,
-    ) -> TaskFields<'a> {
+    ) {
         let (task, file) = (self.tasks[index].task, self.tasks[index].file);
         c.file = file;
-        let mut lowered = TaskFields::default();
         // Where each kind of field was first given, by `field_kind`.
         let mut seen: [Option<Span>; 6] = [None; 6];
         for field in &task.fields {
@@ -55,7 +56,6 @@ impl<'a> Lowering<'a, '_> {
                     }
                 }
                 ast::TaskField::Assignee { role, .. } => {
-                    lowered.assignee = Some(role.name.clone());
                     if let Some(def) = self.decls.roles.lookup(&role.name) {
                         c.reference(def, role.span);
                     } else {
@@ -79,13 +79,9 @@ impl<'a> Lowering<'a, '_> {
                         )));
                     }
                 }
-                ast::TaskField::Reasoning(f) => lowered.reasoning = Some(&f.value),
-                ast::TaskField::Description(f) => lowered.description = Some(&f.value),
                 ast::TaskField::Retry(f) => {
                     if let Some(value) = f.value.value {
-                        if (0..=1000).contains(&value) {
-                            lowered.retry = value as u32;
-                        } else {
+                        if retry_count(f).is_none() {
                             c.diagnostics.push(
                                 Diagnostic::new(
                                     Code::InvalidValue,
@@ -100,10 +96,11 @@ impl<'a> Lowering<'a, '_> {
                         }
                     }
                 }
-                ast::TaskField::Optional(_) => lowered.optional = true,
+                ast::TaskField::Reasoning(_)
+                | ast::TaskField::Description(_)
+                | ast::TaskField::Optional(_) => {}
             }
         }
-        lowered
     }
 
     /// Resolves every reference, interpolates every string, checks the graph
@@ -202,7 +199,7 @@ impl<'a> Lowering<'a, '_> {
         // its own that are appended to the first half's.
         let mut suggested_roles: Vec<String> = Vec::new();
         let n = self.tasks.len();
-        let structures = if side_by_side(n) {
+        if side_by_side(n) {
             let (this, mut helper) = (&self, c.helper());
             let middle = n / 2;
             std::thread::scope(|scope| {
@@ -210,29 +207,26 @@ impl<'a> Lowering<'a, '_> {
                     let c = &mut helper;
                     let mut edges = Vec::with_capacity(n);
                     let mut roles = Vec::new();
-                    let structures: Vec<TaskFields<'a>> = (middle..n)
-                        .map(|index| this.structure(c, &mut edges, &mut roles, index))
-                        .collect();
-                    (helper, edges, roles, structures)
+                    for index in middle..n {
+                        this.structure(c, &mut edges, &mut roles, index);
+                    }
+                    (helper, edges, roles)
                 });
-                let mut structures: Vec<TaskFields<'a>> = Vec::with_capacity(n);
                 for index in 0..middle {
-                    structures.push(this.structure(c, &mut edges, &mut suggested_roles, index));
+                    this.structure(c, &mut edges, &mut suggested_roles, index);
                 }
-                let (other, more_edges, roles, rest) = second
+                let (other, more_edges, roles) = second
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
                 c.append(other);
                 edges.extend(more_edges);
                 suggested_roles.extend(roles);
-                structures.extend(rest);
-                structures
-            })
+            });
         } else {
-            (0..n)
-                .map(|index| self.structure(c, &mut edges, &mut suggested_roles, index))
-                .collect()
-        };
+            for index in 0..n {
+                self.structure(c, &mut edges, &mut suggested_roles, index);
+            }
+        }
         c.suggested_roles.extend(suggested_roles);
 
         // The graph checks and the strings of the tasks need nothing of
@@ -272,9 +266,10 @@ impl<'a> Lowering<'a, '_> {
         // Interpolating the strings checks them; the IR tasks are built
         // only when they are kept (a string not kept is dropped at once, so
         // its memory is used again for the next).
-        let texts = |c: &mut Checker| {
+        let mut texts = |c: &mut Checker| {
             let mut ir_tasks = Vec::with_capacity(if keep_tasks { tasks.len() } else { 0 });
-            for (index, (source, fields)) in tasks.iter().zip(structures).enumerate() {
+            for (index, source) in tasks.iter().enumerate() {
+                let fields = TaskFields::of(source.task);
                 c.file = source.file;
                 let mut text = |c: &mut Checker, s: &ast::Str| {
                     interpolate(
@@ -298,7 +293,7 @@ impl<'a> Lowering<'a, '_> {
                     key: source.key.clone(),
                     name,
                     step: source.step.map(|s| steps[s as usize].key.clone()),
-                    assignee: fields.assignee,
+                    assignee: fields.assignee.cloned(),
                     reasoning,
                     description,
                     optional: fields.optional,
@@ -334,14 +329,46 @@ impl<'a> Lowering<'a, '_> {
     }
 }
 
-/// A task's fields, before its strings are interpolated.
+/// What a task's fields say, before its strings are interpolated: the
+/// first field of each kind counts (a second one is reported by
+/// `structure`).
 #[derive(Default)]
 struct TaskFields<'a> {
-    assignee: Option<SmolStr>,
+    assignee: Option<&'a SmolStr>,
     reasoning: Option<&'a ast::Str>,
     description: Option<&'a ast::Str>,
     retry: u32,
     optional: bool,
+}
+
+impl<'a> TaskFields<'a> {
+    fn of(task: &'a ast::Task) -> TaskFields<'a> {
+        let mut fields = TaskFields::default();
+        let mut seen = [false; 6];
+        for field in &task.fields {
+            if std::mem::replace(&mut seen[field_kind(field)], true) {
+                continue;
+            }
+            match field {
+                ast::TaskField::Assignee { role, .. } => fields.assignee = Some(&role.name),
+                ast::TaskField::Reasoning(f) => fields.reasoning = Some(&f.value),
+                ast::TaskField::Description(f) => fields.description = Some(&f.value),
+                ast::TaskField::Retry(f) => fields.retry = retry_count(f).unwrap_or(0),
+                ast::TaskField::Optional(_) => fields.optional = true,
+                ast::TaskField::After(_) => {}
+            }
+        }
+        fields
+    }
+}
+
+/// The value of `retry`, when it is a number from 0 to 1000.
+fn retry_count(field: &ast::IntField) -> Option<u32> {
+    field
+        .value
+        .value
+        .filter(|value| (0..=1000).contains(value))
+        .map(|value| value as u32)
 }
 
 /// A string with the parameter values of `env`.
