@@ -66,31 +66,28 @@ pub fn read(path: &str) -> Result<Input, InputError> {
     Ok(Input { name, text, kind })
 }
 
+/// From this size on (and with two cores), a file is read in two halves at
+/// once: copying it out of the page cache is most of the reading.
+const PARALLEL_READ: usize = 1 << 20;
+
 /// Reads a file straight into the shared allocation the compiler keeps it
 /// in, sized from its metadata, so a large plan is not copied after reading.
 /// A file that changes size while it is read is still read whole.
 fn read_file(path: &str) -> std::io::Result<Arc<[u8]>> {
+    use std::io::{Seek, SeekFrom};
+
     let mut file = std::fs::File::open(path)?;
     let expected = file.metadata().map_or(0, |m| m.len());
     let mut buffer: Arc<[u8]> = Arc::from([]);
     let mut filled = 0;
     if let Ok(expected) = usize::try_from(expected) {
         let mut uninit = Arc::<[u8]>::new_uninit_slice(expected);
-        Arc::get_mut(&mut uninit)
-            .expect("a new Arc is not shared")
-            .fill(std::mem::MaybeUninit::new(0));
-        // SAFETY: every byte was just written.
+        let bytes = Arc::get_mut(&mut uninit).expect("a new Arc is not shared");
+        filled = read_start(&file, bytes)?;
+        // SAFETY: `read_start` initialised every byte.
         buffer = unsafe { uninit.assume_init() };
-        let bytes = Arc::get_mut(&mut buffer).expect("a new Arc is not shared");
-        while filled < bytes.len() {
-            match file.read(&mut bytes[filled..]) {
-                Ok(0) => break,
-                Ok(read) => filled += read,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
     }
+    file.seek(SeekFrom::Start(filled as u64))?;
     let mut rest = Vec::new();
     file.read_to_end(&mut rest)?;
     if filled == buffer.len() && rest.is_empty() {
@@ -100,6 +97,76 @@ fn read_file(path: &str) -> std::io::Result<Arc<[u8]>> {
     let mut bytes = buffer[..filled].to_vec();
     bytes.extend(rest);
     Ok(Arc::from(bytes))
+}
+
+/// Initialises `buffer` and reads the start of `file` into it (in two halves
+/// at once when it is large); returns how many bytes were read, fewer than
+/// the buffer holds when the file is shorter.
+fn read_start(
+    file: &std::fs::File,
+    buffer: &mut [std::mem::MaybeUninit<u8>],
+) -> std::io::Result<usize> {
+    let two_cores = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    if cfg!(unix) && two_cores && buffer.len() >= PARALLEL_READ {
+        let (first, second) = buffer.split_at_mut(buffer.len() / 2);
+        let offset = first.len();
+        let (first, second) = std::thread::scope(|scope| {
+            let second = scope.spawn(move || read_at(file, offset, second));
+            (read_at(file, 0, first), second.join())
+        });
+        let first = first?;
+        let second = second.unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        return Ok(if first < offset {
+            first
+        } else {
+            offset + second
+        });
+    }
+    read_at(file, 0, buffer)
+}
+
+/// Initialises `buffer` and reads into it what `file` holds from `offset`.
+fn read_at(
+    file: &std::fs::File,
+    offset: usize,
+    buffer: &mut [std::mem::MaybeUninit<u8>],
+) -> std::io::Result<usize> {
+    buffer.fill(std::mem::MaybeUninit::new(0));
+    // SAFETY: every byte was just written, and `MaybeUninit<u8>` has the
+    // layout of `u8`.
+    let buffer = unsafe { &mut *(std::ptr::from_mut(buffer) as *mut [u8]) };
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match read_at_offset(file, &mut buffer[filled..], offset + filled) {
+            Ok(0) => break,
+            Ok(read) => filled += read,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+#[cfg(unix)]
+fn read_at_offset(
+    file: &std::fs::File,
+    buffer: &mut [u8],
+    offset: usize,
+) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buffer, offset as u64)
+}
+
+#[cfg(not(unix))]
+fn read_at_offset(
+    file: &std::fs::File,
+    buffer: &mut [u8],
+    offset: usize,
+) -> std::io::Result<usize> {
+    use std::io::{Seek, SeekFrom};
+    // One thread only here (see `read_start`): the cursor is ours.
+    let mut file = file;
+    file.seek(SeekFrom::Start(offset as u64))?;
+    file.read(buffer)
 }
 
 /// The file name without directory or extension: a plan id of last resort.
@@ -226,6 +293,14 @@ mod tests {
         assert_eq!(
             &*read_file(full.to_str().unwrap()).unwrap(),
             text.as_bytes()
+        );
+        // Large enough to be read in two halves.
+        let large = format!("#{}", text.repeat(120));
+        assert!(large.len() > 2 * super::PARALLEL_READ);
+        std::fs::write(&full, &large).unwrap();
+        assert_eq!(
+            &*read_file(full.to_str().unwrap()).unwrap(),
+            large.as_bytes()
         );
         std::fs::remove_dir_all(&dir).unwrap();
         // Files whose metadata gives no size, such as those of /proc.
