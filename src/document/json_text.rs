@@ -52,12 +52,25 @@ struct InlineArrays {
     objects: Vec<bool>,
 }
 
+/// A comma, a line break and the indentation of the deepest line planc's
+/// documents have and more: each line break is one slice of it.
+const LINE_BREAK: &[u8; 66] =
+    b",\n                                                                ";
+
 impl InlineArrays {
-    fn indent<W: ?Sized + Write>(&self, w: &mut W, depth: usize) -> io::Result<()> {
-        for _ in 0..depth {
-            w.write_all(b"  ")?;
+    /// A line break (after a comma, if `comma`) and the indentation of `depth`.
+    fn line<W: ?Sized + Write>(&self, w: &mut W, comma: bool, depth: usize) -> io::Result<()> {
+        let start = usize::from(!comma);
+        match LINE_BREAK.get(start..2 + 2 * depth) {
+            Some(line) => w.write_all(line),
+            None => {
+                w.write_all(&LINE_BREAK[start..2])?;
+                for _ in 0..depth {
+                    w.write_all(b"  ")?;
+                }
+                Ok(())
+            }
         }
-        Ok(())
     }
 
     /// Writes what goes before an array element, once its kind is known.
@@ -83,10 +96,7 @@ impl InlineArrays {
                 }
                 Ok(())
             }
-            _ => {
-                w.write_all(if first { b"\n" } else { b",\n" })?;
-                self.indent(w, self.depth)
-            }
+            _ => self.line(w, !first, self.depth),
         }
     }
 }
@@ -140,8 +150,7 @@ impl Formatter for InlineArrays {
     fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
         self.depth -= 1;
         if self.arrays.pop() == Some(Layout::Block) {
-            w.write_all(b"\n")?;
-            self.indent(w, self.depth)?;
+            self.line(w, false, self.depth)?;
         }
         w.write_all(b"]")
     }
@@ -166,15 +175,13 @@ impl Formatter for InlineArrays {
         self.depth -= 1;
         // An object with members ends on its own line; an empty one is `{}`.
         if self.objects.pop() == Some(true) {
-            w.write_all(b"\n")?;
-            self.indent(w, self.depth)?;
+            self.line(w, false, self.depth)?;
         }
         w.write_all(b"}")
     }
 
     fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
-        w.write_all(if first { b"\n" } else { b",\n" })?;
-        self.indent(w, self.depth)
+        self.line(w, !first, self.depth)
     }
 
     fn end_object_key<W: ?Sized + Write>(&mut self, _w: &mut W) -> io::Result<()> {
@@ -196,6 +203,19 @@ impl Formatter for InlineArrays {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+
+    #[test]
+    fn lines_deeper_than_the_indentation_at_hand_are_indented_too() {
+        let mut value = json!({"leaf": [1]});
+        for _ in 0..40 {
+            value = json!({ "in": [value] });
+        }
+        let text = super::to_text(&value);
+        let leaf = text.lines().find(|l| l.contains("leaf")).expect("the leaf");
+        assert_eq!(leaf, format!("{}\"leaf\": [1]", " ".repeat(2 * 81)));
+        let reparsed: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(reparsed, value);
+    }
 
     #[test]
     fn scalar_arrays_stay_inline() {
