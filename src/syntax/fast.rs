@@ -134,6 +134,16 @@ const TRIVIA_START: [bool; 256] = {
     table
 };
 
+/// `text` as a `SmolStr`: names and short runs of text are copied byte by
+/// byte into it, which is quicker for a few bytes than the general copy.
+fn short_str(text: &str) -> SmolStr {
+    if text.len() <= 23 {
+        SmolStr::new_inline(text)
+    } else {
+        SmolStr::new(text)
+    }
+}
+
 /// `XID_START | "_"` of the grammar's `ident_start`.
 fn ident_start(c: char) -> bool {
     c.is_ascii_alphabetic() || c == '_' || (!c.is_ascii() && pest::unicode::XID_START(c))
@@ -315,7 +325,7 @@ impl<'a> Reader<'a> {
 
     fn ident(&self, span: Span) -> Ident {
         Ident {
-            name: SmolStr::new(self.text_of(span)),
+            name: short_str(self.text_of(span)),
             span,
         }
     }

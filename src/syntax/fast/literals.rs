@@ -2,9 +2,9 @@
 //! interpolations and `"""` blocks) and numbers, as the grammar's `string`,
 //! `float`, `int` and `bool` rules read them.
 
-use super::{ident_char, GiveUp, Read, Reader};
+use super::{ident_char, short_str, GiveUp, Read, Reader};
 use crate::span::Span;
-use crate::syntax::ast::{Int, Literal, SmolStr, Str, StrPart};
+use crate::syntax::ast::{Int, Literal, Str, StrPart};
 use crate::syntax::limits::MAX_STRING_BYTES;
 use crate::syntax::strings::{cook_pieces, Piece};
 
@@ -171,7 +171,7 @@ impl Reader<'_> {
                 .position(|&b| PLAIN_STOP[b as usize])
                 .unwrap_or(rest.len());
             if run > 0 {
-                let text = SmolStr::new(&self.text[at..at + run]);
+                let text = short_str(&self.text[at..at + run]);
                 self.parts.push(StrPart::Text(text));
                 at += run;
             }
