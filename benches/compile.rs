@@ -1,6 +1,8 @@
 //! check + build of generated plans: 1,000, 10,000 and 100,000 tasks.
 //! Run: `cargo bench --bench compile`. Figures: docs/performance.md.
 
+use std::sync::Arc;
+
 use planc::check::Options;
 
 #[global_allocator]
@@ -12,28 +14,53 @@ fn main() {
 
 const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
 
-/// Parse and every check: what `planc check` does.
+/// What `planc check` asks for: every check, no plan kept, no references.
+fn check_options() -> Options {
+    Options {
+        skip_references: true,
+        skip_plan: true,
+        ..Options::default()
+    }
+}
+
+/// Parse and every check: what `planc check` does (on the text as read,
+/// shared with the compilation).
 #[divan::bench(args = SIZES, sample_count = 10)]
 fn check(bencher: divan::Bencher, tasks: usize) {
-    let text = planc::generate::plan_source(tasks, false);
+    let text: Arc<str> = planc::generate::plan_source(tasks, false).into();
+    let options = check_options();
     bencher
         .counter(divan::counter::BytesCount::new(text.len()))
-        .bench(|| planc::compile("generated.plan", &text, &Options::default()));
+        .bench(|| planc::compile_shared("generated.plan", Arc::clone(&text), &options));
+}
+
+/// Parse, every check, the plan and the whole symbol index (definitions
+/// and references): what the language server does on each change.
+#[divan::bench(args = SIZES, sample_count = 10)]
+fn compile(bencher: divan::Bencher, tasks: usize) {
+    let text: Arc<str> = planc::generate::plan_source(tasks, false).into();
+    bencher
+        .bench(|| planc::compile_shared("generated.plan", Arc::clone(&text), &Options::default()));
 }
 
 /// Parse, check, and write the JSON plan document: what `planc build` does.
 #[divan::bench(args = SIZES, sample_count = 10)]
 fn build(bencher: divan::Bencher, tasks: usize) {
-    let text = planc::generate::plan_source(tasks, false);
+    let text: Arc<str> = planc::generate::plan_source(tasks, false).into();
+    let options = Options {
+        skip_references: true,
+        ..Options::default()
+    };
     bencher.bench(|| {
-        let compiled = planc::compile("generated.plan", &text, &Options::default());
+        let compiled = planc::compile_shared("generated.plan", Arc::clone(&text), &options);
         compiled.document().map(|d| d.to_json())
     });
 }
 
-/// Check of a plan with a cycle from its first task to its last.
+/// `check` of a plan with a cycle from its first task to its last.
 #[divan::bench(args = SIZES, sample_count = 10)]
 fn check_cyclic(bencher: divan::Bencher, tasks: usize) {
-    let text = planc::generate::plan_source(tasks, true);
-    bencher.bench(|| planc::compile("generated.plan", &text, &Options::default()));
+    let text: Arc<str> = planc::generate::plan_source(tasks, true).into();
+    let options = check_options();
+    bencher.bench(|| planc::compile_shared("generated.plan", Arc::clone(&text), &options));
 }
