@@ -106,9 +106,8 @@ pub(super) struct Lowering<'a, 'd> {
     /// The prefix of the names of each template instance in `envs`
     /// (`"p."` in instance `p`); the plan's names have none.
     prefixes: Vec<SmolStr>,
-    names: Scope,
-    /// What each definition of this lowering stands for, by definition index.
-    members: Vec<Option<Member>>,
+    /// The task, step and instance names, each with what it stands for.
+    names: Scope<Member>,
     stack: Vec<usize>,
     used_templates: Vec<bool>,
     used_template_params: Vec<Vec<bool>>,
@@ -126,8 +125,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
             groups: Vec::new(),
             envs: Vec::new(),
             prefixes: Vec::new(),
-            names: Scope::new(Namespace::TasksAndSteps),
-            members: Vec::new(),
+            names: Scope::with_values(Namespace::TasksAndSteps),
             stack: Vec::new(),
             used_templates: vec![false; decls.templates.len()],
             used_template_params: decls
@@ -138,14 +136,11 @@ impl<'a, 'd> Lowering<'a, 'd> {
         }
     }
 
-    /// Makes room for `steps` steps and `tasks` tasks, declared after the
-    /// checker's definitions so far.
-    pub(super) fn reserve(&mut self, c: &Checker, steps: usize, tasks: usize) {
+    /// Makes room for `steps` steps and `tasks` tasks.
+    pub(super) fn reserve(&mut self, steps: usize, tasks: usize) {
         self.tasks.reserve(tasks);
         self.steps.reserve(steps);
         self.names.reserve(steps + tasks);
-        self.members
-            .reserve(c.symbols.definitions.len() + steps + tasks);
     }
 
     /// The prefix of the names declared in `env`.
@@ -172,8 +167,8 @@ impl<'a, 'd> Lowering<'a, 'd> {
                 ast::PlanItem::Step(step) => {
                     let index = self.steps.len();
                     let key = qualified(prefix, &step.name.name);
-                    let def = self.declare(c, SymbolKind::Step, &key, &step.name, step.span);
-                    self.member(def, Member::Step(index));
+                    let member = Member::Step(index);
+                    self.declare(c, SymbolKind::Step, &key, &step.name, step.span, member);
                     self.steps.push(StepSource {
                         step,
                         file,
@@ -197,13 +192,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
         }
     }
 
-    fn member(&mut self, def: usize, member: Member) {
-        if self.members.len() <= def {
-            self.members.resize(def + 1, None);
-        }
-        self.members[def] = Some(member);
-    }
-
+    /// Defines `key` and declares it as standing for `member`.
     fn declare(
         &mut self,
         c: &mut Checker,
@@ -211,7 +200,8 @@ impl<'a, 'd> Lowering<'a, 'd> {
         key: &SmolStr,
         name: &ast::Ident,
         full_span: Span,
-    ) -> usize {
+        member: Member,
+    ) {
         c.symbols.definitions.push(ir::Definition {
             kind,
             name: key.clone(),
@@ -220,8 +210,8 @@ impl<'a, 'd> Lowering<'a, 'd> {
             full_span,
         });
         let def = c.symbols.definitions.len() - 1;
-        self.names.declare(c, key, name.span, def, kind.as_str());
-        def
+        self.names
+            .declare_value(c, key, name.span, def, kind.as_str(), member);
     }
 
     fn task(
@@ -245,8 +235,8 @@ impl<'a, 'd> Lowering<'a, 'd> {
             );
         }
         let key = qualified(prefix, &task.name.name);
-        let def = self.declare(c, SymbolKind::Task, &key, &task.name, task.span);
-        self.member(def, Member::Task(index));
+        let member = Member::Task(index);
+        self.declare(c, SymbolKind::Task, &key, &task.name, task.span, member);
         self.tasks.push(TaskSource {
             task,
             file,
@@ -330,9 +320,16 @@ impl<'a, 'd> Lowering<'a, 'd> {
         self.envs.push(bound);
         self.prefixes.push(inner.clone());
 
-        let def = self.declare(c, SymbolKind::Instance, &key, &use_.prefix, use_.span);
         let group = self.groups.len();
-        self.member(def, Member::Group(group));
+        let member = Member::Group(group);
+        self.declare(
+            c,
+            SymbolKind::Instance,
+            &key,
+            &use_.prefix,
+            use_.span,
+            member,
+        );
         self.groups.push(GroupSource {
             use_,
             file,
@@ -434,13 +431,13 @@ impl<'a, 'd> Lowering<'a, 'd> {
     /// Resolves an `after` reference under `prefix`; reports it when it names nothing.
     fn resolve(&self, c: &mut Checker, prefix: &str, reference: &ast::Ident) -> Option<Member> {
         let found = if prefix.is_empty() {
-            self.names.lookup(&reference.name)
+            self.names.find(&reference.name)
         } else {
-            self.names.lookup(&qualified(prefix, &reference.name))
+            self.names.find(&qualified(prefix, &reference.name))
         };
-        if let Some(def) = found {
+        if let Some((def, member)) = found {
             c.reference(def, reference.span);
-            return self.members.get(def).copied().flatten();
+            return Some(member);
         }
         let local = self.names.names().filter_map(|n| n.strip_prefix(prefix));
         let suggestion = suggest::closest(&reference.name, local);

@@ -325,7 +325,7 @@ fn lower_plan<'a>(
 
     let mut params = Some(params);
     let mut lowering = Lowering::new(decls, keep);
-    lowering.reserve(c, steps, tasks);
+    lowering.reserve(steps, tasks);
     lowering.expand(c, &mut params, &plan.items, file, "", Env::Plan);
 
     c.file = file;

@@ -21,19 +21,25 @@ pub(super) enum Namespace {
     TasksAndSteps,
 }
 
-/// The names of one namespace, mapped to their definitions.
+/// The names of one namespace, mapped to their definitions and to a value
+/// of the caller's (what a task-or-step name stands for, say).
 ///
-/// The hash table holds only indices into the lists of names and
-/// definitions: a tenth of the memory of a map holding the names, so that a
-/// table of 100,000 tasks stays in the cache while they are declared.
-pub(super) struct Scope {
+/// The hash table holds only indices into the list of entries: a tenth of
+/// the memory of a map holding the names, so that a table of 100,000 tasks
+/// stays in the cache while they are declared; a lookup then reads one
+/// entry, which holds all there is to know of the name.
+pub(super) struct Scope<V = ()> {
     namespace: Namespace,
-    /// Indices into `names` and `defs`, placed by the hash of the name.
+    /// Indices into `entries`, placed by the hash of the name.
     table: HashTable<u32>,
-    /// The names in declaration order (for suggestions) …
-    names: Vec<SmolStr>,
-    /// … and the definition of each.
-    defs: Vec<u32>,
+    /// The names in declaration order (for suggestions).
+    entries: Vec<ScopeEntry<V>>,
+}
+
+struct ScopeEntry<V> {
+    name: SmolStr,
+    def: u32,
+    value: V,
 }
 
 fn hash(name: &str) -> u64 {
@@ -42,17 +48,10 @@ fn hash(name: &str) -> u64 {
 
 impl Scope {
     pub(super) fn new(namespace: Namespace) -> Scope {
-        Scope {
-            namespace,
-            table: HashTable::new(),
-            names: Vec::new(),
-            defs: Vec::new(),
-        }
+        Scope::with_values(namespace)
     }
 
-    /// Declares `name` (at `span` in the checker's current file) as
-    /// definition `def`. A second declaration is reported; returns whether
-    /// this one was taken.
+    /// Declares `name` as definition `def`; see [`declare_value`](Self::declare_value).
     pub(super) fn declare(
         &mut self,
         c: &mut Checker,
@@ -61,21 +60,54 @@ impl Scope {
         def: usize,
         kind: &str,
     ) -> bool {
-        let names = &self.names;
+        self.declare_value(c, name, span, def, kind, ())
+    }
+
+    /// The definition a name stands for.
+    pub(super) fn lookup(&self, name: &str) -> Option<usize> {
+        self.find(name).map(|(def, ())| def)
+    }
+}
+
+impl<V: Copy> Scope<V> {
+    pub(super) fn with_values(namespace: Namespace) -> Scope<V> {
+        Scope {
+            namespace,
+            table: HashTable::new(),
+            entries: Vec::new(),
+        }
+    }
+
+    /// Declares `name` (at `span` in the checker's current file) as
+    /// definition `def`. A second declaration is reported; returns whether
+    /// this one was taken.
+    pub(super) fn declare_value(
+        &mut self,
+        c: &mut Checker,
+        name: &SmolStr,
+        span: Span,
+        def: usize,
+        kind: &str,
+        value: V,
+    ) -> bool {
+        let entries = &self.entries;
         let entry = self.table.entry(
             hash(name),
-            |&i| names[i as usize] == *name,
-            |&i| hash(&names[i as usize]),
+            |&i| entries[i as usize].name == *name,
+            |&i| hash(&entries[i as usize].name),
         );
         let first = match entry {
             Entry::Vacant(entry) => {
-                entry.insert(self.names.len() as u32);
-                self.names.push(name.clone());
-                self.defs.push(def as u32);
+                entry.insert(self.entries.len() as u32);
+                self.entries.push(ScopeEntry {
+                    name: name.clone(),
+                    def: def as u32,
+                    value,
+                });
                 return true;
             }
             Entry::Occupied(entry) => {
-                &c.symbols.definitions[self.defs[*entry.get() as usize] as usize]
+                &c.symbols.definitions[self.entries[*entry.get() as usize].def as usize]
             }
         };
         let first_kind = first.kind.as_str();
@@ -100,23 +132,24 @@ impl Scope {
 
     /// Makes room for `additional` more names.
     pub(super) fn reserve(&mut self, additional: usize) {
-        let names = &self.names;
+        let entries = &self.entries;
         self.table
-            .reserve(additional, |&i| hash(&names[i as usize]));
-        self.names.reserve(additional);
-        self.defs.reserve(additional);
+            .reserve(additional, |&i| hash(&entries[i as usize].name));
+        self.entries.reserve(additional);
     }
 
-    /// The definition a name stands for.
-    pub(super) fn lookup(&self, name: &str) -> Option<usize> {
-        self.table
-            .find(hash(name), |&i| self.names[i as usize] == name)
-            .map(|&i| self.defs[i as usize] as usize)
+    /// The definition a name stands for, and its value.
+    pub(super) fn find(&self, name: &str) -> Option<(usize, V)> {
+        let &i = self
+            .table
+            .find(hash(name), |&i| self.entries[i as usize].name == name)?;
+        let entry = &self.entries[i as usize];
+        Some((entry.def as usize, entry.value))
     }
 
     /// All names, in declaration order (for suggestions).
     pub(super) fn names(&self) -> impl Iterator<Item = &str> {
-        self.names.iter().map(SmolStr::as_str)
+        self.entries.iter().map(|e| e.name.as_str())
     }
 }
 
