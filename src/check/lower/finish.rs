@@ -104,7 +104,7 @@ impl<'a> Lowering<'a, '_> {
     }
 
     /// Resolves every reference, interpolates every string, checks the graph
-    /// and returns the steps and tasks of the IR.
+    /// and returns the steps of the IR and, when they are kept, its tasks.
     pub(in crate::check) fn finish(
         mut self,
         c: &mut Checker,
