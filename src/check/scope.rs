@@ -70,6 +70,7 @@ impl Scope {
 }
 
 impl<V: Copy> Scope<V> {
+    /// An empty table whose names each carry a value of the caller's.
     pub(super) fn with_values(namespace: Namespace) -> Scope<V> {
         Scope {
             namespace,

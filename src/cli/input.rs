@@ -87,7 +87,11 @@ fn read_file(path: &str) -> std::io::Result<Arc<[u8]>> {
         // SAFETY: `read_start` initialised every byte.
         buffer = unsafe { uninit.assume_init() };
     }
-    file.seek(SeekFrom::Start(filled as u64))?;
+    // `read_start` reads at offsets and leaves the cursor at 0. (A pipe
+    // says its length is 0, and cannot seek.)
+    if filled > 0 {
+        file.seek(SeekFrom::Start(filled as u64))?;
+    }
     let mut rest = Vec::new();
     file.read_to_end(&mut rest)?;
     if filled == buffer.len() && rest.is_empty() {
@@ -313,5 +317,25 @@ mod tests {
             assert_eq!(&*read_file("/proc/self/cmdline").unwrap(), &expected[..]);
         }
         assert!(read_file(dir.join("missing.plan").to_str().unwrap()).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_pipe_is_read_whole() {
+        let dir = std::env::temp_dir().join(format!("planc-pipe-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let pipe = dir.join("plan.fifo");
+        let path = std::ffi::CString::new(pipe.to_str().unwrap()).unwrap();
+        // SAFETY: `path` is a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+        let text = "plan p {\n    goal \"g\"\n    task a \"A\"\n}\n".repeat(20_000);
+        let writer = {
+            let (pipe, text) = (pipe.clone(), text.clone());
+            std::thread::spawn(move || std::fs::write(pipe, text).unwrap())
+        };
+        let read = read_file(pipe.to_str().unwrap()).unwrap();
+        writer.join().unwrap();
+        assert_eq!(&*read, text.as_bytes());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
