@@ -23,6 +23,18 @@ pub fn fuzz_cases(default: u32) -> u32 {
         .unwrap_or(default)
 }
 
+/// A small deterministic generator: xorshift64 (13, 7, 17) from `seed`
+/// (not 0); each call gives the next number below `bound`, reduced modulo
+/// it. `scripts/bench-peers` mirrors it, so its plans are these plans.
+pub(crate) fn xorshift(mut seed: u64) -> impl FnMut(usize) -> usize {
+    move |bound: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % bound.max(1) as u64) as usize
+    }
+}
+
 /// The source of a plan with `tasks` tasks; with `cycle`, the first task
 /// also waits for the last, closing a cycle through the whole plan.
 pub fn plan_source(tasks: usize, cycle: bool) -> String {
@@ -35,13 +47,7 @@ pub fn plan_source(tasks: usize, cycle: bool) -> String {
     for role in 0..8 {
         let _ = writeln!(out, "    role r{role} \"Role {role}\"");
     }
-    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move |bound: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % bound.max(1) as u64) as usize
-    };
+    let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
     let steps = tasks.div_ceil(20);
     let mut task = 0;
     for step in 0..steps {

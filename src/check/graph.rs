@@ -601,13 +601,7 @@ mod tests {
         // directly (some of them implied by the others).
         let n = 6000;
         let names: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = |bound: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % bound as u64) as usize
-        };
+        let mut next = crate::generate::xorshift(0x2545_F491_4F6C_DD1D);
         let mut graph = DepGraph {
             nodes: names.iter().map(|name| Node { name }).collect(),
             edges: Vec::new(),
