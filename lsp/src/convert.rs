@@ -6,7 +6,7 @@ use planc::ide::{self, CompletionKind, FoldKind, TokenKind};
 use planc::ir::SymbolKind;
 use planc::line_index::{LineCol, LineIndex};
 use planc::span::{FileId, Span};
-use tower_lsp::lsp_types as lsp;
+use tower_lsp_server::ls_types as lsp;
 
 use crate::documents::Analysis;
 
@@ -286,7 +286,7 @@ pub fn folding_range(analysis: &Analysis, fold: ide::Fold) -> Option<lsp::Foldin
 
 /// Edits grouped into a workspace edit (all in files the client can open).
 pub fn workspace_edit(analysis: &Analysis, edits: &[ide::Edit]) -> lsp::WorkspaceEdit {
-    let mut changes: std::collections::HashMap<lsp::Url, Vec<lsp::TextEdit>> =
+    let mut changes: std::collections::HashMap<lsp::Uri, Vec<lsp::TextEdit>> =
         std::collections::HashMap::new();
     for edit in edits {
         if let Some(uri) = analysis.uri_of(edit.file) {

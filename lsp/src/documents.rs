@@ -1,5 +1,10 @@
 //! The open documents and their analyses: every piece of file handling the
 //! server does lives here, so imports across files can be added in one place.
+//!
+//! A document's text changes at once, in the order the client's changes
+//! arrive; compiling it is slow for a large file, so it happens elsewhere
+//! (see `server.rs`) and the latest finished analysis is published through a
+//! [`watch`] channel. Nothing here compiles while holding the lock.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,31 +13,32 @@ use planc::check::Options;
 use planc::line_index::LineIndex;
 use planc::span::FileId;
 use planc::Compilation;
-use tower_lsp::lsp_types::{TextDocumentContentChangeEvent, Url};
+use tokio::sync::watch;
+use tower_lsp_server::ls_types::{self as lsp, TextDocumentContentChangeEvent, Uri};
 
 use crate::convert;
 
 /// One compiled state of a document: what every request reads.
 pub struct Analysis {
-    pub uri: Url,
-    pub version: i32,
+    pub uri: Uri,
+    /// The server's count of the document's texts (see [`Job::revision`]).
+    pub revision: u64,
     pub compilation: Compilation,
     pub lines: LineIndex,
 }
 
 impl Analysis {
     /// Compiles `text`, the contents of the document at `uri`.
-    pub fn new(uri: Url, version: i32, text: &str) -> Analysis {
+    pub fn new(uri: Uri, revision: u64, text: &str) -> Analysis {
         // The file's path, so that imports resolve relative to it.
-        let name = uri
-            .to_file_path()
+        let name = file_path(&uri)
             .map(|path| path.display().to_string())
-            .unwrap_or_else(|()| uri.to_string());
+            .unwrap_or_else(|| uri.as_str().to_owned());
         let compilation = planc::compile(&name, text, &Options::default());
         Analysis {
             lines: LineIndex::new(text),
             uri,
-            version,
+            revision,
             compilation,
         }
     }
@@ -44,14 +50,14 @@ impl Analysis {
 
     /// The document a file of the compilation is shown as: the document
     /// itself, or an imported file by its path.
-    pub fn uri_of(&self, file: FileId) -> Option<Url> {
+    pub fn uri_of(&self, file: FileId) -> Option<Uri> {
         if file == self.compilation.file {
             return Some(self.uri.clone());
         }
         let name = &self.compilation.sources.get(file).name;
         let path = std::path::Path::new(name);
         path.is_absolute()
-            .then(|| Url::from_file_path(path).ok())
+            .then(|| Uri::from_file_path(path))
             .flatten()
     }
 
@@ -66,87 +72,159 @@ impl Analysis {
     }
 }
 
-/// An open document: its text and, unless a change came since, its analysis.
+/// The local path of a `file:` URI (other schemes, such as an editor's
+/// `untitled:` buffers, have none).
+fn file_path(uri: &Uri) -> Option<std::path::PathBuf> {
+    if !uri.scheme().as_str().eq_ignore_ascii_case("file") {
+        return None;
+    }
+    uri.to_file_path().map(std::borrow::Cow::into_owned)
+}
+
+/// A compile to run: the text of one version of an open document.
+pub struct Job {
+    pub uri: Uri,
+    /// Which opening of the document this text belongs to (a document closed
+    /// and opened again starts its versions anew).
+    pub opening: u64,
+    pub version: i32,
+    /// Counts the texts of this opening, one more at each change: the
+    /// client's versions label the diagnostics, but a client may repeat them,
+    /// so whether a text is the newest is decided by this count.
+    pub revision: u64,
+    pub text: String,
+}
+
+impl Job {
+    /// Compiles the text, and converts its diagnostics for publishing.
+    pub fn run(self) -> (Arc<Analysis>, Vec<lsp::Diagnostic>) {
+        let analysis = Analysis::new(self.uri, self.revision, &self.text);
+        let diagnostics = convert::diagnostics(&analysis);
+        (Arc::new(analysis), diagnostics)
+    }
+}
+
+/// What follows a finished compile.
+pub enum Next {
+    /// The compiled text is the document's current text: publish its
+    /// diagnostics.
+    Publish,
+    /// The text changed meanwhile: compile the newest text instead (the
+    /// versions in between are never compiled).
+    Compile(Job),
+    /// Nothing: the document was closed (or opened anew), or the compile failed.
+    Stop,
+}
+
+/// An open document: its current text, and its latest finished analysis,
+/// which may be of an older version while a compile runs.
 struct Document {
+    opening: u64,
     text: String,
     version: i32,
-    /// `None` while changes are not analysed yet: typing faster than a large
-    /// file compiles analyses only the latest text.
-    analysis: Option<Arc<Analysis>>,
+    revision: u64,
+    analysis: watch::Sender<Option<Arc<Analysis>>>,
+    /// Whether a compile of this document is running; at most one is, and
+    /// the changes that arrive meanwhile wait for it to end.
+    compiling: bool,
+}
+
+impl Document {
+    fn job(&mut self, uri: &Uri) -> Job {
+        self.compiling = true;
+        Job {
+            uri: uri.clone(),
+            opening: self.opening,
+            version: self.version,
+            revision: self.revision,
+            text: self.text.clone(),
+        }
+    }
 }
 
 /// Every open document.
 #[derive(Default)]
 pub struct Documents {
-    open: HashMap<Url, Document>,
+    open: HashMap<Uri, Document>,
+    openings: u64,
 }
 
 impl Documents {
-    /// Opens (or reopens) a document and analyses it.
-    pub fn open(&mut self, uri: Url, version: i32, text: String) -> Arc<Analysis> {
-        let analysis = Arc::new(Analysis::new(uri.clone(), version, &text));
-        self.open.insert(
-            uri,
-            Document {
-                text,
-                version,
-                analysis: Some(analysis.clone()),
-            },
-        );
-        analysis
+    /// Opens (or reopens) a document; returns its first compile.
+    pub fn open(&mut self, uri: Uri, version: i32, text: String) -> Job {
+        self.openings += 1;
+        let mut document = Document {
+            opening: self.openings,
+            text,
+            version,
+            revision: 0,
+            analysis: watch::Sender::new(None),
+            compiling: false,
+        };
+        let job = document.job(&uri);
+        self.open.insert(uri, document);
+        job
     }
 
-    /// Applies a client's changes in order; the analysis is made when next
-    /// asked for. `false` when the document is not open.
+    /// Applies a client's changes in order. Returns the compile to start,
+    /// unless the document is not open or a compile of it is already running
+    /// (that one compiles the newest text when it ends).
     pub fn change(
         &mut self,
-        uri: &Url,
+        uri: &Uri,
         version: i32,
         changes: Vec<TextDocumentContentChangeEvent>,
-    ) -> bool {
-        let Some(document) = self.open.get_mut(uri) else {
-            return false;
-        };
-        let mut known = document.analysis.take().map(|a| a.lines.clone());
+    ) -> Option<Job> {
+        let document = self.open.get_mut(uri)?;
         for change in changes {
             match change.range {
                 Some(range) => {
                     // Each change's positions refer to the text after the
                     // previous one.
-                    let lines = known
-                        .take()
-                        .unwrap_or_else(|| LineIndex::new(&document.text));
+                    let lines = LineIndex::new(&document.text);
                     let start = convert::offset(&lines, &document.text, range.start);
                     let end = convert::offset(&lines, &document.text, range.end).max(start);
                     document.text.replace_range(start..end, &change.text);
                 }
-                None => {
-                    known = None;
-                    document.text = change.text;
-                }
+                None => document.text = change.text,
             }
         }
         document.version = version;
-        true
-    }
-
-    /// The version of an open document's text.
-    pub fn version(&self, uri: &Url) -> Option<i32> {
-        self.open.get(uri).map(|d| d.version)
+        document.revision += 1;
+        (!document.compiling).then(|| document.job(uri))
     }
 
     /// Forgets a closed document.
-    pub fn close(&mut self, uri: &Url) {
+    pub fn close(&mut self, uri: &Uri) {
         self.open.remove(uri);
     }
 
-    /// The analysis of an open document's latest text, made now if a change
-    /// came since the last one.
-    pub fn get(&mut self, uri: &Url) -> Option<Arc<Analysis>> {
-        let document = self.open.get_mut(uri)?;
-        let analysis = document.analysis.get_or_insert_with(|| {
-            Arc::new(Analysis::new(uri.clone(), document.version, &document.text))
-        });
-        Some(analysis.clone())
+    /// Records a finished compile (`None` if it failed) and says what to do
+    /// next. An analysis of an older version is still kept as the latest
+    /// finished one, but its diagnostics are not published.
+    pub fn finished(&mut self, job: (&Uri, u64), analysis: Option<Arc<Analysis>>) -> Next {
+        let (uri, opening) = job;
+        let Some(document) = self.open.get_mut(uri).filter(|d| d.opening == opening) else {
+            return Next::Stop;
+        };
+        let Some(analysis) = analysis else {
+            document.compiling = false;
+            return Next::Stop;
+        };
+        let current = analysis.revision == document.revision;
+        document.analysis.send_replace(Some(analysis));
+        if current {
+            document.compiling = false;
+            Next::Publish
+        } else {
+            Next::Compile(document.job(uri))
+        }
+    }
+
+    /// A way to wait for the analyses of an open document, and the revision
+    /// of its current text.
+    pub fn watch(&self, uri: &Uri) -> Option<(watch::Receiver<Option<Arc<Analysis>>>, u64)> {
+        let document = self.open.get(uri)?;
+        Some((document.analysis.subscribe(), document.revision))
     }
 }

@@ -3,8 +3,9 @@
 //!
 //! Parsing, checking and every IDE query live in the library (`planc::ide`),
 //! which works in byte offsets and knows nothing of the protocol. This crate
-//! keeps the open documents, converts positions (UTF-16 columns) and types,
-//! and speaks JSON-RPC through tower-lsp.
+//! keeps the open documents, compiles them off the async executor, converts
+//! positions (UTF-16 columns) and types, and speaks JSON-RPC through
+//! tower-lsp-server (the maintained fork of tower-lsp).
 
 mod convert;
 mod documents;
@@ -14,17 +15,34 @@ pub use server::Backend;
 
 use std::io::Write;
 use std::pin::Pin;
+use std::sync::atomic::Ordering;
 use std::task::{Context, Poll};
 
-use tower_lsp::{LspService, Server};
+use tower_lsp_server::{LspService, Server};
+
+/// How many messages are handled at once. Requests that wait for a compile
+/// hold a place, and the messages after them wait for one, so there are
+/// more places than a client has requests outstanding.
+const CONCURRENCY: usize = 32;
 
 /// Serves the language server over standard input and output until the
-/// client disconnects.
-pub async fn serve_stdio() {
+/// client sends `exit` or closes the stream. Returns the exit code: 0 if the
+/// client sent `shutdown` first, 1 if not (as the protocol asks).
+///
+/// The caller should end the process with that code at once: reading
+/// standard input blocks a thread that only more input or its end releases.
+pub async fn serve_stdio() -> i32 {
     let (service, socket) = LspService::new(Backend::new);
+    let shut_down = service.inner().shut_down();
     Server::new(tokio::io::stdin(), Stdout, socket)
+        .concurrency_level(CONCURRENCY)
         .serve(service)
         .await;
+    if shut_down.load(Ordering::SeqCst) {
+        0
+    } else {
+        1
+    }
 }
 
 /// Standard output, written and flushed at once.

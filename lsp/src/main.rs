@@ -17,8 +17,9 @@ fn main() {
         );
         return;
     }
-    // One worker thread: requests are quick, and the edits of a document
-    // apply in the order they arrive.
+    // The messages are handled on this thread; one worker thread runs the
+    // compiles' bookkeeping, and the compiles themselves run on tokio's
+    // blocking threads.
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -30,5 +31,9 @@ fn main() {
             std::process::exit(2);
         }
     };
-    runtime.block_on(planc_lsp::serve_stdio());
+    let code = runtime.block_on(planc_lsp::serve_stdio());
+    // At once, without dropping the runtime: that would wait for the thread
+    // blocked reading standard input, which a client that sent `exit` may
+    // keep open.
+    std::process::exit(code);
 }

@@ -1,31 +1,51 @@
 //! The protocol handlers: each converts positions, asks `planc::ide`, and
 //! converts the answer back.
+//!
+//! Compiling runs off the async executor, on tokio's blocking threads, one
+//! compile per document at a time (see [`compile`]); the handlers never wait
+//! on a lock held across a compile. Requests read the finished analyses:
+//!
+//! - hover, definition and references answer from the latest finished
+//!   analysis at once, even while a newer text is compiling (their answers
+//!   are for the moment the user asks; in a large file being edited they may
+//!   be one edit behind);
+//! - completion, rename, formatting, code actions, the outline, semantic
+//!   tokens and folding wait (asynchronously) for the analysis of the text as
+//!   it is when they arrive, since the client applies their edits to that text
+//!   or keeps their answer until the next change.
+//!
+//! Every request waits for the first analysis of a document just opened.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use planc::ide;
-use tower_lsp::jsonrpc::{Error, Result};
-use tower_lsp::lsp_types::*;
-use tower_lsp::{Client, LanguageServer};
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer};
 
 use crate::convert;
-use crate::documents::{Analysis, Documents};
+use crate::documents::{Analysis, Documents, Job, Next};
 
 /// The language server's state: the client to notify and the open documents.
 pub struct Backend {
-    client: Client,
-    documents: Mutex<Documents>,
+    shared: Arc<Shared>,
 }
 
-impl Backend {
-    /// A server that talks to `client`.
-    pub fn new(client: Client) -> Backend {
-        Backend {
-            client,
-            documents: Mutex::new(Documents::default()),
-        }
-    }
+/// What the handlers and the compiles share.
+struct Shared {
+    client: Client,
+    /// Held only to read or change the map and the texts, never across a
+    /// compile or an `.await`.
+    documents: Mutex<Documents>,
+    /// Held while deciding whether diagnostics are current and sending them,
+    /// so that they reach the client in the order of the texts.
+    publishing: tokio::sync::Mutex<()>,
+    /// Whether the client sent `shutdown`.
+    shut_down: Arc<AtomicBool>,
+}
 
+impl Shared {
     fn documents(&self) -> MutexGuard<'_, Documents> {
         // A panic while holding the lock cannot leave the map half-updated in
         // a way that matters more than stopping would, so keep serving.
@@ -33,16 +53,84 @@ impl Backend {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+}
 
-    fn analysis(&self, uri: &Url) -> Option<Arc<Analysis>> {
-        self.documents().get(uri)
+impl Backend {
+    /// A server that talks to `client`.
+    pub fn new(client: Client) -> Backend {
+        Backend {
+            shared: Arc::new(Shared {
+                client,
+                documents: Mutex::new(Documents::default()),
+                publishing: tokio::sync::Mutex::new(()),
+                shut_down: Arc::new(AtomicBool::new(false)),
+            }),
+        }
     }
 
-    async fn publish(&self, analysis: Arc<Analysis>) {
-        let diagnostics = convert::diagnostics(&analysis);
-        self.client
-            .publish_diagnostics(analysis.uri.clone(), diagnostics, Some(analysis.version))
-            .await;
+    /// Set once the client has sent `shutdown` (the exit code depends on it).
+    pub fn shut_down(&self) -> Arc<AtomicBool> {
+        self.shared.shut_down.clone()
+    }
+
+    fn documents(&self) -> MutexGuard<'_, Documents> {
+        self.shared.documents()
+    }
+
+    /// The latest finished analysis of a document, without waiting for a
+    /// compile under way (a document just opened waits for its first).
+    async fn latest(&self, uri: &Uri) -> Option<Arc<Analysis>> {
+        let (mut analyses, _) = self.documents().watch(uri)?;
+        let analysis = analyses.wait_for(Option::is_some).await.ok()?;
+        analysis.clone()
+    }
+
+    /// The analysis of the document's text as it is now (or of a newer one).
+    async fn current(&self, uri: &Uri) -> Option<Arc<Analysis>> {
+        let (mut analyses, revision) = self.documents().watch(uri)?;
+        let analysis = analyses
+            .wait_for(|a| a.as_ref().is_some_and(|a| a.revision >= revision))
+            .await
+            .ok()?;
+        analysis.clone()
+    }
+
+    fn start(&self, job: Job) {
+        tokio::spawn(compile(self.shared.clone(), job));
+    }
+}
+
+/// Compiles a document on a blocking thread, then its newest text for as long
+/// as changes came during the compile (so a burst of keystrokes costs two
+/// compiles, not one each), and publishes the diagnostics of the text that
+/// is current when its compile ends; the diagnostics of a text changed
+/// meanwhile are dropped.
+async fn compile(shared: Arc<Shared>, mut job: Job) {
+    loop {
+        let (uri, opening, version) = (job.uri.clone(), job.opening, job.version);
+        let (analysis, diagnostics) = match tokio::task::spawn_blocking(move || job.run()).await {
+            Ok((analysis, diagnostics)) => (Some(analysis), diagnostics),
+            Err(error) => {
+                eprintln!("planc-lsp: compiling {} failed: {error}", uri.as_str());
+                (None, Vec::new())
+            }
+        };
+        let publishing = shared.publishing.lock().await;
+        let next = shared.documents().finished((&uri, opening), analysis);
+        match next {
+            Next::Publish => {
+                shared
+                    .client
+                    .publish_diagnostics(uri, diagnostics, Some(version))
+                    .await;
+                return;
+            }
+            Next::Compile(newer) => {
+                drop(publishing);
+                job = newer;
+            }
+            Next::Stop => return,
+        }
     }
 }
 
@@ -89,7 +177,6 @@ pub fn capabilities() -> ServerCapabilities {
     }
 }
 
-#[tower_lsp::async_trait]
 impl LanguageServer for Backend {
     async fn initialize(&self, _: InitializeParams) -> Result<InitializeResult> {
         Ok(InitializeResult {
@@ -98,52 +185,50 @@ impl LanguageServer for Backend {
                 name: "planc-lsp".to_owned(),
                 version: Some(env!("CARGO_PKG_VERSION").to_owned()),
             }),
+            // Positions are UTF-16, the protocol's default.
+            offset_encoding: None,
         })
     }
 
     async fn shutdown(&self) -> Result<()> {
+        self.shared.shut_down.store(true, Ordering::SeqCst);
         Ok(())
     }
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let document = params.text_document;
-        let analysis = self
+        let job = self
             .documents()
             .open(document.uri, document.version, document.text);
-        self.publish(analysis).await;
+        self.start(job);
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
-        // The text changes before the first `.await`, so changes apply in the
-        // order they arrive. Then other queued changes get their turn: when
-        // one is newer, this text is already stale, and only the newest is
-        // compiled and published.
+        // The text changes before the first `.await` (there is none), so
+        // changes apply in the order they arrive.
         let document = params.text_document;
-        let (uri, version) = (document.uri, document.version);
-        if !self
+        let job = self
             .documents()
-            .change(&uri, version, params.content_changes)
-        {
-            return;
-        }
-        tokio::task::yield_now().await;
-        let latest = self.documents().version(&uri) == Some(version);
-        if latest {
-            if let Some(analysis) = self.analysis(&uri) {
-                self.publish(analysis).await;
-            }
+            .change(&document.uri, document.version, params.content_changes);
+        if let Some(job) = job {
+            self.start(job);
         }
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
         self.documents().close(&uri);
-        self.client.publish_diagnostics(uri, Vec::new(), None).await;
+        // After any diagnostics a compile is sending for it.
+        let _publishing = self.shared.publishing.lock().await;
+        self.shared
+            .client
+            .publish_diagnostics(uri, Vec::new(), None)
+            .await;
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let position = params.text_document_position_params;
-        let Some(analysis) = self.analysis(&position.text_document.uri) else {
+        let Some(analysis) = self.latest(&position.text_document.uri).await else {
             return Ok(None);
         };
         let offset = convert::offset_in(&analysis, position.position);
@@ -163,7 +248,7 @@ impl LanguageServer for Backend {
         params: GotoDefinitionParams,
     ) -> Result<Option<GotoDefinitionResponse>> {
         let position = params.text_document_position_params;
-        let Some(analysis) = self.analysis(&position.text_document.uri) else {
+        let Some(analysis) = self.latest(&position.text_document.uri).await else {
             return Ok(None);
         };
         let offset = convert::offset_in(&analysis, position.position);
@@ -174,7 +259,7 @@ impl LanguageServer for Backend {
 
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
         let position = params.text_document_position;
-        let Some(analysis) = self.analysis(&position.text_document.uri) else {
+        let Some(analysis) = self.latest(&position.text_document.uri).await else {
             return Ok(None);
         };
         let offset = convert::offset_in(&analysis, position.position);
@@ -195,7 +280,7 @@ impl LanguageServer for Backend {
         &self,
         params: TextDocumentPositionParams,
     ) -> Result<Option<PrepareRenameResponse>> {
-        let Some(analysis) = self.analysis(&params.text_document.uri) else {
+        let Some(analysis) = self.current(&params.text_document.uri).await else {
             return Ok(None);
         };
         let offset = convert::offset_in(&analysis, params.position);
@@ -212,7 +297,7 @@ impl LanguageServer for Backend {
 
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
         let position = params.text_document_position;
-        let Some(analysis) = self.analysis(&position.text_document.uri) else {
+        let Some(analysis) = self.current(&position.text_document.uri).await else {
             return Ok(None);
         };
         let offset = convert::offset_in(&analysis, position.position);
@@ -224,7 +309,7 @@ impl LanguageServer for Backend {
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let position = params.text_document_position;
-        let Some(analysis) = self.analysis(&position.text_document.uri) else {
+        let Some(analysis) = self.current(&position.text_document.uri).await else {
             return Ok(None);
         };
         let offset = convert::offset_in(&analysis, position.position);
@@ -239,7 +324,7 @@ impl LanguageServer for Backend {
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
-        let Some(analysis) = self.analysis(&params.text_document.uri) else {
+        let Some(analysis) = self.current(&params.text_document.uri).await else {
             return Ok(None);
         };
         let symbols = ide::document_symbols(&analysis.compilation)
@@ -253,7 +338,7 @@ impl LanguageServer for Backend {
         &self,
         params: SemanticTokensParams,
     ) -> Result<Option<SemanticTokensResult>> {
-        let Some(analysis) = self.analysis(&params.text_document.uri) else {
+        let Some(analysis) = self.current(&params.text_document.uri).await else {
             return Ok(None);
         };
         let tokens = ide::semantic_tokens(&analysis.compilation);
@@ -264,7 +349,7 @@ impl LanguageServer for Backend {
     }
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
-        let Some(analysis) = self.analysis(&params.text_document.uri) else {
+        let Some(analysis) = self.current(&params.text_document.uri).await else {
             return Ok(None);
         };
         let folds = ide::folding_ranges(&analysis.compilation);
@@ -277,7 +362,7 @@ impl LanguageServer for Backend {
     }
 
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
-        let Some(analysis) = self.analysis(&params.text_document.uri) else {
+        let Some(analysis) = self.current(&params.text_document.uri).await else {
             return Ok(None);
         };
         // The same formatter as `planc fmt`; a file with syntax errors is
@@ -294,7 +379,7 @@ impl LanguageServer for Backend {
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
-        let Some(analysis) = self.analysis(&params.text_document.uri) else {
+        let Some(analysis) = self.current(&params.text_document.uri).await else {
             return Ok(None);
         };
         let range = convert::span(&analysis, params.range);

@@ -1,14 +1,15 @@
-//! A test client that speaks JSON-RPC, with Content-Length framing, to an
-//! in-process planc language server over a pipe.
+//! A test client that speaks JSON-RPC, with Content-Length framing, to the
+//! `planc-lsp` binary over its standard input and output.
 
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
+use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf};
-use tower_lsp::{LspService, Server};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 /// The URI test documents are opened under.
 pub const URI: &str = "file:///work/demo.plan";
@@ -16,10 +17,12 @@ pub const URI: &str = "file:///work/demo.plan";
 /// How long any one answer may take before the test fails (the server hung or died).
 const PATIENCE: Duration = Duration::from_secs(20);
 
-/// A running server and the client end of its pipe.
+/// A running server and the client end of its pipes.
 pub struct TestClient {
-    writer: tokio::io::WriteHalf<DuplexStream>,
-    reader: BufReader<ReadHalf<DuplexStream>>,
+    child: Child,
+    /// `None` once closed.
+    writer: Option<ChildStdin>,
+    reader: BufReader<ChildStdout>,
     next_id: i64,
     /// Notifications read while waiting for something else.
     notifications: VecDeque<Value>,
@@ -42,27 +45,75 @@ impl TestClient {
 
     /// Starts a server without initializing it.
     pub fn spawn() -> TestClient {
-        let (client, server) = tokio::io::duplex(1 << 20);
-        let (server_read, server_write) = tokio::io::split(server);
-        let (service, socket) = LspService::new(planc_lsp::Backend::new);
-        tokio::spawn(Server::new(server_read, server_write, socket).serve(service));
-        let (reader, writer) = tokio::io::split(client);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_planc-lsp"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("planc-lsp starts");
+        let writer = child.stdin.take().expect("a standard input");
+        let reader = BufReader::new(child.stdout.take().expect("a standard output"));
         TestClient {
-            writer,
-            reader: BufReader::new(reader),
+            child,
+            writer: Some(writer),
+            reader,
             next_id: 1,
             notifications: VecDeque::new(),
         }
     }
 
-    async fn send(&mut self, message: Value) {
-        let body = message.to_string();
-        let frame = format!("Content-Length: {}\r\n\r\n{body}", body.len());
-        self.writer
+    /// Sends any message, framed.
+    pub async fn send(&mut self, message: Value) {
+        self.send_together(&[message]).await;
+    }
+
+    /// Sends messages in one write, so that they are all waiting to be read
+    /// before the server reads the first.
+    pub async fn send_together(&mut self, messages: &[Value]) {
+        let mut frame = String::new();
+        for message in messages {
+            let body = message.to_string();
+            frame.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+        }
+        let writer = self.writer.as_mut().expect("standard input is open");
+        writer
             .write_all(frame.as_bytes())
             .await
             .expect("the server reads");
-        self.writer.flush().await.expect("the server reads");
+        writer.flush().await.expect("the server reads");
+    }
+
+    /// Closes the server's standard input.
+    pub fn close_input(&mut self) {
+        self.writer = None;
+    }
+
+    /// The server's exit status, failing if it is still running after
+    /// [`PATIENCE`].
+    pub async fn exit_status(&mut self) -> ExitStatus {
+        tokio::time::timeout(PATIENCE, self.child.wait())
+            .await
+            .expect("the server exits in time")
+            .expect("the server's status")
+    }
+
+    /// Everything the server writes from now until it closes its output.
+    pub async fn rest_of_output(&mut self) -> String {
+        let mut rest = String::new();
+        tokio::time::timeout(PATIENCE, self.reader.read_to_string(&mut rest))
+            .await
+            .expect("the server closes its output in time")
+            .expect("the server's output");
+        rest
+    }
+
+    /// The next message from the server, in the order it was sent (queued
+    /// notifications first).
+    pub async fn next_message(&mut self) -> Value {
+        match self.notifications.pop_front() {
+            Some(message) => message,
+            None => self.receive().await,
+        }
     }
 
     async fn receive(&mut self) -> Value {
@@ -95,10 +146,7 @@ impl TestClient {
 
     /// Sends a request and returns the whole response (`result` or `error`).
     pub async fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
-            .await;
+        let id = self.start_request(method, params).await;
         loop {
             let message = self.receive().await;
             if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
@@ -106,6 +154,15 @@ impl TestClient {
             }
             self.notifications.push_back(message);
         }
+    }
+
+    /// Sends a request without waiting for its response; returns its id.
+    pub async fn start_request(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
+            .await;
+        id
     }
 
     /// Sends a request and returns its `result`, failing on an error.
