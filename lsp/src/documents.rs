@@ -112,8 +112,19 @@ pub enum Next {
     /// The text changed meanwhile: compile the newest text instead (the
     /// versions in between are never compiled).
     Compile(Job),
-    /// Nothing: the document was closed (or opened anew), or the compile failed.
+    /// Nothing: the document was closed (or opened anew), or the compile of
+    /// its current text failed.
     Stop,
+}
+
+/// What the compiles of a document have given so far.
+#[derive(Default)]
+pub struct Analyses {
+    /// The latest analysis, which may be of an older text than the current.
+    pub latest: Option<Arc<Analysis>>,
+    /// The revision of the text the latest compile ended for, whether it
+    /// gave an analysis or failed (so that nobody waits for a failed one).
+    pub settled: Option<u64>,
 }
 
 /// An open document: its current text, and its latest finished analysis,
@@ -123,7 +134,7 @@ struct Document {
     text: String,
     version: i32,
     revision: u64,
-    analysis: watch::Sender<Option<Arc<Analysis>>>,
+    analyses: watch::Sender<Analyses>,
     /// Whether a compile of this document is running; at most one is, and
     /// the changes that arrive meanwhile wait for it to end.
     compiling: bool,
@@ -158,7 +169,7 @@ impl Documents {
             text,
             version,
             revision: 0,
-            analysis: watch::Sender::new(None),
+            analyses: watch::Sender::new(Analyses::default()),
             compiling: false,
         };
         let job = document.job(&uri);
@@ -199,32 +210,42 @@ impl Documents {
         self.open.remove(uri);
     }
 
-    /// Records a finished compile (`None` if it failed) and says what to do
-    /// next. An analysis of an older version is still kept as the latest
-    /// finished one, but its diagnostics are not published.
-    pub fn finished(&mut self, job: (&Uri, u64), analysis: Option<Arc<Analysis>>) -> Next {
+    /// Records a finished compile of `revision` (no analysis if it failed)
+    /// and says what to do next. An analysis of an older text is still kept
+    /// as the latest finished one, but its diagnostics are not published.
+    pub fn finished(
+        &mut self,
+        job: (&Uri, u64),
+        revision: u64,
+        analysis: Option<Arc<Analysis>>,
+    ) -> Next {
         let (uri, opening) = job;
         let Some(document) = self.open.get_mut(uri).filter(|d| d.opening == opening) else {
             return Next::Stop;
         };
-        let Some(analysis) = analysis else {
-            document.compiling = false;
-            return Next::Stop;
-        };
-        let current = analysis.revision == document.revision;
-        document.analysis.send_replace(Some(analysis));
-        if current {
-            document.compiling = false;
-            Next::Publish
-        } else {
+        let compiled = analysis.is_some();
+        document.analyses.send_modify(|analyses| {
+            if analysis.is_some() {
+                analyses.latest = analysis;
+            }
+            analyses.settled = Some(revision);
+        });
+        if revision != document.revision {
             Next::Compile(document.job(uri))
+        } else {
+            document.compiling = false;
+            if compiled {
+                Next::Publish
+            } else {
+                Next::Stop
+            }
         }
     }
 
     /// A way to wait for the analyses of an open document, and the revision
     /// of its current text.
-    pub fn watch(&self, uri: &Uri) -> Option<(watch::Receiver<Option<Arc<Analysis>>>, u64)> {
+    pub fn watch(&self, uri: &Uri) -> Option<(watch::Receiver<Analyses>, u64)> {
         let document = self.open.get(uri)?;
-        Some((document.analysis.subscribe(), document.revision))
+        Some((document.analyses.subscribe(), document.revision))
     }
 }

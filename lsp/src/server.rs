@@ -81,18 +81,21 @@ impl Backend {
     /// compile under way (a document just opened waits for its first).
     async fn latest(&self, uri: &Uri) -> Option<Arc<Analysis>> {
         let (mut analyses, _) = self.documents().watch(uri)?;
-        let analysis = analyses.wait_for(Option::is_some).await.ok()?;
-        analysis.clone()
+        let analyses = analyses.wait_for(|a| a.settled.is_some()).await.ok()?;
+        analyses.latest.clone()
     }
 
     /// The analysis of the document's text as it is now (or of a newer one).
     async fn current(&self, uri: &Uri) -> Option<Arc<Analysis>> {
         let (mut analyses, revision) = self.documents().watch(uri)?;
-        let analysis = analyses
-            .wait_for(|a| a.as_ref().is_some_and(|a| a.revision >= revision))
+        let analyses = analyses
+            .wait_for(|a| a.settled.is_some_and(|settled| settled >= revision))
             .await
             .ok()?;
-        analysis.clone()
+        analyses
+            .latest
+            .clone()
+            .filter(|analysis| analysis.revision >= revision)
     }
 
     fn start(&self, job: Job) {
@@ -107,7 +110,8 @@ impl Backend {
 /// meanwhile are dropped.
 async fn compile(shared: Arc<Shared>, mut job: Job) {
     loop {
-        let (uri, opening, version) = (job.uri.clone(), job.opening, job.version);
+        let (uri, opening, version, revision) =
+            (job.uri.clone(), job.opening, job.version, job.revision);
         let (analysis, diagnostics) = match tokio::task::spawn_blocking(move || job.run()).await {
             Ok((analysis, diagnostics)) => (Some(analysis), diagnostics),
             Err(error) => {
@@ -116,7 +120,9 @@ async fn compile(shared: Arc<Shared>, mut job: Job) {
             }
         };
         let publishing = shared.publishing.lock().await;
-        let next = shared.documents().finished((&uri, opening), analysis);
+        let next = shared
+            .documents()
+            .finished((&uri, opening), revision, analysis);
         match next {
             Next::Publish => {
                 shared
