@@ -107,3 +107,25 @@ async fn closing_input_ends_the_server_with_0_after_shutdown_and_1_without() {
     client.close_input();
     assert_eq!(client.exit_status().await.code(), Some(1));
 }
+
+#[tokio::test]
+async fn shutdown_and_exit_do_not_wait_for_a_compile_under_way() {
+    let mut client = TestClient::start().await;
+    let large = planc::generate::plan_source(100_000, false);
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": "file:///work/large.plan", "languageId": "plan",
+                "version": 1, "text": large } }),
+        )
+        .await;
+    // The first message is the answer to `shutdown`: the large file's
+    // diagnostics are not ready yet.
+    client.send(shutdown(None)).await;
+    let answer = client.next_message().await;
+    assert_eq!(answer, json!({ "jsonrpc": "2.0", "id": 2, "result": null }));
+    client.send(exit()).await;
+    assert_eq!(client.exit_status().await.code(), Some(0));
+    // Nothing more is written, not even when the compile would have ended.
+    assert_eq!(client.rest_of_output().await, "");
+}
