@@ -52,8 +52,9 @@ impl Compilation {
 pub const STDIN_NAME: &str = "<stdin>";
 
 /// Parses and checks `text`, shown to the user as `name`; imports are read
-/// from the file system, relative to `name`. The compilation keeps a copy
-/// of the text in its [`SourceMap`].
+/// from the file system, relative to `name`, and must stay inside `name`'s
+/// directory ([`FsLoader::for_file`]). The compilation keeps a copy of the
+/// text in its [`SourceMap`].
 pub fn compile(name: &str, text: &str, options: &Options) -> Compilation {
     compile_shared(name, Arc::from(text), options)
 }
@@ -61,15 +62,17 @@ pub fn compile(name: &str, text: &str, options: &Options) -> Compilation {
 /// Like [`compile`], keeping `text` itself in the [`SourceMap`] instead of
 /// a copy (a large file read once is not copied).
 pub fn compile_shared(name: &str, text: Arc<str>, options: &Options) -> Compilation {
-    compile_source(name, text, options, &FsLoader)
+    compile_shared_with(name, text, options, &FsLoader::for_file(name))
 }
 
 /// Like [`compile`], reading imports through `loader`.
 pub fn compile_with(name: &str, text: &str, options: &Options, loader: &dyn Loader) -> Compilation {
-    compile_source(name, Arc::from(text), options, loader)
+    compile_shared_with(name, Arc::from(text), options, loader)
 }
 
-fn compile_source(
+/// Like [`compile_shared`], reading imports through `loader` (an
+/// [`FsLoader`] with another root, say).
+pub fn compile_shared_with(
     name: &str,
     text: Arc<str>,
     options: &Options,

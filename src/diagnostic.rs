@@ -69,6 +69,7 @@ codes! {
     InvalidDocument => "invalid_document", Error, "a JSON plan document lacks a field or has one of the wrong type";
     InvalidStatus => "invalid_status", Error, "a JSON plan document has an unknown status";
     Limit => "limit", Error, "an input exceeds one of planc's limits";
+    Read => "read", Error, "a file named on the command line cannot be read";
     RedundantDependency => "redundant_dependency", Warning, "a dependency is already implied by another";
     Unused => "unused", Warning, "a role or parameter is never used";
     Empty => "empty", Warning, "a plan or step has no tasks";

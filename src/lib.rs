@@ -22,10 +22,13 @@ pub mod ir;
 pub mod line_index;
 pub mod mcp;
 pub mod modules;
+pub mod read;
 pub mod render;
 pub mod runner;
 pub mod span;
 pub mod suggest;
 pub mod syntax;
 
-pub use compile::{compile, compile_shared, compile_with, decode, decode_shared, Compilation};
+pub use compile::{
+    compile, compile_shared, compile_shared_with, compile_with, decode, decode_shared, Compilation,
+};

@@ -3,34 +3,115 @@
 //!
 //! Reading files goes through a [`Loader`], so tests can serve files from
 //! memory. (The language server reads imports from disk today; serving its
-//! unsaved buffers is a `Loader` away.)
+//! unsaved buffers is a `Loader` away.) An import's path is relative to the
+//! importing file's directory; [`FsLoader`] keeps imports inside a project
+//! root and reads them within bounds.
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diagnostic::{Code, Diagnostic};
-use crate::span::{FileId, SourceMap};
+use crate::read::ReadError;
+use crate::span::{FileId, SourceMap, Span};
 use crate::syntax::{self, ast};
 
-/// Reads imported files.
+mod fs_loader;
+
+pub use fs_loader::FsLoader;
+
+/// Finds and reads imported files.
 pub trait Loader {
-    /// The text of the file at `path`.
-    fn load(&self, path: &Path) -> std::io::Result<String>;
+    /// Checks that the file an import names may be read, and says which file
+    /// it is: two paths to one file give the same answer, so it is read once.
+    /// `path` is the importing file's directory joined with the import,
+    /// `.` and `..` taken away. The default takes every path as it is.
+    fn locate(&self, path: &Path) -> Result<PathBuf, ImportError> {
+        Ok(path.to_path_buf())
+    }
+
+    /// The text of a file [`Loader::locate`] returned.
+    fn load(&self, located: &Path) -> Result<String, ImportError>;
 }
 
-/// Reads files from the file system.
-pub struct FsLoader;
+/// Why an imported file was not loaded.
+#[derive(Debug)]
+pub enum ImportError {
+    /// The file could not be read: missing, not a file, too large, …
+    Read(ReadError),
+    /// The file is not text: this byte is not UTF-8, or is NUL.
+    NotText { offset: usize },
+    /// The file is outside the project root.
+    OutsideRoot,
+    /// The file is not a `.plan` file (after following symbolic links).
+    NotPlan,
+}
 
-impl Loader for FsLoader {
-    fn load(&self, path: &Path) -> std::io::Result<String> {
-        let bytes = std::fs::read(path)?;
-        String::from_utf8(bytes).map_err(|e| {
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
-            )
-        })
+impl From<std::io::Error> for ImportError {
+    fn from(error: std::io::Error) -> ImportError {
+        ImportError::Read(ReadError::Io(error))
+    }
+}
+
+impl From<ReadError> for ImportError {
+    fn from(error: ReadError) -> ImportError {
+        ImportError::Read(error)
+    }
+}
+
+impl ImportError {
+    /// The diagnostic for `import "written"`, labelled at the import's
+    /// string. It names the import as written and nothing else: not the
+    /// file's text, nor where a refused path leads.
+    fn diagnostic(&self, written: &str, file: FileId, span: Span) -> Diagnostic {
+        let (code, reason, label, help) = match self {
+            ImportError::Read(ReadError::TooLarge { .. }) => (
+                Code::Limit,
+                self.reason(),
+                "too large",
+                "split the imported file into smaller ones",
+            ),
+            ImportError::Read(ReadError::Io(_)) => (
+                Code::Import,
+                self.reason(),
+                "imported here",
+                "the path is relative to the importing file's directory",
+            ),
+            ImportError::Read(ReadError::NotAFile(_)) | ImportError::NotText { .. } => (
+                Code::Import,
+                self.reason(),
+                "imported here",
+                "an import names a `.plan` file",
+            ),
+            ImportError::OutsideRoot => (
+                Code::Import,
+                self.reason(),
+                "outside the project root",
+                "imports stay inside the project root: the directory of the file named on the \
+                 command line, or the one given with `--root DIR`; `--allow-outside-root` lifts the rule",
+            ),
+            ImportError::NotPlan => (
+                Code::Import,
+                self.reason(),
+                "not a .plan file",
+                "an import names a `.plan` file",
+            ),
+        };
+        Diagnostic::new(code, format!("cannot import `{written}`: {reason}"))
+            .label(file, span, label)
+            .help(help)
+    }
+
+    /// Why, in words that name no path.
+    fn reason(&self) -> String {
+        match self {
+            ImportError::Read(error) => error.to_string(),
+            ImportError::NotText { offset } => {
+                format!("it is not a text file (byte {offset})")
+            }
+            ImportError::OutsideRoot => "it is outside the project root".to_owned(),
+            ImportError::NotPlan => "only `.plan` files can be imported".to_owned(),
+        }
     }
 }
 
@@ -69,23 +150,30 @@ pub fn load(name: &str, text: Arc<str>, loader: &dyn Loader) -> Modules {
         imports: Vec::new(),
     });
     let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
-    by_path.insert(normalise(Path::new(name)), 0);
+    // The root is read already; where the loader cannot place it (standard
+    // input, a pipe, a file outside `--root`), its name stands for it.
+    let root = normalise(Path::new(name));
+    by_path.insert(loader.locate(&root).unwrap_or(root), 0);
     let mut stack = vec![0];
     resolve_imports(&mut modules, 0, loader, &mut by_path, &mut stack);
     modules
 }
 
-/// `a/./b/../c` → `a/c`, without touching the file system.
-fn normalise(path: &Path) -> PathBuf {
+/// `a/./b/../c` → `a/c`, without touching the file system. A `..` takes
+/// away the name before it; leading ones (`../../x`) stay.
+pub(crate) fn normalise(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
             Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
                 }
-            }
+                // `/..` is `/`.
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(".."),
+            },
             other => out.push(other.as_os_str()),
         }
     }
@@ -123,9 +211,22 @@ fn resolve_imports(
                     .help("move this `import` above the first plan, template, role or parameter"),
             );
         }
-        let relative = import.path.template_text();
-        let path = normalise(&base.join(&relative));
-        if let Some(&existing) = by_path.get(&path) {
+        let written = import.path.template_text();
+        let path = normalise(&base.join(&written));
+        let located = if path.extension().is_some_and(|e| e == "plan") {
+            loader.locate(&path)
+        } else {
+            Err(ImportError::NotPlan)
+        };
+        let located = match located {
+            Ok(located) => located,
+            Err(error) => {
+                let diagnostic = error.diagnostic(&written, file, import.path.span);
+                modules.diagnostics.push(diagnostic);
+                continue;
+            }
+        };
+        if let Some(&existing) = by_path.get(&located) {
             if let Some(position) = stack.iter().position(|&m| m == existing) {
                 let mut chain: Vec<String> = stack[position..]
                     .iter()
@@ -148,17 +249,11 @@ fn resolve_imports(
             }
             continue;
         }
-        let text = match loader.load(&path) {
+        let text = match loader.load(&located) {
             Ok(text) => text,
             Err(error) => {
-                modules.diagnostics.push(
-                    Diagnostic::new(
-                        Code::Import,
-                        format!("cannot read `{}`: {error}", path.display()),
-                    )
-                    .label(file, import.path.span, "imported here")
-                    .help("the path is relative to the importing file"),
-                );
+                let diagnostic = error.diagnostic(&written, file, import.path.span);
+                modules.diagnostics.push(diagnostic);
                 continue;
             }
         };
@@ -169,14 +264,40 @@ fn resolve_imports(
         let new_index = modules.modules.len();
         modules.modules.push(Module {
             file: new_file,
-            path: path.clone(),
+            path,
             ast: parsed.file,
             imports: Vec::new(),
         });
-        by_path.insert(path, new_index);
+        by_path.insert(located, new_index);
         modules.modules[index].imports.push(new_index);
         stack.push(new_index);
         resolve_imports(modules, new_index, loader, by_path, stack);
         stack.pop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::normalise;
+
+    #[test]
+    fn normalise_keeps_leading_parent_directories() {
+        let cases = [
+            ("a/./b/../c.plan", "a/c.plan"),
+            ("../../lib.plan", "../../lib.plan"),
+            ("a/../../lib.plan", "../lib.plan"),
+            ("../a/../b.plan", "../b.plan"),
+            ("/../x.plan", "/x.plan"),
+            ("./x.plan", "x.plan"),
+        ];
+        for (path, expected) in cases {
+            assert_eq!(
+                normalise(Path::new(path)),
+                PathBuf::from(expected),
+                "{path}"
+            );
+        }
     }
 }

@@ -10,7 +10,7 @@ fn missing_file_is_a_usage_error() {
     assert!(
         output
             .stderr
-            .starts_with("error: cannot read examples/nope.plan:"),
+            .starts_with("error[planc::read]: cannot read examples/nope.plan:"),
         "{}",
         output.stderr
     );

@@ -8,17 +8,16 @@ use std::path::{Path, PathBuf};
 
 use common::{TempDir, Test};
 use planc::diagnostic::Code;
-use planc::modules::Loader;
+use planc::modules::{ImportError, Loader};
 
 /// Files served from memory.
 struct Files(HashMap<PathBuf, String>);
 
 impl Loader for Files {
-    fn load(&self, path: &Path) -> std::io::Result<String> {
-        self.0
-            .get(path)
-            .cloned()
-            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "not in memory"))
+    fn load(&self, path: &Path) -> Result<String, ImportError> {
+        self.0.get(path).cloned().ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::NotFound, "not in memory").into()
+        })
     }
 }
 

@@ -30,6 +30,8 @@ pub struct BuildArgs {
     /// When to use colour in diagnostics
     #[arg(long, value_enum, default_value_t)]
     color: Color,
+    #[command(flatten)]
+    imports: input::ImportArgs,
 }
 
 fn parse_target(name: &str) -> Result<Target, String> {
@@ -43,10 +45,11 @@ fn parse_target(name: &str) -> Result<Target, String> {
 }
 
 pub fn run(args: BuildArgs) -> i32 {
-    let (input, loaded) = match input::open_plan(&args.file, args.set.clone(), args.color) {
-        Ok(opened) => opened,
-        Err(code) => return code,
-    };
+    let (input, loaded) =
+        match input::open_plan(&args.file, args.set.clone(), &args.imports, args.color) {
+            Ok(opened) => opened,
+            Err(code) => return code,
+        };
     let (document, sources, mut diagnostics) =
         (loaded.document, loaded.sources, loaded.diagnostics);
     if args.deny.contains(&Deny::Warnings) {

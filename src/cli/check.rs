@@ -29,6 +29,8 @@ pub struct CheckArgs {
     /// When to use colour in human output
     #[arg(long, value_enum, default_value_t)]
     color: Color,
+    #[command(flatten)]
+    imports: input::ImportArgs,
 }
 
 /// One checked file, kept until everything is printed.
@@ -37,6 +39,8 @@ struct Report {
     sources: SourceMap,
     diagnostics: Vec<Diagnostic>,
     tasks: Option<usize>,
+    /// Why the file could not be read (its one diagnostic is `planc::read`).
+    unread: Option<String>,
 }
 
 pub fn run(args: CheckArgs) -> i32 {
@@ -48,13 +52,21 @@ pub fn run(args: CheckArgs) -> i32 {
         skip_references: true,
         skip_plan: true,
     };
+    // A file that cannot be read does not stop the others: each is checked
+    // and reported, and the run ends with exit code 2.
     let mut reports = Vec::new();
     for path in &args.files {
         let report = match input::read(path) {
-            Ok(input) => check_input(&input, &options),
+            Ok(input) => check_input(&input, &options, &args.imports),
             Err(InputError::Io(message)) => {
-                output::fatal(&message);
-                return EXIT_USAGE;
+                let (sources, diagnostic) = input::unreadable(path, &message);
+                Report {
+                    name: path.clone(),
+                    sources,
+                    diagnostics: vec![diagnostic],
+                    tasks: None,
+                    unread: Some(message),
+                }
             }
             Err(InputError::Encoding(error)) => {
                 let (sources, diagnostic) = *error;
@@ -63,6 +75,7 @@ pub fn run(args: CheckArgs) -> i32 {
                     sources,
                     diagnostics: vec![diagnostic],
                     tasks: None,
+                    unread: None,
                 }
             }
         };
@@ -70,7 +83,23 @@ pub fn run(args: CheckArgs) -> i32 {
     }
 
     let mut failed = false;
+    let mut unread = false;
     for report in &mut reports {
+        if let Some(message) = &report.unread {
+            unread = true;
+            // People read why on standard error in every format; machines
+            // find the file in the JSON array or the annotations too.
+            input::report_unreadable(message);
+            if args.format == Format::Github {
+                output::diagnostics(
+                    args.format,
+                    &report.diagnostics,
+                    &report.sources,
+                    args.color,
+                );
+            }
+            continue;
+        }
         if deny_warnings {
             for d in &mut report.diagnostics {
                 d.severity = Severity::Error;
@@ -100,23 +129,30 @@ pub fn run(args: CheckArgs) -> i32 {
             .collect();
         print!("{}", render::json_files(&files));
     }
-    if failed {
+    if unread {
+        EXIT_USAGE
+    } else if failed {
         EXIT_FAILURE
     } else {
         EXIT_OK
     }
 }
 
-fn check_input(input: &input::Input, options: &Options) -> Report {
+fn check_input(input: &input::Input, options: &Options, imports: &input::ImportArgs) -> Report {
     match input.kind {
         Kind::Plan => {
-            let mut compilation =
-                planc::compile_shared(&input.name, Arc::clone(&input.text), options);
+            let mut compilation = planc::compile_shared_with(
+                &input.name,
+                Arc::clone(&input.text),
+                options,
+                &imports.loader(&input.name),
+            );
             let report = Report {
                 name: input.name.clone(),
                 sources: std::mem::take(&mut compilation.sources),
                 diagnostics: std::mem::take(&mut compilation.diagnostics),
                 tasks: compilation.checked.task_count,
+                unread: None,
             };
             super::discard(compilation);
             report
@@ -131,6 +167,7 @@ fn check_input(input: &input::Input, options: &Options) -> Report {
                 sources,
                 diagnostics,
                 tasks: document.map(|d| d.tasks.len()),
+                unread: None,
             }
         }
     }

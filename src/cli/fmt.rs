@@ -23,19 +23,21 @@ pub struct FmtArgs {
 }
 
 pub fn run(args: FmtArgs) -> i32 {
+    // A file that cannot be read or formatted does not stop the others; the
+    // worst outcome is the exit code (2 over 1).
     let mut status = EXIT_OK;
     for path in &args.files {
         let input = match input::read_reporting(path, args.color) {
             Ok(input) => input,
-            Err(EXIT_FAILURE) => {
-                status = EXIT_FAILURE;
+            Err(code) => {
+                status = status.max(code);
                 continue;
             }
-            Err(code) => return code,
         };
         if input.kind == Kind::Json {
             output::fatal(&format!("{path}: planc fmt formats .plan files"));
-            return EXIT_USAGE;
+            status = EXIT_USAGE;
+            continue;
         }
         let formatted = match planc::fmt::format(&input.text) {
             Ok(formatted) => formatted,
@@ -44,14 +46,14 @@ pub fn run(args: FmtArgs) -> i32 {
                 sources.add(&input.name, Arc::clone(&input.text));
                 output::human(&diagnostics, &sources, args.color);
                 eprintln!("{}: not formatted: fix the syntax errors first", input.name);
-                status = EXIT_FAILURE;
+                status = status.max(EXIT_FAILURE);
                 continue;
             }
         };
         if path == "-" {
             print!("{formatted}");
             if args.check && *formatted != *input.text {
-                status = EXIT_FAILURE;
+                status = status.max(EXIT_FAILURE);
             }
             continue;
         }
@@ -66,10 +68,10 @@ pub fn run(args: FmtArgs) -> i32 {
                     .context_radius(2)
                     .header(&input.name, &format!("{} (formatted)", input.name))
             );
-            status = EXIT_FAILURE;
+            status = status.max(EXIT_FAILURE);
         } else if let Err(error) = std::fs::write(path, &formatted) {
             output::fatal(&format!("cannot write {path}: {error}"));
-            return EXIT_USAGE;
+            status = EXIT_USAGE;
         } else {
             eprintln!("formatted {}", input.name);
         }

@@ -33,13 +33,16 @@ pub struct GraphArgs {
     /// When to use colour in diagnostics
     #[arg(long, value_enum, default_value_t)]
     color: Color,
+    #[command(flatten)]
+    imports: input::ImportArgs,
 }
 
 pub fn run(args: GraphArgs) -> i32 {
-    let (input, loaded) = match input::open_plan(&args.file, args.set.clone(), args.color) {
-        Ok(opened) => opened,
-        Err(code) => return code,
-    };
+    let (input, loaded) =
+        match input::open_plan(&args.file, args.set.clone(), &args.imports, args.color) {
+            Ok(opened) => opened,
+            Err(code) => return code,
+        };
     output::human(&loaded.diagnostics, &loaded.sources, args.color);
     let document = loaded.clean_document();
     let Some(document) = document else {

@@ -55,6 +55,8 @@ enum RunCommand {
         /// Overwrite an existing state file (starts its event log afresh)
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        imports: input::ImportArgs,
     },
     /// Start the first executable task (startNextTask)
     Next {
@@ -239,7 +241,8 @@ pub fn run(args: RunArgs) -> i32 {
             output,
             set,
             force,
-        } => return init(&plan, &output, set, force, json),
+            imports,
+        } => return init(&plan, &output, set, &imports, force, json),
         RunCommand::Watch { state, no_follow } => return watch(&state, no_follow, json),
         RunCommand::Prompt { state } => {
             return match Store::new(&state).runner() {
@@ -405,8 +408,15 @@ fn print_json(value: &Value) {
     print!("{}", planc::document::json_text(value));
 }
 
-fn init(plan: &str, state: &str, set: Vec<(String, String)>, force: bool, json: bool) -> i32 {
-    let (input, loaded) = match input::open_plan(plan, set, Color::Auto) {
+fn init(
+    plan: &str,
+    state: &str,
+    set: Vec<(String, String)>,
+    imports: &input::ImportArgs,
+    force: bool,
+    json: bool,
+) -> i32 {
+    let (input, loaded) = match input::open_plan(plan, set, imports, Color::Auto) {
         Ok(opened) => opened,
         Err(code) => return code,
     };

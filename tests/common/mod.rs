@@ -16,6 +16,7 @@ pub fn root() -> PathBuf {
 pub struct Test {
     args: Vec<String>,
     stdin: Option<Vec<u8>>,
+    stdin_file: Option<PathBuf>,
     dir: PathBuf,
 }
 
@@ -37,6 +38,7 @@ impl Test {
         Test {
             args: args.into_iter().map(|a| a.as_ref().to_owned()).collect(),
             stdin: None,
+            stdin_file: None,
             dir: root(),
         }
     }
@@ -44,6 +46,12 @@ impl Test {
     /// Feeds `input` on standard input.
     pub fn stdin(mut self, input: impl Into<Vec<u8>>) -> Test {
         self.stdin = Some(input.into());
+        self
+    }
+
+    /// Opens `path` as standard input (`planc check - </dev/zero`).
+    pub fn stdin_file(mut self, path: &Path) -> Test {
+        self.stdin_file = Some(path.to_owned());
         self
     }
 
@@ -60,10 +68,10 @@ impl Test {
             .current_dir(&self.dir)
             .env("NO_COLOR", "1")
             .env_remove("CLICOLOR_FORCE")
-            .stdin(if self.stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
+            .stdin(match (&self.stdin, &self.stdin_file) {
+                (Some(_), _) => Stdio::piped(),
+                (None, Some(path)) => Stdio::from(std::fs::File::open(path).expect("stdin file")),
+                (None, None) => Stdio::null(),
             })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
