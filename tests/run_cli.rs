@@ -162,8 +162,29 @@ fn human_output_and_exit_codes() {
         t.run(&["run", "init", "missing.plan", "-o", "x.json"]).code,
         2
     );
-    // A missing state file is an operation error (STATE_IO), exit 1.
-    assert_eq!(t.err(&["status", "nope.json"]), "STATE_IO");
+    // A state file that cannot be read is an unreadable input: exit 2, for
+    // queries and changes alike, with or without --json.
+    assert_eq!(
+        t.op(&["status", "nope.json"], 2)["error"]["code"],
+        "STATE_IO"
+    );
+    assert_eq!(t.op(&["next", "nope.json"], 2)["error"]["code"], "STATE_IO");
+    let run = t.run(&["run", "next", "nope.json"]);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (
+            2,
+            "error[STATE_IO]: cannot read nope.json: No such file or directory (os error 2)\n"
+        )
+    );
+    // ...and no lock file is left beside a state that does not exist.
+    assert!(!t.path("nope.json.lock").exists());
+    std::fs::write(t.path("bad.json"), "{").unwrap();
+    assert_eq!(
+        t.op(&["complete", "bad.json"], 2)["error"]["code"],
+        "INVALID_STATE"
+    );
+    assert_eq!(t.run(&["run", "status", "bad.json"]).code, 2);
     // init refuses to overwrite without --force.
     assert_eq!(
         t.err(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]),
@@ -298,8 +319,14 @@ fn every_error_code_through_the_cli() {
     t.ok(&["pause", "s.json"]);
     assert_eq!(t.err(&["complete", "s.json"]), "PLAN_NOT_ACTIVE");
     std::fs::write(t.path("broken.json"), "{\"format\": ").unwrap();
-    assert_eq!(t.err(&["status", "broken.json"]), "INVALID_STATE");
-    assert_eq!(t.err(&["status", "missing.json"]), "STATE_IO");
+    assert_eq!(
+        t.op(&["status", "broken.json"], 2)["error"]["code"],
+        "INVALID_STATE"
+    );
+    assert_eq!(
+        t.op(&["status", "missing.json"], 2)["error"]["code"],
+        "STATE_IO"
+    );
     let refused = t.op(&["complete", "s.json"], 1);
     assert_eq!(
         refused,
@@ -542,7 +569,12 @@ fn observe_markers_iterations_and_resume() {
 fn error_envelopes_snapshot() {
     let t = Test::new().file("broken.json", "{\"format\": ");
     t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
+    // A state whose revision is at its largest value.
+    let text = std::fs::read_to_string(t.path("s.json")).unwrap();
+    let text = text.replace("\"revision\": 1,", "\"revision\": 18446744073709551615,");
+    std::fs::write(t.path("max.json"), text).unwrap();
     let cases: &[&[&str]] = &[
+        &["next", "max.json"],
         &["show", "s.json", "99"],
         &["add", "s.json", "--name", "x", "--deps", "42"],
         &["update", "s.json", "open", "--deps", "search"],

@@ -1,108 +1,176 @@
-//! The edge of the runner: state files on disk.
+//! The edge of the runner: a state file, its lock and its event log on disk.
 //!
-//! A state is a plan document in a JSON file. A change takes an exclusive OS
-//! lock on `STATE.lock`, reads the state, applies the operation, writes the new
-//! state to a temporary file in the same directory, syncs it, renames it over
-//! the old one and syncs the directory — so a crash at any moment leaves the
-//! old or the new state, never a torn one — then appends one record to the
-//! event log `STATE.events.jsonl` and lets go of the lock. Readers need no lock.
+//! A change is a transaction: [`Transaction::begin`] takes the lock, reads the
+//! state and repairs what a killed writer left; the runner changes the state
+//! in memory; [`Transaction::commit`] makes the new state and its log record
+//! durable together. With JSON files that is a write-ahead protocol:
+//!
+//! 1. write the new state to a unique temporary file beside it, `fsync`;
+//! 2. append the record (with the new revision) to the log, `fsync`;
+//! 3. rename the temporary file over the state, `fsync` the directory — the
+//!    commit point.
+//!
+//! A writer killed before 3 leaves the old state and maybe a record (or half
+//! of one) newer than it; the next writer cuts that off before it changes
+//! anything ([`EventLog::recover`]), and readers of the log never show it
+//! ([`LogReader`]). So after any crash the log holds exactly one record per
+//! revision of the state. A database store does the same in one SQL
+//! transaction: lock the state row, read it, write the row and insert the
+//! event, commit.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+mod fault;
+mod files;
+mod lock;
+mod log;
+
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde_json::json;
 
 use crate::document::PlanDocument;
 
 use super::error::{ErrorCode, OpError};
-use super::events::{Event, EventKind, LogRecord};
+use super::events::{Event, LogRecord};
 use super::ops::Op;
 use super::time::now_rfc3339;
 use super::{Applied, Runner};
 
-/// A state file and the files beside it.
+use files::{Files, LOCK_SUFFIX, LOG_SUFFIX};
+use lock::{Lock, LockWait};
+use log::{init_record, EventLog};
+
+pub use lock::DEFAULT_LOCK_TIMEOUT;
+pub use log::LogReader;
+
+/// A state file and the files beside it (`STATE.lock`, `STATE.events.jsonl`).
 #[derive(Clone, Debug)]
 pub struct Store {
     path: PathBuf,
+    wait: LockWait,
 }
 
 impl Store {
-    /// The store for the state file at `path` (nothing is read yet).
+    /// The store for the state file at `path` (nothing is read yet). Writers
+    /// wait up to [`DEFAULT_LOCK_TIMEOUT`] for the lock.
     pub fn new(path: impl Into<PathBuf>) -> Store {
-        Store { path: path.into() }
+        Store {
+            path: path.into(),
+            wait: LockWait {
+                timeout: DEFAULT_LOCK_TIMEOUT,
+                notice: None,
+            },
+        }
     }
 
-    /// The state file.
+    /// The same store, waiting up to `timeout` for the lock (zero: no wait)
+    /// before a change gives up with `STATE_LOCKED`.
+    pub fn with_lock_timeout(mut self, timeout: Duration) -> Store {
+        self.wait.timeout = timeout;
+        self
+    }
+
+    /// The same store, calling `notice` with the lock file when a change has
+    /// waited a second for the lock (to say so on standard error).
+    pub fn with_lock_notice(mut self, notice: fn(&Path)) -> Store {
+        self.wait.notice = Some(notice);
+        self
+    }
+
+    /// The state file, as given.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    /// The event log: `plan.json` → `plan.events.jsonl`.
+    /// The event log beside the real state file: `plan.json` → `plan.json.events.jsonl`.
     pub fn log_path(&self) -> PathBuf {
-        self.sibling(".events.jsonl")
+        self.beside(LOG_SUFFIX)
     }
 
-    /// The lock file: `plan.json` → `plan.lock`.
+    /// The lock file beside the real state file: `plan.json` → `plan.json.lock`.
     pub fn lock_path(&self) -> PathBuf {
-        self.sibling(".lock")
+        self.beside(LOCK_SUFFIX)
     }
 
-    fn sibling(&self, suffix: &str) -> PathBuf {
-        let name = self
-            .path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("state");
-        let stem = name.strip_suffix(".json").unwrap_or(name);
-        self.path.with_file_name(format!("{stem}{suffix}"))
+    fn beside(&self, suffix: &str) -> PathBuf {
+        match Files::resolve(&self.path) {
+            Ok(files) => files.dir.join(files::suffixed(&files.name, suffix)),
+            Err(_) => {
+                let name = self.path.file_name().unwrap_or_default();
+                self.path.with_file_name(files::suffixed(name, suffix))
+            }
+        }
     }
 
     /// Creates the state file from a plan document (`planc run init`): sets
-    /// `created_at`, starts the event log afresh, revision 1. Refuses to
-    /// overwrite an existing state unless `force`.
+    /// `created_at`, revision 1, and starts the event log afresh. Refuses to
+    /// overwrite an existing state unless `force`, and a read-only one always.
     pub fn create(&self, mut doc: PlanDocument, force: bool) -> Result<PlanDocument, OpError> {
-        let _lock = self.lock()?;
-        if !force && self.path.exists() {
-            return Err(OpError::new(
-                ErrorCode::StateIo,
-                format!(
-                    "{} exists already; pass --force to start it over",
-                    self.path.display()
-                ),
-            ));
-        }
+        let unwritable = |path: &Path, e| io_error(path, "write", e);
+        let files = Files::resolve(&self.path).map_err(|e| unwritable(&self.path, e))?;
+        let lock = Lock::acquire(&files.lock, self.wait)?;
+        let permissions = match fs::metadata(&files.state) {
+            Ok(old) => {
+                if !force {
+                    return Err(OpError::new(
+                        ErrorCode::StateIo,
+                        format!(
+                            "{} exists already; pass --force to start it over",
+                            self.path.display()
+                        ),
+                    )
+                    .with(json!({"path": self.path.display().to_string()})));
+                }
+                self.require_writable(&old)?;
+                Some(old.permissions())
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(unwritable(&files.state, e)),
+        };
+        files.remove_stale_temps();
         let now = now_rfc3339();
         doc.meta.created_at = Some(now.clone());
-        doc.meta.updated_at = Some(now.clone());
-        doc.state.revision += 1;
+        doc.meta.updated_at = Some(now);
+        doc.state.revision = 1;
         // Checks the document is a consistent state before writing it.
-        let runner = Runner::new(doc)?;
-        let doc = runner.into_document();
-        write_atomically(&self.path, doc.to_json().as_bytes())?;
-        let record = LogRecord {
-            revision: doc.state.revision,
-            at: now,
-            op: "init".to_owned(),
-            plan_status: doc.state.status,
-            events: vec![Event::plan(
-                EventKind::Created,
-                format!(
-                    "Plan `{}` created with {} task(s)",
-                    doc.meta.id,
-                    doc.tasks.len()
-                ),
-            )],
-        };
-        let log = self.log_path();
-        fs::write(&log, b"").map_err(|e| io_error(&log, "write", e))?;
-        append_record(&log, &record)?;
+        let doc = Runner::new(doc)?.into_document();
+        let temp = files
+            .write_temp(doc.to_json().as_bytes(), permissions.as_ref())
+            .map_err(|e| unwritable(&files.state, e))?;
+        lock.verify()?;
+        files
+            .persist(temp)
+            .map_err(|e| unwritable(&files.state, e))?;
+        // The state is in; its log is a function of it, so a crash from here
+        // on is repaired by the next writer (see `EventLog::recover`).
+        fault::point("init-log")
+            .and_then(|()| EventLog::new(&files.log).start(&init_record(&doc)))
+            .map_err(|e| {
+                OpError::new(
+                    ErrorCode::StateIo,
+                    format!(
+                        "created {}, but cannot start its event log {}: {e} \
+                         (the next change starts it)",
+                        self.path.display(),
+                        files.log.display()
+                    ),
+                )
+                .with(json!({"path": files.log.display().to_string(), "access": "write"}))
+            })?;
         Ok(doc)
     }
 
     /// Reads the state (no lock: writes replace the file atomically).
     pub fn load(&self) -> Result<PlanDocument, OpError> {
-        let text = fs::read_to_string(&self.path).map_err(|e| io_error(&self.path, "read", e))?;
+        let text = fs::read_to_string(&self.path).map_err(|e| {
+            OpError::new(
+                ErrorCode::StateIo,
+                format!("cannot read {}: {e}", self.path.display()),
+            )
+            .with(json!({"path": self.path.display().to_string(), "access": "read"}))
+        })?;
         serde_json::from_str(&text).map_err(|e| {
             OpError::new(
                 ErrorCode::InvalidState,
@@ -134,96 +202,145 @@ impl Store {
     }
 
     /// Runs `change` on the state under the lock; when it returns events,
-    /// saves the new state (with `meta.updated_at`) and logs them as one record.
+    /// commits the new state as the next revision (with `meta.updated_at`)
+    /// together with one log record of them. A refused change, or one that
+    /// cannot be written, leaves the state and the log as they were.
     pub fn transact<T>(
         &self,
         op: &str,
         change: impl FnOnce(&mut Runner) -> Result<(T, Vec<Event>), OpError>,
     ) -> Result<T, OpError> {
-        let _lock = self.lock()?;
-        let mut runner = self.runner()?;
+        let (transaction, doc) = Transaction::begin(self)?;
+        let revision = doc.state.revision;
+        let mut runner = Runner::new(doc)?;
         let (value, events) = change(&mut runner)?;
         if events.is_empty() {
             return Ok(value);
         }
         let now = now_rfc3339();
         let mut doc = runner.into_document();
+        // One record per revision, whatever the change did to the counter.
+        doc.state.revision = revision.checked_add(1).ok_or_else(|| {
+            OpError::overflow(
+                "state.revision",
+                u64::MAX,
+                "this state accepts no more changes",
+            )
+        })?;
         doc.meta.updated_at = Some(now.clone());
-        write_atomically(&self.path, doc.to_json().as_bytes())?;
-        append_record(
-            &self.log_path(),
-            &LogRecord {
-                revision: doc.state.revision,
-                at: now,
-                op: op.to_owned(),
-                plan_status: doc.state.status,
-                events,
-            },
-        )?;
+        let record = LogRecord {
+            revision: doc.state.revision,
+            at: now,
+            op: op.to_owned(),
+            plan_status: doc.state.status,
+            events,
+        };
+        transaction.commit(&doc, &record)?;
         Ok(value)
     }
 
-    /// Takes the exclusive lock; it is let go when the file is dropped.
-    fn lock(&self) -> Result<File, OpError> {
-        let path = self.lock_path();
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| io_error(&path, "open", e))?;
-        fs4::FileExt::lock(&file).map_err(|e| io_error(&path, "lock", e))?;
-        Ok(file)
+    /// A reader of the event log that hands out committed records only.
+    /// A state from planc 0.1 whose log has not been moved yet (see
+    /// [`Transaction::begin`]) is read from its old log.
+    pub fn log_reader(&self) -> Result<LogReader, OpError> {
+        let files = Files::resolve(&self.path).map_err(|e| io_error(&self.path, "read", e))?;
+        let path = match files.legacy_log() {
+            Some(legacy) if !files.log.exists() && legacy.exists() => legacy,
+            _ => files.log,
+        };
+        LogReader::open(path.clone(), files.state).map_err(|e| io_error(&path, "read", e))
+    }
+
+    /// `STATE_IO` unless the caller may write the state file: a rename would
+    /// replace a read-only one without a word.
+    fn require_writable(&self, metadata: &fs::Metadata) -> Result<(), OpError> {
+        if files::is_writable(&self.path, metadata) {
+            return Ok(());
+        }
+        Err(OpError::new(
+            ErrorCode::StateIo,
+            format!(
+                "{} is read-only; make it writable (chmod u+w) to change it",
+                self.path.display()
+            ),
+        )
+        .with(json!({"path": self.path.display().to_string(), "access": "write"})))
     }
 }
 
-/// Writes `bytes` to `path` so that `path` holds either its old or its new
-/// content at every moment: temporary file, sync, rename, sync the directory.
-/// The caller holds the lock, so one temporary name serves (a writer killed
-/// mid-write leaves it behind; the next writer overwrites it).
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), OpError> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("state");
-    let tmp = dir.join(format!(".{name}.tmp"));
-    let result = (|| {
-        let mut file = File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, path)?;
-        // Makes the rename itself durable; not every platform can open a directory.
-        if let Ok(dir) = File::open(&dir) {
-            let _ = dir.sync_all();
+/// One change in progress: the lock held, the state read, the log repaired.
+struct Transaction {
+    files: Files,
+    lock: Lock,
+    permissions: fs::Permissions,
+}
+
+impl Transaction {
+    /// Takes the lock, reads the state, and repairs what a killed writer
+    /// left: a log record ahead of the state or a torn line, temporary
+    /// files. Moves a planc 0.1 log (`plan.events.jsonl`) to its new name.
+    fn begin(store: &Store) -> Result<(Transaction, PlanDocument), OpError> {
+        let unreadable = |e| io_error(&store.path, "read", e);
+        let files = Files::resolve(&store.path).map_err(unreadable)?;
+        // A missing state gets no lock file.
+        fs::metadata(&files.state).map_err(unreadable)?;
+        let lock = Lock::acquire(&files.lock, store.wait)?;
+        let metadata = fs::metadata(&files.state).map_err(unreadable)?;
+        let doc = store.load()?;
+        store.require_writable(&metadata)?;
+        if let Some(legacy) = files.legacy_log() {
+            if !files.log.exists() && legacy.exists() {
+                fs::rename(&legacy, &files.log).map_err(|e| io_error(&legacy, "write", e))?;
+            }
         }
+        EventLog::new(&files.log)
+            .recover(&doc)
+            .map_err(|e| io_error(&files.log, "write", e))?;
+        files.remove_stale_temps();
+        fault::point("locked").map_err(|e| io_error(&files.state, "write", e))?;
+        let transaction = Transaction {
+            files,
+            lock,
+            permissions: metadata.permissions(),
+        };
+        Ok((transaction, doc))
+    }
+
+    /// Commits `doc` with `record`: temporary state, log record, rename (the
+    /// commit point). Any failure undoes what was done, so the state and the
+    /// log stay as they were.
+    fn commit(self, doc: &PlanDocument, record: &LogRecord) -> Result<(), OpError> {
+        let Transaction {
+            files,
+            lock,
+            permissions,
+        } = self;
+        let state_error = |e| io_error(&files.state, "write", e);
+        let temp = files
+            .write_temp(doc.to_json().as_bytes(), Some(&permissions))
+            .map_err(state_error)?;
+        fault::point("log-append").map_err(state_error)?;
+        // The first write others can see: only while the lock is still ours.
+        lock.verify()?;
+        let log = EventLog::new(&files.log);
+        let before = log
+            .append(record)
+            .map_err(|e| io_error(&files.log, "write", e))?;
+        if let Err(e) = fault::point("state-rename").and_then(|()| files.persist(temp)) {
+            // Best effort: a record left ahead of the state is cut by the next writer.
+            let _ = log.truncate(before);
+            return Err(state_error(e));
+        }
+        // Only a crash means anything here: the change is committed.
+        let _ = fault::point("renamed");
         Ok(())
-    })();
-    result.map_err(|e: std::io::Error| {
-        let _ = fs::remove_file(&tmp);
-        io_error(path, "write", e)
-    })
+    }
 }
 
-fn append_record(log: &Path, record: &LogRecord) -> Result<(), OpError> {
-    let mut line = serde_json::to_string(record)
-        .map_err(|e| OpError::new(ErrorCode::StateIo, e.to_string()))?;
-    line.push('\n');
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .map_err(|e| io_error(log, "open", e))?;
-    file.write_all(line.as_bytes())
-        .map_err(|e| io_error(log, "append to", e))?;
-    file.sync_data().map_err(|e| io_error(log, "sync", e))
-}
-
-fn io_error(path: &Path, verb: &str, error: std::io::Error) -> OpError {
+fn io_error(path: &Path, access: &str, error: io::Error) -> OpError {
     OpError::new(
         ErrorCode::StateIo,
-        format!("cannot {verb} {}: {error}", path.display()),
+        format!("cannot {access} {}: {error}", path.display()),
     )
-    .with(json!({"path": path.display().to_string()}))
+    .with(json!({"path": path.display().to_string(), "access": access}))
 }
