@@ -123,12 +123,13 @@ fn a_killed_writer_never_tears_the_state() {
         changed += revision - last_revision;
         last_revision = revision;
     }
-    // The state still works after all that.
+    // The state still works after all that, and its log agrees with it.
     t.ok(&["add", "s.json", "--name", "after the storm"]);
     assert_eq!(
         t.state("s.json")["state"]["revision"].as_u64(),
         Some(last_revision + 1)
     );
+    assert_one_record_per_revision(&t, "s.json");
     eprintln!("{changed} of 40 killed writers got their change in");
 }
 

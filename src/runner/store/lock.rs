@@ -46,12 +46,7 @@ impl Lock {
         let started = Instant::now();
         let mut noticed = false;
         loop {
-            let file = OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .open(path)
-                .map_err(|e| lock_error(path, e))?;
+            let file = open(path).map_err(|e| lock_error(path, e))?;
             let file = match fs4::FileExt::try_lock(&file) {
                 Ok(()) => file,
                 Err(fs4::TryLockError::WouldBlock) => {
@@ -113,6 +108,20 @@ impl Lock {
     #[cfg(not(unix))]
     fn is_current(&self) -> io::Result<bool> {
         Ok(fs::metadata(&self.path).is_ok())
+    }
+}
+
+/// Opens (or creates) the lock file; read-only when it may not be written
+/// (`flock` needs no write permission).
+fn open(path: &Path) -> io::Result<File> {
+    match OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+    {
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => File::open(path),
+        opened => opened,
     }
 }
 

@@ -272,3 +272,103 @@ fn state_revision(path: &Path) -> Option<u64> {
         .ok()
         .map(|d| d.state.revision)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::tests::plan;
+
+    fn record(revision: u64) -> String {
+        format!(
+            r#"{{"revision":{revision},"at":"t","op":"addTask","plan_status":"running","events":[]}}"#
+        )
+    }
+
+    fn state(revision: u64) -> PlanDocument {
+        let mut doc = plan(&[&[]]);
+        doc.state.revision = revision;
+        doc.meta.created_at = Some("2026-01-01T00:00:00Z".to_owned());
+        doc
+    }
+
+    #[test]
+    fn recovery_cuts_what_was_never_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json.events.jsonl");
+        let log = EventLog::new(&path);
+        let committed = format!("{}\n{}\n{}\n", record(1), record(2), record(3));
+        let cases = [
+            // A record ahead of the state, and a torn line after it.
+            format!("{committed}{}\n{{\"revision\":5,\"at", record(4)),
+            // A torn line alone.
+            format!("{committed}{{\"rev"),
+            // A last line that is no record.
+            format!("{committed}\0\0\0\n"),
+            // Nothing to do.
+            committed.clone(),
+        ];
+        for text in cases {
+            std::fs::write(&path, &text).unwrap();
+            log.recover(&state(3)).unwrap();
+            assert_eq!(
+                std::fs::read_to_string(&path).unwrap(),
+                committed,
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_new_state_gets_its_own_init_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json.events.jsonl");
+        let log = EventLog::new(&path);
+        let doc = state(1);
+        let init = String::from_utf8(line(&init_record(&doc)).unwrap()).unwrap();
+        // No log, an older state's log, an older state's first record alone.
+        for text in [
+            None,
+            Some(format!("{}\n{}\n", record(1), record(2))),
+            Some(format!("{}\n", record(1))),
+        ] {
+            match &text {
+                Some(text) => std::fs::write(&path, text).unwrap(),
+                None => {
+                    let _ = std::fs::remove_file(&path);
+                }
+            }
+            log.recover(&doc).unwrap();
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), init, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_reader_waits_for_the_state_to_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json.events.jsonl");
+        let state_path = dir.path().join("s.json");
+        let write_state =
+            |revision| std::fs::write(&state_path, state(revision).to_json()).unwrap();
+        write_state(1);
+        std::fs::write(&path, format!("{}\n{}\n{{\"revi", record(1), record(2))).unwrap();
+        let mut reader = LogReader::open(path.clone(), state_path.clone()).unwrap();
+        assert_eq!(reader.read_committed().unwrap(), [record(1)]);
+        assert!(reader.read_committed().unwrap().is_empty());
+        // Record 2 is cut (its writer died) and written again by the next one.
+        std::fs::write(
+            &path,
+            format!("{}\n{}\n", record(1), record(2).replace("\"t\"", "\"u\"")),
+        )
+        .unwrap();
+        write_state(2);
+        assert_eq!(
+            reader.read_committed().unwrap(),
+            [record(2).replace("\"t\"", "\"u\"")]
+        );
+        // A log started afresh (`init --force`) is read from the top.
+        let fresh = record(1).replace("\"t\"", "\"v\"");
+        std::fs::write(&path, format!("{fresh}\n")).unwrap();
+        write_state(1);
+        assert_eq!(reader.read_committed().unwrap(), [fresh]);
+    }
+}

@@ -164,7 +164,13 @@ impl Store {
 
     /// Reads the state (no lock: writes replace the file atomically).
     pub fn load(&self) -> Result<PlanDocument, OpError> {
-        let text = fs::read_to_string(&self.path).map_err(|e| {
+        self.read(&self.path)
+    }
+
+    /// Reads the state from `path` (the given one, or the real file it names);
+    /// errors name the path as given.
+    fn read(&self, path: &Path) -> Result<PlanDocument, OpError> {
+        let text = fs::read_to_string(path).map_err(|e| {
             OpError::new(
                 ErrorCode::StateIo,
                 format!("cannot read {}: {e}", self.path.display()),
@@ -286,7 +292,7 @@ impl Transaction {
         fs::metadata(&files.state).map_err(unreadable)?;
         let lock = Lock::acquire(&files.lock, store.wait)?;
         let metadata = fs::metadata(&files.state).map_err(unreadable)?;
-        let doc = store.load()?;
+        let doc = store.read(&files.state)?;
         store.require_writable(&metadata)?;
         if let Some(legacy) = files.legacy_log() {
             if !files.log.exists() && legacy.exists() {
