@@ -492,6 +492,49 @@ fn watch_follows_new_changes() {
     child.wait().unwrap();
 }
 
+/// `init --force` starts the log afresh: a follower starts over from its first
+/// record, even when the new log has grown as long as the old one in between.
+#[test]
+fn watch_starts_over_with_a_new_log() {
+    let t = Test::new();
+    let plan = repo("examples/jd_keyboard.plan");
+    t.ok(&["init", &plan, "-o", "s.json"]);
+    t.ok(&["next", "s.json"]);
+    let mut child = support::planc()
+        .args(["run", "watch", "s.json", "--json"])
+        .current_dir(t.dir())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (sender, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in stdout.lines() {
+            let _ = sender.send(line.unwrap());
+        }
+    });
+    let mut next_record = || match lines.recv_timeout(std::time::Duration::from_secs(20)) {
+        Ok(line) => serde_json::from_str::<serde_json::Value>(&line).unwrap(),
+        Err(_) => {
+            let _ = child.kill();
+            panic!("watch printed nothing more");
+        }
+    };
+    assert_eq!(next_record()["op"], "init");
+    assert_eq!(next_record()["op"], "startNextTask");
+    // Both within one poll: the new log is as long as the old one.
+    t.ok(&["init", &plan, "-o", "s.json", "--force"]);
+    t.ok(&["next", "s.json"]);
+    let record = next_record();
+    assert_eq!(record["op"], "init");
+    assert_eq!(record["at"], t.state("s.json")["meta"]["created_at"]);
+    assert_eq!(next_record()["op"], "startNextTask");
+    drop(next_record);
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
 #[test]
 fn prompt_in_the_plan_language() {
     let t = Test::new();

@@ -90,10 +90,12 @@ impl Files {
     /// and syncs it. Dropping the file deletes it: a failed change leaves
     /// nothing behind but what a killed writer leaves, which
     /// [`Files::remove_stale_temps`] removes.
+    /// `fault` names the fault-injection point of this write (see [`fault`]).
     pub fn write_temp(
         &self,
         bytes: &[u8],
         permissions: Option<&Permissions>,
+        fault: Option<&str>,
     ) -> io::Result<NamedTempFile> {
         let mut prefix = OsString::from(".");
         prefix.push(&self.name);
@@ -113,9 +115,9 @@ impl Files {
         if let Some(permissions) = permissions {
             file.as_file().set_permissions(permissions.clone())?;
         }
-        if fault::armed("state-write").is_some() {
+        if let Some(point) = fault.filter(|p| fault::armed(p).is_some()) {
             file.write_all(&bytes[..bytes.len() / 2])?;
-            fault::point("state-write")?;
+            fault::point(point)?;
         }
         file.write_all(bytes)?;
         file.as_file().sync_all()?;
@@ -125,7 +127,12 @@ impl Files {
     /// Renames `temp` over the state and syncs the directory, so the rename
     /// itself survives a power cut: the commit point of every change.
     pub fn persist(&self, temp: NamedTempFile) -> io::Result<()> {
-        temp.persist(&self.state).map_err(|e| e.error)?;
+        self.persist_as(temp, &self.state)
+    }
+
+    /// Renames `temp` over `target` (a file beside the state) and syncs the directory.
+    pub fn persist_as(&self, temp: NamedTempFile, target: &Path) -> io::Result<()> {
+        temp.persist(target).map_err(|e| e.error)?;
         self.sync_dir();
         Ok(())
     }

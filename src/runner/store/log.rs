@@ -12,6 +12,7 @@ use crate::document::PlanDocument;
 use crate::runner::events::{Event, EventKind, LogRecord};
 
 use super::fault;
+use super::files::Files;
 
 /// How much of the log is read at a time when looking for a line's start.
 const CHUNK: usize = 8192;
@@ -20,13 +21,15 @@ const CHUNK: usize = 8192;
 #[derive(Clone, Debug)]
 pub(super) struct EventLog {
     path: PathBuf,
+    files: Files,
 }
 
 impl EventLog {
-    /// The log at `path`.
-    pub fn new(path: &Path) -> EventLog {
+    /// The log of the state whose files are `files`.
+    pub fn new(files: &Files) -> EventLog {
         EventLog {
-            path: path.to_path_buf(),
+            path: files.log.clone(),
+            files: files.clone(),
         }
     }
 
@@ -120,17 +123,11 @@ impl EventLog {
         file.sync_data()
     }
 
-    /// Starts the log over with `record` alone.
+    /// Starts the log over with `record` alone: a new file renamed over the
+    /// old one, so that a reader of the old one can tell (see [`LogReader`]).
     pub fn start(&self, record: &LogRecord) -> io::Result<()> {
-        let line = line(record)?;
-        let mut file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&self.path)?;
-        file.set_len(0)?;
-        file.write_all(&line)?;
-        file.sync_data()
+        let temp = self.files.write_temp(&line(record)?, None, None)?;
+        self.files.persist_as(temp, &self.path)
     }
 }
 
@@ -224,9 +221,13 @@ impl LogReader {
     }
 
     /// The committed lines written since the last call, in order (without
-    /// their newlines). Starts over from the top when the log has shrunk
-    /// (`planc run init --force` started it afresh).
+    /// their newlines). Starts over from the top of a log started afresh
+    /// (`planc run init --force` puts a new file in its place).
     pub fn read_committed(&mut self) -> io::Result<Vec<String>> {
+        if self.replaced() {
+            self.file = File::open(&self.path)?;
+            self.offset = 0;
+        }
         let len = self.file.metadata()?.len();
         if len < self.offset {
             self.offset = 0;
@@ -254,6 +255,24 @@ impl LogReader {
             rest = &rest[end + 1..];
         }
         Ok(lines)
+    }
+}
+
+impl LogReader {
+    /// Whether the log path names another file than the one being read.
+    #[cfg(unix)]
+    fn replaced(&self) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        match (self.file.metadata(), std::fs::metadata(&self.path)) {
+            (Ok(open), Ok(now)) => open.dev() != now.dev() || open.ino() != now.ino(),
+            _ => false,
+        }
+    }
+
+    /// Elsewhere, a shorter log is the only sign.
+    #[cfg(not(unix))]
+    fn replaced(&self) -> bool {
+        false
     }
 }
 
@@ -294,8 +313,9 @@ mod tests {
     #[test]
     fn recovery_cuts_what_was_never_committed() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.json.events.jsonl");
-        let log = EventLog::new(&path);
+        let files = Files::resolve(&dir.path().join("s.json")).unwrap();
+        let path = files.log.clone();
+        let log = EventLog::new(&files);
         let committed = format!("{}\n{}\n{}\n", record(1), record(2), record(3));
         let cases = [
             // A record ahead of the state, and a torn line after it.
@@ -321,8 +341,9 @@ mod tests {
     #[test]
     fn a_new_state_gets_its_own_init_record() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.json.events.jsonl");
-        let log = EventLog::new(&path);
+        let files = Files::resolve(&dir.path().join("s.json")).unwrap();
+        let path = files.log.clone();
+        let log = EventLog::new(&files);
         let doc = state(1);
         let init = String::from_utf8(line(&init_record(&doc)).unwrap()).unwrap();
         // No log, an older state's log, an older state's first record alone.
@@ -365,10 +386,16 @@ mod tests {
             reader.read_committed().unwrap(),
             [record(2).replace("\"t\"", "\"u\"")]
         );
-        // A log started afresh (`init --force`) is read from the top.
+        // A log started afresh (`init --force`) is read from the top, even
+        // when it has grown past where the reader was in the old one.
         let fresh = record(1).replace("\"t\"", "\"v\"");
-        std::fs::write(&path, format!("{fresh}\n")).unwrap();
-        write_state(1);
-        assert_eq!(reader.read_committed().unwrap(), [fresh]);
+        let next = record(2).replace("\"t\"", "\"w\"");
+        let files = Files::resolve(&state_path).unwrap();
+        let log = EventLog::new(&files);
+        log.start(&serde_json::from_str(&fresh).unwrap()).unwrap();
+        log.append(&serde_json::from_str(&next).unwrap()).unwrap();
+        std::fs::write(&path, format!("{fresh}\n{next}\n{}\n", record(3))).unwrap();
+        write_state(2);
+        assert_eq!(reader.read_committed().unwrap(), [fresh, next]);
     }
 }

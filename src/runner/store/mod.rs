@@ -137,7 +137,11 @@ impl Store {
         // Checks the document is a consistent state before writing it.
         let doc = Runner::new(doc)?.into_document();
         let temp = files
-            .write_temp(doc.to_json().as_bytes(), permissions.as_ref())
+            .write_temp(
+                doc.to_json().as_bytes(),
+                permissions.as_ref(),
+                Some("state-write"),
+            )
             .map_err(|e| unwritable(&files.state, e))?;
         lock.verify()?;
         files
@@ -146,7 +150,7 @@ impl Store {
         // The state is in; its log is a function of it, so a crash from here
         // on is repaired by the next writer (see `EventLog::recover`).
         fault::point("init-log")
-            .and_then(|()| EventLog::new(&files.log).start(&init_record(&doc)))
+            .and_then(|()| EventLog::new(&files).start(&init_record(&doc)))
             .map_err(|e| {
                 OpError::new(
                     ErrorCode::StateIo,
@@ -299,7 +303,7 @@ impl Transaction {
                 fs::rename(&legacy, &files.log).map_err(|e| io_error(&legacy, "write", e))?;
             }
         }
-        EventLog::new(&files.log)
+        EventLog::new(&files)
             .recover(&doc)
             .map_err(|e| io_error(&files.log, "write", e))?;
         files.remove_stale_temps();
@@ -323,12 +327,16 @@ impl Transaction {
         } = self;
         let state_error = |e| io_error(&files.state, "write", e);
         let temp = files
-            .write_temp(doc.to_json().as_bytes(), Some(&permissions))
+            .write_temp(
+                doc.to_json().as_bytes(),
+                Some(&permissions),
+                Some("state-write"),
+            )
             .map_err(state_error)?;
         fault::point("log-append").map_err(state_error)?;
         // The first write others can see: only while the lock is still ours.
         lock.verify()?;
-        let log = EventLog::new(&files.log);
+        let log = EventLog::new(&files);
         let before = log
             .append(record)
             .map_err(|e| io_error(&files.log, "write", e))?;
