@@ -530,7 +530,6 @@ fn watch_starts_over_with_a_new_log() {
     assert_eq!(record["op"], "init");
     assert_eq!(record["at"], t.state("s.json")["meta"]["created_at"]);
     assert_eq!(next_record()["op"], "startNextTask");
-    drop(next_record);
     child.kill().unwrap();
     child.wait().unwrap();
 }
