@@ -470,8 +470,9 @@ fn wait_for_line(stderr: &mut impl std::io::BufRead, prefix: &str) -> String {
 }
 
 fn signal(pid: u32, name: &str) {
-    let status = std::process::Command::new("kill")
-        .args([&format!("-{name}"), &pid.to_string()])
+    // The shell's own `kill`: no procps needed.
+    let status = std::process::Command::new("sh")
+        .args(["-c", &format!("kill -{name} {pid}")])
         .status()
         .unwrap();
     assert!(status.success());
