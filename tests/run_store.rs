@@ -469,6 +469,17 @@ fn wait_for_line(stderr: &mut impl std::io::BufRead, prefix: &str) -> String {
     }
 }
 
+/// Kills a child stopped by a test that fails before letting it go on.
+struct KillOnPanic(u32);
+
+impl Drop for KillOnPanic {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            signal(self.0, "KILL");
+        }
+    }
+}
+
 fn signal(pid: u32, name: &str) {
     // The shell's own `kill`: no procps needed.
     let status = std::process::Command::new("sh")
@@ -499,6 +510,7 @@ fn a_stopped_lock_holder_makes_others_time_out() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let _reap = KillOnPanic(holder.id());
     let mut holder_err = BufReader::new(holder.stderr.take().unwrap());
     wait_for_line(&mut holder_err, "planc: fault injected: stop at locked");
 
@@ -589,6 +601,7 @@ fn a_lock_file_removed_under_writers_lets_no_two_in() {
         &["--json", "add", "s.json", "--name", "by A"],
         Some("stop@log-append"),
     );
+    let _reap_a = KillOnPanic(a.id());
     let mut a_err = BufReader::new(a.stderr.take().unwrap());
     wait_for_line(&mut a_err, "planc: fault injected: stop at log-append");
     assert_eq!(temp_files(&t).len(), 1);
@@ -597,6 +610,7 @@ fn a_lock_file_removed_under_writers_lets_no_two_in() {
         &["--lock-timeout", "30", "add", "s.json", "--name", "by B"],
         None,
     );
+    let _reap_b = KillOnPanic(b.id());
     let mut b_err = BufReader::new(b.stderr.take().unwrap());
     wait_for_line(&mut b_err, "waiting for the lock");
     // The lock file goes; C locks a fresh one and gets its change in.
@@ -701,6 +715,21 @@ fn a_read_only_state_is_refused_and_modes_are_kept() {
     set_mode(0o640);
     t.ok(&["next", "s.json"]);
     assert_eq!(mode(), 0o640);
+    // Root changing someone else's state leaves it theirs.
+    let root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .unwrap()
+        .stdout
+        == b"0\n";
+    if root {
+        use std::os::unix::fs::MetadataExt;
+        std::os::unix::fs::chown(t.path("s.json"), Some(65534), Some(65534)).unwrap();
+        t.ok(&["skip", "s.json", "3"]);
+        let metadata = std::fs::metadata(t.path("s.json")).unwrap();
+        assert_eq!((metadata.uid(), metadata.gid()), (65534, 65534));
+        assert_eq!(mode(), 0o640);
+    }
     set_mode(0o444);
     let before = std::fs::read(t.path("s.json")).unwrap();
     let envelope = t.op(&["next", "s.json"], 1);
@@ -720,7 +749,7 @@ fn a_read_only_state_is_refused_and_modes_are_kept() {
     assert_eq!(mode(), 0o444);
     assert_eq!(
         t.ok(&["status", "s.json"])["revision"],
-        2,
+        if root { 3 } else { 2 },
         "reading still works"
     );
     assert_one_record_per_revision(&t, "s.json");

@@ -7,7 +7,7 @@
 //! `plan.json.events.jsonl`, temporary files `.plan.json.XXXXXX.tmp`.
 
 use std::ffi::{OsStr, OsString};
-use std::fs::{self, File, Metadata, Permissions};
+use std::fs::{self, File, Metadata};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -85,8 +85,9 @@ impl Files {
         Some(self.dir.join(format!("{stem}{LOG_SUFFIX}")))
     }
 
-    /// Writes `bytes` to a new temporary file beside the state, with
-    /// `permissions` (the old state's; none: the default for new files),
+    /// Writes `bytes` to a new temporary file beside the state, with the
+    /// permissions (and, where allowed, the owner) of the file it replaces,
+    /// `like` (none: the default for new files),
     /// and syncs it. Dropping the file deletes it: a failed change leaves
     /// nothing behind but what a killed writer leaves, which
     /// [`Files::remove_stale_temps`] removes.
@@ -94,7 +95,7 @@ impl Files {
     pub fn write_temp(
         &self,
         bytes: &[u8],
-        permissions: Option<&Permissions>,
+        like: Option<&Metadata>,
         fault: Option<&str>,
     ) -> io::Result<NamedTempFile> {
         let mut prefix = OsString::from(".");
@@ -106,14 +107,22 @@ impl Files {
             .suffix(TEMP_SUFFIX)
             .rand_bytes(TEMP_RANDOM);
         #[cfg(unix)]
-        if permissions.is_none() {
+        if like.is_none() {
             // What `File::create` would give: 0666 less the umask.
             use std::os::unix::fs::PermissionsExt;
-            builder.permissions(Permissions::from_mode(0o666));
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
         }
         let mut file = builder.tempfile_in(&self.dir)?;
-        if let Some(permissions) = permissions {
-            file.as_file().set_permissions(permissions.clone())?;
+        if let Some(like) = like {
+            // Best effort: only root may give a file to someone else. Before
+            // the mode, which a change of owner may clear bits of.
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt;
+                let _ =
+                    std::os::unix::fs::fchown(file.as_file(), Some(like.uid()), Some(like.gid()));
+            }
+            file.as_file().set_permissions(like.permissions())?;
         }
         if let Some(point) = fault.filter(|p| fault::armed(p).is_some()) {
             file.write_all(&bytes[..bytes.len() / 2])?;

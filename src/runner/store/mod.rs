@@ -111,7 +111,7 @@ impl Store {
         let unwritable = |path: &Path, e| io_error(path, "write", e);
         let files = Files::resolve(&self.path).map_err(|e| unwritable(&self.path, e))?;
         let lock = Lock::acquire(&files.lock, self.wait)?;
-        let permissions = match fs::metadata(&files.state) {
+        let old = match fs::metadata(&files.state) {
             Ok(old) => {
                 if !force {
                     return Err(OpError::new(
@@ -124,7 +124,7 @@ impl Store {
                     .with(json!({"path": self.path.display().to_string()})));
                 }
                 self.require_writable(&old)?;
-                Some(old.permissions())
+                Some(old)
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Err(unwritable(&files.state, e)),
@@ -137,11 +137,7 @@ impl Store {
         // Checks the document is a consistent state before writing it.
         let doc = Runner::new(doc)?.into_document();
         let temp = files
-            .write_temp(
-                doc.to_json().as_bytes(),
-                permissions.as_ref(),
-                Some("state-write"),
-            )
+            .write_temp(doc.to_json().as_bytes(), old.as_ref(), Some("state-write"))
             .map_err(|e| unwritable(&files.state, e))?;
         lock.verify()?;
         files
@@ -282,7 +278,8 @@ impl Store {
 struct Transaction {
     files: Files,
     lock: Lock,
-    permissions: fs::Permissions,
+    /// The state file as it was (its permissions and owner go to the new one).
+    metadata: fs::Metadata,
 }
 
 impl Transaction {
@@ -311,7 +308,7 @@ impl Transaction {
         let transaction = Transaction {
             files,
             lock,
-            permissions: metadata.permissions(),
+            metadata,
         };
         Ok((transaction, doc))
     }
@@ -323,13 +320,13 @@ impl Transaction {
         let Transaction {
             files,
             lock,
-            permissions,
+            metadata,
         } = self;
         let state_error = |e| io_error(&files.state, "write", e);
         let temp = files
             .write_temp(
                 doc.to_json().as_bytes(),
-                Some(&permissions),
+                Some(&metadata),
                 Some("state-write"),
             )
             .map_err(state_error)?;
