@@ -162,8 +162,29 @@ fn human_output_and_exit_codes() {
         t.run(&["run", "init", "missing.plan", "-o", "x.json"]).code,
         2
     );
-    // A missing state file is an operation error (STATE_IO), exit 1.
-    assert_eq!(t.err(&["status", "nope.json"]), "STATE_IO");
+    // A state file that cannot be read is an unreadable input: exit 2, for
+    // queries and changes alike, with or without --json.
+    assert_eq!(
+        t.op(&["status", "nope.json"], 2)["error"]["code"],
+        "STATE_IO"
+    );
+    assert_eq!(t.op(&["next", "nope.json"], 2)["error"]["code"], "STATE_IO");
+    let run = t.run(&["run", "next", "nope.json"]);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (
+            2,
+            "error[STATE_IO]: cannot read nope.json: No such file or directory (os error 2)\n"
+        )
+    );
+    // ...and no lock file is left beside a state that does not exist.
+    assert!(!t.path("nope.json.lock").exists());
+    std::fs::write(t.path("bad.json"), "{").unwrap();
+    assert_eq!(
+        t.op(&["complete", "bad.json"], 2)["error"]["code"],
+        "INVALID_STATE"
+    );
+    assert_eq!(t.run(&["run", "status", "bad.json"]).code, 2);
     // init refuses to overwrite without --force.
     assert_eq!(
         t.err(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]),
@@ -298,8 +319,14 @@ fn every_error_code_through_the_cli() {
     t.ok(&["pause", "s.json"]);
     assert_eq!(t.err(&["complete", "s.json"]), "PLAN_NOT_ACTIVE");
     std::fs::write(t.path("broken.json"), "{\"format\": ").unwrap();
-    assert_eq!(t.err(&["status", "broken.json"]), "INVALID_STATE");
-    assert_eq!(t.err(&["status", "missing.json"]), "STATE_IO");
+    assert_eq!(
+        t.op(&["status", "broken.json"], 2)["error"]["code"],
+        "INVALID_STATE"
+    );
+    assert_eq!(
+        t.op(&["status", "missing.json"], 2)["error"]["code"],
+        "STATE_IO"
+    );
     let refused = t.op(&["complete", "s.json"], 1);
     assert_eq!(
         refused,
@@ -465,6 +492,48 @@ fn watch_follows_new_changes() {
     child.wait().unwrap();
 }
 
+/// `init --force` starts the log afresh: a follower starts over from its first
+/// record, even when the new log has grown as long as the old one in between.
+#[test]
+fn watch_starts_over_with_a_new_log() {
+    let t = Test::new();
+    let plan = repo("examples/jd_keyboard.plan");
+    t.ok(&["init", &plan, "-o", "s.json"]);
+    t.ok(&["next", "s.json"]);
+    let mut child = support::planc()
+        .args(["run", "watch", "s.json", "--json"])
+        .current_dir(t.dir())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (sender, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in stdout.lines() {
+            let _ = sender.send(line.unwrap());
+        }
+    });
+    let mut next_record = || match lines.recv_timeout(std::time::Duration::from_secs(20)) {
+        Ok(line) => serde_json::from_str::<serde_json::Value>(&line).unwrap(),
+        Err(_) => {
+            let _ = child.kill();
+            panic!("watch printed nothing more");
+        }
+    };
+    assert_eq!(next_record()["op"], "init");
+    assert_eq!(next_record()["op"], "startNextTask");
+    // Both within one poll: the new log is as long as the old one.
+    t.ok(&["init", &plan, "-o", "s.json", "--force"]);
+    t.ok(&["next", "s.json"]);
+    let record = next_record();
+    assert_eq!(record["op"], "init");
+    assert_eq!(record["at"], t.state("s.json")["meta"]["created_at"]);
+    assert_eq!(next_record()["op"], "startNextTask");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
 #[test]
 fn prompt_in_the_plan_language() {
     let t = Test::new();
@@ -542,7 +611,12 @@ fn observe_markers_iterations_and_resume() {
 fn error_envelopes_snapshot() {
     let t = Test::new().file("broken.json", "{\"format\": ");
     t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
+    // A state whose revision is at its largest value.
+    let text = std::fs::read_to_string(t.path("s.json")).unwrap();
+    let text = text.replace("\"revision\": 1,", "\"revision\": 18446744073709551615,");
+    std::fs::write(t.path("max.json"), text).unwrap();
     let cases: &[&[&str]] = &[
+        &["next", "max.json"],
         &["show", "s.json", "99"],
         &["add", "s.json", "--name", "x", "--deps", "42"],
         &["update", "s.json", "open", "--deps", "search"],

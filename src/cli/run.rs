@@ -2,7 +2,7 @@
 //! parses its arguments into a runner [`Op`] and hands it to the [`Store`];
 //! every rule lives in `planc::runner`.
 
-use std::io::{Read, Seek, SeekFrom};
+use std::io::Read;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
@@ -22,8 +22,41 @@ pub struct RunArgs {
     /// Print the result as the JSON envelope {"success", "data"|"error"}
     #[arg(long, global = true)]
     json: bool,
+    /// How long a change waits for another writer's lock before giving up
+    /// (STATE_LOCKED) [default: 5]
+    #[arg(
+        long,
+        global = true,
+        value_name = "SECONDS",
+        env = "PLANC_LOCK_TIMEOUT",
+        value_parser = parse_seconds
+    )]
+    lock_timeout: Option<Duration>,
     #[command(subcommand)]
     command: RunCommand,
+}
+
+/// A number of seconds (`5`, `0.5`, `0` for no wait).
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .and_then(|secs| Duration::try_from_secs_f64(secs).ok())
+        .ok_or_else(|| format!("`{text}` is not a number of seconds"))
+}
+
+/// The store of a state file, with the command line's lock settings.
+fn open(state: &str, lock_timeout: Option<Duration>) -> Store {
+    let store = Store::new(state).with_lock_notice(|lock| {
+        eprintln!(
+            "waiting for the lock {} (another planc is changing the state)…",
+            lock.display()
+        );
+    });
+    match lock_timeout {
+        Some(timeout) => store.with_lock_timeout(timeout),
+        None => store,
+    }
 }
 
 /// The optional details `add` and `update` both take.
@@ -235,6 +268,7 @@ fn tasks(ids: Option<Vec<String>>) -> Option<Vec<TaskRef>> {
 
 pub fn run(args: RunArgs) -> i32 {
     let json = args.json;
+    let store = |state: &str| open(state, args.lock_timeout);
     let (state, op) = match args.command {
         RunCommand::Init {
             plan,
@@ -242,10 +276,10 @@ pub fn run(args: RunArgs) -> i32 {
             set,
             force,
             imports,
-        } => return init(&plan, &output, set, &imports, force, json),
-        RunCommand::Watch { state, no_follow } => return watch(&state, no_follow, json),
+        } => return init(&plan, &store(&output), set, &imports, force, json),
+        RunCommand::Watch { state, no_follow } => return watch(&store(&state), no_follow, json),
         RunCommand::Prompt { state } => {
-            return match Store::new(&state).runner() {
+            return match store(&state).runner() {
                 Ok(runner) => {
                     let text = runner::prompt(&runner);
                     if json {
@@ -277,7 +311,7 @@ pub fn run(args: RunArgs) -> i32 {
                     text
                 }
             };
-            let result = Store::new(&state).transact("observe", |r| {
+            let result = store(&state).transact("observe", |r| {
                 let applied = runner::observe(r, &message)?;
                 let events = applied.events.clone();
                 Ok((applied, events))
@@ -379,7 +413,7 @@ pub fn run(args: RunArgs) -> i32 {
         },
     };
     let name = op.name();
-    report(Store::new(&state).apply(&op), json, name)
+    report(store(&state).apply(&op), json, name)
 }
 
 /// Prints a result as the envelope (`--json`) or a short summary; the exit code.
@@ -399,7 +433,12 @@ fn report(result: Result<Applied, OpError>, json: bool, op: &str) -> i32 {
             } else {
                 eprintln!("error[{}]: {}", error.code, error.message);
             }
-            EXIT_FAILURE
+            // A state that cannot be read is an unreadable input file.
+            if error.is_unreadable_state() {
+                EXIT_USAGE
+            } else {
+                EXIT_FAILURE
+            }
         }
     }
 }
@@ -410,12 +449,13 @@ fn print_json(value: &Value) {
 
 fn init(
     plan: &str,
-    state: &str,
+    store: &Store,
     set: Vec<(String, String)>,
     imports: &input::ImportArgs,
     force: bool,
     json: bool,
 ) -> i32 {
+    let state = store.path().display().to_string();
     let (input, loaded) = match input::open_plan(plan, set, imports, Color::Auto) {
         Ok(opened) => opened,
         Err(code) => return code,
@@ -426,7 +466,7 @@ fn init(
         eprintln!("{}: no state created: the plan has errors", input.name);
         return EXIT_FAILURE;
     };
-    match Store::new(state).create(document, force) {
+    match store.create(document, force) {
         Ok(doc) => {
             if json {
                 let data = serde_json::json!({
@@ -484,40 +524,30 @@ fn read_steps(path: &str) -> Result<Result<ReplanArgs, OpError>, i32> {
     }))
 }
 
-/// Prints the event log, then follows it until interrupted (unless `no_follow`).
-fn watch(state: &str, no_follow: bool, json: bool) -> i32 {
-    let log = Store::new(state).log_path();
-    let mut file = match std::fs::File::open(&log) {
-        Ok(file) => file,
+/// Prints the committed records of the event log, then follows it until
+/// interrupted (unless `no_follow`).
+fn watch(store: &Store, no_follow: bool, json: bool) -> i32 {
+    let mut reader = match store.log_reader() {
+        Ok(reader) => reader,
         Err(error) => {
-            output::fatal(&format!("cannot read {}: {error}", log.display()));
+            output::fatal(&error.message);
             return EXIT_USAGE;
         }
     };
-    let mut pending = String::new();
-    let mut offset = 0u64;
     loop {
-        let mut chunk = String::new();
-        if file.seek(SeekFrom::Start(offset)).is_ok() {
-            if let Ok(n) = file.read_to_string(&mut chunk) {
-                offset += n as u64;
+        match reader.read_committed() {
+            Ok(lines) => {
+                for line in lines {
+                    print_record(&line, json);
+                }
             }
-        }
-        pending.push_str(&chunk);
-        while let Some(end) = pending.find('\n') {
-            let line: String = pending.drain(..=end).collect();
-            print_record(line.trim_end(), json);
+            Err(error) => {
+                output::fatal(&format!("cannot read {}: {error}", reader.path().display()));
+                return EXIT_USAGE;
+            }
         }
         if no_follow {
             return EXIT_OK;
-        }
-        // A new `init --force` starts the log afresh: read it from the top.
-        if std::fs::metadata(&log)
-            .map(|m| m.len() < offset)
-            .unwrap_or(false)
-        {
-            offset = 0;
-            pending.clear();
         }
         std::thread::sleep(Duration::from_millis(200));
     }

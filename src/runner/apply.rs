@@ -159,8 +159,8 @@ impl Runner {
             let count = self.task(i).retry.count;
             let message = format!(
                 "Task {id} failed, will retry (attempt {} of {})",
-                count + 1,
-                retry.max + 1
+                u64::from(count) + 1,
+                u64::from(retry.max) + 1
             );
             (
                 message.clone(),

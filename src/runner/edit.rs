@@ -320,9 +320,10 @@ impl Runner {
     fn next_id(&self, count: usize) -> Result<u32, OpError> {
         let next = u64::from(self.doc.tasks.iter().map(|t| t.id).max().unwrap_or(0)) + 1;
         if next + count as u64 > u64::from(u32::MAX) + 1 {
-            return Err(OpError::new(
-                ErrorCode::InvalidState,
-                "no task ids are left: the largest id is too close to 4294967295",
+            return Err(OpError::overflow(
+                "task id",
+                u64::from(u32::MAX),
+                "no task ids are left for new tasks",
             ));
         }
         Ok(next as u32)

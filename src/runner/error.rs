@@ -31,11 +31,17 @@ pub enum ErrorCode {
     StateIo,
     /// The state file parses but is not a consistent plan state.
     InvalidState,
+    /// Another writer holds the state's lock (past the lock timeout), or the
+    /// lock file was removed while this change held it.
+    StateLocked,
+    /// A counter would pass its largest value (`state.revision`,
+    /// `state.iteration_count`, task ids).
+    CounterOverflow,
 }
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 12] = [
+    pub const ALL: [ErrorCode; 14] = [
         ErrorCode::TaskNotFound,
         ErrorCode::InvalidDependency,
         ErrorCode::TaskNotEditable,
@@ -48,6 +54,8 @@ impl ErrorCode {
         ErrorCode::UnknownRole,
         ErrorCode::StateIo,
         ErrorCode::InvalidState,
+        ErrorCode::StateLocked,
+        ErrorCode::CounterOverflow,
     ];
 
     /// The code as it appears in the envelope.
@@ -65,6 +73,8 @@ impl ErrorCode {
             ErrorCode::UnknownRole => "UNKNOWN_ROLE",
             ErrorCode::StateIo => "STATE_IO",
             ErrorCode::InvalidState => "INVALID_STATE",
+            ErrorCode::StateLocked => "STATE_LOCKED",
+            ErrorCode::CounterOverflow => "COUNTER_OVERFLOW",
         }
     }
 }
@@ -100,6 +110,31 @@ impl OpError {
     pub fn with(mut self, details: Value) -> OpError {
         self.details = details;
         self
+    }
+
+    /// `COUNTER_OVERFLOW`: `counter` (as spelt in the state, e.g.
+    /// `state.revision`) is at its largest value `max`; `advice` says what
+    /// can still be done.
+    pub fn overflow(counter: &str, max: u64, advice: &str) -> OpError {
+        OpError::new(
+            ErrorCode::CounterOverflow,
+            format!("{counter} is at its largest value ({max}); {advice}"),
+        )
+        .with(json!({"counter": counter, "max": max}))
+    }
+
+    /// Whether the state file could not be read as a state: missing or
+    /// unreadable (`STATE_IO` with `details.access` `"read"`), or not a
+    /// consistent `planc/1` state (`INVALID_STATE`). The command line exits 2
+    /// for these, as for any input file it cannot read.
+    pub fn is_unreadable_state(&self) -> bool {
+        match self.code {
+            ErrorCode::InvalidState => true,
+            ErrorCode::StateIo => {
+                self.details.get("access").and_then(Value::as_str) == Some("read")
+            }
+            _ => false,
+        }
     }
 
     /// Seed 001's error envelope: `{"success": false, "error": {code, message, details}}`.

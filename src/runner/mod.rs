@@ -32,7 +32,7 @@ pub use ops::{
     SkipArgs, StartNextArgs, TaskIdArgs, TaskRef, TaskUpdates, UpdateArgs,
 };
 pub use prompt::prompt;
-pub use store::Store;
+pub use store::{LogReader, Store, DEFAULT_LOCK_TIMEOUT};
 
 use index::Index;
 
@@ -94,13 +94,29 @@ impl Runner {
     }
 
     /// Applies one operation. On error nothing has changed. A change bumps
-    /// `state.revision` by one and returns at least one event.
+    /// `state.revision` by one and returns at least one event; at the largest
+    /// revision every change is refused (`COUNTER_OVERFLOW`).
     pub fn apply(&mut self, op: &Op) -> Result<Applied, OpError> {
+        if op.is_change() {
+            self.next_revision()?;
+        }
         let applied = self.apply_unrevised(op)?;
         if applied.changed() {
             self.doc.state.revision += 1;
         }
         Ok(applied)
+    }
+
+    /// The revision after one more change, or `COUNTER_OVERFLOW` (checked
+    /// before anything changes, so a refused change changes nothing).
+    fn next_revision(&self) -> Result<u64, OpError> {
+        self.doc.state.revision.checked_add(1).ok_or_else(|| {
+            OpError::overflow(
+                "state.revision",
+                u64::MAX,
+                "this state accepts no more changes (start a new one with `planc run init`)",
+            )
+        })
     }
 
     /// Applies one operation without bumping the revision (for composite

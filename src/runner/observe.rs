@@ -45,22 +45,38 @@ pub fn observe(runner: &mut Runner, message: &str) -> Result<Applied, OpError> {
     };
 
     let lower = message.to_lowercase();
-    if runner.doc.state.status == PlanStatus::Paused
-        && RESUME_WORDS.iter().any(|w| lower.contains(w))
-    {
+    let paused = runner.doc.state.status == PlanStatus::Paused;
+    let resuming = paused && RESUME_WORDS.iter().any(|w| lower.contains(w));
+    if paused && !resuming {
+        return Err(paused_error(runner));
+    }
+    // Both counters are checked before anything changes: a refused message
+    // changes nothing.
+    let revision = runner.next_revision()?;
+    let iteration = if resuming {
         // A resumed plan gets a fresh iteration budget.
-        runner.doc.state.iteration_count = 0;
+        1
+    } else {
+        runner
+            .doc
+            .state
+            .iteration_count
+            .checked_add(1)
+            .ok_or_else(|| {
+                OpError::overflow(
+                    "state.iteration_count",
+                    u64::MAX,
+                    "reset the plan (resetPlan) to count again",
+                )
+            })?
+    };
+    if resuming {
         let _ = step(runner, Op::ResumePlan(NoArgs {}), &mut events, &mut actions);
+        if runner.doc.state.status == PlanStatus::Paused {
+            return Err(paused_error(runner));
+        }
     }
-    if runner.doc.state.status == PlanStatus::Paused {
-        return Err(OpError::new(
-            ErrorCode::PlanNotActive,
-            "The plan is paused; say \"continue\" (继续) to resume it",
-        )
-        .with(json!({"status": "paused", "iteration_count": runner.doc.state.iteration_count})));
-    }
-    runner.doc.state.iteration_count += 1;
-    let iteration = runner.doc.state.iteration_count;
+    runner.doc.state.iteration_count = iteration;
     events.push(Event::plan(
         EventKind::Iteration,
         format!("Iteration {iteration}"),
@@ -140,7 +156,7 @@ pub fn observe(runner: &mut Runner, message: &str) -> Result<Applied, OpError> {
             summary = Some(progress_summary(runner));
         }
     }
-    runner.doc.state.revision += 1;
+    runner.doc.state.revision = revision;
 
     let current = runner
         .doc
@@ -159,6 +175,15 @@ pub fn observe(runner: &mut Runner, message: &str) -> Result<Applied, OpError> {
         data["summary"] = json!(summary);
     }
     Ok(Applied { data, events })
+}
+
+/// `PLAN_NOT_ACTIVE` for a message to a paused plan.
+fn paused_error(runner: &Runner) -> OpError {
+    OpError::new(
+        ErrorCode::PlanNotActive,
+        "The plan is paused; say \"continue\" (继续) to resume it",
+    )
+    .with(json!({"status": "paused", "iteration_count": runner.doc.state.iteration_count}))
 }
 
 /// The earliest of `markers` in `text`: (byte offset, length).

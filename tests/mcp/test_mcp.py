@@ -52,7 +52,7 @@ class StateDir:
         return json.loads(self.state.read_text(encoding="utf-8"))
 
     def events(self):
-        log = self.dir / "jd.events.jsonl"
+        log = self.dir / "jd.json.events.jsonl"
         return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
 
     def cleanup(self):

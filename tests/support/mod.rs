@@ -124,10 +124,9 @@ impl Test {
         serde_json::from_str(&text).expect("the state file is JSON")
     }
 
-    /// The event log beside state `name` (`s.json` → `s.events.jsonl`), parsed line by line.
+    /// The event log beside state `name` (`s.json` → `s.json.events.jsonl`), parsed line by line.
     pub fn events(&self, name: &str) -> Vec<Value> {
-        let stem = name.strip_suffix(".json").unwrap_or(name);
-        std::fs::read_to_string(self.path(&format!("{stem}.events.jsonl")))
+        std::fs::read_to_string(self.path(&format!("{name}.events.jsonl")))
             .expect("the event log")
             .lines()
             .map(|l| serde_json::from_str(l).expect("each log line is JSON"))

@@ -443,11 +443,94 @@ fn ids_running_out_is_an_error_not_a_panic() {
     let mut r = Runner::new(doc).unwrap();
     assert_eq!(
         code(&mut r, "addTask", json!({"name": "x"})),
-        "INVALID_STATE"
+        "COUNTER_OVERFLOW"
     );
     assert_eq!(
         code(&mut r, "replan", json!({"steps": ["a"]})),
-        "INVALID_STATE"
+        "COUNTER_OVERFLOW"
+    );
+}
+
+/// Every change op, with arguments that would change the plan in `plan(&[&[], &[1]])`.
+const CHANGES: [(&str, &str); 10] = [
+    ("startNextTask", "{}"),
+    ("startTask", r#"{"task_id": 1}"#),
+    ("completeTask", r#"{"task_id": 1}"#),
+    ("failTask", r#"{"task_id": 1}"#),
+    ("skipTask", r#"{"task_id": 1}"#),
+    ("addTask", r#"{"name": "x"}"#),
+    ("updateTask", r#"{"task_id": 2, "name": "y"}"#),
+    ("removeTask", r#"{"task_id": 2}"#),
+    ("pausePlan", "{}"),
+    ("replan", r#"{"steps": ["a"]}"#),
+];
+
+#[test]
+fn the_revision_does_not_wrap() {
+    let mut doc = plan(&[&[], &[1]]);
+    doc.state.revision = u64::MAX;
+    let r = Runner::new(doc).unwrap();
+    for (name, args) in CHANGES {
+        let mut changed = r.clone();
+        let args = serde_json::from_str(args).unwrap();
+        let error = call(&mut changed, name, args).unwrap_err();
+        assert_eq!(error.code, ErrorCode::CounterOverflow, "{name}");
+        assert_eq!(
+            error.details,
+            json!({"counter": "state.revision", "max": u64::MAX})
+        );
+        assert_eq!(changed.document(), r.document(), "{name} changed nothing");
+    }
+    // Queries still answer.
+    let mut r = r;
+    assert_eq!(ok(&mut r, "getPlanStatus", json!({}))["revision"], u64::MAX);
+    // One below the largest, one change fits.
+    let mut doc = plan(&[&[], &[1]]);
+    doc.state.revision = u64::MAX - 1;
+    let mut r = Runner::new(doc).unwrap();
+    ok(&mut r, "startNextTask", json!({}));
+    assert_eq!(r.document().state.revision, u64::MAX);
+    assert_eq!(code(&mut r, "completeTask", json!({})), "COUNTER_OVERFLOW");
+}
+
+#[test]
+fn observe_counters_do_not_wrap() {
+    let mut doc = plan(&[&[], &[1]]);
+    doc.state.iteration_count = u64::MAX;
+    let r = Runner::new(doc).unwrap();
+    let mut changed = r.clone();
+    let error = observe(&mut changed, "[Done]").unwrap_err();
+    assert_eq!(error.code, ErrorCode::CounterOverflow);
+    assert_eq!(error.details["counter"], "state.iteration_count");
+    assert_eq!(changed.document(), r.document());
+
+    let mut doc = plan(&[&[], &[1]]);
+    doc.state.revision = u64::MAX;
+    let r = Runner::new(doc).unwrap();
+    let mut changed = r.clone();
+    let error = observe(&mut changed, "[Step] more").unwrap_err();
+    assert_eq!(error.details["counter"], "state.revision");
+    assert_eq!(changed.document(), r.document());
+
+    // Resuming starts the count again, so a full counter is no obstacle.
+    let mut doc = plan(&[&[], &[1]]);
+    doc.state.iteration_count = u64::MAX;
+    let mut r = Runner::new(doc).unwrap();
+    ok(&mut r, "pausePlan", json!({}));
+    let data = observe(&mut r, "continue").unwrap().data;
+    assert_eq!(data["iteration_count"], 1);
+    assert_eq!(r.document().state.iteration_count, 1);
+}
+
+#[test]
+fn the_largest_retry_budget_does_not_overflow_its_message() {
+    let mut doc = plan(&[&[]]);
+    doc.tasks[0].retry.max = u32::MAX;
+    let mut r = Runner::new(doc).unwrap();
+    let data = ok(&mut r, "failTask", json!({"task_id": 1}));
+    assert_eq!(
+        data["message"],
+        "Task 1 failed, will retry (attempt 2 of 4294967296)"
     );
 }
 
