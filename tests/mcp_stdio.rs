@@ -49,12 +49,11 @@ impl Client {
     }
 }
 
-#[test]
-fn json_rpc_over_stdio() {
-    let t = Test::new();
-    t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
+/// Starts `planc mcp ARGS` in the test's directory and completes the handshake.
+fn connect(t: &Test, args: &[&str]) -> (std::process::Child, Client) {
     let mut child = planc()
-        .args(["mcp", "s.json"])
+        .arg("mcp")
+        .args(args)
         .current_dir(t.dir())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -72,6 +71,14 @@ fn json_rpc_over_stdio() {
     assert_eq!(init["result"]["serverInfo"]["name"], "planc");
     assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
     client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    (child, client)
+}
+
+#[test]
+fn json_rpc_over_stdio() {
+    let t = Test::new();
+    t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
+    let (mut child, mut client) = connect(&t, &["s.json"]);
 
     let tools = client.request("tools/list", json!({}));
     let names: Vec<&str> = tools["result"]["tools"]
@@ -118,4 +125,53 @@ fn a_missing_state_is_a_usage_error() {
     let run = Test::new().run(&["mcp", "missing.json"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("planc run init"), "{}", run.stderr);
+}
+
+/// A tool call that waits for a writer stopped while holding the lock gives up
+/// after `--lock-timeout` (or PLANC_LOCK_TIMEOUT) with STATE_LOCKED, as
+/// `planc run` does, and the server goes on serving.
+#[cfg(unix)]
+#[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "faults are injected in debug builds only"
+)]
+fn a_stopped_lock_holder_times_a_tool_call_out() {
+    let t = Test::new();
+    t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
+    let mut holder = planc()
+        .args(["run", "skip", "s.json", "1"])
+        .current_dir(t.dir())
+        .env("PLANC_FAULT", "stop@locked")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut holder_err = BufReader::new(holder.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("fault injected: stop at locked") {
+        line.clear();
+        assert!(
+            holder_err.read_line(&mut line).unwrap() > 0,
+            "the holder ended"
+        );
+    }
+
+    let (mut child, mut client) = connect(&t, &["s.json", "--lock-timeout", "0.2"]);
+    let result = client.call("startNextTask", json!({}));
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    assert_eq!(result["isError"], true);
+    assert_eq!(result["structuredContent"]["error"]["code"], "STATE_LOCKED");
+    assert_eq!(
+        result["structuredContent"]["error"]["details"]["timeout_seconds"],
+        0.2
+    );
+    // Queries need no lock, and the next change goes through.
+    let result = client.call("getPlanStatus", json!({}));
+    assert_eq!(result["isError"], false);
+    let result = client.call("startNextTask", json!({}));
+    assert_eq!(result["isError"], false, "{result}");
+    drop(client);
+    assert!(child.wait().unwrap().success());
 }

@@ -791,3 +791,55 @@ fn counters_at_their_largest_value_change_nothing() {
         );
     }
 }
+
+/// A state path that names a device or a FIFO is refused before it is read:
+/// `/dev/zero` would fill memory and a FIFO with no writer would block.
+#[cfg(unix)]
+#[test]
+fn a_state_that_is_not_a_file_is_refused_unread() {
+    let t = Test::new();
+    let envelope = t.op(&["status", "/dev/zero"], 2);
+    assert_eq!(
+        envelope["error"]["message"],
+        "cannot read /dev/zero: it is a device, not a file"
+    );
+    assert_eq!(envelope["error"]["code"], "STATE_IO");
+
+    let fifo = std::ffi::CString::new(t.dir().join("s.json").to_str().unwrap()).unwrap();
+    // SAFETY: `fifo` is a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let envelope = t.op(&["next", "s.json"], 2);
+    assert_eq!(
+        envelope["error"]["message"],
+        "cannot read s.json: it is a pipe (FIFO), not a file"
+    );
+}
+
+/// What `observe` and `replan` read from standard input is bounded like a file.
+#[cfg(unix)]
+#[test]
+fn standard_input_is_read_within_the_file_limit() {
+    let t = Test::new();
+    t.ok(&[
+        "init",
+        &support::repo("examples/jd_keyboard.plan"),
+        "-o",
+        "s.json",
+    ]);
+    for args in [&["observe", "s.json"][..], &["replan", "s.json", "-"]] {
+        let run = planc()
+            .arg("run")
+            .args(args)
+            .current_dir(t.dir())
+            .stdin(std::fs::File::open("/dev/zero").unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&run.stderr),
+            "error: cannot read standard input: it is larger than 67108864 bytes, the most planc \
+             reads from one file\n"
+        );
+    }
+    assert_eq!(t.ok(&["status", "s.json"])["revision"], 1);
+}

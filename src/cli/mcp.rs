@@ -10,6 +10,15 @@ use super::{EXIT_OK, EXIT_USAGE};
 pub struct McpArgs {
     /// The state file to serve (create it with `planc run init`)
     state: String,
+    /// How long a change waits for another writer's lock before giving up
+    /// (STATE_LOCKED) [default: 5]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        env = "PLANC_LOCK_TIMEOUT",
+        value_parser = super::run::parse_seconds
+    )]
+    lock_timeout: Option<std::time::Duration>,
 }
 
 #[derive(Args)]
@@ -37,7 +46,12 @@ pub fn serve(args: McpArgs) -> i32 {
         ));
         return EXIT_USAGE;
     }
-    match mcp::serve_stdio(args.state.into()) {
+    let store = planc::runner::Store::new(&args.state);
+    let store = match args.lock_timeout {
+        Some(timeout) => store.with_lock_timeout(timeout),
+        None => store,
+    };
+    match mcp::serve_stdio(store) {
         Ok(()) => EXIT_OK,
         Err(message) => {
             output::fatal(&message);

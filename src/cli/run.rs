@@ -2,11 +2,12 @@
 //! parses its arguments into a runner [`Op`] and hands it to the [`Store`];
 //! every rule lives in `planc::runner`.
 
-use std::io::Read;
+use std::path::Path;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use planc::check::parse_assignment;
+use planc::read::Bounds;
 use planc::runner::{
     self, AddArgs, Applied, CompleteArgs, FailArgs, ListArgs, LogRecord, NoArgs, Op, OpError,
     ReplanArgs, SkipArgs, StartNextArgs, Store, TaskIdArgs, TaskRef, UpdateArgs,
@@ -37,7 +38,7 @@ pub struct RunArgs {
 }
 
 /// A number of seconds (`5`, `0.5`, `0` for no wait).
-fn parse_seconds(text: &str) -> Result<Duration, String> {
+pub(super) fn parse_seconds(text: &str) -> Result<Duration, String> {
     text.trim()
         .parse::<f64>()
         .ok()
@@ -302,14 +303,10 @@ pub fn run(args: RunArgs) -> i32 {
         RunCommand::Observe { state, message } => {
             let message = match message {
                 Some(m) => m,
-                None => {
-                    let mut text = String::new();
-                    if let Err(error) = std::io::stdin().read_to_string(&mut text) {
-                        output::fatal(&format!("cannot read standard input: {error}"));
-                        return EXIT_USAGE;
-                    }
-                    text
-                }
+                None => match read_stdin() {
+                    Ok(text) => text,
+                    Err(code) => return code,
+                },
             };
             let result = store(&state).transact("observe", |r| {
                 let applied = runner::observe(r, &message)?;
@@ -490,17 +487,27 @@ fn init(
     }
 }
 
+/// Standard input as text, bounded like a file (`planc::read`): exit 2 when
+/// it cannot be read, is too large or is not UTF-8.
+fn read_stdin() -> Result<String, i32> {
+    let text = planc::read::read_stream(std::io::stdin().lock(), planc::read::MAX_FILE_BYTES)
+        .map_err(std::io::Error::from)
+        .and_then(|bytes| {
+            String::from_utf8(bytes)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+        });
+    text.map_err(|error| {
+        output::fatal(&format!("cannot read standard input: {error}"));
+        EXIT_USAGE
+    })
+}
+
 /// The steps of `planc run replan`: a JSON list, or an object with `steps`.
 fn read_steps(path: &str) -> Result<Result<ReplanArgs, OpError>, i32> {
     let text = if path == "-" {
-        let mut text = String::new();
-        if let Err(error) = std::io::stdin().read_to_string(&mut text) {
-            output::fatal(&format!("cannot read standard input: {error}"));
-            return Err(EXIT_USAGE);
-        }
-        text
+        read_stdin()?
     } else {
-        match std::fs::read_to_string(path) {
+        match planc::read::read_to_string(Path::new(path), Bounds::FILES_AND_PIPES) {
             Ok(text) => text,
             Err(error) => {
                 output::fatal(&format!("cannot read {path}: {error}"));

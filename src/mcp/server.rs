@@ -33,8 +33,13 @@ pub struct PlanServer {
 impl PlanServer {
     /// A server for the state file at `path`.
     pub fn new(path: impl Into<PathBuf>) -> PlanServer {
+        PlanServer::with_store(Store::new(path.into()))
+    }
+
+    /// A server for a store set up by the caller (its lock timeout, say).
+    pub fn with_store(store: Store) -> PlanServer {
         PlanServer {
-            store: Arc::new(Store::new(path.into())),
+            store: Arc::new(store),
         }
     }
 
@@ -194,13 +199,13 @@ impl ServerHandler for PlanServer {
 }
 
 /// Serves `path` over standard input and output until the client disconnects.
-pub fn serve_stdio(path: PathBuf) -> Result<(), String> {
+pub fn serve_stdio(store: Store) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime.block_on(async move {
-        let service = PlanServer::new(path)
+        let service = PlanServer::with_store(store)
             .serve(rmcp::transport::stdio())
             .await
             .map_err(|e| format!("MCP handshake failed: {e}"))?;

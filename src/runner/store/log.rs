@@ -286,7 +286,7 @@ fn state_revision(path: &Path) -> Option<u64> {
     struct State {
         revision: u64,
     }
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = crate::read::read_file(path, super::STATE_BOUNDS).ok()?;
     serde_json::from_slice::<Document>(&bytes)
         .ok()
         .map(|d| d.state.revision)

@@ -45,6 +45,14 @@ use log::{init_record, EventLog};
 pub use lock::DEFAULT_LOCK_TIMEOUT;
 pub use log::LogReader;
 
+/// What a state file may be: a regular file (never a device or a FIFO, which
+/// would fill memory or block) of at most 256 MiB — four times the largest
+/// `.plan` file, as a state's JSON text is larger than the plan it came from.
+pub const STATE_BOUNDS: crate::read::Bounds = crate::read::Bounds {
+    limit: 256 << 20,
+    pipes: false,
+};
+
 /// A state file and the files beside it (`STATE.lock`, `STATE.events.jsonl`).
 #[derive(Clone, Debug)]
 pub struct Store {
@@ -170,7 +178,7 @@ impl Store {
     /// Reads the state from `path` (the given one, or the real file it names);
     /// errors name the path as given.
     fn read(&self, path: &Path) -> Result<PlanDocument, OpError> {
-        let text = fs::read_to_string(path).map_err(|e| {
+        let text = crate::read::read_to_string(path, STATE_BOUNDS).map_err(|e| {
             OpError::new(
                 ErrorCode::StateIo,
                 format!("cannot read {}: {e}", self.path.display()),
