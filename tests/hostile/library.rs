@@ -9,7 +9,7 @@ use planc::emit::Target;
 use planc::graph::GraphFormat;
 use planc::span::{FileId, SourceMap};
 
-use crate::run::SECRET;
+use crate::run::{DECOY, SECRET};
 
 /// Runs the case `spec` (`plan:PATH`, `json:PATH` or `state:PATH`).
 pub fn exercise(spec: &str) {
@@ -65,7 +65,7 @@ fn plan(path: &str, text: &str) {
         let json = planc::render::json(&compiled.diagnostics, &compiled.sources);
         assert!(
             matches!(serde_json::from_str(&json), Ok(serde_json::Value::Array(_))),
-            "render::json gave no JSON array"
+            "hostile check: render::json gave no JSON array"
         );
         data(&json);
         data(&planc::render::github(
@@ -100,6 +100,10 @@ fn show(text: &str) {
 fn data(text: &str) {
     assert!(
         !text.contains(SECRET),
-        "the content of a file outside the project reached the output"
+        "hostile check: the content of a file outside the project reached the output"
+    );
+    assert!(
+        !text.contains(DECOY),
+        "hostile check: a decoy reached the output: planc read another file than the one named"
     );
 }

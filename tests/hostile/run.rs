@@ -13,6 +13,11 @@ use planc::generate::hostile::{is_terminal_control, FORGED_LINE};
 /// (so `/proc/self/environ` holds it): no output may ever contain it.
 pub const SECRET: &str = "PLANC-HOSTILE-SECRET-5b1d9e";
 
+/// Planted in decoys inside the project named like the files outside it
+/// (`lib.plan` for `../../lib.plan`): shown, it means planc read a file
+/// other than the one named.
+pub const DECOY: &str = "PLANC-HOSTILE-DECOY-c4e2";
+
 /// What `/etc/passwd` starts with, which no output may quote either.
 const PASSWD: &str = "root:x:0:0";
 
@@ -47,6 +52,8 @@ pub enum Stdout {
     JsonArray,
     /// A JSON value when it prints anything (`--json`, `build`).
     Json,
+    /// One JSON value a line (`run --json watch`).
+    JsonLines,
     /// A file format (a plan document, a graph, a diff): only the secret
     /// is looked for.
     Data,
@@ -70,11 +77,13 @@ where
     S: AsRef<std::ffi::OsStr>,
 {
     let mut command = Command::new(env!("CARGO_BIN_EXE_planc"));
+    // A short environment holding the secret: `/proc/self/environ` is then
+    // a short line, which a diagnostic would quote.
     command
         .args(args)
         .current_dir(dir)
+        .env_clear()
         .env("NO_COLOR", "1")
-        .env_remove("CLICOLOR_FORCE")
         .env("PLANC_HOSTILE_SECRET", SECRET);
     command
 }
@@ -92,6 +101,7 @@ pub fn library(dir: &Path, spec: &str) -> Command {
             "--test-threads=1",
         ])
         .current_dir(dir)
+        .env_clear()
         .env(LIBRARY_CASE, spec)
         .env("PLANC_HOSTILE_SECRET", SECRET)
         .env("RUST_BACKTRACE", "0")
@@ -193,6 +203,11 @@ pub fn check(mut child: Child<'_>) -> Result<String, String> {
             context()
         ));
     }
+    // The library child's own checks of machine output.
+    if let Some(at) = stderr.find("hostile check: ") {
+        let message = stderr[at..].lines().next().unwrap_or_default();
+        return Err(format!("library output: {message}"));
+    }
     if stderr.contains("panicked at") || stdout.contains("panicked at") {
         return Err(format!("panicked; {}", context()));
     }
@@ -217,6 +232,11 @@ pub fn check(mut child: Child<'_>) -> Result<String, String> {
                 "{name} shows the content of a file outside the project (the planted secret)"
             ));
         }
+        if text.contains(DECOY) {
+            return Err(format!(
+                "{name} shows a decoy: planc read another file than the one named"
+            ));
+        }
         if text.contains(PASSWD) {
             return Err(format!("{name} quotes /etc/passwd"));
         }
@@ -238,6 +258,17 @@ pub fn check(mut child: Child<'_>) -> Result<String, String> {
                 return Err(format!(
                     "printed something that is not JSON: stdout starts {:?}",
                     &stdout[..stdout.len().min(200)]
+                ));
+            }
+        }
+        Stdout::JsonLines => {
+            if let Some(line) = stdout
+                .lines()
+                .find(|line| serde_json::from_str::<serde_json::Value>(line).is_err())
+            {
+                return Err(format!(
+                    "printed a line that is not JSON: {:?}",
+                    &line[..line.len().min(200)]
                 ));
             }
         }
