@@ -105,9 +105,9 @@ pub fn case(class: Class, seed: u64, size: usize) -> (&'static str, String) {
     }
 }
 
-/// A plan whose goal string is never closed and holds `size` bytes of `{`
-/// (an interpolation opened over and over), with `words` a name inside
-/// some of them.
+/// A plan whose last task's title is never closed and holds up to `size`
+/// bytes of `{` (an interpolation opened over and over), with `words` a
+/// name inside some of them; the file ends there.
 pub fn unterminated_braces(size: usize, words: bool) -> String {
     let mut out = String::with_capacity(size + 64);
     out.push_str("plan p {\n    goal \"g\"\n    task a \"");
