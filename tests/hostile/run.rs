@@ -197,9 +197,15 @@ pub fn check(mut child: Child<'_>) -> Result<String, String> {
         ));
     };
     if let Some(signal) = status.signal() {
+        let why = if stderr.contains("overflowed its stack") {
+            "a stack overflow".to_owned()
+        } else if stderr.contains("memory allocation of") {
+            format!("the {} MiB memory cap", cap >> 20)
+        } else {
+            "a crash".to_owned()
+        };
         return Err(format!(
-            "killed by signal {signal} after {elapsed:?} (an abort here is usually the {} MiB memory cap); {}",
-            cap >> 20,
+            "killed by signal {signal} ({why}) after {elapsed:?}; {}",
             context()
         ));
     }
