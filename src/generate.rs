@@ -11,6 +11,8 @@
 //! of the 3rd to 5th tasks before cannot reach one another, as every edge
 //! between a step's 6th and later tasks skips at least two tasks).
 
+pub mod hostile;
+
 use std::fmt::Write;
 
 /// How many cases each property test and fuzz target runs: `default` in a
