@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use planc::check::parse_assignment;
+use planc::escape;
 use planc::runner::{
     self, AddArgs, Applied, CompleteArgs, FailArgs, ListArgs, LogRecord, NoArgs, Op, OpError,
     ReplanArgs, SkipArgs, StartNextArgs, Store, TaskIdArgs, TaskRef, UpdateArgs,
@@ -394,7 +395,7 @@ fn report(result: Result<Applied, OpError>, json: bool, op: &str) -> i32 {
             if json {
                 print_json(&error.envelope());
             } else {
-                eprintln!("error[{}]: {}", error.code, error.message);
+                eprintln!("error[{}]: {}", error.code, escape::line(&error.message));
             }
             EXIT_FAILURE
         }
@@ -413,7 +414,10 @@ fn init(plan: &str, state: &str, set: Vec<(String, String)>, force: bool, json: 
     let (diagnostics, sources) = (loaded.diagnostics.clone(), loaded.sources.clone());
     let Some(document) = loaded.clean_document() else {
         output::human(&diagnostics, &sources, Color::Auto);
-        eprintln!("{}: no state created: the plan has errors", input.name);
+        eprintln!(
+            "{}: no state created: the plan has errors",
+            escape::path(&input.name)
+        );
         return EXIT_FAILURE;
     };
     match Store::new(state).create(document, force) {
@@ -429,8 +433,9 @@ fn init(plan: &str, state: &str, set: Vec<(String, String)>, force: bool, json: 
                 print_json(&serde_json::json!({"success": true, "data": data}));
             } else {
                 println!(
-                    "created {state}: plan `{}`, {} task(s)",
-                    doc.meta.id,
+                    "created {}: plan `{}`, {} task(s)",
+                    escape::path(state),
+                    escape::line(&doc.meta.id),
                     doc.tasks.len()
                 );
             }
@@ -480,7 +485,10 @@ fn watch(state: &str, no_follow: bool, json: bool) -> i32 {
     let mut file = match std::fs::File::open(&log) {
         Ok(file) => file,
         Err(error) => {
-            output::fatal(&format!("cannot read {}: {error}", log.display()));
+            output::fatal(&format!(
+                "cannot read {}: {error}",
+                escape::path(&log.to_string_lossy())
+            ));
             return EXIT_USAGE;
         }
     };
@@ -528,12 +536,12 @@ fn print_record(line: &str, json: bool) {
                 println!(
                     "r{} {} {}{task}: {}",
                     record.revision,
-                    record.at,
+                    escape::line(&record.at),
                     event.kind.as_str(),
-                    event.message
+                    escape::line(&event.message)
                 );
             }
         }
-        Err(_) => println!("{line}"),
+        Err(_) => println!("{}", escape::line(line)),
     }
 }
