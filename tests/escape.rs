@@ -367,9 +367,11 @@ fn random_names_never_reach_the_terminal() {
         });
         let t = Test::new().file("plan.json", &plan.to_string());
         human(&t, &["init", "plan.json", "-o", "s.json"]);
-        human(&t, &["add", "s.json", "--name", &name, "--reasoning", &name]);
+        // `--flag=VALUE`: a name may start with `-`.
+        let (add, reasoning) = (format!("--name={name}"), format!("--reasoning={name}"));
+        human(&t, &["add", "s.json", &add, &reasoning]);
         human(&t, &["next", "s.json"]);
-        human(&t, &["complete", "s.json", "--result", &name]);
+        human(&t, &["complete", "s.json", &format!("--result={name}")]);
         for args in [&["list", "s.json"][..], &["show", "s.json", "1"], &["prompt", "s.json"],
                      &["watch", "s.json", "--no-follow"], &["status", "s.json"], &["next", "s.json"]] {
             human(&t, args);
