@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use crate::document::{PlanDocument, TaskDoc, TaskStatus};
+use crate::escape;
 
 /// A picture format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,8 +77,11 @@ fn groups(document: &PlanDocument) -> (Vec<StepGroup<'_>>, Vec<&TaskDoc>) {
     (grouped, loose)
 }
 
+/// One line of a Mermaid label: escaped ([`escape::line`]), then Mermaid's
+/// entity codes for the characters its syntax uses.
 fn mermaid_text(text: &str) -> String {
-    text.replace('&', "#amp;")
+    escape::line(text)
+        .replace('&', "#amp;")
         .replace('"', "#quot;")
         .replace('<', "#lt;")
         .replace('>', "#gt;")
@@ -124,10 +128,11 @@ fn mermaid(document: &PlanDocument) -> String {
     out
 }
 
+/// One line of a DOT string: escaped ([`escape::line`]), then DOT's quoting.
 fn dot_text(text: &str) -> String {
-    text.replace('\\', "\\\\")
+    escape::line(text)
+        .replace('\\', "\\\\")
         .replace('"', "\\\"")
-        .replace('\n', "\\n")
 }
 
 fn dot(document: &PlanDocument) -> String {
@@ -147,7 +152,11 @@ fn dot(document: &PlanDocument) -> String {
             out,
             "{indent}t{} [label=\"{}\", fillcolor=\"{fill}\", color=\"{stroke}\", tooltip=\"{}\"];",
             task.id,
-            dot_text(&label_lines(task).join("\n")),
+            label_lines(task)
+                .iter()
+                .map(|l| dot_text(l))
+                .collect::<Vec<_>>()
+                .join("\\n"),
             task.status.as_str()
         );
     };

@@ -14,6 +14,7 @@ pub mod compile;
 pub mod diagnostic;
 pub mod document;
 pub mod emit;
+pub mod escape;
 pub mod fmt;
 pub mod generate;
 pub mod graph;

@@ -63,7 +63,7 @@ pub fn run(args: BuildArgs) -> i32 {
         _ => {
             eprintln!(
                 "{}: not built: {}",
-                input.name,
+                planc::escape::path(&input.name),
                 planc::render::summary(&diagnostics).unwrap_or_else(|| "no plan".to_owned())
             );
             return EXIT_FAILURE;

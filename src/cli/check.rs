@@ -116,9 +116,10 @@ pub fn run(args: CheckArgs) -> i32 {
                 Some(n) => format!(", {n} tasks"),
                 None => String::new(),
             };
+            let name = planc::escape::path(&report.name);
             match render::summary(&report.diagnostics) {
-                Some(summary) => eprintln!("{}: {summary}{tasks}", report.name),
-                None => eprintln!("{}: ok{tasks}", report.name),
+                Some(summary) => eprintln!("{name}: {summary}{tasks}"),
+                None => eprintln!("{name}: ok{tasks}"),
             }
         }
     }

@@ -35,6 +35,7 @@ pub fn run(args: FmtArgs) -> i32 {
             }
         };
         if input.kind == Kind::Json {
+            let path = planc::escape::path(path);
             output::fatal(&format!("{path}: planc fmt formats .plan files"));
             status = EXIT_USAGE;
             continue;
@@ -45,7 +46,10 @@ pub fn run(args: FmtArgs) -> i32 {
                 let mut sources = SourceMap::new();
                 sources.add(&input.name, Arc::clone(&input.text));
                 output::human(&diagnostics, &sources, args.color);
-                eprintln!("{}: not formatted: fix the syntax errors first", input.name);
+                eprintln!(
+                    "{}: not formatted: fix the syntax errors first",
+                    planc::escape::path(&input.name)
+                );
                 status = status.max(EXIT_FAILURE);
                 continue;
             }
@@ -61,19 +65,23 @@ pub fn run(args: FmtArgs) -> i32 {
             continue;
         }
         if args.check {
+            // The diff shows the file's own lines as they are, as `git diff`
+            // does; only its name is escaped.
             let diff = similar::TextDiff::from_lines(&*input.text, formatted.as_str());
+            let name = planc::escape::path(&input.name);
             print!(
                 "{}",
                 diff.unified_diff()
                     .context_radius(2)
-                    .header(&input.name, &format!("{} (formatted)", input.name))
+                    .header(&name, &format!("{name} (formatted)"))
             );
             status = status.max(EXIT_FAILURE);
         } else if let Err(error) = std::fs::write(path, &formatted) {
+            let path = planc::escape::path(path);
             output::fatal(&format!("cannot write {path}: {error}"));
             status = EXIT_USAGE;
         } else {
-            eprintln!("formatted {}", input.name);
+            eprintln!("formatted {}", planc::escape::path(&input.name));
         }
     }
     status

@@ -46,7 +46,10 @@ pub fn run(args: GraphArgs) -> i32 {
     output::human(&loaded.diagnostics, &loaded.sources, args.color);
     let document = loaded.clean_document();
     let Some(document) = document else {
-        eprintln!("{}: no graph: the plan has errors", input.name);
+        eprintln!(
+            "{}: no graph: the plan has errors",
+            planc::escape::path(&input.name)
+        );
         return EXIT_FAILURE;
     };
     let format = match args.format {

@@ -69,9 +69,11 @@ pub fn diagnostics(format: Format, diagnostics: &[Diagnostic], sources: &SourceM
     }
 }
 
-/// Prints an error that is not about a file's content (exit code 2 follows).
+/// Prints an error that is not about a file's content (exit code 2 follows),
+/// on one line: a file name or argument it quotes is escaped if the caller
+/// did not (see `planc::escape`).
 pub fn fatal(message: &str) {
-    eprintln!("error: {message}");
+    eprintln!("error: {}", planc::escape::line(message));
 }
 
 /// Writes a command's output to `path`, or to standard output; returns the
@@ -80,6 +82,7 @@ pub fn emit(path: Option<&str>, text: &str) -> i32 {
     match path {
         Some(path) => {
             if let Err(error) = std::fs::write(path, text) {
+                let path = planc::escape::path(path);
                 fatal(&format!("cannot write {path}: {error}"));
                 return super::EXIT_USAGE;
             }

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use planc::check::parse_assignment;
+use planc::escape;
 use planc::read::Bounds;
 use planc::runner::{
     self, AddArgs, Applied, CompleteArgs, FailArgs, ListArgs, LogRecord, NoArgs, Op, OpError,
@@ -428,7 +429,7 @@ fn report(result: Result<Applied, OpError>, json: bool, op: &str) -> i32 {
             if json {
                 print_json(&error.envelope());
             } else {
-                eprintln!("error[{}]: {}", error.code, error.message);
+                eprintln!("error[{}]: {}", error.code, escape::line(&error.message));
             }
             // A state that cannot be read is an unreadable input file.
             if error.is_unreadable_state() {
@@ -460,7 +461,10 @@ fn init(
     let (diagnostics, sources) = (loaded.diagnostics.clone(), loaded.sources.clone());
     let Some(document) = loaded.clean_document() else {
         output::human(&diagnostics, &sources, Color::Auto);
-        eprintln!("{}: no state created: the plan has errors", input.name);
+        eprintln!(
+            "{}: no state created: the plan has errors",
+            escape::path(&input.name)
+        );
         return EXIT_FAILURE;
     };
     match store.create(document, force) {
@@ -476,8 +480,9 @@ fn init(
                 print_json(&serde_json::json!({"success": true, "data": data}));
             } else {
                 println!(
-                    "created {state}: plan `{}`, {} task(s)",
-                    doc.meta.id,
+                    "created {}: plan `{}`, {} task(s)",
+                    escape::path(&state),
+                    escape::line(&doc.meta.id),
                     doc.tasks.len()
                 );
             }
@@ -549,7 +554,10 @@ fn watch(store: &Store, no_follow: bool, json: bool) -> i32 {
                 }
             }
             Err(error) => {
-                output::fatal(&format!("cannot read {}: {error}", reader.path().display()));
+                output::fatal(&format!(
+                    "cannot read {}: {error}",
+                    escape::path(&reader.path().to_string_lossy())
+                ));
                 return EXIT_USAGE;
             }
         }
@@ -575,12 +583,12 @@ fn print_record(line: &str, json: bool) {
                 println!(
                     "r{} {} {}{task}: {}",
                     record.revision,
-                    record.at,
+                    escape::line(&record.at),
                     event.kind.as_str(),
-                    event.message
+                    escape::line(&event.message)
                 );
             }
         }
-        Err(_) => println!("{line}"),
+        Err(_) => println!("{}", escape::line(line)),
     }
 }

@@ -1,24 +1,42 @@
 //! Short human summaries of `planc run` results (what `--json` leaves out).
+//!
+//! Every string from the state file (names, results, messages that quote
+//! them) is escaped with `planc::escape`: one line per task, one line per
+//! message, whatever the text holds. A multi-line field of `run show`
+//! (reasoning, description, result) is a block below its label, each of its
+//! lines indented by four spaces.
 
 use std::fmt::Write;
 
+use planc::escape;
 use serde_json::Value;
+
+/// A string field of a result, escaped to stay on its line.
+fn text<'a>(value: &'a Value, default: &'a str) -> std::borrow::Cow<'a, str> {
+    escape::line(value.as_str().unwrap_or(default))
+}
+
+/// A value as JSON writes it (a number, mostly), escaped in case it is a
+/// string JSON leaves a bidi control in.
+fn value(value: &Value) -> String {
+    escape::line(&value.to_string()).into_owned()
+}
 
 fn task_line(task: &Value) -> String {
     let mut line = format!(
         "#{} [{}] {}",
-        task["id"],
-        task["status"].as_str().unwrap_or("?"),
-        task["name"].as_str().unwrap_or("")
+        value(&task["id"]),
+        text(&task["status"], "?"),
+        text(&task["name"], "")
     );
     if let Some(key) = task["key"].as_str() {
-        let _ = write!(line, " ({key})");
+        let _ = write!(line, " ({})", escape::line(key));
     }
     if let Some(assignee) = task["assignee"].as_str() {
-        let _ = write!(line, " @{assignee}");
+        let _ = write!(line, " @{}", escape::line(assignee));
     }
     if let Some(deps) = task["dependencies"].as_array().filter(|d| !d.is_empty()) {
-        let deps: Vec<String> = deps.iter().map(Value::to_string).collect();
+        let deps: Vec<String> = deps.iter().map(value).collect();
         let _ = write!(line, " after {}", deps.join(", "));
     }
     line
@@ -28,13 +46,30 @@ fn task_detail(task: &Value) -> String {
     let mut out = task_line(task);
     out.push('\n');
     for field in ["reasoning", "description", "result"] {
-        if let Some(text) = task[field].as_str() {
-            let _ = writeln!(out, "  {field}: {text}");
+        let Some(text) = task[field].as_str() else {
+            continue;
+        };
+        if text.contains('\n') {
+            let _ = writeln!(out, "  {field}:");
+            for line in escape::lines(text) {
+                if line.is_empty() {
+                    out.push('\n');
+                } else {
+                    let _ = writeln!(out, "    {line}");
+                }
+            }
+        } else {
+            let _ = writeln!(out, "  {field}: {}", escape::line(text));
         }
     }
     let retry = &task["retry"];
     if retry["max"].as_u64().unwrap_or(0) > 0 {
-        let _ = writeln!(out, "  retry: {} of {}", retry["count"], retry["max"]);
+        let _ = writeln!(
+            out,
+            "  retry: {} of {}",
+            value(&retry["count"]),
+            value(&retry["max"])
+        );
     }
     if task["optional"].as_bool() == Some(true) {
         out.push_str("  optional\n");
@@ -60,64 +95,64 @@ pub fn summary(op: &str, data: &Value) -> String {
         "getPlanStatus" => {
             let mut out = format!(
                 "{}: {}/{} done ({:.0}%), {} in progress, {} pending, {} failed, {} executable",
-                data["status"].as_str().unwrap_or("?"),
+                text(&data["status"], "?"),
                 data["completed_tasks"].as_u64().unwrap_or(0)
                     + data["skipped_tasks"].as_u64().unwrap_or(0),
-                data["total_tasks"],
+                value(&data["total_tasks"]),
                 data["progress"].as_f64().unwrap_or(0.0) * 100.0,
-                data["in_progress_tasks"],
-                data["pending_tasks"],
-                data["failed_tasks"],
-                data["executable_tasks"],
+                value(&data["in_progress_tasks"]),
+                value(&data["pending_tasks"]),
+                value(&data["failed_tasks"]),
+                value(&data["executable_tasks"]),
             );
             if let Some(id) = data["current_task_id"].as_u64() {
                 let _ = write!(out, "; current #{id}");
             }
             out.push('\n');
             if let Some(reason) = data["reason"].as_str() {
-                let _ = writeln!(out, "{reason}");
+                let _ = writeln!(out, "{}", escape::line(reason));
             }
             out
         }
         "startNextTask" | "startTask" if !data["task"].is_null() => {
             format!(
                 "{}\n{}",
-                data["message"].as_str().unwrap_or(""),
+                text(&data["message"], ""),
                 task_detail(&data["task"])
             )
         }
         "addTask" => format!(
             "{}\n{}\n",
-            data["message"].as_str().unwrap_or(""),
+            text(&data["message"], ""),
             task_line(&data["new_task"])
         ),
         "updateTask" => format!(
             "{}\n{}\n",
-            data["message"].as_str().unwrap_or(""),
+            text(&data["message"], ""),
             task_line(&data["updated_task"])
         ),
         "observe" => {
             let mut out = String::new();
             for action in data["actions"].as_array().into_iter().flatten() {
-                let _ = writeln!(out, "{}", action.as_str().unwrap_or(""));
+                let _ = writeln!(out, "{}", text(action, ""));
             }
             let _ = writeln!(
                 out,
                 "iteration {} ({})",
-                data["iteration_count"],
-                data["plan_status"].as_str().unwrap_or("?")
+                value(&data["iteration_count"]),
+                text(&data["plan_status"], "?")
             );
             if !data["current_task"].is_null() {
                 let _ = writeln!(out, "current: {}", task_line(&data["current_task"]));
             }
             if let Some(summary) = data["summary"].as_str() {
-                let _ = writeln!(out, "{summary}");
+                let _ = writeln!(out, "{}", escape::line(summary));
             }
             out
         }
         _ => match data["message"].as_str() {
-            Some(message) => format!("{message}\n"),
-            None => format!("{data}\n"),
+            Some(message) => format!("{}\n", escape::line(message)),
+            None => format!("{}\n", value(data)),
         },
     }
 }

@@ -7,6 +7,7 @@ use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 use super::positions;
 use super::source::{IndexedSource, Lines};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::escape;
 use crate::span::{FileId, SourceMap};
 
 /// The width miette wraps text at.
@@ -59,7 +60,9 @@ struct Report {
 
 impl Report {
     fn new(diagnostic: &Diagnostic, sources: &SourceMap, lines: &mut Lines) -> Report {
-        let mut message = diagnostic.message.clone();
+        // Messages, labels and help quote names and strings from the file:
+        // each is shown on one line, escaped (see `crate::escape`).
+        let mut message = escape::line(&diagnostic.message).into_owned();
         let mut files: Vec<FileId> = Vec::new();
         for label in &diagnostic.labels {
             if !files.contains(&label.file) {
@@ -70,7 +73,12 @@ impl Report {
             .iter()
             .map(|&file| {
                 let source = sources.get(file);
-                let index = lines.of(sources, file);
+                let shown = lines.shown(sources, file);
+                let (text, index) = match &shown {
+                    Some(shown) => (shown.text.clone(), shown.lines.clone()),
+                    None => (source.text.clone(), lines.of(sources, file)),
+                };
+                let at = |offset: usize| shown.as_ref().map_or(offset, |s| s.offset(offset));
                 let too_long = diagnostic
                     .labels
                     .iter()
@@ -82,15 +90,23 @@ impl Report {
                     .enumerate()
                     .filter(|(_, l)| l.file == file)
                     .map(|(i, l)| {
-                        let text = (!l.message.is_empty()).then(|| l.message.clone());
+                        let label =
+                            (!l.message.is_empty()).then(|| escape::line(&l.message).into_owned());
+                        let start = at(l.span.start());
+                        let span = (start, at(l.span.end()) - start);
                         if i == 0 {
-                            LabeledSpan::new_primary_with_span(text, l.span)
+                            LabeledSpan::new_primary_with_span(label, span)
                         } else {
-                            LabeledSpan::new_with_span(text, l.span)
+                            LabeledSpan::new_with_span(label, span)
                         }
                     })
                     .collect();
-                (index, source, too_long, labels)
+                let source = IndexedSource {
+                    name: escape::path(&source.name).into_owned(),
+                    text,
+                    lines: index,
+                };
+                (source, too_long, labels)
             })
             .collect();
         let mut parts = parts.into_iter();
@@ -98,12 +114,15 @@ impl Report {
             code: diagnostic.code.to_string(),
             severity: diagnostic.severity,
             message: String::new(),
-            help: diagnostic.help.clone(),
+            help: diagnostic
+                .help
+                .as_deref()
+                .map(|help| escape::line(help).into_owned()),
             source: None,
             labels: Vec::new(),
             related: Vec::new(),
         };
-        if let Some((index, source, too_long, labels)) = parts.next() {
+        if let Some((source, too_long, labels)) = parts.next() {
             if too_long {
                 let (start, _) = positions(sources, lines, &diagnostic.labels[0]);
                 message = format!(
@@ -111,15 +130,11 @@ impl Report {
                     source.name, start.line, start.column
                 );
             } else {
-                report.source = Some(IndexedSource {
-                    name: source.name.clone(),
-                    text: source.text.clone(),
-                    lines: index,
-                });
+                report.source = Some(source);
                 report.labels = labels;
             }
         }
-        for (index, source, too_long, labels) in parts {
+        for (source, too_long, labels) in parts {
             if too_long {
                 continue;
             }
@@ -128,11 +143,7 @@ impl Report {
                 severity: Severity::Warning,
                 message: format!("in {}", source.name),
                 help: None,
-                source: Some(IndexedSource {
-                    name: source.name.clone(),
-                    text: source.text.clone(),
-                    lines: index,
-                }),
+                source: Some(source),
                 labels,
                 related: Vec::new(),
             });
@@ -263,5 +274,45 @@ mod tests {
             }
         }
         assert!(shortcuts > 300, "{shortcuts}");
+    }
+
+    /// Text rich in control, C1 and bidi characters, among any others.
+    fn hostile() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let c = prop_oneof![
+            any::<char>(),
+            prop::char::range('\0', '\u{a0}'),
+            prop::sample::select(vec!['\n', '\r', '\t', '\u{202e}', '\u{2067}', '\u{200f}']),
+        ];
+        prop::collection::vec(c, 0..60).prop_map(|cs| cs.into_iter().collect())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(
+            crate::generate::fuzz_cases(256)
+        ))]
+
+        /// Whatever the file, its name and the message hold, the rendered
+        /// report holds no hidden character but its own line breaks.
+        #[test]
+        fn nothing_hidden_reaches_the_terminal(
+            text in hostile(),
+            name in hostile(),
+            message in hostile(),
+            at in 0usize..60,
+        ) {
+            let text = format!("{text}@");
+            let offsets: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+            let start = offsets[at % offsets.len()];
+            let end = start + text[start..].chars().next().map_or(0, char::len_utf8);
+            let mut sources = SourceMap::new();
+            let file = sources.add(&name, text.as_str());
+            let diagnostic = Diagnostic::new(Code::Syntax, message.clone())
+                .label(file, Span::new(start, end), message.clone())
+                .maybe_help(Some(message));
+            let out = human(&[diagnostic], &sources, false);
+            let hidden = out.chars().find(|&c| crate::escape::must_escape(c) && c != '\n');
+            proptest::prop_assert!(hidden.is_none(), "{:?} in\n{}", hidden, out);
+        }
     }
 }

@@ -1,9 +1,15 @@
 //! A compact Markdown block about the plan for an agent's system prompt
 //! (seed 003), in the plan's language (zh or en).
+//!
+//! Names, goals and results come from the state file, so they are escaped
+//! ([`escape::line`]): each stays inside its own field on its line, and no
+//! line of user text can pose as a list item or a marker of this block. A
+//! description keeps its lines, each quoted (`  > `) and escaped.
 
 use std::fmt::Write;
 
 use crate::document::{TaskDoc, TaskStatus};
+use crate::escape;
 
 use super::Runner;
 
@@ -64,9 +70,9 @@ fn words(runner: &Runner) -> &'static Words {
 }
 
 fn line(task: &TaskDoc) -> String {
-    let mut text = format!("#{} {}", task.id, task.name);
+    let mut text = format!("#{} {}", task.id, escape::line(&task.name));
     if let Some(assignee) = &task.assignee {
-        let _ = write!(text, " (@{assignee})");
+        let _ = write!(text, " (@{})", escape::line(assignee));
     }
     text
 }
@@ -77,7 +83,7 @@ pub fn prompt(runner: &Runner) -> String {
     let doc = runner.document();
     let mut out = String::new();
     let _ = writeln!(out, "{}\n", w.heading);
-    let _ = writeln!(out, "- {}: {}", w.goal, doc.meta.goal);
+    let _ = writeln!(out, "- {}: {}", w.goal, escape::line(&doc.meta.goal));
     let _ = writeln!(out, "- {}", progress_line(runner));
     let current = doc
         .state
@@ -87,7 +93,7 @@ pub fn prompt(runner: &Runner) -> String {
         Some(task) => {
             let _ = writeln!(out, "- {}: {}", w.current, line(task));
             if let Some(description) = &task.description {
-                for l in description.lines() {
+                for l in escape::lines(description) {
                     let _ = writeln!(out, "  > {l}");
                 }
             }
@@ -132,8 +138,8 @@ pub fn prompt(runner: &Runner) -> String {
                 "  - #{} [{}] {}: {}",
                 task.id,
                 task.status.as_str(),
-                task.name,
-                result
+                escape::line(&task.name),
+                escape::line(result)
             );
         }
     }
