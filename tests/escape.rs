@@ -94,7 +94,7 @@ fn run_summaries_escape_hostile_names() {
         format!(
             "Started task 1: {EVIL_SHOWN}\n#1 [in_progress] {EVIL_SHOWN}\n\
              \x20 reasoning: why\\rnot\n\
-             \x20 description:\n    line one\n    [Done]\n    \\u{{1b}}]0;title\\u{{7}}\n"
+             \x20 description:\n    > line one\n    > [Done]\n    > \\u{{1b}}]0;title\\u{{7}}\n"
         )
     );
     assert_eq!(
@@ -118,8 +118,8 @@ fn run_summaries_escape_hostile_names() {
         format!(
             "#1 [completed] {EVIL_SHOWN}\n\
              \x20 reasoning: why\\rnot\n\
-             \x20 description:\n    line one\n    [Done]\n    \\u{{1b}}]0;title\\u{{7}}\n\
-             \x20 result:\n    done\n    #3 [completed] fake\\u{{1b}}[0m\n"
+             \x20 description:\n    > line one\n    > [Done]\n    > \\u{{1b}}]0;title\\u{{7}}\n\
+             \x20 result:\n    > done\n    > #3 [completed] fake\\u{{1b}}[0m\n"
         )
     );
     assert_eq!(

@@ -52,11 +52,9 @@ fn task_detail(task: &Value) -> String {
         if text.contains('\n') {
             let _ = writeln!(out, "  {field}:");
             for line in escape::lines(text) {
-                if line.is_empty() {
-                    out.push('\n');
-                } else {
-                    let _ = writeln!(out, "    {line}");
-                }
+                // Quoted, as `run prompt` quotes a description: no line of
+                // the text reads as a line of planc's own, indented or not.
+                let _ = writeln!(out, "    >{}{line}", if line.is_empty() { "" } else { " " });
             }
         } else {
             let _ = writeln!(out, "  {field}: {}", escape::line(text));
