@@ -126,6 +126,8 @@ pub(super) struct Lowering<'a, 'd> {
     stack: Vec<usize>,
     used_templates: Vec<bool>,
     used_template_params: Vec<Vec<bool>>,
+    /// Templates [`leave_unexpanded`](Self::leave_unexpanded) marked.
+    left_unexpanded: Vec<bool>,
 }
 
 impl<'a, 'd> Lowering<'a, 'd> {
@@ -143,6 +145,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
             names: Scope::with_values(Namespace::TasksAndSteps),
             stack: Vec::new(),
             used_templates: vec![false; decls.templates.len()],
+            left_unexpanded: vec![false; decls.templates.len()],
             used_template_params: decls
                 .templates
                 .iter()
@@ -393,6 +396,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
                      use fewer or smaller templates"
                 )),
             );
+            self.leave_unexpanded(template);
             return;
         }
         self.stack.push(template);
@@ -407,6 +411,27 @@ impl<'a, 'd> Lowering<'a, 'd> {
         );
         self.stack.pop();
         self.groups[group].tasks = (first..self.tasks.len()).collect();
+    }
+
+    /// Marks a template refused at the expansion limit, and every template
+    /// it uses, as used, their parameters too: they are not checked on their
+    /// own (that would expand them after all) nor reported unused.
+    fn leave_unexpanded(&mut self, template: usize) {
+        let mut stack = vec![template];
+        while let Some(t) = stack.pop() {
+            if std::mem::replace(&mut self.left_unexpanded[t], true) {
+                continue;
+            }
+            self.used_templates[t] = true;
+            self.used_template_params[t].fill(true);
+            for item in &self.decls.templates[t].ast.items {
+                if let ast::PlanItem::Use(u) = item {
+                    if let Some(child) = self.decls.template_named(&u.template.name) {
+                        stack.push(child);
+                    }
+                }
+            }
+        }
     }
 
     /// Expands a template with no arguments, to check it on its own.
