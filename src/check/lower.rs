@@ -534,7 +534,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
     /// many threads met them), leaving out those unparsed text may declare.
     fn report_unresolved(&self, c: &mut Checker) {
         for Unresolved { file, name, kind } in std::mem::take(&mut c.unresolved) {
-            if c.unparsed.may_name(&name.name) {
+            if c.unparsed.may_name(&name.name) || !c.first_unknown(file, name.span) {
                 continue;
             }
             let (diagnostic, suggestion, help) = match &kind {

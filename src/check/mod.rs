@@ -95,6 +95,11 @@ pub(crate) struct Checker {
     /// every lowering of the check, and how many they may add.
     expanded: u64,
     expansion_limit: u64,
+    /// Where an unknown name was already reported: a template used many
+    /// times meets the same one in each instance, and its "did you mean"
+    /// is searched once (a later search could find the budget spent, and
+    /// report the same place differently).
+    reported_unknown: rustc_hash::FxHashSet<(FileId, Span)>,
 }
 
 impl Checker {
@@ -109,6 +114,7 @@ impl Checker {
             suggestions: suggest::Budget::default(),
             unresolved: Vec::new(),
             unparsed: Arc::default(),
+            reported_unknown: Default::default(),
             expanded: 0,
             expansion_limit: crate::syntax::MAX_EXPANSION as u64,
         }
@@ -165,6 +171,11 @@ impl Checker {
             file: self.file,
             span,
         });
+    }
+
+    /// Whether an unknown name at `span` of `file` is met for the first time.
+    fn first_unknown(&mut self, file: FileId, span: Span) -> bool {
+        self.reported_unknown.insert((file, span))
     }
 
     fn duplicate_field(&mut self, name: &str, first: Span, again: Span) {

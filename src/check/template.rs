@@ -157,6 +157,9 @@ impl TemplateEnv {
                             None => placeholder(&mut out, &ident.name),
                         }
                     }
+                    None if !c.first_unknown(c.file, ident.span) => {
+                        placeholder(&mut out, &ident.name);
+                    }
                     None => {
                         let suggestion = decl.suggest_param(c, &ident.name);
                         if let Some(i) = suggestion.and_then(|best| decl.param_named(best)) {
