@@ -79,27 +79,11 @@ pub fn compile_shared_with(
     loader: &dyn Loader,
 ) -> Compilation {
     let loaded = modules::load(name, text, loader);
-    let checked = check::check(&loaded.modules, options);
+    // The checker leaves out what could echo a syntax error itself.
+    let checked = check::check(&loaded.modules, &loaded.sources, options);
     let file = loaded.modules[0].file;
     let mut diagnostics = loaded.diagnostics;
-    // Syntax errors leave holes in the tree; name-resolution errors there are
-    // mostly echoes of them, so they are not shown.
-    if !diagnostics.iter().any(|d| d.code == Code::Syntax) {
-        diagnostics.extend(checked.diagnostics.iter().cloned());
-    } else {
-        diagnostics.extend(
-            checked
-                .diagnostics
-                .iter()
-                .filter(|d| {
-                    !matches!(
-                        d.code,
-                        Code::UnknownRef | Code::Unused | Code::Empty | Code::MissingGoal
-                    )
-                })
-                .cloned(),
-        );
-    }
+    diagnostics.extend(checked.diagnostics.iter().cloned());
     diagnostic::sort(&mut diagnostics);
     Compilation {
         sources: loaded.sources,

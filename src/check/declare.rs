@@ -8,8 +8,8 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{SymbolKind, Type, Value};
 use crate::modules::Module;
 use crate::span::FileId;
-use crate::suggest;
-use crate::syntax::ast;
+use crate::syntax::ast::{self, SmolStr};
+use rustc_hash::FxHashMap;
 
 /// A declared template and what its parameters are.
 pub(super) struct TemplateDecl<'a> {
@@ -18,8 +18,14 @@ pub(super) struct TemplateDecl<'a> {
     pub def: usize,
     /// Per parameter: its definition, type (if known) and default value.
     pub params: Vec<TemplateParam<'a>>,
+    /// Parameter name → index in `params`.
+    param_index: FxHashMap<SmolStr, usize>,
     /// Declared in the root file (its unused parameters are reported).
     pub in_root: bool,
+    /// How many tasks, steps and instances one `use` of it adds, the
+    /// instance itself and those of the templates it uses included
+    /// (saturating; a `use` that closes a template cycle counts nothing).
+    pub expansion: u64,
 }
 
 /// A parameter of a template.
@@ -41,7 +47,8 @@ pub(super) struct Declarations<'a> {
     /// Parameters: the top-level ones of every file, then the root plan's.
     pub params: Vec<(FileId, &'a ast::Param, bool)>,
     pub templates: Vec<TemplateDecl<'a>>,
-    template_names: Scope,
+    /// Template name → index in `templates`.
+    template_names: Scope<usize>,
 }
 
 impl<'a> Declarations<'a> {
@@ -58,7 +65,7 @@ impl<'a> Declarations<'a> {
             all_roles: Vec::new(),
             params: Vec::new(),
             templates: Vec::new(),
-            template_names: Scope::new(Namespace::Templates),
+            template_names: Scope::with_values(Namespace::Templates),
         };
         if let Some(plan) = plan {
             c.file = modules[0].file;
@@ -87,7 +94,67 @@ impl<'a> Declarations<'a> {
                 }
             }
         }
+        decls.count_expansions();
         decls
+    }
+
+    /// Sets each template's [`expansion`](TemplateDecl::expansion), before
+    /// anything is expanded: a depth-first walk over the `use`s (with a stack
+    /// of its own, since templates may nest as deep as a file is long).
+    fn count_expansions(&mut self) {
+        const NEW: u8 = 0;
+        const OPEN: u8 = 1;
+        const DONE: u8 = 2;
+        let n = self.templates.len();
+        let mut state = vec![NEW; n];
+        let mut size = vec![0u64; n];
+        // Each open template and the index of its next item.
+        let mut stack: Vec<(usize, usize)> = Vec::new();
+        let open = |t: usize, state: &mut [u8], size: &mut [u64], decls: &Declarations| {
+            state[t] = OPEN;
+            size[t] = 1 + own_items(&decls.templates[t].ast.items);
+        };
+        for root in 0..n {
+            if state[root] != NEW {
+                continue;
+            }
+            open(root, &mut state, &mut size, self);
+            stack.push((root, 0));
+            while let Some(&mut (t, ref mut next)) = stack.last_mut() {
+                let items = &self.templates[t].ast.items;
+                let used =
+                    items[*next..]
+                        .iter()
+                        .enumerate()
+                        .find_map(|(offset, item)| match item {
+                            ast::PlanItem::Use(u) => self
+                                .template_named(&u.template.name)
+                                .map(|child| (offset, child)),
+                            _ => None,
+                        });
+                let Some((offset, child)) = used else {
+                    stack.pop();
+                    state[t] = DONE;
+                    if let Some(&(parent, _)) = stack.last() {
+                        size[parent] = size[parent].saturating_add(size[t]);
+                    }
+                    continue;
+                };
+                *next += offset + 1;
+                match state[child] {
+                    NEW => {
+                        open(child, &mut state, &mut size, self);
+                        stack.push((child, 0));
+                    }
+                    DONE => size[t] = size[t].saturating_add(size[child]),
+                    // A template cycle: reported when expanded.
+                    _ => {}
+                }
+            }
+        }
+        for (template, size) in self.templates.iter_mut().zip(size) {
+            template.expansion = size;
+        }
     }
 
     /// Declares a role; `None` when the name was taken (that is reported).
@@ -105,16 +172,23 @@ impl<'a> Declarations<'a> {
 
     fn template(&mut self, c: &mut Checker, template: &'a ast::Template, in_root: bool) {
         let def = c.define(SymbolKind::Template, &template.name, template.span);
-        if !self
-            .template_names
-            .declare(c, &template.name.name, template.name.span, def, "template")
-        {
+        let index = self.templates.len();
+        if !self.template_names.declare_value(
+            c,
+            &template.name.name,
+            template.name.span,
+            def,
+            "template",
+            index,
+        ) {
             return;
         }
         let mut params: Vec<TemplateParam> = Vec::new();
+        let mut param_index: FxHashMap<SmolStr, usize> = FxHashMap::default();
         for param in &template.params {
             let param_def = c.define(SymbolKind::Param, &param.name, param.span);
-            if let Some(first) = params.iter().find(|p| p.ast.name.name == param.name.name) {
+            if let Some(&first) = param_index.get(&param.name.name) {
+                let first = &params[first];
                 c.diagnostics.push(
                     Diagnostic::new(
                         Code::Duplicate,
@@ -137,6 +211,7 @@ impl<'a> Declarations<'a> {
                 },
                 _ => None,
             };
+            param_index.insert(param.name.name.clone(), params.len());
             params.push(TemplateParam {
                 ast: param,
                 def: param_def,
@@ -155,18 +230,52 @@ impl<'a> Declarations<'a> {
             ast: template,
             def,
             params,
+            param_index,
             in_root,
+            expansion: 0,
         });
     }
 
     /// The template called `name`, by index.
     pub(super) fn template_named(&self, name: &str) -> Option<usize> {
-        let def = self.template_names.lookup(name)?;
-        self.templates.iter().position(|t| t.def == def)
+        self.template_names.find(name).map(|(_, index)| index)
     }
 
     /// The closest template name, for "did you mean".
-    pub(super) fn suggest_template(&self, name: &str) -> Option<&str> {
-        suggest::closest(name, self.template_names.names())
+    pub(super) fn suggest_template(&self, c: &mut Checker, name: &str) -> Option<&str> {
+        c.suggestions.closest(name, self.template_names.names())
+    }
+}
+
+/// The tasks and steps written in a template body (not those of its `use`s).
+fn own_items(items: &[ast::PlanItem]) -> u64 {
+    let mut count = 0u64;
+    for item in items {
+        match item {
+            ast::PlanItem::Task(_) => count += 1,
+            ast::PlanItem::Step(step) => {
+                count += 1;
+                count += step
+                    .items
+                    .iter()
+                    .filter(|i| matches!(i, ast::StepItem::Task(_)))
+                    .count() as u64;
+            }
+            _ => {}
+        }
+    }
+    count
+}
+
+impl TemplateDecl<'_> {
+    /// The parameter called `name`, by index.
+    pub(super) fn param_named(&self, name: &str) -> Option<usize> {
+        self.param_index.get(name).copied()
+    }
+
+    /// The closest parameter name, for "did you mean".
+    pub(super) fn suggest_param<'s>(&'s self, c: &mut Checker, name: &str) -> Option<&'s str> {
+        let names = self.params.iter().map(|p| p.ast.name.name.as_str());
+        c.suggestions.closest(name, names)
     }
 }

@@ -229,9 +229,26 @@ fn find_cycles(graph: &DepGraph, dependencies: &Adjacency) -> Vec<Diagnostic> {
         .collect();
     components.sort();
 
+    let cycles: Vec<Vec<usize>> = components
+        .iter()
+        .map(|component| cycle_through(component, dependencies))
+        .collect();
+    // The edges the labels show, each the first the source gives for its
+    // pair: found in one pass over the edges, not one per label.
+    let mut labelled: FxHashMap<(usize, usize), Option<EdgeRef>> = FxHashMap::default();
+    for cycle in &cycles {
+        for i in 0..cycle.len().min(MAX_CYCLE_EDGES) {
+            labelled.insert((cycle[(i + 1) % cycle.len()], cycle[i]), None);
+        }
+    }
+    for edge in graph.all_edges() {
+        if let Some(slot @ None) = labelled.get_mut(&(edge.dependent, edge.dependency)) {
+            *slot = Some(edge);
+        }
+    }
+
     let mut diagnostics = Vec::new();
-    for component in components {
-        let cycle = cycle_through(&component, dependencies);
+    for cycle in cycles {
         // A cycle through thousands of tasks is named and labelled in part:
         // its first edges show where to break it.
         let shown = cycle.len().min(MAX_CYCLE_EDGES);
@@ -255,10 +272,7 @@ fn find_cycles(graph: &DepGraph, dependencies: &Adjacency) -> Vec<Diagnostic> {
         let mut diagnostic = Diagnostic::new(Code::Cycle, message);
         for (i, &before) in cycle.iter().enumerate().take(shown) {
             let after = cycle[(i + 1) % cycle.len()];
-            if let Some(edge) = graph
-                .all_edges()
-                .find(|e| e.dependent == after && e.dependency == before)
-            {
+            if let Some(Some(edge)) = labelled.get(&(after, before)) {
                 diagnostic = diagnostic.label(
                     edge.file,
                     edge.span,
@@ -337,7 +351,7 @@ const SEARCH_BUDGET: usize = 1024;
 /// dependency with the kept dependency that implies it.
 struct Reduction {
     kept: Adjacency,
-    /// `(dropped dependency, the kept dependency that implies it)`.
+    /// `(dropped dependency, the kept dependency that implies it)`, sorted.
     dropped: Adjacency<(u32, u32)>,
 }
 
@@ -420,6 +434,8 @@ fn reduce(dependencies: &Adjacency, order: &[u32], searched: Option<&[bool]>) ->
         }
         kept.current_mut().sort_unstable();
         kept.end_node();
+        // Sorted, so a warning finds its entry without a scan.
+        dropped.current_mut().sort_unstable();
         dropped.end_node();
     }
     Reduction { kept, dropped }
@@ -429,14 +445,11 @@ fn reduce(dependencies: &Adjacency, order: &[u32], searched: Option<&[bool]>) ->
 fn redundant(graph: &DepGraph, reduction: &Reduction) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
     for edge in graph.edges.iter().filter(|e| e.direct) {
-        let Some(&(target, via)) = reduction
-            .dropped
-            .of(edge.dependent)
-            .iter()
-            .find(|(d, _)| *d as usize == edge.dependency)
-        else {
+        let dropped = reduction.dropped.of(edge.dependent);
+        let Ok(found) = dropped.binary_search_by_key(&edge.dependency, |&(d, _)| d as usize) else {
             continue;
         };
+        let (target, via) = dropped[found];
         let target_name = graph.nodes[target as usize].name;
         let via_name = graph.nodes[via as usize].name;
         diagnostics.push(

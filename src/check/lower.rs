@@ -12,9 +12,8 @@ use super::Checker;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, SymbolKind};
 use crate::span::{FileId, Span};
-use crate::suggest;
 use crate::syntax::ast::{self, SmolStr};
-use crate::syntax::MAX_TASKS;
+use crate::syntax::{EXPANSION_BASE, EXPANSION_PER_BYTE, MAX_EXPANSION, MAX_TASKS};
 use finish::interpolate;
 
 /// From this many tasks on, the graph is checked on a second thread while
@@ -82,6 +81,22 @@ enum Member {
     Group(usize),
 }
 
+/// A name a task or step field gives that names nothing (yet to be
+/// reported).
+pub(super) struct Unresolved {
+    file: FileId,
+    name: ast::Ident,
+    kind: Unknown,
+}
+
+/// What an [`Unresolved`] name was meant to name.
+pub(super) enum Unknown {
+    /// A task, step or instance, looked up under `prefix`.
+    TaskOrStep { prefix: SmolStr },
+    /// A role (an `assignee`).
+    Role,
+}
+
 /// What a lowering produced.
 pub(super) struct Lowered {
     pub steps: Vec<ir::Step>,
@@ -111,6 +126,8 @@ pub(super) struct Lowering<'a, 'd> {
     stack: Vec<usize>,
     used_templates: Vec<bool>,
     used_template_params: Vec<Vec<bool>>,
+    /// Templates [`leave_unexpanded`](Self::leave_unexpanded) marked.
+    left_unexpanded: Vec<bool>,
 }
 
 impl<'a, 'd> Lowering<'a, 'd> {
@@ -128,6 +145,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
             names: Scope::with_values(Namespace::TasksAndSteps),
             stack: Vec::new(),
             used_templates: vec![false; decls.templates.len()],
+            left_unexpanded: vec![false; decls.templates.len()],
             used_template_params: decls
                 .templates
                 .iter()
@@ -212,6 +230,9 @@ impl<'a, 'd> Lowering<'a, 'd> {
         let def = c.symbols.definitions.len() - 1;
         self.names
             .declare_value(c, key, name.span, def, kind.as_str(), member);
+        if !self.stack.is_empty() {
+            c.expanded += 1;
+        }
     }
 
     fn task(
@@ -257,11 +278,14 @@ impl<'a, 'd> Lowering<'a, 'd> {
         env: Env,
     ) {
         let Some(template) = self.decls.template_named(&use_.template.name) else {
+            if c.unparsed.may_name(&use_.template.name) {
+                return;
+            }
             let mut diagnostic = Diagnostic::new(
                 Code::UnknownTemplate,
                 format!("no template named `{}`", use_.template.name),
             );
-            diagnostic = match self.decls.suggest_template(&use_.template.name) {
+            diagnostic = match self.decls.suggest_template(c, &use_.template.name) {
                 Some(best) => diagnostic
                     .label(file, use_.template.span, format!("did you mean `{best}`?"))
                     .fix(file, use_.template.span, best),
@@ -341,6 +365,40 @@ impl<'a, 'd> Lowering<'a, 'd> {
             // The limit was reported; expanding further would only use memory.
             return;
         }
+        // Known before expanding: the sizes of acyclic templates are exact,
+        // so the first `use` that would cross the limit is refused; inside a
+        // template cycle (reported) each nested `use` is checked in turn.
+        let size = self.decls.templates[template].expansion;
+        if c.expanded.saturating_add(size) > c.expansion_limit {
+            let name = &self.decls.templates[template].ast.name.name;
+            let limit = c.expansion_limit;
+            let adds = if size > limit {
+                format!("more than {limit}")
+            } else {
+                size.to_string()
+            };
+            c.diagnostics.push(
+                Diagnostic::new(
+                    Code::Limit,
+                    format!(
+                        "template instances would add more than {limit} tasks, steps and instances"
+                    ),
+                )
+                .label(
+                    file,
+                    use_.template.span,
+                    format!("`{name}` adds {adds} here"),
+                )
+                .help(format!(
+                    "each `use` repeats every task of its template, and of the templates it uses; \
+                     planc expands at most {EXPANSION_BASE} tasks, steps and instances plus \
+                     {EXPANSION_PER_BYTE} per byte of input, and never more than {MAX_EXPANSION}: \
+                     use fewer or smaller templates"
+                )),
+            );
+            self.leave_unexpanded(template);
+            return;
+        }
         self.stack.push(template);
         let decl = &self.decls.templates[template];
         self.expand(
@@ -353,6 +411,27 @@ impl<'a, 'd> Lowering<'a, 'd> {
         );
         self.stack.pop();
         self.groups[group].tasks = (first..self.tasks.len()).collect();
+    }
+
+    /// Marks a template refused at the expansion limit, and every template
+    /// it uses, as used, their parameters too: they are not checked on their
+    /// own (that would expand them after all) nor reported unused.
+    fn leave_unexpanded(&mut self, template: usize) {
+        let mut stack = vec![template];
+        while let Some(t) = stack.pop() {
+            if std::mem::replace(&mut self.left_unexpanded[t], true) {
+                continue;
+            }
+            self.used_templates[t] = true;
+            self.used_template_params[t].fill(true);
+            for item in &self.decls.templates[t].ast.items {
+                if let ast::PlanItem::Use(u) = item {
+                    if let Some(child) = self.decls.template_named(&u.template.name) {
+                        stack.push(child);
+                    }
+                }
+            }
+        }
     }
 
     /// Expands a template with no arguments, to check it on its own.
@@ -428,7 +507,8 @@ impl<'a, 'd> Lowering<'a, 'd> {
         }
     }
 
-    /// Resolves an `after` reference under `prefix`; reports it when it names nothing.
+    /// Resolves an `after` reference under `prefix`; one that names nothing
+    /// is kept for [`report_unresolved`](Self::report_unresolved).
     fn resolve(&self, c: &mut Checker, prefix: &str, reference: &ast::Ident) -> Option<Member> {
         let found = if prefix.is_empty() {
             self.names.find(&reference.name)
@@ -439,25 +519,78 @@ impl<'a, 'd> Lowering<'a, 'd> {
             c.reference(def, reference.span);
             return Some(member);
         }
-        let local = self.names.names().filter_map(|n| n.strip_prefix(prefix));
-        let suggestion = suggest::closest(&reference.name, local);
-        let mut diagnostic = Diagnostic::new(
-            Code::UnknownRef,
-            format!("no task or step named `{}`", reference.name),
-        );
-        diagnostic = match suggestion {
-            Some(best) => diagnostic
-                .label(c.file, reference.span, format!("did you mean `{best}`?"))
-                .fix(c.file, reference.span, best),
-            None => diagnostic.label(c.file, reference.span, "unknown task or step"),
-        };
-        let help = if prefix.is_empty() {
-            "`after` names a task, a step (all of its tasks) or a template instance (all of its tasks)"
-        } else {
-            "inside a template, `after` names the template's own tasks and steps"
-        };
-        c.diagnostics.push(diagnostic.help(help));
+        c.unresolved.push(Unresolved {
+            file: c.file,
+            name: reference.clone(),
+            kind: Unknown::TaskOrStep {
+                prefix: SmolStr::new(prefix),
+            },
+        });
         None
+    }
+
+    /// Reports the names that could not be resolved, in the order they were
+    /// met (so the "did you mean" searches are made in that order, however
+    /// many threads met them), leaving out those unparsed text may declare.
+    fn report_unresolved(&self, c: &mut Checker) {
+        for Unresolved { file, name, kind } in std::mem::take(&mut c.unresolved) {
+            if c.unparsed.may_name(&name.name) || !c.first_unknown(file, name.span) {
+                continue;
+            }
+            let (diagnostic, suggestion, help) = match &kind {
+                Unknown::TaskOrStep { prefix } => {
+                    // Every name is looked at, those of other scopes too:
+                    // the search's budget counts them.
+                    let local = self.names.names().map(|n| n.strip_prefix(prefix.as_str()));
+                    let help = if prefix.is_empty() {
+                        "`after` names a task, a step (all of its tasks) or a template instance (all of its tasks)".to_owned()
+                    } else {
+                        "inside a template, `after` names the template's own tasks and steps"
+                            .to_owned()
+                    };
+                    (
+                        Diagnostic::new(
+                            Code::UnknownRef,
+                            format!("no task or step named `{}`", name.name),
+                        ),
+                        c.suggestions.closest_among(&name.name, local),
+                        help,
+                    )
+                }
+                Unknown::Role => {
+                    let roles = self.decls.roles.names().map(Some);
+                    let suggestion = c.suggestions.closest_among(&name.name, roles);
+                    if let Some(best) = suggestion {
+                        c.suggested_roles.push(best.to_owned());
+                    }
+                    (
+                        Diagnostic::new(
+                            Code::UnknownRole,
+                            format!("no role named `{}`", name.name),
+                        ),
+                        suggestion,
+                        format!(
+                            "declare it in the plan: `role {} \"what this role does\"`",
+                            name.name
+                        ),
+                    )
+                }
+            };
+            let diagnostic = match suggestion {
+                Some(best) => diagnostic
+                    .label(file, name.span, format!("did you mean `{best}`?"))
+                    .fix(file, name.span, best),
+                None => diagnostic.label(
+                    file,
+                    name.span,
+                    match kind {
+                        Unknown::TaskOrStep { .. } => "unknown task or step",
+                        Unknown::Role => "unknown role",
+                    },
+                ),
+            };
+            c.diagnostics.push(diagnostic.help(help));
+        }
     }
 
     /// Whether no task came out of the expansion.

@@ -13,11 +13,15 @@ mod lower;
 mod params;
 mod scope;
 mod template;
+mod unparsed;
+
+use std::sync::Arc;
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, SymbolKind, Symbols};
 use crate::modules::Module;
-use crate::span::{FileId, Span};
+use crate::span::{FileId, SourceMap, Span};
+use crate::suggest;
 use crate::syntax::ast;
 
 pub use params::parse_assignment;
@@ -25,6 +29,7 @@ pub use params::parse_assignment;
 use declare::Declarations;
 use lower::{Env, Lowering};
 use params::Params;
+use unparsed::Unparsed;
 
 /// What a check is asked to do besides checking.
 #[derive(Clone, Debug, Default)]
@@ -79,6 +84,22 @@ pub(crate) struct Checker {
     /// `referenced` says which definitions have one.
     record_references: bool,
     referenced: Vec<bool>,
+    /// What is left for "did you mean" searches (spent in a fixed order).
+    suggestions: suggest::Budget,
+    /// Names the task fields could not resolve, reported in source order
+    /// once every task has been looked at (on one thread or two).
+    unresolved: Vec<lower::Unresolved>,
+    /// What syntax errors may hide: no diagnostic that could echo them.
+    unparsed: Arc<Unparsed>,
+    /// The tasks, steps and instances template `use`s added so far, in
+    /// every lowering of the check, and how many they may add.
+    expanded: u64,
+    expansion_limit: u64,
+    /// Where an unknown name was already reported: a template used many
+    /// times meets the same one in each instance, and its "did you mean"
+    /// is searched once (a later search could find the budget spent, and
+    /// report the same place differently).
+    reported_unknown: rustc_hash::FxHashSet<(FileId, Span)>,
 }
 
 impl Checker {
@@ -90,12 +111,23 @@ impl Checker {
             suggested_roles: Vec::new(),
             record_references,
             referenced: Vec::new(),
+            suggestions: suggest::Budget::default(),
+            unresolved: Vec::new(),
+            unparsed: Arc::default(),
+            reported_unknown: Default::default(),
+            expanded: 0,
+            expansion_limit: crate::syntax::MAX_EXPANSION as u64,
         }
     }
 
-    /// A checker for a part of the same plan, on another thread.
+    /// A checker for a part of the same plan, on another thread. It makes
+    /// no "did you mean" search (the order of the searches would depend on
+    /// the threads): what it cannot resolve goes to `unresolved`.
     fn helper(&self) -> Checker {
-        Checker::new(self.file, self.record_references)
+        Checker {
+            unparsed: Arc::clone(&self.unparsed),
+            ..Checker::new(self.file, self.record_references)
+        }
     }
 
     /// Takes what another checker (of a part of the same plan, on another
@@ -106,6 +138,7 @@ impl Checker {
         self.diagnostics.extend(other.diagnostics);
         self.symbols.references.extend(other.symbols.references);
         self.suggested_roles.extend(other.suggested_roles);
+        self.unresolved.extend(other.unresolved);
         if self.referenced.len() < other.referenced.len() {
             self.referenced.resize(other.referenced.len(), false);
         }
@@ -140,6 +173,11 @@ impl Checker {
         });
     }
 
+    /// Whether an unknown name at `span` of `file` is met for the first time.
+    fn first_unknown(&mut self, file: FileId, span: Span) -> bool {
+        self.reported_unknown.insert((file, span))
+    }
+
     fn duplicate_field(&mut self, name: &str, first: Span, again: Span) {
         self.diagnostics.push(
             Diagnostic::new(Code::DuplicateField, format!("`{name}` is given twice"))
@@ -150,12 +188,21 @@ impl Checker {
     }
 }
 
-/// Checks the root module (`modules[0]`) with everything it imports.
-pub fn check(modules: &[Module], options: &Options) -> Checked {
+/// Checks the root module (`modules[0]`) with everything it imports
+/// (`sources` holds their texts).
+///
+/// Syntax errors do not stop the check: what parsed is checked, and only a
+/// diagnostic that could echo text that did not parse is left out (a name
+/// unknown or unused that the unparsed text mentions, a missing goal or an
+/// empty body where the body holds unparsed text).
+pub fn check(modules: &[Module], sources: &SourceMap, options: &Options) -> Checked {
     let Some(root) = modules.first() else {
         return Checked::default();
     };
     let mut c = Checker::new(root.file, !options.skip_references);
+    c.unparsed = Arc::new(Unparsed::of(modules, sources));
+    let input_bytes = modules.iter().map(|m| sources.get(m.file).text.len()).sum();
+    c.expansion_limit = crate::syntax::expansion_limit(input_bytes) as u64;
     let plans: Vec<&ast::Plan> = root
         .ast
         .items
@@ -227,7 +274,7 @@ pub fn check(modules: &[Module], options: &Options) -> Checked {
             continue;
         }
         for (p, param) in template.params.iter().enumerate() {
-            if !used_template_params[index][p] {
+            if !used_template_params[index][p] && !c.unparsed.may_name(&param.ast.name.name) {
                 c.diagnostics.push(
                     Diagnostic::new(
                         Code::Unused,
@@ -251,25 +298,27 @@ pub fn check(modules: &[Module], options: &Options) -> Checked {
     for reference in &c.symbols.references {
         referenced[reference.definition] = true;
     }
+    let suggested_roles: rustc_hash::FxHashSet<&str> =
+        c.suggested_roles.iter().map(String::as_str).collect();
+    let mut unused_roles = Vec::new();
     for &(file, role, def) in &decls.plan_roles {
-        if !referenced[def]
-            && !c
-                .suggested_roles
-                .iter()
-                .any(|s| s.as_str() == role.name.name.as_str())
-        {
-            c.diagnostics.push(
-                Diagnostic::new(
-                    Code::Unused,
-                    format!("role `{}` is never assigned", role.name.name),
-                )
-                .label(file, role.name.span, "unused role")
-                .help(format!(
-                    "give it a task with `assignee {}`, or remove it",
-                    role.name.name
-                )),
-            );
+        let name = role.name.name.as_str();
+        if !referenced[def] && !suggested_roles.contains(name) && !c.unparsed.may_name(name) {
+            unused_roles.push((file, role));
         }
+    }
+    for (file, role) in unused_roles {
+        c.diagnostics.push(
+            Diagnostic::new(
+                Code::Unused,
+                format!("role `{}` is never assigned", role.name.name),
+            )
+            .label(file, role.name.span, "unused role")
+            .help(format!(
+                "give it a task with `assignee {}`, or remove it",
+                role.name.name
+            )),
+        );
     }
 
     // A template used twice reports its own mistakes twice; keep one of each.
@@ -339,7 +388,7 @@ fn lower_plan<'a>(
     let title = interpolate(c, fields.title);
     let goal = interpolate(c, fields.goal);
     let language = interpolate(c, fields.language);
-    if goal.is_none() {
+    if goal.is_none() && !c.unparsed.within(file, plan.span) {
         c.diagnostics.push(
             Diagnostic::new(Code::MissingGoal, format!("plan `{}` has no goal", plan.name.name))
                 .label(file, plan.name.span, "this plan needs a `goal`")
@@ -365,7 +414,7 @@ fn lower_plan<'a>(
         .items
         .iter()
         .any(|i| matches!(i, ast::PlanItem::Use(_)));
-    if lowering.is_empty() && !has_use {
+    if lowering.is_empty() && !has_use && !c.unparsed.within(file, plan.span) {
         c.diagnostics.push(
             Diagnostic::new(
                 Code::Empty,

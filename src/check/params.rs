@@ -136,7 +136,7 @@ impl<'a> Params<'a> {
     fn apply_overrides(&mut self, c: &mut Checker, options: &Options) {
         for (name, text) in &options.params {
             let Some(i) = self.position(name) else {
-                let suggestion = suggest::closest(name, self.scope.names());
+                let suggestion = c.suggestions.closest(name, self.scope.names());
                 let help = match suggestion {
                     Some(best) => format!("did you mean `{best}`?"),
                     None if self.decls.is_empty() => "this plan declares no parameters".to_owned(),
@@ -210,7 +210,7 @@ impl<'a> Params<'a> {
                         }
                     }
                     None => {
-                        let suggestion = suggest::closest(&ident.name, self.scope.names());
+                        let suggestion = c.suggestions.closest(&ident.name, self.scope.names());
                         // The parameter meant is in use: no "unused" echo for it.
                         if let Some(i) = suggestion.and_then(|best| self.position(best)) {
                             self.decls[i].used = true;
@@ -247,7 +247,7 @@ impl<'a> Params<'a> {
                     );
                 }
             }
-            if !decl.used && decl.in_plan {
+            if !decl.used && decl.in_plan && !c.unparsed.may_name(&decl.ast.name.name) {
                 c.diagnostics.push(
                     Diagnostic::new(
                         Code::Unused,
@@ -295,6 +295,10 @@ pub(super) fn placeholder(out: &mut String, name: &str) {
 
 /// Reports a `{name}` that names no parameter in scope.
 pub(super) fn unknown_param(c: &mut Checker, ident: &ast::Ident, suggestion: Option<&str>) {
+    // Unparsed text may declare it.
+    if c.unparsed.may_name(&ident.name) {
+        return;
+    }
     let mut diagnostic = Diagnostic::new(
         Code::UnknownParam,
         format!("no parameter named `{}`", ident.name),

@@ -6,7 +6,6 @@ use super::params::{article, literal_value, placeholder, type_help, unknown_para
 use super::Checker;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{Type, Value};
-use crate::suggest;
 use crate::syntax::ast::{self, Literal, StrPart};
 
 /// The parameter values of one template instance.
@@ -39,17 +38,10 @@ impl TemplateEnv {
         let mut given: Vec<Option<&ast::UseArg>> = vec![None; decl.params.len()];
         let mut misspelt = vec![false; decl.params.len()];
         for arg in &use_.args {
-            let Some(i) = decl
-                .params
-                .iter()
-                .position(|p| p.ast.name.name == arg.name.name)
-            else {
-                let names = decl.params.iter().map(|p| p.ast.name.name.as_str());
-                let suggestion = suggest::closest(&arg.name.name, names);
+            let Some(i) = decl.param_named(&arg.name.name) else {
+                let suggestion = decl.suggest_param(c, &arg.name.name);
                 // The parameter meant is given, misspelt: no "missing" echo for it.
-                if let Some(meant) = suggestion
-                    .and_then(|best| decl.params.iter().position(|p| p.ast.name.name == best))
-                {
+                if let Some(meant) = suggestion.and_then(|best| decl.param_named(best)) {
                     misspelt[meant] = true;
                 }
                 let mut diagnostic = Diagnostic::new(
@@ -156,33 +148,27 @@ impl TemplateEnv {
         for part in &string.parts {
             match part {
                 StrPart::Text(text) => out.push_str(text),
-                StrPart::Param(ident) => {
-                    match decl
-                        .params
-                        .iter()
-                        .position(|p| p.ast.name.name == ident.name)
-                    {
-                        Some(i) => {
-                            used[self.template][i] = true;
-                            c.reference(decl.params[i].def, ident.span);
-                            match &self.values[i] {
-                                Some(value) => value.write_text(&mut out),
-                                None => placeholder(&mut out, &ident.name),
-                            }
-                        }
-                        None => {
-                            let names = decl.params.iter().map(|p| p.ast.name.name.as_str());
-                            let suggestion = suggest::closest(&ident.name, names);
-                            if let Some(i) = suggestion.and_then(|best| {
-                                decl.params.iter().position(|p| p.ast.name.name == best)
-                            }) {
-                                used[self.template][i] = true;
-                            }
-                            unknown_param(c, ident, suggestion);
-                            placeholder(&mut out, &ident.name);
+                StrPart::Param(ident) => match decl.param_named(&ident.name) {
+                    Some(i) => {
+                        used[self.template][i] = true;
+                        c.reference(decl.params[i].def, ident.span);
+                        match &self.values[i] {
+                            Some(value) => value.write_text(&mut out),
+                            None => placeholder(&mut out, &ident.name),
                         }
                     }
-                }
+                    None if !c.first_unknown(c.file, ident.span) => {
+                        placeholder(&mut out, &ident.name);
+                    }
+                    None => {
+                        let suggestion = decl.suggest_param(c, &ident.name);
+                        if let Some(i) = suggestion.and_then(|best| decl.param_named(best)) {
+                            used[self.template][i] = true;
+                        }
+                        unknown_param(c, ident, suggestion);
+                        placeholder(&mut out, &ident.name);
+                    }
+                },
             }
         }
         out

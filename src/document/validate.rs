@@ -61,6 +61,8 @@ pub fn load_json(
     let mut v = Validator {
         file,
         diagnostics: Vec::new(),
+        role_names: HashSet::new(),
+        suggestions: suggest::Budget::default(),
     };
     let Some(root) = root else {
         v.error(
@@ -125,6 +127,10 @@ fn get<'v, 'a>(object: &'v Object<'a>, name: &str) -> Option<&'v Value<'a>> {
 struct Validator {
     file: FileId,
     diagnostics: Vec<Diagnostic>,
+    /// The ids of `roles`, to look an assignee up without a scan.
+    role_names: HashSet<String>,
+    /// What is left for "did you mean" searches.
+    suggestions: suggest::Budget,
 }
 
 /// A task as read, for the cross-task checks.
@@ -360,6 +366,7 @@ impl Validator {
             let id = self.string(role, "id", "a role", true);
             let description = self.string(role, "description", "a role", false);
             if let Some(id) = id {
+                self.role_names.insert(id.clone());
                 ids.push(id.clone());
                 out.push(json!({"id": id, "description": description}));
             }
@@ -470,9 +477,11 @@ impl Validator {
         };
 
         if let (Some(assignee), Some((role_ids, _))) = (&assignee, roles) {
-            if !role_ids.contains(assignee) {
+            if !self.role_names.contains(assignee.as_str()) {
                 let at = get(task, "assignee").map(span).unwrap_or_default();
-                let suggestion = suggest::closest(assignee, role_ids.iter().map(String::as_str));
+                let suggestion = self
+                    .suggestions
+                    .closest(assignee, role_ids.iter().map(String::as_str));
                 let label = match suggestion {
                     Some(best) => format!("did you mean `{best}`?"),
                     None => "unknown role".to_owned(),

@@ -23,6 +23,9 @@ pub struct File {
     pub comments: Vec<Span>,
     /// Every keyword, in source order (semantic highlighting).
     pub keywords: Vec<Span>,
+    /// The runs of text that did not parse (each reported as a syntax
+    /// error), in source order: what the checker knows the tree may miss.
+    pub unparsed: Vec<Span>,
 }
 
 /// Something that stands at the top of a file.

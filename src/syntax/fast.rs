@@ -184,6 +184,7 @@ impl<'a> Reader<'a> {
                 items: self.items,
                 comments: self.comments,
                 keywords: self.keywords,
+                unparsed: Vec::new(),
             }),
             Err(GiveUp) => {
                 let resume = self.resume;

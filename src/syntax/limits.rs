@@ -16,6 +16,28 @@ pub const MAX_STRING_BYTES: usize = 1 << 20;
 /// The most tasks a plan may have, template instances included.
 pub const MAX_TASKS: usize = 1_000_000;
 
+/// The tasks, steps and instances template `use`s may add in one check,
+/// whatever the input: see [`expansion_limit`].
+pub const MAX_EXPANSION: usize = 1_000_000;
+
+/// What `use`s may add to any input, however small.
+pub const EXPANSION_BASE: usize = 100_000;
+
+/// What `use`s may add for each byte of input (the root file and its
+/// imports), on top of [`EXPANSION_BASE`].
+pub const EXPANSION_PER_BYTE: usize = 4;
+
+/// How many tasks, steps and instances template `use`s may add when the
+/// input is `input_bytes` long: expansion multiplies (a template that uses
+/// one below it five times, ten levels deep, is ten million tasks from a
+/// kilobyte), so it is bounded by a multiple of the input and a hard cap.
+pub fn expansion_limit(input_bytes: usize) -> usize {
+    EXPANSION_PER_BYTE
+        .saturating_mul(input_bytes)
+        .saturating_add(EXPANSION_BASE)
+        .min(MAX_EXPANSION)
+}
+
 /// A file over the size limit.
 fn too_large(text: &str, file: FileId) -> Option<Diagnostic> {
     (text.len() > MAX_FILE_BYTES).then(|| {

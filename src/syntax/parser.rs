@@ -71,6 +71,7 @@ fn parse_rest(text: &str, file: FileId, prefix: Prefix) -> Parsed {
         file,
         comments: Vec::new(),
         keywords: Vec::new(),
+        unparsed: Vec::new(),
         diagnostics: Vec::new(),
     };
     let rule = if plan.is_some() {
@@ -91,6 +92,7 @@ fn parse_rest(text: &str, file: FileId, prefix: Prefix) -> Parsed {
             walker
                 .diagnostics
                 .push(recover::from_pest_error(&error, file, resume));
+            walker.unparsed.push(Span::new(resume, text.len()));
         }
     }
     // Children are walked after their parent's siblings are listed, so the
@@ -99,11 +101,14 @@ fn parse_rest(text: &str, file: FileId, prefix: Prefix) -> Parsed {
     keywords.append(&mut walker.keywords);
     comments.sort_unstable();
     keywords.sort_unstable();
+    let mut unparsed = walker.unparsed;
+    unparsed.sort_unstable();
     Parsed {
         file: File {
             items,
             comments,
             keywords,
+            unparsed,
         },
         diagnostics: walker.diagnostics,
     }
@@ -118,6 +123,7 @@ struct Walker<'a> {
     file: FileId,
     comments: Vec<Span>,
     keywords: Vec<Span>,
+    unparsed: Vec<Span>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -197,6 +203,7 @@ impl<'a> Walker<'a> {
     }
 
     fn bad_run(&mut self, run: Span, context: Context) {
+        self.unparsed.push(run);
         let diagnostic = recover::explain(self.text, self.file, run, context);
         self.diagnostics.push(diagnostic);
     }

@@ -2,7 +2,7 @@
 //! then the graph checks beside the interpolation of the task strings (on two
 //! threads for a large plan), and the steps and tasks of the IR.
 
-use super::{side_by_side, Env, Lowered, Lowering, Member};
+use super::{side_by_side, Env, Lowered, Lowering, Member, Unknown, Unresolved};
 use crate::check::declare::Declarations;
 use crate::check::graph;
 use crate::check::params::Params;
@@ -11,20 +11,13 @@ use crate::check::Checker;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, TaskId};
 use crate::span::Span;
-use crate::suggest;
 use crate::syntax::ast::{self, SmolStr};
 
 impl<'a> Lowering<'a, '_> {
     /// Checks a task's fields: references resolved (its edges added), roles
     /// looked up, values in range, no field given twice. (What the fields
     /// say is read by [`TaskFields::of`] when the task is built.)
-    fn structure(
-        &self,
-        c: &mut Checker,
-        edges: &mut Vec<graph::Edge>,
-        suggested_roles: &mut Vec<String>,
-        index: usize,
-    ) {
+    fn structure(&self, c: &mut Checker, edges: &mut Vec<graph::Edge>, index: usize) {
         let (task, file) = (self.tasks[index].task, self.tasks[index].file);
         c.file = file;
         // Where each kind of field was first given, by `field_kind`.
@@ -59,24 +52,11 @@ impl<'a> Lowering<'a, '_> {
                     if let Some(def) = self.decls.roles.lookup(&role.name) {
                         c.reference(def, role.span);
                     } else {
-                        let suggestion = suggest::closest(&role.name, self.decls.roles.names());
-                        if let Some(best) = suggestion {
-                            suggested_roles.push(best.to_owned());
-                        }
-                        let mut diagnostic = Diagnostic::new(
-                            Code::UnknownRole,
-                            format!("no role named `{}`", role.name),
-                        );
-                        diagnostic = match suggestion {
-                            Some(best) => diagnostic
-                                .label(file, role.span, format!("did you mean `{best}`?"))
-                                .fix(file, role.span, best),
-                            None => diagnostic.label(file, role.span, "unknown role"),
-                        };
-                        c.diagnostics.push(diagnostic.help(format!(
-                            "declare it in the plan: `role {} \"what this role does\"`",
-                            role.name
-                        )));
+                        c.unresolved.push(Unresolved {
+                            file,
+                            name: role.clone(),
+                            kind: Unknown::Role,
+                        });
                     }
                 }
                 ast::TaskField::Retry(f) => {
@@ -156,7 +136,7 @@ impl<'a> Lowering<'a, '_> {
                     });
                 }
             }
-            if self.steps[s].tasks.is_empty() {
+            if self.steps[s].tasks.is_empty() && !c.unparsed.within(file, step.span) {
                 c.diagnostics.push(
                     Diagnostic::new(
                         Code::Empty,
@@ -197,7 +177,6 @@ impl<'a> Lowering<'a, '_> {
         // The structure of each task: its fields, references and edges. A
         // large plan's second half is done on a second thread, into lists of
         // its own that are appended to the first half's.
-        let mut suggested_roles: Vec<String> = Vec::new();
         let n = self.tasks.len();
         if side_by_side(n) {
             let (this, mut helper) = (&self, c.helper());
@@ -206,28 +185,26 @@ impl<'a> Lowering<'a, '_> {
                 let second = scope.spawn(move || {
                     let c = &mut helper;
                     let mut edges = Vec::with_capacity(n);
-                    let mut roles = Vec::new();
                     for index in middle..n {
-                        this.structure(c, &mut edges, &mut roles, index);
+                        this.structure(c, &mut edges, index);
                     }
-                    (helper, edges, roles)
+                    (helper, edges)
                 });
                 for index in 0..middle {
-                    this.structure(c, &mut edges, &mut suggested_roles, index);
+                    this.structure(c, &mut edges, index);
                 }
-                let (other, more_edges, roles) = second
+                let (other, more_edges) = second
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
                 c.append(other);
                 edges.extend(more_edges);
-                suggested_roles.extend(roles);
             });
         } else {
             for index in 0..n {
-                self.structure(c, &mut edges, &mut suggested_roles, index);
+                self.structure(c, &mut edges, index);
             }
         }
-        c.suggested_roles.extend(suggested_roles);
+        self.report_unresolved(c);
 
         // The graph checks and the strings of the tasks need nothing of
         // each other: on a large plan they run side by side.

@@ -1,0 +1,204 @@
+//! Hostile shapes for the checker: many cycles, unknown references,
+//! duplicates, misspelt roles and parameters, nested templates, wide fan-in
+//! and fan-out, long chains, each well over 2 KB. Each must be checked in
+//! time linear in its size: a generous time budget per case guards against
+//! the quadratic (or exponential) searches these shapes used to trigger.
+//! The sizes grow with `PLANC_FUZZ_CASES`.
+
+use std::fmt::Write;
+use std::time::{Duration, Instant};
+
+use planc::check::Options;
+use planc::diagnostic::Code;
+use planc::generate::fuzz_cases;
+use planc::span::FileId;
+
+/// How long one case may take (debug build, a loaded machine): the shapes
+/// below took tens of seconds, or ran out of memory, when the checker was
+/// quadratic.
+const BUDGET: Duration = Duration::from_secs(20);
+
+/// The size of each shape: `n` items in a normal run, more in a long run.
+fn size(n: usize) -> usize {
+    n * (fuzz_cases(64) as usize).max(64) / 64
+}
+
+/// Checks `text` as `planc check` and `planc build` do (the same
+/// diagnostics either way), within [`BUDGET`]; returns the codes found.
+fn check(name: &str, text: &str) -> Vec<Code> {
+    assert!(text.len() > 2048, "{name}: {} bytes", text.len());
+    let started = Instant::now();
+    let checked = planc::compile(
+        "hostile.plan",
+        text,
+        &Options {
+            skip_plan: true,
+            skip_references: true,
+            ..Options::default()
+        },
+    );
+    let built = planc::compile("hostile.plan", text, &Options::default());
+    let elapsed = started.elapsed();
+    assert!(elapsed < BUDGET, "{name}: {elapsed:?}");
+    assert_eq!(checked.diagnostics, built.diagnostics, "{name}");
+    built.diagnostics.iter().map(|d| d.code).collect()
+}
+
+fn count(codes: &[Code], code: Code) -> usize {
+    codes.iter().filter(|&&c| c == code).count()
+}
+
+fn plan(body: &str) -> String {
+    format!("plan hostile {{\n    goal \"g\"\n{body}}}\n")
+}
+
+#[test]
+fn many_two_task_cycles() {
+    let n = size(20_000);
+    let mut body = String::new();
+    for i in 0..n {
+        writeln!(body, "    task a{i} \"A\" {{ after b{i} }}").unwrap();
+        writeln!(body, "    task b{i} \"B\" {{ after a{i} }}").unwrap();
+    }
+    let codes = check("cycles", &plan(&body));
+    assert_eq!(count(&codes, Code::Cycle), n);
+}
+
+#[test]
+fn many_unknown_references_and_roles() {
+    let n = size(4_000);
+    let mut body = String::new();
+    for i in 0..n {
+        writeln!(body, "    role r{i}").unwrap();
+    }
+    for i in 0..n {
+        writeln!(body, "    task t{i} \"T\" {{ after x{i} assignee q{i} }}").unwrap();
+    }
+    let codes = check("unknown", &plan(&body));
+    assert_eq!(count(&codes, Code::UnknownRef), n);
+    assert_eq!(count(&codes, Code::UnknownRole), n);
+}
+
+#[test]
+fn many_unknown_parameters_of_a_template_with_many_parameters() {
+    let n = size(1_500);
+    let params: Vec<String> = (0..n).map(|i| format!("p{i}: string = \"v\"")).collect();
+    let refs: String = (0..n).map(|i| format!("{{q{i}}}")).collect();
+    let args: Vec<String> = (0..n).map(|i| format!("p{i} = \"w\"")).collect();
+    let text = format!(
+        "template t({}) {{ task a \"{refs}\" }}\n{}",
+        params.join(", "),
+        plan(&format!("    use t({}) as u\n", args.join(", ")))
+    );
+    let codes = check("template parameters", &text);
+    assert_eq!(count(&codes, Code::UnknownParam), n);
+}
+
+#[test]
+fn many_duplicates() {
+    let n = size(20_000);
+    let mut body = String::new();
+    for _ in 0..n {
+        body.push_str("    task same \"Same\"\n    role same\n");
+    }
+    let codes = check("duplicates", &plan(&body));
+    assert_eq!(count(&codes, Code::Duplicate), 2 * (n - 1));
+}
+
+#[test]
+fn many_redundant_dependencies_of_one_task() {
+    let n = size(5_000);
+    let mut body = String::from("    task a0 \"A\"\n");
+    for i in 1..n {
+        writeln!(body, "    task a{i} \"A\" {{ after a{} }}", i - 1).unwrap();
+    }
+    let all: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+    writeln!(body, "    task z \"Z\" {{ after {} }}", all.join(", ")).unwrap();
+    let codes = check("redundant", &plan(&body));
+    assert!(count(&codes, Code::RedundantDependency) > 0);
+}
+
+#[test]
+fn nested_templates_are_refused_not_expanded() {
+    // Each level uses the one below five times, and the plan uses the top
+    // one: billions of tasks if expanded. Padding makes the input large.
+    let levels = 14;
+    let mut text = String::from("template t0() { task a \"A\" }\n");
+    for level in 1..levels {
+        let uses: Vec<String> = (0..5)
+            .map(|k| format!("use t{}() as u{k}", level - 1))
+            .collect();
+        writeln!(text, "template t{level}() {{ {} }}", uses.join(" ")).unwrap();
+    }
+    writeln!(text, "# {}", "padding ".repeat(300)).unwrap();
+    text.push_str(&plan(&format!("    use t{}() as top\n", levels - 1)));
+    let codes = check("nested templates", &text);
+    assert_eq!(codes, [Code::Limit]);
+    // The same templates with no plan, each checked on its own.
+    let library = text.split("plan hostile").next().unwrap_or_default();
+    let codes = check("nested templates, unused", library);
+    assert!(count(&codes, Code::Limit) > 0);
+    assert_eq!(count(&codes, Code::Limit), codes.len());
+}
+
+#[test]
+fn wide_fan_in_fan_out_and_long_chains() {
+    let n = size(50_000);
+    let mut body = String::from("    task root \"Root\"\n");
+    for i in 0..n {
+        writeln!(body, "    task f{i} \"F\" {{ after root }}").unwrap();
+    }
+    let all: Vec<String> = (0..n).map(|i| format!("f{i}")).collect();
+    writeln!(
+        body,
+        "    task sink \"Sink\" {{ after {} }}",
+        all.join(", ")
+    )
+    .unwrap();
+    writeln!(body, "    task c0 \"C\" {{ after sink }}").unwrap();
+    for i in 1..n {
+        writeln!(body, "    task c{i} \"C\" {{ after c{} }}", i - 1).unwrap();
+    }
+    let codes = check("fan", &plan(&body));
+    assert_eq!(codes, []);
+}
+
+#[test]
+fn a_syntax_error_among_many_mistakes() {
+    let n = size(4_000);
+    let mut body = String::from("    task = \"broken\" { after hidden }\n");
+    for i in 0..n {
+        writeln!(body, "    task a{i} \"A\" {{ after b{i}, missing{i} }}").unwrap();
+        writeln!(body, "    task b{i} \"B\" {{ after a{i}, hidden }}").unwrap();
+    }
+    let codes = check("syntax", &plan(&body));
+    assert_eq!(count(&codes, Code::Syntax), 1);
+    assert_eq!(count(&codes, Code::Cycle), n);
+    // `hidden` is named in the text that did not parse: not reported.
+    assert_eq!(count(&codes, Code::UnknownRef), n);
+}
+
+#[test]
+fn a_json_document_with_many_cycles() {
+    // 100,000 cycles take seconds in a release build (most of it reading
+    // the JSON); a debug build is checked with fewer.
+    let n = size(20_000);
+    let mut text = String::from("{\"meta\": {\"goal\": \"g\"}, \"tasks\": [\n");
+    for i in 0..n {
+        let (a, b) = (2 * i + 1, 2 * i + 2);
+        let comma = if i + 1 == n { "" } else { "," };
+        writeln!(
+            text,
+            "{{\"id\": {a}, \"name\": \"a\", \"status\": \"pending\", \"dependencies\": [{b}]}},\n\
+             {{\"id\": {b}, \"name\": \"b\", \"status\": \"pending\", \"dependencies\": [{a}]}}{comma}"
+        )
+        .unwrap();
+    }
+    text.push_str("]}\n");
+    let started = Instant::now();
+    let (_, diagnostics) = planc::document::load_json(&text, FileId(0), "hostile");
+    let elapsed = started.elapsed();
+    assert!(elapsed < BUDGET, "{elapsed:?}");
+    let cycles = diagnostics.iter().filter(|d| d.code == Code::Cycle).count();
+    assert_eq!(cycles, n);
+}
