@@ -208,3 +208,25 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
         ]
     })
 }
+
+/// The same text is explained the same way however many compilations run at
+/// once: pest's error detail is one switch for the process, and an explaining
+/// parse on one thread must not see another thread turn it off.
+#[test]
+fn syntax_errors_are_explained_alike_on_many_threads() {
+    let text = "plan p {\n    goal \"g\"\n    task a \"A\"\n}\ntemplate \"t\" sequential2 \"s\"\n\
+                param template task 1 \"x\" { after }\n";
+    let options = Options::default();
+    let alone = planc::compile("race.plan", text, &options).diagnostics;
+    assert!(alone.len() >= 2, "{alone:?}");
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                for _ in 0..cases(150) {
+                    let diagnostics = planc::compile("race.plan", text, &options).diagnostics;
+                    assert_eq!(diagnostics, alone);
+                }
+            });
+        }
+    });
+}

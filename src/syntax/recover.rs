@@ -282,6 +282,35 @@ fn in_string(rules: &[Rule]) -> bool {
     })
 }
 
+/// pest's error detail (the literal tokens it tried) is one switch for the
+/// whole process, and it costs time, so it is on only while an explaining
+/// parse runs. Explaining parses may run on several threads at once (the
+/// language server compiles documents in parallel; tests run in parallel):
+/// the switch stays on while any of them runs, or one thread would turn it
+/// off under another and the same text would be explained two ways.
+struct ErrorDetail;
+
+static EXPLAINING: std::sync::Mutex<usize> = std::sync::Mutex::new(0);
+
+impl ErrorDetail {
+    fn on() -> ErrorDetail {
+        let mut count = EXPLAINING.lock().unwrap_or_else(|e| e.into_inner());
+        *count += 1;
+        pest::set_error_detail(true);
+        ErrorDetail
+    }
+}
+
+impl Drop for ErrorDetail {
+    fn drop(&mut self) {
+        let mut count = EXPLAINING.lock().unwrap_or_else(|e| e.into_inner());
+        *count -= 1;
+        if *count == 0 {
+            pest::set_error_detail(false);
+        }
+    }
+}
+
 /// The diagnostic for one run of bad tokens.
 pub(crate) fn explain(text: &str, file: FileId, run: Span, context: Context) -> Diagnostic {
     let word = word_at(text, run.start());
@@ -295,11 +324,10 @@ pub(crate) fn explain(text: &str, file: FileId, run: Span, context: Context) -> 
                 .label(file, token_span(text, run.start()), "not allowed here")
                 .help(format!("`{word}` belongs {}", home(word)));
             }
-            // Error detail (the literal tokens pest tried) costs time, so it is
-            // on only for this second, explaining parse.
-            pest::set_error_detail(true);
-            let result = PlanParser::parse(rule, &text[run.start()..]);
-            pest::set_error_detail(false);
+            let result = {
+                let _detail = ErrorDetail::on();
+                PlanParser::parse(rule, &text[run.start()..])
+            };
             if let Err(error) = result {
                 return explain_failure(text, file, run.start(), &error);
             }
