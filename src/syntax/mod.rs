@@ -9,7 +9,8 @@ mod recover;
 mod strings;
 
 pub use limits::{
-    check_json as check_json_limits, MAX_FILE_BYTES, MAX_NESTING, MAX_STRING_BYTES, MAX_TASKS,
+    check_json as check_json_limits, MAX_FILE_BYTES, MAX_NESTING, MAX_STRING_BYTES,
+    MAX_SYNTAX_ERRORS, MAX_TASKS,
 };
 pub use parser::{parse, Parsed};
 pub use recover::Context;

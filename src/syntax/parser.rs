@@ -72,6 +72,8 @@ fn parse_rest(text: &str, file: FileId, prefix: Prefix) -> Parsed {
         comments: Vec::new(),
         keywords: Vec::new(),
         diagnostics: Vec::new(),
+        hidden: 0,
+        first_hidden: Span::default(),
     };
     let rule = if plan.is_some() {
         Rule::plan_rest
@@ -92,6 +94,10 @@ fn parse_rest(text: &str, file: FileId, prefix: Prefix) -> Parsed {
                 .diagnostics
                 .push(recover::from_pest_error(&error, file, resume));
         }
+    }
+    if walker.hidden > 0 {
+        let note = limits::more_errors(walker.hidden, walker.first_hidden, file);
+        walker.diagnostics.push(note);
     }
     // Children are walked after their parent's siblings are listed, so the
     // trivia arrive slightly out of order.
@@ -118,7 +124,11 @@ struct Walker<'a> {
     file: FileId,
     comments: Vec<Span>,
     keywords: Vec<Span>,
+    /// At most [`limits::MAX_SYNTAX_ERRORS`]; the rest are only counted.
     diagnostics: Vec<Diagnostic>,
+    /// How many diagnostics were over the limit, and where the first was.
+    hidden: usize,
+    first_hidden: Span,
 }
 
 fn is_bad(rule: Rule) -> bool {
@@ -126,6 +136,15 @@ fn is_bad(rule: Rule) -> bool {
         rule,
         Rule::top_bad | Rule::plan_bad | Rule::step_bad | Rule::task_bad
     )
+}
+
+/// The first token of a run of bad tokens, as the grammar's `bad_word`
+/// ends it (empty if the run starts with a brace, a string or a comma).
+fn first_token(run: &str) -> &str {
+    let end = run
+        .find([' ', '\t', '\r', '\n', '{', '}', '"', '#', ',', '(', ')'])
+        .unwrap_or(run.len());
+    &run[..end]
 }
 
 fn is_keyword(rule: Rule) -> bool {
@@ -172,9 +191,16 @@ impl<'a> Walker<'a> {
             }
             if is_bad(rule) {
                 // A keyword starts a new run: it is where the next item was meant
-                // to begin, so it gets its own explanation.
+                // to begin, so it gets its own explanation. (The grammar ends a
+                // bad node at any token a keyword begins, `task:` too; only a
+                // whole keyword begins a new run.)
                 let span = self.sp(&child);
-                let starts_item = recover::is_keyword(child.as_str());
+                let starts_item = recover::is_keyword(first_token(child.as_str()));
+                for inner in child.into_inner() {
+                    if inner.as_rule() == Rule::COMMENT {
+                        self.comments.push(self.sp(&inner));
+                    }
+                }
                 bad = match bad {
                     Some(run) if starts_item => {
                         self.bad_run(run, context);
@@ -196,14 +222,31 @@ impl<'a> Walker<'a> {
         out
     }
 
+    /// Whether one more diagnostic may be kept; one that may not is only
+    /// counted (and not explained: explaining costs a parse).
+    fn room(&mut self, at: Span) -> bool {
+        if self.diagnostics.len() < limits::MAX_SYNTAX_ERRORS {
+            return true;
+        }
+        if self.hidden == 0 {
+            self.first_hidden = at;
+        }
+        self.hidden += 1;
+        false
+    }
+
     fn bad_run(&mut self, run: Span, context: Context) {
-        let diagnostic = recover::explain(self.text, self.file, run, context);
-        self.diagnostics.push(diagnostic);
+        if self.room(run) {
+            let diagnostic = recover::explain(self.text, self.file, run, context);
+            self.diagnostics.push(diagnostic);
+        }
     }
 
     fn syntax_error(&mut self, span: Span, message: String, label: &str) {
-        self.diagnostics
-            .push(Diagnostic::new(Code::Syntax, message).label(self.file, span, label));
+        if self.room(span) {
+            self.diagnostics
+                .push(Diagnostic::new(Code::Syntax, message).label(self.file, span, label));
+        }
     }
 
     fn file_items(&mut self, root: Pair<'a, Rule>) -> Vec<TopItem> {
@@ -321,6 +364,9 @@ impl<'a> Walker<'a> {
         let span = self.sp(&end);
         if end.into_inner().next().is_none() {
             return Some(span);
+        }
+        if !self.room(span) {
+            return None;
         }
         let found = if span.start() >= self.text.len() {
             "the file ends".to_owned()
@@ -509,6 +555,9 @@ impl<'a> Walker<'a> {
                 let role = self.children(pair, Context::Task).into_iter().next();
                 let role = self.ident(&role.expect("assignee names a role"));
                 if recover::is_keyword(&role.name) {
+                    if !self.room(role.span) {
+                        return None;
+                    }
                     self.diagnostics.push(
                         Diagnostic::new(
                             Code::Syntax,
@@ -598,7 +647,7 @@ impl<'a> Walker<'a> {
 
     fn string(&mut self, pair: Pair<'a, Rule>) -> Str {
         let span = self.sp(&pair);
-        if span.len() > limits::MAX_STRING_BYTES {
+        if span.len() > limits::MAX_STRING_BYTES && self.room(span) {
             self.diagnostics.push(
                 Diagnostic::new(
                     Code::Limit,
@@ -629,7 +678,7 @@ impl<'a> Walker<'a> {
 impl Walker<'_> {
     fn name(&mut self, pair: &Pair<'_, Rule>, what: &str) -> Ident {
         let name = self.ident(pair);
-        if recover::is_keyword(&name.name) {
+        if recover::is_keyword(&name.name) && self.room(name.span) {
             self.diagnostics.push(
                 Diagnostic::new(
                     Code::Syntax,
