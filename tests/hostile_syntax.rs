@@ -205,3 +205,22 @@ fn errors_past_the_limit_are_counted() {
         )
     );
 }
+
+/// A string that opens with `"""` but is not a valid one was read as `""`
+/// and a stray `"`, so the lines after it were code to the grammar but a
+/// string to the nesting limit: thousands of `{` nested bad blocks until
+/// the stack overflowed.
+#[test]
+fn braces_in_a_broken_triple_string_are_one_error() {
+    let text = format!(
+        "plan p {{\n  goal \"\"\"\n{}\n\"\"\"\n}}\n",
+        "{ ".repeat(20_000)
+    );
+    let parsed = parse(&text, FileId(0));
+    let messages: Vec<&str> = parsed
+        .diagnostics
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+}
