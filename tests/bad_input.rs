@@ -154,11 +154,11 @@ fn templates_nested_too_deep_hit_the_limit() {
 fn an_unclosed_string_of_braces_is_one_error_read_in_linear_time() {
     // Each `{` once began a bad block that read on to the end of the file.
     let dir = TempDir::new("string-braces");
-    let text = format!("plan p {{\n  goal \"{}\n}}\n", "{".repeat(200_000));
+    let text = format!("plan p {{\n  goal \"{}\n}}\n", "{".repeat(20_000));
     let path = write(&dir, "braces.plan", text.as_bytes());
     let started = std::time::Instant::now();
     let output = Test::new(["check", &path]).expect_code(1);
-    // A hang guard, not a benchmark: this took minutes.
+    // A hang guard, not a benchmark: this took minutes in a debug build.
     assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
     assert!(
         output
