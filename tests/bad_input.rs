@@ -147,3 +147,75 @@ fn templates_nested_too_deep_hit_the_limit() {
         output.stderr
     );
 }
+
+#[test]
+fn an_unclosed_string_of_braces_is_one_error_read_in_linear_time() {
+    // Each `{` once began a bad block that read on to the end of the file.
+    let dir = TempDir::new("string-braces");
+    let text = format!("plan p {{\n  goal \"{}\n}}\n", "{".repeat(20_000));
+    let path = write(&dir, "braces.plan", text.as_bytes());
+    let started = std::time::Instant::now();
+    let output = Test::new(["check", &path]).expect_code(1);
+    // A hang guard, not a benchmark: this took minutes in a debug build.
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+    assert!(
+        output
+            .stderr
+            .contains("× this string is not closed on its line"),
+        "{}",
+        output.stderr
+    );
+    assert_eq!(
+        output.stderr.matches("planc::").count(),
+        1,
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
+fn megabytes_of_bare_words_are_one_error() {
+    let dir = TempDir::new("words");
+    let mut text = String::from("plan p {\n  goal \"g\"\n  ");
+    text.push_str(&"word ".repeat(1 << 20));
+    text.push_str("\n}\n");
+    let path = write(&dir, "words.plan", text.as_bytes());
+    let output = Test::new(["check", &path]).expect_code(1);
+    assert!(
+        output.stderr.contains("× unknown item `word` in a plan"),
+        "{}",
+        output.stderr
+    );
+    assert_eq!(
+        output.stderr.matches("planc::").count(),
+        1,
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
+fn syntax_errors_past_a_hundred_are_counted_not_shown() {
+    let dir = TempDir::new("many-errors");
+    let text = format!("plan p {{\n  goal \"g\"\n{}}}\n", "  task\n".repeat(1000));
+    let path = write(&dir, "many.plan", text.as_bytes());
+    let output = Test::new(["check", &path]).expect_code(1);
+    assert_eq!(
+        output.stderr.matches("planc::syntax").count(),
+        100,
+        "{}",
+        output.stderr
+    );
+    assert!(
+        output
+            .stderr
+            .contains("× 900 more syntax errors not shown; planc reports at most 100 per file"),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        output.stderr.contains("many.plan:103:3"),
+        "{}",
+        output.stderr
+    );
+}

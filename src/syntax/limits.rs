@@ -38,6 +38,26 @@ pub fn expansion_limit(input_bytes: usize) -> usize {
         .min(MAX_EXPANSION)
 }
 
+/// The most syntax errors planc reports for one file; the rest are counted
+/// in one last diagnostic. Past a hundred they are mostly echoes of the
+/// first, and keeping them all would make a file of junk cost memory and
+/// output in proportion to its size.
+pub const MAX_SYNTAX_ERRORS: usize = 100;
+
+/// The note that ends a file's syntax errors when there were more than
+/// [`MAX_SYNTAX_ERRORS`]: `hidden` more, the first at `first`.
+pub(crate) fn more_errors(hidden: usize, first: Span, file: FileId) -> Diagnostic {
+    let errors = if hidden == 1 { "error" } else { "errors" };
+    Diagnostic::new(
+        Code::Limit,
+        format!(
+            "{hidden} more syntax {errors} not shown; planc reports at most {MAX_SYNTAX_ERRORS} per file"
+        ),
+    )
+    .label(file, Span::at(first.start()), "the next one is here")
+    .help("fix the errors above and check again")
+}
+
 /// A file over the size limit.
 fn too_large(text: &str, file: FileId) -> Option<Diagnostic> {
     (text.len() > MAX_FILE_BYTES).then(|| {
@@ -91,7 +111,13 @@ fn deepest_brace(text: &str) -> Option<usize> {
 }
 
 /// The bytes of `text` outside strings and comments, with their offsets: a
-/// lexical view just precise enough to count braces and find line starts.
+/// lexical view just precise enough to count braces.
+///
+/// It must see a string or a comment wherever the grammar's recovery does
+/// (`bad_string`, `COMMENT`): a brace it takes for text but the grammar for
+/// code would escape the nesting limit. So a comment ends at `\n` or `\r`,
+/// a one-line string at its line's end, a `"""` string at the end of the
+/// file, and `\` skips the next byte in both kinds of string.
 pub(crate) fn code_bytes(text: &str) -> impl Iterator<Item = (usize, u8)> + '_ {
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -99,7 +125,7 @@ pub(crate) fn code_bytes(text: &str) -> impl Iterator<Item = (usize, u8)> + '_ {
         while i < bytes.len() {
             match bytes[i] {
                 b'#' => {
-                    while i < bytes.len() && bytes[i] != b'\n' {
+                    while i < bytes.len() && bytes[i] != b'\n' && bytes[i] != b'\r' {
                         i += 1;
                     }
                 }

@@ -73,6 +73,8 @@ fn parse_rest(text: &str, file: FileId, prefix: Prefix) -> Parsed {
         keywords: Vec::new(),
         unparsed: Vec::new(),
         diagnostics: Vec::new(),
+        hidden: 0,
+        first_hidden: Span::default(),
     };
     let rule = if plan.is_some() {
         Rule::plan_rest
@@ -94,6 +96,10 @@ fn parse_rest(text: &str, file: FileId, prefix: Prefix) -> Parsed {
                 .push(recover::from_pest_error(&error, file, resume));
             walker.unparsed.push(Span::new(resume, text.len()));
         }
+    }
+    if walker.hidden > 0 {
+        let note = limits::more_errors(walker.hidden, walker.first_hidden, file);
+        walker.diagnostics.push(note);
     }
     // Children are walked after their parent's siblings are listed, so the
     // trivia arrive slightly out of order.
@@ -124,7 +130,11 @@ struct Walker<'a> {
     comments: Vec<Span>,
     keywords: Vec<Span>,
     unparsed: Vec<Span>,
+    /// At most [`limits::MAX_SYNTAX_ERRORS`]; the rest are only counted.
     diagnostics: Vec<Diagnostic>,
+    /// How many diagnostics were over the limit, and where the first was.
+    hidden: usize,
+    first_hidden: Span,
 }
 
 fn is_bad(rule: Rule) -> bool {
@@ -132,6 +142,15 @@ fn is_bad(rule: Rule) -> bool {
         rule,
         Rule::top_bad | Rule::plan_bad | Rule::step_bad | Rule::task_bad
     )
+}
+
+/// The first token of a run of bad tokens, as the grammar's `bad_word`
+/// ends it (empty if the run starts with a brace, a string or a comma).
+fn first_token(run: &str) -> &str {
+    let end = run
+        .find([' ', '\t', '\r', '\n', '{', '}', '"', '#', ',', '(', ')'])
+        .unwrap_or(run.len());
+    &run[..end]
 }
 
 fn is_keyword(rule: Rule) -> bool {
@@ -178,9 +197,16 @@ impl<'a> Walker<'a> {
             }
             if is_bad(rule) {
                 // A keyword starts a new run: it is where the next item was meant
-                // to begin, so it gets its own explanation.
+                // to begin, so it gets its own explanation. (The grammar ends a
+                // bad node at any token a keyword begins, `task:` too; only a
+                // whole keyword begins a new run.)
                 let span = self.sp(&child);
-                let starts_item = recover::is_keyword(child.as_str());
+                let starts_item = recover::is_keyword(first_token(child.as_str()));
+                for inner in child.into_inner() {
+                    if inner.as_rule() == Rule::COMMENT {
+                        self.comments.push(self.sp(&inner));
+                    }
+                }
                 bad = match bad {
                     Some(run) if starts_item => {
                         self.bad_run(run, context);
@@ -202,15 +228,32 @@ impl<'a> Walker<'a> {
         out
     }
 
+    /// Whether one more diagnostic may be kept; one that may not is only
+    /// counted (and not explained: explaining costs a parse).
+    fn room(&mut self, at: Span) -> bool {
+        if self.diagnostics.len() < limits::MAX_SYNTAX_ERRORS {
+            return true;
+        }
+        if self.hidden == 0 {
+            self.first_hidden = at;
+        }
+        self.hidden += 1;
+        false
+    }
+
     fn bad_run(&mut self, run: Span, context: Context) {
         self.unparsed.push(run);
-        let diagnostic = recover::explain(self.text, self.file, run, context);
-        self.diagnostics.push(diagnostic);
+        if self.room(run) {
+            let diagnostic = recover::explain(self.text, self.file, run, context);
+            self.diagnostics.push(diagnostic);
+        }
     }
 
     fn syntax_error(&mut self, span: Span, message: String, label: &str) {
-        self.diagnostics
-            .push(Diagnostic::new(Code::Syntax, message).label(self.file, span, label));
+        if self.room(span) {
+            self.diagnostics
+                .push(Diagnostic::new(Code::Syntax, message).label(self.file, span, label));
+        }
     }
 
     fn file_items(&mut self, root: Pair<'a, Rule>) -> Vec<TopItem> {
@@ -328,6 +371,9 @@ impl<'a> Walker<'a> {
         let span = self.sp(&end);
         if end.into_inner().next().is_none() {
             return Some(span);
+        }
+        if !self.room(span) {
+            return None;
         }
         let found = if span.start() >= self.text.len() {
             "the file ends".to_owned()
@@ -516,6 +562,9 @@ impl<'a> Walker<'a> {
                 let role = self.children(pair, Context::Task).into_iter().next();
                 let role = self.ident(&role.expect("assignee names a role"));
                 if recover::is_keyword(&role.name) {
+                    if !self.room(role.span) {
+                        return None;
+                    }
                     self.diagnostics.push(
                         Diagnostic::new(
                             Code::Syntax,
@@ -605,7 +654,7 @@ impl<'a> Walker<'a> {
 
     fn string(&mut self, pair: Pair<'a, Rule>) -> Str {
         let span = self.sp(&pair);
-        if span.len() > limits::MAX_STRING_BYTES {
+        if span.len() > limits::MAX_STRING_BYTES && self.room(span) {
             self.diagnostics.push(
                 Diagnostic::new(
                     Code::Limit,
@@ -636,7 +685,7 @@ impl<'a> Walker<'a> {
 impl Walker<'_> {
     fn name(&mut self, pair: &Pair<'_, Rule>, what: &str) -> Ident {
         let name = self.ident(pair);
-        if recover::is_keyword(&name.name) {
+        if recover::is_keyword(&name.name) && self.room(name.span) {
             self.diagnostics.push(
                 Diagnostic::new(
                     Code::Syntax,
