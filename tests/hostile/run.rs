@@ -36,7 +36,7 @@ pub fn budget(bytes: usize) -> Duration {
     } else {
         (10_000, 1_500)
     };
-    Duration::from_millis(base + (bytes as u64 * per_mib >> 20))
+    Duration::from_millis(base + ((bytes as u64 * per_mib) >> 20))
 }
 
 /// The address-space cap of a child given `bytes` of input: 64 times the
