@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{ChildStdin, ChildStdout, Stdio};
 
 use serde_json::{json, Value};
-use support::{planc, repo, Test};
+use support::{planc, repo, wait_for_line, KillOnPanic, Test};
 
 struct Client {
     stdin: ChildStdin,
@@ -147,15 +147,9 @@ fn a_stopped_lock_holder_times_a_tool_call_out() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let _reap = KillOnPanic(holder.id());
     let mut holder_err = BufReader::new(holder.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("fault injected: stop at locked") {
-        line.clear();
-        assert!(
-            holder_err.read_line(&mut line).unwrap() > 0,
-            "the holder ended"
-        );
-    }
+    wait_for_line(&mut holder_err, "planc: fault injected: stop at locked");
 
     let (mut child, mut client) = connect(&t, &["s.json", "--lock-timeout", "0.2"]);
     let result = client.call("startNextTask", json!({}));

@@ -6,7 +6,7 @@ mod support;
 use std::process::Stdio;
 use std::time::Duration;
 
-use support::{planc, Test};
+use support::{planc, signal, wait_for_line, KillOnPanic, Test};
 
 /// A `.plan` source with `n` independent tasks.
 fn wide_plan(n: usize) -> String {
@@ -452,41 +452,6 @@ fn an_interrupted_init_gets_its_log_from_the_next_change() {
         .starts_with("created s.json, but cannot start its event log "));
     t.ok(&["next", "s.json"]);
     assert_one_record_per_revision(&t, "s.json");
-}
-
-/// Waits for a line starting with `prefix` on a child's standard error.
-fn wait_for_line(stderr: &mut impl std::io::BufRead, prefix: &str) -> String {
-    let mut line = String::new();
-    loop {
-        line.clear();
-        assert!(
-            stderr.read_line(&mut line).unwrap() > 0,
-            "no `{prefix}` line"
-        );
-        if line.starts_with(prefix) {
-            return line;
-        }
-    }
-}
-
-/// Kills a child stopped by a test that fails before letting it go on.
-struct KillOnPanic(u32);
-
-impl Drop for KillOnPanic {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            signal(self.0, "KILL");
-        }
-    }
-}
-
-fn signal(pid: u32, name: &str) {
-    // The shell's own `kill`: no procps needed.
-    let status = std::process::Command::new("sh")
-        .args(["-c", &format!("kill -{name} {pid}")])
-        .status()
-        .unwrap();
-    assert!(status.success());
 }
 
 /// A writer stopped (SIGSTOP) while holding the lock: others give up after

@@ -153,3 +153,39 @@ pub fn tasks(state: &Value) -> Vec<(u64, String)> {
 pub fn repo(path: &str) -> String {
     format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
 }
+
+/// Waits for a line starting with `prefix` on a child's standard error.
+pub fn wait_for_line(stderr: &mut impl std::io::BufRead, prefix: &str) -> String {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "no `{prefix}` line"
+        );
+        if line.starts_with(prefix) {
+            return line;
+        }
+    }
+}
+
+/// Kills a child stopped by a test that fails before letting it go on.
+pub struct KillOnPanic(pub u32);
+
+impl Drop for KillOnPanic {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            signal(self.0, "KILL");
+        }
+    }
+}
+
+/// Sends signal `name` (`KILL`, `CONT`, …) to `pid`.
+pub fn signal(pid: u32, name: &str) {
+    // The shell's own `kill`: no procps needed.
+    let status = std::process::Command::new("sh")
+        .args(["-c", &format!("kill -{name} {pid}")])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
