@@ -48,7 +48,7 @@ pub use log::LogReader;
 /// What a state file may be: a regular file (never a device or a FIFO, which
 /// would fill memory or block) of at most 256 MiB — four times the largest
 /// `.plan` file, as a state's JSON text is larger than the plan it came from.
-pub const STATE_BOUNDS: crate::read::Bounds = crate::read::Bounds {
+pub(crate) const STATE_BOUNDS: crate::read::Bounds = crate::read::Bounds {
     limit: 256 << 20,
     pipes: false,
 };
