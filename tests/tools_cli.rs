@@ -52,6 +52,7 @@ fn openai_function_tools() {
     assert_eq!(names, NAMES);
     for tool in tools {
         assert_eq!(tool["type"], "function");
+        assert_eq!(tool["function"]["strict"], true);
         check_schema(
             tool["function"]["name"].as_str().unwrap(),
             &tool["function"]["parameters"],
@@ -61,17 +62,18 @@ fn openai_function_tools() {
     insta::assert_snapshot!("tools_openai", serde_json::to_string_pretty(tools).unwrap());
 }
 
+/// OpenAI's schemas are these made strict (tests/tools_strict.rs).
 #[test]
 fn anthropic_and_mcp_tools_carry_the_same_schemas() {
     let openai = tools("openai");
     let anthropic = tools("anthropic");
     let mcp = tools("mcp");
     for (i, name) in NAMES.iter().enumerate() {
-        let schema = &openai[i]["function"]["parameters"];
+        assert_eq!(openai[i]["function"]["name"], *name);
+        let schema = &mcp["tools"][i]["inputSchema"];
         assert_eq!(anthropic[i]["name"], *name);
         assert_eq!(&anthropic[i]["input_schema"], schema);
         assert_eq!(mcp["tools"][i]["name"], *name);
-        assert_eq!(&mcp["tools"][i]["inputSchema"], schema);
         check_schema(name, schema);
     }
     assert_eq!(mcp["tools"][12]["annotations"]["readOnlyHint"], true);

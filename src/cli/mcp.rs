@@ -32,8 +32,10 @@ pub struct ToolsArgs {
 enum Format {
     /// MCP's tools/list result
     Mcp,
-    /// OpenAI function-calling tools
+    /// OpenAI Chat Completions function tools (strict mode)
     Openai,
+    /// OpenAI Responses API function tools (strict mode)
+    OpenaiResponses,
     /// Anthropic tool definitions
     Anthropic,
 }
@@ -64,6 +66,7 @@ pub fn print(args: ToolsArgs) -> i32 {
     let format = match args.format {
         Format::Mcp => ToolFormat::Mcp,
         Format::Openai => ToolFormat::OpenAi,
+        Format::OpenaiResponses => ToolFormat::OpenAiResponses,
         Format::Anthropic => ToolFormat::Anthropic,
     };
     print!("{}", planc::document::json_text(&mcp::render(format)));

@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+pub mod export;
 mod server;
 pub mod tools;
 

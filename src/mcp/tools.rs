@@ -6,6 +6,7 @@
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{json, Map, Value};
 
+use super::export::{self, ToolSpec};
 use crate::runner::{
     AddArgs, CompleteArgs, FailArgs, ListArgs, NoArgs, Op, ReplanArgs, SkipArgs, StartNextArgs,
     TaskIdArgs, UpdateArgs,
@@ -183,8 +184,12 @@ fn full_description(tool: &ToolDef) -> String {
 pub enum ToolFormat {
     /// MCP's `tools/list` result: `{"tools": [{name, description, inputSchema, annotations}]}`.
     Mcp,
-    /// OpenAI function calling: `[{"type": "function", "function": {name, description, parameters}}]`.
+    /// OpenAI Chat Completions function calling, strict:
+    /// `[{"type": "function", "function": {name, description, parameters, strict}}]`.
     OpenAi,
+    /// OpenAI Responses API function tools, strict:
+    /// `[{"type": "function", name, description, parameters, strict}]`.
+    OpenAiResponses,
     /// Anthropic tool use: `[{name, description, input_schema}]`.
     Anthropic,
 }
@@ -199,19 +204,25 @@ pub fn render(format: ToolFormat) -> Value {
             "inputSchema": t.input_schema,
             "annotations": {"readOnlyHint": t.read_only, "destructiveHint": t.name == "resetPlan" || t.name == "replan"},
         })).collect::<Vec<_>>()}),
-        ToolFormat::OpenAi => tools
-            .iter()
-            .map(|t| json!({"type": "function", "function": {
-                "name": t.name,
-                "description": full_description(t),
-                "parameters": t.input_schema,
-            }}))
-            .collect(),
-        ToolFormat::Anthropic => tools
-            .iter()
-            .map(|t| json!({"name": t.name, "description": full_description(t), "input_schema": t.input_schema}))
-            .collect(),
+        ToolFormat::OpenAi => export_each(&tools, export::openai_chat),
+        ToolFormat::OpenAiResponses => export_each(&tools, export::openai_responses),
+        ToolFormat::Anthropic => export_each(&tools, export::anthropic),
     }
+}
+
+/// Every tool through one of [`export`]'s shapes.
+fn export_each(tools: &[ToolDef], shape: fn(ToolSpec) -> Value) -> Value {
+    tools
+        .iter()
+        .map(|t| {
+            let description = full_description(t);
+            shape(ToolSpec {
+                name: t.name,
+                description: &description,
+                input_schema: &t.input_schema,
+            })
+        })
+        .collect()
 }
 
 /// The description an MCP server gives for tool `tool`.

@@ -117,12 +117,26 @@ pub struct FailArgs {
     #[serde(default, alias = "error")]
     pub error_message: Option<String>,
     /// Retry when the task has retries left (default true).
-    #[serde(default = "yes")]
+    #[serde(default = "yes", deserialize_with = "true_unless_false")]
+    #[schemars(with = "Option<bool>")]
     pub should_retry: bool,
 }
 
 fn yes() -> bool {
     true
+}
+
+// A model in OpenAI's strict mode sends every field, `null` for one it leaves
+// out (docs/agents.md): a flag given as `null` takes its default.
+
+/// `true` unless the flag is `false`; `null` is the default, `true`.
+fn true_unless_false<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    Ok(Option::<bool>::deserialize(deserializer)?.unwrap_or(true))
+}
+
+/// `false` unless the flag is `true`; `null` is the default, `false`.
+fn false_unless_true<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    Ok(Option::<bool>::deserialize(deserializer)?.unwrap_or(false))
 }
 
 /// Arguments of `skipTask`.
@@ -264,7 +278,8 @@ pub struct ReplanTask {
     #[serde(default)]
     pub assignee: Option<String>,
     /// Whether the plan may succeed without this task.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "false_unless_true")]
+    #[schemars(with = "Option<bool>")]
     pub optional: bool,
     /// How often the task may be retried after failing.
     #[serde(default)]

@@ -1,0 +1,406 @@
+//! `planc tools --format openai|openai-responses`: strict-mode schemas, checked
+//! against OpenAI's strict rules here (tests/tools_sdk.rs checks them with the
+//! SDKs' own types), and the calls a strict-mode model makes — every field
+//! sent, `null` for those it leaves out — accepted by the runner.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{ChildStdin, ChildStdout, Stdio};
+
+use planc::runner::Op;
+use serde_json::{json, Map, Value};
+use support::{planc, repo, Test};
+
+fn tools(format: &str) -> Value {
+    let run = Test::new().run(&["tools", "--format", format]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.json()
+}
+
+/// `(name, parameters)` of every tool in `planc tools --format openai`.
+fn strict_tools() -> Vec<(String, Value)> {
+    let tools = tools("openai");
+    tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            assert_eq!(t["function"]["strict"], true, "{t}");
+            (
+                t["function"]["name"].as_str().unwrap().to_owned(),
+                t["function"]["parameters"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// The keywords OpenAI's strict mode takes that planc's schemas use.
+const STRICT_KEYWORDS: [&str; 9] = [
+    "type",
+    "description",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "anyOf",
+    "enum",
+    "const",
+];
+
+const TYPES: [&str; 7] = [
+    "string", "number", "integer", "boolean", "object", "array", "null",
+];
+
+/// Asserts OpenAI's strict rules on one schema node and everything under it;
+/// returns how many properties it declares. `depth` counts nested objects.
+fn assert_strict(path: &str, node: &Value, depth: usize) -> usize {
+    let node = node
+        .as_object()
+        .unwrap_or_else(|| panic!("{path}: a schema is an object"));
+    for key in node.keys() {
+        assert!(
+            STRICT_KEYWORDS.contains(&key.as_str()),
+            "{path}: `{key}` is not in the strict subset"
+        );
+    }
+    let types: Vec<&str> = match node.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().map(|t| t.as_str().unwrap()).collect(),
+        Some(other) => panic!("{path}: type {other}"),
+        None => {
+            assert!(
+                node.contains_key("anyOf")
+                    || node.contains_key("enum")
+                    || node.contains_key("const"),
+                "{path}: a schema without a type is a union or an enum"
+            );
+            vec![]
+        }
+    };
+    for t in &types {
+        assert!(TYPES.contains(t), "{path}: type {t}");
+    }
+    if types.len() > 1 {
+        assert!(
+            !types.contains(&"object") && !types.contains(&"array"),
+            "{path}: a nullable object or array is an anyOf, not a type list"
+        );
+    }
+    let mut count = 0;
+    if types.contains(&"object") {
+        assert!(depth < 5, "{path}: objects nest at most 5 deep");
+        assert_eq!(
+            node.get("additionalProperties"),
+            Some(&json!(false)),
+            "{path}: every object is closed"
+        );
+        let properties = node["properties"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{path}: an object lists its properties"));
+        let required: Vec<&str> = node["required"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{path}: an object has `required`"))
+            .iter()
+            .map(|r| r.as_str().unwrap())
+            .collect();
+        let names: Vec<&str> = properties.keys().map(String::as_str).collect();
+        assert_eq!(
+            required, names,
+            "{path}: every property is required, in order"
+        );
+        for (name, schema) in properties {
+            count += 1 + assert_strict(&format!("{path}.{name}"), schema, depth + 1);
+        }
+    } else {
+        assert!(
+            !node.contains_key("properties") && !node.contains_key("additionalProperties"),
+            "{path}: object keywords on a non-object"
+        );
+    }
+    if types.contains(&"array") {
+        count += assert_strict(&format!("{path}[]"), &node["items"], depth);
+    }
+    if let Some(branches) = node.get("anyOf") {
+        let branches = branches.as_array().unwrap();
+        assert!(
+            branches.len() >= 2,
+            "{path}: a union has two branches or more"
+        );
+        for (i, branch) in branches.iter().enumerate() {
+            assert!(branch.get("anyOf").is_none(), "{path}: unions are flat");
+            count += assert_strict(&format!("{path}|{i}"), branch, depth);
+        }
+    }
+    count
+}
+
+#[test]
+fn every_schema_follows_the_strict_rules() {
+    let mut total = 0;
+    for (name, schema) in strict_tools() {
+        assert_eq!(schema["type"], "object", "{name}: the root is an object");
+        assert!(
+            schema.get("anyOf").is_none(),
+            "{name}: the root is no union"
+        );
+        total += assert_strict(&name, &schema, 0);
+        jsonschema::meta::validate(&schema)
+            .unwrap_or_else(|e| panic!("{name}: not a JSON Schema: {e}"));
+    }
+    assert!(total <= 5000, "OpenAI takes at most 5000 properties in all");
+}
+
+#[test]
+fn responses_tools_carry_the_chat_tools_schemas() {
+    let chat = tools("openai");
+    let responses = tools("openai-responses");
+    let responses = responses.as_array().unwrap();
+    assert_eq!(responses.len(), 17);
+    for (chat, tool) in chat.as_array().unwrap().iter().zip(responses) {
+        assert_eq!(
+            tool,
+            &json!({
+                "type": "function",
+                "name": chat["function"]["name"],
+                "description": chat["function"]["description"],
+                "parameters": chat["function"]["parameters"],
+                "strict": true,
+            })
+        );
+    }
+}
+
+#[test]
+fn strict_schemas_are_the_mcp_schemas_made_strict() {
+    let mcp = tools("mcp");
+    for (i, (name, schema)) in strict_tools().into_iter().enumerate() {
+        let input = mcp["tools"][i]["inputSchema"].as_object().unwrap();
+        assert_eq!(mcp["tools"][i]["name"], name.as_str());
+        assert_eq!(
+            Value::Object(planc::mcp::export::strict_schema(input)),
+            schema,
+            "{name}"
+        );
+        // Every property of the MCP schema is there, and an optional one may be null.
+        let required = input.get("required").cloned().unwrap_or(json!([]));
+        for property in input["properties"].as_object().unwrap().keys() {
+            let strict = &schema["properties"][property];
+            assert!(strict.is_object(), "{name}.{property} is kept");
+            let optional = !required.as_array().unwrap().contains(&json!(property));
+            let validator = jsonschema::validator_for(strict).unwrap();
+            assert_eq!(
+                validator.is_valid(&Value::Null),
+                optional,
+                "{name}.{property}: null is accepted exactly when the field is optional"
+            );
+        }
+    }
+}
+
+/// A value for `schema` as a strict-mode model sends it: `null` for every
+/// nullable field at `null_depth` levels down or deeper, a value elsewhere;
+/// an array holds one item of each branch of its item union.
+fn call_value(schema: &Value, null_depth: usize) -> Value {
+    let accepts_null = jsonschema::validator_for(schema)
+        .unwrap()
+        .is_valid(&Value::Null);
+    if accepts_null && null_depth == 0 {
+        return Value::Null;
+    }
+    let next = null_depth.saturating_sub(1);
+    if let Some(branches) = schema.get("anyOf").and_then(Value::as_array) {
+        let branch = branches
+            .iter()
+            .find(|b| b["type"] != "null")
+            .expect("a non-null branch");
+        return call_value(branch, null_depth);
+    }
+    let types: Vec<&str> = match &schema["type"] {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => vec![],
+    };
+    match types.iter().find(|t| **t != "null").copied() {
+        Some("object") => {
+            let fields: Map<String, Value> = schema["properties"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(name, field)| (name.clone(), call_value(field, next)))
+                .collect();
+            Value::Object(fields)
+        }
+        Some("array") => {
+            let items = &schema["items"];
+            match items.get("anyOf").and_then(Value::as_array) {
+                Some(branches) => branches.iter().map(|b| call_value(b, next)).collect(),
+                None => json!([call_value(items, next)]),
+            }
+        }
+        Some("integer") | Some("number") => json!(1),
+        Some("boolean") => json!(false),
+        Some("string") => json!("open"),
+        other => panic!("no value for {other:?} in {schema}"),
+    }
+}
+
+#[test]
+fn strict_calls_with_nulls_are_valid_calls() {
+    let mcp = tools("mcp");
+    for (i, (name, schema)) in strict_tools().into_iter().enumerate() {
+        let strict = jsonschema::validator_for(&schema).unwrap();
+        let loose = jsonschema::validator_for(&mcp["tools"][i]["inputSchema"]).unwrap();
+        for null_depth in 0..4 {
+            let arguments = call_value(&schema, null_depth);
+            assert!(strict.is_valid(&arguments), "{name}: {arguments}");
+            assert!(
+                loose.is_valid(&arguments),
+                "{name}: the MCP schema takes the strict call {arguments}"
+            );
+            Op::from_call(&name, arguments.clone()).unwrap_or_else(|e| {
+                panic!("{name}: the runner refuses the strict call {arguments}: {e:?}")
+            });
+        }
+    }
+}
+
+/// A bare-bones MCP client over the server's standard input and output.
+struct Client {
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Client {
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "the server closed"
+            );
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    /// Calls `tool`; asserts it succeeded and returns the envelope's `data`.
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let result = &response["result"];
+        assert_eq!(result["isError"], false, "{tool} {arguments}: {response}");
+        result["structuredContent"]["data"].clone()
+    }
+}
+
+/// The status of each task of state `s.json`, by key.
+fn statuses(t: &Test) -> Vec<(String, String)> {
+    t.state("s.json")["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|task| {
+            (
+                task["key"].as_str().unwrap_or("").to_owned(),
+                task["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_mcp_server_takes_strict_calls_with_explicit_nulls() {
+    let t = Test::new();
+    t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
+    let mut child = planc()
+        .args(["mcp", "s.json"])
+        .current_dir(t.dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut client = Client {
+        stdin: child.stdin.take().unwrap(),
+        stdout: BufReader::new(child.stdout.take().unwrap()),
+        next_id: 0,
+    };
+    client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "strict", "version": "0"}}),
+    );
+    writeln!(
+        client.stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+
+    let data = client.call("startNextTask", json!({"assignee": null}));
+    assert_eq!(data["task"]["key"], "open");
+    client.call(
+        "completeTask",
+        json!({"task_id": null, "result": "Opened jd.com"}),
+    );
+    let data = client.call(
+        "addTask",
+        json!({"name": "Close the popup", "dependencies": null, "reasoning": null,
+               "after_task_id": "open", "assignee": null, "description": null}),
+    );
+    let popup = data["new_task"]["id"].clone();
+    assert_eq!(data["new_task"]["dependencies"], json!([1]));
+    // `updates` given, the direct fields null; then the other way round.
+    client.call(
+        "updateTask",
+        json!({"task_id": popup, "updates": {"name": "Close the coupon popup", "dependencies": null,
+               "reasoning": null, "assignee": null, "description": null},
+               "name": null, "dependencies": null, "reasoning": null, "assignee": null, "description": null}),
+    );
+    let data = client.call(
+        "updateTask",
+        json!({"task_id": popup, "updates": null, "name": null, "dependencies": null,
+               "reasoning": "A coupon popup covers the page", "assignee": null, "description": null}),
+    );
+    let task = &data["updated_task"];
+    assert_eq!(task["name"], "Close the coupon popup");
+    assert_eq!(task["reasoning"], "A coupon popup covers the page");
+    assert_eq!(
+        task["dependencies"],
+        json!([1]),
+        "null dependencies change nothing"
+    );
+    let data = client.call("getTaskList", json!({"status": null, "assignee": null}));
+    assert_eq!(data["tasks"].as_array().unwrap().len(), 6);
+
+    // replan with every optional field of a step null, and a retry.
+    client.call(
+        "replan",
+        json!({"steps": [
+            {"name": "Search again", "key": "again", "dependencies": null, "reasoning": null,
+             "description": null, "assignee": null, "optional": null, "retry": 1},
+            "Add the keyboard to the cart",
+        ]}),
+    );
+    let data = client.call("startNextTask", json!({"assignee": null}));
+    assert_eq!(data["task"]["key"], "again");
+    // should_retry: null is the default, true: the task goes back to pending.
+    let data = client.call(
+        "failTask",
+        json!({"task_id": null, "error_message": "timed out", "should_retry": null}),
+    );
+    assert_eq!(data["will_retry"], true, "{data}");
+    assert_eq!(
+        statuses(&t),
+        [("open", "completed"), ("again", "pending"), ("", "pending"),]
+            .map(|(k, s)| (k.to_owned(), s.to_owned()))
+    );
+
+    drop(client);
+    assert!(child.wait().unwrap().success());
+}
