@@ -9,6 +9,8 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
+pub mod venv;
+
 /// A temporary directory to run `planc` in.
 pub struct Test {
     dir: tempfile::TempDir,
