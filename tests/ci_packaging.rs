@@ -55,7 +55,8 @@ fn yaml_file(path: &str) -> Value {
 }
 
 /// A directory holding a stand-in `cargo` (see the module comment); it logs
-/// each `cargo install` as `ARGS` then `cwd: DIR` to `log`.
+/// each `cargo install` to `log` as its arguments, then `path: planc` when
+/// the `--path` it installs is a checkout of planc (`path: other` if not).
 fn cargo_stand_in(dir: &Path, log: &Path) -> PathBuf {
     let bin = dir.join("stand-in");
     std::fs::create_dir_all(&bin).unwrap();
@@ -65,12 +66,17 @@ set -eu
 if [ "$*" = "--version" ]; then echo "cargo 1.88.0 (stand-in)"; exit 0; fi
 if [ "$1" != install ]; then echo "cargo stand-in: unexpected: cargo $*" >&2; exit 1; fi
 echo "$*" >> '{log}'
-echo "cwd: $PWD" >> '{log}'
-root=""; previous=""
+root=""; path=""; previous=""
 for arg in "$@"; do
     if [ "$previous" = --root ]; then root="$arg"; fi
+    if [ "$previous" = --path ]; then path="$arg"; fi
     previous="$arg"
 done
+if [ -f "$path/.pre-commit-hooks.yaml" ] && grep -q '^name = "planc"$' "$path/Cargo.toml"; then
+    echo "path: planc" >> '{log}'
+else
+    echo "path: other" >> '{log}'
+fi
 mkdir -p "$root/bin"
 cp '{planc}' "$root/bin/planc"
 "#,
@@ -104,7 +110,8 @@ fn outcome(command: &mut Command) -> Outcome {
 
 const GOOD: &str = "plan search {\n    goal \"Search for a keyboard\"\n    task open \"Open the site\"\n    task find \"Search\" { after open }\n}\n";
 const CYCLE: &str = "plan search {\n    goal \"Search for a keyboard\"\n    task open \"Open the site\" { after buy }\n    task search \"Search\" { after open }\n    task buy \"Buy\" { after search }\n}\n";
-const MESSY: &str = "plan search {\ngoal    \"Search for a keyboard\"\n  task open \"Open the site\"\n}\n";
+const MESSY: &str =
+    "plan search {\ngoal    \"Search for a keyboard\"\n  task open \"Open the site\"\n}\n";
 const UNUSED: &str = "plan search {\n    goal \"Search for a keyboard\"\n    param site: string = \"jd.com\"\n    task open \"Open the site\"\n}\n";
 
 fn write(dir: &Path, files: &[(&str, &str)]) {
@@ -201,7 +208,9 @@ fn pre_commit_runs_the_hooks_on_good_and_broken_plans() {
     if !real_cargo {
         path.insert(0, cargo_stand_in(work.path(), &log));
     }
-    path.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    path.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
     let env = [
         ("PATH", PathBuf::from(std::env::join_paths(path).unwrap())),
         ("PRE_COMMIT_HOME", work.path().join("cache")),
@@ -209,9 +218,18 @@ fn pre_commit_runs_the_hooks_on_good_and_broken_plans() {
 
     let good = try_hook(&project, &env, "planc-check", &["plans/good.plan"]);
     assert_eq!(good.code, 0, "{}{}", good.stdout, good.stderr);
-    assert!(good.stdout.contains("planc check") && good.stdout.contains("Passed"), "{}", good.stdout);
+    assert!(
+        good.stdout.contains("planc check") && good.stdout.contains("Passed"),
+        "{}",
+        good.stdout
+    );
 
-    let broken = try_hook(&project, &env, "planc-check", &["plans/good.plan", "plans/broken.plan"]);
+    let broken = try_hook(
+        &project,
+        &env,
+        "planc-check",
+        &["plans/good.plan", "plans/broken.plan"],
+    );
     assert_eq!(broken.code, 1, "{}{}", broken.stdout, broken.stderr);
     assert!(broken.stdout.contains("Failed"), "{}", broken.stdout);
     assert!(
@@ -219,19 +237,35 @@ fn pre_commit_runs_the_hooks_on_good_and_broken_plans() {
         "the hook shows planc's diagnostic:\n{}",
         broken.stdout
     );
-    assert!(broken.stdout.contains("plans/good.plan: ok"), "{}", broken.stdout);
+    assert!(
+        broken.stdout.contains("plans/good.plan: ok"),
+        "{}",
+        broken.stdout
+    );
 
     // The formatter rewrites the file, which pre-commit reports as a failure;
     // run again, it passes.
-    let messy = try_hook(&project, &env, "planc-fmt", &["plans/messy.plan", "plans/good.plan"]);
+    let messy = try_hook(
+        &project,
+        &env,
+        "planc-fmt",
+        &["plans/messy.plan", "plans/good.plan"],
+    );
     assert_eq!(messy.code, 1, "{}{}", messy.stdout, messy.stderr);
-    assert!(messy.stdout.contains("files were modified by this hook"), "{}", messy.stdout);
+    assert!(
+        messy.stdout.contains("files were modified by this hook"),
+        "{}",
+        messy.stdout
+    );
     let formatted = std::fs::read_to_string(project.join("plans/messy.plan")).unwrap();
     assert_eq!(
         formatted,
         "plan search {\n    goal \"Search for a keyboard\"\n    task open \"Open the site\"\n}\n"
     );
-    assert_eq!(std::fs::read_to_string(project.join("plans/good.plan")).unwrap(), GOOD);
+    assert_eq!(
+        std::fs::read_to_string(project.join("plans/good.plan")).unwrap(),
+        GOOD
+    );
     let again = try_hook(&project, &env, "planc-fmt", &["plans/messy.plan"]);
     assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
 
@@ -241,7 +275,7 @@ fn pre_commit_runs_the_hooks_on_good_and_broken_plans() {
         let log = std::fs::read_to_string(&log).unwrap();
         let mut lines = log.lines();
         let mut installs = 0;
-        while let (Some(args), Some(cwd)) = (lines.next(), lines.next()) {
+        while let (Some(args), Some(path)) = (lines.next(), lines.next()) {
             installs += 1;
             let words: Vec<&str> = args.split(' ').collect();
             assert_eq!(words.len(), 6, "{args}");
@@ -250,10 +284,7 @@ fn pre_commit_runs_the_hooks_on_good_and_broken_plans() {
                 ["install", "--bins", "--root", "--path", "."],
                 "{args}"
             );
-            let checkout = Path::new(cwd.strip_prefix("cwd: ").unwrap());
-            assert!(checkout.join(".pre-commit-hooks.yaml").is_file(), "{cwd}");
-            let manifest = std::fs::read_to_string(checkout.join("Cargo.toml")).unwrap();
-            assert!(manifest.contains("name = \"planc\""), "{cwd}");
+            assert_eq!(path, "path: planc", "pre-commit's checkout of planc");
         }
         assert!(installs >= 1, "{log}");
     }
@@ -313,7 +344,10 @@ fn run_action(action: &Value, workspace: &Path, with: &[(&str, &str)]) -> (Outco
     for step in action["runs"]["steps"].as_array().unwrap() {
         assert_eq!(step["shell"], "bash");
         let script = step["run"].as_str().unwrap();
-        assert!(!script.contains("${{"), "inputs reach a script through env only");
+        assert!(
+            !script.contains("${{"),
+            "inputs reach a script through env only"
+        );
         // Each step sees what earlier steps added to GITHUB_PATH, first; then
         // the system's directories, and no planc of the machine's.
         let mut path: Vec<PathBuf> = std::fs::read_to_string(&github_path)
@@ -370,13 +404,17 @@ fn action_yml_installs_planc_and_annotates_the_files() {
     ));
     assert_eq!(steps[1]["env"]["PLANC_FILES"], "${{ inputs.files }}");
     assert_eq!(steps[1]["env"]["PLANC_ARGS"], "${{ inputs.args }}");
-    assert!(steps[1]["run"].as_str().unwrap().ends_with(
-        "\nplanc check --format github --root . \"${args[@]}\" \"${files[@]}\"\n"
-    ));
+    assert!(steps[1]["run"]
+        .as_str()
+        .unwrap()
+        .ends_with("\nplanc check --format github --root . \"${args[@]}\" \"${files[@]}\"\n"));
 
     let workspace = tempfile::tempdir().unwrap();
     let dir = workspace.path();
-    write(dir, &[("plans/good.plan", GOOD), ("plans/deep/er/also.plan", GOOD)]);
+    write(
+        dir,
+        &[("plans/good.plan", GOOD), ("plans/deep/er/also.plan", GOOD)],
+    );
 
     // Every .plan file, at any depth, by default.
     let (clean, log) = run_action(&action, dir, &[]);
@@ -384,16 +422,13 @@ fn action_yml_installs_planc_and_annotates_the_files() {
     assert_eq!(
         log,
         format!(
-            "install --locked --path {} --root $RUNNER_TEMP/planc\ncwd: {}\n",
-            root().display(),
-            dir.display()
+            "install --locked --path {} --root $RUNNER_TEMP/planc\npath: planc\n",
+            root().display()
         )
     );
+    // No annotation: only the version line.
     assert_eq!(clean.stdout, "planc 0.1.0\n");
-    assert_eq!(
-        clean.stderr,
-        "plans/deep/er/also.plan: ok\nplans/good.plan: ok\n"
-    );
+    assert_eq!(clean.stderr, "");
 
     // A broken plan: an annotation on its line, and the job fails.
     write(dir, &[("plans/broken.plan", CYCLE)]);
@@ -409,9 +444,17 @@ fn action_yml_installs_planc_and_annotates_the_files() {
 
     // `files` picks the files; `args` passes options on.
     write(dir, &[("plans/unused.plan", UNUSED)]);
-    let (warned, _) = run_action(&action, dir, &[("files", "plans/good.plan plans/unused.plan")]);
+    let (warned, _) = run_action(
+        &action,
+        dir,
+        &[("files", "plans/good.plan plans/unused.plan")],
+    );
     assert_eq!(warned.code, 0, "{}{}", warned.stdout, warned.stderr);
-    assert!(warned.stdout.contains("::warning file=plans/unused.plan,"), "{}", warned.stdout);
+    assert!(
+        warned.stdout.contains("::warning file=plans/unused.plan,"),
+        "{}",
+        warned.stdout
+    );
     let (denied, _) = run_action(
         &action,
         dir,
