@@ -87,8 +87,45 @@ fn json_rpc_over_stdio() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 17);
+    assert_eq!(names.len(), 18);
     assert_eq!(names[1], "startNextTask");
+    assert_eq!(names[17], "observe");
+    // Every tool declares its result's schema (the §4 envelope).
+    for tool in tools["result"]["tools"].as_array().unwrap() {
+        assert_eq!(tool["outputSchema"]["type"], "object", "{}", tool["name"]);
+        assert_eq!(
+            tool["outputSchema"]["required"],
+            json!(["success"]),
+            "{}",
+            tool["name"]
+        );
+    }
+
+    // An unknown tool is a JSON-RPC error (MCP: invalid params), not a tool result.
+    let unknown = client.request(
+        "tools/call",
+        json!({"name": "completeCurrentTask", "arguments": {}}),
+    );
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    assert!(
+        unknown["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Unknown tool: completeCurrentTask"),
+        "{unknown}"
+    );
+    // An unknown argument is refused, naming the field.
+    let result = client.call("completeTask", json!({"result_mesage": "typo"}));
+    assert_eq!(result["isError"], true);
+    assert_eq!(
+        result["structuredContent"]["error"]["code"],
+        "INVALID_ARGUMENT"
+    );
+    assert_eq!(
+        result["structuredContent"]["error"]["details"]["field"],
+        "result_mesage"
+    );
+    assert_eq!(t.state("s.json")["state"]["revision"], 1, "nothing changed");
 
     // An operation error is a tool result with isError, carrying the envelope.
     let result = client.call("startTask", json!({"task_id": 99}));

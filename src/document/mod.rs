@@ -6,6 +6,7 @@ mod json_text;
 mod validate;
 
 use indexmap::IndexMap;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use json_text::to_text as json_text;
@@ -86,7 +87,7 @@ impl Default for State {
 }
 
 /// The status of a whole plan (seed 001).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PlanStatus {
     Idle,
@@ -119,7 +120,7 @@ impl PlanStatus {
 }
 
 /// The status of a task (seeds 000/001).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskStatus {
     Pending,
@@ -158,7 +159,7 @@ impl TaskStatus {
 }
 
 /// A task: seed 000/001's six fields, then planc's.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TaskDoc {
     pub id: u32,
     pub name: String,
@@ -184,7 +185,7 @@ pub struct TaskDoc {
 }
 
 /// How often a task may be retried after failing, and how often it was.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Retry {
     pub max: u32,
     pub count: u32,

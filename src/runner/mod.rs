@@ -17,6 +17,7 @@ mod observe;
 mod ops;
 mod prompt;
 mod query;
+pub mod results;
 mod store;
 pub mod time;
 
@@ -32,6 +33,7 @@ pub use ops::{
     SkipArgs, StartNextArgs, TaskIdArgs, TaskRef, TaskUpdates, UpdateArgs,
 };
 pub use prompt::prompt;
+pub use results::{result_schema, OpResult};
 pub use store::{LogReader, Store, DEFAULT_LOCK_TIMEOUT};
 
 use index::Index;
@@ -40,7 +42,7 @@ use index::Index;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Applied {
     /// The operation's result: the `data` of the success envelope.
-    pub data: Value,
+    pub data: OpResult,
     /// What changed (empty for queries).
     pub events: Vec<Event>,
 }

@@ -170,6 +170,26 @@ impl Store {
         Ok(doc)
     }
 
+    /// Whether the state file exists (a dialect that creates plans serves a
+    /// state before it does).
+    pub fn exists(&self) -> bool {
+        self.path.is_file()
+    }
+
+    /// Deletes the state file under the lock when `check` accepts the state
+    /// read under it (seed 002's `delete_plan`); the event log stays as the
+    /// plan's history, and the next `create` starts it afresh.
+    pub fn delete(
+        &self,
+        check: impl FnOnce(&PlanDocument) -> Result<(), OpError>,
+    ) -> Result<(), OpError> {
+        let files = Files::resolve(&self.path).map_err(|e| io_error(&self.path, "write", e))?;
+        let lock = Lock::acquire(&files.lock, self.wait)?;
+        check(&self.read(&files.state)?)?;
+        lock.verify()?;
+        fs::remove_file(&files.state).map_err(|e| io_error(&files.state, "write", e))
+    }
+
     /// Reads the state (no lock: writes replace the file atomically).
     pub fn load(&self) -> Result<PlanDocument, OpError> {
         self.read(&self.path)

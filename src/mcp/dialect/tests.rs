@@ -1,0 +1,1 @@
+//! The dialects against the seeds' shapes.
