@@ -377,7 +377,7 @@ fn unexpected(result: &OpResult) -> OpError {
 }
 
 /// A task as seed 004's step (as `planc build --target plan-act` shows it).
-fn step(task: &TaskDoc) -> Step {
+pub(super) fn step(task: &TaskDoc) -> Step {
     let failed = task.status == TaskStatus::Failed;
     Step {
         description: task.name.clone(),
