@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::document::{
-    self, Meta, PlanDocument, Retry, State, StepDoc, TaskDoc, TaskStatus as RunnerStatus,
+    self, Meta, PlanDocument, Retry, RoleDoc, State, StepDoc, TaskDoc, TaskStatus as RunnerStatus,
 };
 use crate::emit::{render, Target};
 use crate::mcp::tools::{output_schema, schema, ToolDef};
@@ -554,6 +554,17 @@ fn create(store: &Store, args: CreateArgs) -> Result<bool, OpError> {
             tasks: ids,
         });
     }
+    // The assignees are the plan's roles, so the state is a valid plan
+    // document (`planc check` wants every assignee declared).
+    let mut roles: Vec<RoleDoc> = Vec::new();
+    for assignee in tasks.iter().filter_map(|t| t.assignee.as_deref()) {
+        if !roles.iter().any(|r| r.id == assignee) {
+            roles.push(RoleDoc {
+                id: assignee.to_owned(),
+                description: None,
+            });
+        }
+    }
     let doc = PlanDocument {
         format: document::FORMAT.to_owned(),
         meta: Meta {
@@ -567,7 +578,7 @@ fn create(store: &Store, args: CreateArgs) -> Result<bool, OpError> {
             created_at: None,
             updated_at: None,
         },
-        roles: Vec::new(),
+        roles,
         steps,
         state: State::default(),
         tasks,
