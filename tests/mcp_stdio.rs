@@ -162,6 +162,32 @@ fn a_missing_state_is_a_usage_error() {
     let run = Test::new().run(&["mcp", "missing.json"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("planc run init"), "{}", run.stderr);
+    let run = Test::new().run(&["mcp", "missing.json", "--dialect", "tasks"]);
+    assert_eq!(run.code, 2, "seed 000's tools cannot create a plan");
+    let run = Test::new().run(&["mcp", "missing.json", "--dialect", "yaml"]);
+    assert_eq!(run.code, 2);
+}
+
+/// The dialects that create plans (seed 002's `create_plan_from_structure`,
+/// seed 004's `create_plan`) serve a state before it exists.
+#[test]
+fn a_creating_dialect_starts_without_a_state() {
+    let t = Test::new();
+    let (mut child, mut client) = connect(&t, &["new.json", "--dialect", "plan-act"]);
+    let result = client.call("get_plan", json!({}));
+    assert_eq!(result["isError"], true);
+    assert_eq!(
+        result["structuredContent"]["events"][0]["code"], "PLAN_NOT_FOUND",
+        "{result}"
+    );
+    let result = client.call(
+        "create_plan",
+        json!({"title": "Search", "steps": ["Open the page", "Search"]}),
+    );
+    assert_eq!(result["isError"], false, "{result}");
+    assert_eq!(t.state("new.json")["tasks"][1]["dependencies"], json!([1]));
+    drop(client);
+    assert!(child.wait().unwrap().success());
 }
 
 /// A tool call that waits for a writer stopped while holding the lock gives up

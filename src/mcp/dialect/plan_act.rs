@@ -245,6 +245,13 @@ pub fn tools() -> Vec<ToolDef> {
 
 /// Runs one of the tools.
 pub fn call(store: &Store, name: &str, args: Value) -> Option<Outcome> {
+    let known = tools().iter().any(|t| t.name == name);
+    if known && name != "create_plan" && !store.exists() {
+        return Some(refused(OpError::new(
+            ErrorCode::PlanNotFound,
+            "There is no plan yet; the planner creates it with create_plan",
+        )));
+    }
     let result = match name {
         "create_plan" => arguments::<CreateArgs>(name, args).and_then(|args| create(store, args)),
         "update_plan" => arguments::<UpdateArgs>(name, args).and_then(|args| {
@@ -287,14 +294,17 @@ pub fn call(store: &Store, name: &str, args: Value) -> Option<Outcome> {
         }),
         _ => return None,
     };
-    Some(result.unwrap_or_else(|error| {
-        Outcome::error(Events {
-            events: vec![Event::Error {
-                code: error.code.as_str().to_owned(),
-                error: error.message,
-            }],
-        })
-    }))
+    Some(result.unwrap_or_else(refused))
+}
+
+/// A refused call: one error event.
+fn refused(error: OpError) -> Outcome {
+    Outcome::error(Events {
+        events: vec![Event::Error {
+            code: error.code.as_str().to_owned(),
+            error: error.message,
+        }],
+    })
 }
 
 /// Applies `op` as one change and answers the events `events` makes of its

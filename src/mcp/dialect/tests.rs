@@ -4,7 +4,7 @@ use serde_json::json;
 
 use crate::document::{PlanDocument, TaskStatus};
 use crate::emit::{render, Target};
-use crate::runner::{ErrorCode, Op, Store};
+use crate::runner::{result_schema, ErrorCode, Op, Store};
 
 use super::Dialect;
 
@@ -69,4 +69,19 @@ fn unknown_arguments_are_refused_by_name() {
     assert_eq!(error.details, json!({"field": "nmae"}));
     // The operation's tag is not an argument.
     assert!(Op::from_call("getPlanStatus", json!({})).is_ok());
+}
+
+#[test]
+fn every_planc_tool_declares_its_result_type() {
+    for name in Op::NAMES.iter().chain(&["observe"]) {
+        assert!(result_schema(name).is_some(), "{name}");
+    }
+    for tool in Dialect::Planc.tools() {
+        let data = &tool.output_schema["properties"]["data"];
+        assert!(
+            data.get("properties").is_some() || data.get("anyOf").is_some(),
+            "{}: {data}",
+            tool.name
+        );
+    }
 }
