@@ -225,12 +225,8 @@ struct RoleArgs {
     /// The role (a task's assignee).
     role_id: String,
     /// Only tasks with this status (default: ready).
-    #[serde(default = "ready")]
-    status: TaskStatus,
-}
-
-fn ready() -> TaskStatus {
-    TaskStatus::Ready
+    #[serde(default)]
+    status: Option<TaskStatus>,
 }
 
 fn def<A: JsonSchema, R: JsonSchema>(
@@ -323,7 +319,8 @@ pub fn call(store: &Store, name: &str, args: Value) -> Option<Outcome> {
         "get_tasks_for_role" => answer(
             arguments::<RoleArgs>(name, args).and_then(|args| {
                 let doc = plan(store, &args.plan_id)?;
-                if args.status == TaskStatus::Ready {
+                let status = args.status.unwrap_or(TaskStatus::Ready);
+                if status == TaskStatus::Ready {
                     return ready_tasks(&doc, Some(&args.role_id));
                 }
                 let mut infos = task_infos(&doc);
@@ -331,7 +328,7 @@ pub fn call(store: &Store, name: &str, args: Value) -> Option<Outcome> {
                     .tasks
                     .iter()
                     .filter(|t| t.assignee.as_deref() == Some(args.role_id.as_str()))
-                    .filter(|t| TaskStatus::from(t.status) == args.status)
+                    .filter(|t| TaskStatus::from(t.status) == status)
                     .filter_map(|t| infos.remove(&key_of(t)))
                     .collect())
             }),
