@@ -197,8 +197,7 @@ fn full_description(tool: &ToolDef) -> String {
 /// operation's result type (`runner::results`) and whose `error` is the
 /// error body.
 pub fn envelope_schema(op: &str) -> Map<String, Value> {
-    let data = result_schema(op).map_or(json!({}), |s| s.to_value());
-    let mut data = data;
+    let mut data = result_schema(op).map_or(json!({}), |s| s.to_value());
     drop_integer_formats(&mut data);
     let mut error = Value::Object(schema::<ErrorBody>());
     drop_integer_formats(&mut error);
