@@ -171,11 +171,14 @@ fn every_dialect_serves_its_seeds_tools() {
             );
             assert!(tool["description"].as_str().unwrap().len() > 30, "{name}");
         }
-        // The OpenAI and Anthropic shapes carry the same input schemas.
+        // The OpenAI (strict) and Anthropic shapes carry the same input schemas.
         let openai = dialect_tools(dialect, "openai");
         let anthropic = dialect_tools(dialect, "anthropic");
         for (i, tool) in tools.iter().enumerate() {
-            assert_eq!(openai[i]["function"]["parameters"], tool["inputSchema"]);
+            let input = tool["inputSchema"].as_object().unwrap();
+            let strict = Value::Object(planc::mcp::export::strict_schema(input));
+            assert_eq!(openai[i]["function"]["name"], tool["name"]);
+            assert_eq!(openai[i]["function"]["parameters"], strict);
             assert_eq!(anthropic[i]["input_schema"], tool["inputSchema"]);
         }
         // The exact definitions a model reads: a change is a reviewed diff.
