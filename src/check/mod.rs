@@ -332,6 +332,7 @@ pub fn check(modules: &[Module], sources: &SourceMap, options: &Options) -> Chec
         key(a).cmp(&key(b)).then_with(|| a.message.cmp(&b.message))
     });
     c.diagnostics.dedup();
+    crate::diagnostic::cap_per_code(&mut c.diagnostics);
 
     Checked {
         plan,

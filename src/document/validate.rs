@@ -80,6 +80,8 @@ pub fn load_json(
     let document = v.document(object, fallback_id);
     let has_errors = v.diagnostics.iter().any(Diagnostic::is_error);
     crate::diagnostic::sort(&mut v.diagnostics);
+    crate::diagnostic::cap_per_code(&mut v.diagnostics);
+    crate::diagnostic::sort(&mut v.diagnostics);
     let document = if has_errors {
         None
     } else {
