@@ -13,7 +13,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, SymbolKind};
 use crate::span::{FileId, Span};
 use crate::syntax::ast::{self, SmolStr};
-use crate::syntax::{EXPANSION_BASE, EXPANSION_PER_BYTE, MAX_EXPANSION, MAX_TASKS};
+use crate::syntax::{BYTES_PER_EXPANSION, EXPANSION_BASE, MAX_EXPANSION, MAX_TASKS};
 use finish::interpolate;
 
 /// From this many tasks on, the graph is checked on a second thread while
@@ -392,7 +392,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
                 .help(format!(
                     "each `use` repeats every task of its template, and of the templates it uses; \
                      planc expands at most {EXPANSION_BASE} tasks, steps and instances plus \
-                     {EXPANSION_PER_BYTE} per byte of input, and never more than {MAX_EXPANSION}: \
+                     one per {BYTES_PER_EXPANSION} bytes of input, and never more than {MAX_EXPANSION}: \
                      use fewer or smaller templates"
                 )),
             );

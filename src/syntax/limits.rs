@@ -21,22 +21,33 @@ pub const MAX_TASKS: usize = 1_000_000;
 pub const MAX_EXPANSION: usize = 1_000_000;
 
 /// What `use`s may add to any input, however small.
-pub const EXPANSION_BASE: usize = 100_000;
+pub const EXPANSION_BASE: usize = 50_000;
 
-/// What `use`s may add for each byte of input (the root file and its
-/// imports), on top of [`EXPANSION_BASE`].
-pub const EXPANSION_PER_BYTE: usize = 4;
+/// How many bytes of input (the root file and its imports) allow `use`s
+/// one more task, step or instance, on top of [`EXPANSION_BASE`].
+pub const BYTES_PER_EXPANSION: usize = 32;
 
 /// How many tasks, steps and instances template `use`s may add when the
 /// input is `input_bytes` long: expansion multiplies (a template that uses
 /// one below it five times, ten levels deep, is ten million tasks from a
-/// kilobyte), so it is bounded by a multiple of the input and a hard cap.
+/// kilobyte), so it is bounded by a share of the input and a hard cap. An
+/// expanded task costs up to about 2 KiB once checked and built into every
+/// target, so the base stays within the constant part of planc's memory
+/// bound, and the share (64 bytes of memory per byte of input) within its
+/// multiple (docs/performance.md, "Memory").
 pub fn expansion_limit(input_bytes: usize) -> usize {
-    EXPANSION_PER_BYTE
-        .saturating_mul(input_bytes)
+    (input_bytes / BYTES_PER_EXPANSION)
         .saturating_add(EXPANSION_BASE)
         .min(MAX_EXPANSION)
 }
+
+/// The most text after a mistake that planc reads to explain it (4 MiB).
+/// The grammar, which explains mistakes, costs up to about a hundred bytes
+/// of memory per byte it reads (pest's queue of tokens); past this a
+/// mistake is reported alone, as a `planc::limit` error at the item that
+/// holds it, and the rest of the file is not read. Files without mistakes
+/// are read by the fast reader at any size.
+pub const MAX_EXPLAINED_BYTES: usize = 4 << 20;
 
 /// The most syntax errors planc reports for one file; the rest are counted
 /// in one last diagnostic. Past a hundred they are mostly echoes of the
