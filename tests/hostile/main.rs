@@ -345,10 +345,32 @@ fn memory_template_bombs_and_bare_words() {
                 hostile::bare_words(bytes),
             )
         },
-    ] {
+    ]
+    .into_iter()
+    .chain(dense_after_mistakes())
+    {
         plan_case(&mut failures, dir.path(), &label, &text, false);
     }
     failures.finish();
+}
+
+/// The shapes that cost the most memory per byte (comment lines and
+/// repeated references, read by the grammar after a mistake), with the
+/// mistake at the top and as far from the end as planc explains
+/// (`MAX_EXPLAINED_BYTES`): 20 MB at nightly size, 2 MB otherwise.
+fn dense_after_mistakes() -> Vec<(String, String)> {
+    let bytes = if nightly() { 20_000_000 } else { 2_000_000 };
+    let explained = planc::syntax::MAX_EXPLAINED_BYTES - 4096;
+    let mut shapes = Vec::new();
+    for (what, comments) in [("comment lines", true), ("`after a,a,…`", false)] {
+        for (at, from_end) in [("at the top", bytes), ("explained", explained)] {
+            shapes.push((
+                format!("{bytes} bytes of {what}, a mistake {at}"),
+                hostile::dense_after_mistake(bytes, from_end, comments),
+            ));
+        }
+    }
+    shapes
 }
 
 /// A task's id in a JSON plan document.
