@@ -217,3 +217,47 @@ fn a_json_document_with_many_cycles() {
     assert_eq!(count(&codes, Code::Cycle), shown(n));
     assert_eq!(count(&codes, Code::Limit), 1);
 }
+
+#[test]
+fn a_step_after_a_large_step_is_bounded() {
+    // Two steps of n tasks, one after the other: every task of the second
+    // waits for every task of the first, n² dependencies a plan document
+    // lists one by one. Past the limit the `after` is refused, before any
+    // pair is made.
+    let n = size(10_000);
+    let mut body = String::new();
+    for step in ["first", "second"] {
+        writeln!(body, "    step {step} {{").unwrap();
+        if step == "second" {
+            body.push_str("        after first\n");
+        }
+        for i in 0..n {
+            writeln!(body, "        task {step}{i} \"T\"").unwrap();
+        }
+        body.push_str("    }\n");
+    }
+    let codes = check("step after step", &plan(&body));
+    assert_eq!(codes, [Code::Limit]);
+}
+
+#[test]
+fn a_step_after_a_step_lists_every_pair_within_the_limit() {
+    let n = 300;
+    let mut body = String::new();
+    for step in ["first", "second"] {
+        writeln!(body, "    step {step} {{").unwrap();
+        if step == "second" {
+            body.push_str("        after first\n");
+        }
+        for i in 0..n {
+            writeln!(body, "        task {step}{i} \"T\"").unwrap();
+        }
+        body.push_str("    }\n");
+    }
+    let text = plan(&body);
+    let built = planc::compile("steps.plan", &text, &Options::default());
+    assert_eq!(built.diagnostics, []);
+    let document = built.document().expect("a plan document");
+    let pairs: usize = document.tasks.iter().map(|t| t.dependencies.len()).sum();
+    assert_eq!(pairs, n * n);
+}

@@ -41,6 +41,20 @@ pub fn expansion_limit(input_bytes: usize) -> usize {
         .min(MAX_EXPANSION)
 }
 
+/// What the `after`s of steps and template instances may add to any
+/// input, counted as task-to-task dependencies: see [`dependency_pair_limit`].
+pub const DEPENDENCY_PAIRS_BASE: usize = 2_000_000;
+
+/// How many task-to-task dependencies the `after`s of steps and template
+/// instances may make in one check for `input_bytes` of input: one step
+/// after another makes every task of the first wait for every task of the
+/// second, and a plan document lists each of those dependencies, so two
+/// steps of 10,000 tasks are 10⁸ of them. 2,000,000 plus one per byte of
+/// input (each costs a few tens of bytes until the plan is written out).
+pub fn dependency_pair_limit(input_bytes: usize) -> usize {
+    DEPENDENCY_PAIRS_BASE.saturating_add(input_bytes)
+}
+
 /// The most text after a mistake that planc reads to explain it (4 MiB).
 /// The grammar, which explains mistakes, costs up to about a hundred bytes
 /// of memory per byte it reads (pest's queue of tokens); past this a
