@@ -157,3 +157,23 @@ fn a_json_document_is_capped_alike() {
         "50 more `planc::cycle` diagnostics are not shown; planc reports at most 100 of each code"
     );
 }
+
+#[test]
+fn imports_past_a_hundred_are_counted_too() {
+    let mut text = String::new();
+    for i in 0..120 {
+        writeln!(text, "import \"missing{i}.plan\"").unwrap();
+    }
+    text.push_str("plan p {\n    goal \"g\"\n    task a \"A\"\n}\n");
+    let dir = common::TempDir::new("cap-imports");
+    let path = dir.path().join("main.plan");
+    std::fs::write(&path, text).unwrap();
+    let out = Test::new(["check", "--format", "json", path.to_str().unwrap()]).expect_code(1);
+    let value: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let diagnostics = value.as_array().unwrap();
+    assert_eq!(diagnostics.len(), 101);
+    assert_eq!(
+        diagnostics[100]["message"],
+        "20 more `planc::import` diagnostics are not shown; planc reports at most 100 of each code"
+    );
+}
