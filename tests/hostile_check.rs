@@ -261,3 +261,35 @@ fn a_step_after_a_step_lists_every_pair_within_the_limit() {
     let pairs: usize = document.tasks.iter().map(|t| t.dependencies.len()).sum();
     assert_eq!(pairs, n * n);
 }
+
+/// Files that name themselves by their path: `big*.plan` are 20 MiB of
+/// comments each.
+struct Generated;
+
+impl planc::modules::Loader for Generated {
+    fn load(&self, _: &std::path::Path) -> Result<String, planc::modules::ImportError> {
+        Ok("# padding\n".repeat(2 << 20))
+    }
+}
+
+#[test]
+fn imports_past_the_input_limit_are_refused() {
+    // Each file is under the 64 MiB file limit; together they are not.
+    let text =
+        "import \"big1.plan\"\nimport \"big2.plan\"\nimport \"big3.plan\"\nimport \"big4.plan\"\n\
+                plan p {\n    goal \"g\"\n    task a \"A\"\n}\n";
+    let compilation = planc::compile_with("main.plan", text, &Options::default(), &Generated);
+    let messages: Vec<(Code, &str)> = compilation
+        .diagnostics
+        .iter()
+        .map(|d| (d.code, d.message.as_str()))
+        .collect();
+    assert_eq!(
+        messages,
+        [(
+            Code::Limit,
+            "cannot import `big4.plan`: the plan and its imports would be more than 67108864 bytes"
+        )]
+    );
+    assert_eq!(compilation.modules.len(), 4);
+}

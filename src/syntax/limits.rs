@@ -6,6 +6,10 @@ use crate::span::{FileId, Span};
 /// The largest `.plan` file planc reads (64 MiB).
 pub const MAX_FILE_BYTES: usize = 64 << 20;
 
+/// The most text one check reads: a file and everything it imports
+/// (64 MiB), so the memory bound (a multiple of the input) is a hard cap.
+pub const MAX_INPUT_BYTES: usize = 64 << 20;
+
 /// The deepest nesting of braces planc parses (and of arrays and objects in
 /// a JSON plan document).
 pub const MAX_NESTING: usize = 64;

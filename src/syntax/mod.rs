@@ -11,7 +11,7 @@ mod strings;
 pub use limits::{
     check_json as check_json_limits, dependency_pair_limit, expansion_limit, BYTES_PER_EXPANSION,
     DEPENDENCY_PAIRS_BASE, EXPANSION_BASE, MAX_EXPANSION, MAX_EXPLAINED_BYTES, MAX_FILE_BYTES,
-    MAX_NESTING, MAX_STRING_BYTES, MAX_SYNTAX_ERRORS, MAX_TASKS,
+    MAX_INPUT_BYTES, MAX_NESTING, MAX_STRING_BYTES, MAX_SYNTAX_ERRORS, MAX_TASKS,
 };
 pub use parser::{parse, Parsed};
 pub use recover::Context;
