@@ -357,13 +357,13 @@ fn memory_template_bombs_and_bare_words() {
 /// The shapes that cost the most memory per byte (comment lines and
 /// repeated references, read by the grammar after a mistake), with the
 /// mistake at the top and, at nightly size (20 MB), also as far from the
-/// end as planc explains (`MAX_EXPLAINED_BYTES`); 256 KiB otherwise (a
+/// end as planc explains (`MAX_EXPLAINED_BYTES`); 64 KiB otherwise (a
 /// debug build checks a million references slowly).
 fn dense_after_mistakes() -> Vec<(String, String)> {
     let (bytes, positions): (usize, &[&str]) = if nightly() {
         (20_000_000, &["at the top", "explained"])
     } else {
-        (256 << 10, &["at the top"])
+        (64 << 10, &["at the top"])
     };
     let explained = planc::syntax::MAX_EXPLAINED_BYTES - 4096;
     let mut shapes = Vec::new();
