@@ -210,8 +210,9 @@ pub fn more_of(code: Code, hidden: usize, next: Option<(FileId, Span)>) -> Diagn
 /// given) and adds a [`more_of`] note for each code that had more. Syntax
 /// errors and limits are kept: they are bounded where they are made.
 pub fn cap_per_code(diagnostics: &mut Vec<Diagnostic>) {
-    let mut seen: std::collections::HashMap<Code, (usize, Option<(FileId, Span)>)> =
-        std::collections::HashMap::new();
+    // Per code: how many, and where the first one left out points.
+    type Seen = (usize, Option<(FileId, Span)>);
+    let mut seen: std::collections::HashMap<Code, Seen> = std::collections::HashMap::new();
     diagnostics.retain(|d| {
         if matches!(d.code, Code::Syntax | Code::Limit) {
             return true;
@@ -223,13 +224,12 @@ pub fn cap_per_code(diagnostics: &mut Vec<Diagnostic>) {
         }
         *count <= MAX_PER_CODE
     });
-    let mut capped: Vec<(Code, usize, Option<(FileId, Span)>)> = seen
+    let mut capped: Vec<(Code, Seen)> = seen
         .into_iter()
         .filter(|(_, (count, _))| *count > MAX_PER_CODE)
-        .map(|(code, (count, next))| (code, count - MAX_PER_CODE, next))
         .collect();
-    capped.sort_by_key(|&(code, ..)| code);
-    for (code, hidden, next) in capped {
-        diagnostics.push(more_of(code, hidden, next));
+    capped.sort_by_key(|&(code, _)| code);
+    for (code, (count, next)) in capped {
+        diagnostics.push(more_of(code, count - MAX_PER_CODE, next));
     }
 }

@@ -142,8 +142,10 @@ pub struct Modules {
 /// Parses `text` (shown as `name`) and loads what it imports, relative to
 /// `name`'s directory.
 pub fn load(name: &str, text: Arc<str>, loader: &dyn Loader) -> Modules {
-    let mut modules = Modules::default();
-    modules.bytes = text.len();
+    let mut modules = Modules {
+        bytes: text.len(),
+        ..Modules::default()
+    };
     let file = modules.sources.add(name, Arc::clone(&text));
     let parsed = syntax::parse(&text, file);
     modules.diagnostics.extend(parsed.diagnostics);
