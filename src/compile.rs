@@ -85,6 +85,10 @@ pub fn compile_shared_with(
     let mut diagnostics = loaded.diagnostics;
     diagnostics.extend(checked.diagnostics.iter().cloned());
     diagnostic::sort(&mut diagnostics);
+    // The check's own are capped already; this caps the imports' (a file
+    // may import thousands of missing files).
+    diagnostic::cap_per_code(&mut diagnostics);
+    diagnostic::sort(&mut diagnostics);
     Compilation {
         sources: loaded.sources,
         file,

@@ -175,3 +175,61 @@ pub fn sort(diagnostics: &mut [Diagnostic]) {
             .unwrap_or_default()
     });
 }
+
+/// The most diagnostics of one code a check reports (syntax errors have
+/// their own bound per file, `syntax::MAX_SYNTAX_ERRORS`); the rest are
+/// counted in one `planc::limit` note per code. Past a hundred they say
+/// nothing new, and keeping them all would make output and memory grow with
+/// the number of mistakes (128,000 cycles printed 64 MiB).
+pub const MAX_PER_CODE: usize = 100;
+
+/// The note that counts `hidden` diagnostics of `code` left out after the
+/// first [`MAX_PER_CODE`], pointing at the first of them (`next`); it has
+/// the code's severity, so hidden warnings do not make a check fail.
+pub fn more_of(code: Code, hidden: usize, next: Option<(FileId, Span)>) -> Diagnostic {
+    let (noun, verb) = if hidden == 1 {
+        ("diagnostic", "is")
+    } else {
+        ("diagnostics", "are")
+    };
+    let mut note = Diagnostic::new(
+        Code::Limit,
+        format!(
+            "{hidden} more `{code}` {noun} {verb} not shown; planc reports at most {MAX_PER_CODE} of each code"
+        ),
+    )
+    .help(format!("fix the `{code}` diagnostics above and check again"));
+    note.severity = code.severity();
+    if let Some((file, span)) = next {
+        note = note.label(file, Span::at(span.start()), "the next one is here");
+    }
+    note
+}
+
+/// Keeps the first [`MAX_PER_CODE`] diagnostics of each code (in the order
+/// given) and adds a [`more_of`] note for each code that had more. Syntax
+/// errors and limits are kept: they are bounded where they are made.
+pub fn cap_per_code(diagnostics: &mut Vec<Diagnostic>) {
+    // Per code: how many, and where the first one left out points.
+    type Seen = (usize, Option<(FileId, Span)>);
+    let mut seen: std::collections::HashMap<Code, Seen> = std::collections::HashMap::new();
+    diagnostics.retain(|d| {
+        if matches!(d.code, Code::Syntax | Code::Limit) {
+            return true;
+        }
+        let (count, next) = seen.entry(d.code).or_insert((0, None));
+        *count += 1;
+        if *count == MAX_PER_CODE + 1 {
+            *next = d.primary().map(|l| (l.file, l.span));
+        }
+        *count <= MAX_PER_CODE
+    });
+    let mut capped: Vec<(Code, Seen)> = seen
+        .into_iter()
+        .filter(|(_, (count, _))| *count > MAX_PER_CODE)
+        .collect();
+    capped.sort_by_key(|&(code, _)| code);
+    for (code, (count, next)) in capped {
+        diagnostics.push(more_of(code, count - MAX_PER_CODE, next));
+    }
+}

@@ -134,12 +134,18 @@ pub struct Modules {
     pub modules: Vec<Module>,
     /// Syntax errors of every file, and import errors.
     pub diagnostics: Vec<Diagnostic>,
+    /// The bytes of every file read so far, bounded by
+    /// [`syntax::MAX_INPUT_BYTES`].
+    bytes: usize,
 }
 
 /// Parses `text` (shown as `name`) and loads what it imports, relative to
 /// `name`'s directory.
 pub fn load(name: &str, text: Arc<str>, loader: &dyn Loader) -> Modules {
-    let mut modules = Modules::default();
+    let mut modules = Modules {
+        bytes: text.len(),
+        ..Modules::default()
+    };
     let file = modules.sources.add(name, Arc::clone(&text));
     let parsed = syntax::parse(&text, file);
     modules.diagnostics.extend(parsed.diagnostics);
@@ -257,6 +263,23 @@ fn resolve_imports(
                 continue;
             }
         };
+        // Memory is bounded by a multiple of the input: the input of one
+        // check is bounded too, not only each file.
+        if modules.bytes.saturating_add(text.len()) > syntax::MAX_INPUT_BYTES {
+            modules.diagnostics.push(
+                Diagnostic::new(
+                    Code::Limit,
+                    format!(
+                        "cannot import `{written}`: the plan and its imports would be more than {} bytes",
+                        syntax::MAX_INPUT_BYTES
+                    ),
+                )
+                .label(file, import.path.span, "one import too many")
+                .help("planc reads at most 64 MiB in one check, the file and its imports together; split the plan"),
+            );
+            continue;
+        }
+        modules.bytes += text.len();
         let name = path.display().to_string();
         let new_file = modules.sources.add(name, text.as_str());
         let parsed = syntax::parse(&text, new_file);

@@ -53,22 +53,30 @@ fn binary_data_gets_syntax_errors() {
 
 #[test]
 fn a_ten_megabyte_line_is_reported_without_printing_it() {
-    let dir = TempDir::new("long");
-    let mut text = b"plan p {\n  goal \"g\"\n  task a \"A\"\n  ".to_vec();
-    text.extend(std::iter::repeat_n(b'x', 10 << 20));
-    text.extend(b"\n}\n");
-    let path = write(&dir, "long.plan", &text);
-    let output = Test::new(["check", &path]).expect_code(1);
-    assert!(
-        output.stderr.contains("unknown item `xxx"),
-        "{}",
-        &output.stderr[..output.stderr.len().min(500)]
-    );
-    assert!(
-        output.stderr.len() < 20_000,
-        "output is {} bytes",
-        output.stderr.len()
-    );
+    // Explained up to `MAX_EXPLAINED_BYTES` (4 MiB) after the mistake; past
+    // that the mistake is one `planc::limit` error at its item. Neither
+    // prints the line.
+    for (megabytes, expected) in [
+        (3, "unknown item `xxx"),
+        (10, "a mistake with 10485763 bytes after it"),
+    ] {
+        let dir = TempDir::new("long");
+        let mut text = b"plan p {\n  goal \"g\"\n  task a \"A\"\n  ".to_vec();
+        text.extend(std::iter::repeat_n(b'x', megabytes << 20));
+        text.extend(b"\n}\n");
+        let path = write(&dir, "long.plan", &text);
+        let output = Test::new(["check", &path]).expect_code(1);
+        assert!(
+            output.stderr.contains(expected),
+            "{}",
+            &output.stderr[..output.stderr.len().min(500)]
+        );
+        assert!(
+            output.stderr.len() < 20_000,
+            "output is {} bytes",
+            output.stderr.len()
+        );
+    }
 }
 
 #[test]
@@ -177,7 +185,8 @@ fn an_unclosed_string_of_braces_is_one_error_read_in_linear_time() {
 fn megabytes_of_bare_words_are_one_error() {
     let dir = TempDir::new("words");
     let mut text = String::from("plan p {\n  goal \"g\"\n  ");
-    text.push_str(&"word ".repeat(1 << 20));
+    // 3.5 MB: explained (up to 4 MiB after a mistake are).
+    text.push_str(&"word ".repeat(700_000));
     text.push_str("\n}\n");
     let path = write(&dir, "words.plan", text.as_bytes());
     let output = Test::new(["check", &path]).expect_code(1);

@@ -380,3 +380,44 @@ fn random_names_never_reach_the_terminal() {
         prop_assert_eq!(&data["task"]["name"], &json!(name.trim()));
     });
 }
+
+#[test]
+fn usage_errors_show_arguments_escaped() {
+    // clap quotes an argument it cannot place; it must not print it raw.
+    let t = Test::new();
+    let run = t.run(&["check", "--bogus\u{1b}[31m\n#99 [completed] fake"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_clean(&run.stderr);
+    assert!(
+        run.stderr
+            .contains("'--bogus\\u{1b}[31m\\n#99 [completed] fake'"),
+        "{}",
+        run.stderr
+    );
+    let run = t.run(&["graph", "--format", "dot\u{7}", "x.plan"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_clean(&run.stderr);
+    assert!(run.stderr.contains("'dot\\u{7}'"), "{}", run.stderr);
+}
+
+#[test]
+fn watch_json_reports_a_log_line_that_is_not_json() {
+    let t = Test::new().file("plan.json", &hostile_plan());
+    human(&t, &["init", "plan.json", "-o", "s.json"]);
+    human(&t, &["next", "s.json"]);
+    let log = t.path("s.json.events.jsonl");
+    let mut text = std::fs::read_to_string(&log).expect("the event log");
+    let first = text.lines().next().expect("a record").to_owned();
+    text = format!("{first}\nnot json \u{1b}[2J\n{}", &text[first.len() + 1..]);
+    std::fs::write(&log, text).expect("write the log");
+    let run = t.run(&["run", "watch", "s.json", "--no-follow", "--json"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        run.stderr,
+        "error: the event log holds a line that is not JSON: not json \\u{1b}[2J\n"
+    );
+    for line in run.stdout.lines() {
+        serde_json::from_str::<Value>(line).expect("a JSON value a line");
+    }
+    assert_eq!(run.stdout.lines().count(), 2, "{}", run.stdout);
+}

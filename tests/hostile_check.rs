@@ -3,13 +3,15 @@
 //! and fan-out, long chains, each well over 2 KB. Each must be checked in
 //! time linear in its size: a generous time budget per case guards against
 //! the quadratic (or exponential) searches these shapes used to trigger.
-//! The sizes grow with `PLANC_FUZZ_CASES`.
+//! The sizes grow with `PLANC_FUZZ_CASES` (up to 8 times the CI size). At
+//! most `MAX_PER_CODE` (100) diagnostics of a code are reported; one
+//! `planc::limit` note counts the rest.
 
 use std::fmt::Write;
 use std::time::{Duration, Instant};
 
 use planc::check::Options;
-use planc::diagnostic::Code;
+use planc::diagnostic::{Code, MAX_PER_CODE};
 use planc::generate::fuzz_cases;
 use planc::span::FileId;
 
@@ -18,9 +20,17 @@ use planc::span::FileId;
 /// quadratic.
 const BUDGET: Duration = Duration::from_secs(20);
 
-/// The size of each shape: `n` items in a normal run, more in a long run.
+/// The size of each shape: `n` items in a normal run, up to 8 times as many
+/// in a long run (`PLANC_FUZZ_CASES` of 512 or more): the shapes are
+/// already far larger than the random cases, and stay inside the file and
+/// task limits.
 fn size(n: usize) -> usize {
-    n * (fuzz_cases(64) as usize).max(64) / 64
+    n * (fuzz_cases(64) as usize / 64).clamp(1, 8)
+}
+
+/// How many diagnostics of one code are reported when `n` were found.
+fn shown(n: usize) -> usize {
+    n.min(MAX_PER_CODE)
 }
 
 /// Checks `text` as `planc check` and `planc build` do (the same
@@ -61,7 +71,8 @@ fn many_two_task_cycles() {
         writeln!(body, "    task b{i} \"B\" {{ after a{i} }}").unwrap();
     }
     let codes = check("cycles", &plan(&body));
-    assert_eq!(count(&codes, Code::Cycle), n);
+    assert_eq!(count(&codes, Code::Cycle), shown(n));
+    assert_eq!(count(&codes, Code::Limit), 1);
 }
 
 #[test]
@@ -75,8 +86,11 @@ fn many_unknown_references_and_roles() {
         writeln!(body, "    task t{i} \"T\" {{ after x{i} assignee q{i} }}").unwrap();
     }
     let codes = check("unknown", &plan(&body));
-    assert_eq!(count(&codes, Code::UnknownRef), n);
-    assert_eq!(count(&codes, Code::UnknownRole), n);
+    assert_eq!(count(&codes, Code::UnknownRef), shown(n));
+    assert_eq!(count(&codes, Code::UnknownRole), shown(n));
+    // One note each for the unknown names, the unknown roles and the
+    // roles never assigned.
+    assert_eq!(count(&codes, Code::Limit), 3);
 }
 
 #[test]
@@ -91,7 +105,7 @@ fn many_unknown_parameters_of_a_template_with_many_parameters() {
         plan(&format!("    use t({}) as u\n", args.join(", ")))
     );
     let codes = check("template parameters", &text);
-    assert_eq!(count(&codes, Code::UnknownParam), n);
+    assert_eq!(count(&codes, Code::UnknownParam), shown(n));
 }
 
 #[test]
@@ -102,7 +116,7 @@ fn many_duplicates() {
         body.push_str("    task same \"Same\"\n    role same\n");
     }
     let codes = check("duplicates", &plan(&body));
-    assert_eq!(count(&codes, Code::Duplicate), 2 * (n - 1));
+    assert_eq!(count(&codes, Code::Duplicate), shown(2 * (n - 1)));
 }
 
 #[test]
@@ -173,9 +187,9 @@ fn a_syntax_error_among_many_mistakes() {
     }
     let codes = check("syntax", &plan(&body));
     assert_eq!(count(&codes, Code::Syntax), 1);
-    assert_eq!(count(&codes, Code::Cycle), n);
+    assert_eq!(count(&codes, Code::Cycle), shown(n));
     // `hidden` is named in the text that did not parse: not reported.
-    assert_eq!(count(&codes, Code::UnknownRef), n);
+    assert_eq!(count(&codes, Code::UnknownRef), shown(n));
 }
 
 #[test]
@@ -199,6 +213,83 @@ fn a_json_document_with_many_cycles() {
     let (_, diagnostics) = planc::document::load_json(&text, FileId(0), "hostile");
     let elapsed = started.elapsed();
     assert!(elapsed < BUDGET, "{elapsed:?}");
-    let cycles = diagnostics.iter().filter(|d| d.code == Code::Cycle).count();
-    assert_eq!(cycles, n);
+    let codes: Vec<Code> = diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(count(&codes, Code::Cycle), shown(n));
+    assert_eq!(count(&codes, Code::Limit), 1);
+}
+
+#[test]
+fn a_step_after_a_large_step_is_bounded() {
+    // Two steps of n tasks, one after the other: every task of the second
+    // waits for every task of the first, n² dependencies a plan document
+    // lists one by one. Past the limit the `after` is refused, before any
+    // pair is made.
+    let n = size(10_000);
+    let mut body = String::new();
+    for step in ["first", "second"] {
+        writeln!(body, "    step {step} {{").unwrap();
+        if step == "second" {
+            body.push_str("        after first\n");
+        }
+        for i in 0..n {
+            writeln!(body, "        task {step}{i} \"T\"").unwrap();
+        }
+        body.push_str("    }\n");
+    }
+    let codes = check("step after step", &plan(&body));
+    assert_eq!(codes, [Code::Limit]);
+}
+
+#[test]
+fn a_step_after_a_step_lists_every_pair_within_the_limit() {
+    let n = 300;
+    let mut body = String::new();
+    for step in ["first", "second"] {
+        writeln!(body, "    step {step} {{").unwrap();
+        if step == "second" {
+            body.push_str("        after first\n");
+        }
+        for i in 0..n {
+            writeln!(body, "        task {step}{i} \"T\"").unwrap();
+        }
+        body.push_str("    }\n");
+    }
+    let text = plan(&body);
+    let built = planc::compile("steps.plan", &text, &Options::default());
+    assert_eq!(built.diagnostics, []);
+    let document = built.document().expect("a plan document");
+    let pairs: usize = document.tasks.iter().map(|t| t.dependencies.len()).sum();
+    assert_eq!(pairs, n * n);
+}
+
+/// Files that name themselves by their path: `big*.plan` are 20 MiB of
+/// comments each.
+struct Generated;
+
+impl planc::modules::Loader for Generated {
+    fn load(&self, _: &std::path::Path) -> Result<String, planc::modules::ImportError> {
+        Ok("# padding\n".repeat(2 << 20))
+    }
+}
+
+#[test]
+fn imports_past_the_input_limit_are_refused() {
+    // Each file is under the 64 MiB file limit; together they are not.
+    let text =
+        "import \"big1.plan\"\nimport \"big2.plan\"\nimport \"big3.plan\"\nimport \"big4.plan\"\n\
+                plan p {\n    goal \"g\"\n    task a \"A\"\n}\n";
+    let compilation = planc::compile_with("main.plan", text, &Options::default(), &Generated);
+    let messages: Vec<(Code, &str)> = compilation
+        .diagnostics
+        .iter()
+        .map(|d| (d.code, d.message.as_str()))
+        .collect();
+    assert_eq!(
+        messages,
+        [(
+            Code::Limit,
+            "cannot import `big4.plan`: the plan and its imports would be more than 67108864 bytes"
+        )]
+    );
+    assert_eq!(compilation.modules.len(), 4);
 }

@@ -7,6 +7,7 @@
 //!
 //! `PLANC_FUZZ_CASES=1000 cargo test --test hostile_syntax` for a long run.
 
+use std::fmt::Write;
 use std::time::{Duration, Instant};
 
 use planc::generate::fuzz_cases as cases;
@@ -223,4 +224,61 @@ fn braces_in_a_broken_triple_string_are_one_error() {
         .map(|d| d.message.as_str())
         .collect();
     assert_eq!(messages.len(), 1, "{messages:?}");
+}
+
+/// A mistake with more than `MAX_EXPLAINED_BYTES` after it is one
+/// `planc::limit` error at its item, and the rest of the file is not read
+/// by the grammar (which costs up to a hundred bytes a byte): the checker
+/// reports what parsed before it, and nothing the rest may hide.
+#[test]
+fn a_mistake_with_too_much_after_it_is_reported_alone() {
+    let mut text = String::from(
+        "plan p {\n    goal \"g\"\n    task a \"A\" { after b, missing }\n    task c \"C\" { after later }\n",
+    );
+    // The item with the mistake starts after its indentation.
+    let resume = text.len() + 4;
+    text.push_str("    task = \"not a name\"\n");
+    let mut i = 0;
+    while text.len() - resume <= planc::syntax::MAX_EXPLAINED_BYTES {
+        writeln!(text, "    task t{i} \"T\" {{ after a }}").unwrap();
+        i += 1;
+    }
+    text.push_str("    task later \"L\"\n}\n");
+    let rest = text.len() - resume;
+    let compilation = planc::compile("big.plan", &text, &Default::default());
+    let messages: Vec<(planc::diagnostic::Code, &str)> = compilation
+        .diagnostics
+        .iter()
+        .map(|d| (d.code, d.message.as_str()))
+        .collect();
+    let limit = format!(
+        "a mistake with {rest} bytes after it; planc explains mistakes only with at most {} bytes after them",
+        planc::syntax::MAX_EXPLAINED_BYTES
+    );
+    // `b` and `missing` are not written after the mistake: unknown. `later`
+    // is, so it may be declared there.
+    assert_eq!(
+        messages,
+        [
+            (
+                planc::diagnostic::Code::UnknownRef,
+                "no task or step named `b`"
+            ),
+            (
+                planc::diagnostic::Code::UnknownRef,
+                "no task or step named `missing`"
+            ),
+            (planc::diagnostic::Code::Limit, limit.as_str()),
+        ]
+    );
+    assert_eq!(compilation.diagnostics[2].labels[0].span.start(), resume);
+    // A byte less after it, and the grammar explains it.
+    let explained = &text[..text.len() - (rest - planc::syntax::MAX_EXPLAINED_BYTES)];
+    let parsed = parse(explained, FileId(0));
+    assert!(parsed
+        .diagnostics
+        .iter()
+        .all(|d| d.code == planc::diagnostic::Code::Syntax));
+    let at = parsed.diagnostics[0].labels[0].span.start();
+    assert!((resume..resume + 20).contains(&at), "{at}");
 }

@@ -14,7 +14,7 @@ use petgraph::graph::DiGraph;
 use rustc_hash::FxHashMap;
 
 pub use super::adjacency::Adjacency;
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::{self, Code, Diagnostic, MAX_PER_CODE};
 use crate::span::{FileId, Span};
 
 /// A node of the graph: a task.
@@ -229,14 +229,20 @@ fn find_cycles(graph: &DepGraph, dependencies: &Adjacency) -> Vec<Diagnostic> {
         .collect();
     components.sort();
 
-    let cycles: Vec<Vec<usize>> = components
+    // At most `MAX_PER_CODE` cycles are named (and one more found, for the
+    // note that counts the rest to point at): the rest cost neither a search
+    // nor a diagnostic.
+    let hidden = components.len().saturating_sub(MAX_PER_CODE);
+    let mut cycles: Vec<Vec<usize>> = components
         .iter()
+        .take(MAX_PER_CODE + 1)
         .map(|component| cycle_through(component, dependencies))
         .collect();
+    let next = (hidden > 0).then(|| cycles.pop()).flatten();
     // The edges the labels show, each the first the source gives for its
     // pair: found in one pass over the edges, not one per label.
     let mut labelled: FxHashMap<(usize, usize), Option<EdgeRef>> = FxHashMap::default();
-    for cycle in &cycles {
+    for cycle in cycles.iter().chain(&next) {
         for i in 0..cycle.len().min(MAX_CYCLE_EDGES) {
             labelled.insert((cycle[(i + 1) % cycle.len()], cycle[i]), None);
         }
@@ -288,6 +294,14 @@ fn find_cycles(graph: &DepGraph, dependencies: &Adjacency) -> Vec<Diagnostic> {
         diagnostics.push(diagnostic.help(
             "tasks in a cycle wait for each other forever; remove one of these dependencies",
         ));
+    }
+    if let Some(cycle) = next {
+        let at = labelled
+            .get(&(cycle[1 % cycle.len()], cycle[0]))
+            .copied()
+            .flatten()
+            .map(|edge| (edge.file, edge.span));
+        diagnostics.push(diagnostic::more_of(Code::Cycle, hidden, at));
     }
     diagnostics
 }

@@ -13,7 +13,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, SymbolKind};
 use crate::span::{FileId, Span};
 use crate::syntax::ast::{self, SmolStr};
-use crate::syntax::{EXPANSION_BASE, EXPANSION_PER_BYTE, MAX_EXPANSION, MAX_TASKS};
+use crate::syntax::{BYTES_PER_EXPANSION, EXPANSION_BASE, MAX_EXPANSION, MAX_TASKS};
 use finish::interpolate;
 
 /// From this many tasks on, the graph is checked on a second thread while
@@ -392,7 +392,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
                 .help(format!(
                     "each `use` repeats every task of its template, and of the templates it uses; \
                      planc expands at most {EXPANSION_BASE} tasks, steps and instances plus \
-                     {EXPANSION_PER_BYTE} per byte of input, and never more than {MAX_EXPANSION}: \
+                     one per {BYTES_PER_EXPANSION} bytes of input, and never more than {MAX_EXPANSION}: \
                      use fewer or smaller templates"
                 )),
             );
@@ -497,9 +497,28 @@ impl<'a, 'd> Lowering<'a, 'd> {
             let Some(member) = self.resolve(c, prefix, reference) else {
                 continue;
             };
+            let dependencies = self.tasks_of(&member);
+            // Each pair is a dependency the plan lists: bounded, before any
+            // is made (a refused `after` makes none).
+            let pairs = (dependents.len() as u64)
+                .saturating_mul(dependencies.len() as u64)
+                .saturating_add((dependents.len() + dependencies.len()) as u64);
+            if c.group_pairs.saturating_add(pairs) > c.group_pair_limit {
+                if c.group_pairs <= c.group_pair_limit {
+                    c.group_pairs = u64::MAX;
+                    c.diagnostics.push(too_many_pairs(
+                        c,
+                        reference,
+                        dependents.len(),
+                        dependencies.len(),
+                    ));
+                }
+                continue;
+            }
+            c.group_pairs += pairs;
             groups.push(graph::GroupEdge {
                 dependents: dependents.to_vec(),
-                dependencies: self.tasks_of(&member).to_vec(),
+                dependencies: dependencies.to_vec(),
                 file: c.file,
                 span: reference.span,
                 after_edges: edges,
@@ -613,3 +632,31 @@ fn qualified(prefix: &str, name: &SmolStr) -> SmolStr {
 mod finish;
 #[cfg(test)]
 mod tests;
+
+/// The error for the first `after` of a step or an instance that would take
+/// the check past [`crate::syntax::dependency_pair_limit`].
+fn too_many_pairs(
+    c: &Checker,
+    reference: &ast::Ident,
+    dependents: usize,
+    dependencies: usize,
+) -> Diagnostic {
+    let limit = c.group_pair_limit;
+    Diagnostic::new(
+        Code::Limit,
+        format!(
+            "`after {}` would make {dependents} × {dependencies} task-to-task dependencies; \
+             planc allows at most {limit} from steps and instances in one check",
+            reference.name
+        ),
+    )
+    .label(
+        c.file,
+        reference.span,
+        format!("each of {dependents} tasks would wait for each of {dependencies}"),
+    )
+    .help(
+        "a plan lists every dependency of every task; make one task of the step wait \
+         (e.g. a first task the others come after), or split the plan",
+    )
+}

@@ -95,6 +95,10 @@ pub(crate) struct Checker {
     /// every lowering of the check, and how many they may add.
     expanded: u64,
     expansion_limit: u64,
+    /// The task-to-task dependencies the `after`s of steps and instances
+    /// made so far, and how many they may make (the first over is refused).
+    group_pairs: u64,
+    group_pair_limit: u64,
     /// Where an unknown name was already reported: a template used many
     /// times meets the same one in each instance, and its "did you mean"
     /// is searched once (a later search could find the budget spent, and
@@ -117,6 +121,8 @@ impl Checker {
             reported_unknown: Default::default(),
             expanded: 0,
             expansion_limit: crate::syntax::MAX_EXPANSION as u64,
+            group_pairs: 0,
+            group_pair_limit: crate::syntax::DEPENDENCY_PAIRS_BASE as u64,
         }
     }
 
@@ -203,6 +209,7 @@ pub fn check(modules: &[Module], sources: &SourceMap, options: &Options) -> Chec
     c.unparsed = Arc::new(Unparsed::of(modules, sources));
     let input_bytes = modules.iter().map(|m| sources.get(m.file).text.len()).sum();
     c.expansion_limit = crate::syntax::expansion_limit(input_bytes) as u64;
+    c.group_pair_limit = crate::syntax::dependency_pair_limit(input_bytes) as u64;
     let plans: Vec<&ast::Plan> = root
         .ast
         .items
@@ -332,6 +339,7 @@ pub fn check(modules: &[Module], sources: &SourceMap, options: &Options) -> Chec
         key(a).cmp(&key(b)).then_with(|| a.message.cmp(&b.message))
     });
     c.diagnostics.dedup();
+    crate::diagnostic::cap_per_code(&mut c.diagnostics);
 
     Checked {
         plan,

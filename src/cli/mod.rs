@@ -60,6 +60,7 @@ pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
+            let error = escaped_usage_error(error);
             let _ = error.print();
             return if error.use_stderr() {
                 EXIT_USAGE
@@ -81,6 +82,34 @@ pub fn main() -> i32 {
             print!("{}", planc::document::SCHEMA);
             EXIT_OK
         }
+    }
+}
+
+/// A usage error whose arguments are shown escaped: clap quotes the
+/// arguments it could not place as they are, and an argument may hold
+/// terminal controls or a newline that forges a line. The arguments are
+/// parsed again escaped (`planc::escape::line`), which fails the same way
+/// with the escaped text in its message.
+fn escaped_usage_error(error: clap::Error) -> clap::Error {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let hostile = |arg: &std::ffi::OsString| {
+        arg.to_str()
+            .is_none_or(|arg| arg.chars().any(planc::escape::must_escape))
+    };
+    if !args.iter().any(hostile) {
+        return error;
+    }
+    let escaped = args
+        .iter()
+        .map(|arg| planc::escape::line(&arg.to_string_lossy()).into_owned());
+    match Cli::try_parse_from(escaped) {
+        Err(again) if again.kind() == error.kind() => again,
+        // Cannot happen (the escaped arguments fail as the others did), but
+        // never print a raw argument.
+        _ => clap::Error::raw(
+            error.kind(),
+            planc::escape::line(&error.render().to_string()).into_owned() + "\n",
+        ),
     }
 }
 

@@ -549,11 +549,12 @@ fn watch(store: &Store, no_follow: bool, json: bool) -> i32 {
             return EXIT_USAGE;
         }
     };
+    let mut malformed = false;
     loop {
         match reader.read_committed() {
             Ok(lines) => {
                 for line in lines {
-                    print_record(&line, json);
+                    malformed |= !print_record(&line, json);
                 }
             }
             Err(error) => {
@@ -565,16 +566,26 @@ fn watch(store: &Store, no_follow: bool, json: bool) -> i32 {
             }
         }
         if no_follow {
-            return EXIT_OK;
+            return if malformed { EXIT_FAILURE } else { EXIT_OK };
         }
         std::thread::sleep(Duration::from_millis(200));
     }
 }
 
-fn print_record(line: &str, json: bool) {
+/// Prints one line of the event log; says whether it was JSON. With
+/// `--json` a line that is not is reported on standard error (escaped), so
+/// standard output stays a JSON value a line.
+fn print_record(line: &str, json: bool) -> bool {
     if json {
+        if serde_json::from_str::<serde::de::IgnoredAny>(line).is_err() {
+            output::fatal(&format!(
+                "the event log holds a line that is not JSON: {}",
+                escape::line(line)
+            ));
+            return false;
+        }
         println!("{line}");
-        return;
+        return true;
     }
     match serde_json::from_str::<LogRecord>(line) {
         Ok(record) => {
@@ -594,4 +605,5 @@ fn print_record(line: &str, json: bool) {
         }
         Err(_) => println!("{}", escape::line(line)),
     }
+    true
 }

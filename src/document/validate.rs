@@ -12,7 +12,7 @@ use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, CommentCollectionStrategy, ParseOptions};
 use serde_json::{json, Map};
 
-use super::{PlanDocument, PlanStatus, TaskStatus, FORMAT};
+use super::{PlanDocument, PlanStatus, Retry, TaskDoc, TaskStatus, FORMAT};
 use crate::check::graph;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{FileId, Span};
@@ -80,10 +80,18 @@ pub fn load_json(
     let document = v.document(object, fallback_id);
     let has_errors = v.diagnostics.iter().any(Diagnostic::is_error);
     crate::diagnostic::sort(&mut v.diagnostics);
+    crate::diagnostic::cap_per_code(&mut v.diagnostics);
+    crate::diagnostic::sort(&mut v.diagnostics);
     let document = if has_errors {
         None
     } else {
-        match document.map(serde_json::from_value::<PlanDocument>) {
+        // The tasks are typed already (a `serde_json::Value` per task was
+        // most of the memory and time of a large document); the rest of the
+        // document goes through serde.
+        let typed = document.map(|(rest, tasks)| {
+            serde_json::from_value::<PlanDocument>(rest).map(|doc| PlanDocument { tasks, ..doc })
+        });
+        match typed {
             Some(Ok(doc)) => Some(doc),
             Some(Err(error)) => {
                 v.error(
@@ -210,7 +218,13 @@ impl Validator {
         }
     }
 
-    fn document(&mut self, root: &Object, fallback_id: &str) -> Option<serde_json::Value> {
+    /// The document normalised: everything but the tasks as a JSON value,
+    /// and the tasks.
+    fn document(
+        &mut self,
+        root: &Object,
+        fallback_id: &str,
+    ) -> Option<(serde_json::Value, Vec<TaskDoc>)> {
         if let Some(format) = get(root, "format") {
             match format {
                 Value::StringLit(s) if s.value == FORMAT => {}
@@ -311,24 +325,27 @@ impl Validator {
                 Value::NullKeyword(_) => None,
                 other => self.integer(other, "`max_iterations`"),
             });
-        Some(json!({
-            "format": FORMAT,
-            "meta": {
-                "id": id,
-                "title": meta_string("title"),
-                "goal": goal.unwrap_or_default(),
-                "language": meta_string("language").unwrap_or_else(|| "en".to_owned()),
-                "max_iterations": max_iterations,
-                "params": params,
-                "source": meta_string("source"),
-                "created_at": meta_string("created_at"),
-                "updated_at": meta_string("updated_at"),
-            },
-            "roles": roles.map(|r| r.1).unwrap_or_default(),
-            "steps": steps,
-            "state": state,
-            "tasks": normalised,
-        }))
+        Some((
+            json!({
+                "format": FORMAT,
+                "meta": {
+                    "id": id,
+                    "title": meta_string("title"),
+                    "goal": goal.unwrap_or_default(),
+                    "language": meta_string("language").unwrap_or_else(|| "en".to_owned()),
+                    "max_iterations": max_iterations,
+                    "params": params,
+                    "source": meta_string("source"),
+                    "created_at": meta_string("created_at"),
+                    "updated_at": meta_string("updated_at"),
+                },
+                "roles": roles.map(|r| r.1).unwrap_or_default(),
+                "steps": steps,
+                "state": state,
+                "tasks": [],
+            }),
+            normalised,
+        ))
     }
 
     /// A JSON value as serde_json sees it (params are free-form).
@@ -379,7 +396,7 @@ impl Validator {
         task: &Object,
         roles: Option<&(Vec<String>, Vec<serde_json::Value>)>,
         keys: &mut HashMap<String, Span>,
-    ) -> Option<(TaskInfo, Option<serde_json::Value>)> {
+    ) -> Option<(TaskInfo, Option<TaskDoc>)> {
         let before = self.diagnostics.len();
         let id_value = get(task, "id");
         let id = match id_value {
@@ -461,18 +478,29 @@ impl Validator {
             }
         };
         let retry = match get(task, "retry") {
-            None | Some(Value::NullKeyword(_)) => json!({"max": 0, "count": 0}),
+            None | Some(Value::NullKeyword(_)) => Retry::default(),
             Some(Value::Object(retry)) => {
                 let mut field = |name: &str| {
-                    get(retry, name)
-                        .and_then(|v| self.integer(v, &format!("`retry.{name}`")))
-                        .unwrap_or(0)
+                    let value = get(retry, name)?;
+                    let n = self.integer(value, &format!("`retry.{name}`"))?;
+                    let n = u32::try_from(n).ok();
+                    if n.is_none() {
+                        self.type_error(
+                            value,
+                            &format!("`retry.{name}`"),
+                            "a whole number up to 4294967295",
+                        );
+                    }
+                    n
                 };
-                json!({"max": field("max"), "count": field("count")})
+                Retry {
+                    max: field("max").unwrap_or(0),
+                    count: field("count").unwrap_or(0),
+                }
             }
             Some(other) => {
                 self.type_error(other, "`retry`", "an object {\"max\": N, \"count\": N}");
-                json!({"max": 0, "count": 0})
+                Retry::default()
             }
         };
 
@@ -520,20 +548,20 @@ impl Validator {
         let (Some(name), Some(status), true) = (name, status, valid) else {
             return Some((info, None));
         };
-        let value = json!({
-            "id": id,
-            "name": name,
-            "status": status.as_str(),
-            "dependencies": deps.iter().map(|d| d.0).collect::<Vec<_>>(),
-            "reasoning": reasoning,
-            "result": result,
-            "key": key,
-            "step": step,
-            "assignee": assignee,
-            "description": description,
-            "optional": optional,
-            "retry": retry,
-        });
+        let value = TaskDoc {
+            id,
+            name,
+            status,
+            dependencies: deps.iter().map(|d| d.0).collect(),
+            reasoning,
+            result,
+            key,
+            step,
+            assignee,
+            description,
+            optional,
+            retry,
+        };
         Some((info, Some(value)))
     }
 
@@ -630,13 +658,8 @@ impl Validator {
         out
     }
 
-    fn state(
-        &mut self,
-        root: &Object,
-        ids: &HashSet<u32>,
-        tasks: &[serde_json::Value],
-    ) -> serde_json::Value {
-        let any_started = tasks.iter().any(|t| t["status"] != "pending");
+    fn state(&mut self, root: &Object, ids: &HashSet<u32>, tasks: &[TaskDoc]) -> serde_json::Value {
+        let any_started = tasks.iter().any(|t| t.status != TaskStatus::Pending);
         let mut status = if any_started { "running" } else { "idle" }.to_owned();
         let mut current: Option<u32> = None;
         let mut revision = 0;

@@ -157,6 +157,42 @@ pub fn template_bomb(levels: usize, fanout: usize, size: usize) -> String {
     out
 }
 
+/// A plan of `size` bytes whose densest part for the grammar comes after a
+/// mistake: tasks, each followed by comment lines (`dense_comments`) or
+/// each naming the first task a hundred times (`after a,a,…`), with a task
+/// that does not parse `mistake_from_end` bytes before the end (or at the
+/// top, if the file is smaller). Memory per byte is highest where the
+/// grammar reads (pest's token queue) and the checker resolves references.
+pub fn dense_after_mistake(size: usize, mistake_from_end: usize, dense_comments: bool) -> String {
+    let mut out = String::with_capacity(size + 256);
+    out.push_str("plan p {\n    goal \"g\"\n    task a \"A\"\n");
+    let mistake_at = size.saturating_sub(mistake_from_end);
+    let mut mistake = false;
+    let mut i = 0usize;
+    while out.len() < size {
+        if !mistake && out.len() >= mistake_at {
+            out.push_str("    task = \"not a name\"\n");
+            mistake = true;
+        }
+        let _ = write!(out, "    task t{i} \"T\"");
+        i += 1;
+        if dense_comments {
+            out.push('\n');
+            for _ in 0..64 {
+                out.push_str("#\n");
+            }
+        } else {
+            out.push_str(" { after a");
+            for _ in 0..100 {
+                out.push_str(",a");
+            }
+            out.push_str(" }\n");
+        }
+    }
+    out.push_str("}\n");
+    out
+}
+
 /// A plan holding `size` bytes of bare words where items belong.
 pub fn bare_words(size: usize) -> String {
     let mut out = String::with_capacity(size + 64);

@@ -6,6 +6,10 @@ use crate::span::{FileId, Span};
 /// The largest `.plan` file planc reads (64 MiB).
 pub const MAX_FILE_BYTES: usize = 64 << 20;
 
+/// The most text one check reads: a file and everything it imports
+/// (64 MiB), so the memory bound (a multiple of the input) is a hard cap.
+pub const MAX_INPUT_BYTES: usize = 64 << 20;
+
 /// The deepest nesting of braces planc parses (and of arrays and objects in
 /// a JSON plan document).
 pub const MAX_NESTING: usize = 64;
@@ -21,22 +25,47 @@ pub const MAX_TASKS: usize = 1_000_000;
 pub const MAX_EXPANSION: usize = 1_000_000;
 
 /// What `use`s may add to any input, however small.
-pub const EXPANSION_BASE: usize = 100_000;
+pub const EXPANSION_BASE: usize = 50_000;
 
-/// What `use`s may add for each byte of input (the root file and its
-/// imports), on top of [`EXPANSION_BASE`].
-pub const EXPANSION_PER_BYTE: usize = 4;
+/// How many bytes of input (the root file and its imports) allow `use`s
+/// one more task, step or instance, on top of [`EXPANSION_BASE`].
+pub const BYTES_PER_EXPANSION: usize = 32;
 
 /// How many tasks, steps and instances template `use`s may add when the
 /// input is `input_bytes` long: expansion multiplies (a template that uses
 /// one below it five times, ten levels deep, is ten million tasks from a
-/// kilobyte), so it is bounded by a multiple of the input and a hard cap.
+/// kilobyte), so it is bounded by a share of the input and a hard cap. An
+/// expanded task costs up to about 2 KiB once checked and built into every
+/// target, so the base stays within the constant part of planc's memory
+/// bound, and the share (64 bytes of memory per byte of input) within its
+/// multiple (docs/performance.md, "Memory").
 pub fn expansion_limit(input_bytes: usize) -> usize {
-    EXPANSION_PER_BYTE
-        .saturating_mul(input_bytes)
+    (input_bytes / BYTES_PER_EXPANSION)
         .saturating_add(EXPANSION_BASE)
         .min(MAX_EXPANSION)
 }
+
+/// What the `after`s of steps and template instances may add to any
+/// input, counted as task-to-task dependencies: see [`dependency_pair_limit`].
+pub const DEPENDENCY_PAIRS_BASE: usize = 2_000_000;
+
+/// How many task-to-task dependencies the `after`s of steps and template
+/// instances may make in one check for `input_bytes` of input: one step
+/// after another makes every task of the first wait for every task of the
+/// second, and a plan document lists each of those dependencies, so two
+/// steps of 10,000 tasks are 10⁸ of them. 2,000,000 plus one per byte of
+/// input (each costs a few tens of bytes until the plan is written out).
+pub fn dependency_pair_limit(input_bytes: usize) -> usize {
+    DEPENDENCY_PAIRS_BASE.saturating_add(input_bytes)
+}
+
+/// The most text after a mistake that planc reads to explain it (4 MiB).
+/// The grammar, which explains mistakes, costs up to about a hundred bytes
+/// of memory per byte it reads (pest's queue of tokens); past this a
+/// mistake is reported alone, as a `planc::limit` error at the item that
+/// holds it, and the rest of the file is not read. Files without mistakes
+/// are read by the fast reader at any size.
+pub const MAX_EXPLAINED_BYTES: usize = 4 << 20;
 
 /// The most syntax errors planc reports for one file; the rest are counted
 /// in one last diagnostic. Past a hundred they are mostly echoes of the

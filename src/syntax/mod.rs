@@ -9,8 +9,9 @@ mod recover;
 mod strings;
 
 pub use limits::{
-    check_json as check_json_limits, expansion_limit, EXPANSION_BASE, EXPANSION_PER_BYTE,
-    MAX_EXPANSION, MAX_FILE_BYTES, MAX_NESTING, MAX_STRING_BYTES, MAX_SYNTAX_ERRORS, MAX_TASKS,
+    check_json as check_json_limits, dependency_pair_limit, expansion_limit, BYTES_PER_EXPANSION,
+    DEPENDENCY_PAIRS_BASE, EXPANSION_BASE, MAX_EXPANSION, MAX_EXPLAINED_BYTES, MAX_FILE_BYTES,
+    MAX_INPUT_BYTES, MAX_NESTING, MAX_STRING_BYTES, MAX_SYNTAX_ERRORS, MAX_TASKS,
 };
 pub use parser::{parse, Parsed};
 pub use recover::Context;

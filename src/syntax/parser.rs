@@ -39,7 +39,62 @@ pub fn parse(text: &str, file: FileId) -> Parsed {
     } else {
         Prefix::default()
     };
+    if text.len() - prefix.resume > limits::MAX_EXPLAINED_BYTES
+        && limits::check(text, file).is_none()
+    {
+        return unexplained(text, file, prefix);
+    }
     parse_rest(text, file, prefix)
+}
+
+/// A file with a mistake and more than [`limits::MAX_EXPLAINED_BYTES`] from
+/// the item that holds it to the end: what the fast reader read before it,
+/// and one `planc::limit` error there; the rest is not read (it stands in
+/// the tree as unparsed text, so the checker reports nothing it may hide).
+/// Explaining is the grammar's work, which costs up to a hundred bytes of
+/// memory per byte it reads; this keeps that within a fixed amount.
+fn unexplained(text: &str, file: FileId, prefix: Prefix) -> Parsed {
+    let Prefix {
+        mut items,
+        plan,
+        comments,
+        keywords,
+        resume,
+    } = prefix;
+    if let Some(plan) = plan {
+        items.push(TopItem::Plan(Plan {
+            span: plan.keyword.to(Span::new(text.len(), text.len())),
+            name: plan.name,
+            body: Body {
+                open: plan.open,
+                close: None,
+            },
+            items: plan.items,
+        }));
+    }
+    let rest = text.len() - resume;
+    let diagnostic = Diagnostic::new(
+        Code::Limit,
+        format!(
+            "a mistake with {rest} bytes after it; planc explains mistakes only with at most {} bytes after them",
+            limits::MAX_EXPLAINED_BYTES
+        ),
+    )
+    .label(
+        file,
+        Span::new(resume, resume),
+        "the item from here on does not follow the grammar; the rest of the file was not read",
+    )
+    .help("check a smaller file that holds this item to see the mistake, or split the plan into files joined with `import`");
+    Parsed {
+        file: File {
+            items,
+            comments,
+            keywords,
+            unparsed: vec![Span::new(resume, text.len())],
+        },
+        diagnostics: vec![diagnostic],
+    }
 }
 
 /// Parses `text` with the grammar alone: the reference reader, which also

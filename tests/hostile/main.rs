@@ -345,10 +345,38 @@ fn memory_template_bombs_and_bare_words() {
                 hostile::bare_words(bytes),
             )
         },
-    ] {
+    ]
+    .into_iter()
+    .chain(dense_after_mistakes())
+    {
         plan_case(&mut failures, dir.path(), &label, &text, false);
     }
     failures.finish();
+}
+
+/// The shapes that cost the most memory per byte (comment lines and
+/// repeated references, read by the grammar after a mistake), with the
+/// mistake at the top and, at nightly size (20 MB), also as far from the
+/// end as planc explains (`MAX_EXPLAINED_BYTES`); 64 KiB otherwise (a
+/// debug build checks a million references slowly).
+fn dense_after_mistakes() -> Vec<(String, String)> {
+    let (bytes, positions): (usize, &[&str]) = if nightly() {
+        (20_000_000, &["at the top", "explained"])
+    } else {
+        (64 << 10, &["at the top"])
+    };
+    let explained = planc::syntax::MAX_EXPLAINED_BYTES - 4096;
+    let mut shapes = Vec::new();
+    for (what, comments) in [("comment lines", true), ("`after a,a,…`", false)] {
+        for &at in positions {
+            let from_end = if at == "explained" { explained } else { bytes };
+            shapes.push((
+                format!("{bytes} bytes of {what}, a mistake {at}"),
+                hostile::dense_after_mistake(bytes, from_end, comments),
+            ));
+        }
+    }
+    shapes
 }
 
 /// A task's id in a JSON plan document.
