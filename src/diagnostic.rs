@@ -71,6 +71,7 @@ codes! {
     Limit => "limit", Error, "an input exceeds one of planc's limits";
     Read => "read", Error, "a file named on the command line cannot be read";
     RedundantDependency => "redundant_dependency", Warning, "a dependency is already implied by another";
+    UnknownField => "unknown_field", Warning, "a JSON plan document has a field planc does not know (kept in `extra`)";
     Unused => "unused", Warning, "a role or parameter is never used";
     Empty => "empty", Warning, "a plan or step has no tasks";
 }

@@ -147,6 +147,8 @@ pub struct Task {
     pub description: Option<String>,
     pub optional: bool,
     pub retry: u32,
+    /// `priority high|medium|low`, if given.
+    pub priority: Option<Priority>,
     /// Sorted, without duplicates.
     pub dependencies: Vec<TaskId>,
 }
@@ -227,5 +229,41 @@ impl Symbols {
         self.references
             .iter()
             .filter(move |r| r.definition == definition)
+    }
+}
+
+/// How urgent a task is (task-master's `priority`).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    High,
+    Medium,
+    Low,
+}
+
+impl Priority {
+    /// All priorities, as spelt in JSON and in `.plan` files, most urgent first.
+    pub const NAMES: [&'static str; 3] = ["high", "medium", "low"];
+
+    /// The priority as spelt in JSON.
+    pub fn as_str(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// The priority spelt `name`.
+    pub fn from_name(name: &str) -> Option<Priority> {
+        Some(match name {
+            "high" => Priority::High,
+            "medium" => Priority::Medium,
+            "low" => Priority::Low,
+            _ => return None,
+        })
+    }
+
+    /// The order ready work is taken in: 0 first; a task without a priority is medium.
+    pub fn rank(priority: Option<Priority>) -> u8 {
+        priority.unwrap_or(Priority::Medium) as u8
     }
 }

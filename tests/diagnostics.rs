@@ -51,7 +51,10 @@ fn failing_examples_render_their_code() {
             "{path}: expected {code} in\n{}",
             human.stderr
         );
-        let warning_only = matches!(stem(&path), "redundant_dependency" | "unused" | "empty");
+        let warning_only = matches!(
+            stem(&path),
+            "redundant_dependency" | "unused" | "empty" | "unknown_field"
+        );
         // A file that cannot be read is exit code 2, like bad usage.
         let expected = match stem(&path) {
             "read" => 2,

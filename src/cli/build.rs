@@ -24,6 +24,9 @@ pub struct BuildArgs {
     /// The output shape: planc/1 or a seed system's format
     #[arg(long, value_name = "TARGET", default_value = "planc", value_parser = parse_target)]
     target: Target,
+    /// With `--target taskmaster`: the tag to write the tasks under
+    #[arg(long, value_name = "TAG", default_value = "master")]
+    tag: String,
     /// Fail on warnings too
     #[arg(long, value_enum, value_name = "LINT")]
     deny: Vec<Deny>,
@@ -69,7 +72,7 @@ pub fn run(args: BuildArgs) -> i32 {
             return EXIT_FAILURE;
         }
     };
-    let text = emit::render(&document, args.target);
+    let text = emit::render_tagged(&document, args.target, Some(&args.tag));
     super::discard(document);
     output::emit(args.output.as_deref(), &text)
 }

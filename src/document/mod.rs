@@ -3,14 +3,17 @@
 //! are seed 000/001 task objects with extra fields.
 
 mod json_text;
+pub mod statuses;
 mod validate;
 
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use crate::ir::Priority;
+
 pub use json_text::to_text as json_text;
-pub use validate::{load_json, validate_json};
+pub use validate::{load_json, load_json_with, validate_json, LoadOptions};
 
 /// The JSON Schema of the plan document (`planc schema` prints it).
 pub const SCHEMA: &str = include_str!("../../schema/planc-1.schema.json");
@@ -182,6 +185,14 @@ pub struct TaskDoc {
     pub optional: bool,
     #[serde(default)]
     pub retry: Retry,
+    /// `high`, `medium` or `low`; absent means medium. Ready work is taken
+    /// by priority, then in plan order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<Priority>,
+    /// Fields of another format that planc has no place for (task-master's
+    /// `details` and `testStrategy`, say), kept so an export writes them back.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 /// How often a task may be retried after failing, and how often it was.

@@ -12,11 +12,40 @@ use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, CommentCollectionStrategy, ParseOptions};
 use serde_json::{json, Map};
 
-use super::{PlanDocument, PlanStatus, Retry, TaskDoc, TaskStatus, FORMAT};
+use super::{PlanDocument, PlanStatus, Priority, Retry, TaskDoc, TaskStatus, FORMAT};
+
+/// The fields of a task object in `planc/1` (and seeds 000/001).
+const TASK_FIELDS: [&str; 14] = [
+    "id",
+    "name",
+    "status",
+    "dependencies",
+    "reasoning",
+    "result",
+    "key",
+    "step",
+    "assignee",
+    "description",
+    "optional",
+    "retry",
+    "priority",
+    "extra",
+];
 use crate::check::graph;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{FileId, Span};
 use crate::suggest;
+
+mod shapes;
+
+/// How to read a JSON plan document.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions<'a> {
+    /// The plan's id when the document names none (the file's stem).
+    pub fallback_id: &'a str,
+    /// The task-master tag to read from a tagged `tasks.json` (default `master`).
+    pub tag: Option<&'a str>,
+}
 
 /// Checks a JSON plan document; returns every problem found.
 pub fn validate_json(text: &str, file: FileId) -> Vec<Diagnostic> {
@@ -30,6 +59,23 @@ pub fn load_json(
     file: FileId,
     fallback_id: &str,
 ) -> (Option<PlanDocument>, Vec<Diagnostic>) {
+    load_json_with(
+        text,
+        file,
+        &LoadOptions {
+            fallback_id,
+            tag: None,
+        },
+    )
+}
+
+/// [`load_json`] with options: any shape planc reads (docs/interop.md).
+pub fn load_json_with(
+    text: &str,
+    file: FileId,
+    options: &LoadOptions,
+) -> (Option<PlanDocument>, Vec<Diagnostic>) {
+    let fallback_id = options.fallback_id;
     if let Some(diagnostic) = crate::syntax::check_json_limits(text, file) {
         return (None, vec![diagnostic]);
     }
@@ -77,7 +123,12 @@ pub fn load_json(
         v.type_error(&root, "the plan", "an object");
         return (None, v.diagnostics);
     };
-    let document = v.document(object, fallback_id);
+    let document = match shapes::detect(object) {
+        shapes::Shape::Planc => v.document(object, fallback_id),
+        shape => v
+            .shaped(object, shape, fallback_id, options.tag)
+            .and_then(|full| v.split_tasks(full, object)),
+    };
     let has_errors = v.diagnostics.iter().any(Diagnostic::is_error);
     crate::diagnostic::sort(&mut v.diagnostics);
     crate::diagnostic::cap_per_code(&mut v.diagnostics);
@@ -146,13 +197,61 @@ struct TaskInfo {
     id: u32,
     id_span: Span,
     name: String,
-    deps: Vec<(u32, Span)>,
+    /// Each dependency, where it is written, and whether the document
+    /// names it (`false`: implied by the shape, never called redundant).
+    deps: Vec<(u32, Span, bool)>,
 }
 
 impl Validator {
     fn error(&mut self, code: Code, at: Span, message: &str, label: &str) {
         self.diagnostics
             .push(Diagnostic::new(code, message).label(self.file, at, label));
+    }
+
+    /// A normalised document as (everything but the tasks, the tasks typed).
+    fn split_tasks(
+        &mut self,
+        mut full: serde_json::Value,
+        at: &Object,
+    ) -> Option<(serde_json::Value, Vec<TaskDoc>)> {
+        let tasks = std::mem::replace(&mut full["tasks"], json!([]));
+        match serde_json::from_value::<Vec<TaskDoc>>(tasks) {
+            Ok(tasks) => Some((full, tasks)),
+            Err(error) => {
+                self.error(
+                    Code::InvalidDocument,
+                    span(at),
+                    &format!("the document does not fit `planc/1`: {error}"),
+                    "in this document",
+                );
+                None
+            }
+        }
+    }
+
+    /// A field planc does not read: reported (it is kept in the task's `extra`).
+    fn unknown_field(&mut self, property: &jsonc_parser::ast::ObjectProp, known: &[&str]) {
+        let name = property.name.as_str();
+        let suggestion = suggest::closest(name, known.iter().copied());
+        let label = match suggestion {
+            Some(best) => format!("did you mean `{best}`?"),
+            None => "unknown field".to_owned(),
+        };
+        self.diagnostics.push(
+            Diagnostic::new(
+                Code::UnknownField,
+                format!("planc does not know the field `{name}`"),
+            )
+            .label(self.file, span(&property.name), label)
+            .help(format!(
+                "the known fields here are {}; an unknown one is kept in `extra`",
+                known
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        );
     }
 
     fn type_error(&mut self, value: &Value, what: &str, expected: &str) {
@@ -302,7 +401,7 @@ impl Validator {
                 normalised.extend(value);
             }
         }
-        self.cross_task(&infos);
+        self.cross_task_with(&infos);
         let ids: HashSet<u32> = infos.iter().map(|t| t.id).collect();
 
         let steps = self.steps(root, &ids);
@@ -418,16 +517,15 @@ impl Validator {
             None => Some(TaskStatus::Pending),
             Some(Value::StringLit(s)) => match TaskStatus::from_name(&s.value) {
                 Some(status) => Some(status),
+                // Seed 001's `blocked` is worked out from the dependencies:
+                // the task waits, as a pending one does.
+                None if s.value == "blocked" => Some(TaskStatus::Pending),
                 None => {
                     let suggestion = suggest::closest(&s.value, TaskStatus::NAMES);
-                    let help = if s.value == "blocked" {
-                        "`blocked` is worked out from the dependencies; store `pending`".to_owned()
-                    } else {
-                        format!(
-                            "a task's status is one of {}",
-                            TaskStatus::NAMES.map(|n| format!("`{n}`")).join(", ")
-                        )
-                    };
+                    let help = format!(
+                        "a task's status is one of {}",
+                        TaskStatus::NAMES.map(|n| format!("`{n}`")).join(", ")
+                    );
                     let label = match suggestion {
                         Some(best) => format!("did you mean `{best}`?"),
                         None => "unknown status".to_owned(),
@@ -504,6 +602,47 @@ impl Validator {
             }
         };
 
+        let priority = match get(task, "priority") {
+            None | Some(Value::NullKeyword(_)) => None,
+            Some(Value::StringLit(s)) => match Priority::from_name(&s.value) {
+                Some(p) => Some(p.as_str()),
+                None => {
+                    self.error(
+                        Code::InvalidValue,
+                        span(&s.range),
+                        &format!(
+                            "unknown priority `{}`; it is `high`, `medium` or `low`",
+                            s.value
+                        ),
+                        "unknown priority",
+                    );
+                    None
+                }
+            },
+            Some(other) => {
+                self.type_error(other, "`priority`", "a string");
+                None
+            }
+        };
+        let mut extra = match get(task, "extra") {
+            None | Some(Value::NullKeyword(_)) => Map::new(),
+            Some(value @ Value::Object(_)) => match self.plain(value) {
+                serde_json::Value::Object(map) => map,
+                _ => Map::new(),
+            },
+            Some(other) => {
+                self.type_error(other, "`extra`", "an object");
+                Map::new()
+            }
+        };
+        for property in &task.properties {
+            if !TASK_FIELDS.contains(&property.name.as_str()) {
+                self.unknown_field(property, &TASK_FIELDS);
+                let value = self.plain(&property.value);
+                extra.insert(property.name.as_str().to_owned(), value);
+            }
+        }
+
         if let (Some(assignee), Some((role_ids, _))) = (&assignee, roles) {
             if !self.role_names.contains(assignee.as_str()) {
                 let at = get(task, "assignee").map(span).unwrap_or_default();
@@ -542,7 +681,7 @@ impl Validator {
             id,
             id_span: id_value.map(span).unwrap_or_default(),
             name: key.clone().unwrap_or_else(|| id.to_string()),
-            deps: deps.clone(),
+            deps: deps.iter().map(|&(d, at)| (d, at, true)).collect(),
         };
         let valid = !self.diagnostics[before..].iter().any(Diagnostic::is_error);
         let (Some(name), Some(status), true) = (name, status, valid) else {
@@ -561,12 +700,14 @@ impl Validator {
             description,
             optional,
             retry,
+            priority: priority.and_then(Priority::from_name),
+            extra,
         };
         Some((info, Some(value)))
     }
 
     /// Duplicate ids, unknown dependencies, and the graph checks.
-    fn cross_task(&mut self, tasks: &[TaskInfo]) {
+    fn cross_task_with(&mut self, tasks: &[TaskInfo]) {
         let mut index: HashMap<u32, usize> = HashMap::new();
         for (i, task) in tasks.iter().enumerate() {
             if let Some(&first) = index.get(&task.id) {
@@ -592,14 +733,14 @@ impl Validator {
             groups: Vec::new(),
         };
         for (i, task) in tasks.iter().enumerate() {
-            for &(dep, at) in &task.deps {
+            for &(dep, at, direct) in &task.deps {
                 match index.get(&dep) {
                     Some(&j) => dep_graph.edges.push(graph::Edge {
                         dependent: i,
                         dependency: j,
                         file: self.file,
                         span: at,
-                        direct: true,
+                        direct,
                     }),
                     None => self.diagnostics.push(
                         Diagnostic::new(Code::UnknownRef, format!("no task has the id {dep}"))

@@ -1,5 +1,6 @@
 //! Checked IR → outputs: the `planc/1` document and the seed formats.
 
+mod peers;
 mod targets;
 
 use indexmap::IndexMap;
@@ -10,7 +11,7 @@ use crate::document::{
 use crate::ir::{self, Value};
 use crate::syntax::ast::SmolStr;
 
-pub use targets::{render, Target};
+pub use targets::{render, render_tagged, Target, PLAN_STEP_ID};
 
 /// The plan document of a checked plan. `source` is the path shown in
 /// `meta.source`. Deterministic: the same plan gives the same document.
@@ -79,6 +80,8 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
                     max: t.retry,
                     count: 0,
                 },
+                priority: t.priority,
+                extra: Default::default(),
             })
             .collect(),
     }

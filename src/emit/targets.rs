@@ -8,7 +8,10 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 
 use crate::check::graph::topological_order;
+use crate::document::statuses::{LINEAR_STATUSES, PLAN_TOOL_STATUSES};
 use crate::document::{PlanDocument, PlanStatus, TaskDoc, TaskStatus};
+
+use super::peers::{self, plan_extension, task_extension};
 
 /// An output shape for `planc build --target`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,16 +26,25 @@ pub enum Target {
     Steps,
     /// Seed 004: Plan-Act's `{title, steps, language}`.
     PlanAct,
+    /// task-master's `tasks.json`, tagged (`{"master": {"tasks": […]}}`).
+    TaskMaster,
+    /// An OpenManus planning plan.
+    OpenManus,
+    /// Codex's `update_plan` arguments.
+    Codex,
 }
 
 impl Target {
     /// Every target with its name.
-    pub const ALL: [(&'static str, Target); 5] = [
+    pub const ALL: [(&'static str, Target); 8] = [
         ("planc", Target::Planc),
         ("tasks", Target::Tasks),
         ("plan-tool", Target::PlanTool),
         ("steps", Target::Steps),
         ("plan-act", Target::PlanAct),
+        ("taskmaster", Target::TaskMaster),
+        ("openmanus", Target::OpenManus),
+        ("codex", Target::Codex),
     ];
 
     /// The target called `name`.
@@ -50,12 +62,20 @@ pub const PLAN_STEP_ID: &str = "(plan)";
 
 /// The document in the shape of `target`, as pretty JSON with a final newline.
 pub fn render(document: &PlanDocument, target: Target) -> String {
+    render_tagged(document, target, None)
+}
+
+/// [`render`], with the task-master tag to write the tasks under (default `master`).
+pub fn render_tagged(document: &PlanDocument, target: Target, tag: Option<&str>) -> String {
     let value = match target {
         Target::Planc => return document.to_json(),
         Target::Tasks => tasks(document),
         Target::PlanTool => plan_tool(document),
         Target::Steps => steps(document),
         Target::PlanAct => plan_act(document),
+        Target::TaskMaster => peers::taskmaster(document, tag.unwrap_or("master")),
+        Target::OpenManus => peers::openmanus(document, &linear(document)),
+        Target::Codex => peers::codex(document, &linear(document)),
     };
     crate::document::json_text(&value)
 }
@@ -88,14 +108,19 @@ fn plan_tool_status(status: TaskStatus) -> &'static str {
 fn plan_tool(document: &PlanDocument) -> Value {
     let by_id: HashMap<u32, &TaskDoc> = document.tasks.iter().map(|t| (t.id, t)).collect();
     let task = |t: &TaskDoc| {
-        json!({
+        let mut object = json!({
             "task_id": t.key.clone().unwrap_or_else(|| t.id.to_string()),
             "name": t.name,
             "assignee": t.assignee,
             "description": t.description.clone().or_else(|| t.reasoning.clone()),
             "status": plan_tool_status(t.status),
             "result_summary": t.result,
-        })
+        });
+        let held = ["name", "assignee", "description", "result", "step"];
+        let mut ext = task_extension(t, &held, PLAN_TOOL_STATUSES).unwrap_or_else(|| json!({}));
+        ext["dependencies"] = json!(t.dependencies);
+        object["planc"] = ext;
+        object
     };
     // Steps in the order their first task appears; tasks outside any step
     // form the `(plan)` step, placed where the first of them stands.
@@ -153,6 +178,7 @@ fn plan_tool(document: &PlanDocument) -> Value {
         "workflow_template_source": document.meta.source,
         "status": status,
         "steps": steps,
+        "planc": plan_extension(document, &["id", "goal", "source"]),
     })
 }
 
@@ -211,9 +237,11 @@ fn steps(document: &PlanDocument) -> Value {
             "description": t.name,
             "status": linear_status(t.status),
             "result": t.result,
+            "planc": linear_extension(t),
         })).collect::<Vec<_>>(),
         "current_step_index": current,
         "iteration_count": document.state.iteration_count,
+        "planc": plan_extension(document, &["id", "goal"]),
     })
 }
 
@@ -230,8 +258,25 @@ fn plan_act(document: &PlanDocument) -> Value {
                 _ => None,
             },
             "error": if t.status == TaskStatus::Failed { t.result.clone() } else { None },
-            "attachments": Vec::<String>::new(),
+            "attachments": t.extra.get("attachments").cloned().unwrap_or_else(|| json!([])),
+            "planc": linear_extension(t),
         })).collect::<Vec<_>>(),
         "language": document.meta.language,
+        "planc": plan_extension(document, &["title", "language"]),
     })
+}
+
+/// A step's `planc` object: its id and dependencies, and what else the line has no place for.
+fn linear_extension(task: &TaskDoc) -> Value {
+    let mut ext =
+        task_extension(task, &["name", "result"], LINEAR_STATUSES).unwrap_or_else(|| json!({}));
+    ext["id"] = json!(task.id);
+    ext["dependencies"] = json!(task.dependencies);
+    if let Some(Value::Object(extra)) = ext.get_mut("extra") {
+        extra.remove("attachments");
+        if extra.is_empty() {
+            ext.as_object_mut().expect("an object").remove("extra");
+        }
+    }
+    ext
 }

@@ -16,7 +16,7 @@ use super::results::{
 use super::{Applied, Runner};
 
 impl Runner {
-    /// `startNextTask`: the first executable task in plan order (for `assignee`, if given).
+    /// `startNextTask`: the first executable task by priority, then plan order (for `assignee`, if given).
     pub(super) fn start_next_task(&mut self, assignee: Option<&str>) -> Result<Applied, OpError> {
         self.require_active()?;
         let next = self

@@ -48,6 +48,8 @@ impl Runner {
             description: args.description.clone(),
             optional: false,
             retry: Retry::default(),
+            priority: None,
+            extra: Default::default(),
         };
         let mut rewired = Vec::new();
         match after {
@@ -256,6 +258,8 @@ impl Runner {
                     description: None,
                     optional: false,
                     retry: Retry::default(),
+                    priority: None,
+                    extra: Default::default(),
                 },
                 ReplanStep::Task(t) => {
                     let name = t.name.as_deref().or(t.description.as_deref()).unwrap_or("");
@@ -292,6 +296,8 @@ impl Runner {
                             max: t.retry.unwrap_or(0),
                             count: 0,
                         },
+                        priority: None,
+                        extra: Default::default(),
                     }
                 }
             };

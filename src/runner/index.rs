@@ -2,11 +2,12 @@
 //! a count of unmet dependencies per task and the ready set, so that driving a
 //! whole plan costs O(tasks + edges), not a rescan per operation.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use crate::document::{PlanDocument, TaskDoc, TaskStatus};
 
 use super::error::{ErrorCode, OpError};
+use super::ready::ReadySet;
 
 /// Whether dependents of a task in this status may run.
 ///
@@ -27,8 +28,9 @@ pub struct Index {
     pub dependents: Vec<Vec<usize>>,
     /// Position → how many of its dependencies do not yet satisfy it.
     pub unmet: Vec<u32>,
-    /// Positions of executable tasks (pending, nothing unmet), in plan order.
-    pub ready: BTreeSet<usize>,
+    /// Positions of executable tasks (pending, nothing unmet), by priority
+    /// and then in plan order.
+    pub ready: ReadySet,
     /// How many tasks have each status (indexed by `TaskStatus as usize`).
     pub counts: [usize; 5],
     /// How many failed tasks are not optional.
@@ -44,6 +46,7 @@ impl Index {
             keys: HashMap::new(),
             dependents: vec![Vec::new(); n],
             unmet: vec![0; n],
+            ready: ReadySet::new(&doc.tasks),
             ..Index::default()
         };
         for (i, task) in doc.tasks.iter().enumerate() {

@@ -17,6 +17,7 @@ mod observe;
 mod ops;
 mod prompt;
 mod query;
+mod ready;
 pub mod results;
 mod store;
 pub mod time;

@@ -77,7 +77,7 @@ impl Runner {
         })))
     }
 
-    /// `getExecutableTaskList`: `{executable_tasks, count}`, in plan order.
+    /// `getExecutableTaskList`: `{executable_tasks, count}`, by priority, then in plan order.
     pub(super) fn get_executable_task_list(
         &self,
         assignee: Option<&str>,

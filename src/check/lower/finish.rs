@@ -275,6 +275,7 @@ impl<'a> Lowering<'a, '_> {
                     description,
                     optional: fields.optional,
                     retry: fields.retry,
+                    priority: fields.priority,
                     dependencies: Vec::new(),
                 });
             }
@@ -316,6 +317,7 @@ struct TaskFields<'a> {
     description: Option<&'a ast::Str>,
     retry: u32,
     optional: bool,
+    priority: Option<ir::Priority>,
 }
 
 impl<'a> TaskFields<'a> {

@@ -41,6 +41,8 @@ pub(crate) fn plan(deps: &[&[u32]]) -> PlanDocument {
                 description: None,
                 optional: false,
                 retry: Retry::default(),
+                priority: None,
+                extra: Default::default(),
             })
             .collect(),
     }
