@@ -387,6 +387,10 @@ impl Printer<'_> {
                 self.push(&value);
             }
             TaskField::Optional(_) => self.push("optional"),
+            TaskField::Priority { level, .. } => {
+                self.push("priority ");
+                self.push(&level.name);
+            }
         }
     }
 

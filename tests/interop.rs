@@ -404,3 +404,58 @@ fn the_taskmaster_cli_reads_an_export_and_its_changes_load_back() {
         "branch cut"
     );
 }
+
+#[test]
+fn priority_in_a_plan_orders_ready_work_and_a_wrong_level_is_reported() {
+    let dir = TempDir::new("interop-priority-plan");
+    let plan = dir.path().join("p.plan");
+    std::fs::write(
+        &plan,
+        "plan p {\n    goal \"g\"\n    task a \"A\" { priority low }\n    task b \"B\"\n    task c \"C\" { priority high after b }\n    task d \"D\" { priority high }\n}\n",
+    )
+    .expect("write");
+    let plan = plan.to_str().expect("utf-8");
+    let state = dir.path().join("s.json");
+    let state = state.to_str().expect("utf-8");
+    Test::new(["run", "init", plan, "-o", state]).expect_code(0);
+    let mut started = Vec::new();
+    for _ in 0..2 {
+        let next = Test::new(["run", "next", state, "--json"]).expect_code(0);
+        let next: Value = serde_json::from_str(&next.stdout).expect("JSON");
+        started.push(
+            next["data"]["task"]["key"]
+                .as_str()
+                .expect("key")
+                .to_owned(),
+        );
+    }
+    // `c` is high but waits for `b`; `d` is high and ready; then `b` before `a`.
+    assert_eq!(started, ["d", "b"]);
+    Test::new(["run", "complete", state, "b", "--result", "ok"]).expect_code(0);
+    let ready = Test::new(["run", "ready", state]).expect_code(0);
+    assert_eq!(
+        ready.stdout,
+        "#3 [pending] C (c) after 2\n#1 [pending] A (a)\n"
+    );
+
+    let wrong = dir.path().join("wrong.plan");
+    std::fs::write(
+        &wrong,
+        "plan p {\n    goal \"g\"\n    task a \"A\" { priority hgh }\n}\n",
+    )
+    .expect("write");
+    let output =
+        Test::new(["check", "--color=never", wrong.to_str().expect("utf-8")]).expect_code(1);
+    assert!(
+        output
+            .stderr
+            .contains("`priority` is `high`, `medium` or `low`, not `hgh`"),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        output.stderr.contains("did you mean `high`?"),
+        "{}",
+        output.stderr
+    );
+}

@@ -59,6 +59,15 @@ pub fn completions(compilation: &Compilation, offset: usize) -> Vec<Completion> 
         Some("after") => names(compilation, offset, replace),
         Some(",") if in_after_list(text, &significant) => names(compilation, offset, replace),
         Some("assignee") => symbols_of(compilation, SymbolKind::Role, replace),
+        Some("priority") => crate::ir::Priority::NAMES
+            .iter()
+            .map(|name| Completion {
+                label: (*name).to_owned(),
+                kind: CompletionKind::Keyword,
+                detail: None,
+                replace,
+            })
+            .collect(),
         Some(":") => Type::NAMES
             .iter()
             .map(|name| Completion {

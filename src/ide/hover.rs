@@ -101,6 +101,9 @@ fn task_card(compilation: &Compilation, def: usize, name: &str) -> String {
     if task.optional {
         facts.push("- optional".to_owned());
     }
+    if let Some(priority) = task.priority {
+        facts.push(format!("- priority: {}", priority.as_str()));
+    }
     if !facts.is_empty() {
         out.push('\n');
         out.push_str(&facts.join("\n"));

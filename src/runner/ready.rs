@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use crate::document::{Priority, TaskDoc};
 
 /// Positions of executable tasks, ordered by (priority, position).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadySet {
     /// Position → its priority's rank (fixed until the index is rebuilt).
     rank: Vec<u8>,

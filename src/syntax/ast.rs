@@ -181,11 +181,19 @@ pub struct Task {
 #[derive(Clone, Debug, PartialEq)]
 pub enum TaskField {
     After(After),
-    Assignee { span: Span, role: Ident },
+    Assignee {
+        span: Span,
+        role: Ident,
+    },
     Reasoning(StrField),
     Description(StrField),
     Retry(IntField),
     Optional(Span),
+    /// `priority high|medium|low` (the level is checked, not parsed).
+    Priority {
+        span: Span,
+        level: Ident,
+    },
 }
 
 impl TaskField {
@@ -198,6 +206,7 @@ impl TaskField {
             TaskField::Description(_) => "description",
             TaskField::Retry(_) => "retry",
             TaskField::Optional(_) => "optional",
+            TaskField::Priority { .. } => "priority",
         }
     }
 
@@ -205,7 +214,9 @@ impl TaskField {
     pub fn span(&self) -> Span {
         match self {
             TaskField::After(a) => a.span,
-            TaskField::Assignee { span, .. } | TaskField::Optional(span) => *span,
+            TaskField::Assignee { span, .. }
+            | TaskField::Optional(span)
+            | TaskField::Priority { span, .. } => *span,
             TaskField::Reasoning(f) | TaskField::Description(f) => f.span,
             TaskField::Retry(f) => f.span,
         }

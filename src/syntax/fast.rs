@@ -332,6 +332,13 @@ impl<'a> Reader<'a> {
     }
 
     /// A name at a declaration: not a keyword (the walker reports those).
+    /// The grammar's `ident`: any word, keywords too.
+    fn word_ident(&mut self) -> Read<Ident> {
+        self.trivia();
+        let span = self.word().ok_or(GiveUp)?;
+        Ok(self.ident(span))
+    }
+
     fn name(&mut self) -> Read<Ident> {
         self.trivia();
         let span = self.word().ok_or(GiveUp)?;
@@ -643,6 +650,13 @@ impl<'a> Reader<'a> {
                     "description" => TaskField::Description(self.str_field(keyword)?),
                     "retry" => TaskField::Retry(self.int_field(keyword)?),
                     "optional" => TaskField::Optional(keyword),
+                    "priority" => {
+                        let level = self.word_ident()?;
+                        TaskField::Priority {
+                            span: keyword.to(level.span),
+                            level,
+                        }
+                    }
                     _ => return Err(GiveUp),
                 };
                 self.fields.push(field);

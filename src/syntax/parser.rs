@@ -226,6 +226,7 @@ fn is_keyword(rule: Rule) -> bool {
             | Rule::kw_description
             | Rule::kw_retry
             | Rule::kw_optional
+            | Rule::kw_priority
             | Rule::kw_sequential
             | Rule::kw_import
             | Rule::kw_template
@@ -641,6 +642,11 @@ impl<'a> Walker<'a> {
             Rule::optional => {
                 self.keywords.push(span);
                 TaskField::Optional(span)
+            }
+            Rule::priority => {
+                let level = self.children(pair, Context::Task).into_iter().next();
+                let level = self.ident(&level.expect("priority names a level"));
+                TaskField::Priority { span, level }
             }
             _ => return None,
         })

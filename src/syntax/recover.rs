@@ -49,6 +49,7 @@ impl Context {
                 "description",
                 "retry",
                 "optional",
+                "priority",
             ],
             Context::Use => &["after"],
         }
@@ -102,6 +103,7 @@ const KEYWORDS: &[&str] = &[
     "description",
     "retry",
     "optional",
+    "priority",
     "sequential",
     "import",
     "template",
@@ -138,6 +140,7 @@ fn rule_for(keyword: &str) -> Option<Rule> {
         "description" => Rule::description,
         "retry" => Rule::retry,
         "optional" => Rule::optional,
+        "priority" => Rule::priority,
         "sequential" => Rule::sequential,
         _ => return None,
     })
@@ -242,6 +245,7 @@ fn expected_name(prev: &str) -> &'static str {
         "task" => "a task name",
         "step" => "a step name",
         "role" | "assignee" => "a role name",
+        "priority" => "`high`, `medium` or `low`",
         "param" => "a parameter name",
         "plan" => "a plan name",
         "template" => "a template name",

@@ -21,7 +21,7 @@ impl<'a> Lowering<'a, '_> {
         let (task, file) = (self.tasks[index].task, self.tasks[index].file);
         c.file = file;
         // Where each kind of field was first given, by `field_kind`.
-        let mut seen: [Option<Span>; 6] = [None; 6];
+        let mut seen: [Option<Span>; 7] = [None; 7];
         for field in &task.fields {
             let seen = &mut seen[field_kind(field)];
             if let Some(first) = *seen {
@@ -74,6 +74,26 @@ impl<'a> Lowering<'a, '_> {
                                 ),
                             );
                         }
+                    }
+                }
+                ast::TaskField::Priority { level, .. } => {
+                    if ir::Priority::from_name(&level.name).is_none() {
+                        let mut diagnostic = Diagnostic::new(
+                            Code::InvalidValue,
+                            format!(
+                                "`priority` is `high`, `medium` or `low`, not `{}`",
+                                level.name
+                            ),
+                        )
+                        .label(file, level.span, "unknown priority");
+                        if let Some(best) =
+                            crate::suggest::closest(&level.name, ir::Priority::NAMES)
+                        {
+                            diagnostic = diagnostic
+                                .help(format!("did you mean `{best}`?"))
+                                .fix(file, level.span, best);
+                        }
+                        c.diagnostics.push(diagnostic);
                     }
                 }
                 ast::TaskField::Reasoning(_)
@@ -323,7 +343,7 @@ struct TaskFields<'a> {
 impl<'a> TaskFields<'a> {
     fn of(task: &'a ast::Task) -> TaskFields<'a> {
         let mut fields = TaskFields::default();
-        let mut seen = [false; 6];
+        let mut seen = [false; 7];
         for field in &task.fields {
             if std::mem::replace(&mut seen[field_kind(field)], true) {
                 continue;
@@ -334,6 +354,9 @@ impl<'a> TaskFields<'a> {
                 ast::TaskField::Description(f) => fields.description = Some(&f.value),
                 ast::TaskField::Retry(f) => fields.retry = retry_count(f).unwrap_or(0),
                 ast::TaskField::Optional(_) => fields.optional = true,
+                ast::TaskField::Priority { level, .. } => {
+                    fields.priority = ir::Priority::from_name(&level.name);
+                }
                 ast::TaskField::After(_) => {}
             }
         }
@@ -378,5 +401,6 @@ fn field_kind(field: &ast::TaskField) -> usize {
         ast::TaskField::Description(_) => 3,
         ast::TaskField::Retry(_) => 4,
         ast::TaskField::Optional(_) => 5,
+        ast::TaskField::Priority { .. } => 6,
     }
 }

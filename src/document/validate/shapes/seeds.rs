@@ -1,0 +1,224 @@
+//! Seeds 002, 003 and 004: a plan instance of steps holding tasks, and
+//! plans of steps in a line.
+
+use jsonc_parser::ast::{Object, Value};
+use serde_json::{json, Map, Value as Json};
+
+use super::{has_goal, Draft, Plan, Shape, StatusTable};
+use crate::document::statuses::*;
+use crate::document::validate::{get, span, Validator};
+
+impl Validator {
+    pub(super) fn plan_tool(&mut self, root: &Object, plan: &mut Plan) {
+        plan.extension = self.extension(root);
+        if let Some(id) = self.text(root, "plan_id", "the plan") {
+            plan.meta.insert("id".into(), id.into());
+        }
+        let name = self.text(root, "name", "the plan");
+        let description = self.text(root, "description", "the plan");
+        plan.meta.insert("title".into(), name.clone().into());
+        if let Some(goal) = description.or(name) {
+            plan.meta.insert("goal".into(), goal.into());
+        }
+        if let Some(source) = self.text(root, "workflow_template_source", "the plan") {
+            plan.meta.insert("source".into(), source.into());
+        }
+        let plan_statuses: StatusTable = &[
+            ("running", "running"),
+            ("completed", "completed"),
+            ("error", "failed"),
+        ];
+        if let Some((status, raw)) = self.peer_status(root, "status", plan_statuses, "running") {
+            if !raw.is_empty() {
+                plan.state.insert("status".into(), status.into());
+            }
+        }
+        let Some(steps) = self.array(root, "steps", "the plan") else {
+            return;
+        };
+        for step in &steps.elements {
+            let Value::Object(step) = step else {
+                self.type_error(step, "a step", "an object");
+                continue;
+            };
+            let step_id = self.string(step, "step_id", "a step", true);
+            let step_name = self.text(step, "name", "a step");
+            let Some(tasks) = self.array(step, "tasks", "a step") else {
+                continue;
+            };
+            let grouped = step_id
+                .as_deref()
+                .filter(|s| *s != crate::emit::PLAN_STEP_ID);
+            let first = plan.tasks.len();
+            for task in &tasks.elements {
+                let Value::Object(task) = task else {
+                    self.type_error(task, "a task", "an object");
+                    continue;
+                };
+                let mut draft = Draft::new(span(task));
+                let key = self.string(task, "task_id", "a task", true);
+                if let Some(name) = self.string(task, "name", "a task", true) {
+                    draft.set("name", name);
+                }
+                let assignee = self.text(task, "assignee", "a task");
+                let description = self.text(task, "description", "a task");
+                let status = self.peer_status(task, "status", PLAN_TOOL_STATUSES, "pending");
+                let result = self
+                    .text(task, "result_summary", "a task")
+                    .filter(|r| !r.is_empty());
+                draft.set("assignee", assignee);
+                draft.set("result", result);
+                if let Some(key) = key {
+                    draft.aliases.push(key.clone());
+                    draft.set("key", key);
+                }
+                if let Some(step) = grouped {
+                    draft.set("step", step);
+                }
+                let ext = self.extension(task);
+                // The export writes the reasoning as the description when
+                // there is none: give it back as the reasoning only.
+                let echoed = description.is_some()
+                    && ext.get("reasoning").and_then(Json::as_str) == description.as_deref()
+                    && !ext.contains_key("description");
+                if !echoed {
+                    draft.set("description", description);
+                }
+                let Some((status, raw)) = status else {
+                    plan.tasks.push(draft);
+                    continue;
+                };
+                draft.set("status", status);
+                let native = if raw.is_empty() {
+                    "ready".to_owned()
+                } else {
+                    raw
+                };
+                self.overlay(&mut draft, ext, span(task), &native, PLAN_TOOL_STATUSES);
+                plan.tasks.push(draft);
+            }
+            if let Some(step) = grouped {
+                plan.steps.push(json!({
+                    "id": step,
+                    "name": step_name.unwrap_or_else(|| step.to_owned()),
+                    "members": [first, plan.tasks.len()],
+                }));
+            }
+        }
+    }
+
+    /// Seed 003's steps plan and seed 004's plan: steps in a line.
+    pub(super) fn linear(&mut self, root: &Object, plan: &mut Plan, shape: Shape) {
+        plan.extension = self.extension(root);
+        if shape == Shape::Steps {
+            if let Some(id) = self.text(root, "id", "the plan") {
+                plan.meta.insert("id".into(), id.into());
+            }
+            match self.text(root, "goal", "the plan") {
+                Some(goal) => {
+                    plan.meta.insert("goal".into(), goal.into());
+                }
+                None => self.missing(root, "the plan", "goal"),
+            }
+            let plan_statuses: StatusTable = &[
+                ("running", "running"),
+                ("paused", "paused"),
+                ("completed", "completed"),
+                ("failed", "failed"),
+            ];
+            if let Some((status, raw)) = self.peer_status(root, "status", plan_statuses, "running")
+            {
+                if !raw.is_empty() {
+                    plan.state.insert("status".into(), status.into());
+                }
+            }
+            if let Some(value) = get(root, "iteration_count") {
+                if let Some(n) = self.integer(value, "`iteration_count`") {
+                    plan.state.insert("iteration_count".into(), n.into());
+                }
+            }
+            if let Some(value) = get(root, "current_step_index") {
+                self.integer(value, "`current_step_index`");
+            }
+        } else {
+            let title = self.string(root, "title", "the plan", true);
+            if let Some(title) = title {
+                plan.meta.insert("title".into(), title.clone().into());
+                if !has_goal(&plan.extension) {
+                    plan.meta.insert("goal".into(), title.into());
+                }
+            }
+            if let Some(language) = self.text(root, "language", "the plan") {
+                plan.meta.insert("language".into(), language.into());
+            }
+        }
+        let Some(steps) = self.array(root, "steps", "the plan") else {
+            return;
+        };
+        for step in &steps.elements {
+            let mut draft = Draft::new(span(step));
+            draft.deps = None;
+            let step = match step {
+                Value::StringLit(s) => {
+                    draft.set("name", s.value.to_string());
+                    draft.set("status", "pending");
+                    plan.tasks.push(draft);
+                    continue;
+                }
+                Value::Object(step) => step,
+                other => {
+                    self.type_error(other, "a step", "an object or a string");
+                    continue;
+                }
+            };
+            if let Some(name) = self.string(step, "description", "a step", true) {
+                draft.set("name", name);
+            }
+            let step_id = self.text(step, "id", "a step");
+            let mut result = self.text(step, "result", "a step");
+            let error = self.text(step, "error", "a step");
+            let status = self.peer_status(step, "status", LINEAR_STATUSES, "pending");
+            if let Some(value) = get(step, "success") {
+                if !matches!(value, Value::BooleanLit(_) | Value::NullKeyword(_)) {
+                    self.type_error(value, "`success`", "true, false or null");
+                }
+            }
+            let mut extra = Map::new();
+            for field in ["progress", "attachments"] {
+                if let Some(value) = get(step, field) {
+                    let value = self.plain(value);
+                    let empty = value.is_null() || value.as_array().is_some_and(Vec::is_empty);
+                    if !empty {
+                        extra.insert(field.to_owned(), value);
+                    }
+                }
+            }
+            let Some((status, raw)) = status else {
+                plan.tasks.push(draft);
+                continue;
+            };
+            if status == "failed" && error.is_some() {
+                result = error;
+            }
+            // Seed 003 writes an empty result for a step without one.
+            let result = result.filter(|r| !r.is_empty());
+            draft.set("status", status);
+            draft.set("result", result);
+            if !extra.is_empty() {
+                draft.set("extra", extra);
+            }
+            let ext = self.extension(step);
+            let native = if raw.is_empty() {
+                "pending".to_owned()
+            } else {
+                raw
+            };
+            self.overlay(&mut draft, ext, span(step), &native, LINEAR_STATUSES);
+            if let Some(step_id) = step_id {
+                draft.aliases.push(step_id.clone());
+                draft.fields.entry("key").or_insert(step_id.into());
+            }
+            plan.tasks.push(draft);
+        }
+    }
+}
