@@ -395,10 +395,7 @@ impl Validator {
                 id,
                 id_span,
                 name,
-                deps: deps
-                    .into_iter()
-                    .map(|(d, at, direct)| (d, at, direct))
-                    .collect(),
+                deps,
             });
         }
         self.cross_task_with(&infos);
