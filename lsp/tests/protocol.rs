@@ -261,7 +261,8 @@ async fn completion_offers_names_roles_params_and_keywords_by_context() {
             "reasoning",
             "description",
             "retry",
-            "optional"
+            "optional",
+            "priority"
         ]
     );
 }
