@@ -460,6 +460,8 @@ fn create(store: &Store, args: CreateArgs) -> Result<Outcome, OpError> {
             description: None,
             optional: false,
             retry: Retry::default(),
+            priority: None,
+            extra: Default::default(),
         });
     }
     let doc = PlanDocument {

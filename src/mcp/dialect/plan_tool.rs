@@ -542,6 +542,8 @@ fn create(store: &Store, args: CreateArgs) -> Result<bool, OpError> {
                 description: task.description,
                 optional: false,
                 retry: Retry::default(),
+                priority: None,
+                extra: Default::default(),
             });
         }
         steps.push(StepDoc {
