@@ -19,6 +19,10 @@ pub struct McpArgs {
         value_parser = super::run::parse_seconds
     )]
     lock_timeout: Option<std::time::Duration>,
+    /// Who this server's client is: the agent of every call that names none
+    /// (each agent has its own current task)
+    #[arg(long, value_name = "NAME", env = "PLANC_AGENT")]
+    agent: Option<String>,
 }
 
 #[derive(Args)]
@@ -53,7 +57,7 @@ pub fn serve(args: McpArgs) -> i32 {
         Some(timeout) => store.with_lock_timeout(timeout),
         None => store,
     };
-    match mcp::serve_stdio(store) {
+    match mcp::serve_stdio(store, args.agent) {
         Ok(()) => EXIT_OK,
         Err(message) => {
             output::fatal(&message);

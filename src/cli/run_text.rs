@@ -39,6 +39,13 @@ fn task_line(task: &Value) -> String {
         let deps: Vec<String> = deps.iter().map(value).collect();
         let _ = write!(line, " after {}", deps.join(", "));
     }
+    let holder = &task["holder"];
+    if let Some(agent) = holder["agent"].as_str() {
+        let _ = write!(line, " held by {}", escape::line(agent));
+    }
+    if let Some(until) = holder["lease_expires_at"].as_str() {
+        let _ = write!(line, " (lease until {})", escape::line(until));
+    }
     line
 }
 
@@ -59,6 +66,9 @@ fn task_detail(task: &Value) -> String {
         } else {
             let _ = writeln!(out, "  {field}: {}", escape::line(text));
         }
+    }
+    if let Some(since) = task["holder"]["since"].as_str() {
+        let _ = writeln!(out, "  since: {}", escape::line(since));
     }
     let retry = &task["retry"];
     if retry["max"].as_u64().unwrap_or(0) > 0 {
@@ -103,6 +113,9 @@ pub fn summary(op: &str, data: &Value) -> String {
                 value(&data["failed_tasks"]),
                 value(&data["executable_tasks"]),
             );
+            if let Some(blocked) = data["blocked_tasks"].as_u64().filter(|&n| n > 0) {
+                let _ = write!(out, ", {blocked} blocked");
+            }
             if let Some(id) = data["current_task_id"].as_u64() {
                 let _ = write!(out, "; current #{id}");
             }

@@ -47,7 +47,15 @@ pub struct Meta {
     pub created_at: Option<String>,
     #[serde(default)]
     pub updated_at: Option<String>,
+    /// The plan's retry budget for tasks without their own `retry N`
+    /// (`retry N` at plan level); left out, the runner's [`DEFAULT_RETRY`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<u32>,
 }
+
+/// How often a task may be retried after failing when neither it nor its
+/// plan says (`retry N`): three attempts in all.
+pub const DEFAULT_RETRY: u32 = 2;
 
 /// A role tasks can be assigned to.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -181,12 +189,38 @@ pub struct TaskDoc {
     pub optional: bool,
     #[serde(default)]
     pub retry: Retry,
+    /// Who holds the task while it is in progress, since when, and their
+    /// lease; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder: Option<Holder>,
+}
+
+/// Who holds an in-progress task (SPEC §10's agent model).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Holder {
+    /// The agent (`--agent`, `PLANC_AGENT`, an MCP `agent` argument); none
+    /// for a caller without an identity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// When the task was started, RFC 3339 UTC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// The lease, in seconds: each change by the holder (and `heartbeat`)
+    /// renews it for as long.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_seconds: Option<u64>,
+    /// When the lease runs out, RFC 3339 UTC; from then on the task goes
+    /// back to `pending` at the next operation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_expires_at: Option<String>,
 }
 
 /// How often a task may be retried after failing, and how often it was.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Retry {
-    pub max: u32,
+    /// The task's own budget (`retry N`); `None` when it has none, so the
+    /// plan's (`meta.retry`) or [`DEFAULT_RETRY`] applies.
+    pub max: Option<u32>,
     pub count: u32,
 }
 

@@ -311,6 +311,10 @@ impl Validator {
                 Value::NullKeyword(_) => None,
                 other => self.integer(other, "`max_iterations`"),
             });
+        let retry = meta.and_then(|m| get(m, "retry")).and_then(|v| match v {
+            Value::NullKeyword(_) => None,
+            other => self.integer(other, "`meta.retry`"),
+        });
         Some(json!({
             "format": FORMAT,
             "meta": {
@@ -323,6 +327,7 @@ impl Validator {
                 "source": meta_string("source"),
                 "created_at": meta_string("created_at"),
                 "updated_at": meta_string("updated_at"),
+                "retry": retry,
             },
             "roles": roles.map(|r| r.1).unwrap_or_default(),
             "steps": steps,
@@ -399,18 +404,17 @@ impl Validator {
         let name = self.string(task, "name", "a task", true);
         let status = match get(task, "status") {
             None => Some(TaskStatus::Pending),
+            // Seed 001's `blocked` (waiting on a dependency) is worked out
+            // from the dependencies, so it is kept as `pending`.
+            Some(Value::StringLit(s)) if s.value == "blocked" => Some(TaskStatus::Pending),
             Some(Value::StringLit(s)) => match TaskStatus::from_name(&s.value) {
                 Some(status) => Some(status),
                 None => {
                     let suggestion = suggest::closest(&s.value, TaskStatus::NAMES);
-                    let help = if s.value == "blocked" {
-                        "`blocked` is worked out from the dependencies; store `pending`".to_owned()
-                    } else {
-                        format!(
-                            "a task's status is one of {}",
-                            TaskStatus::NAMES.map(|n| format!("`{n}`")).join(", ")
-                        )
-                    };
+                    let help = format!(
+                        "a task's status is one of {} (or `blocked`, read as `pending`)",
+                        TaskStatus::NAMES.map(|n| format!("`{n}`")).join(", ")
+                    );
                     let label = match suggestion {
                         Some(best) => format!("did you mean `{best}`?"),
                         None => "unknown status".to_owned(),
@@ -460,19 +464,23 @@ impl Validator {
                 false
             }
         };
+        // `retry N` (a number) is short for `{"max": N, "count": 0}`; a
+        // missing or null `max` leaves the budget to the plan.
         let retry = match get(task, "retry") {
-            None | Some(Value::NullKeyword(_)) => json!({"max": 0, "count": 0}),
+            None | Some(Value::NullKeyword(_)) => json!({"max": null, "count": 0}),
             Some(Value::Object(retry)) => {
-                let mut field = |name: &str| {
-                    get(retry, name)
-                        .and_then(|v| self.integer(v, &format!("`retry.{name}`")))
-                        .unwrap_or(0)
+                let mut field = |name: &str| match get(retry, name) {
+                    None | Some(Value::NullKeyword(_)) => None,
+                    Some(v) => self.integer(v, &format!("`retry.{name}`")),
                 };
-                json!({"max": field("max"), "count": field("count")})
+                json!({"max": field("max"), "count": field("count").unwrap_or(0)})
+            }
+            Some(number @ Value::NumberLit(_)) => {
+                json!({"max": self.integer(number, "`retry`"), "count": 0})
             }
             Some(other) => {
                 self.type_error(other, "`retry`", "an object {\"max\": N, \"count\": N}");
-                json!({"max": 0, "count": 0})
+                json!({"max": null, "count": 0})
             }
         };
 

@@ -41,6 +41,7 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
             source: source.map(str::to_owned),
             created_at: None,
             updated_at: None,
+            retry: plan.retry,
         },
         roles: plan
             .roles
@@ -79,6 +80,7 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
                     max: t.retry,
                     count: 0,
                 },
+                holder: None,
             })
             .collect(),
     }

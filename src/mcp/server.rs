@@ -15,7 +15,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 
-use crate::runner::{self, Op, OpError, Store};
+use crate::runner::{self, Caller, Op, OpError, Store};
 
 use super::tools;
 
@@ -28,6 +28,8 @@ pub const PROMPT_NAME: &str = "plan_context";
 #[derive(Clone, Debug)]
 pub struct PlanServer {
     store: Arc<Store>,
+    /// The identity of calls without an `agent` argument (`planc mcp --agent`).
+    agent: Option<String>,
 }
 
 impl PlanServer {
@@ -40,16 +42,42 @@ impl PlanServer {
     pub fn with_store(store: Store) -> PlanServer {
         PlanServer {
             store: Arc::new(store),
+            agent: None,
         }
+    }
+
+    /// The same server, calling itself `agent` when a call names no agent.
+    pub fn with_agent(mut self, agent: Option<String>) -> PlanServer {
+        self.agent = agent;
+        self
     }
 
     /// Runs one tool call: the §4 envelope, and whether it is an error.
     pub fn call(&self, name: &str, arguments: Value) -> (Value, bool) {
-        let result = Op::from_call(name, arguments).and_then(|op| self.store.apply(&op));
+        let result = self
+            .caller_and_op(name, arguments)
+            .and_then(|(caller, op)| self.store.apply_as(&op, &caller));
         match result {
             Ok(applied) => (applied.envelope(), false),
             Err(error) => (error.envelope(), true),
         }
+    }
+
+    /// The caller (`agent` and `lease` arguments, or the server's agent)
+    /// and the operation a tool call names.
+    fn caller_and_op(&self, name: &str, arguments: Value) -> Result<(Caller, Op), OpError> {
+        let (caller, arguments) = match arguments {
+            Value::Object(mut map) if Op::NAMES.contains(&name) => {
+                let caller = Caller::take_from(&mut map)?;
+                (caller, Value::Object(map))
+            }
+            other => (Caller::default(), other),
+        };
+        let caller = Caller {
+            agent: caller.agent.or_else(|| self.agent.clone()),
+            ..caller
+        };
+        Ok((caller, Op::from_call(name, arguments)?))
     }
 
     fn prompt_text(&self) -> Result<String, OpError> {
@@ -199,13 +227,14 @@ impl ServerHandler for PlanServer {
 }
 
 /// Serves `path` over standard input and output until the client disconnects.
-pub fn serve_stdio(store: Store) -> Result<(), String> {
+pub fn serve_stdio(store: Store, agent: Option<String>) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime.block_on(async move {
         let service = PlanServer::with_store(store)
+            .with_agent(agent)
             .serve(rmcp::transport::stdio())
             .await
             .map_err(|e| format!("MCP handshake failed: {e}"))?;

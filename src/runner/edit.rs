@@ -47,6 +47,7 @@ impl Runner {
             description: args.description.clone(),
             optional: false,
             retry: Retry::default(),
+            holder: None,
         };
         let mut rewired = Vec::new();
         match after {
@@ -244,6 +245,7 @@ impl Runner {
                     description: None,
                     optional: false,
                     retry: Retry::default(),
+                    holder: None,
                 },
                 ReplanStep::Task(t) => {
                     let name = t.name.as_deref().or(t.description.as_deref()).unwrap_or("");
@@ -277,9 +279,10 @@ impl Runner {
                         description: t.description.clone().filter(|_| t.name.is_some()),
                         optional: t.optional,
                         retry: Retry {
-                            max: t.retry.unwrap_or(0),
+                            max: t.retry,
                             count: 0,
                         },
+                        holder: None,
                     }
                 }
             };

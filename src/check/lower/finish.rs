@@ -314,7 +314,7 @@ struct TaskFields<'a> {
     assignee: Option<&'a SmolStr>,
     reasoning: Option<&'a ast::Str>,
     description: Option<&'a ast::Str>,
-    retry: u32,
+    retry: Option<u32>,
     optional: bool,
 }
 
@@ -330,7 +330,7 @@ impl<'a> TaskFields<'a> {
                 ast::TaskField::Assignee { role, .. } => fields.assignee = Some(&role.name),
                 ast::TaskField::Reasoning(f) => fields.reasoning = Some(&f.value),
                 ast::TaskField::Description(f) => fields.description = Some(&f.value),
-                ast::TaskField::Retry(f) => fields.retry = retry_count(f).unwrap_or(0),
+                ast::TaskField::Retry(f) => fields.retry = retry_count(f),
                 ast::TaskField::Optional(_) => fields.optional = true,
                 ast::TaskField::After(_) => {}
             }

@@ -35,8 +35,8 @@ use crate::document::PlanDocument;
 use super::error::{ErrorCode, OpError};
 use super::events::{Event, LogRecord};
 use super::ops::Op;
-use super::time::now_rfc3339;
-use super::{Applied, Runner};
+use super::time::{now_rfc3339, now_unix};
+use super::{Applied, Caller, Runner};
 
 use files::{Files, LOCK_SUFFIX, LOG_SUFFIX};
 use lock::{Lock, LockWait};
@@ -139,7 +139,8 @@ impl Store {
         };
         files.remove_stale_temps();
         let now = now_rfc3339();
-        doc.meta.created_at = Some(now.clone());
+        // An imported plan keeps when it was made; a compiled one has no date yet.
+        doc.meta.created_at.get_or_insert_with(|| now.clone());
         doc.meta.updated_at = Some(now);
         doc.state.revision = 1;
         // Checks the document is a consistent state before writing it.
@@ -198,27 +199,38 @@ impl Store {
         })
     }
 
-    /// Reads the state into a runner.
+    /// Reads the state into a runner, with the leases that ran out by now
+    /// expired (in memory: the next change records it).
     pub fn runner(&self) -> Result<Runner, OpError> {
-        Runner::new(self.load()?)
+        let mut runner = Runner::new(self.load()?)?;
+        runner.expire_leases(now_unix());
+        Ok(runner)
     }
 
-    /// Applies one operation: a query just reads; a change goes through [`Store::transact`].
+    /// Applies one operation for a caller without an identity.
     pub fn apply(&self, op: &Op) -> Result<Applied, OpError> {
+        self.apply_as(op, &Caller::default())
+    }
+
+    /// Applies one operation for `caller`, at the clock's time: a query just
+    /// reads; a change goes through [`Store::transact`].
+    pub fn apply_as(&self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
         if !op.is_change() {
-            return self.runner()?.apply(op);
+            let mut runner = self.runner()?;
+            return runner.apply_as(op, &caller.clone().at(now_unix()));
         }
         self.transact(op.name(), |runner| {
-            let applied = runner.apply(op)?;
+            let applied = runner.apply_as(op, &caller.clone().at(now_unix()))?;
             let events = applied.events.clone();
             Ok((applied, events))
         })
     }
 
-    /// Runs `change` on the state under the lock; when it returns events,
-    /// commits the new state as the next revision (with `meta.updated_at`)
-    /// together with one log record of them. A refused change, or one that
-    /// cannot be written, leaves the state and the log as they were.
+    /// Runs `change` on the state under the lock, after expiring the leases
+    /// that ran out; when either returns events, commits the new state as the
+    /// next revision (with `meta.updated_at`) together with one log record of
+    /// them. A refused change, or one that cannot be written, leaves the
+    /// state and the log as they were.
     pub fn transact<T>(
         &self,
         op: &str,
@@ -227,7 +239,9 @@ impl Store {
         let (transaction, doc) = Transaction::begin(self)?;
         let revision = doc.state.revision;
         let mut runner = Runner::new(doc)?;
-        let (value, events) = change(&mut runner)?;
+        let mut events = runner.expire_leases(now_unix());
+        let (value, changed) = change(&mut runner)?;
+        events.extend(changed);
         if events.is_empty() {
             return Ok(value);
         }
