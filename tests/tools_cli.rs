@@ -5,7 +5,7 @@ mod support;
 use serde_json::Value;
 use support::Test;
 
-const NAMES: [&str; 17] = [
+const NAMES: [&str; 19] = [
     "getCurrentTask",
     "startNextTask",
     "startTask",
@@ -23,6 +23,8 @@ const NAMES: [&str; 17] = [
     "resumePlan",
     "resetPlan",
     "replan",
+    "retryTask",
+    "heartbeat",
 ];
 
 fn tools(format: &str) -> Value {

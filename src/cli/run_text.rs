@@ -67,8 +67,17 @@ fn task_detail(task: &Value) -> String {
             let _ = writeln!(out, "  {field}: {}", escape::line(text));
         }
     }
-    if let Some(since) = task["holder"]["since"].as_str() {
-        let _ = writeln!(out, "  since: {}", escape::line(since));
+    // Who holds it, for parallel agents (a caller without an identity is not named).
+    if let (Some(agent), Some(since)) = (
+        task["holder"]["agent"].as_str(),
+        task["holder"]["since"].as_str(),
+    ) {
+        let _ = writeln!(
+            out,
+            "  held by {} since {}",
+            escape::line(agent),
+            escape::line(since)
+        );
     }
     let retry = &task["retry"];
     if retry["max"].as_u64().unwrap_or(0) > 0 {

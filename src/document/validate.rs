@@ -456,6 +456,15 @@ impl Validator {
         let step = self.string(task, "step", "a task", false);
         let assignee = self.string(task, "assignee", "a task", false);
         let description = self.string(task, "description", "a task", false);
+        // Who holds an in-progress task (a runner state): kept as it is.
+        let holder = match get(task, "holder") {
+            None | Some(Value::NullKeyword(_)) => None,
+            Some(holder @ Value::Object(_)) => Some(self.plain(holder)),
+            Some(other) => {
+                self.type_error(other, "`holder`", "an object {\"agent\", \"since\", …}");
+                None
+            }
+        };
         let optional = match get(task, "optional") {
             None | Some(Value::NullKeyword(_)) => false,
             Some(Value::BooleanLit(b)) => b.value,
@@ -541,6 +550,7 @@ impl Validator {
             "description": description,
             "optional": optional,
             "retry": retry,
+            "holder": holder,
         });
         Some((info, Some(value)))
     }

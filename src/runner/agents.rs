@@ -305,7 +305,10 @@ impl Runner {
                     None => "No task_id given and there is no current task; start one with startNextTask".to_owned(),
                 },
             )
-            .with(json!({"agent": caller.agent}))),
+            .with(match &caller.agent {
+                Some(agent) => json!({"agent": agent}),
+                None => json!({}),
+            })),
             _ => {
                 let ids: Vec<u32> = candidates.iter().take(20).map(|&i| self.task(i).id).collect();
                 let advice = match caller.agent {
@@ -320,7 +323,10 @@ impl Runner {
                         super::apply::join(&ids)
                     ),
                 )
-                .with(json!({"agent": caller.agent, "in_progress": ids})))
+                .with(match &caller.agent {
+                    Some(agent) => json!({"agent": agent, "in_progress": ids}),
+                    None => json!({"in_progress": ids}),
+                }))
             }
         }
     }

@@ -26,7 +26,7 @@ JD_PLAN = ROOT / "examples" / "jd_keyboard.plan"
 OPERATIONS = [
     "getCurrentTask", "startNextTask", "startTask", "completeTask", "failTask", "skipTask",
     "addTask", "updateTask", "removeTask", "getTaskById", "getTaskList", "getExecutableTaskList",
-    "getPlanStatus", "pausePlan", "resumePlan", "resetPlan", "replan",
+    "getPlanStatus", "pausePlan", "resumePlan", "resetPlan", "replan", "retryTask", "heartbeat",
 ]
 
 
