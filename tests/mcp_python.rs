@@ -1,6 +1,7 @@
 //! `planc mcp` against the official Python MCP SDK: runs tests/mcp/test_mcp.py
 //! (tools and schemas, seed 000's JD scenario, tool errors, resource and prompt,
-//! two clients at once, the example agent) with a virtual environment under
+//! two clients at once, parallel agents with identities, leases and retries,
+//! the example agent) with a virtual environment under
 //! the target directory.
 //!
 //! The environment is made once (`python3 -m venv`, `pip install -r
@@ -76,5 +77,5 @@ fn python_mcp_sdk_drives_planc_mcp() {
         "the Python MCP tests failed:\n{}\n{stderr}",
         String::from_utf8_lossy(&output.stdout)
     );
-    assert!(stderr.contains("Ran 6 tests"), "{stderr}");
+    assert!(stderr.contains("Ran 8 tests"), "{stderr}");
 }
