@@ -343,3 +343,42 @@ fn a_json_plan_retries_by_default_keeps_created_at_and_reads_blocked() {
         "the default budget is two retries"
     );
 }
+
+#[test]
+fn a_plan_level_retry_is_checked_like_a_task_one() {
+    let t = Test::new()
+        .file(
+            "big.plan",
+            "plan p {\n    goal \"g\"\n    retry 5000\n    task a \"A\"\n}\n",
+        )
+        .file(
+            "twice.plan",
+            "plan p {\n    goal \"g\"\n    retry 1\n    retry 2\n    task a \"A\"\n}\n",
+        )
+        .file(
+            "ok.plan",
+            "plan p {\n  goal \"g\"\n  retry 3\n  task a \"A\" { retry 0 }\n}\n",
+        );
+    let run = t.run(&["check", "big.plan"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .contains("`retry` takes a number from 0 to 1000, not 5000"),
+        "{}",
+        run.stderr
+    );
+    let run = t.run(&["check", "twice.plan"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.contains("duplicate_field"), "{}", run.stderr);
+    let built: Value = serde_json::from_str(&t.run(&["build", "ok.plan"]).stdout).unwrap();
+    assert_eq!(built["meta"]["retry"], 3);
+    assert_eq!(built["tasks"][0]["retry"], json!({"max": 0, "count": 0}));
+    assert_eq!(
+        t.run_with_stdin(
+            &["fmt", "-"],
+            "plan p {\n  goal \"g\"\n  retry 3\n  task a \"A\" { retry 0 }\n}\n"
+        )
+        .stdout,
+        "plan p {\n    goal \"g\"\n    retry 3\n    task a \"A\" { retry 0 }\n}\n"
+    );
+}
