@@ -193,6 +193,16 @@ fn views_show_who_holds_each_task() {
     assert!(graph.contains("held by alice"), "{graph}");
     let status = t.ok(&["status", "s.json"]);
     assert_eq!(status["in_progress_tasks"], 2);
+    let watch = t.run(&["run", "watch", "s.json", "--no-follow"]).stdout;
+    let started: Vec<&str> = watch.lines().filter(|l| l.contains(" started ")).collect();
+    assert!(
+        started[0].ends_with(" started #1 (alice): Started task 1: Task 1"),
+        "{watch}"
+    );
+    assert!(
+        started[1].ends_with(" started #2 (bob): Started task 2: Task 2"),
+        "{watch}"
+    );
 }
 
 #[test]

@@ -625,8 +625,13 @@ fn print_record(line: &str, json: bool) {
                     .task_id
                     .map(|id| format!(" #{id}"))
                     .unwrap_or_default();
+                let by = event
+                    .agent
+                    .as_deref()
+                    .map(|agent| format!(" ({})", escape::line(agent)))
+                    .unwrap_or_default();
                 println!(
-                    "r{} {} {}{task}: {}",
+                    "r{} {} {}{task}{by}: {}",
                     record.revision,
                     escape::line(&record.at),
                     event.kind.as_str(),
