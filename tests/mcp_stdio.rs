@@ -87,7 +87,7 @@ fn json_rpc_over_stdio() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 17);
+    assert_eq!(names.len(), 19);
     assert_eq!(names[1], "startNextTask");
 
     // An operation error is a tool result with isError, carrying the envelope.
