@@ -190,7 +190,7 @@ fn with_caller(mut tool: ToolDef) -> ToolDef {
     properties.insert(
         "agent".to_owned(),
         json!({
-            "type": "string",
+            "type": ["string", "null"],
             "description": "Who you are, when several agents share the plan: each agent has its own current task, and a task you start is held by you. Leave out when you work alone.",
         }),
     );
@@ -198,7 +198,7 @@ fn with_caller(mut tool: ToolDef) -> ToolDef {
         properties.insert(
             "lease".to_owned(),
             json!({
-                "type": ["integer", "string"],
+                "type": ["integer", "string", "null"],
                 "description": "How long you hold the task without a sign of life: seconds, or a duration such as \"30s\", \"5m\", \"1h\". When it runs out, the task goes back to pending for another agent. Each of your changes, and heartbeat, renews it.",
             }),
         );
