@@ -331,9 +331,9 @@ impl Runner {
         }
     }
 
-    /// The caller's current task: the task the agent holds (the latest
-    /// started, if several), or seed 001's `current_task_id` for a caller
-    /// without an identity.
+    /// The caller's current task: the task the agent holds (if several,
+    /// `current_task_id` when it is one of them, else the last in plan
+    /// order), or seed 001's `current_task_id` for a caller without an identity.
     pub(super) fn current_of(&self, caller: &Caller) -> Option<usize> {
         match caller.agent.as_deref() {
             Some(agent) => {
