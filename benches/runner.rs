@@ -9,7 +9,8 @@ use std::process::Command;
 
 use divan::Bencher;
 use planc::document::PlanDocument;
-use planc::runner::{CompleteArgs, Op, Runner, StartNextArgs, TaskRef};
+use planc::runner::results::Started;
+use planc::runner::{CompleteArgs, Op, OpResult, Runner, StartNextArgs, TaskRef};
 use serde_json::json;
 
 fn main() {
@@ -49,11 +50,15 @@ fn drive_whole_plan(bencher: Bencher, n: usize) {
         let next = Op::StartNextTask(StartNextArgs::default());
         loop {
             let started = runner.apply(&next).expect("start");
-            let Some(id) = started.data["task"]["id"].as_u64() else {
+            let OpResult::Started(Started {
+                task: Some(task), ..
+            }) = started.data
+            else {
                 break;
             };
+            let id = task.id;
             let complete = Op::CompleteTask(CompleteArgs {
-                task_id: Some(TaskRef::Id(id as u32)),
+                task_id: Some(TaskRef::Id(id)),
                 result: None,
             });
             runner.apply(&complete).expect("complete");

@@ -1,7 +1,9 @@
 //! `planc mcp` against the official Python MCP SDK: runs tests/mcp/test_mcp.py
 //! (tools and schemas, seed 000's JD scenario, tool errors, resource and prompt,
 //! two clients at once, parallel agents with identities, leases and retries,
-//! the example agent) with a virtual environment under
+//! the example agent) and tests/mcp/test_dialects.py (one
+//! scenario per seed dialect, from the seed's own example; every result
+//! checked against its tool's output schema) with a virtual environment under
 //! the target directory.
 //!
 //! The environment is made once (`python3 -m venv`, `pip install -r
@@ -65,7 +67,13 @@ fn python() -> Result<PathBuf, String> {
 fn python_mcp_sdk_drives_planc_mcp() {
     let python = python().unwrap_or_else(|e| panic!("cannot set up the Python MCP SDK: {e}"));
     let output = Command::new(&python)
-        .args(["-m", "unittest", "-v", "tests/mcp/test_mcp.py"])
+        .args([
+            "-m",
+            "unittest",
+            "-v",
+            "tests/mcp/test_mcp.py",
+            "tests/mcp/test_dialects.py",
+        ])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("PLANC_BIN", env!("CARGO_BIN_EXE_planc"))
         .output()
@@ -77,5 +85,5 @@ fn python_mcp_sdk_drives_planc_mcp() {
         "the Python MCP tests failed:\n{}\n{stderr}",
         String::from_utf8_lossy(&output.stdout)
     );
-    assert!(stderr.contains("Ran 8 tests"), "{stderr}");
+    assert!(stderr.contains("Ran 13 tests"), "{stderr}");
 }

@@ -87,8 +87,45 @@ fn json_rpc_over_stdio() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 19);
+    assert_eq!(names.len(), 20);
     assert_eq!(names[1], "startNextTask");
+    assert_eq!(names[17], "observe");
+    // Every tool declares its result's schema (the §4 envelope).
+    for tool in tools["result"]["tools"].as_array().unwrap() {
+        assert_eq!(tool["outputSchema"]["type"], "object", "{}", tool["name"]);
+        assert_eq!(
+            tool["outputSchema"]["required"],
+            json!(["success"]),
+            "{}",
+            tool["name"]
+        );
+    }
+
+    // An unknown tool is a JSON-RPC error (MCP: invalid params), not a tool result.
+    let unknown = client.request(
+        "tools/call",
+        json!({"name": "completeCurrentTask", "arguments": {}}),
+    );
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    assert!(
+        unknown["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Unknown tool: completeCurrentTask"),
+        "{unknown}"
+    );
+    // An unknown argument is refused, naming the field.
+    let result = client.call("completeTask", json!({"result_mesage": "typo"}));
+    assert_eq!(result["isError"], true);
+    assert_eq!(
+        result["structuredContent"]["error"]["code"],
+        "INVALID_ARGUMENT"
+    );
+    assert_eq!(
+        result["structuredContent"]["error"]["details"]["field"],
+        "result_mesage"
+    );
+    assert_eq!(t.state("s.json")["state"]["revision"], 1, "nothing changed");
 
     // An operation error is a tool result with isError, carrying the envelope.
     let result = client.call("startTask", json!({"task_id": 99}));
@@ -125,6 +162,32 @@ fn a_missing_state_is_a_usage_error() {
     let run = Test::new().run(&["mcp", "missing.json"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("planc run init"), "{}", run.stderr);
+    let run = Test::new().run(&["mcp", "missing.json", "--dialect", "tasks"]);
+    assert_eq!(run.code, 2, "seed 000's tools cannot create a plan");
+    let run = Test::new().run(&["mcp", "missing.json", "--dialect", "yaml"]);
+    assert_eq!(run.code, 2);
+}
+
+/// The dialects that create plans (seed 002's `create_plan_from_structure`,
+/// seed 004's `create_plan`) serve a state before it exists.
+#[test]
+fn a_creating_dialect_starts_without_a_state() {
+    let t = Test::new();
+    let (mut child, mut client) = connect(&t, &["new.json", "--dialect", "plan-act"]);
+    let result = client.call("get_plan", json!({}));
+    assert_eq!(result["isError"], true);
+    assert_eq!(
+        result["structuredContent"]["events"][0]["code"], "PLAN_NOT_FOUND",
+        "{result}"
+    );
+    let result = client.call(
+        "create_plan",
+        json!({"title": "Search", "steps": ["Open the page", "Search"]}),
+    );
+    assert_eq!(result["isError"], false, "{result}");
+    assert_eq!(t.state("new.json")["tasks"][1]["dependencies"], json!([1]));
+    drop(client);
+    assert!(child.wait().unwrap().success());
 }
 
 /// A tool call that waits for a writer stopped while holding the lock gives up

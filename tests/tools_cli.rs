@@ -5,7 +5,7 @@ mod support;
 use serde_json::Value;
 use support::Test;
 
-const NAMES: [&str; 19] = [
+const NAMES: [&str; 20] = [
     "getCurrentTask",
     "startNextTask",
     "startTask",
@@ -25,6 +25,7 @@ const NAMES: [&str; 19] = [
     "replan",
     "retryTask",
     "heartbeat",
+    "observe",
 ];
 
 fn tools(format: &str) -> Value {
@@ -105,4 +106,92 @@ fn schemas_accept_seed_arguments() {
 #[test]
 fn unknown_format_is_a_usage_error() {
     assert_eq!(Test::new().run(&["tools", "--format", "xml"]).code, 2);
+    assert_eq!(Test::new().run(&["tools", "--dialect", "xml"]).code, 2);
+}
+
+/// Each seed dialect's tools, by name, in the seed's order.
+const DIALECTS: [(&str, &[&str]); 5] = [
+    ("planc", &NAMES),
+    (
+        "tasks",
+        &[
+            "startNextTask",
+            "completeCurrentTask",
+            "addTask",
+            "modifyTask",
+            "skipTask",
+            "failCurrentTask",
+        ],
+    ),
+    (
+        "plan-tool",
+        &[
+            "create_plan_from_structure",
+            "get_task",
+            "update_task_status",
+            "get_ready_tasks",
+            "get_tasks_for_role",
+            "get_plan_status",
+            "get_plan_structure",
+            "delete_plan",
+        ],
+    ),
+    ("steps", &["observe", "get_plan"]),
+    (
+        "plan-act",
+        &[
+            "create_plan",
+            "update_plan",
+            "get_plan",
+            "start_step",
+            "complete_step",
+            "fail_step",
+        ],
+    ),
+];
+
+fn dialect_tools(dialect: &str, format: &str) -> Value {
+    let run = Test::new().run(&["tools", "--dialect", dialect, "--format", format]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.json()
+}
+
+#[test]
+fn every_dialect_serves_its_seeds_tools() {
+    for (dialect, names) in DIALECTS {
+        let mcp = dialect_tools(dialect, "mcp");
+        let tools = mcp["tools"].as_array().unwrap();
+        let got: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(got, names, "{dialect}");
+        for tool in tools {
+            let name = format!("{dialect} {}", tool["name"]);
+            check_schema(&name, &tool["inputSchema"]);
+            check_schema(&name, &tool["outputSchema"]);
+            assert_eq!(
+                tool["inputSchema"]["additionalProperties"], false,
+                "{name}: unknown arguments are refused"
+            );
+            assert!(tool["description"].as_str().unwrap().len() > 30, "{name}");
+        }
+        // The OpenAI (strict) and Anthropic shapes carry the same input schemas.
+        let openai = dialect_tools(dialect, "openai");
+        let anthropic = dialect_tools(dialect, "anthropic");
+        for (i, tool) in tools.iter().enumerate() {
+            let input = tool["inputSchema"].as_object().unwrap();
+            let strict = Value::Object(planc::mcp::export::strict_schema(input));
+            assert_eq!(openai[i]["function"]["name"], tool["name"]);
+            assert_eq!(openai[i]["function"]["parameters"], strict);
+            assert_eq!(anthropic[i]["input_schema"], tool["inputSchema"]);
+        }
+        // The exact definitions a model reads: a change is a reviewed diff.
+        insta::assert_snapshot!(
+            format!("tools_dialect_{dialect}"),
+            serde_json::to_string_pretty(&mcp).unwrap()
+        );
+    }
+}
+
+#[test]
+fn the_default_dialect_is_planc() {
+    assert_eq!(tools("mcp"), dialect_tools("planc", "mcp"));
 }

@@ -20,7 +20,14 @@ fn tools(format: &str) -> Value {
 
 /// `(name, parameters)` of every tool in `planc tools --format openai`.
 fn strict_tools() -> Vec<(String, Value)> {
-    let tools = tools("openai");
+    dialect_strict_tools("planc")
+}
+
+/// `(name, parameters)` of every tool in `planc tools --format openai --dialect D`.
+fn dialect_strict_tools(dialect: &str) -> Vec<(String, Value)> {
+    let run = Test::new().run(&["tools", "--format", "openai", "--dialect", dialect]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let tools = run.json();
     tools
         .as_array()
         .unwrap()
@@ -152,11 +159,24 @@ fn every_schema_follows_the_strict_rules() {
 }
 
 #[test]
+fn every_dialects_schemas_follow_the_strict_rules() {
+    for (dialect, _) in planc::mcp::Dialect::ALL {
+        for (name, schema) in dialect_strict_tools(dialect) {
+            let name = format!("{dialect} {name}");
+            assert_eq!(schema["type"], "object", "{name}: the root is an object");
+            assert_strict(&name, &schema, 0);
+            jsonschema::meta::validate(&schema)
+                .unwrap_or_else(|e| panic!("{name}: not a JSON Schema: {e}"));
+        }
+    }
+}
+
+#[test]
 fn responses_tools_carry_the_chat_tools_schemas() {
     let chat = tools("openai");
     let responses = tools("openai-responses");
     let responses = responses.as_array().unwrap();
-    assert_eq!(responses.len(), 19);
+    assert_eq!(responses.len(), 20);
     for (chat, tool) in chat.as_array().unwrap().iter().zip(responses) {
         assert_eq!(
             tool,
@@ -258,9 +278,24 @@ fn strict_calls_with_nulls_are_valid_calls() {
                 loose.is_valid(&arguments),
                 "{name}: the MCP schema takes the strict call {arguments}"
             );
-            Op::from_call(&name, arguments.clone()).unwrap_or_else(|e| {
-                panic!("{name}: the runner refuses the strict call {arguments}: {e:?}")
-            });
+            if Op::NAMES.contains(&name.as_str()) {
+                Op::from_call(&name, arguments.clone()).unwrap_or_else(|e| {
+                    panic!("{name}: the runner refuses the strict call {arguments}: {e:?}")
+                });
+            } else {
+                // A tool beside the operations (`observe`): the server takes the call.
+                let t = Test::new();
+                t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
+                let store = planc::runner::Store::new(t.dir().join("s.json"));
+                let outcome = planc::mcp::Dialect::Planc
+                    .call(&store, &name, arguments.clone())
+                    .unwrap_or_else(|| panic!("{name}: no such tool"));
+                assert!(
+                    !outcome.is_error,
+                    "{name}: the server refuses the strict call {arguments}: {}",
+                    outcome.content
+                );
+            }
         }
     }
 }

@@ -1,7 +1,7 @@
 //! `planc mcp` and `planc tools`: the runner as MCP tools.
 
 use clap::{Args, ValueEnum};
-use planc::mcp::{self, ToolFormat};
+use planc::mcp::{self, Dialect, ToolFormat};
 
 use super::output;
 use super::{EXIT_OK, EXIT_USAGE};
@@ -23,6 +23,10 @@ pub struct McpArgs {
     /// (each agent has its own current task)
     #[arg(long, value_name = "NAME", env = "PLANC_AGENT")]
     agent: Option<String>,
+    /// Whose tools to serve: planc (seed 001, the default), tasks (seed 000),
+    /// plan-tool (seed 002), steps (seed 003) or plan-act (seed 004)
+    #[arg(long, value_enum, default_value = "planc")]
+    dialect: DialectName,
 }
 
 #[derive(Args)]
@@ -30,6 +34,36 @@ pub struct ToolsArgs {
     /// The shape of the tool definitions
     #[arg(long, value_enum, default_value = "mcp")]
     format: Format,
+    /// Whose tools: planc, tasks, plan-tool, steps or plan-act
+    #[arg(long, value_enum, default_value = "planc")]
+    dialect: DialectName,
+}
+
+/// The dialects by name (`planc::mcp::Dialect::ALL`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum DialectName {
+    /// Seed 001's API, plus observe
+    Planc,
+    /// Seed 000's six tools
+    Tasks,
+    /// Seed 002's Plan Tool functions
+    PlanTool,
+    /// Seed 003's text protocol as a tool
+    Steps,
+    /// Seed 004's planner and executor
+    PlanAct,
+}
+
+impl DialectName {
+    fn dialect(self) -> Dialect {
+        match self {
+            DialectName::Planc => Dialect::Planc,
+            DialectName::Tasks => Dialect::Tasks,
+            DialectName::PlanTool => Dialect::PlanTool,
+            DialectName::Steps => Dialect::Steps,
+            DialectName::PlanAct => Dialect::PlanAct,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -45,7 +79,10 @@ enum Format {
 }
 
 pub fn serve(args: McpArgs) -> i32 {
-    if !std::path::Path::new(&args.state).is_file() {
+    let dialect = args.dialect.dialect();
+    // A dialect that creates plans may start before its state exists.
+    let missing_is_fine = dialect.creates_plans() && !std::path::Path::new(&args.state).exists();
+    if !missing_is_fine && !std::path::Path::new(&args.state).is_file() {
         output::fatal(&format!(
             "{} is not a state file; create one with `planc run init PLAN -o {}`",
             args.state, args.state
@@ -57,7 +94,7 @@ pub fn serve(args: McpArgs) -> i32 {
         Some(timeout) => store.with_lock_timeout(timeout),
         None => store,
     };
-    match mcp::serve_stdio(store, args.agent) {
+    match mcp::serve_stdio(store.with_agent(args.agent), dialect) {
         Ok(()) => EXIT_OK,
         Err(message) => {
             output::fatal(&message);
@@ -73,6 +110,10 @@ pub fn print(args: ToolsArgs) -> i32 {
         Format::OpenaiResponses => ToolFormat::OpenAiResponses,
         Format::Anthropic => ToolFormat::Anthropic,
     };
-    print!("{}", planc::document::json_text(&mcp::render(format)));
+    let tools = args.dialect.dialect().tools();
+    print!(
+        "{}",
+        planc::document::json_text(&mcp::render_tools(format, &tools))
+    );
     EXIT_OK
 }

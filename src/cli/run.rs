@@ -9,9 +9,10 @@ use clap::{Args, Subcommand};
 use planc::check::parse_assignment;
 use planc::escape;
 use planc::read::Bounds;
+use planc::runner::results::{Created, Prompted};
 use planc::runner::{
     self, AddArgs, Applied, Caller, CompleteArgs, FailArgs, ListArgs, LogRecord, NoArgs, Op,
-    OpError, ReplanArgs, SkipArgs, StartNextArgs, Store, TaskIdArgs, TaskRef, UpdateArgs,
+    OpError, OpResult, ReplanArgs, SkipArgs, StartNextArgs, Store, TaskIdArgs, TaskRef, UpdateArgs,
 };
 use serde_json::Value;
 
@@ -319,18 +320,17 @@ pub fn run(args: RunArgs) -> i32 {
                     if json {
                         report(
                             Ok(Applied {
-                                data: serde_json::json!({"prompt": text}),
+                                data: OpResult::Prompted(Prompted { prompt: text }),
                                 events: Vec::new(),
                             }),
                             true,
-                            "prompt",
                         )
                     } else {
                         print!("{text}");
                         EXIT_OK
                     }
                 }
-                Err(error) => report(Err(error), json, "prompt"),
+                Err(error) => report(Err(error), json),
             }
         }
         RunCommand::Observe { state, message } => {
@@ -346,7 +346,7 @@ pub fn run(args: RunArgs) -> i32 {
                 let events = applied.events.clone();
                 Ok((applied, events))
             });
-            return report(result, json, "observe");
+            return report(result, json);
         }
         RunCommand::Next {
             state,
@@ -451,22 +451,21 @@ pub fn run(args: RunArgs) -> i32 {
         RunCommand::Reset { state } => (state, Op::ResetPlan(NoArgs {})),
         RunCommand::Replan { state, steps } => match read_steps(&steps) {
             Ok(Ok(args)) => (state, Op::Replan(args)),
-            Ok(Err(error)) => return report(Err(error), json, "replan"),
+            Ok(Err(error)) => return report(Err(error), json),
             Err(code) => return code,
         },
     };
-    let name = op.name();
-    report(store(&state).apply_as(&op, &caller), json, name)
+    report(store(&state).apply_as(&op, &caller), json)
 }
 
 /// Prints a result as the envelope (`--json`) or a short summary; the exit code.
-fn report(result: Result<Applied, OpError>, json: bool, op: &str) -> i32 {
+fn report(result: Result<Applied, OpError>, json: bool) -> i32 {
     match result {
         Ok(applied) => {
             if json {
                 print_json(&applied.envelope());
             } else {
-                print!("{}", super::run_text::summary(op, &applied.data));
+                print!("{}", super::run_text::summary(&applied.data));
             }
             EXIT_OK
         }
@@ -515,14 +514,18 @@ fn init(
     match store.create(document, force) {
         Ok(doc) => {
             if json {
-                let data = serde_json::json!({
-                    "state": state,
-                    "plan_id": doc.meta.id,
-                    "total_tasks": doc.tasks.len(),
-                    "revision": doc.state.revision,
-                    "message": format!("Created {state} from {}", input.name),
-                });
-                print_json(&serde_json::json!({"success": true, "data": data}));
+                let created = Created {
+                    message: format!("Created {state} from {}", input.name),
+                    state,
+                    plan_id: doc.meta.id.clone(),
+                    total_tasks: doc.tasks.len(),
+                    revision: doc.state.revision,
+                };
+                let applied = Applied {
+                    data: OpResult::Created(created),
+                    events: Vec::new(),
+                };
+                print_json(&applied.envelope());
             } else {
                 println!(
                     "created {}: plan `{}`, {} task(s)",
@@ -533,7 +536,7 @@ fn init(
             }
             EXIT_OK
         }
-        Err(error) => report(Err(error), json, "init"),
+        Err(error) => report(Err(error), json),
     }
 }
 

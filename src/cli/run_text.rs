@@ -8,52 +8,48 @@
 
 use std::fmt::Write;
 
+use planc::document::TaskDoc;
 use planc::escape;
-use serde_json::Value;
+use planc::runner::OpResult;
 
-/// A string field of a result, escaped to stay on its line.
-fn text<'a>(value: &'a Value, default: &'a str) -> std::borrow::Cow<'a, str> {
-    escape::line(value.as_str().unwrap_or(default))
-}
-
-/// A value as JSON writes it (a number, mostly), escaped in case it is a
-/// string JSON leaves a bidi control in.
-fn value(value: &Value) -> String {
-    escape::line(&value.to_string()).into_owned()
-}
-
-fn task_line(task: &Value) -> String {
+fn task_line(task: &TaskDoc) -> String {
     let mut line = format!(
         "#{} [{}] {}",
-        value(&task["id"]),
-        text(&task["status"], "?"),
-        text(&task["name"], "")
+        task.id,
+        task.status.as_str(),
+        escape::line(&task.name)
     );
-    if let Some(key) = task["key"].as_str() {
+    if let Some(key) = &task.key {
         let _ = write!(line, " ({})", escape::line(key));
     }
-    if let Some(assignee) = task["assignee"].as_str() {
+    if let Some(assignee) = &task.assignee {
         let _ = write!(line, " @{}", escape::line(assignee));
     }
-    if let Some(deps) = task["dependencies"].as_array().filter(|d| !d.is_empty()) {
-        let deps: Vec<String> = deps.iter().map(value).collect();
+    if !task.dependencies.is_empty() {
+        let deps: Vec<String> = task.dependencies.iter().map(u32::to_string).collect();
         let _ = write!(line, " after {}", deps.join(", "));
     }
-    let holder = &task["holder"];
-    if let Some(agent) = holder["agent"].as_str() {
-        let _ = write!(line, " held by {}", escape::line(agent));
-    }
-    if let Some(until) = holder["lease_expires_at"].as_str() {
-        let _ = write!(line, " (lease until {})", escape::line(until));
+    if let Some(holder) = &task.holder {
+        if let Some(agent) = &holder.agent {
+            let _ = write!(line, " held by {}", escape::line(agent));
+        }
+        if let Some(until) = &holder.lease_expires_at {
+            let _ = write!(line, " (lease until {})", escape::line(until));
+        }
     }
     line
 }
 
-fn task_detail(task: &Value) -> String {
+fn task_detail(task: &TaskDoc) -> String {
     let mut out = task_line(task);
     out.push('\n');
-    for field in ["reasoning", "description", "result"] {
-        let Some(text) = task[field].as_str() else {
+    let fields = [
+        ("reasoning", &task.reasoning),
+        ("description", &task.description),
+        ("result", &task.result),
+    ];
+    for (field, text) in fields {
+        let Some(text) = text else {
             continue;
         };
         if text.contains('\n') {
@@ -68,111 +64,101 @@ fn task_detail(task: &Value) -> String {
         }
     }
     // Who holds it, for parallel agents (a caller without an identity is not named).
-    if let (Some(agent), Some(since)) = (
-        task["holder"]["agent"].as_str(),
-        task["holder"]["since"].as_str(),
-    ) {
-        let _ = writeln!(
-            out,
-            "  held by {} since {}",
-            escape::line(agent),
-            escape::line(since)
-        );
+    if let Some(holder) = &task.holder {
+        if let (Some(agent), Some(since)) = (&holder.agent, &holder.since) {
+            let _ = writeln!(
+                out,
+                "  held by {} since {}",
+                escape::line(agent),
+                escape::line(since)
+            );
+        }
     }
-    let retry = &task["retry"];
-    if retry["max"].as_u64().unwrap_or(0) > 0 {
-        let _ = writeln!(
-            out,
-            "  retry: {} of {}",
-            value(&retry["count"]),
-            value(&retry["max"])
-        );
+    if let Some(max) = task.retry.max.filter(|&m| m > 0) {
+        let _ = writeln!(out, "  retry: {} of {max}", task.retry.count);
     }
-    if task["optional"].as_bool() == Some(true) {
+    if task.optional {
         out.push_str("  optional\n");
     }
     out
 }
 
-fn task_list(tasks: &Value, none: &str) -> String {
-    match tasks.as_array() {
-        Some(tasks) if !tasks.is_empty() => tasks.iter().map(|t| task_line(t) + "\n").collect(),
-        _ => format!("{none}\n"),
+fn task_list(tasks: &[TaskDoc], none: &str) -> String {
+    if tasks.is_empty() {
+        return format!("{none}\n");
     }
+    tasks.iter().map(|t| task_line(t) + "\n").collect()
 }
 
-/// The summary of operation `op`'s result `data`, ending in a newline.
-pub fn summary(op: &str, data: &Value) -> String {
-    match op {
-        "getCurrentTask" if data.is_null() => "no current task\n".to_owned(),
-        "getCurrentTask" => task_detail(data),
-        "getTaskById" => task_detail(&data["task"]),
-        "getTaskList" => task_list(&data["tasks"], "no tasks"),
-        "getExecutableTaskList" => task_list(&data["executable_tasks"], "no executable task"),
-        "getPlanStatus" => {
+/// The summary of an operation's result, ending in a newline.
+pub fn summary(result: &OpResult) -> String {
+    match result {
+        OpResult::CurrentTask(None) => "no current task\n".to_owned(),
+        OpResult::CurrentTask(Some(task)) => task_detail(task),
+        OpResult::Task(found) => task_detail(&found.task),
+        OpResult::TaskList(list) => task_list(&list.tasks, "no tasks"),
+        OpResult::Executable(list) => task_list(&list.executable_tasks, "no executable task"),
+        OpResult::Status(data) => {
             let mut out = format!(
                 "{}: {}/{} done ({:.0}%), {} in progress, {} pending, {} failed, {} executable",
-                text(&data["status"], "?"),
-                data["completed_tasks"].as_u64().unwrap_or(0)
-                    + data["skipped_tasks"].as_u64().unwrap_or(0),
-                value(&data["total_tasks"]),
-                data["progress"].as_f64().unwrap_or(0.0) * 100.0,
-                value(&data["in_progress_tasks"]),
-                value(&data["pending_tasks"]),
-                value(&data["failed_tasks"]),
-                value(&data["executable_tasks"]),
+                data.status.as_str(),
+                data.completed_tasks + data.skipped_tasks,
+                data.total_tasks,
+                data.progress * 100.0,
+                data.in_progress_tasks,
+                data.pending_tasks,
+                data.failed_tasks,
+                data.executable_tasks,
             );
-            if let Some(blocked) = data["blocked_tasks"].as_u64().filter(|&n| n > 0) {
-                let _ = write!(out, ", {blocked} blocked");
+            if data.blocked_tasks > 0 {
+                let _ = write!(out, ", {} blocked", data.blocked_tasks);
             }
-            if let Some(id) = data["current_task_id"].as_u64() {
+            if let Some(id) = data.current_task_id {
                 let _ = write!(out, "; current #{id}");
             }
             out.push('\n');
-            if let Some(reason) = data["reason"].as_str() {
+            if let Some(reason) = &data.reason {
                 let _ = writeln!(out, "{}", escape::line(reason));
             }
             out
         }
-        "startNextTask" | "startTask" if !data["task"].is_null() => {
-            format!(
-                "{}\n{}",
-                text(&data["message"], ""),
-                task_detail(&data["task"])
-            )
-        }
-        "addTask" => format!(
+        OpResult::Started(started) => match &started.task {
+            Some(task) => format!("{}\n{}", escape::line(&started.message), task_detail(task)),
+            None => format!("{}\n", escape::line(&started.message)),
+        },
+        OpResult::Added(added) => format!(
             "{}\n{}\n",
-            text(&data["message"], ""),
-            task_line(&data["new_task"])
+            escape::line(&added.message),
+            task_line(&added.new_task)
         ),
-        "updateTask" => format!(
+        OpResult::Updated(updated) => format!(
             "{}\n{}\n",
-            text(&data["message"], ""),
-            task_line(&data["updated_task"])
+            escape::line(&updated.message),
+            task_line(&updated.updated_task)
         ),
-        "observe" => {
+        OpResult::Observed(data) => {
             let mut out = String::new();
-            for action in data["actions"].as_array().into_iter().flatten() {
-                let _ = writeln!(out, "{}", text(action, ""));
+            for action in &data.actions {
+                let _ = writeln!(out, "{}", escape::line(action));
             }
             let _ = writeln!(
                 out,
                 "iteration {} ({})",
-                value(&data["iteration_count"]),
-                text(&data["plan_status"], "?")
+                data.iteration_count,
+                data.plan_status.as_str()
             );
-            if !data["current_task"].is_null() {
-                let _ = writeln!(out, "current: {}", task_line(&data["current_task"]));
+            if let Some(task) = &data.current_task {
+                let _ = writeln!(out, "current: {}", task_line(task));
             }
-            if let Some(summary) = data["summary"].as_str() {
+            if let Some(summary) = &data.summary {
                 let _ = writeln!(out, "{}", escape::line(summary));
             }
             out
         }
-        _ => match data["message"].as_str() {
+        OpResult::Prompted(prompted) => prompted.prompt.clone(),
+        other => match other.message() {
             Some(message) => format!("{}\n", escape::line(message)),
-            None => format!("{}\n", value(data)),
+            None => format!("{}\n", escape::line(&other.to_json().to_string())),
         },
     }
 }

@@ -6,6 +6,7 @@ mod json_text;
 mod validate;
 
 use indexmap::IndexMap;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use json_text::to_text as json_text;
@@ -94,7 +95,7 @@ impl Default for State {
 }
 
 /// The status of a whole plan (seed 001).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PlanStatus {
     Idle,
@@ -127,7 +128,7 @@ impl PlanStatus {
 }
 
 /// The status of a task (seeds 000/001).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskStatus {
     Pending,
@@ -166,7 +167,7 @@ impl TaskStatus {
 }
 
 /// A task: seed 000/001's six fields, then planc's.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TaskDoc {
     pub id: u32,
     pub name: String,
@@ -196,7 +197,7 @@ pub struct TaskDoc {
 }
 
 /// Who holds an in-progress task (SPEC §10's agent model).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Holder {
     /// The agent (`--agent`, `PLANC_AGENT`, an MCP `agent` argument); none
     /// for a caller without an identity.
@@ -216,7 +217,7 @@ pub struct Holder {
 }
 
 /// How often a task may be retried after failing, and how often it was.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Retry {
     /// The task's own budget (`retry N`); `None` when it has none, so the
     /// plan's (`meta.retry`) or [`DEFAULT_RETRY`] applies.

@@ -3,14 +3,17 @@
 //!
 //! A thin face: every tool call becomes a runner [`Op`](crate::runner::Op) and goes through the
 //! [`Store`](crate::runner::Store) (lock, atomic write, event log), so several servers on one state
-//! file stay consistent. Operation errors are tool results with `isError`,
-//! never protocol errors.
+//! file stay consistent. Each seed system's tools are a dialect
+//! ([`dialect`]). Operation errors are tool results with `isError`; an
+//! unknown tool is a protocol error (JSON-RPC -32602), as MCP says.
 
 #![warn(missing_docs)]
 
+pub mod dialect;
 pub mod export;
 mod server;
 pub mod tools;
 
+pub use dialect::{Dialect, Outcome};
 pub use server::{serve_stdio, PlanServer};
-pub use tools::{render, tools, ToolDef, ToolFormat};
+pub use tools::{render, render_tools, tools, ToolDef, ToolFormat};

@@ -15,21 +15,20 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 
-use crate::runner::{self, Caller, Op, OpError, Store};
+use crate::runner::{self, OpError, Store};
 
-use super::tools;
+use super::dialect::{Dialect, Outcome};
 
 /// The URI of the plan document resource.
 pub const PLAN_URI: &str = "planc://plan";
 /// The name of the prompt with the plan's system-prompt block.
 pub const PROMPT_NAME: &str = "plan_context";
 
-/// Serves one state file.
+/// Serves one state file in one dialect.
 #[derive(Clone, Debug)]
 pub struct PlanServer {
     store: Arc<Store>,
-    /// The identity of calls without an `agent` argument (`planc mcp --agent`).
-    agent: Option<String>,
+    dialect: Dialect,
 }
 
 impl PlanServer {
@@ -42,42 +41,20 @@ impl PlanServer {
     pub fn with_store(store: Store) -> PlanServer {
         PlanServer {
             store: Arc::new(store),
-            agent: None,
+            dialect: Dialect::Planc,
         }
     }
 
-    /// The same server, calling itself `agent` when a call names no agent.
-    pub fn with_agent(mut self, agent: Option<String>) -> PlanServer {
-        self.agent = agent;
+    /// The same server speaking `dialect`.
+    pub fn with_dialect(mut self, dialect: Dialect) -> PlanServer {
+        self.dialect = dialect;
         self
     }
 
-    /// Runs one tool call: the §4 envelope, and whether it is an error.
-    pub fn call(&self, name: &str, arguments: Value) -> (Value, bool) {
-        let result = self
-            .caller_and_op(name, arguments)
-            .and_then(|(caller, op)| self.store.apply_as(&op, &caller));
-        match result {
-            Ok(applied) => (applied.envelope(), false),
-            Err(error) => (error.envelope(), true),
-        }
-    }
-
-    /// The caller (`agent` and `lease` arguments, or the server's agent)
-    /// and the operation a tool call names.
-    fn caller_and_op(&self, name: &str, arguments: Value) -> Result<(Caller, Op), OpError> {
-        let (caller, arguments) = match arguments {
-            Value::Object(mut map) if Op::NAMES.contains(&name) => {
-                let caller = Caller::take_from(&mut map)?;
-                (caller, Value::Object(map))
-            }
-            other => (Caller::default(), other),
-        };
-        let caller = Caller {
-            agent: caller.agent.or_else(|| self.agent.clone()),
-            ..caller
-        };
-        Ok((caller, Op::from_call(name, arguments)?))
+    /// Runs one tool call: the result in the dialect's shape, and whether it
+    /// is an error; `None` when the dialect has no tool `name`.
+    pub fn call(&self, name: &str, arguments: Value) -> Option<Outcome> {
+        self.dialect.call(&self.store, name, arguments)
     }
 
     fn prompt_text(&self) -> Result<String, OpError> {
@@ -99,13 +76,7 @@ impl ServerHandler for PlanServer {
                 .build(),
         );
         info.server_info = Implementation::new("planc", env!("CARGO_PKG_VERSION"));
-        info.instructions = Some(
-            "This server holds a task plan. Work through it: call startNextTask, do the task, then \
-             completeTask with a short result (or failTask with the error). If something unexpected \
-             blocks you, addTask with after_task_id. getPlanStatus shows progress. Every result is \
-             {\"success\": true, \"data\": …} or {\"success\": false, \"error\": {code, message, details}}."
-                .to_owned(),
-        );
+        info.instructions = Some(self.dialect.instructions().to_owned());
         info
     }
 
@@ -114,17 +85,16 @@ impl ServerHandler for PlanServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = tools::tools()
-            .iter()
+        let tools = self
+            .dialect
+            .tools()
+            .into_iter()
             .map(|t| {
-                let mut tool = Tool::new(
-                    t.name,
-                    tools::description(t),
-                    Arc::new(t.input_schema.clone()),
-                );
+                let mut tool = Tool::new(t.name, t.description, Arc::new(t.input_schema));
+                tool.output_schema = Some(Arc::new(t.output_schema));
                 let mut annotations = ToolAnnotations::default();
                 annotations.read_only_hint = Some(t.read_only);
-                annotations.destructive_hint = Some(matches!(t.name, "resetPlan" | "replan"));
+                annotations.destructive_hint = Some(t.destructive);
                 tool.annotations = Some(annotations);
                 tool
             })
@@ -140,17 +110,28 @@ impl ServerHandler for PlanServer {
         let server = self.clone();
         let name = request.name.to_string();
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        let dialect = self.dialect;
         // The store blocks on a file lock: keep it off the async workers.
-        let (envelope, is_error) =
-            tokio::task::spawn_blocking(move || server.call(&name, arguments))
-                .await
-                .map_err(|e| {
-                    ErrorData::internal_error(format!("the tool call panicked: {e}"), None)
-                })?;
-        let result = if is_error {
-            CallToolResult::structured_error(envelope)
+        let outcome = tokio::task::spawn_blocking(move || server.call(&name, arguments))
+            .await
+            .map_err(|e| ErrorData::internal_error(format!("the tool call panicked: {e}"), None))?;
+        // An unknown tool is a protocol error (MCP: -32602), not a tool result.
+        let Some(outcome) = outcome else {
+            let tools: Vec<&str> = dialect.tools().iter().map(|t| t.name).collect();
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "Unknown tool: {} (the {} dialect has {})",
+                    request.name,
+                    dialect.name(),
+                    tools.join(", ")
+                ),
+                Some(json!({"tool": request.name, "dialect": dialect.name(), "tools": tools})),
+            ));
+        };
+        let result = if outcome.is_error {
+            CallToolResult::structured_error(outcome.content)
         } else {
-            CallToolResult::structured(envelope)
+            CallToolResult::structured(outcome.content)
         };
         Ok(result.into())
     }
@@ -226,15 +207,16 @@ impl ServerHandler for PlanServer {
     }
 }
 
-/// Serves `path` over standard input and output until the client disconnects.
-pub fn serve_stdio(store: Store, agent: Option<String>) -> Result<(), String> {
+/// Serves `store` in `dialect` over standard input and output until the
+/// client disconnects.
+pub fn serve_stdio(store: Store, dialect: Dialect) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime.block_on(async move {
         let service = PlanServer::with_store(store)
-            .with_agent(agent)
+            .with_dialect(dialect)
             .serve(rmcp::transport::stdio())
             .await
             .map_err(|e| format!("MCP handshake failed: {e}"))?;

@@ -1,32 +1,40 @@
-//! The runner's operations as tool definitions: one per §4 operation, with a
-//! description an LLM can act on and a JSON Schema of its arguments taken from
-//! the runner's argument types. `planc mcp` serves them; `planc tools` prints
-//! them as MCP, OpenAI or Anthropic tool definitions.
+//! Tool definitions as plain data (name, description, input and output
+//! schemas), and planc's own: one per runner operation, with a description an
+//! LLM can act on, a JSON Schema of its arguments taken from the runner's
+//! argument types and one of its result taken from the result types.
+//! `planc mcp` serves them; `planc tools` prints them as MCP, OpenAI or
+//! Anthropic tool definitions. The seed dialects build theirs the same way
+//! (`super::dialect`).
 
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{json, Map, Value};
 
 use super::export::{self, ToolSpec};
+use crate::runner::results::ErrorBody;
 use crate::runner::{
-    AddArgs, CompleteArgs, FailArgs, ListArgs, NoArgs, Op, ReplanArgs, SkipArgs, StartNextArgs,
-    TaskIdArgs, UpdateArgs,
+    result_schema, AddArgs, CompleteArgs, FailArgs, ListArgs, NoArgs, Op, ReplanArgs, SkipArgs,
+    StartNextArgs, TaskIdArgs, UpdateArgs,
 };
 
-/// One tool: name, description and the JSON Schema of its arguments.
+/// One tool: name, description and the JSON Schemas of its arguments and its result.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolDef {
-    /// The operation's name (`startNextTask`).
+    /// The tool's name (`startNextTask`, `update_task_status`).
     pub name: &'static str,
     /// What the tool does, for a model.
-    pub description: &'static str,
+    pub description: String,
     /// The JSON Schema of the arguments (an object schema, no `$ref`).
     pub input_schema: Map<String, Value>,
+    /// The JSON Schema of the structured result (an object schema, no `$ref`).
+    pub output_schema: Map<String, Value>,
     /// Whether the tool only reads the plan.
     pub read_only: bool,
+    /// Whether the tool may throw work away (reset, replace or delete a plan).
+    pub destructive: bool,
 }
 
 /// The JSON Schema of `T`, inlined (no `$ref`), as an object schema.
-fn schema<T: JsonSchema>() -> Map<String, Value> {
+pub fn schema<T: JsonSchema>() -> Map<String, Value> {
     let generator: SchemaGenerator = schemars::generate::SchemaSettings::draft2020_12()
         .with(|s| s.inline_subschemas = true)
         .into_generator();
@@ -70,11 +78,17 @@ const ID_NOTE: &str =
 
 /// Every tool, in SPEC §4 order.
 pub fn tools() -> Vec<ToolDef> {
-    let def = |name: &'static str, description: &'static str, input_schema, read_only| ToolDef {
-        name,
-        description,
-        input_schema,
-        read_only,
+    let def = |name: &'static str, description: &str, input_schema, read_only| {
+        let mut tool = ToolDef {
+            name,
+            description: description.to_owned(),
+            input_schema,
+            output_schema: envelope_schema(name),
+            read_only,
+            destructive: matches!(name, "resetPlan" | "replan"),
+        };
+        tool.description = full_description(&tool);
+        tool
     };
     let tools = vec![
         def(
@@ -212,8 +226,38 @@ fn full_description(tool: &ToolDef) -> String {
     if text.contains("task_id") || text.contains("dependencies") {
         format!("{} {ID_NOTE}", tool.description)
     } else {
-        tool.description.to_owned()
+        tool.description.clone()
     }
+}
+
+/// The output schema of planc's tools: the §4 envelope, whose `data` is the
+/// operation's result type (`runner::results`) and whose `error` is the
+/// error body.
+pub fn envelope_schema(op: &str) -> Map<String, Value> {
+    let mut data = result_schema(op).map_or(json!({}), |s| s.to_value());
+    drop_integer_formats(&mut data);
+    let mut error = Value::Object(schema::<ErrorBody>());
+    drop_integer_formats(&mut error);
+    let object = json!({
+        "type": "object",
+        "properties": {
+            "success": {"type": "boolean", "description": "true with `data`, false with `error`"},
+            "data": data,
+            "error": error,
+        },
+        "required": ["success"],
+    });
+    match object {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+/// A result schema (`T`'s) as a tool's output schema: an object schema.
+pub fn output_schema<T: JsonSchema>() -> Map<String, Value> {
+    let mut object = schema::<T>();
+    object.insert("type".to_owned(), json!("object"));
+    object
 }
 
 /// The output formats of `planc tools`.
@@ -231,19 +275,24 @@ pub enum ToolFormat {
     Anthropic,
 }
 
-/// Every tool in `format`.
+/// planc's tools in `format`.
 pub fn render(format: ToolFormat) -> Value {
-    let tools = tools();
+    render_tools(format, &tools())
+}
+
+/// `tools` in `format`.
+pub fn render_tools(format: ToolFormat, tools: &[ToolDef]) -> Value {
     match format {
         ToolFormat::Mcp => json!({"tools": tools.iter().map(|t| json!({
             "name": t.name,
-            "description": full_description(t),
+            "description": t.description,
             "inputSchema": t.input_schema,
-            "annotations": {"readOnlyHint": t.read_only, "destructiveHint": t.name == "resetPlan" || t.name == "replan"},
+            "outputSchema": t.output_schema,
+            "annotations": {"readOnlyHint": t.read_only, "destructiveHint": t.destructive},
         })).collect::<Vec<_>>()}),
-        ToolFormat::OpenAi => export_each(&tools, export::openai_chat),
-        ToolFormat::OpenAiResponses => export_each(&tools, export::openai_responses),
-        ToolFormat::Anthropic => export_each(&tools, export::anthropic),
+        ToolFormat::OpenAi => export_each(tools, export::openai_chat),
+        ToolFormat::OpenAiResponses => export_each(tools, export::openai_responses),
+        ToolFormat::Anthropic => export_each(tools, export::anthropic),
     }
 }
 
@@ -252,17 +301,11 @@ fn export_each(tools: &[ToolDef], shape: fn(ToolSpec) -> Value) -> Value {
     tools
         .iter()
         .map(|t| {
-            let description = full_description(t);
             shape(ToolSpec {
                 name: t.name,
-                description: &description,
+                description: &t.description,
                 input_schema: &t.input_schema,
             })
         })
         .collect()
-}
-
-/// The description an MCP server gives for tool `tool`.
-pub fn description(tool: &ToolDef) -> String {
-    full_description(tool)
 }

@@ -16,6 +16,7 @@ use crate::document::{Holder, TaskStatus};
 use super::error::{ErrorCode, OpError};
 use super::events::{Event, EventKind};
 use super::ops::TaskRef;
+use super::results::{OpResult, Renewed, RenewedLease};
 use super::time::{format_unix, parse_rfc3339};
 use super::{Applied, Runner};
 
@@ -355,11 +356,14 @@ impl Runner {
     /// `heartbeat`: renews the leases of the tasks the caller holds.
     pub(super) fn heartbeat(&mut self, caller: &Caller) -> Result<Applied, OpError> {
         let renewed = self.renew(caller);
-        let until: Vec<Value> = renewed
+        let until: Vec<RenewedLease> = renewed
             .iter()
             .map(|id| {
                 let t = self.task(self.index.position[id]);
-                json!({"task_id": id, "lease_expires_at": t.holder.as_ref().and_then(|h| h.lease_expires_at.clone())})
+                RenewedLease {
+                    task_id: *id,
+                    lease_expires_at: t.holder.as_ref().and_then(|h| h.lease_expires_at.clone()),
+                }
             })
             .collect();
         let who = caller
@@ -381,7 +385,10 @@ impl Runner {
             })
             .collect();
         Ok(Applied {
-            data: json!({"renewed": until, "message": message}),
+            data: OpResult::Renewed(Renewed {
+                renewed: until,
+                message,
+            }),
             events,
         })
     }

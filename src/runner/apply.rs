@@ -2,7 +2,7 @@
 //! pausing, resuming and resetting the plan. Each checks everything first and
 //! only then changes the document, so a refused operation changes nothing.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::document::{PlanStatus, TaskStatus, DEFAULT_RETRY};
 
@@ -10,6 +10,10 @@ use super::error::{ErrorCode, OpError};
 use super::events::{Event, EventKind};
 use super::index::{satisfies, Index};
 use super::ops::{CompleteArgs, FailArgs, SkipArgs, TaskRef};
+use super::results::{
+    FailedTask, Finished, IdleReason, Message, NothingStarted, OpResult, Reset, Resumed, Retried,
+    Started,
+};
 use super::{Applied, Caller, Runner};
 
 impl Runner {
@@ -78,28 +82,32 @@ impl Runner {
         let mut events = vec![Event::task(EventKind::Started, id, message.clone())];
         events.extend(self.refresh_status());
         Applied {
-            data: json!({"task": self.task(i), "message": message}),
+            data: OpResult::Started(Started {
+                task: Some(self.task(i).clone()),
+                message,
+                idle: None,
+            }),
             events,
         }
     }
 
     /// Why `startNextTask` found nothing: done, waiting, blocked or failed.
-    fn nothing_to_start(&self, assignee: Option<&str>) -> Value {
+    fn nothing_to_start(&self, assignee: Option<&str>) -> OpResult {
         let total = self.doc.tasks.len();
         let status = self.doc.state.status;
         let (reason, message) = if self.index.all_settled(total) {
             (
-                "completed",
+                IdleReason::Completed,
                 "All tasks are completed (or skipped).".to_owned(),
             )
         } else if total == 0 {
             (
-                "empty",
+                IdleReason::Empty,
                 "The plan has no tasks; add one with addTask.".to_owned(),
             )
         } else if let (Some(role), false) = (assignee, self.index.ready.is_empty()) {
             (
-                "no_task_for_assignee",
+                IdleReason::NoTaskForAssignee,
                 format!(
                     "No executable task is assigned to `{role}`; {} executable task(s) are assigned to others.",
                     self.index.ready.len()
@@ -108,7 +116,7 @@ impl Runner {
         } else if self.index.count(TaskStatus::InProgress) > 0 {
             let running = self.ids_with(TaskStatus::InProgress, 10);
             (
-                "waiting",
+                IdleReason::Waiting,
                 format!(
                     "No task is executable yet: waiting for task(s) {} in progress.",
                     join(&running)
@@ -116,22 +124,24 @@ impl Runner {
             )
         } else if self.index.failed_required > 0 {
             (
-                "blocked",
+                IdleReason::Blocked,
                 format!(
                     "The plan is blocked: task(s) {} failed; skip them, or replan.",
                     self.failed_required_ids().join(", ")
                 ),
             )
         } else {
-            ("blocked", "No task is executable.".to_owned())
+            (IdleReason::Blocked, "No task is executable.".to_owned())
         };
-        json!({
-            "task": null,
-            "message": message,
-            "reason": reason,
-            "plan_status": status.as_str(),
-            "in_progress": self.ids_with(TaskStatus::InProgress, 10),
-            "failed": self.failed_required_ids_raw(10),
+        OpResult::Started(Started {
+            task: None,
+            message,
+            idle: Some(NothingStarted {
+                reason,
+                plan_status: status,
+                in_progress: self.ids_with(TaskStatus::InProgress, 10),
+                failed: self.failed_required_ids_raw(10),
+            }),
         })
     }
 
@@ -152,7 +162,11 @@ impl Runner {
         let mut events = vec![Event::task(EventKind::Completed, id, message.clone())];
         events.extend(self.refresh_status());
         Ok(Applied {
-            data: json!({"task_id": id, "message": message, "plan_status": self.doc.state.status.as_str()}),
+            data: OpResult::Finished(Finished {
+                task_id: id,
+                message,
+                plan_status: self.doc.state.status,
+            }),
             events,
         })
     }
@@ -197,13 +211,13 @@ impl Runner {
         let mut events = vec![event];
         events.extend(self.refresh_status());
         Ok(Applied {
-            data: json!({
-                "task_id": id,
-                "will_retry": will_retry,
-                "retry_count": self.task(i).retry.count,
-                "retry_budget": budget,
-                "message": message,
-                "plan_status": self.doc.state.status.as_str(),
+            data: OpResult::Failed(FailedTask {
+                task_id: id,
+                will_retry,
+                retry_count: self.task(i).retry.count,
+                retry_budget: budget,
+                message,
+                plan_status: self.doc.state.status,
             }),
             events,
         })
@@ -233,11 +247,11 @@ impl Runner {
         let mut events = vec![Event::task(EventKind::Retried, id, message.clone())];
         events.extend(self.refresh_status());
         Ok(Applied {
-            data: json!({
-                "task": self.task(i),
-                "executable": self.index.ready.contains(&i),
-                "message": message,
-                "plan_status": self.doc.state.status.as_str(),
+            data: OpResult::Retried(Retried {
+                task: self.task(i).clone(),
+                executable: self.index.ready.contains(&i),
+                message,
+                plan_status: self.doc.state.status,
             }),
             events,
         })
@@ -261,7 +275,11 @@ impl Runner {
         let mut events = vec![Event::task(EventKind::Skipped, id, message.clone())];
         events.extend(self.refresh_status());
         Ok(Applied {
-            data: json!({"task_id": id, "message": message, "plan_status": self.doc.state.status.as_str()}),
+            data: OpResult::Finished(Finished {
+                task_id: id,
+                message,
+                plan_status: self.doc.state.status,
+            }),
             events,
         })
     }
@@ -272,7 +290,9 @@ impl Runner {
         self.doc.state.status = PlanStatus::Paused;
         let message = "Plan paused successfully".to_owned();
         Ok(Applied {
-            data: json!({"message": message}),
+            data: OpResult::Message(Message {
+                message: message.clone(),
+            }),
             events: vec![Event::plan(EventKind::Paused, message)],
         })
     }
@@ -297,7 +317,10 @@ impl Runner {
         let mut events = vec![Event::plan(EventKind::Resumed, message.clone())];
         events.extend(self.refresh_status());
         Ok(Applied {
-            data: json!({"message": message, "plan_status": self.doc.state.status.as_str()}),
+            data: OpResult::Resumed(Resumed {
+                message,
+                plan_status: self.doc.state.status,
+            }),
             events,
         })
     }
@@ -323,7 +346,10 @@ impl Runner {
         self.index = Index::build(&self.doc)?;
         let message = "Plan reset successfully".to_owned();
         Ok(Applied {
-            data: json!({"message": message, "reset_tasks": reset_tasks}),
+            data: OpResult::Reset(Reset {
+                message: message.clone(),
+                reset_tasks,
+            }),
             events: vec![Event::plan(EventKind::Reset, message)],
         })
     }

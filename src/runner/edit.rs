@@ -14,6 +14,7 @@ use super::error::{ErrorCode, OpError};
 use super::events::{Event, EventKind};
 use super::index::Index;
 use super::ops::{AddArgs, ReplanArgs, ReplanStep, TaskRef};
+use super::results::{Added, OpResult, Removed, Replanned, Updated};
 use super::{Applied, Runner};
 
 impl Runner {
@@ -89,7 +90,11 @@ impl Runner {
         let mut events = vec![Event::task(EventKind::Added, id, message.clone())];
         events.extend(self.refresh_status());
         Ok(Applied {
-            data: json!({"new_task": self.task(i), "message": message, "rewired_tasks": rewired}),
+            data: OpResult::Added(Added {
+                new_task: self.task(i).clone(),
+                message,
+                rewired_tasks: rewired,
+            }),
             events,
         })
     }
@@ -134,7 +139,10 @@ impl Runner {
         let mut events = vec![Event::task(EventKind::Updated, id, message.clone())];
         events.extend(self.refresh_status());
         Ok(Applied {
-            data: json!({"updated_task": self.task(i), "message": message}),
+            data: OpResult::Updated(Updated {
+                updated_task: self.task(i).clone(),
+                message,
+            }),
             events,
         })
     }
@@ -166,7 +174,11 @@ impl Runner {
         let mut events = vec![Event::task(EventKind::Removed, removed.id, message.clone())];
         events.extend(self.refresh_status());
         Ok(Applied {
-            data: json!({"task_id": removed.id, "message": message, "rewired_tasks": rewired}),
+            data: OpResult::Removed(Removed {
+                task_id: removed.id,
+                message,
+                rewired_tasks: rewired,
+            }),
             events,
         })
     }
@@ -296,15 +308,15 @@ impl Runner {
             removed.len(),
             added.len()
         );
-        let new_tasks: Vec<&TaskDoc> = added
+        let new_tasks: Vec<TaskDoc> = added
             .iter()
-            .map(|id| self.task(self.index.position[id]))
+            .map(|id| self.task(self.index.position[id]).clone())
             .collect();
-        let data = json!({
-            "message": message,
-            "kept_tasks": self.doc.tasks.len() - added.len(),
-            "removed_tasks": removed,
-            "new_tasks": new_tasks,
+        let data = OpResult::Replanned(Replanned {
+            message: message.clone(),
+            kept_tasks: self.doc.tasks.len() - added.len(),
+            removed_tasks: removed,
+            new_tasks,
         });
         let mut events = vec![Event::plan(EventKind::Replanned, message)];
         events.extend(self.refresh_status());

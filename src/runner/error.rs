@@ -41,11 +41,16 @@ pub enum ErrorCode {
     /// A counter would pass its largest value (`state.revision`,
     /// `state.iteration_count`, task ids).
     CounterOverflow,
+    /// A dialect named a plan this server does not hold (a wrong `plan_id`,
+    /// or a deleted plan).
+    PlanNotFound,
+    /// A dialect asked to create a plan where one exists already.
+    PlanExists,
 }
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 15] = [
+    pub const ALL: [ErrorCode; 17] = [
         ErrorCode::TaskNotFound,
         ErrorCode::InvalidDependency,
         ErrorCode::TaskNotEditable,
@@ -61,6 +66,8 @@ impl ErrorCode {
         ErrorCode::InvalidState,
         ErrorCode::StateLocked,
         ErrorCode::CounterOverflow,
+        ErrorCode::PlanNotFound,
+        ErrorCode::PlanExists,
     ];
 
     /// The code as it appears in the envelope.
@@ -81,6 +88,8 @@ impl ErrorCode {
             ErrorCode::InvalidState => "INVALID_STATE",
             ErrorCode::StateLocked => "STATE_LOCKED",
             ErrorCode::CounterOverflow => "COUNTER_OVERFLOW",
+            ErrorCode::PlanNotFound => "PLAN_NOT_FOUND",
+            ErrorCode::PlanExists => "PLAN_EXISTS",
         }
     }
 }
@@ -127,6 +136,25 @@ impl OpError {
             format!("{counter} is at its largest value ({max}); {advice}"),
         )
         .with(json!({"counter": counter, "max": max}))
+    }
+
+    /// `INVALID_ARGUMENT` for arguments of `tool` that do not deserialise;
+    /// an unknown field is named in `details.field`.
+    pub fn bad_arguments(tool: &str, error: &serde_json::Error) -> OpError {
+        let message = error.to_string();
+        let field = message
+            .split("unknown field `")
+            .nth(1)
+            .and_then(|rest| rest.split('`').next())
+            .map(str::to_owned);
+        let error = OpError::new(
+            ErrorCode::InvalidArgument,
+            format!("bad arguments for `{tool}`: {message}"),
+        );
+        match field {
+            Some(field) => error.with(json!({"field": field})),
+            None => error,
+        }
     }
 
     /// Whether the state file could not be read as a state: missing or

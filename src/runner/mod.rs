@@ -18,6 +18,7 @@ mod observe;
 mod ops;
 mod prompt;
 mod query;
+pub mod results;
 mod store;
 pub mod time;
 
@@ -34,6 +35,7 @@ pub use ops::{
     SkipArgs, StartNextArgs, TaskIdArgs, TaskRef, TaskUpdates, UpdateArgs,
 };
 pub use prompt::{prompt, prompt_as};
+pub use results::{result_schema, OpResult};
 pub use store::{LogReader, Store, DEFAULT_LOCK_TIMEOUT};
 
 use index::Index;
@@ -42,7 +44,7 @@ use index::Index;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Applied {
     /// The operation's result: the `data` of the success envelope.
-    pub data: Value,
+    pub data: OpResult,
     /// What changed (empty for queries).
     pub events: Vec<Event>,
 }

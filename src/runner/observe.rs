@@ -3,7 +3,7 @@
 //! task or add tasks; resume words continue a paused plan; `max_iterations`
 //! pauses the plan with a progress summary.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::document::PlanStatus;
 
@@ -11,6 +11,7 @@ use super::error::{ErrorCode, OpError};
 use super::events::{Event, EventKind};
 use super::ops::{AddArgs, CompleteArgs, FailArgs, NoArgs, Op, StartNextArgs, TaskRef};
 use super::prompt::progress_summary;
+use super::results::{Observed, OpResult};
 use super::{Applied, Runner};
 
 /// Markers that complete the current task; the text before one is its result.
@@ -31,7 +32,7 @@ pub fn observe(runner: &mut Runner, message: &str) -> Result<Applied, OpError> {
     let step = |runner: &mut Runner, op: Op, events: &mut Vec<Event>, actions: &mut Vec<String>| {
         match runner.apply_unrevised(&op, &super::Caller::default()) {
             Ok(applied) => {
-                if let Some(message) = applied.data.get("message").and_then(Value::as_str) {
+                if let Some(message) = applied.data.message() {
                     actions.push(message.to_owned());
                 }
                 events.extend(applied.events.iter().cloned());
@@ -94,7 +95,9 @@ pub fn observe(runner: &mut Runner, message: &str) -> Result<Applied, OpError> {
             ..AddArgs::default()
         };
         if let Ok(applied) = step(runner, Op::AddTask(args), &mut events, &mut actions) {
-            previous = applied.data["new_task"]["id"].as_u64().map(|id| id as u32);
+            if let OpResult::Added(added) = &applied.data {
+                previous = Some(added.new_task.id);
+            }
         }
     }
 
@@ -162,18 +165,17 @@ pub fn observe(runner: &mut Runner, message: &str) -> Result<Applied, OpError> {
         .doc
         .state
         .current_task_id
-        .and_then(|id| runner.doc.tasks.iter().find(|t| t.id == id));
-    let mut data = json!({
-        "iteration_count": iteration,
-        "max_iterations": runner.doc.meta.max_iterations,
-        "actions": actions,
-        "current_task": current,
-        "plan_status": runner.doc.state.status.as_str(),
-        "paused": runner.doc.state.status == PlanStatus::Paused,
+        .and_then(|id| runner.doc.tasks.iter().find(|t| t.id == id))
+        .cloned();
+    let data = OpResult::Observed(Observed {
+        iteration_count: iteration,
+        max_iterations: runner.doc.meta.max_iterations,
+        actions,
+        current_task: current,
+        plan_status: runner.doc.state.status,
+        paused: runner.doc.state.status == PlanStatus::Paused,
+        summary,
     });
-    if let Some(summary) = summary {
-        data["summary"] = json!(summary);
-    }
     Ok(Applied { data, events })
 }
 

@@ -79,10 +79,12 @@ impl fmt::Display for TaskRef {
 
 /// No arguments.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
 /// Arguments of `startNextTask`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct StartNextArgs {
     /// Only consider tasks assigned to this role (parallel agents, one per role).
     #[serde(default)]
@@ -91,6 +93,7 @@ pub struct StartNextArgs {
 
 /// Arguments of `startTask`, `getTaskById` and `removeTask`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct TaskIdArgs {
     /// The task: its integer id, or its key.
     pub task_id: TaskRef,
@@ -98,6 +101,7 @@ pub struct TaskIdArgs {
 
 /// Arguments of `completeTask`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CompleteArgs {
     /// The task to complete; the current task when left out.
     #[serde(default)]
@@ -109,6 +113,7 @@ pub struct CompleteArgs {
 
 /// Arguments of `failTask`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct FailArgs {
     /// The task that failed; the current task when left out.
     #[serde(default)]
@@ -141,6 +146,7 @@ fn false_unless_true<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Resul
 
 /// Arguments of `skipTask`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SkipArgs {
     /// The task to skip.
     pub task_id: TaskRef,
@@ -151,6 +157,7 @@ pub struct SkipArgs {
 
 /// Arguments of `addTask`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct AddArgs {
     /// What the new task is: a short imperative sentence.
     pub name: String,
@@ -175,6 +182,7 @@ pub struct AddArgs {
 
 /// The fields `updateTask` may change (seed 001's `updates`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct TaskUpdates {
     /// A new name.
     #[serde(default, alias = "new_name")]
@@ -196,6 +204,7 @@ pub struct TaskUpdates {
 /// Arguments of `updateTask`: the fields either nested in `updates` (seed 001)
 /// or given directly.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct UpdateArgs {
     /// The task to change (only a pending task can be changed).
     pub task_id: TaskRef,
@@ -235,6 +244,7 @@ impl UpdateArgs {
 
 /// Arguments of `getTaskList`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ListArgs {
     /// Only tasks with this status: pending, in_progress, completed, failed,
     /// skipped, `executable` (pending with every dependency done) or
@@ -258,6 +268,7 @@ pub enum ReplanStep {
 
 /// A new task given as an object in a `replan`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ReplanTask {
     /// What the task is (`description` is accepted as in seed 004 when `name` is absent).
     #[serde(default)]
@@ -289,6 +300,7 @@ pub struct ReplanTask {
 
 /// Arguments of `replan`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ReplanArgs {
     /// The new remainder of the plan, in order. Completed, skipped and
     /// in-progress tasks are kept; pending and failed tasks are replaced.
@@ -422,11 +434,7 @@ impl Op {
             }
         };
         object.insert("op".to_owned(), serde_json::Value::String(name.to_owned()));
-        serde_json::from_value(serde_json::Value::Object(object)).map_err(|error| {
-            OpError::new(
-                ErrorCode::InvalidArgument,
-                format!("bad arguments for `{name}`: {error}"),
-            )
-        })
+        serde_json::from_value(serde_json::Value::Object(object))
+            .map_err(|error| OpError::bad_arguments(name, &error))
     }
 }

@@ -1,17 +1,18 @@
 //! Queries: the current task, one task, lists, the executable tasks and the
 //! plan status. They never change the state.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::document::{PlanStatus, TaskStatus};
 
 use super::error::{ErrorCode, OpError};
 use super::events::Event;
 use super::ops::{ListArgs, TaskRef};
+use super::results::{ExecutableTasks, FoundTask, OpResult, PlanReport, TaskList};
 use super::Caller;
 use super::{Applied, Runner};
 
-fn query(data: Value) -> Applied {
+fn query(data: OpResult) -> Applied {
     Applied {
         data,
         events: Vec::<Event>::new(),
@@ -22,17 +23,16 @@ impl Runner {
     /// `getCurrentTask`: the current task object, or `null` when there is none.
     /// For an agent, the task it holds (see [`Runner::current_of`]).
     pub(super) fn get_current_task(&self, caller: &Caller) -> Result<Applied, OpError> {
-        let data = match self.current_of(caller) {
-            Some(i) => json!(self.task(i)),
-            None => Value::Null,
-        };
-        Ok(query(data))
+        let task = self.current_of(caller).map(|i| self.task(i).clone());
+        Ok(query(OpResult::CurrentTask(task)))
     }
 
     /// `getTaskById`: `{task}`.
     pub(super) fn get_task_by_id(&self, task: &TaskRef) -> Result<Applied, OpError> {
         let i = self.find(task)?;
-        Ok(query(json!({"task": self.task(i)})))
+        Ok(query(OpResult::Task(FoundTask {
+            task: self.task(i).clone(),
+        })))
     }
 
     /// `getTaskList`: `{tasks, total, filtered}`; the status may also be `executable`.
@@ -59,7 +59,7 @@ impl Runner {
                     )),
                 },
             };
-        let tasks: Vec<&_> = self
+        let tasks: Vec<_> = self
             .doc
             .tasks
             .iter()
@@ -71,12 +71,12 @@ impl Runner {
                 Filter::Blocked => t.status == TaskStatus::Pending && self.index.unmet[*i] > 0,
             })
             .filter(|(_, t)| args.assignee.is_none() || t.assignee == args.assignee)
-            .map(|(_, t)| t)
+            .map(|(_, t)| t.clone())
             .collect();
-        Ok(query(json!({
-            "tasks": tasks,
-            "total": self.doc.tasks.len(),
-            "filtered": tasks.len(),
+        Ok(query(OpResult::TaskList(TaskList {
+            filtered: tasks.len(),
+            tasks,
+            total: self.doc.tasks.len(),
         })))
     }
 
@@ -85,16 +85,18 @@ impl Runner {
         &self,
         assignee: Option<&str>,
     ) -> Result<Applied, OpError> {
-        let tasks: Vec<&_> = self
+        let tasks: Vec<_> = self
             .index
             .ready
             .iter()
             .map(|&i| self.task(i))
             .filter(|t| assignee.is_none() || t.assignee.as_deref() == assignee)
+            .cloned()
             .collect();
-        Ok(query(
-            json!({"executable_tasks": tasks, "count": tasks.len()}),
-        ))
+        Ok(query(OpResult::Executable(ExecutableTasks {
+            count: tasks.len(),
+            executable_tasks: tasks,
+        })))
     }
 
     /// `getPlanStatus`: seed 001's fields, more counts, and a `reason` when
@@ -108,21 +110,23 @@ impl Runner {
             ((done as f64 / total as f64) * 1000.0).round() / 1000.0
         };
         let status = self.doc.state.status;
-        let mut data = json!({
-            "status": status.as_str(),
-            "progress": progress,
-            "current_task_id": self.doc.state.current_task_id,
-            "total_tasks": total,
-            "completed_tasks": self.index.count(TaskStatus::Completed),
-            "failed_tasks": self.index.count(TaskStatus::Failed),
-            "pending_tasks": self.index.count(TaskStatus::Pending),
-            "in_progress_tasks": self.index.count(TaskStatus::InProgress),
-            "skipped_tasks": self.index.count(TaskStatus::Skipped),
-            "executable_tasks": self.index.ready.len(),
-            "blocked_tasks": self.index.count(TaskStatus::Pending) - self.index.ready.len(),
-            "revision": self.doc.state.revision,
-            "iteration_count": self.doc.state.iteration_count,
-        });
+        let mut data = PlanReport {
+            status,
+            progress,
+            current_task_id: self.doc.state.current_task_id,
+            total_tasks: total,
+            completed_tasks: self.index.count(TaskStatus::Completed),
+            failed_tasks: self.index.count(TaskStatus::Failed),
+            pending_tasks: self.index.count(TaskStatus::Pending),
+            in_progress_tasks: self.index.count(TaskStatus::InProgress),
+            skipped_tasks: self.index.count(TaskStatus::Skipped),
+            executable_tasks: self.index.ready.len(),
+            blocked_tasks: self.index.count(TaskStatus::Pending) - self.index.ready.len(),
+            revision: self.doc.state.revision,
+            iteration_count: self.doc.state.iteration_count,
+            reason: None,
+            blocked_by: None,
+        };
         let reason = match status {
             PlanStatus::Failed => Some(format!(
                 "Nothing can run: required task(s) {} failed",
@@ -136,10 +140,10 @@ impl Runner {
             _ => None,
         };
         if let Some(reason) = reason {
-            data["reason"] = json!(reason);
-            data["blocked_by"] = json!(self.failed_required_ids_raw(usize::MAX));
+            data.reason = Some(reason);
+            data.blocked_by = Some(self.failed_required_ids_raw(usize::MAX));
         }
-        query(data)
+        query(OpResult::Status(data))
     }
 
     /// The ids of up to `limit` tasks with `status`, in plan order.

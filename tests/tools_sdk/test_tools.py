@@ -24,9 +24,9 @@ from openai.types.shared_params import FunctionDefinition
 NAME = r"^[a-zA-Z0-9_-]{1,64}$"
 
 
-def tools(format):
+def tools(format, dialect="planc"):
     run = subprocess.run(
-        [os.environ["PLANC_BIN"], "tools", "--format", format],
+        [os.environ["PLANC_BIN"], "tools", "--format", format, "--dialect", dialect],
         check=True,
         capture_output=True,
         text=True,
@@ -52,7 +52,7 @@ def sdk_strict(schema):
 class OpenAiChatCompletions(unittest.TestCase):
     def test_each_tool_is_a_strict_function_tool(self):
         definitions = tools("openai")
-        self.assertEqual(len(definitions), 19)
+        self.assertEqual(len(definitions), 20)
         for tool in definitions:
             with self.subTest(tool["function"]["name"]):
                 conform(ChatCompletionFunctionToolParam, tool)
@@ -82,11 +82,24 @@ class OpenAiChatCompletions(unittest.TestCase):
             validate_input_tools([{**chat, "function": {**chat["function"], "strict": False}}])
 
 
+class Dialects(unittest.TestCase):
+    def test_every_dialects_tools_are_strict_function_tools(self):
+        for dialect in ["planc", "tasks", "plan-tool", "steps", "plan-act"]:
+            for tool in tools("openai", dialect):
+                with self.subTest(f"{dialect} {tool['function']['name']}"):
+                    conform(ChatCompletionFunctionToolParam, tool)
+                    parameters = tool["function"]["parameters"]
+                    self.assertEqual(sdk_strict(parameters), parameters)
+            for tool in tools("anthropic", dialect):
+                with self.subTest(f"{dialect} {tool['name']}"):
+                    conform(ToolParam, tool)
+
+
 class OpenAiResponses(unittest.TestCase):
     def test_each_tool_is_a_strict_function_tool(self):
         definitions = tools("openai-responses")
         chat = tools("openai")
-        self.assertEqual(len(definitions), 19)
+        self.assertEqual(len(definitions), 20)
         for tool, chat_tool in zip(definitions, chat):
             with self.subTest(tool["name"]):
                 conform(FunctionToolParam, tool)
@@ -100,7 +113,7 @@ class Anthropic(unittest.TestCase):
     def test_each_tool_is_a_tool_param(self):
         definitions = tools("anthropic")
         mcp = tools("mcp")["tools"]
-        self.assertEqual(len(definitions), 19)
+        self.assertEqual(len(definitions), 20)
         for tool, mcp_tool in zip(definitions, mcp):
             with self.subTest(tool["name"]):
                 conform(ToolParam, tool)

@@ -58,6 +58,8 @@ pub(crate) const STATE_BOUNDS: crate::read::Bounds = crate::read::Bounds {
 pub struct Store {
     path: PathBuf,
     wait: LockWait,
+    /// The identity of [`Store::apply`]'s calls (`planc mcp --agent`).
+    agent: Option<String>,
 }
 
 impl Store {
@@ -70,7 +72,15 @@ impl Store {
                 timeout: DEFAULT_LOCK_TIMEOUT,
                 notice: None,
             },
+            agent: None,
         }
+    }
+
+    /// The same store, calling `agent` the caller of [`Store::apply`] (and
+    /// of [`Store::apply_as`] with a caller without an identity).
+    pub fn with_agent(mut self, agent: Option<String>) -> Store {
+        self.agent = agent;
+        self
     }
 
     /// The same store, waiting up to `timeout` for the lock (zero: no wait)
@@ -171,6 +181,26 @@ impl Store {
         Ok(doc)
     }
 
+    /// Whether the state file exists (a dialect that creates plans serves a
+    /// state before it does).
+    pub fn exists(&self) -> bool {
+        self.path.is_file()
+    }
+
+    /// Deletes the state file under the lock when `check` accepts the state
+    /// read under it (seed 002's `delete_plan`); the event log stays as the
+    /// plan's history, and the next `create` starts it afresh.
+    pub fn delete(
+        &self,
+        check: impl FnOnce(&PlanDocument) -> Result<(), OpError>,
+    ) -> Result<(), OpError> {
+        let files = Files::resolve(&self.path).map_err(|e| io_error(&self.path, "write", e))?;
+        let lock = Lock::acquire(&files.lock, self.wait)?;
+        check(&self.read(&files.state)?)?;
+        lock.verify()?;
+        fs::remove_file(&files.state).map_err(|e| io_error(&files.state, "write", e))
+    }
+
     /// Reads the state (no lock: writes replace the file atomically).
     pub fn load(&self) -> Result<PlanDocument, OpError> {
         self.read(&self.path)
@@ -207,7 +237,7 @@ impl Store {
         Ok(runner)
     }
 
-    /// Applies one operation for a caller without an identity.
+    /// Applies one operation for the store's agent (none by default).
     pub fn apply(&self, op: &Op) -> Result<Applied, OpError> {
         self.apply_as(op, &Caller::default())
     }
@@ -215,6 +245,10 @@ impl Store {
     /// Applies one operation for `caller`, at the clock's time: a query just
     /// reads; a change goes through [`Store::transact`].
     pub fn apply_as(&self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
+        let caller = &Caller {
+            agent: caller.agent.clone().or_else(|| self.agent.clone()),
+            ..caller.clone()
+        };
         if !op.is_change() {
             let mut runner = self.runner()?;
             return runner.apply_as(op, &caller.clone().at(now_unix()));

@@ -55,14 +55,14 @@ fn call(runner: &mut Runner, name: &str, args: serde_json::Value) -> Result<Appl
 
 fn ok(runner: &mut Runner, name: &str, args: serde_json::Value) -> serde_json::Value {
     match call(runner, name, args) {
-        Ok(applied) => applied.data,
+        Ok(applied) => applied.data.to_json(),
         Err(error) => panic!("{name} failed: {error}"),
     }
 }
 
 fn code(runner: &mut Runner, name: &str, args: serde_json::Value) -> &'static str {
     match call(runner, name, args) {
-        Ok(applied) => panic!("{name} succeeded: {}", applied.data),
+        Ok(applied) => panic!("{name} succeeded: {}", applied.data.to_json()),
         Err(error) => error.code.as_str(),
     }
 }
@@ -528,7 +528,7 @@ fn observe_counters_do_not_wrap() {
     doc.state.iteration_count = u64::MAX;
     let mut r = Runner::new(doc).unwrap();
     ok(&mut r, "pausePlan", json!({}));
-    let data = observe(&mut r, "continue").unwrap().data;
+    let data = observe(&mut r, "continue").unwrap().data.to_json();
     assert_eq!(data["iteration_count"], 1);
     assert_eq!(r.document().state.iteration_count, 1);
 }
@@ -630,27 +630,34 @@ fn observe_applies_markers_and_the_iteration_limit() {
         "I will plan first.\n[Step] Open the page\n[Step] Read it\n",
     )
     .unwrap()
-    .data;
+    .data
+    .to_json();
     assert_eq!(data["iteration_count"], 1);
     assert_eq!(
         data["current_task"]["id"], 1,
         "the first step starts at once"
     );
     assert_eq!(r.document().tasks[1].dependencies, [1]);
-    let data = observe(&mut r, "Opened example.com [Done]").unwrap().data;
+    let data = observe(&mut r, "Opened example.com [Done]")
+        .unwrap()
+        .data
+        .to_json();
     assert_eq!(
         r.document().tasks[0].result.as_deref(),
         Some("Opened example.com")
     );
     assert_eq!(data["current_task"]["id"], 2);
-    let data = observe(&mut r, "still reading").unwrap().data;
+    let data = observe(&mut r, "still reading").unwrap().data.to_json();
     assert_eq!(data["paused"], true);
     assert!(data["summary"].as_str().unwrap().contains("1/2"));
     assert_eq!(
         observe(&mut r, "hello").unwrap_err().code,
         ErrorCode::PlanNotActive
     );
-    let data = observe(&mut r, "请继续 [失败] page is gone").unwrap().data;
+    let data = observe(&mut r, "请继续 [失败] page is gone")
+        .unwrap()
+        .data
+        .to_json();
     assert_eq!(data["iteration_count"], 1);
     assert_eq!(r.document().tasks[1].status, TaskStatus::Failed);
     assert_eq!(

@@ -43,7 +43,7 @@ proptest! {
         let mut running: Vec<u32> = Vec::new();
         loop {
             while running.len() < parallel {
-                let data = r.apply(&Op::StartNextTask(StartNextArgs::default())).unwrap().data;
+                let data = r.apply(&Op::StartNextTask(StartNextArgs::default())).unwrap().data.to_json();
                 let Some(id) = data["task"]["id"].as_u64() else { break };
                 let id = id as u32;
                 started[id as usize] += 1;
@@ -154,7 +154,7 @@ proptest! {
             let before = r.document().clone();
             match r.apply(&op) {
                 Ok(applied) => {
-                    if let Some(id) = applied.data["task"]["id"].as_u64().filter(|_| matches!(action, Action::StartNext)) {
+                    if let Some(id) = applied.data.to_json()["task"]["id"].as_u64().filter(|_| matches!(action, Action::StartNext)) {
                         let task = &before.tasks[before.tasks.iter().position(|t| t.id == id as u32).unwrap()];
                         for d in &task.dependencies {
                             let dep = before.tasks.iter().find(|t| t.id == *d).unwrap();
@@ -169,7 +169,7 @@ proptest! {
         }
         // Drive to the end: start and complete whatever can run.
         for _ in 0..10_000 {
-            let data = r.apply(&Op::StartNextTask(StartNextArgs::default())).unwrap().data;
+            let data = r.apply(&Op::StartNextTask(StartNextArgs::default())).unwrap().data.to_json();
             let next = data["task"]["id"].as_u64().map(|id| id as u32).or_else(|| in_progress(&r).first().copied());
             let Some(id) = next else { break };
             r.apply(&Op::CompleteTask(CompleteArgs { task_id: Some(TaskRef::Id(id)), result: None })).unwrap();

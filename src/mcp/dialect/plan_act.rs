@@ -1,0 +1,492 @@
+//! `plan-act` (seed 004): the Planner's `create_plan` and `update_plan`, and
+//! the Execution agent's step tools, over a plan of sequential steps. Plans
+//! and steps have seed 004's shapes — `Plan {title, steps, language}`,
+//! `Step {description, status, result, success, error, attachments}` with
+//! statuses `pending`, `running`, `completed`, `failed` — and every change
+//! answers with seed 004's events: `{"events": [{"type": "plan", "status":
+//! "created", "plan": …}, {"type": "step", "status": "started", "step": …}]}`.
+//! A refused call answers one error event (`{"type": "error", "code",
+//! "error"}`), with `isError`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::document::{self, Meta, PlanDocument, PlanStatus, Retry, State, TaskDoc, TaskStatus};
+use crate::emit::{render, Target};
+use crate::mcp::tools::{output_schema, schema, ToolDef};
+use crate::runner::{
+    CompleteArgs, ErrorCode, FailArgs, Op, OpError, OpResult, ReplanArgs, ReplanStep, Runner,
+    StartNextArgs, Store,
+};
+
+use super::{arguments, Outcome};
+
+/// A step's status (seed 004's `ExecutionStatus`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ExecutionStatus {
+    /// Not started.
+    Pending,
+    /// Being executed.
+    Running,
+    /// Done (or skipped).
+    Completed,
+    /// Failed.
+    Failed,
+}
+
+/// Seed 004's `Step`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Step {
+    /// What the step does.
+    pub description: String,
+    /// pending, running, completed or failed.
+    pub status: ExecutionStatus,
+    /// What it achieved.
+    pub result: Option<String>,
+    /// Whether it succeeded (null until it ends).
+    pub success: Option<bool>,
+    /// What went wrong.
+    pub error: Option<String>,
+    /// Files it produced.
+    pub attachments: Vec<String>,
+}
+
+/// Seed 004's `Plan` (`planc build --target plan-act`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Plan {
+    /// The plan's title.
+    pub title: String,
+    /// Its steps, in order.
+    pub steps: Vec<Step>,
+    /// The language to answer in (zh, en).
+    pub language: String,
+}
+
+/// What happened to the plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PlanEventStatus {
+    /// The planner created it.
+    Created,
+    /// The planner replaced its remaining steps.
+    Updated,
+    /// Every step is done.
+    Completed,
+    /// A step failed and nothing else can run.
+    Failed,
+}
+
+/// What happened to a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum StepEventStatus {
+    /// It started.
+    Started,
+    /// It completed.
+    Completed,
+    /// It failed.
+    Failed,
+}
+
+/// One of seed 004's events.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Event {
+    /// `PlanEvent`: the plan was created, updated, completed or failed.
+    Plan {
+        /// created, updated, completed or failed.
+        status: PlanEventStatus,
+        /// The plan now.
+        plan: Plan,
+    },
+    /// `StepEvent`: a step started, completed or failed.
+    Step {
+        /// started, completed or failed.
+        status: StepEventStatus,
+        /// The step now.
+        step: Step,
+    },
+    /// `ErrorEvent`: the call was refused.
+    Error {
+        /// The stable code (PLAN_EXISTS, PLAN_NOT_FOUND, INVALID_STATUS, …).
+        code: String,
+        /// What went wrong.
+        error: String,
+    },
+}
+
+/// What a change answers: its events.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Events {
+    /// In the order they happened.
+    pub events: Vec<Event>,
+}
+
+/// `get_plan`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PlanView {
+    /// The plan.
+    pub plan: Plan,
+}
+
+/// A step as the planner writes it: its description, or `{"description": …}`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum StepInput {
+    Text(String),
+    Object(StepObject),
+}
+
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct StepObject {
+    /// What the step does.
+    description: String,
+}
+
+impl StepInput {
+    fn description(self) -> String {
+        match self {
+            StepInput::Text(text) => text,
+            StepInput::Object(step) => step.description,
+        }
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct CreateArgs {
+    /// A brief title.
+    title: String,
+    /// The steps, in order: descriptions, or objects with a description.
+    steps: Vec<StepInput>,
+    /// The language to answer in (zh, en); default en.
+    #[serde(default)]
+    language: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct UpdateArgs {
+    /// The new remaining steps, in order. Completed and running steps are kept.
+    steps: Vec<StepInput>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct CompleteStepArgs {
+    /// What the step achieved.
+    result: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct FailStepArgs {
+    /// What went wrong.
+    error: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {}
+
+fn def<A: JsonSchema, R: JsonSchema>(
+    name: &'static str,
+    description: &str,
+    read_only: bool,
+) -> ToolDef {
+    ToolDef {
+        name,
+        description: description.to_owned(),
+        input_schema: schema::<A>(),
+        output_schema: output_schema::<R>(),
+        read_only,
+        destructive: name == "update_plan",
+    }
+}
+
+/// The planner's and the executor's tools.
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        def::<CreateArgs, Events>(
+            "create_plan",
+            "Planner: create the execution plan for the user's request: a brief title, the steps in order (each a description) and the response language (zh/en). Answers a plan event (created).",
+            false,
+        ),
+        def::<UpdateArgs, Events>(
+            "update_plan",
+            "Planner: after a step, replace the remaining steps with `steps`; completed and running steps are kept. Answers a plan event (updated).",
+            false,
+        ),
+        def::<NoArgs, PlanView>(
+            "get_plan",
+            "Get the plan: title, steps with status, result, success, error and attachments, and language.",
+            true,
+        ),
+        def::<NoArgs, Events>(
+            "start_step",
+            "Executor: start the next pending step (it becomes running). Answers a step event (started), or a plan event (completed) when no step is left.",
+            false,
+        ),
+        def::<CompleteStepArgs, Events>(
+            "complete_step",
+            "Executor: the running step succeeded; record its result. Answers a step event (completed), and a plan event (completed) after the last step.",
+            false,
+        ),
+        def::<FailStepArgs, Events>(
+            "fail_step",
+            "Executor: the running step failed; record the error. Answers a step event (failed), and a plan event (failed) when the plan cannot go on.",
+            false,
+        ),
+    ]
+}
+
+/// Runs one of the tools.
+pub fn call(store: &Store, name: &str, args: Value) -> Option<Outcome> {
+    let known = tools().iter().any(|t| t.name == name);
+    if known && name != "create_plan" && !store.exists() {
+        return Some(refused(OpError::new(
+            ErrorCode::PlanNotFound,
+            "There is no plan yet; the planner creates it with create_plan",
+        )));
+    }
+    let result = match name {
+        "create_plan" => arguments::<CreateArgs>(name, args).and_then(|args| create(store, args)),
+        "update_plan" => arguments::<UpdateArgs>(name, args).and_then(|args| {
+            let op = Op::Replan(ReplanArgs {
+                steps: args
+                    .steps
+                    .into_iter()
+                    .map(|s| ReplanStep::Name(s.description()))
+                    .collect(),
+            });
+            change(store, &op, |_, doc| {
+                Ok(vec![Event::Plan {
+                    status: PlanEventStatus::Updated,
+                    plan: plan(doc)?,
+                }])
+            })
+        }),
+        "get_plan" => arguments::<NoArgs>(name, args)
+            .and_then(|_| store.load())
+            .and_then(|doc| Ok(Outcome::ok(PlanView { plan: plan(&doc)? }))),
+        "start_step" => arguments::<NoArgs>(name, args).and_then(|_| start(store)),
+        "complete_step" => arguments::<CompleteStepArgs>(name, args).and_then(|args| {
+            let op = Op::CompleteTask(CompleteArgs {
+                task_id: None,
+                result: Some(args.result),
+            });
+            change(store, &op, |result, doc| {
+                step_ended(result, doc, StepEventStatus::Completed)
+            })
+        }),
+        "fail_step" => arguments::<FailStepArgs>(name, args).and_then(|args| {
+            let op = Op::FailTask(FailArgs {
+                task_id: None,
+                error_message: Some(args.error),
+                should_retry: false,
+            });
+            change(store, &op, |result, doc| {
+                step_ended(result, doc, StepEventStatus::Failed)
+            })
+        }),
+        _ => return None,
+    };
+    Some(result.unwrap_or_else(refused))
+}
+
+/// A refused call: one error event.
+fn refused(error: OpError) -> Outcome {
+    Outcome::error(Events {
+        events: vec![Event::Error {
+            code: error.code.as_str().to_owned(),
+            error: error.message,
+        }],
+    })
+}
+
+/// Applies `op` as one change and answers the events `events` makes of its
+/// result and the document after it.
+fn change(
+    store: &Store,
+    op: &Op,
+    events: impl FnOnce(&OpResult, &PlanDocument) -> Result<Vec<Event>, OpError>,
+) -> Result<Outcome, OpError> {
+    let events = store.transact(op.name(), |runner: &mut Runner| {
+        let applied = runner.apply(op)?;
+        let answer = events(&applied.data, runner.document())?;
+        Ok((answer, applied.events))
+    })?;
+    Ok(Outcome::ok(Events { events }))
+}
+
+/// `start_step`: the next step starts, or the plan says it is done.
+fn start(store: &Store) -> Result<Outcome, OpError> {
+    let op = Op::StartNextTask(StartNextArgs::default());
+    change(store, &op, |result, doc| match result {
+        OpResult::Started(started) => match (&started.task, doc.state.status) {
+            (Some(task), _) => Ok(vec![Event::Step {
+                status: StepEventStatus::Started,
+                step: step(task),
+            }]),
+            (None, PlanStatus::Completed) => Ok(vec![Event::Plan {
+                status: PlanEventStatus::Completed,
+                plan: plan(doc)?,
+            }]),
+            (None, _) => Err(OpError::new(
+                ErrorCode::InvalidStatus,
+                started.message.clone(),
+            )),
+        },
+        other => Err(unexpected(other)),
+    })
+}
+
+/// The events of a step that completed or failed: the step's, then the
+/// plan's if that ended it.
+fn step_ended(
+    result: &OpResult,
+    doc: &PlanDocument,
+    status: StepEventStatus,
+) -> Result<Vec<Event>, OpError> {
+    let id = match result {
+        OpResult::Finished(done) => done.task_id,
+        OpResult::Failed(failed) => failed.task_id,
+        other => return Err(unexpected(other)),
+    };
+    let task = doc
+        .tasks
+        .iter()
+        .find(|t| t.id == id)
+        .ok_or_else(|| OpError::new(ErrorCode::TaskNotFound, format!("step {id} is gone")))?;
+    let mut events = vec![Event::Step {
+        status,
+        step: step(task),
+    }];
+    let ended = match doc.state.status {
+        PlanStatus::Completed => Some(PlanEventStatus::Completed),
+        PlanStatus::Failed => Some(PlanEventStatus::Failed),
+        _ => None,
+    };
+    if let Some(status) = ended {
+        events.push(Event::Plan {
+            status,
+            plan: plan(doc)?,
+        });
+    }
+    Ok(events)
+}
+
+fn unexpected(result: &OpResult) -> OpError {
+    OpError::new(
+        ErrorCode::InvalidState,
+        format!("unexpected result: {}", result.to_json()),
+    )
+}
+
+/// A task as seed 004's step (as `planc build --target plan-act` shows it).
+pub(super) fn step(task: &TaskDoc) -> Step {
+    let failed = task.status == TaskStatus::Failed;
+    Step {
+        description: task.name.clone(),
+        status: match task.status {
+            TaskStatus::Pending => ExecutionStatus::Pending,
+            TaskStatus::InProgress => ExecutionStatus::Running,
+            TaskStatus::Completed | TaskStatus::Skipped => ExecutionStatus::Completed,
+            TaskStatus::Failed => ExecutionStatus::Failed,
+        },
+        result: if failed { None } else { task.result.clone() },
+        success: match task.status {
+            TaskStatus::Completed | TaskStatus::Skipped => Some(true),
+            TaskStatus::Failed => Some(false),
+            _ => None,
+        },
+        error: if failed { task.result.clone() } else { None },
+        attachments: Vec::new(),
+    }
+}
+
+/// The plan as seed 004 shows it: what `planc build --target plan-act`
+/// writes, read back as its type.
+fn plan(doc: &PlanDocument) -> Result<Plan, OpError> {
+    serde_json::from_str(&render(doc, Target::PlanAct)).map_err(|e| {
+        OpError::new(
+            ErrorCode::InvalidState,
+            format!("the plan cannot be shown as a Plan-Act plan: {e}"),
+        )
+    })
+}
+
+/// `create_plan`: a new state file with the steps in sequence.
+fn create(store: &Store, args: CreateArgs) -> Result<Outcome, OpError> {
+    if store.exists() {
+        return Err(OpError::new(
+            ErrorCode::PlanExists,
+            "a plan exists already; change its remaining steps with update_plan",
+        ));
+    }
+    if args.title.trim().is_empty() {
+        return Err(OpError::new(
+            ErrorCode::InvalidArgument,
+            "`title` must not be empty",
+        ));
+    }
+    let mut tasks = Vec::new();
+    for (n, description) in args
+        .steps
+        .into_iter()
+        .map(StepInput::description)
+        .enumerate()
+    {
+        let id = n as u32 + 1;
+        if description.trim().is_empty() {
+            return Err(OpError::new(
+                ErrorCode::InvalidArgument,
+                format!("step {id} has an empty description"),
+            ));
+        }
+        tasks.push(TaskDoc {
+            id,
+            name: description.trim().to_owned(),
+            status: TaskStatus::Pending,
+            dependencies: if id > 1 { vec![id - 1] } else { Vec::new() },
+            reasoning: None,
+            result: None,
+            key: None,
+            step: None,
+            assignee: None,
+            description: None,
+            optional: false,
+            retry: Retry::default(),
+            holder: None,
+        });
+    }
+    let doc = PlanDocument {
+        format: document::FORMAT.to_owned(),
+        meta: Meta {
+            id: "plan".to_owned(),
+            title: Some(args.title.clone()),
+            goal: args.title,
+            language: args.language.unwrap_or_else(|| "en".to_owned()),
+            max_iterations: None,
+            params: Default::default(),
+            source: None,
+            created_at: None,
+            updated_at: None,
+            retry: None,
+        },
+        roles: Vec::new(),
+        steps: Vec::new(),
+        state: State::default(),
+        tasks,
+    };
+    let doc = store.create(doc, false)?;
+    Ok(Outcome::ok(Events {
+        events: vec![Event::Plan {
+            status: PlanEventStatus::Created,
+            plan: plan(&doc)?,
+        }],
+    }))
+}

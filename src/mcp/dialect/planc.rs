@@ -1,0 +1,71 @@
+//! `planc` (the default, seed 001): the runner's operations under their own
+//! names and seed 001's envelope, plus `observe`, seed 003's text protocol.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::mcp::tools::{self, envelope_schema, schema, ToolDef};
+use crate::runner::{self, Applied, Caller, Op, OpError, Store};
+
+use super::{arguments, Outcome};
+
+/// Arguments of `observe`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ObserveArgs {
+    /// Your message of this round, as you wrote it: its markers ([Done],
+    /// [完成], [Failed] reason, [Step] description) drive the plan.
+    pub message: String,
+}
+
+/// The runner's tools, then `observe`.
+pub fn tools() -> Vec<ToolDef> {
+    let mut tools = tools::tools();
+    tools.push(ToolDef {
+        name: "observe",
+        description: "Report your message of this round (seed 003's text protocol): it counts one \
+                      iteration; [Done] or [完成] completes the current task (the text before it is the \
+                      result), [Failed] reason fails it, each line [Step] description adds a task, and \
+                      \"continue\" (继续) resumes a paused plan. The next task starts when none is current; \
+                      at the plan's iteration limit the plan pauses with a progress summary."
+            .to_owned(),
+        input_schema: schema::<ObserveArgs>(),
+        output_schema: envelope_schema("observe"),
+        read_only: false,
+        destructive: false,
+    });
+    tools
+}
+
+/// Runs one of the tools.
+pub fn call(store: &Store, name: &str, args: Value) -> Option<Outcome> {
+    let result = if name == "observe" {
+        arguments::<ObserveArgs>(name, args).and_then(|args| observe(store, &args.message))
+    } else if Op::NAMES.contains(&name) {
+        // `agent` and `lease` are the caller's, not the operation's.
+        let mut args = args;
+        let caller = match &mut args {
+            Value::Object(map) => Caller::take_from(map),
+            _ => Ok(Caller::default()),
+        };
+        caller.and_then(|caller| {
+            Op::from_call(name, args).and_then(|op| store.apply_as(&op, &caller))
+        })
+    } else {
+        return None;
+    };
+    Some(match result {
+        Ok(applied) => Outcome::ok(applied.envelope()),
+        Err(error) => Outcome::error(error.envelope()),
+    })
+}
+
+/// One observed message, as one change of the store.
+fn observe(store: &Store, message: &str) -> Result<Applied, OpError> {
+    store.transact("observe", |runner| {
+        let applied = runner::observe(runner, message)?;
+        let events = applied.events.clone();
+        Ok((applied, events))
+    })
+}

@@ -1,0 +1,180 @@
+//! `steps` (seed 003): the text protocol as a tool. The agent hands each
+//! round's message to `observe` (the runner's `observe`: markers, `[Step]`
+//! lines, resume words, the iteration limit); the answer is the plan in seed
+//! 003's shape — `{id, goal, status, steps: [{id: "step_1", description,
+//! status, result}], current_step_index, iteration_count}` — with what the
+//! message did. Statuses are the seed's: the plan `running`, `paused`,
+//! `completed`, `failed`; a step `pending`, `running`, `completed`, `failed`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::document::PlanDocument;
+use crate::emit::{render, Target};
+use crate::mcp::tools::{output_schema, schema, ToolDef};
+use crate::runner::{self, ErrorCode, OpError, OpResult, Store};
+
+use super::plan_tool::Refusal;
+use super::{arguments, Outcome};
+
+/// A step's status (and the plan's, which adds `paused`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Not started.
+    Pending,
+    /// Being done.
+    Running,
+    /// Paused (the plan only: the iteration limit, or a pause).
+    Paused,
+    /// Done (or skipped).
+    Completed,
+    /// Failed.
+    Failed,
+}
+
+/// A step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Step {
+    /// `step_1`, `step_2`, … in order.
+    pub id: String,
+    /// What the step is.
+    pub description: String,
+    /// pending, running, completed or failed.
+    pub status: Status,
+    /// What it achieved (or why it failed).
+    pub result: Option<String>,
+}
+
+/// The plan as seed 003 keeps it (`planc build --target steps`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Plan {
+    /// The plan's id.
+    pub id: String,
+    /// The user's goal.
+    pub goal: String,
+    /// running, paused, completed or failed.
+    pub status: Status,
+    /// The steps, in order.
+    pub steps: Vec<Step>,
+    /// The step being worked on (0-based).
+    pub current_step_index: usize,
+    /// Rounds observed so far.
+    pub iteration_count: u64,
+}
+
+/// `observe`: what the message did, and the plan now.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Observation {
+    /// What the message's markers did, one sentence each.
+    pub actions: Vec<String>,
+    /// A progress summary when the plan paused at its iteration limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// The plan after the message.
+    pub plan: Plan,
+}
+
+/// `get_plan`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PlanView {
+    /// The plan.
+    pub plan: Plan,
+}
+
+/// A refused call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Failure {
+    /// Why.
+    pub error: Refusal,
+}
+
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)] // only its schema is used
+enum Answer<T> {
+    Ok(T),
+    Refused(Failure),
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ObserveArgs {
+    /// Your whole message of this round.
+    message: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {}
+
+/// `observe` and `get_plan`.
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef {
+            name: "observe",
+            description: "Hand over your message of this round; the plan follows it. Mark a finished step with [Done] or [完成] (the text before it is the step's result), a failed one with [Failed] reason or [失败] reason; declare new steps with lines `[Step] description`; say \"continue\" (继续) to resume a paused plan. Each call counts one iteration; at the plan's limit the plan pauses and the answer carries a progress summary. Returns what the message did and the plan with its current step.".to_owned(),
+            input_schema: schema::<ObserveArgs>(),
+            output_schema: output_schema::<Answer<Observation>>(),
+            read_only: false,
+            destructive: false,
+        },
+        ToolDef {
+            name: "get_plan",
+            description: "Get the plan: the goal, the steps with their status and results, the current step and the iteration count.".to_owned(),
+            input_schema: schema::<NoArgs>(),
+            output_schema: output_schema::<Answer<PlanView>>(),
+            read_only: true,
+            destructive: false,
+        },
+    ]
+}
+
+/// Runs `observe` or `get_plan`.
+pub fn call(store: &Store, name: &str, args: Value) -> Option<Outcome> {
+    let result = match name {
+        "observe" => arguments::<ObserveArgs>(name, args).and_then(|args| {
+            store
+                .transact("observe", |r| {
+                    let applied = runner::observe(r, &args.message)?;
+                    let events = applied.events.clone();
+                    Ok(((applied.data, plan(r.document())), events))
+                })
+                .and_then(|(data, plan)| match data {
+                    OpResult::Observed(observed) => Ok(Outcome::ok(Observation {
+                        actions: observed.actions,
+                        summary: observed.summary,
+                        plan: plan?,
+                    })),
+                    other => Err(OpError::new(
+                        ErrorCode::InvalidState,
+                        format!("observe answered an unexpected result: {}", other.to_json()),
+                    )),
+                })
+        }),
+        "get_plan" => arguments::<NoArgs>(name, args)
+            .and_then(|_| store.load())
+            .and_then(|doc| Ok(Outcome::ok(PlanView { plan: plan(&doc)? }))),
+        _ => return None,
+    };
+    Some(result.unwrap_or_else(|error| {
+        Outcome::error(Failure {
+            error: Refusal {
+                code: error.code.as_str().to_owned(),
+                message: error.message,
+            },
+        })
+    }))
+}
+
+/// The plan as seed 003 shows it: what `planc build --target steps` writes,
+/// read back as its type.
+fn plan(doc: &PlanDocument) -> Result<Plan, OpError> {
+    serde_json::from_str(&render(doc, Target::Steps)).map_err(|e| {
+        OpError::new(
+            ErrorCode::InvalidState,
+            format!("the plan cannot be shown as a step plan: {e}"),
+        )
+    })
+}
