@@ -219,8 +219,8 @@ pub struct Holder {
 /// How often a task may be retried after failing, and how often it was.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Retry {
-    /// The task's own budget (`retry N`); `None` when it has none, so the
-    /// plan's (`meta.retry`) or [`DEFAULT_RETRY`] applies.
+    /// The task's own retry budget (`retry N`); null when it has none: the
+    /// plan's `meta.retry` applies, else 2.
     pub max: Option<u32>,
     pub count: u32,
 }

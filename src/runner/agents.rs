@@ -204,6 +204,11 @@ impl Runner {
 
     /// Records `caller` as the holder of the task at `i`, just started.
     pub(super) fn hold(&mut self, i: usize, caller: &Caller) {
+        // A caller without an identity or a lease is seed 001's single
+        // agent: nothing to record (and its results stay free of times).
+        if caller.agent.is_none() && caller.lease.is_none() {
+            return;
+        }
         let holder = Holder {
             agent: caller.agent.clone(),
             since: caller.now.map(format_unix),
