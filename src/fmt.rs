@@ -207,18 +207,22 @@ impl Printer<'_> {
         self.end(template.span);
     }
 
+    /// A plan-level `KEYWORD N`.
+    fn int_item(&mut self, keyword: &str, f: &crate::syntax::ast::IntField) {
+        self.begin(f.span);
+        self.push(keyword);
+        let value = self.text(f.value.span).to_owned();
+        self.push(&value);
+        self.end(f.span);
+    }
+
     fn plan_item(&mut self, item: &PlanItem) {
         match item {
             PlanItem::Title(f) => self.str_field("title", f),
             PlanItem::Goal(f) => self.str_field("goal", f),
             PlanItem::Language(f) => self.str_field("language", f),
-            PlanItem::MaxIterations(f) => {
-                self.begin(f.span);
-                self.push("max_iterations ");
-                let value = self.text(f.value.span).to_owned();
-                self.push(&value);
-                self.end(f.span);
-            }
+            PlanItem::MaxIterations(f) => self.int_item("max_iterations ", f),
+            PlanItem::Retry(f) => self.int_item("retry ", f),
             PlanItem::Param(p) => self.param("param", p),
             PlanItem::Role(r) => self.role(r),
             PlanItem::Step(s) => self.step(s),

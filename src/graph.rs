@@ -44,8 +44,12 @@ fn label_lines(task: &TaskDoc) -> Vec<String> {
     if task.optional {
         marks.push("optional".to_owned());
     }
-    if task.retry.max > 0 {
-        marks.push(format!("retry {}/{}", task.retry.count, task.retry.max));
+    if let Some(max) = task.retry.max.filter(|&m| m > 0) {
+        marks.push(format!("retry {}/{max}", task.retry.count));
+    }
+    // A state's in-progress task: who holds it.
+    if let Some(agent) = task.holder.as_ref().and_then(|h| h.agent.as_ref()) {
+        marks.push(format!("held by {agent}"));
     }
     if !marks.is_empty() {
         lines.push(marks.join(" · "));

@@ -16,6 +16,8 @@ pub struct Plan {
     pub goal: String,
     pub language: Option<String>,
     pub max_iterations: Option<u64>,
+    /// The plan-level `retry N`: the budget of tasks without their own.
+    pub retry: Option<u32>,
     pub params: Vec<ParamValue>,
     pub roles: Vec<Role>,
     pub steps: Vec<Step>,
@@ -146,7 +148,8 @@ pub struct Task {
     pub reasoning: Option<String>,
     pub description: Option<String>,
     pub optional: bool,
-    pub retry: u32,
+    /// `retry N`; `None` when the task does not say.
+    pub retry: Option<u32>,
     /// `priority high|medium|low`, if given.
     pub priority: Option<Priority>,
     /// Sorted, without duplicates.

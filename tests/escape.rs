@@ -99,7 +99,7 @@ fn run_summaries_escape_hostile_names() {
     );
     assert_eq!(
         human(&t, &["status", "s.json"]),
-        "running: 0/2 done (0%), 1 in progress, 1 pending, 0 failed, 0 executable; current #1\n"
+        "running: 0/2 done (0%), 1 in progress, 1 pending, 0 failed, 0 executable, 1 blocked; current #1\n"
     );
     assert_eq!(
         human(

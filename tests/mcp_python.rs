@@ -1,6 +1,7 @@
 //! `planc mcp` against the official Python MCP SDK: runs tests/mcp/test_mcp.py
 //! (tools and schemas, seed 000's JD scenario, tool errors, resource and prompt,
-//! two clients at once, the example agent) and tests/mcp/test_dialects.py (one
+//! two clients at once, parallel agents with identities, leases and retries,
+//! the example agent) and tests/mcp/test_dialects.py (one
 //! scenario per seed dialect, from the seed's own example; every result
 //! checked against its tool's output schema) with a virtual environment under
 //! the target directory.
@@ -84,5 +85,5 @@ fn python_mcp_sdk_drives_planc_mcp() {
         "the Python MCP tests failed:\n{}\n{stderr}",
         String::from_utf8_lossy(&output.stdout)
     );
-    assert!(stderr.contains("Ran 11 tests"), "{stderr}");
+    assert!(stderr.contains("Ran 13 tests"), "{stderr}");
 }

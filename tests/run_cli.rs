@@ -148,7 +148,7 @@ fn human_output_and_exit_codes() {
     let run = t.run(&["run", "status", "s.json"]);
     assert_eq!(
         run.stdout,
-        "running: 0/5 done (0%), 1 in progress, 4 pending, 0 failed, 0 executable; current #1\n"
+        "running: 0/5 done (0%), 1 in progress, 4 pending, 0 failed, 0 executable, 4 blocked; current #1\n"
     );
     let run = t.run(&["run", "start", "s.json", "9"]);
     assert_eq!(
@@ -221,7 +221,10 @@ fn init_from_a_json_plan_and_from_a_plan_with_errors() {
 const RETRY_PLAN: &str = r#"plan retries {
     goal "Exercise retries and optional tasks"
     task flaky "Flaky" { retry 1 }
-    task polish "Polish" { optional }
+    task polish "Polish" {
+        optional
+        retry 0
+    }
     task after_polish "After polish" { after polish }
     task last "Last" { after flaky }
 }
@@ -306,7 +309,7 @@ fn every_error_code_through_the_cli() {
     );
     assert_eq!(t.err(&["add", "s.json", "--name", " "]), "INVALID_ARGUMENT");
     assert_eq!(
-        t.err(&["list", "s.json", "--status", "blocked"]),
+        t.err(&["list", "s.json", "--status", "stuck"]),
         "INVALID_STATUS"
     );
     t.ok(&["next", "s.json"]);
@@ -557,6 +560,7 @@ const STEPS_PLAN: &str = r#"plan loop {
     goal "Download five years of reports and chart them"
     language "en"
     max_iterations 3
+    retry 0
 }
 "#;
 
@@ -624,7 +628,7 @@ fn error_envelopes_snapshot() {
         &["complete", "s.json"],
         &["add", "s.json", "--name", "x", "--assignee", "robot"],
         &["add", "s.json", "--name", " "],
-        &["list", "s.json", "--status", "blocked"],
+        &["list", "s.json", "--status", "stuck"],
         &["status", "missing.json"],
         &["status", "broken.json"],
         &["next", "s.json"],

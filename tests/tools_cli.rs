@@ -5,7 +5,7 @@ mod support;
 use serde_json::Value;
 use support::Test;
 
-const NAMES: [&str; 18] = [
+const NAMES: [&str; 20] = [
     "getCurrentTask",
     "startNextTask",
     "startTask",
@@ -23,6 +23,8 @@ const NAMES: [&str; 18] = [
     "resumePlan",
     "resetPlan",
     "replan",
+    "retryTask",
+    "heartbeat",
     "observe",
 ];
 

@@ -368,6 +368,10 @@ fn lower_plan<'a>(
                 Some(first) => c.duplicate_field("max_iterations", first.keyword, f.keyword),
                 None => fields.max_iterations = Some(f),
             },
+            ast::PlanItem::Retry(f) => match fields.retry {
+                Some(first) => c.duplicate_field("retry", first.keyword, f.keyword),
+                None => fields.retry = Some(f),
+            },
             _ => {}
         }
     }
@@ -417,6 +421,20 @@ fn lower_plan<'a>(
         }
         Some(value as u64)
     });
+    let retry = fields.retry.and_then(|f| {
+        let value = f.value.value?;
+        if !(0..=1000).contains(&value) {
+            c.diagnostics.push(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("`retry` takes a number from 0 to 1000, not {value}"),
+                )
+                .label(file, f.value.span, "out of range"),
+            );
+            return None;
+        }
+        Some(value as u32)
+    });
     // A plan whose only items are `use`s of unknown templates has its errors already.
     let has_use = plan
         .items
@@ -464,6 +482,7 @@ fn lower_plan<'a>(
             goal: goal.unwrap_or_default(),
             language,
             max_iterations,
+            retry,
             params: Vec::new(),
             roles,
             steps,
@@ -491,6 +510,7 @@ struct PlanFields<'a> {
     goal: Option<&'a ast::StrField>,
     language: Option<&'a ast::StrField>,
     max_iterations: Option<&'a ast::IntField>,
+    retry: Option<&'a ast::IntField>,
 }
 
 /// The steps and tasks written directly in a plan body (not counting what

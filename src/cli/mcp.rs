@@ -19,6 +19,10 @@ pub struct McpArgs {
         value_parser = super::run::parse_seconds
     )]
     lock_timeout: Option<std::time::Duration>,
+    /// Who this server's client is: the agent of every call that names none
+    /// (each agent has its own current task)
+    #[arg(long, value_name = "NAME", env = "PLANC_AGENT")]
+    agent: Option<String>,
     /// Whose tools to serve: planc (seed 001, the default), tasks (seed 000),
     /// plan-tool (seed 002), steps (seed 003) or plan-act (seed 004)
     #[arg(long, value_enum, default_value = "planc")]
@@ -90,7 +94,7 @@ pub fn serve(args: McpArgs) -> i32 {
         Some(timeout) => store.with_lock_timeout(timeout),
         None => store,
     };
-    match mcp::serve_stdio(store, dialect) {
+    match mcp::serve_stdio(store.with_agent(args.agent), dialect) {
         Ok(()) => EXIT_OK,
         Err(message) => {
             output::fatal(&message);

@@ -11,8 +11,8 @@ use planc::escape;
 use planc::read::Bounds;
 use planc::runner::results::{Created, Prompted};
 use planc::runner::{
-    self, AddArgs, Applied, CompleteArgs, FailArgs, ListArgs, LogRecord, NoArgs, Op, OpError,
-    OpResult, ReplanArgs, SkipArgs, StartNextArgs, Store, TaskIdArgs, TaskRef, UpdateArgs,
+    self, AddArgs, Applied, Caller, CompleteArgs, FailArgs, ListArgs, LogRecord, NoArgs, Op,
+    OpError, OpResult, ReplanArgs, SkipArgs, StartNextArgs, Store, TaskIdArgs, TaskRef, UpdateArgs,
 };
 use serde_json::Value;
 
@@ -35,8 +35,17 @@ pub struct RunArgs {
         value_parser = parse_seconds
     )]
     lock_timeout: Option<Duration>,
+    /// Who is calling: each agent has its own current task, and the tasks it
+    /// starts are held by it
+    #[arg(long, global = true, value_name = "NAME", env = "PLANC_AGENT")]
+    agent: Option<String>,
     #[command(subcommand)]
     command: RunCommand,
+}
+
+/// A lease's length for clap: `30s`, `5m`, `2h`, `1d`, `1h30m` or seconds.
+fn parse_lease(text: &str) -> Result<u64, String> {
+    runner::parse_lease(text)
 }
 
 /// A number of seconds (`5`, `0.5`, `0` for no wait).
@@ -101,6 +110,10 @@ enum RunCommand {
         /// Only tasks assigned to this role
         #[arg(long, value_name = "ROLE")]
         assignee: Option<String>,
+        /// Hold the task for this long without a sign of life (`30s`, `5m`,
+        /// `1h`); then it goes back to pending for another agent
+        #[arg(long, value_name = "DURATION", value_parser = parse_lease)]
+        lease: Option<u64>,
     },
     /// Start a given task (startTask)
     Start {
@@ -108,6 +121,24 @@ enum RunCommand {
         state: String,
         /// The task: its id or key
         id: String,
+        /// Hold the task for this long without a sign of life (`30s`, `5m`, `1h`)
+        #[arg(long, value_name = "DURATION", value_parser = parse_lease)]
+        lease: Option<u64>,
+    },
+    /// Put a failed task back to pending, to be tried again (retryTask)
+    Retry {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// The task: its id or key
+        id: String,
+    },
+    /// Renew the leases of the tasks this agent holds (heartbeat)
+    Heartbeat {
+        /// The state file (made by `planc run init`)
+        state: String,
+        /// The new length of the leases (default: each lease's own)
+        #[arg(long, value_name = "DURATION", value_parser = parse_lease)]
+        lease: Option<u64>,
     },
     /// Complete a task, by default the current one (completeTask)
     Complete {
@@ -271,6 +302,7 @@ fn tasks(ids: Option<Vec<String>>) -> Option<Vec<TaskRef>> {
 
 pub fn run(args: RunArgs) -> i32 {
     let json = args.json;
+    let mut caller = Caller::agent(args.agent.clone());
     let store = |state: &str| open(state, args.lock_timeout);
     let (state, op) = match args.command {
         RunCommand::Init {
@@ -284,7 +316,7 @@ pub fn run(args: RunArgs) -> i32 {
         RunCommand::Prompt { state } => {
             return match store(&state).runner() {
                 Ok(runner) => {
-                    let text = runner::prompt(&runner);
+                    let text = runner::prompt_as(&runner, &caller);
                     if json {
                         report(
                             Ok(Applied {
@@ -316,11 +348,24 @@ pub fn run(args: RunArgs) -> i32 {
             });
             return report(result, json);
         }
-        RunCommand::Next { state, assignee } => {
+        RunCommand::Next {
+            state,
+            assignee,
+            lease,
+        } => {
+            caller.lease = lease;
             (state, Op::StartNextTask(StartNextArgs { assignee }))
         }
-        RunCommand::Start { state, id } => {
+        RunCommand::Start { state, id, lease } => {
+            caller.lease = lease;
             (state, Op::StartTask(TaskIdArgs { task_id: task(&id) }))
+        }
+        RunCommand::Retry { state, id } => {
+            (state, Op::RetryTask(TaskIdArgs { task_id: task(&id) }))
+        }
+        RunCommand::Heartbeat { state, lease } => {
+            caller.lease = lease;
+            (state, Op::Heartbeat(NoArgs {}))
         }
         RunCommand::Complete { state, id, result } => (
             state,
@@ -410,7 +455,7 @@ pub fn run(args: RunArgs) -> i32 {
             Err(code) => return code,
         },
     };
-    report(store(&state).apply(&op), json)
+    report(store(&state).apply_as(&op, &caller), json)
 }
 
 /// Prints a result as the envelope (`--json`) or a short summary; the exit code.
@@ -594,8 +639,13 @@ fn print_record(line: &str, json: bool) -> bool {
                     .task_id
                     .map(|id| format!(" #{id}"))
                     .unwrap_or_default();
+                let by = event
+                    .agent
+                    .as_deref()
+                    .map(|agent| format!(" ({})", escape::line(agent)))
+                    .unwrap_or_default();
                 println!(
-                    "r{} {} {}{task}: {}",
+                    "r{} {} {}{task}{by}: {}",
                     record.revision,
                     escape::line(&record.at),
                     event.kind.as_str(),

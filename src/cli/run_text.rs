@@ -29,6 +29,14 @@ fn task_line(task: &TaskDoc) -> String {
         let deps: Vec<String> = task.dependencies.iter().map(u32::to_string).collect();
         let _ = write!(line, " after {}", deps.join(", "));
     }
+    if let Some(holder) = &task.holder {
+        if let Some(agent) = &holder.agent {
+            let _ = write!(line, " held by {}", escape::line(agent));
+        }
+        if let Some(until) = &holder.lease_expires_at {
+            let _ = write!(line, " (lease until {})", escape::line(until));
+        }
+    }
     line
 }
 
@@ -55,8 +63,19 @@ fn task_detail(task: &TaskDoc) -> String {
             let _ = writeln!(out, "  {field}: {}", escape::line(text));
         }
     }
-    if task.retry.max > 0 {
-        let _ = writeln!(out, "  retry: {} of {}", task.retry.count, task.retry.max);
+    // Who holds it, for parallel agents (a caller without an identity is not named).
+    if let Some(holder) = &task.holder {
+        if let (Some(agent), Some(since)) = (&holder.agent, &holder.since) {
+            let _ = writeln!(
+                out,
+                "  held by {} since {}",
+                escape::line(agent),
+                escape::line(since)
+            );
+        }
+    }
+    if let Some(max) = task.retry.max.filter(|&m| m > 0) {
+        let _ = writeln!(out, "  retry: {} of {max}", task.retry.count);
     }
     if task.optional {
         out.push_str("  optional\n");
@@ -91,6 +110,9 @@ pub fn summary(result: &OpResult) -> String {
                 data.failed_tasks,
                 data.executable_tasks,
             );
+            if data.blocked_tasks > 0 {
+                let _ = write!(out, ", {} blocked", data.blocked_tasks);
+            }
             if let Some(id) = data.current_task_id {
                 let _ = write!(out, "; current #{id}");
             }

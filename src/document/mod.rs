@@ -51,7 +51,15 @@ pub struct Meta {
     pub created_at: Option<String>,
     #[serde(default)]
     pub updated_at: Option<String>,
+    /// The plan's retry budget for tasks without their own `retry N`
+    /// (`retry N` at plan level); left out, the runner's [`DEFAULT_RETRY`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<u32>,
 }
+
+/// How often a task may be retried after failing when neither it nor its
+/// plan says (`retry N`): three attempts in all.
+pub const DEFAULT_RETRY: u32 = 2;
 
 /// A role tasks can be assigned to.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -193,12 +201,38 @@ pub struct TaskDoc {
     /// `details` and `testStrategy`, say), kept so an export writes them back.
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub extra: serde_json::Map<String, serde_json::Value>,
+    /// Who holds the task while it is in progress, since when, and their
+    /// lease; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder: Option<Holder>,
+}
+
+/// Who holds an in-progress task (SPEC §10's agent model).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Holder {
+    /// The agent (`--agent`, `PLANC_AGENT`, an MCP `agent` argument); none
+    /// for a caller without an identity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// When the task was started, RFC 3339 UTC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// The lease, in seconds: each change by the holder (and `heartbeat`)
+    /// renews it for as long.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_seconds: Option<u64>,
+    /// When the lease runs out, RFC 3339 UTC; from then on the task goes
+    /// back to `pending` at the next operation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_expires_at: Option<String>,
 }
 
 /// How often a task may be retried after failing, and how often it was.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Retry {
-    pub max: u32,
+    /// The task's own retry budget (`retry N`); null when it has none: the
+    /// plan's `meta.retry` applies, else 2.
+    pub max: Option<u32>,
     pub count: u32,
 }
 

@@ -12,10 +12,10 @@ use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, CommentCollectionStrategy, ParseOptions};
 use serde_json::{json, Map};
 
-use super::{PlanDocument, PlanStatus, Priority, Retry, TaskDoc, TaskStatus, FORMAT};
+use super::{Holder, PlanDocument, PlanStatus, Priority, Retry, TaskDoc, TaskStatus, FORMAT};
 
 /// The fields of a task object in `planc/1` (and seeds 000/001).
-const TASK_FIELDS: [&str; 14] = [
+const TASK_FIELDS: [&str; 15] = [
     "id",
     "name",
     "status",
@@ -30,6 +30,7 @@ const TASK_FIELDS: [&str; 14] = [
     "retry",
     "priority",
     "extra",
+    "holder",
 ];
 use crate::check::graph;
 use crate::diagnostic::{Code, Diagnostic};
@@ -424,6 +425,10 @@ impl Validator {
                 Value::NullKeyword(_) => None,
                 other => self.integer(other, "`max_iterations`"),
             });
+        let retry = meta.and_then(|m| get(m, "retry")).and_then(|v| match v {
+            Value::NullKeyword(_) => None,
+            other => self.integer(other, "`meta.retry`"),
+        });
         Some((
             json!({
                 "format": FORMAT,
@@ -437,6 +442,7 @@ impl Validator {
                     "source": meta_string("source"),
                     "created_at": meta_string("created_at"),
                     "updated_at": meta_string("updated_at"),
+                    "retry": retry,
                 },
                 "roles": roles.map(|r| r.1).unwrap_or_default(),
                 "steps": steps,
@@ -515,6 +521,9 @@ impl Validator {
         let name = self.string(task, "name", "a task", true);
         let status = match get(task, "status") {
             None => Some(TaskStatus::Pending),
+            // Seed 001's `blocked` (waiting on a dependency) is worked out
+            // from the dependencies, so it is kept as `pending`.
+            Some(Value::StringLit(s)) if s.value == "blocked" => Some(TaskStatus::Pending),
             Some(Value::StringLit(s)) => match TaskStatus::from_name(&s.value) {
                 Some(status) => Some(status),
                 // Seed 001's `blocked` is worked out from the dependencies:
@@ -523,7 +532,7 @@ impl Validator {
                 None => {
                     let suggestion = suggest::closest(&s.value, TaskStatus::NAMES);
                     let help = format!(
-                        "a task's status is one of {}",
+                        "a task's status is one of {} (or `blocked`, read as `pending`)",
                         TaskStatus::NAMES.map(|n| format!("`{n}`")).join(", ")
                     );
                     let label = match suggestion {
@@ -567,6 +576,27 @@ impl Validator {
         let step = self.string(task, "step", "a task", false);
         let assignee = self.string(task, "assignee", "a task", false);
         let description = self.string(task, "description", "a task", false);
+        // Who holds an in-progress task (a runner state): kept as it is.
+        let holder = match get(task, "holder") {
+            None | Some(Value::NullKeyword(_)) => None,
+            Some(holder @ Value::Object(_)) => {
+                match serde_json::from_value::<Holder>(self.plain(holder)) {
+                    Ok(holder) => Some(holder),
+                    Err(_) => {
+                        self.type_error(
+                            holder,
+                            "`holder`",
+                            "an object {\"agent\": TEXT, \"since\": TIME, \"lease_seconds\": N, \"lease_expires_at\": TIME}",
+                        );
+                        None
+                    }
+                }
+            }
+            Some(other) => {
+                self.type_error(other, "`holder`", "an object {\"agent\", \"since\", …}");
+                None
+            }
+        };
         let optional = match get(task, "optional") {
             None | Some(Value::NullKeyword(_)) => false,
             Some(Value::BooleanLit(b)) => b.value,
@@ -575,11 +605,16 @@ impl Validator {
                 false
             }
         };
+        // `retry N` (a number) is short for `{"max": N, "count": 0}`; a
+        // missing or null `max` leaves the budget to the plan.
         let retry = match get(task, "retry") {
             None | Some(Value::NullKeyword(_)) => Retry::default(),
             Some(Value::Object(retry)) => {
                 let mut field = |name: &str| {
-                    let value = get(retry, name)?;
+                    let value = match get(retry, name) {
+                        None | Some(Value::NullKeyword(_)) => return None,
+                        Some(value) => value,
+                    };
                     let n = self.integer(value, &format!("`retry.{name}`"))?;
                     let n = u32::try_from(n).ok();
                     if n.is_none() {
@@ -592,9 +627,19 @@ impl Validator {
                     n
                 };
                 Retry {
-                    max: field("max").unwrap_or(0),
+                    max: field("max"),
                     count: field("count").unwrap_or(0),
                 }
+            }
+            Some(number @ Value::NumberLit(_)) => {
+                let max = self.integer(number, "`retry`").and_then(|n| {
+                    let n = u32::try_from(n).ok();
+                    if n.is_none() {
+                        self.type_error(number, "`retry`", "a whole number up to 4294967295");
+                    }
+                    n
+                });
+                Retry { max, count: 0 }
             }
             Some(other) => {
                 self.type_error(other, "`retry`", "an object {\"max\": N, \"count\": N}");
@@ -702,6 +747,7 @@ impl Validator {
             retry,
             priority: priority.and_then(Priority::from_name),
             extra,
+            holder,
         };
         Some((info, Some(value)))
     }

@@ -42,6 +42,7 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
             source: source.map(str::to_owned),
             created_at: None,
             updated_at: None,
+            retry: plan.retry,
         },
         roles: plan
             .roles
@@ -82,6 +83,7 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
                 },
                 priority: t.priority,
                 extra: Default::default(),
+                holder: None,
             })
             .collect(),
     }

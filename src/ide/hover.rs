@@ -95,8 +95,8 @@ fn task_card(compilation: &Compilation, def: usize, name: &str) -> String {
     if !dependents.is_empty() {
         facts.push(format!("- before: {}", code_list(dependents)));
     }
-    if task.retry > 0 {
-        facts.push(format!("- retry: {}", task.retry));
+    if let Some(retry) = task.retry.filter(|&r| r > 0) {
+        facts.push(format!("- retry: {retry}"));
     }
     if task.optional {
         facts.push("- optional".to_owned());

@@ -178,9 +178,46 @@ pub fn tools() -> Vec<ToolDef> {
             schema::<ReplanArgs>(),
             false,
         ),
+        def(
+            "retryTask",
+            "Put a failed task back to pending, to be tried again (when its error is fixed). Tasks blocked by it may run once it is done.",
+            schema::<TaskIdArgs>(),
+            false,
+        ),
+        def(
+            "heartbeat",
+            "Renew the leases of the tasks you hold (started with a `lease`), so they are not handed to another agent while you work. Any change you make renews them too.",
+            schema::<NoArgs>(),
+            false,
+        ),
     ];
     debug_assert!(tools.iter().map(|t| t.name).eq(Op::NAMES));
-    tools
+    tools.into_iter().map(with_caller).collect()
+}
+
+/// Adds the caller's arguments every tool takes: `agent`, and `lease` on
+/// the tools that start or renew a task.
+fn with_caller(mut tool: ToolDef) -> ToolDef {
+    let Some(Value::Object(properties)) = tool.input_schema.get_mut("properties") else {
+        return tool;
+    };
+    properties.insert(
+        "agent".to_owned(),
+        json!({
+            "type": ["string", "null"],
+            "description": "Who you are, when several agents share the plan: each agent has its own current task, and a task you start is held by you. Leave out when you work alone.",
+        }),
+    );
+    if matches!(tool.name, "startNextTask" | "startTask" | "heartbeat") {
+        properties.insert(
+            "lease".to_owned(),
+            json!({
+                "type": ["integer", "string", "null"],
+                "description": "How long you hold the task without a sign of life: seconds, or a duration such as \"30s\", \"5m\", \"1h\". When it runs out, the task goes back to pending for another agent. Each of your changes, and heartbeat, renews it.",
+            }),
+        );
+    }
+    tool
 }
 
 /// The description with the note on ids, for tools that take one.

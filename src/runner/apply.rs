@@ -4,20 +4,26 @@
 
 use serde_json::json;
 
-use crate::document::{PlanStatus, TaskStatus};
+use crate::document::{PlanStatus, TaskStatus, DEFAULT_RETRY};
 
 use super::error::{ErrorCode, OpError};
 use super::events::{Event, EventKind};
 use super::index::{satisfies, Index};
 use super::ops::{CompleteArgs, FailArgs, SkipArgs, TaskRef};
 use super::results::{
-    FailedTask, Finished, IdleReason, Message, NothingStarted, OpResult, Reset, Resumed, Started,
+    FailedTask, Finished, IdleReason, Message, NothingStarted, OpResult, Reset, Resumed, Retried,
+    Started,
 };
-use super::{Applied, Runner};
+use super::{Applied, Caller, Runner};
 
 impl Runner {
-    /// `startNextTask`: the first executable task by priority, then plan order (for `assignee`, if given).
-    pub(super) fn start_next_task(&mut self, assignee: Option<&str>) -> Result<Applied, OpError> {
+    /// `startNextTask`: the first executable task by priority, then plan
+    /// order (for `assignee`, if given).
+    pub(super) fn start_next_task(
+        &mut self,
+        assignee: Option<&str>,
+        caller: &Caller,
+    ) -> Result<Applied, OpError> {
         self.require_active()?;
         let next = self
             .index
@@ -26,7 +32,7 @@ impl Runner {
             .copied()
             .find(|&i| assignee.is_none() || self.task(i).assignee.as_deref() == assignee);
         match next {
-            Some(i) => Ok(self.start_at(i)),
+            Some(i) => Ok(self.start_at(i, caller)),
             None => Ok(Applied {
                 data: self.nothing_to_start(assignee),
                 events: Vec::new(),
@@ -35,7 +41,11 @@ impl Runner {
     }
 
     /// `startTask`: a given pending task whose dependencies are all done.
-    pub(super) fn start_task(&mut self, task: &TaskRef) -> Result<Applied, OpError> {
+    pub(super) fn start_task(
+        &mut self,
+        task: &TaskRef,
+        caller: &Caller,
+    ) -> Result<Applied, OpError> {
         self.require_active()?;
         let i = self.find(task)?;
         let t = self.task(i);
@@ -59,12 +69,13 @@ impl Runner {
             )
             .with(json!({"task_id": t.id, "waiting_for": waiting})));
         }
-        Ok(self.start_at(i))
+        Ok(self.start_at(i, caller))
     }
 
-    fn start_at(&mut self, i: usize) -> Applied {
+    fn start_at(&mut self, i: usize, caller: &Caller) -> Applied {
         let from = self.set_status(i, TaskStatus::InProgress);
         debug_assert_eq!(from, TaskStatus::Pending);
+        self.hold(i, caller);
         let t = self.task(i);
         let id = t.id;
         let message = format!("Started task {id}: {}", t.name);
@@ -136,9 +147,13 @@ impl Runner {
     }
 
     /// `completeTask`: an in-progress task (or a pending, executable one) is done.
-    pub(super) fn complete_task(&mut self, args: &CompleteArgs) -> Result<Applied, OpError> {
+    pub(super) fn complete_task(
+        &mut self,
+        args: &CompleteArgs,
+        caller: &Caller,
+    ) -> Result<Applied, OpError> {
         self.require_active()?;
-        let i = self.target(args.task_id.as_ref())?;
+        let i = self.target(args.task_id.as_ref(), caller)?;
         self.require_workable(i, "completed")?;
         self.set_status(i, TaskStatus::Completed);
         let id = self.task(i).id;
@@ -158,12 +173,17 @@ impl Runner {
     }
 
     /// `failTask`: back to pending while retries are left (and wanted), else failed.
-    pub(super) fn fail_task(&mut self, args: &FailArgs) -> Result<Applied, OpError> {
+    pub(super) fn fail_task(
+        &mut self,
+        args: &FailArgs,
+        caller: &Caller,
+    ) -> Result<Applied, OpError> {
         self.require_active()?;
-        let i = self.target(args.task_id.as_ref())?;
+        let i = self.target(args.task_id.as_ref(), caller)?;
         self.require_workable(i, "failed")?;
         let retry = self.task(i).retry;
-        let will_retry = args.should_retry && retry.count < retry.max;
+        let budget = self.retry_budget(i);
+        let will_retry = args.should_retry && retry.count < budget;
         let id = self.task(i).id;
         self.doc.tasks[i].result = args.error_message.clone();
         let (message, event) = if will_retry {
@@ -173,7 +193,7 @@ impl Runner {
             let message = format!(
                 "Task {id} failed, will retry (attempt {} of {})",
                 u64::from(count) + 1,
-                u64::from(retry.max) + 1
+                u64::from(budget) + 1
             );
             (
                 message.clone(),
@@ -196,6 +216,41 @@ impl Runner {
                 task_id: id,
                 will_retry,
                 retry_count: self.task(i).retry.count,
+                retry_budget: budget,
+                message,
+                plan_status: self.doc.state.status,
+            }),
+            events,
+        })
+    }
+
+    /// How often the task at `i` may be retried: its own `retry N`, else
+    /// the plan's (`meta.retry`), else [`DEFAULT_RETRY`].
+    pub(super) fn retry_budget(&self, i: usize) -> u32 {
+        self.task(i)
+            .retry
+            .max
+            .or(self.doc.meta.retry)
+            .unwrap_or(DEFAULT_RETRY)
+    }
+
+    /// `retryTask`: a failed task back to `pending`, to be tried again. Its
+    /// retry count is kept; its error stays in `result` until it is done.
+    pub(super) fn retry_task(&mut self, task: &TaskRef) -> Result<Applied, OpError> {
+        self.require_active()?;
+        let i = self.find(task)?;
+        if self.task(i).status != TaskStatus::Failed {
+            return Err(self.wrong_status(i, "retried", "failed"));
+        }
+        self.set_status(i, TaskStatus::Pending);
+        let id = self.task(i).id;
+        let message = format!("Task {id} is pending again, to be retried");
+        let mut events = vec![Event::task(EventKind::Retried, id, message.clone())];
+        events.extend(self.refresh_status());
+        Ok(Applied {
+            data: OpResult::Retried(Retried {
+                task: self.task(i).clone(),
+                executable: self.index.ready.contains(&i),
                 message,
                 plan_status: self.doc.state.status,
             }),
@@ -282,6 +337,7 @@ impl Runner {
             .count();
         for task in &mut self.doc.tasks {
             task.status = TaskStatus::Pending;
+            task.holder = None;
             task.result = None;
             task.retry.count = 0;
         }
@@ -297,20 +353,6 @@ impl Runner {
             }),
             events: vec![Event::plan(EventKind::Reset, message)],
         })
-    }
-
-    /// The task named, or the current task when none is named.
-    pub(super) fn target(&self, task: Option<&TaskRef>) -> Result<usize, OpError> {
-        match task {
-            Some(task) => self.find(task),
-            None => match self.doc.state.current_task_id {
-                Some(id) => self.find(&TaskRef::Id(id)),
-                None => Err(OpError::new(
-                    ErrorCode::NoCurrentTask,
-                    "No task_id given and there is no current task; start one with startNextTask",
-                )),
-            },
-        }
     }
 
     /// A task may be completed or failed when it is in progress, or pending and executable.
@@ -344,15 +386,18 @@ impl Runner {
     }
 
     /// Sets the status of the task at `i`, keeping the indexes in step; returns the old status.
-    fn set_status(&mut self, i: usize, status: TaskStatus) -> TaskStatus {
+    pub(super) fn set_status(&mut self, i: usize, status: TaskStatus) -> TaskStatus {
         let from = self.doc.tasks[i].status;
         let was_satisfying = satisfies(&self.doc.tasks[i]);
+        if from == TaskStatus::InProgress && status != TaskStatus::InProgress {
+            self.release(i);
+        }
         self.doc.tasks[i].status = status;
         self.index.moved(&self.doc.tasks, i, from, was_satisfying);
         from
     }
 
-    fn clear_current(&mut self, id: u32) {
+    pub(super) fn clear_current(&mut self, id: u32) {
         if self.doc.state.current_task_id == Some(id) {
             self.doc.state.current_task_id = None;
         }

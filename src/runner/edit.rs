@@ -50,6 +50,7 @@ impl Runner {
             retry: Retry::default(),
             priority: None,
             extra: Default::default(),
+            holder: None,
         };
         let mut rewired = Vec::new();
         match after {
@@ -260,6 +261,7 @@ impl Runner {
                     retry: Retry::default(),
                     priority: None,
                     extra: Default::default(),
+                    holder: None,
                 },
                 ReplanStep::Task(t) => {
                     let name = t.name.as_deref().or(t.description.as_deref()).unwrap_or("");
@@ -293,11 +295,12 @@ impl Runner {
                         description: t.description.clone().filter(|_| t.name.is_some()),
                         optional: t.optional,
                         retry: Retry {
-                            max: t.retry.unwrap_or(0),
+                            max: t.retry,
                             count: 0,
                         },
                         priority: None,
                         extra: Default::default(),
+                        holder: None,
                     }
                 }
             };

@@ -23,6 +23,10 @@ pub enum ErrorCode {
     DependenciesNotMet,
     /// No task id was given and the plan has no current task.
     NoCurrentTask,
+    /// No task id was given and the caller's task is not one task: a caller
+    /// without an identity while several tasks are in progress, or an agent
+    /// holding several.
+    AmbiguousTask,
     /// An argument is missing or malformed (empty name, bad status filter…).
     InvalidArgument,
     /// The assignee names no role of the plan.
@@ -46,7 +50,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 16] = [
+    pub const ALL: [ErrorCode; 17] = [
         ErrorCode::TaskNotFound,
         ErrorCode::InvalidDependency,
         ErrorCode::TaskNotEditable,
@@ -55,6 +59,7 @@ impl ErrorCode {
         ErrorCode::PlanNotActive,
         ErrorCode::DependenciesNotMet,
         ErrorCode::NoCurrentTask,
+        ErrorCode::AmbiguousTask,
         ErrorCode::InvalidArgument,
         ErrorCode::UnknownRole,
         ErrorCode::StateIo,
@@ -76,6 +81,7 @@ impl ErrorCode {
             ErrorCode::PlanNotActive => "PLAN_NOT_ACTIVE",
             ErrorCode::DependenciesNotMet => "DEPENDENCIES_NOT_MET",
             ErrorCode::NoCurrentTask => "NO_CURRENT_TASK",
+            ErrorCode::AmbiguousTask => "AMBIGUOUS_TASK",
             ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
             ErrorCode::UnknownRole => "UNKNOWN_ROLE",
             ErrorCode::StateIo => "STATE_IO",

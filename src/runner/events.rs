@@ -37,6 +37,10 @@ pub enum EventKind {
     Reset,
     /// An agent message was observed (`planc run observe`).
     Iteration,
+    /// A holder's lease ran out: the task went back to `pending`.
+    LeaseExpired,
+    /// A holder renewed its lease (`heartbeat`).
+    LeaseRenewed,
     /// Every task is completed or skipped.
     PlanCompleted,
     /// Nothing can run and a required task failed.
@@ -61,6 +65,8 @@ impl EventKind {
             EventKind::Replanned => "replanned",
             EventKind::Reset => "reset",
             EventKind::Iteration => "iteration",
+            EventKind::LeaseExpired => "lease_expired",
+            EventKind::LeaseRenewed => "lease_renewed",
             EventKind::PlanCompleted => "plan_completed",
             EventKind::PlanFailed => "plan_failed",
         }
@@ -77,6 +83,10 @@ pub struct Event {
     pub task_id: Option<u32>,
     /// The same in a sentence.
     pub message: String,
+    /// The agent that made the change (for `lease_expired`: the holder
+    /// whose lease ran out); none for a caller without an identity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 impl Event {
@@ -86,6 +96,7 @@ impl Event {
             kind,
             task_id: Some(id),
             message: message.into(),
+            agent: None,
         }
     }
 
@@ -95,6 +106,7 @@ impl Event {
             kind,
             task_id: None,
             message: message.into(),
+            agent: None,
         }
     }
 }

@@ -2,7 +2,7 @@
 //! a count of unmet dependencies per task and the ready set, so that driving a
 //! whole plan costs O(tasks + edges), not a rescan per operation.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use crate::document::{PlanDocument, TaskDoc, TaskStatus};
 
@@ -35,6 +35,12 @@ pub struct Index {
     pub counts: [usize; 5],
     /// How many failed tasks are not optional.
     pub failed_required: usize,
+    /// Positions of the tasks in progress, in plan order.
+    pub in_progress: BTreeSet<usize>,
+    /// Holder's agent name ("" for none) → positions of the tasks it holds.
+    pub held: HashMap<String, BTreeSet<usize>>,
+    /// (lease expiry in seconds since the Unix epoch, position), soonest first.
+    pub leases: BTreeSet<(u64, usize)>,
 }
 
 impl Index {
@@ -59,6 +65,22 @@ impl Index {
                 }
             }
             index.counts[task.status as usize] += 1;
+            if task.status == TaskStatus::InProgress {
+                index.in_progress.insert(i);
+                if let Some(holder) = &task.holder {
+                    let key = super::agents::holder_key(holder.agent.as_deref());
+                    index.held.entry(key.to_owned()).or_default().insert(i);
+                    if let Some(until) = &holder.lease_expires_at {
+                        let Some(secs) = super::time::parse_rfc3339(until) else {
+                            return Err(invalid(format!(
+                                "task {}'s lease_expires_at `{until}` is not an RFC 3339 time",
+                                task.id
+                            )));
+                        };
+                        index.leases.insert((secs, i));
+                    }
+                }
+            }
             if task.status == TaskStatus::Failed && !task.optional {
                 index.failed_required += 1;
             }
@@ -108,6 +130,11 @@ impl Index {
         }
         if task.status == TaskStatus::Failed && !task.optional {
             self.failed_required += 1;
+        }
+        if task.status == TaskStatus::InProgress {
+            self.in_progress.insert(i);
+        } else {
+            self.in_progress.remove(&i);
         }
         if task.status == TaskStatus::Pending && self.unmet[i] == 0 {
             self.ready.insert(i);

@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+mod agents;
 mod apply;
 mod edit;
 mod error;
@@ -26,6 +27,7 @@ use serde_json::{json, Value};
 
 use crate::document::{PlanDocument, PlanStatus, TaskDoc, TaskStatus};
 
+pub use agents::{parse_lease, Caller, MAX_LEASE_SECONDS};
 pub use error::{ErrorCode, OpError};
 pub use events::{Event, EventKind, LogRecord};
 pub use observe::observe;
@@ -33,7 +35,7 @@ pub use ops::{
     AddArgs, CompleteArgs, FailArgs, ListArgs, NoArgs, Op, ReplanArgs, ReplanStep, ReplanTask,
     SkipArgs, StartNextArgs, TaskIdArgs, TaskRef, TaskUpdates, UpdateArgs,
 };
-pub use prompt::prompt;
+pub use prompt::{prompt, prompt_as};
 pub use results::{result_schema, OpResult};
 pub use store::{LogReader, Store, DEFAULT_LOCK_TIMEOUT};
 
@@ -96,15 +98,34 @@ impl Runner {
         self.doc
     }
 
-    /// Applies one operation. On error nothing has changed. A change bumps
+    /// Applies one operation for a caller without an identity and without
+    /// a clock. On error nothing has changed. A change bumps
     /// `state.revision` by one and returns at least one event; at the largest
     /// revision every change is refused (`COUNTER_OVERFLOW`).
     pub fn apply(&mut self, op: &Op) -> Result<Applied, OpError> {
+        self.apply_as(op, &Caller::default())
+    }
+
+    /// Applies one operation for `caller` (see [`Runner::apply`]): an
+    /// id-less complete or fail acts on the caller's task, a started task
+    /// records the caller as its holder, and a change by an agent renews the
+    /// leases it holds. Leases that ran out are not expired here: call
+    /// [`Runner::expire_leases`] first (the store does).
+    pub fn apply_as(&mut self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
+        caller.check()?;
         if op.is_change() {
             self.next_revision()?;
         }
-        let applied = self.apply_unrevised(op)?;
+        let mut applied = self.apply_unrevised(op, caller)?;
         if applied.changed() {
+            if caller.agent.is_some() && !matches!(op, Op::Heartbeat(_)) {
+                self.renew(caller);
+            }
+            for event in &mut applied.events {
+                if event.agent.is_none() {
+                    event.agent.clone_from(&caller.agent);
+                }
+            }
             self.doc.state.revision += 1;
         }
         Ok(applied)
@@ -124,19 +145,21 @@ impl Runner {
 
     /// Applies one operation without bumping the revision (for composite
     /// changes such as `observe`, which count as one revision).
-    fn apply_unrevised(&mut self, op: &Op) -> Result<Applied, OpError> {
+    fn apply_unrevised(&mut self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
         match op {
-            Op::GetCurrentTask(_) => self.get_current_task(),
+            Op::GetCurrentTask(_) => self.get_current_task(caller),
             Op::GetTaskById(args) => self.get_task_by_id(&args.task_id),
             Op::GetTaskList(args) => self.get_task_list(args),
             Op::GetExecutableTaskList(args) => {
                 self.get_executable_task_list(args.assignee.as_deref())
             }
             Op::GetPlanStatus(_) => Ok(self.get_plan_status()),
-            Op::StartNextTask(args) => self.start_next_task(args.assignee.as_deref()),
-            Op::StartTask(args) => self.start_task(&args.task_id),
-            Op::CompleteTask(args) => self.complete_task(args),
-            Op::FailTask(args) => self.fail_task(args),
+            Op::StartNextTask(args) => self.start_next_task(args.assignee.as_deref(), caller),
+            Op::StartTask(args) => self.start_task(&args.task_id, caller),
+            Op::CompleteTask(args) => self.complete_task(args, caller),
+            Op::FailTask(args) => self.fail_task(args, caller),
+            Op::RetryTask(args) => self.retry_task(&args.task_id),
+            Op::Heartbeat(_) => self.heartbeat(caller),
             Op::SkipTask(args) => self.skip_task(args),
             Op::AddTask(args) => self.add_task(args),
             Op::UpdateTask(args) => self.update_task(args),

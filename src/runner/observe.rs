@@ -30,7 +30,7 @@ pub fn observe(runner: &mut Runner, message: &str) -> Result<Applied, OpError> {
     let mut events = Vec::new();
     let mut actions: Vec<String> = Vec::new();
     let step = |runner: &mut Runner, op: Op, events: &mut Vec<Event>, actions: &mut Vec<String>| {
-        match runner.apply_unrevised(&op) {
+        match runner.apply_unrevised(&op, &super::Caller::default()) {
             Ok(applied) => {
                 if let Some(message) = applied.data.message() {
                     actions.push(message.to_owned());

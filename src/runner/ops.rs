@@ -247,7 +247,8 @@ impl UpdateArgs {
 #[serde(deny_unknown_fields)]
 pub struct ListArgs {
     /// Only tasks with this status: pending, in_progress, completed, failed,
-    /// skipped, or `executable` (pending with every dependency done).
+    /// skipped, `executable` (pending with every dependency done) or
+    /// `blocked` (pending, waiting on a dependency not done).
     #[serde(default, alias = "status_filter")]
     pub status: Option<String>,
     /// Only tasks assigned to this role.
@@ -344,11 +345,15 @@ pub enum Op {
     ResetPlan(NoArgs),
     /// Replace the pending remainder (seed 004).
     Replan(ReplanArgs),
+    /// Put a failed task back to pending, to be tried again.
+    RetryTask(TaskIdArgs),
+    /// Renew the leases of the tasks the caller holds.
+    Heartbeat(NoArgs),
 }
 
 impl Op {
     /// Every operation name, in SPEC §4 order.
-    pub const NAMES: [&'static str; 17] = [
+    pub const NAMES: [&'static str; 19] = [
         "getCurrentTask",
         "startNextTask",
         "startTask",
@@ -366,6 +371,8 @@ impl Op {
         "resumePlan",
         "resetPlan",
         "replan",
+        "retryTask",
+        "heartbeat",
     ];
 
     /// The operation's seed name (`startNextTask`).
@@ -388,6 +395,8 @@ impl Op {
             Op::ResumePlan(_) => 14,
             Op::ResetPlan(_) => 15,
             Op::Replan(_) => 16,
+            Op::RetryTask(_) => 17,
+            Op::Heartbeat(_) => 18,
         };
         Self::NAMES[index]
     }

@@ -11,7 +11,7 @@ use std::fmt::Write;
 use crate::document::{TaskDoc, TaskStatus};
 use crate::escape;
 
-use super::Runner;
+use super::{Caller, Runner};
 
 /// How many executable tasks and recent results the prompt lists.
 const LIST_LIMIT: usize = 5;
@@ -27,6 +27,8 @@ struct Words {
     recent: &'static str,
     controls: &'static str,
     more: &'static str,
+    held_by: &'static str,
+    in_progress: &'static str,
 }
 
 const EN: Words = Words {
@@ -40,6 +42,8 @@ const EN: Words = Words {
     recent: "Recent results",
     controls: "When the current task is done, say \"[Done]\" (text before it is the result); if it cannot be done, \"[Failed] reason\"; add a task with a line \"[Step] description\".",
     more: "more",
+    held_by: "held by",
+    in_progress: "In progress",
 };
 
 const ZH: Words = Words {
@@ -53,6 +57,8 @@ const ZH: Words = Words {
     recent: "最近结果",
     controls: "步骤完成后，说 \"[完成]\" 或 \"[Done]\"（之前的文字作为结果）；无法完成时说 \"[失败] 原因\"；用一行 \"[Step] 描述\" 添加步骤。",
     more: "更多",
+    held_by: "执行者",
+    in_progress: "进行中",
 };
 
 fn words(runner: &Runner) -> &'static Words {
@@ -69,29 +75,35 @@ fn words(runner: &Runner) -> &'static Words {
     }
 }
 
-fn line(task: &TaskDoc) -> String {
+fn line(task: &TaskDoc, w: &Words) -> String {
     let mut text = format!("#{} {}", task.id, escape::line(&task.name));
     if let Some(assignee) = &task.assignee {
         let _ = write!(text, " (@{})", escape::line(assignee));
     }
+    if let Some(agent) = task.holder.as_ref().and_then(|h| h.agent.as_deref()) {
+        let _ = write!(text, " [{} {}]", w.held_by, escape::line(agent));
+    }
     text
 }
 
-/// The Markdown block `planc run prompt` prints.
+/// The Markdown block `planc run prompt` prints, for a caller without an identity.
 pub fn prompt(runner: &Runner) -> String {
+    prompt_as(runner, &Caller::default())
+}
+
+/// The Markdown block for `caller`: its current task is the task it holds.
+pub fn prompt_as(runner: &Runner, caller: &Caller) -> String {
     let w = words(runner);
     let doc = runner.document();
     let mut out = String::new();
     let _ = writeln!(out, "{}\n", w.heading);
     let _ = writeln!(out, "- {}: {}", w.goal, escape::line(&doc.meta.goal));
     let _ = writeln!(out, "- {}", progress_line(runner));
-    let current = doc
-        .state
-        .current_task_id
-        .and_then(|id| runner.index.position.get(&id).map(|&i| &doc.tasks[i]));
+    let current_at = runner.current_of(caller);
+    let current = current_at.map(|i| &doc.tasks[i]);
     match current {
         Some(task) => {
-            let _ = writeln!(out, "- {}: {}", w.current, line(task));
+            let _ = writeln!(out, "- {}: {}", w.current, line(task, w));
             if let Some(description) = &task.description {
                 for l in escape::lines(description) {
                     let _ = writeln!(out, "  > {l}");
@@ -102,6 +114,18 @@ pub fn prompt(runner: &Runner) -> String {
             let _ = writeln!(out, "- {}: {}", w.current, w.none);
         }
     }
+    // Parallel agents: what the others hold.
+    let others: Vec<String> = runner
+        .index
+        .in_progress
+        .iter()
+        .filter(|&&i| Some(i) != current_at)
+        .take(LIST_LIMIT)
+        .map(|&i| line(&doc.tasks[i], w))
+        .collect();
+    if !others.is_empty() {
+        let _ = writeln!(out, "- {}: {}", w.in_progress, others.join("; "));
+    }
     let ready: Vec<&TaskDoc> = runner
         .index
         .ready
@@ -111,7 +135,7 @@ pub fn prompt(runner: &Runner) -> String {
         .collect();
     if !ready.is_empty() {
         let more = runner.index.ready.len().saturating_sub(LIST_LIMIT);
-        let mut list: Vec<String> = ready.iter().map(|t| line(t)).collect();
+        let mut list: Vec<String> = ready.iter().map(|t| line(t, w)).collect();
         if more > 0 {
             list.push(format!("+{more} {}", w.more));
         }
@@ -164,12 +188,16 @@ fn progress_line(runner: &Runner) -> String {
 /// the plan at its iteration limit.
 pub fn progress_summary(runner: &Runner) -> String {
     let doc = runner.document();
-    let zh = words(runner).heading == ZH.heading;
-    let next = runner.index.ready.first().map(|&i| line(&doc.tasks[i]));
-    let current = doc
-        .state
-        .current_task_id
-        .and_then(|id| runner.index.position.get(&id).map(|&i| line(&doc.tasks[i])));
+    let w = words(runner);
+    let zh = w.heading == ZH.heading;
+    let next = runner.index.ready.first().map(|&i| line(&doc.tasks[i], w));
+    let current = doc.state.current_task_id.and_then(|id| {
+        runner
+            .index
+            .position
+            .get(&id)
+            .map(|&i| line(&doc.tasks[i], w))
+    });
     let at = current.or(next).unwrap_or_else(|| "-".to_owned());
     if zh {
         format!(

@@ -9,6 +9,7 @@ use super::error::{ErrorCode, OpError};
 use super::events::Event;
 use super::ops::{ListArgs, TaskRef};
 use super::results::{ExecutableTasks, FoundTask, OpResult, PlanReport, TaskList};
+use super::Caller;
 use super::{Applied, Runner};
 
 fn query(data: OpResult) -> Applied {
@@ -20,11 +21,9 @@ fn query(data: OpResult) -> Applied {
 
 impl Runner {
     /// `getCurrentTask`: the current task object, or `null` when there is none.
-    pub(super) fn get_current_task(&self) -> Result<Applied, OpError> {
-        let task = match self.doc.state.current_task_id {
-            Some(id) => Some(self.task(self.find(&TaskRef::Id(id))?).clone()),
-            None => None,
-        };
+    /// For an agent, the task it holds (see [`Runner::current_of`]).
+    pub(super) fn get_current_task(&self, caller: &Caller) -> Result<Applied, OpError> {
+        let task = self.current_of(caller).map(|i| self.task(i).clone());
         Ok(query(OpResult::CurrentTask(task)))
     }
 
@@ -42,21 +41,24 @@ impl Runner {
             Any,
             Status(TaskStatus),
             Executable,
+            Blocked,
         }
-        let filter = match args.status.as_deref() {
-            None | Some("") | Some("all") => Filter::Any,
-            Some("executable") | Some("ready") => Filter::Executable,
-            Some(name) => match TaskStatus::from_name(name) {
-                Some(status) => Filter::Status(status),
-                None => {
-                    return Err(OpError::new(
+        let filter =
+            match args.status.as_deref() {
+                None | Some("") | Some("all") => Filter::Any,
+                Some("executable") | Some("ready") => Filter::Executable,
+                Some("blocked") => Filter::Blocked,
+                Some(name) => match TaskStatus::from_name(name) {
+                    Some(status) => Filter::Status(status),
+                    None => return Err(OpError::new(
                         ErrorCode::InvalidStatus,
                         format!("unknown task status `{name}`"),
                     )
-                    .with(json!({"statuses": TaskStatus::NAMES, "also": ["executable"]})))
-                }
-            },
-        };
+                    .with(
+                        json!({"statuses": TaskStatus::NAMES, "also": ["executable", "blocked"]}),
+                    )),
+                },
+            };
         let tasks: Vec<_> = self
             .doc
             .tasks
@@ -66,6 +68,7 @@ impl Runner {
                 Filter::Any => true,
                 Filter::Status(s) => t.status == s,
                 Filter::Executable => self.index.ready.contains(i),
+                Filter::Blocked => t.status == TaskStatus::Pending && self.index.unmet[*i] > 0,
             })
             .filter(|(_, t)| args.assignee.is_none() || t.assignee == args.assignee)
             .map(|(_, t)| t.clone())
@@ -118,6 +121,7 @@ impl Runner {
             in_progress_tasks: self.index.count(TaskStatus::InProgress),
             skipped_tasks: self.index.count(TaskStatus::Skipped),
             executable_tasks: self.index.ready.len(),
+            blocked_tasks: self.index.count(TaskStatus::Pending) - self.index.ready.len(),
             revision: self.doc.state.revision,
             iteration_count: self.doc.state.iteration_count,
             reason: None,

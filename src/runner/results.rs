@@ -70,6 +70,8 @@ pub struct FailedTask {
     pub will_retry: bool,
     /// How often it has been retried.
     pub retry_count: u32,
+    /// How often it may be retried: its `retry N`, else the plan's, else 2.
+    pub retry_budget: u32,
     /// `Task 3 failed, will retry (attempt 2 of 3)`, `Task 3 failed`.
     pub message: String,
     /// The plan's status after the change.
@@ -157,6 +159,8 @@ pub struct PlanReport {
     pub skipped_tasks: usize,
     /// Pending tasks that can start now.
     pub executable_tasks: usize,
+    /// Pending tasks waiting on a dependency that is not done.
+    pub blocked_tasks: usize,
     /// The state's revision (one more per change).
     pub revision: u64,
     /// Observed agent messages (seed 003).
@@ -167,6 +171,37 @@ pub struct PlanReport {
     /// The failed required tasks that block it (with `reason`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocked_by: Option<Vec<u32>>,
+}
+
+/// `retryTask`: the task, pending again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Retried {
+    /// The task as it is now.
+    pub task: TaskDoc,
+    /// Whether it can start at once (its dependencies are done).
+    pub executable: bool,
+    /// `Task 3 is pending again, to be retried`.
+    pub message: String,
+    /// The plan's status after the change.
+    pub plan_status: PlanStatus,
+}
+
+/// One renewed lease.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RenewedLease {
+    /// The task held.
+    pub task_id: u32,
+    /// When the lease runs out now (RFC 3339 UTC).
+    pub lease_expires_at: Option<String>,
+}
+
+/// `heartbeat`: the leases renewed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Renewed {
+    /// The caller's leased tasks, renewed.
+    pub renewed: Vec<RenewedLease>,
+    /// `Renewed 1 lease(s) of a`.
+    pub message: String,
 }
 
 /// `pausePlan`: what happened.
@@ -295,6 +330,10 @@ pub enum OpResult {
     Reset(Reset),
     /// `replan`.
     Replanned(Replanned),
+    /// `retryTask`.
+    Retried(Retried),
+    /// `heartbeat`.
+    Renewed(Renewed),
     /// `observe`.
     Observed(Observed),
     /// `planc run prompt`.
@@ -324,6 +363,8 @@ impl OpResult {
             OpResult::Resumed(r) => Some(&r.message),
             OpResult::Reset(r) => Some(&r.message),
             OpResult::Replanned(r) => Some(&r.message),
+            OpResult::Retried(r) => Some(&r.message),
+            OpResult::Renewed(r) => Some(&r.message),
             OpResult::Created(r) => Some(&r.message),
         }
     }
@@ -357,6 +398,8 @@ pub fn result_schema(op: &str) -> Option<schemars::Schema> {
         "resumePlan" => generator.subschema_for::<Resumed>(),
         "resetPlan" => generator.subschema_for::<Reset>(),
         "replan" => generator.subschema_for::<Replanned>(),
+        "retryTask" => generator.subschema_for::<Retried>(),
+        "heartbeat" => generator.subschema_for::<Renewed>(),
         "observe" => generator.subschema_for::<Observed>(),
         _ => return None,
     })

@@ -81,6 +81,8 @@ pub enum PlanItem {
     Goal(StrField),
     Language(StrField),
     MaxIterations(IntField),
+    /// `retry N`: the retry budget of tasks without their own.
+    Retry(IntField),
     Param(Param),
     Role(Role),
     Step(Step),

@@ -513,6 +513,7 @@ impl<'a> Reader<'a> {
             "goal" => PlanItem::Goal(self.str_field(keyword)?),
             "language" => PlanItem::Language(self.str_field(keyword)?),
             "max_iterations" => PlanItem::MaxIterations(self.int_field(keyword)?),
+            "retry" => PlanItem::Retry(self.int_field(keyword)?),
             "use" => PlanItem::Use(self.use_(keyword)?),
             _ => return Err(GiveUp),
         })

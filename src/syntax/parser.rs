@@ -454,6 +454,7 @@ impl<'a> Walker<'a> {
             Rule::goal => PlanItem::Goal(self.str_field(pair)),
             Rule::language => PlanItem::Language(self.str_field(pair)),
             Rule::max_iterations => PlanItem::MaxIterations(self.int_field(pair)),
+            Rule::retry => PlanItem::Retry(self.int_field(pair)),
             Rule::param => PlanItem::Param(self.param(pair)),
             Rule::role => PlanItem::Role(self.role(pair)),
             Rule::step => PlanItem::Step(self.step(pair)),

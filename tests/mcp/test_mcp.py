@@ -26,13 +26,15 @@ JD_PLAN = ROOT / "examples" / "jd_keyboard.plan"
 OPERATIONS = [
     "getCurrentTask", "startNextTask", "startTask", "completeTask", "failTask", "skipTask",
     "addTask", "updateTask", "removeTask", "getTaskById", "getTaskList", "getExecutableTaskList",
-    "getPlanStatus", "pausePlan", "resumePlan", "resetPlan", "replan", "observe",
+    "getPlanStatus", "pausePlan", "resumePlan", "resetPlan", "replan", "retryTask", "heartbeat",
+    "observe",
 ]
 
 
 @asynccontextmanager
-async def connect(state):
-    params = StdioServerParameters(command=PLANC, args=["mcp", str(state)])
+async def connect(state, agent=None):
+    args = ["mcp", str(state)] + (["--agent", agent] if agent else [])
+    params = StdioServerParameters(command=PLANC, args=args)
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
@@ -258,6 +260,80 @@ class McpTest(unittest.TestCase):
         self.assertEqual(len({t["id"] for t in state["tasks"]}), len(names), "no id given twice")
         self.assertEqual(state["state"]["revision"], 1 + 2 * per_client)
         self.assertEqual(len(self.plan.events()), 1 + 2 * per_client)
+
+    def test_parallel_agents_each_complete_their_own_task(self):
+        # The finding: agents sharing one state, completing without ids.
+        # Two agents are named by their server (planc mcp --agent), two by the
+        # `agent` argument; each must only ever finish the task it started.
+        wide = self.plan.dir / "wide.plan"
+        wide.write_text("plan wide {\n    goal \"Many independent tasks\"\n"
+                        + "".join(f"    task t{i} \"Task {i}\"\n" for i in range(1, 17)) + "}\n",
+                        encoding="utf-8")
+        state = self.plan.dir / "wide.json"
+        subprocess.run([PLANC, "run", "init", str(wide), "-o", str(state)], check=True,
+                       stdout=subprocess.DEVNULL)
+        done = {}
+
+        async def worker(name, by_server):
+            extra = {} if by_server else {"agent": name}
+            async with connect(state, name if by_server else None) as session:
+                mine = []
+                while True:
+                    started = await ok(session, "startNextTask", {**extra, "lease": "5m"})
+                    if started["task"] is None:
+                        break
+                    self.assertEqual(started["task"]["holder"]["agent"], name)
+                    current = await ok(session, "getCurrentTask", extra)
+                    self.assertEqual(current["id"], started["task"]["id"])
+                    await anyio.sleep(0.01)
+                    completed = await ok(session, "completeTask", {**extra, "result": f"by {name}"})
+                    self.assertEqual(completed["task_id"], started["task"]["id"],
+                                     f"{name} completed another agent's task")
+                    mine.append(completed["task_id"])
+                done[name] = mine
+
+        async def body():
+            async with anyio.create_task_group() as group:
+                for k in range(4):
+                    group.start_soon(worker, f"agent-{k}", k % 2 == 0)
+
+        self.run_async(body)
+        final = json.loads(state.read_text(encoding="utf-8"))
+        self.assertEqual(final["state"]["status"], "completed")
+        self.assertEqual(sorted(i for ids in done.values() for i in ids), list(range(1, 17)))
+        for name, ids in done.items():
+            for i in ids:
+                self.assertEqual(final["tasks"][i - 1]["result"], f"by {name}")
+
+    def test_identities_leases_and_retries(self):
+        async def body():
+            async with connect(self.plan.state) as session:
+                # Two tasks in progress, no identity: an id-less complete is refused.
+                await ok(session, "startTask", {"task_id": "open", "agent": "alice", "lease": 60})
+                await ok(session, "addTask", {"name": "Side task"})
+                await ok(session, "startTask", {"task_id": 6, "agent": "bob"})
+                self.assertEqual(await err(session, "completeTask", {"result": "x"}), "AMBIGUOUS_TASK")
+                self.assertEqual(await err(session, "startNextTask", {"lease": "forever"}), "INVALID_ARGUMENT")
+                beat = await ok(session, "heartbeat", {"agent": "alice", "lease": "2m"})
+                self.assertEqual([r["task_id"] for r in beat["renewed"]], [1])
+                holder = self.plan.read()["tasks"][0]["holder"]
+                self.assertEqual((holder["agent"], holder["lease_seconds"]), ("alice", 120))
+                # failTask retries by default (should_retry defaults to true, budget 2).
+                failed = await ok(session, "failTask", {"agent": "bob", "error_message": "flaky"})
+                self.assertEqual((failed["task_id"], failed["will_retry"], failed["retry_budget"]), (6, True, 2))
+                failed = await ok(session, "failTask", {"agent": "alice", "error_message": "gone",
+                                                         "should_retry": False})
+                self.assertEqual(failed["will_retry"], False)
+                retried = await ok(session, "retryTask", {"task_id": "open"})
+                self.assertEqual(retried["task"]["status"], "pending")
+                self.assertEqual(await err(session, "retryTask", {"task_id": "open"}), "INVALID_STATUS")
+                status = await ok(session, "getPlanStatus")
+                self.assertEqual(status["blocked_tasks"], 4)
+
+        self.run_async(body)
+        kinds = [e["kind"] for r in self.plan.events() for e in r["events"]]
+        self.assertIn("lease_renewed", kinds)
+        self.assertIn("retried", kinds)
 
     def test_the_example_agent_runs_the_plan(self):
         agent = ROOT / "examples" / "agents" / "plan_agent.py"

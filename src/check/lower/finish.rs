@@ -335,7 +335,7 @@ struct TaskFields<'a> {
     assignee: Option<&'a SmolStr>,
     reasoning: Option<&'a ast::Str>,
     description: Option<&'a ast::Str>,
-    retry: u32,
+    retry: Option<u32>,
     optional: bool,
     priority: Option<ir::Priority>,
 }
@@ -352,7 +352,7 @@ impl<'a> TaskFields<'a> {
                 ast::TaskField::Assignee { role, .. } => fields.assignee = Some(&role.name),
                 ast::TaskField::Reasoning(f) => fields.reasoning = Some(&f.value),
                 ast::TaskField::Description(f) => fields.description = Some(&f.value),
-                ast::TaskField::Retry(f) => fields.retry = retry_count(f).unwrap_or(0),
+                ast::TaskField::Retry(f) => fields.retry = retry_count(f),
                 ast::TaskField::Optional(_) => fields.optional = true,
                 ast::TaskField::Priority { level, .. } => {
                     fields.priority = ir::Priority::from_name(&level.name);

@@ -462,6 +462,7 @@ fn create(store: &Store, args: CreateArgs) -> Result<Outcome, OpError> {
             retry: Retry::default(),
             priority: None,
             extra: Default::default(),
+            holder: None,
         });
     }
     let doc = PlanDocument {
@@ -476,6 +477,7 @@ fn create(store: &Store, args: CreateArgs) -> Result<Outcome, OpError> {
             source: None,
             created_at: None,
             updated_at: None,
+            retry: None,
         },
         roles: Vec::new(),
         steps: Vec::new(),

@@ -544,6 +544,7 @@ fn create(store: &Store, args: CreateArgs) -> Result<bool, OpError> {
                 retry: Retry::default(),
                 priority: None,
                 extra: Default::default(),
+                holder: None,
             });
         }
         steps.push(StepDoc {
@@ -575,6 +576,7 @@ fn create(store: &Store, args: CreateArgs) -> Result<bool, OpError> {
             source: data.workflow_template_source,
             created_at: None,
             updated_at: None,
+            retry: None,
         },
         roles,
         steps,

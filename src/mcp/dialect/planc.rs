@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::mcp::tools::{self, envelope_schema, schema, ToolDef};
-use crate::runner::{self, Applied, Op, OpError, Store};
+use crate::runner::{self, Applied, Caller, Op, OpError, Store};
 
 use super::{arguments, Outcome};
 
@@ -43,7 +43,15 @@ pub fn call(store: &Store, name: &str, args: Value) -> Option<Outcome> {
     let result = if name == "observe" {
         arguments::<ObserveArgs>(name, args).and_then(|args| observe(store, &args.message))
     } else if Op::NAMES.contains(&name) {
-        Op::from_call(name, args).and_then(|op| store.apply(&op))
+        // `agent` and `lease` are the caller's, not the operation's.
+        let mut args = args;
+        let caller = match &mut args {
+            Value::Object(map) => Caller::take_from(map),
+            _ => Ok(Caller::default()),
+        };
+        caller.and_then(|caller| {
+            Op::from_call(name, args).and_then(|op| store.apply_as(&op, &caller))
+        })
     } else {
         return None;
     };

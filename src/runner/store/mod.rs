@@ -35,8 +35,8 @@ use crate::document::PlanDocument;
 use super::error::{ErrorCode, OpError};
 use super::events::{Event, LogRecord};
 use super::ops::Op;
-use super::time::now_rfc3339;
-use super::{Applied, Runner};
+use super::time::{now_rfc3339, now_unix};
+use super::{Applied, Caller, Runner};
 
 use files::{Files, LOCK_SUFFIX, LOG_SUFFIX};
 use lock::{Lock, LockWait};
@@ -58,6 +58,8 @@ pub(crate) const STATE_BOUNDS: crate::read::Bounds = crate::read::Bounds {
 pub struct Store {
     path: PathBuf,
     wait: LockWait,
+    /// The identity of [`Store::apply`]'s calls (`planc mcp --agent`).
+    agent: Option<String>,
 }
 
 impl Store {
@@ -70,7 +72,15 @@ impl Store {
                 timeout: DEFAULT_LOCK_TIMEOUT,
                 notice: None,
             },
+            agent: None,
         }
+    }
+
+    /// The same store, calling `agent` the caller of [`Store::apply`] (and
+    /// of [`Store::apply_as`] with a caller without an identity).
+    pub fn with_agent(mut self, agent: Option<String>) -> Store {
+        self.agent = agent;
+        self
     }
 
     /// The same store, waiting up to `timeout` for the lock (zero: no wait)
@@ -139,7 +149,8 @@ impl Store {
         };
         files.remove_stale_temps();
         let now = now_rfc3339();
-        doc.meta.created_at = Some(now.clone());
+        // An imported plan keeps when it was made; a compiled one has no date yet.
+        doc.meta.created_at.get_or_insert_with(|| now.clone());
         doc.meta.updated_at = Some(now);
         doc.state.revision = 1;
         // Checks the document is a consistent state before writing it.
@@ -218,27 +229,42 @@ impl Store {
         })
     }
 
-    /// Reads the state into a runner.
+    /// Reads the state into a runner, with the leases that ran out by now
+    /// expired (in memory: the next change records it).
     pub fn runner(&self) -> Result<Runner, OpError> {
-        Runner::new(self.load()?)
+        let mut runner = Runner::new(self.load()?)?;
+        runner.expire_leases(now_unix());
+        Ok(runner)
     }
 
-    /// Applies one operation: a query just reads; a change goes through [`Store::transact`].
+    /// Applies one operation for the store's agent (none by default).
     pub fn apply(&self, op: &Op) -> Result<Applied, OpError> {
+        self.apply_as(op, &Caller::default())
+    }
+
+    /// Applies one operation for `caller`, at the clock's time: a query just
+    /// reads; a change goes through [`Store::transact`].
+    pub fn apply_as(&self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
+        let caller = &Caller {
+            agent: caller.agent.clone().or_else(|| self.agent.clone()),
+            ..caller.clone()
+        };
         if !op.is_change() {
-            return self.runner()?.apply(op);
+            let mut runner = self.runner()?;
+            return runner.apply_as(op, &caller.clone().at(now_unix()));
         }
         self.transact(op.name(), |runner| {
-            let applied = runner.apply(op)?;
+            let applied = runner.apply_as(op, &caller.clone().at(now_unix()))?;
             let events = applied.events.clone();
             Ok((applied, events))
         })
     }
 
-    /// Runs `change` on the state under the lock; when it returns events,
-    /// commits the new state as the next revision (with `meta.updated_at`)
-    /// together with one log record of them. A refused change, or one that
-    /// cannot be written, leaves the state and the log as they were.
+    /// Runs `change` on the state under the lock, after expiring the leases
+    /// that ran out; when either returns events, commits the new state as the
+    /// next revision (with `meta.updated_at`) together with one log record of
+    /// them. A refused change, or one that cannot be written, leaves the
+    /// state and the log as they were.
     pub fn transact<T>(
         &self,
         op: &str,
@@ -247,7 +273,9 @@ impl Store {
         let (transaction, doc) = Transaction::begin(self)?;
         let revision = doc.state.revision;
         let mut runner = Runner::new(doc)?;
-        let (value, events) = change(&mut runner)?;
+        let mut events = runner.expire_leases(now_unix());
+        let (value, changed) = change(&mut runner)?;
+        events.extend(changed);
         if events.is_empty() {
             return Ok(value);
         }

@@ -118,7 +118,7 @@ proptest! {
         let slices: Vec<&[u32]> = deps.iter().map(Vec::as_slice).collect();
         let mut doc = plan(&slices);
         for (task, (retry, optional)) in doc.tasks.iter_mut().zip(flags) {
-            task.retry.max = retry;
+            task.retry.max = Some(retry);
             task.optional = optional;
         }
         let mut r = Runner::new(doc).unwrap();
