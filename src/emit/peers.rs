@@ -29,7 +29,7 @@ pub(super) fn task_extension(task: &TaskDoc, held: &[&str], table: StatusTable) 
         !held.contains(&field.as_str())
             && !value.is_null()
             && *value != Value::Bool(false)
-            && *value != json!({"max": 0, "count": 0})
+            && *value != json!({"max": null, "count": 0})
     });
     (!map.is_empty()).then_some(Value::Object(map))
 }

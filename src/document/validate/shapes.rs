@@ -487,7 +487,7 @@ impl Validator {
             task.insert(
                 "retry".into(),
                 f.remove("retry")
-                    .unwrap_or_else(|| json!({"max": 0, "count": 0})),
+                    .unwrap_or_else(|| json!({"max": null, "count": 0})),
             );
             if let Some(p) = f.remove("priority").filter(|p| !p.is_null()) {
                 task.insert("priority".into(), p);
