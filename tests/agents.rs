@@ -392,3 +392,21 @@ fn a_plan_level_retry_is_checked_like_a_task_one() {
         "plan p {\n    goal \"g\"\n    retry 3\n    task a \"A\" { retry 0 }\n}\n"
     );
 }
+
+#[test]
+fn a_holder_that_is_not_one_is_named_in_the_diagnostic() {
+    let t = Test::new().file(
+        "state.json",
+        r#"{"format": "planc/1", "meta": {"goal": "g"}, "tasks": [
+             {"id": 1, "name": "a", "status": "in_progress", "dependencies": [],
+              "holder": {"agent": "bob", "lease_seconds": "soon"}}]}"#,
+    );
+    let run = t.run(&["check", "state.json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("`holder` is not a task holder: invalid type: string \"soon\", expected u64"),
+        "{}",
+        run.stderr
+    );
+}

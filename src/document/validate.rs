@@ -582,11 +582,13 @@ impl Validator {
             Some(holder @ Value::Object(_)) => {
                 match serde_json::from_value::<Holder>(self.plain(holder)) {
                     Ok(holder) => Some(holder),
-                    Err(_) => {
-                        self.type_error(
-                            holder,
-                            "`holder`",
-                            "an object {\"agent\": TEXT, \"since\": TIME, \"lease_seconds\": N, \"lease_expires_at\": TIME}",
+                    Err(e) => {
+                        // serde names the field and what it expected.
+                        self.error(
+                            Code::InvalidDocument,
+                            span(holder),
+                            &format!("`holder` is not a task holder: {e}"),
+                            "expected {\"agent\": TEXT, \"since\": TIME, \"lease_seconds\": N, \"lease_expires_at\": TIME}",
                         );
                         None
                     }
