@@ -9,6 +9,7 @@
 
 #![warn(missing_docs)]
 
+pub mod access;
 pub mod dialect;
 pub mod export;
 mod server;

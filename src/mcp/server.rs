@@ -54,7 +54,7 @@ impl PlanServer {
     /// Runs one tool call: the result in the dialect's shape, and whether it
     /// is an error; `None` when the dialect has no tool `name`.
     pub fn call(&self, name: &str, arguments: Value) -> Option<Outcome> {
-        self.dialect.call(&self.store, name, arguments)
+        self.dialect.call(self.store.as_ref(), name, arguments)
     }
 
     fn prompt_text(&self) -> Result<String, OpError> {

@@ -21,7 +21,9 @@ mod tasks;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::runner::{OpError, Store};
+use crate::runner::OpError;
+
+use super::access::PlanAccess;
 
 use super::tools::ToolDef;
 
@@ -108,7 +110,7 @@ impl Dialect {
     }
 
     /// Runs the tool `name` on `store`; `None` when the dialect has no such tool.
-    pub fn call(self, store: &Store, name: &str, arguments: Value) -> Option<Outcome> {
+    pub fn call(self, store: &dyn PlanAccess, name: &str, arguments: Value) -> Option<Outcome> {
         match self {
             Dialect::Planc => planc::call(store, name, arguments),
             Dialect::Tasks => tasks::call(store, name, arguments),

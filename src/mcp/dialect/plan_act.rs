@@ -14,10 +14,11 @@ use serde_json::Value;
 
 use crate::document::{self, Meta, PlanDocument, PlanStatus, Retry, State, TaskDoc, TaskStatus};
 use crate::emit::{render, Target};
+use crate::mcp::access::PlanAccess;
 use crate::mcp::tools::{output_schema, schema, ToolDef};
 use crate::runner::{
     CompleteArgs, ErrorCode, FailArgs, Op, OpError, OpResult, ReplanArgs, ReplanStep, Runner,
-    StartNextArgs, Store,
+    StartNextArgs,
 };
 
 use super::{arguments, Outcome};
@@ -244,13 +245,19 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// Runs one of the tools.
-pub fn call(store: &Store, name: &str, args: Value) -> Option<Outcome> {
+pub fn call(store: &dyn PlanAccess, name: &str, args: Value) -> Option<Outcome> {
     let known = tools().iter().any(|t| t.name == name);
-    if known && name != "create_plan" && !store.exists() {
-        return Some(refused(OpError::new(
-            ErrorCode::PlanNotFound,
-            "There is no plan yet; the planner creates it with create_plan",
-        )));
+    if known && name != "create_plan" {
+        match store.exists() {
+            Ok(true) => {}
+            Ok(false) => {
+                return Some(refused(OpError::new(
+                    ErrorCode::PlanNotFound,
+                    "There is no plan yet; the planner creates it with create_plan",
+                )))
+            }
+            Err(error) => return Some(refused(error)),
+        }
     }
     let result = match name {
         "create_plan" => arguments::<CreateArgs>(name, args).and_then(|args| create(store, args)),
@@ -310,7 +317,7 @@ fn refused(error: OpError) -> Outcome {
 /// Applies `op` as one change and answers the events `events` makes of its
 /// result and the document after it.
 fn change(
-    store: &Store,
+    store: &dyn PlanAccess,
     op: &Op,
     events: impl FnOnce(&OpResult, &PlanDocument) -> Result<Vec<Event>, OpError>,
 ) -> Result<Outcome, OpError> {
@@ -323,7 +330,7 @@ fn change(
 }
 
 /// `start_step`: the next step starts, or the plan says it is done.
-fn start(store: &Store) -> Result<Outcome, OpError> {
+fn start(store: &dyn PlanAccess) -> Result<Outcome, OpError> {
     let op = Op::StartNextTask(StartNextArgs::default());
     change(store, &op, |result, doc| match result {
         OpResult::Started(started) => match (&started.task, doc.state.status) {
@@ -420,8 +427,8 @@ fn plan(doc: &PlanDocument) -> Result<Plan, OpError> {
 }
 
 /// `create_plan`: a new state file with the steps in sequence.
-fn create(store: &Store, args: CreateArgs) -> Result<Outcome, OpError> {
-    if store.exists() {
+fn create(store: &dyn PlanAccess, args: CreateArgs) -> Result<Outcome, OpError> {
+    if store.exists()? {
         return Err(OpError::new(
             ErrorCode::PlanExists,
             "a plan exists already; change its remaining steps with update_plan",

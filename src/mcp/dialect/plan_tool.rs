@@ -20,11 +20,12 @@ use crate::document::{
     self, Meta, PlanDocument, Retry, RoleDoc, State, StepDoc, TaskDoc, TaskStatus as RunnerStatus,
 };
 use crate::emit::{render, Target};
+use crate::mcp::access::PlanAccess;
 use crate::mcp::tools::{output_schema, schema, ToolDef};
 use crate::runner::results::ExecutableTasks;
 use crate::runner::{
     CompleteArgs, ErrorCode, FailArgs, Op, OpError, OpResult, Runner, SkipArgs, StartNextArgs,
-    Store, TaskIdArgs, TaskRef,
+    TaskIdArgs, TaskRef,
 };
 
 use super::tasks::unexpected;
@@ -290,7 +291,7 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// Runs one of the functions.
-pub fn call(store: &Store, name: &str, args: Value) -> Option<Outcome> {
+pub fn call(store: &dyn PlanAccess, name: &str, args: Value) -> Option<Outcome> {
     Some(match name {
         "create_plan_from_structure" => answer(
             arguments::<CreateArgs>(name, args).and_then(|args| create(store, args)),
@@ -346,10 +347,12 @@ pub fn call(store: &Store, name: &str, args: Value) -> Option<Outcome> {
         "delete_plan" => answer(
             arguments::<PlanArgs>(name, args).and_then(|args| {
                 plan(store, &args.plan_id)?;
-                store.delete(|doc| match doc.meta.id == args.plan_id {
-                    true => Ok(()),
-                    false => Err(not_found(&args.plan_id)),
-                })?;
+                store.delete(
+                    &mut |doc: &PlanDocument| match doc.meta.id == args.plan_id {
+                        true => Ok(()),
+                        false => Err(not_found(&args.plan_id)),
+                    },
+                )?;
                 Ok(true)
             }),
             false,
@@ -376,8 +379,8 @@ fn answer<T: Serialize>(result: Result<T, OpError>, refused: T) -> Outcome {
 }
 
 /// The plan the server holds, if its id is `plan_id`.
-fn plan(store: &Store, plan_id: &str) -> Result<PlanDocument, OpError> {
-    if !store.exists() {
+fn plan(store: &dyn PlanAccess, plan_id: &str) -> Result<PlanDocument, OpError> {
+    if !store.exists()? {
         return Err(not_found(plan_id));
     }
     let doc = store.load()?;
@@ -458,7 +461,7 @@ fn ready_tasks(doc: &PlanDocument, role: Option<&str>) -> Result<Vec<TaskInfo>, 
 }
 
 /// `update_task_status`: the runner operation for each new status.
-fn update(store: &Store, args: UpdateStatusArgs) -> Result<bool, OpError> {
+fn update(store: &dyn PlanAccess, args: UpdateStatusArgs) -> Result<bool, OpError> {
     let doc = plan(store, &args.plan_id)?;
     let task = TaskRef::Key(task_key(&doc, &args.task_id)?);
     let op = match args.status {
@@ -499,8 +502,8 @@ fn update(store: &Store, args: UpdateStatusArgs) -> Result<bool, OpError> {
 }
 
 /// `create_plan_from_structure`: a new state file from the structure.
-fn create(store: &Store, args: CreateArgs) -> Result<bool, OpError> {
-    if store.exists() {
+fn create(store: &dyn PlanAccess, args: CreateArgs) -> Result<bool, OpError> {
+    if store.exists()? {
         return Err(OpError::new(
             ErrorCode::PlanExists,
             format!(

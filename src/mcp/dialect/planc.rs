@@ -5,8 +5,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::mcp::access::PlanAccess;
 use crate::mcp::tools::{self, envelope_schema, schema, ToolDef};
-use crate::runner::{self, Applied, Caller, Op, OpError, Store};
+use crate::runner::{self, Applied, Caller, Op, OpError};
 
 use super::{arguments, Outcome};
 
@@ -39,7 +40,7 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// Runs one of the tools.
-pub fn call(store: &Store, name: &str, args: Value) -> Option<Outcome> {
+pub fn call(store: &dyn PlanAccess, name: &str, args: Value) -> Option<Outcome> {
     let result = if name == "observe" {
         arguments::<ObserveArgs>(name, args).and_then(|args| observe(store, &args.message))
     } else if Op::NAMES.contains(&name) {
@@ -62,7 +63,7 @@ pub fn call(store: &Store, name: &str, args: Value) -> Option<Outcome> {
 }
 
 /// One observed message, as one change of the store.
-fn observe(store: &Store, message: &str) -> Result<Applied, OpError> {
+fn observe(store: &dyn PlanAccess, message: &str) -> Result<Applied, OpError> {
     store.transact("observe", |runner| {
         let applied = runner::observe(runner, message)?;
         let events = applied.events.clone();

@@ -12,8 +12,9 @@ use serde_json::Value;
 
 use crate::document::PlanDocument;
 use crate::emit::{render, Target};
+use crate::mcp::access::PlanAccess;
 use crate::mcp::tools::{output_schema, schema, ToolDef};
-use crate::runner::{self, ErrorCode, OpError, OpResult, Store};
+use crate::runner::{self, ErrorCode, OpError, OpResult};
 
 use super::plan_tool::Refusal;
 use super::{arguments, Outcome};
@@ -132,7 +133,7 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// Runs `observe` or `get_plan`.
-pub fn call(store: &Store, name: &str, args: Value) -> Option<Outcome> {
+pub fn call(store: &dyn PlanAccess, name: &str, args: Value) -> Option<Outcome> {
     let result = match name {
         "observe" => arguments::<ObserveArgs>(name, args).and_then(|args| {
             store

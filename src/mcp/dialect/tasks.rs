@@ -11,11 +11,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::document::{TaskDoc, TaskStatus};
+use crate::mcp::access::PlanAccess;
 use crate::mcp::tools::{output_schema, schema, ToolDef};
 use crate::runner::results::Started;
 use crate::runner::{
-    AddArgs, CompleteArgs, FailArgs, Op, OpError, OpResult, SkipArgs, StartNextArgs, Store,
-    TaskRef, UpdateArgs,
+    AddArgs, CompleteArgs, FailArgs, Op, OpError, OpResult, SkipArgs, StartNextArgs, TaskRef,
+    UpdateArgs,
 };
 
 use super::{arguments, Outcome};
@@ -225,7 +226,7 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// Runs one of the six tools.
-pub fn call(store: &Store, name: &str, args: Value) -> Option<Outcome> {
+pub fn call(store: &dyn PlanAccess, name: &str, args: Value) -> Option<Outcome> {
     let result = match name {
         "startNextTask" => arguments::<NoArgs>(name, args).and_then(|_| start_next(store)),
         "completeCurrentTask" => arguments::<CompleteCurrentArgs>(name, args).and_then(|args| {
@@ -297,7 +298,7 @@ pub fn call(store: &Store, name: &str, args: Value) -> Option<Outcome> {
     }))
 }
 
-fn start_next(store: &Store) -> Result<Outcome, OpError> {
+fn start_next(store: &dyn PlanAccess) -> Result<Outcome, OpError> {
     let op = Op::StartNextTask(StartNextArgs::default());
     match store.apply(&op)?.data {
         OpResult::Started(Started {
@@ -311,7 +312,7 @@ fn start_next(store: &Store) -> Result<Outcome, OpError> {
 }
 
 /// A change to one task, answered `Task [id] <what>`.
-fn finished(store: &Store, op: &Op, what: &str) -> Result<Outcome, OpError> {
+fn finished(store: &dyn PlanAccess, op: &Op, what: &str) -> Result<Outcome, OpError> {
     let id = match store.apply(op)?.data {
         OpResult::Finished(done) => done.task_id,
         OpResult::Failed(failed) => failed.task_id,

@@ -1,0 +1,100 @@
+//! One plan as the dialects reach it: the state file of `planc mcp`, or a
+//! plan of a store that `planc serve` holds among many. The dialects only
+//! read, create, change and delete the plan they are given; which plan that
+//! is, and who the caller is, is the face's business.
+
+use crate::document::PlanDocument;
+use crate::runner::{Applied, Caller, Event, Op, OpError, Runner, Store};
+
+/// The change a dialect makes under the plan's lock: the events it made.
+pub type Change<'a> = dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError> + 'a;
+
+/// One plan: its state, read and changed as transactions.
+pub trait PlanAccess: Send + Sync {
+    /// Whether the plan exists (a dialect that creates plans serves one
+    /// before it does).
+    fn exists(&self) -> Result<bool, OpError>;
+
+    /// The plan's state.
+    fn load(&self) -> Result<PlanDocument, OpError>;
+
+    /// Creates the plan from `doc` (revision 1, `created_at` set); refuses to
+    /// replace an existing one unless `force`.
+    fn create(&self, doc: PlanDocument, force: bool) -> Result<PlanDocument, OpError>;
+
+    /// Deletes the plan when `check` accepts its state, read under the lock.
+    fn delete(
+        &self,
+        check: &mut dyn FnMut(&PlanDocument) -> Result<(), OpError>,
+    ) -> Result<(), OpError>;
+
+    /// Applies one operation for `caller` (its agent, or the plan's default
+    /// agent when it names none).
+    fn apply_as(&self, op: &Op, caller: &Caller) -> Result<Applied, OpError>;
+
+    /// Runs `change` on the state under the lock (after expiring leases) and
+    /// commits the events it made as one revision; a refused change leaves
+    /// the plan as it was.
+    fn transact_events(&self, op: &str, change: &mut Change<'_>) -> Result<(), OpError>;
+}
+
+impl dyn PlanAccess + '_ {
+    /// Applies one operation for the plan's default caller.
+    pub fn apply(&self, op: &Op) -> Result<Applied, OpError> {
+        self.apply_as(op, &Caller::default())
+    }
+
+    /// [`PlanAccess::transact_events`] with a value: `change` answers it
+    /// with the events it made.
+    pub fn transact<T>(
+        &self,
+        op: &str,
+        change: impl FnOnce(&mut Runner) -> Result<(T, Vec<Event>), OpError>,
+    ) -> Result<T, OpError> {
+        let mut change = Some(change);
+        let mut value = None;
+        self.transact_events(op, &mut |runner| {
+            let Some(change) = change.take() else {
+                return Ok(Vec::new());
+            };
+            let (answer, events) = change(runner)?;
+            value = Some(answer);
+            Ok(events)
+        })?;
+        value.ok_or_else(|| {
+            OpError::new(
+                crate::runner::ErrorCode::InvalidState,
+                format!("the store did not run the change `{op}`"),
+            )
+        })
+    }
+}
+
+impl PlanAccess for Store {
+    fn exists(&self) -> Result<bool, OpError> {
+        Ok(Store::exists(self))
+    }
+
+    fn load(&self) -> Result<PlanDocument, OpError> {
+        Store::load(self)
+    }
+
+    fn create(&self, doc: PlanDocument, force: bool) -> Result<PlanDocument, OpError> {
+        Store::create(self, doc, force)
+    }
+
+    fn delete(
+        &self,
+        check: &mut dyn FnMut(&PlanDocument) -> Result<(), OpError>,
+    ) -> Result<(), OpError> {
+        Store::delete(self, check)
+    }
+
+    fn apply_as(&self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
+        Store::apply_as(self, op, caller)
+    }
+
+    fn transact_events(&self, op: &str, change: &mut Change<'_>) -> Result<(), OpError> {
+        Store::transact(self, op, |runner| Ok(((), change(runner)?)))
+    }
+}
