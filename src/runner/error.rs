@@ -46,11 +46,14 @@ pub enum ErrorCode {
     PlanNotFound,
     /// A dialect asked to create a plan where one exists already.
     PlanExists,
+    /// A plan id a store cannot hold: empty, too long, a path separator, a
+    /// control character or a leading dot.
+    InvalidPlanId,
 }
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 17] = [
+    pub const ALL: [ErrorCode; 18] = [
         ErrorCode::TaskNotFound,
         ErrorCode::InvalidDependency,
         ErrorCode::TaskNotEditable,
@@ -68,6 +71,7 @@ impl ErrorCode {
         ErrorCode::CounterOverflow,
         ErrorCode::PlanNotFound,
         ErrorCode::PlanExists,
+        ErrorCode::InvalidPlanId,
     ];
 
     /// The code as it appears in the envelope.
@@ -90,6 +94,7 @@ impl ErrorCode {
             ErrorCode::CounterOverflow => "COUNTER_OVERFLOW",
             ErrorCode::PlanNotFound => "PLAN_NOT_FOUND",
             ErrorCode::PlanExists => "PLAN_EXISTS",
+            ErrorCode::InvalidPlanId => "INVALID_PLAN_ID",
         }
     }
 }

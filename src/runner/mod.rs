@@ -37,7 +37,10 @@ pub use ops::{
 };
 pub use prompt::{prompt, prompt_as};
 pub use results::{result_schema, OpResult};
-pub use store::{LogReader, Store, DEFAULT_LOCK_TIMEOUT};
+pub use store::{
+    open_store, transact_with, validate_plan_id, LogReader, PlanCounts, PlanStore, PlanSummary,
+    Store, StoredEvent, DEFAULT_LOCK_TIMEOUT,
+};
 
 use index::Index;
 

@@ -20,8 +20,10 @@
 
 mod fault;
 mod files;
+mod json;
 mod lock;
 mod log;
+mod plan_store;
 
 use std::fs;
 use std::io;
@@ -44,6 +46,9 @@ use log::{init_record, EventLog};
 
 pub use lock::DEFAULT_LOCK_TIMEOUT;
 pub use log::LogReader;
+pub use plan_store::{
+    open_store, transact_with, validate_plan_id, PlanCounts, PlanStore, PlanSummary, StoredEvent,
+};
 
 /// What a state file may be: a regular file (never a device or a FIFO, which
 /// would fill memory or block) of at most 256 MiB — four times the largest
@@ -270,6 +275,16 @@ impl Store {
         op: &str,
         change: impl FnOnce(&mut Runner) -> Result<(T, Vec<Event>), OpError>,
     ) -> Result<T, OpError> {
+        self.transact_logged(op, change).map(|(value, _)| value)
+    }
+
+    /// [`Store::transact`], also giving back the log record it committed
+    /// (none when nothing changed).
+    pub(crate) fn transact_logged<T>(
+        &self,
+        op: &str,
+        change: impl FnOnce(&mut Runner) -> Result<(T, Vec<Event>), OpError>,
+    ) -> Result<(T, Option<LogRecord>), OpError> {
         let (transaction, doc) = Transaction::begin(self)?;
         let revision = doc.state.revision;
         let mut runner = Runner::new(doc)?;
@@ -277,7 +292,7 @@ impl Store {
         let (value, changed) = change(&mut runner)?;
         events.extend(changed);
         if events.is_empty() {
-            return Ok(value);
+            return Ok((value, None));
         }
         let now = now_rfc3339();
         let mut doc = runner.into_document();
@@ -298,7 +313,7 @@ impl Store {
             events,
         };
         transaction.commit(&doc, &record)?;
-        Ok(value)
+        Ok((value, Some(record)))
     }
 
     /// A reader of the event log that hands out committed records only.

@@ -1,0 +1,377 @@
+//! Many plans behind one trait: [`PlanStore`], keyed by plan id, with three
+//! kinds of backend (JSON state files, SQLite, PostgreSQL) chosen by a URL
+//! ([`open_store`]). Every backend runs the same [`Runner`] underneath; what
+//! differs is only where a state and its events are kept and how a change
+//! is made durable.
+
+use std::path::Path;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::document::{PlanDocument, PlanStatus, TaskStatus};
+use crate::runner::error::{ErrorCode, OpError};
+use crate::runner::events::{Event, LogRecord};
+use crate::runner::ops::Op;
+use crate::runner::time::now_unix;
+use crate::runner::{Applied, Caller, Runner};
+
+use super::json::{JsonDirStore, JsonFileStore};
+
+/// The longest plan id, in bytes.
+pub const MAX_PLAN_ID_BYTES: usize = 128;
+
+/// A store of plans keyed by plan id, shared by every agent that reaches it.
+///
+/// A change ([`PlanStore::apply`], [`PlanStore::transact`]) reads the plan's
+/// state, runs the runner on it, and commits the new state together with
+/// one event record (the same record the JSON event log holds, its `revision`
+/// the new state's) — acknowledged only once durable. Concurrent changes to
+/// one plan are serialised; none is lost.
+pub trait PlanStore: Send + Sync + std::fmt::Debug {
+    /// The store's URL, as [`open_store`] reads it (`sqlite:PATH`,
+    /// `postgres://…` without its password, `dir:PATH`, a state file).
+    fn url(&self) -> String;
+
+    /// Creates plan `plan_id` from `doc` (revision 1, `meta.id` set to
+    /// `plan_id`, `created_at` set when missing) with its `created` event.
+    /// An existing plan is refused (`PLAN_EXISTS`) unless `force`, which
+    /// starts it over (its events too).
+    fn create(
+        &self,
+        plan_id: &str,
+        doc: PlanDocument,
+        force: bool,
+    ) -> Result<PlanDocument, OpError>;
+
+    /// Every plan, by plan id.
+    fn list(&self) -> Result<Vec<PlanSummary>, OpError>;
+
+    /// The state of plan `plan_id` (`PLAN_NOT_FOUND` when there is none).
+    fn load(&self, plan_id: &str) -> Result<PlanDocument, OpError>;
+
+    /// Deletes plan `plan_id` (`PLAN_NOT_FOUND` when there is none).
+    fn delete(&self, plan_id: &str) -> Result<(), OpError>;
+
+    /// Runs `change` on plan `plan_id`'s state under the plan's lock, after
+    /// expiring the leases that ran out; when it (or the expiry) returns
+    /// events, commits the state as the next revision (`meta.updated_at`
+    /// set) with one record of them, named `op`, and gives that record back.
+    /// A refused change (`Err`) changes nothing. `change` may be called more
+    /// than once (a backend may retry on a conflict): it must start afresh.
+    fn transact(
+        &self,
+        plan_id: &str,
+        op: &str,
+        change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+    ) -> Result<Option<StoredEvent>, OpError>;
+
+    /// The committed events of plan `plan_id` with `seq` (revision) above
+    /// `after_seq`, oldest first, at most `limit`.
+    fn events(
+        &self,
+        plan_id: &str,
+        after_seq: u64,
+        limit: usize,
+    ) -> Result<Vec<StoredEvent>, OpError>;
+
+    /// The committed events of every plan with `position` above `after`, in
+    /// the store's global order, at most `limit`.
+    fn feed(&self, after: u64, limit: usize) -> Result<Vec<StoredEvent>, OpError>;
+
+    /// Every event committed from now on, in the order of [`PlanStore::feed`],
+    /// as it is committed (by this handle or, where the backend can tell,
+    /// by any other process on the same store). Dropping the receiver ends
+    /// the subscription.
+    fn subscribe(&self) -> Receiver<StoredEvent>;
+
+    /// A runner over plan `plan_id`'s state, with the leases that ran out
+    /// by now expired (in memory: the next change records it).
+    fn runner(&self, plan_id: &str) -> Result<Runner, OpError> {
+        let mut runner = Runner::new(self.load(plan_id)?)?;
+        runner.expire_leases(now_unix());
+        Ok(runner)
+    }
+
+    /// Applies one runner operation for `caller` at the clock's time: a
+    /// query reads, a change goes through [`PlanStore::transact`].
+    fn apply(&self, plan_id: &str, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
+        if !op.is_change() {
+            return self
+                .runner(plan_id)?
+                .apply_as(op, &caller.clone().at(now_unix()));
+        }
+        transact_with(self, plan_id, op.name(), |runner| {
+            let applied = runner.apply_as(op, &caller.clone().at(now_unix()))?;
+            let events = applied.events.clone();
+            Ok((applied, events))
+        })
+        .map(|(applied, _)| applied)
+    }
+}
+
+/// [`PlanStore::transact`] with a change that also returns a value: the
+/// value of the call whose change was committed, and the committed event.
+pub fn transact_with<S, T>(
+    store: &S,
+    plan_id: &str,
+    op: &str,
+    mut change: impl FnMut(&mut Runner) -> Result<(T, Vec<Event>), OpError>,
+) -> Result<(T, Option<StoredEvent>), OpError>
+where
+    S: PlanStore + ?Sized,
+{
+    let mut value = None;
+    let event = store.transact(plan_id, op, &mut |runner| {
+        let (v, events) = change(runner)?;
+        value = Some(v);
+        Ok(events)
+    })?;
+    let value = value.ok_or_else(|| {
+        OpError::new(
+            ErrorCode::StateIo,
+            "the store committed a change without running it",
+        )
+    })?;
+    Ok((value, event))
+}
+
+/// One plan, as [`PlanStore::list`] shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanSummary {
+    /// The plan's key in the store.
+    pub plan_id: String,
+    /// The plan's title, if it has one.
+    pub title: Option<String>,
+    /// The plan's goal.
+    pub goal: String,
+    /// The plan's status.
+    pub status: PlanStatus,
+    /// The state's revision.
+    pub revision: u64,
+    /// When it was last changed (RFC 3339 UTC).
+    pub updated_at: Option<String>,
+    /// How many tasks are in each status.
+    pub counts: PlanCounts,
+}
+
+/// How many tasks a plan has, in all and in each status.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanCounts {
+    /// Every task.
+    pub total: usize,
+    /// `pending` tasks.
+    pub pending: usize,
+    /// `in_progress` tasks.
+    pub in_progress: usize,
+    /// `completed` tasks.
+    pub completed: usize,
+    /// `failed` tasks.
+    pub failed: usize,
+    /// `skipped` tasks.
+    pub skipped: usize,
+}
+
+impl PlanSummary {
+    /// The summary of plan `plan_id`, whose state is `doc`.
+    pub fn of(plan_id: &str, doc: &PlanDocument) -> PlanSummary {
+        let mut counts = PlanCounts {
+            total: doc.tasks.len(),
+            ..PlanCounts::default()
+        };
+        for task in &doc.tasks {
+            *match task.status {
+                TaskStatus::Pending => &mut counts.pending,
+                TaskStatus::InProgress => &mut counts.in_progress,
+                TaskStatus::Completed => &mut counts.completed,
+                TaskStatus::Failed => &mut counts.failed,
+                TaskStatus::Skipped => &mut counts.skipped,
+            } += 1;
+        }
+        PlanSummary {
+            plan_id: plan_id.to_owned(),
+            title: doc.meta.title.clone(),
+            goal: doc.meta.goal.clone(),
+            status: doc.state.status,
+            revision: doc.state.revision,
+            updated_at: doc.meta.updated_at.clone(),
+            counts,
+        }
+    }
+}
+
+/// One committed change of one plan.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredEvent {
+    /// The plan it changed.
+    pub plan_id: String,
+    /// Its place among the plan's events: the revision it made (1 for the
+    /// plan's creation).
+    pub seq: u64,
+    /// Its place in the store's global order ([`PlanStore::feed`]): SQLite's
+    /// row id, PostgreSQL's transaction id, a single state file's revision,
+    /// a directory's ordinal (see docs/serve.md).
+    pub position: u64,
+    /// The record, as the JSON event log has it.
+    pub record: LogRecord,
+}
+
+/// Checks a plan id: 1 to 128 bytes, no path separator (`/`, `\`), no
+/// control character, not `.` or `..` and not starting with a dot (a plan
+/// id names a file in a directory store). `INVALID_PLAN_ID` otherwise.
+pub fn validate_plan_id(plan_id: &str) -> Result<(), OpError> {
+    let why = if plan_id.is_empty() {
+        Some("is empty")
+    } else if plan_id.len() > MAX_PLAN_ID_BYTES {
+        Some("is longer than 128 bytes")
+    } else if plan_id.contains(['/', '\\']) {
+        Some("contains a path separator")
+    } else if plan_id.chars().any(char::is_control) {
+        Some("contains a control character")
+    } else if plan_id.starts_with('.') {
+        Some("starts with a dot")
+    } else if plan_id.trim() != plan_id {
+        Some("starts or ends with white space")
+    } else {
+        None
+    };
+    match why {
+        None => Ok(()),
+        Some(why) => Err(OpError::new(
+            ErrorCode::InvalidPlanId,
+            format!(
+                "plan id {} {why}; use 1 to 128 bytes without `/`, `\\`, control \
+                 characters or a leading dot (letters, digits, `-`, `_`, `.`)",
+                format!("`{}`", crate::escape::line(plan_id))
+            ),
+        )
+        .with(json!({"plan_id": plan_id}))),
+    }
+}
+
+/// `PLAN_NOT_FOUND` for `plan_id`.
+pub(crate) fn plan_not_found(plan_id: &str) -> OpError {
+    OpError::new(
+        ErrorCode::PlanNotFound,
+        format!(
+            "no plan {} in this store",
+            format!("`{}`", crate::escape::line(plan_id))
+        ),
+    )
+    .with(json!({"plan_id": plan_id}))
+}
+
+/// `PLAN_EXISTS` for `plan_id`.
+pub(crate) fn plan_exists(plan_id: &str) -> OpError {
+    OpError::new(
+        ErrorCode::PlanExists,
+        format!(
+            "plan {} exists already; delete it first or start it over (force)",
+            format!("`{}`", crate::escape::line(plan_id))
+        ),
+    )
+    .with(json!({"plan_id": plan_id}))
+}
+
+/// Opens the store a URL names:
+///
+/// - `sqlite:PATH` (or `sqlite://PATH`): many plans in one SQLite file
+///   (created when missing);
+/// - `postgres://…` or `postgresql://…`: many plans in a PostgreSQL
+///   database, shared by every process that opens it;
+/// - `dir:PATH`, or the path of an existing directory: one JSON state
+///   file per plan (`PLAN_ID.json`, its lock and event log beside it);
+/// - any other path (or `file:PATH`): one JSON state file holding one plan.
+pub fn open_store(url: &str) -> Result<Arc<dyn PlanStore>, OpError> {
+    if let Some(path) = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))
+    {
+        return open_sqlite(path);
+    }
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return open_postgres(url);
+    }
+    if let Some(path) = url.strip_prefix("dir:") {
+        return Ok(Arc::new(JsonDirStore::open(Path::new(path))?));
+    }
+    if let Some(path) = url.strip_prefix("file:") {
+        return Ok(Arc::new(JsonFileStore::new(Path::new(path))));
+    }
+    if url.is_empty() {
+        return Err(OpError::new(
+            ErrorCode::InvalidArgument,
+            "the store URL is empty; give sqlite:PATH, postgres://…, dir:PATH or a state file",
+        ));
+    }
+    let path = Path::new(url);
+    if path.is_dir() {
+        return Ok(Arc::new(JsonDirStore::open(path)?));
+    }
+    Ok(Arc::new(JsonFileStore::new(path)))
+}
+
+fn open_sqlite(_path: &str) -> Result<Arc<dyn PlanStore>, OpError> {
+    Err(OpError::new(
+        ErrorCode::InvalidArgument,
+        "this planc has no SQLite store yet",
+    ))
+}
+
+fn open_postgres(_url: &str) -> Result<Arc<dyn PlanStore>, OpError> {
+    Err(OpError::new(
+        ErrorCode::InvalidArgument,
+        "this planc has no PostgreSQL store yet",
+    ))
+}
+
+/// The subscribers of a store: each committed event is sent to every live
+/// one.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Subscribers {
+    senders: Arc<Mutex<Vec<Sender<StoredEvent>>>>,
+}
+
+impl Subscribers {
+    /// A new subscription.
+    pub fn subscribe(&self) -> Receiver<StoredEvent> {
+        let (sender, receiver) = channel();
+        self.lock().push(sender);
+        receiver
+    }
+
+    /// Sends `event` to every subscriber, forgetting those that hung up.
+    pub fn send(&self, event: &StoredEvent) {
+        self.lock()
+            .retain(|sender| sender.send(event.clone()).is_ok());
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Sender<StoredEvent>>> {
+        self.senders
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_ids_that_cannot_name_a_file_are_refused() {
+        for good in ["jd", "jd-1", "a.b", "plan_2026", "计划", "a b"] {
+            assert_eq!(validate_plan_id(good), Ok(()), "{good}");
+        }
+        for bad in [
+            "", ".", "..", ".hidden", "a/b", "a\\b", "../x", "a\nb", "a\0b", " a",
+        ] {
+            let error = validate_plan_id(bad).unwrap_err();
+            assert_eq!(error.code, ErrorCode::InvalidPlanId, "{bad:?}");
+            assert_eq!(error.details, json!({"plan_id": bad}));
+        }
+        assert!(validate_plan_id(&"x".repeat(128)).is_ok());
+        assert!(validate_plan_id(&"x".repeat(129)).is_err());
+    }
+}

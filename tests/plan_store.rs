@@ -1,0 +1,302 @@
+//! Every plan store backend through one test body: create, list, load,
+//! apply, delete, events, feed, subscribe, wrong ids, and 16 threads at once
+//! losing no update.
+
+mod store_support;
+
+use std::collections::BTreeMap;
+use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use planc::document::{PlanDocument, PlanStatus, TaskStatus};
+use planc::runner::{
+    open_store, Caller, CompleteArgs, ErrorCode, NoArgs, Op, OpResult, PlanStore, StartNextArgs,
+    StoredEvent, TaskIdArgs, TaskRef,
+};
+
+use store_support::{wide_plan, Backend};
+
+fn doc(tasks: usize) -> PlanDocument {
+    store_support::compile(&wide_plan(tasks))
+}
+
+fn next(agent: &str) -> (Op, Caller) {
+    (
+        Op::StartNextTask(StartNextArgs { assignee: None }),
+        Caller::agent(Some(agent.to_owned())),
+    )
+}
+
+fn complete(agent: &str) -> (Op, Caller) {
+    (
+        Op::CompleteTask(CompleteArgs {
+            task_id: None,
+            result: Some(format!("done by {agent}")),
+        }),
+        Caller::agent(Some(agent.to_owned())),
+    )
+}
+
+fn code<T: std::fmt::Debug>(result: Result<T, planc::runner::OpError>) -> ErrorCode {
+    result.expect_err("an error").code
+}
+
+/// Waits for `n` events from a subscription.
+fn receive(rx: &Receiver<StoredEvent>, n: usize) -> Vec<StoredEvent> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut got = Vec::new();
+    while got.len() < n {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(event) => got.push(event),
+            Err(e) => panic!("{} of {n} events arrived ({e})", got.len()),
+        }
+    }
+    got
+}
+
+fn seqs(events: &[StoredEvent]) -> Vec<(String, u64)> {
+    events.iter().map(|e| (e.plan_id.clone(), e.seq)).collect()
+}
+
+/// The one test body every backend goes through. `multi`: the store holds
+/// more than one plan.
+fn lifecycle(store: &dyn PlanStore, multi: bool) {
+    let rx = store.subscribe();
+    assert_eq!(store.list().unwrap(), Vec::new());
+
+    let created = store.create("alpha", doc(3), false).unwrap();
+    assert_eq!(created.meta.id, "alpha");
+    assert_eq!(created.state.revision, 1);
+    assert!(created.meta.created_at.is_some());
+    assert_eq!(
+        code(store.create("alpha", doc(3), false)),
+        ErrorCode::PlanExists
+    );
+    if multi {
+        store.create("beta", doc(2), false).unwrap();
+    } else {
+        assert_eq!(
+            code(store.create("beta", doc(2), false)),
+            ErrorCode::PlanExists
+        );
+    }
+
+    let ids: Vec<String> = store
+        .list()
+        .unwrap()
+        .into_iter()
+        .map(|p| p.plan_id)
+        .collect();
+    let expected: Vec<&str> = if multi {
+        vec!["alpha", "beta"]
+    } else {
+        vec!["alpha"]
+    };
+    assert_eq!(ids, expected);
+    let alpha = &store.list().unwrap()[0];
+    assert_eq!(alpha.revision, 1);
+    assert_eq!(alpha.status, PlanStatus::Idle);
+    assert_eq!((alpha.counts.total, alpha.counts.pending), (3, 3));
+
+    assert_eq!(store.load("alpha").unwrap().state.revision, 1);
+    assert_eq!(code(store.load("nope")), ErrorCode::PlanNotFound);
+    assert_eq!(code(store.load("../alpha")), ErrorCode::InvalidPlanId);
+    assert_eq!(code(store.load("")), ErrorCode::InvalidPlanId);
+
+    let (op, caller) = next("ann");
+    let started = store.apply("alpha", &op, &caller).unwrap();
+    let OpResult::Started(ref data) = started.data else {
+        panic!("{:?}", started.data)
+    };
+    assert_eq!(data.task.as_ref().map(|t| t.id), Some(1));
+    let (op, caller) = complete("ann");
+    store.apply("alpha", &op, &caller).unwrap();
+    let status = store
+        .apply("alpha", &Op::GetPlanStatus(NoArgs {}), &Caller::default())
+        .unwrap();
+    assert!(!status.changed());
+    let missing = Op::StartTask(TaskIdArgs {
+        task_id: TaskRef::Id(99),
+    });
+    assert_eq!(
+        code(store.apply("alpha", &missing, &Caller::default())),
+        ErrorCode::TaskNotFound
+    );
+    assert_eq!(
+        code(store.apply("nope", &op, &caller)),
+        ErrorCode::PlanNotFound
+    );
+    assert_eq!(
+        code(store.apply("a/b", &op, &caller)),
+        ErrorCode::InvalidPlanId
+    );
+
+    let state = store.load("alpha").unwrap();
+    assert_eq!(state.state.revision, 3);
+    assert_eq!(state.tasks[0].status, TaskStatus::Completed);
+    assert_eq!(state.tasks[0].result.as_deref(), Some("done by ann"));
+    if multi {
+        assert_eq!(store.load("beta").unwrap().state.revision, 1);
+    }
+
+    let events = store.events("alpha", 0, 100).unwrap();
+    let ops: Vec<(u64, &str)> = events
+        .iter()
+        .map(|e| (e.seq, e.record.op.as_str()))
+        .collect();
+    assert_eq!(
+        ops,
+        [(1, "init"), (2, "startNextTask"), (3, "completeTask")]
+    );
+    assert!(events
+        .iter()
+        .all(|e| e.plan_id == "alpha" && e.seq == e.record.revision));
+    assert_eq!(events[1].record.events[0].agent.as_deref(), Some("ann"));
+    let later = store.events("alpha", 1, 1).unwrap();
+    assert_eq!(seqs(&later), [("alpha".to_owned(), 2)]);
+    assert_eq!(code(store.events("nope", 0, 10)), ErrorCode::PlanNotFound);
+
+    let feed = store.feed(0, 1000).unwrap();
+    let mut expected = vec![
+        ("alpha".to_owned(), 1),
+        ("alpha".to_owned(), 2),
+        ("alpha".to_owned(), 3),
+    ];
+    if multi {
+        expected.insert(1, ("beta".to_owned(), 1));
+    }
+    assert_eq!(seqs(&feed), expected);
+    assert!(feed.windows(2).all(|w| w[0].position < w[1].position));
+    let rest = store.feed(feed[0].position, 2).unwrap();
+    assert_eq!(seqs(&rest), expected[1..3]);
+
+    // Every commit reached the subscriber, in the feed's order.
+    let pushed = receive(&rx, expected.len());
+    assert_eq!(seqs(&pushed), expected);
+    assert_eq!(pushed, feed);
+
+    store.delete("alpha").unwrap();
+    assert_eq!(code(store.load("alpha")), ErrorCode::PlanNotFound);
+    assert_eq!(code(store.delete("alpha")), ErrorCode::PlanNotFound);
+    assert_eq!(
+        code(store.apply("alpha", &op, &caller)),
+        ErrorCode::PlanNotFound
+    );
+    let left: Vec<String> = store
+        .list()
+        .unwrap()
+        .into_iter()
+        .map(|p| p.plan_id)
+        .collect();
+    assert_eq!(left, if multi { vec!["beta"] } else { vec![] });
+
+    // A deleted plan can be made again; `force` starts an existing one over.
+    store.create("alpha", doc(1), false).unwrap();
+    let (op, caller) = next("bob");
+    store.apply("alpha", &op, &caller).unwrap();
+    let again = store.create("alpha", doc(2), true).unwrap();
+    assert_eq!(again.state.revision, 1);
+    let events = store.events("alpha", 0, 100).unwrap();
+    assert_eq!(seqs(&events), [("alpha".to_owned(), 1)]);
+    assert_eq!(store.load("alpha").unwrap().tasks.len(), 2);
+}
+
+/// 16 agents at once, each starting and completing tasks: no update is
+/// lost, and the events are the revisions, each exactly once.
+fn sixteen_agents(store: Arc<dyn PlanStore>, per_agent: usize) {
+    const AGENTS: usize = 16;
+    let tasks = AGENTS * per_agent;
+    store.create("busy", doc(tasks), false).unwrap();
+    let workers: Vec<_> = (0..AGENTS)
+        .map(|a| {
+            let store = Arc::clone(&store);
+            std::thread::spawn(move || {
+                let agent = format!("agent-{a}");
+                for _ in 0..per_agent {
+                    let (op, caller) = next(&agent);
+                    let started = store.apply("busy", &op, &caller).unwrap();
+                    assert!(started.changed(), "{agent} started nothing");
+                    let (op, caller) = complete(&agent);
+                    store.apply("busy", &op, &caller).unwrap();
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.join().unwrap();
+    }
+    let state = store.load("busy").unwrap();
+    let changes = 2 * tasks as u64;
+    assert_eq!(state.state.revision, 1 + changes);
+    assert_eq!(state.state.status, PlanStatus::Completed);
+    let mut by_agent = BTreeMap::new();
+    for task in &state.tasks {
+        assert_eq!(task.status, TaskStatus::Completed, "task {}", task.id);
+        *by_agent.entry(task.result.clone().unwrap()).or_insert(0) += 1;
+    }
+    assert_eq!(by_agent.len(), AGENTS);
+    assert!(by_agent.values().all(|&n| n == per_agent), "{by_agent:?}");
+    let events = store.events("busy", 0, 100_000).unwrap();
+    let revisions: Vec<u64> = events.iter().map(|e| e.seq).collect();
+    assert_eq!(revisions, (1..=1 + changes).collect::<Vec<_>>());
+}
+
+macro_rules! backend_tests {
+    ($name:ident, $backend:expr, $per_agent:expr) => {
+        mod $name {
+            use super::*;
+
+            #[test]
+            fn lifecycle() {
+                let Some(backend) = $backend else { return };
+                let store = open_store(&backend.url).unwrap();
+                super::lifecycle(&*store, backend.multi);
+            }
+
+            #[test]
+            fn sixteen_agents_lose_no_update() {
+                let Some(backend) = $backend else { return };
+                let store = open_store(&backend.url).unwrap();
+                super::sixteen_agents(store, $per_agent);
+            }
+        }
+    };
+}
+
+backend_tests!(json_file, Some(Backend::json_file()), 3);
+backend_tests!(json_dir, Some(Backend::json_dir()), 3);
+
+#[test]
+fn urls_name_their_backend() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().display().to_string();
+    assert_eq!(open_store(&dir).unwrap().url(), format!("dir:{dir}"));
+    assert_eq!(
+        open_store(&format!("dir:{dir}/new")).unwrap().url(),
+        format!("dir:{dir}/new")
+    );
+    assert!(t.path().join("new").is_dir());
+    let file = format!("{dir}/state.json");
+    assert_eq!(open_store(&file).unwrap().url(), file);
+    assert_eq!(open_store(&format!("file:{file}")).unwrap().url(), file);
+    assert_eq!(code(open_store("")), ErrorCode::InvalidArgument);
+}
+
+/// A single state file holds the plan its document names, and shares it
+/// with `planc run STATE`.
+#[test]
+fn a_state_file_is_one_plan() {
+    let t = tempfile::tempdir().unwrap();
+    let path = t.path().join("s.json");
+    let store = open_store(&path.display().to_string()).unwrap();
+    store.create("jd", doc(2), false).unwrap();
+    let on_disk: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(on_disk["meta"]["id"], "jd");
+    assert!(path.with_file_name("s.json.events.jsonl").is_file());
+    assert_eq!(code(store.load("other")), ErrorCode::PlanNotFound);
+    assert_eq!(code(store.delete("other")), ErrorCode::PlanNotFound);
+    assert!(path.is_file());
+}
