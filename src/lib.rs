@@ -26,6 +26,7 @@ pub mod modules;
 pub mod read;
 pub mod render;
 pub mod runner;
+pub mod serve;
 pub mod span;
 pub mod suggest;
 pub mod syntax;

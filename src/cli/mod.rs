@@ -11,6 +11,7 @@ mod mcp;
 mod output;
 mod run;
 mod run_text;
+mod serve;
 
 use clap::{Parser, Subcommand};
 
@@ -51,6 +52,8 @@ enum Command {
     Mcp(mcp::McpArgs),
     /// Print the runner's tool definitions (MCP, OpenAI or Anthropic)
     Tools(mcp::ToolsArgs),
+    /// Serve a store of plans over HTTP: MCP, a JSON API, event streams, a web view
+    Serve(serve::ServeArgs),
     /// Run the language server (planc-lsp) over standard input and output
     Lsp(lsp::LspArgs),
 }
@@ -77,6 +80,7 @@ pub fn main() -> i32 {
         Command::Run(args) => run::run(args),
         Command::Mcp(args) => mcp::serve(args),
         Command::Tools(args) => mcp::print(args),
+        Command::Serve(args) => serve::run(args),
         Command::Lsp(args) => lsp::run(args),
         Command::Schema => {
             print!("{}", planc::document::SCHEMA);

@@ -45,18 +45,15 @@ impl dyn PlanAccess + '_ {
     }
 
     /// [`PlanAccess::transact_events`] with a value: `change` answers it
-    /// with the events it made.
+    /// with the events it made. A store may run `change` more than once (a
+    /// database retries a conflict); the value of the committed run counts.
     pub fn transact<T>(
         &self,
         op: &str,
-        change: impl FnOnce(&mut Runner) -> Result<(T, Vec<Event>), OpError>,
+        mut change: impl FnMut(&mut Runner) -> Result<(T, Vec<Event>), OpError>,
     ) -> Result<T, OpError> {
-        let mut change = Some(change);
         let mut value = None;
         self.transact_events(op, &mut |runner| {
-            let Some(change) = change.take() else {
-                return Ok(Vec::new());
-            };
             let (answer, events) = change(runner)?;
             value = Some(answer);
             Ok(events)

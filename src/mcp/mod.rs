@@ -12,7 +12,7 @@
 pub mod access;
 pub mod dialect;
 pub mod export;
-mod server;
+pub(crate) mod server;
 pub mod tools;
 
 pub use dialect::{Dialect, Outcome};

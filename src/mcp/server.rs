@@ -62,6 +62,43 @@ impl PlanServer {
     }
 }
 
+/// A tool definition as MCP's `Tool`.
+pub(crate) fn mcp_tool(t: super::ToolDef) -> Tool {
+    let mut tool = Tool::new(t.name, t.description, Arc::new(t.input_schema));
+    tool.output_schema = Some(Arc::new(t.output_schema));
+    let mut annotations = ToolAnnotations::default();
+    annotations.read_only_hint = Some(t.read_only);
+    annotations.destructive_hint = Some(t.destructive);
+    tool.annotations = Some(annotations);
+    tool
+}
+
+/// The answer to a call of tool `name`: its outcome as a tool result, or,
+/// when the dialect has no such tool, a protocol error (MCP: -32602).
+pub(crate) fn tool_response(
+    dialect: Dialect,
+    name: &str,
+    outcome: Option<Outcome>,
+) -> Result<CallToolResponse, ErrorData> {
+    let Some(outcome) = outcome else {
+        let tools: Vec<&str> = dialect.tools().iter().map(|t| t.name).collect();
+        return Err(ErrorData::invalid_params(
+            format!(
+                "Unknown tool: {name} (the {} dialect has {})",
+                dialect.name(),
+                tools.join(", ")
+            ),
+            Some(json!({"tool": name, "dialect": dialect.name(), "tools": tools})),
+        ));
+    };
+    let result = if outcome.is_error {
+        CallToolResult::structured_error(outcome.content)
+    } else {
+        CallToolResult::structured(outcome.content)
+    };
+    Ok(result.into())
+}
+
 fn internal(error: OpError) -> ErrorData {
     ErrorData::internal_error(error.to_string(), Some(error.envelope()))
 }
@@ -85,20 +122,7 @@ impl ServerHandler for PlanServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self
-            .dialect
-            .tools()
-            .into_iter()
-            .map(|t| {
-                let mut tool = Tool::new(t.name, t.description, Arc::new(t.input_schema));
-                tool.output_schema = Some(Arc::new(t.output_schema));
-                let mut annotations = ToolAnnotations::default();
-                annotations.read_only_hint = Some(t.read_only);
-                annotations.destructive_hint = Some(t.destructive);
-                tool.annotations = Some(annotations);
-                tool
-            })
-            .collect();
+        let tools = self.dialect.tools().into_iter().map(mcp_tool).collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -115,25 +139,7 @@ impl ServerHandler for PlanServer {
         let outcome = tokio::task::spawn_blocking(move || server.call(&name, arguments))
             .await
             .map_err(|e| ErrorData::internal_error(format!("the tool call panicked: {e}"), None))?;
-        // An unknown tool is a protocol error (MCP: -32602), not a tool result.
-        let Some(outcome) = outcome else {
-            let tools: Vec<&str> = dialect.tools().iter().map(|t| t.name).collect();
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "Unknown tool: {} (the {} dialect has {})",
-                    request.name,
-                    dialect.name(),
-                    tools.join(", ")
-                ),
-                Some(json!({"tool": request.name, "dialect": dialect.name(), "tools": tools})),
-            ));
-        };
-        let result = if outcome.is_error {
-            CallToolResult::structured_error(outcome.content)
-        } else {
-            CallToolResult::structured(outcome.content)
-        };
-        Ok(result.into())
+        tool_response(dialect, &request.name, outcome)
     }
 
     async fn list_resources(

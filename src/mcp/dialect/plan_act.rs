@@ -319,7 +319,7 @@ fn refused(error: OpError) -> Outcome {
 fn change(
     store: &dyn PlanAccess,
     op: &Op,
-    events: impl FnOnce(&OpResult, &PlanDocument) -> Result<Vec<Event>, OpError>,
+    events: impl Fn(&OpResult, &PlanDocument) -> Result<Vec<Event>, OpError>,
 ) -> Result<Outcome, OpError> {
     let events = store.transact(op.name(), |runner: &mut Runner| {
         let applied = runner.apply(op)?;

@@ -1,0 +1,100 @@
+//! `planc serve`: a store's plans over HTTP (MCP, JSON API, SSE, web view).
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::output;
+use super::{EXIT_OK, EXIT_USAGE};
+
+/// The store `planc serve` opens when none is given.
+pub const DEFAULT_STORE: &str = "sqlite:.planc/plans.db";
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// Where to listen (ADDR:PORT; port 0 picks a free one)
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:7411")]
+    listen: SocketAddr,
+    /// The store of plans: sqlite:PATH, postgres://…, or a directory of
+    /// JSON states (dir:PATH)
+    #[arg(long, value_name = "URL", env = "PLANC_STORE", default_value = DEFAULT_STORE)]
+    store: String,
+    /// The bearer token every request must carry (required to listen on an
+    /// address other than loopback)
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "PLANC_TOKEN",
+        hide_env_values = true
+    )]
+    token: Option<String>,
+    /// The largest request body, in bytes (larger: 413)
+    #[arg(long, value_name = "BYTES", default_value_t = planc::serve::DEFAULT_MAX_BODY)]
+    max_body: usize,
+    /// Requests per second one client address may make (more: 429); 0 for
+    /// no limit
+    #[arg(long, value_name = "N", default_value_t = planc::serve::DEFAULT_RATE_LIMIT)]
+    rate_limit: u32,
+    /// Another host name requests may be addressed to (the Host header);
+    /// repeat for more
+    #[arg(long, value_name = "NAME")]
+    allow_host: Vec<String>,
+    /// A web origin besides the server's own that may call it
+    /// (https://example.com); repeat for more
+    #[arg(long, value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
+    /// Seconds between keep-alive comments on idle event streams
+    #[arg(long, value_name = "SECONDS", default_value_t = 15)]
+    keep_alive: u64,
+}
+
+pub fn run(args: ServeArgs) -> i32 {
+    let mut config = planc::serve::Config::new(args.listen);
+    config.token = args.token.filter(|t| !t.is_empty());
+    config.max_body = args.max_body;
+    config.rate_limit = args.rate_limit;
+    if !config.allowed_hosts.is_empty() || !args.allow_host.is_empty() {
+        config
+            .allowed_hosts
+            .extend(args.allow_host.iter().map(|h| h.to_ascii_lowercase()));
+    }
+    config.allowed_origins = args.allow_origin;
+    config.keep_alive = Duration::from_secs(args.keep_alive.max(1));
+    if let Err(message) = config.check() {
+        output::fatal(&message);
+        return EXIT_USAGE;
+    }
+    if let Some(path) = args
+        .store
+        .strip_prefix("sqlite://")
+        .or_else(|| args.store.strip_prefix("sqlite:"))
+    {
+        if let Some(dir) = std::path::Path::new(path).parent() {
+            if !dir.as_os_str().is_empty() {
+                if let Err(e) = std::fs::create_dir_all(dir) {
+                    output::fatal(&format!("cannot create {}: {e}", dir.display()));
+                    return EXIT_USAGE;
+                }
+            }
+        }
+    }
+    let store = match planc::runner::open_store(&args.store) {
+        Ok(store) => store,
+        Err(error) => {
+            output::fatal(&error.message);
+            return EXIT_USAGE;
+        }
+    };
+    let url = store.url();
+    let ready = |bound: SocketAddr| {
+        eprintln!("planc serve: listening on http://{bound} (store {url})");
+    };
+    match planc::serve::run(config, store, ready) {
+        Ok(()) => EXIT_OK,
+        Err(message) => {
+            output::fatal(&message);
+            EXIT_USAGE
+        }
+    }
+}

@@ -1,0 +1,611 @@
+//! The JSON API (`/api/plans…`), the SSE event streams, `/health` and
+//! `/metrics`. Every answer is the runner's envelope: `{"success": true,
+//! "data": …}` or `{"success": false, "error": {code, message, details}}`.
+
+use std::collections::{HashSet, VecDeque};
+use std::convert::Infallible;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures_util::Stream;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
+
+use crate::document::PlanDocument;
+use crate::runner::{Caller, ErrorCode, EventKind, Op, OpError, PlanStore, StoredEvent};
+
+use super::guard::{error_response, too_large};
+use super::Shared;
+
+/// The HTTP status of an operation error.
+pub fn status_of(code: ErrorCode) -> StatusCode {
+    match code.as_str() {
+        "PLAN_NOT_FOUND" | "TASK_NOT_FOUND" => StatusCode::NOT_FOUND,
+        "PLAN_EXISTS" | "STATE_CONFLICT" => StatusCode::CONFLICT,
+        "STATE_LOCKED" => StatusCode::SERVICE_UNAVAILABLE,
+        "STATE_IO" | "INVALID_STATE" => StatusCode::INTERNAL_SERVER_ERROR,
+        "INVALID_ARGUMENT" | "INVALID_PLAN_ID" | "INVALID_PLAN" => StatusCode::BAD_REQUEST,
+        _ => StatusCode::UNPROCESSABLE_ENTITY,
+    }
+}
+
+/// An operation error as a response.
+fn op_error(shared: &Shared, error: &OpError) -> Response {
+    shared.metrics.error(error.code.as_str());
+    let mut response = (status_of(error.code), axum::Json(error.envelope())).into_response();
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        header::HeaderValue::from_static("no-store"),
+    );
+    response
+}
+
+/// A success envelope.
+fn ok(status: StatusCode, data: Value) -> Response {
+    (status, axum::Json(json!({"success": true, "data": data}))).into_response()
+}
+
+/// Runs `work` on the store off the async workers (SQLite and the file
+/// lock block).
+async fn blocking<T: Send + 'static>(
+    shared: &Arc<Shared>,
+    work: impl FnOnce(&dyn PlanStore) -> Result<T, OpError> + Send + 'static,
+) -> Result<T, OpError> {
+    let store = Arc::clone(&shared.store);
+    tokio::task::spawn_blocking(move || work(store.as_ref()))
+        .await
+        .unwrap_or_else(|e| {
+            Err(OpError::new(
+                ErrorCode::StateIo,
+                format!("the store call stopped: {e}"),
+            ))
+        })
+}
+
+/// `GET /health`: the store answers.
+pub async fn health(State(shared): State<Arc<Shared>>) -> Response {
+    match blocking(&shared, |store| store.list().map(|plans| plans.len())).await {
+        Ok(plans) => ok(
+            StatusCode::OK,
+            json!({"status": "ok", "plans": plans, "version": env!("CARGO_PKG_VERSION")}),
+        ),
+        Err(error) => {
+            shared.metrics.error(error.code.as_str());
+            let mut response = (
+                StatusCode::SERVICE_UNAVAILABLE,
+                axum::Json(error.envelope()),
+            )
+                .into_response();
+            response.headers_mut().insert(
+                header::CACHE_CONTROL,
+                header::HeaderValue::from_static("no-store"),
+            );
+            response
+        }
+    }
+}
+
+/// `GET /metrics`: Prometheus text.
+pub async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
+    let plans = blocking(&shared, |store| store.list().map(|plans| plans.len()))
+        .await
+        .ok();
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        shared.metrics.render(plans),
+    )
+        .into_response()
+}
+
+/// `GET /api/plans`: every plan's summary.
+pub async fn list_plans(State(shared): State<Arc<Shared>>) -> Response {
+    match blocking(&shared, |store| store.list()).await {
+        Ok(plans) => ok(StatusCode::OK, json!({"plans": plans})),
+        Err(error) => op_error(&shared, &error),
+    }
+}
+
+/// The query of `POST /api/plans`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateQuery {
+    /// The plan id (default: the document's `meta.id`).
+    id: Option<String>,
+    /// Start an existing plan over.
+    #[serde(default)]
+    force: bool,
+}
+
+/// `POST /api/plans[?id=ID][&force=true]`: a plan from `.plan` source or
+/// any JSON plan shape planc loads.
+pub async fn create_plan(
+    State(shared): State<Arc<Shared>>,
+    query: Result<Query<CreateQuery>, axum::extract::rejection::QueryRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let Query(query) = match query {
+        Ok(query) => query,
+        Err(rejection) => {
+            return op_error(
+                &shared,
+                &OpError::new(
+                    ErrorCode::InvalidArgument,
+                    format!("bad query: {}", rejection.body_text()),
+                ),
+            )
+        }
+    };
+    let body = match body {
+        Ok(body) => body,
+        Err(BytesRejection::FailedToBufferBody(_)) => return too_large(&shared),
+        Err(rejection) => {
+            return op_error(
+                &shared,
+                &OpError::new(ErrorCode::InvalidArgument, rejection.body_text()),
+            )
+        }
+    };
+    let name = query.id.clone().unwrap_or_else(|| "plan".to_owned());
+    let doc = match load_plan(&name, &body) {
+        Ok(doc) => doc,
+        Err(error) => return op_error(&shared, &error),
+    };
+    let plan_id = query.id.unwrap_or_else(|| doc.meta.id.clone());
+    let force = query.force;
+    let id = plan_id.clone();
+    match blocking(&shared, move |store| store.create(&id, doc, force)).await {
+        Ok(doc) => ok(
+            StatusCode::CREATED,
+            json!({
+                "plan_id": plan_id,
+                "revision": doc.state.revision,
+                "total_tasks": doc.tasks.len(),
+                "message": format!("Created plan {plan_id} with {} task(s)", doc.tasks.len()),
+            }),
+        ),
+        Err(error) => op_error(&shared, &error),
+    }
+}
+
+/// Imports are refused: a plan sent to a server stands alone.
+struct NoImports;
+
+impl crate::modules::Loader for NoImports {
+    fn locate(
+        &self,
+        _path: &std::path::Path,
+    ) -> Result<std::path::PathBuf, crate::modules::ImportError> {
+        Err(crate::modules::ImportError::Read(crate::read::ReadError::Io(
+            std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                "a plan sent to planc serve cannot import files; send the plan built into one document (`planc build`)",
+            ),
+        )))
+    }
+
+    fn load(&self, _located: &std::path::Path) -> Result<String, crate::modules::ImportError> {
+        Err(crate::modules::ImportError::NotPlan)
+    }
+}
+
+/// The plan document of a request body: JSON (any shape planc loads) when
+/// it starts with `{` or `[`, `.plan` source otherwise. Diagnostics come
+/// back as `INVALID_PLAN` with each one in `details.diagnostics`.
+fn load_plan(name: &str, body: &[u8]) -> Result<PlanDocument, OpError> {
+    let text = std::str::from_utf8(body).map_err(|e| {
+        OpError::new(
+            ErrorCode::InvalidArgument,
+            format!("the request body is not UTF-8 text: {e}"),
+        )
+    })?;
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    let (document, diagnostics, sources) = if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        let mut sources = crate::span::SourceMap::new();
+        let file = sources.add(format!("{name}.json"), text);
+        let (document, diagnostics) = crate::document::load_json(text, file, name);
+        (document, diagnostics, sources)
+    } else {
+        let options = crate::check::Options {
+            require_params: true,
+            skip_references: true,
+            ..Default::default()
+        };
+        let compilation = crate::compile_with(&format!("{name}.plan"), text, &options, &NoImports);
+        let document = compilation.document();
+        let no_plan = (compilation.checked.plan.is_none() && !compilation.has_errors())
+            .then(|| crate::compile::no_plan(&compilation));
+        let mut diagnostics = compilation.diagnostics;
+        diagnostics.extend(no_plan);
+        (document, diagnostics, compilation.sources)
+    };
+    let errors = diagnostics
+        .iter()
+        .any(crate::diagnostic::Diagnostic::is_error);
+    match document {
+        Some(document) if !errors => Ok(document),
+        _ => {
+            let listed = crate::render::json_values(&diagnostics, &sources);
+            let first = diagnostics
+                .iter()
+                .find(|d| d.is_error())
+                .map_or("the body holds no plan".to_owned(), |d| d.message.clone());
+            Err(OpError::new(
+                ErrorCode::InvalidArgument,
+                format!("the plan has errors; no plan created: {first}"),
+            )
+            .with(json!({"diagnostics": listed})))
+        }
+    }
+}
+
+/// `GET /api/plans/{id}`: the plan's state document.
+pub async fn get_plan(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
+    match blocking(&shared, move |store| store.load(&id)).await {
+        Ok(doc) => {
+            let value = serde_json::to_value(&doc).unwrap_or(Value::Null);
+            ok(StatusCode::OK, value)
+        }
+        Err(error) => op_error(&shared, &error),
+    }
+}
+
+/// `DELETE /api/plans/{id}`.
+pub async fn delete_plan(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
+    let plan_id = id.clone();
+    match blocking(&shared, move |store| store.delete(&id)).await {
+        Ok(()) => ok(
+            StatusCode::OK,
+            json!({"plan_id": plan_id, "deleted": true, "message": format!("Deleted plan {plan_id}")}),
+        ),
+        Err(error) => op_error(&shared, &error),
+    }
+}
+
+/// `POST /api/plans/{id}/ops/{op}`: one runner operation (`startNextTask`,
+/// `completeTask`, …) with its arguments as the JSON body; `agent` and
+/// `lease` are the caller's, as in the MCP tools (or the `X-Planc-Agent`
+/// header).
+pub async fn apply_op(
+    State(shared): State<Arc<Shared>>,
+    Path((id, op)): Path<(String, String)>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let body = match body {
+        Ok(body) => body,
+        Err(BytesRejection::FailedToBufferBody(_)) => return too_large(&shared),
+        Err(rejection) => {
+            return op_error(
+                &shared,
+                &OpError::new(ErrorCode::InvalidArgument, rejection.body_text()),
+            )
+        }
+    };
+    let mut args: Value = if body.iter().all(u8::is_ascii_whitespace) {
+        json!({})
+    } else {
+        match serde_json::from_slice(&body) {
+            Ok(args) => args,
+            Err(e) => {
+                return op_error(
+                    &shared,
+                    &OpError::new(
+                        ErrorCode::InvalidArgument,
+                        format!("the body is not JSON arguments: {e}"),
+                    ),
+                )
+            }
+        }
+    };
+    if !Op::NAMES.contains(&op.as_str()) {
+        return op_error(
+            &shared,
+            &OpError::new(
+                ErrorCode::InvalidArgument,
+                format!("no operation `{}`", crate::escape::line(&op)),
+            )
+            .with(json!({"operations": Op::NAMES})),
+        );
+    }
+    let caller = match &mut args {
+        Value::Object(map) => Caller::take_from(map),
+        _ => Ok(Caller::default()),
+    };
+    let header_agent = super::mcp::header_agent(&headers);
+    let result = caller.and_then(|mut caller| {
+        caller.agent = caller.agent.or(header_agent);
+        Op::from_call(&op, args).map(|op| (op, caller))
+    });
+    let (op, caller) = match result {
+        Ok(parts) => parts,
+        Err(error) => return op_error(&shared, &error),
+    };
+    match blocking(&shared, move |store| store.apply(&id, &op, &caller)).await {
+        Ok(applied) => (StatusCode::OK, axum::Json(applied.envelope())).into_response(),
+        Err(error) => op_error(&shared, &error),
+    }
+}
+
+/// The query of the event streams.
+#[derive(Debug, Default, Deserialize)]
+pub struct EventsQuery {
+    /// Start after this id (as `Last-Event-ID` does), or `now`: only what
+    /// is committed from now on.
+    after: Option<String>,
+    /// The token, for clients that cannot set a header (`EventSource`).
+    #[serde(rename = "access_token")]
+    _access_token: Option<String>,
+}
+
+/// Where a stream starts: after the id of `Last-Event-ID` or `?after=`
+/// (`None`: from now on).
+fn start_of(headers: &HeaderMap, query: &EventsQuery) -> Result<Option<u64>, OpError> {
+    let given = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .or_else(|| query.after.clone());
+    match given.as_deref().map(str::trim) {
+        None | Some("") => Ok(Some(0)),
+        Some("now") => Ok(None),
+        Some(text) => text.parse::<u64>().map(Some).map_err(|_| {
+            OpError::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "the event id `{}` is not a number (Last-Event-ID or ?after= takes an event's id, or `now`)",
+                    crate::escape::line(text)
+                ),
+            )
+        }),
+    }
+}
+
+/// `GET /api/plans/{id}/events`: the plan's events, `id:` = the revision.
+pub async fn plan_events(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    Query(query): Query<EventsQuery>,
+) -> Response {
+    let start = match start_of(&headers, &query) {
+        Ok(start) => start,
+        Err(error) => return op_error(&shared, &error),
+    };
+    let plan_id = id.clone();
+    if let Err(error) = blocking(&shared, move |store| store.load(&plan_id).map(drop)).await {
+        return op_error(&shared, &error);
+    }
+    stream(shared, Some(id), start)
+}
+
+/// `GET /api/events`: every plan's events, `id:` = the store's position.
+pub async fn all_events(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    Query(query): Query<EventsQuery>,
+) -> Response {
+    match start_of(&headers, &query) {
+        Ok(start) => stream(shared, None, start),
+        Err(error) => op_error(&shared, &error),
+    }
+}
+
+/// The name of an SSE message (seed 004's event types): `plan` when the
+/// change touched the whole plan, `message` for an observed agent message,
+/// `step` for task changes.
+fn sse_name(event: &StoredEvent) -> &'static str {
+    let events = &event.record.events;
+    if events
+        .iter()
+        .any(|e| e.task_id.is_none() && e.kind != EventKind::Iteration)
+    {
+        "plan"
+    } else if events.iter().any(|e| e.kind == EventKind::Iteration) {
+        "message"
+    } else {
+        "step"
+    }
+}
+
+/// One stored change as the JSON of an SSE message.
+pub fn event_json(event: &StoredEvent) -> Value {
+    let record = &event.record;
+    json!({
+        "plan_id": event.plan_id,
+        "seq": event.seq,
+        "position": event.position,
+        "revision": record.revision,
+        "at": record.at,
+        "op": record.op,
+        "plan_status": record.plan_status,
+        "events": record.events.iter().map(|e| {
+            let kind = if e.kind == EventKind::Iteration {
+                "message"
+            } else if e.task_id.is_some() {
+                "step"
+            } else {
+                "plan"
+            };
+            json!({
+                "type": kind,
+                "kind": e.kind,
+                "task_id": e.task_id,
+                "message": e.message,
+                "agent": e.agent,
+            })
+        }).collect::<Vec<_>>(),
+    })
+}
+
+/// How many sent changes a stream remembers, to drop the ones the live
+/// channel brings again.
+const SENT_MEMORY: usize = 8192;
+
+/// The state of one stream.
+struct Follow {
+    shared: Arc<Shared>,
+    plan: Option<String>,
+    /// The id of the last message sent.
+    last: u64,
+    /// Read from the store (`false`) or the live channel (`true`), not
+    /// sent yet.
+    backlog: VecDeque<(StoredEvent, bool)>,
+    /// Whether the store has nothing after `last` that the live channel
+    /// will not bring.
+    caught_up: bool,
+    /// The (plan, seq) of the changes sent lately: a change read from the
+    /// store may come again on the live channel (and a directory store's
+    /// positions do not grow with time, so ids cannot tell).
+    sent: HashSet<(String, u64)>,
+    sent_order: VecDeque<(String, u64)>,
+    live: broadcast::Receiver<StoredEvent>,
+    stop: tokio::sync::watch::Receiver<bool>,
+    _open: OpenStream,
+}
+
+/// Counts an open stream while it lives.
+struct OpenStream(Arc<Shared>);
+
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        self.0.metrics.streams_open.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl Follow {
+    /// The id of `event` in this stream.
+    fn id(&self, event: &StoredEvent) -> u64 {
+        match self.plan {
+            Some(_) => event.seq,
+            None => event.position,
+        }
+    }
+
+    /// The next event to send, or `None` when the stream ends (shutdown,
+    /// the plan deleted with nothing left to read, a store error).
+    async fn next(&mut self) -> Option<StoredEvent> {
+        loop {
+            if let Some((event, live)) = self.backlog.pop_front() {
+                let id = self.id(&event);
+                let key = (event.plan_id.clone(), event.seq);
+                let fresh = if live {
+                    !self.sent.contains(&key)
+                } else {
+                    id > self.last
+                };
+                if !fresh {
+                    continue;
+                }
+                self.last = self.last.max(id);
+                if self.sent_order.len() >= SENT_MEMORY {
+                    if let Some(old) = self.sent_order.pop_front() {
+                        self.sent.remove(&old);
+                    }
+                }
+                self.sent.insert(key.clone());
+                self.sent_order.push_back(key);
+                return Some(event);
+            }
+            if !self.caught_up {
+                let (plan, after) = (self.plan.clone(), self.last);
+                let page = blocking(&self.shared, move |store| match &plan {
+                    Some(plan) => store.events(plan, after, 512),
+                    None => store.feed(after, 512),
+                })
+                .await
+                .ok()?;
+                if page.is_empty() {
+                    self.caught_up = true;
+                } else {
+                    self.backlog.extend(page.into_iter().map(|e| (e, false)));
+                }
+                continue;
+            }
+            if *self.stop.borrow() {
+                return None;
+            }
+            tokio::select! {
+                received = self.live.recv() => match received {
+                    Ok(event) => {
+                        if self.plan.as_ref().is_some_and(|p| *p != event.plan_id) {
+                            continue;
+                        }
+                        self.backlog.push_back((event, true));
+                    }
+                    // Missed some: read them from the store.
+                    Err(broadcast::error::RecvError::Lagged(_)) => self.caught_up = false,
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                },
+                _ = self.stop.changed() => return None,
+            }
+        }
+    }
+}
+
+fn stream(shared: Arc<Shared>, plan: Option<String>, start: Option<u64>) -> Response {
+    shared.metrics.streams_open.fetch_add(1, Ordering::Relaxed);
+    let follow = Follow {
+        plan,
+        last: start.unwrap_or(0),
+        backlog: VecDeque::new(),
+        caught_up: start.is_none(),
+        sent: HashSet::new(),
+        sent_order: VecDeque::new(),
+        live: shared.events.subscribe(),
+        stop: shared.stop.clone(),
+        _open: OpenStream(Arc::clone(&shared)),
+        shared: Arc::clone(&shared),
+    };
+    let events = futures_util::stream::unfold(follow, |mut follow| async move {
+        let event = follow.next().await?;
+        follow
+            .shared
+            .metrics
+            .events_streamed
+            .fetch_add(1, Ordering::Relaxed);
+        let message = SseEvent::default()
+            .id(follow.id(&event).to_string())
+            .event(sse_name(&event))
+            .data(event_json(&event).to_string());
+        Some((Ok::<_, Infallible>(message), follow))
+    });
+    sse(events, shared.config.keep_alive)
+}
+
+fn sse(
+    events: impl Stream<Item = Result<SseEvent, Infallible>> + Send + 'static,
+    keep_alive: std::time::Duration,
+) -> Response {
+    let mut response = Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(keep_alive).text("keep-alive"))
+        .into_response();
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        header::HeaderValue::from_static("no-store"),
+    );
+    response
+}
+
+/// A 404 in the envelope for paths the server does not have.
+pub async fn not_found(State(shared): State<Arc<Shared>>, uri: axum::http::Uri) -> Response {
+    shared.metrics.error("NOT_FOUND");
+    error_response(
+        StatusCode::NOT_FOUND,
+        "NOT_FOUND",
+        &format!(
+            "no such endpoint: {}; see docs/serve.md",
+            crate::escape::line(uri.path())
+        ),
+        Value::Null,
+    )
+}

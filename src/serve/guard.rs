@@ -1,0 +1,388 @@
+//! What every request passes before a handler sees it: the client's rate,
+//! the `Host` and `Origin` (DNS rebinding), the bearer token and the
+//! declared body size; and the counters `/metrics` shows.
+
+use std::collections::{BTreeMap, HashMap};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+
+use super::Shared;
+
+/// An HTTP error in the runner's envelope: `{"success": false, "error":
+/// {code, message, details}}`.
+pub fn error_response(status: StatusCode, code: &str, message: &str, details: Value) -> Response {
+    let body = json!({
+        "success": false,
+        "error": {"code": code, "message": message, "details": details},
+    });
+    let mut response = (status, axum::Json(body)).into_response();
+    if status == StatusCode::UNAUTHORIZED {
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static("Bearer realm=\"planc\""),
+        );
+    }
+    response
+}
+
+/// Request counters for `/metrics`.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    /// Requests by route and status code.
+    requests: Mutex<BTreeMap<(&'static str, u16), u64>>,
+    /// Error envelopes answered, by code.
+    errors: Mutex<BTreeMap<String, u64>>,
+    /// Changes committed to the store (seen on its event stream).
+    pub changes: AtomicU64,
+    /// Events written to SSE streams.
+    pub events_streamed: AtomicU64,
+    /// Open SSE streams.
+    pub streams_open: AtomicU64,
+}
+
+impl Metrics {
+    /// Counts one error envelope with `code`.
+    pub fn error(&self, code: &str) {
+        if let Ok(mut errors) = self.errors.lock() {
+            *errors.entry(code.to_owned()).or_default() += 1;
+        }
+    }
+
+    /// The Prometheus text exposition of the counters.
+    pub fn render(&self, plans: Option<usize>) -> String {
+        let mut out = String::new();
+        out.push_str(
+            "# HELP planc_http_requests_total HTTP requests answered, by route and status.\n",
+        );
+        out.push_str("# TYPE planc_http_requests_total counter\n");
+        if let Ok(requests) = self.requests.lock() {
+            for ((route, status), n) in requests.iter() {
+                out.push_str(&format!(
+                    "planc_http_requests_total{{route=\"{route}\",status=\"{status}\"}} {n}\n"
+                ));
+            }
+        }
+        out.push_str("# HELP planc_errors_total Error envelopes answered, by error code.\n");
+        out.push_str("# TYPE planc_errors_total counter\n");
+        if let Ok(errors) = self.errors.lock() {
+            for (code, n) in errors.iter() {
+                let code = code.replace(['\\', '"', '\n'], "_");
+                out.push_str(&format!("planc_errors_total{{code=\"{code}\"}} {n}\n"));
+            }
+        }
+        let counters = [
+            (
+                "planc_changes_total",
+                "counter",
+                "Changes committed to the store (each one event record).",
+                self.changes.load(Ordering::Relaxed),
+            ),
+            (
+                "planc_events_streamed_total",
+                "counter",
+                "Event records written to SSE streams.",
+                self.events_streamed.load(Ordering::Relaxed),
+            ),
+            (
+                "planc_sse_streams_open",
+                "gauge",
+                "SSE event streams open now.",
+                self.streams_open.load(Ordering::Relaxed),
+            ),
+        ];
+        for (name, kind, help, value) in counters {
+            out.push_str(&format!(
+                "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"
+            ));
+        }
+        if let Some(plans) = plans {
+            out.push_str("# HELP planc_plans Plans in the store.\n# TYPE planc_plans gauge\n");
+            out.push_str(&format!("planc_plans {plans}\n"));
+        }
+        out
+    }
+}
+
+/// The route a path counts under in the metrics (a fixed set: plan ids
+/// never become labels).
+fn route_of(path: &str) -> &'static str {
+    match path {
+        "/" => "/",
+        "/health" => "/health",
+        "/metrics" => "/metrics",
+        "/api/plans" => "/api/plans",
+        "/api/events" => "/api/events",
+        _ if path.starts_with("/mcp") => "/mcp",
+        _ if path.starts_with("/api/plans/") && path.ends_with("/events") => {
+            "/api/plans/{id}/events"
+        }
+        _ if path.starts_with("/api/plans/") && path.contains("/ops/") => {
+            "/api/plans/{id}/ops/{op}"
+        }
+        _ if path.starts_with("/api/plans/") => "/api/plans/{id}",
+        _ => "other",
+    }
+}
+
+/// A token bucket per client address.
+#[derive(Debug)]
+pub struct RateLimiter {
+    /// Requests per second a client may make (the bucket refills at this
+    /// rate and holds as many); 0: no limit.
+    per_second: u32,
+    buckets: Mutex<HashMap<IpAddr, (f64, Instant)>>,
+}
+
+impl RateLimiter {
+    /// A limit of `per_second` requests per second per client (0: none).
+    pub fn new(per_second: u32) -> RateLimiter {
+        RateLimiter {
+            per_second,
+            buckets: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Takes one request from `client`'s bucket: `Err` with the seconds to
+    /// wait when it is empty.
+    fn take(&self, client: IpAddr) -> Result<(), u64> {
+        if self.per_second == 0 {
+            return Ok(());
+        }
+        let rate = f64::from(self.per_second);
+        let now = Instant::now();
+        let Ok(mut buckets) = self.buckets.lock() else {
+            return Ok(());
+        };
+        if buckets.len() > 100_000 {
+            // Forget clients whose bucket is full again.
+            buckets.retain(|_, (tokens, at)| {
+                *tokens + now.duration_since(*at).as_secs_f64() * rate < rate
+            });
+        }
+        let (tokens, at) = buckets.entry(client).or_insert((rate, now));
+        *tokens = (*tokens + now.duration_since(*at).as_secs_f64() * rate).min(rate);
+        *at = now;
+        if *tokens >= 1.0 {
+            *tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(((1.0 - *tokens) / rate).ceil().max(1.0) as u64)
+        }
+    }
+}
+
+/// The outermost layer: counts the request, then checks rate, host,
+/// origin, token and declared size, in that order.
+pub async fn guard(
+    State(shared): State<Arc<Shared>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let route = route_of(request.uri().path());
+    let response = match check(&shared, peer, &request) {
+        Ok(()) => next.run(request).await,
+        Err(response) => response,
+    };
+    if let Ok(mut requests) = shared.metrics.requests.lock() {
+        *requests
+            .entry((route, response.status().as_u16()))
+            .or_default() += 1;
+    }
+    response
+}
+
+fn check(shared: &Shared, peer: SocketAddr, request: &Request) -> Result<(), Response> {
+    let config = &shared.config;
+    let refuse = |status, code: &str, message: &str, details| {
+        shared.metrics.error(code);
+        error_response(status, code, message, details)
+    };
+    if let Err(wait) = shared.limiter.take(peer.ip()) {
+        let mut response = refuse(
+            StatusCode::TOO_MANY_REQUESTS,
+            "RATE_LIMITED",
+            &format!(
+                "too many requests: this server takes {} requests per second from one client; retry in {wait} s",
+                config.rate_limit
+            ),
+            json!({"limit_per_second": config.rate_limit, "retry_after_seconds": wait}),
+        );
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(wait));
+        return Err(response);
+    }
+    let headers = request.headers();
+    if let Err(message) = check_host(config, headers) {
+        return Err(refuse(
+            StatusCode::FORBIDDEN,
+            "FORBIDDEN_HOST",
+            &message,
+            json!({"allowed_hosts": config.allowed_hosts}),
+        ));
+    }
+    if let Err(message) = check_origin(config, headers) {
+        return Err(refuse(
+            StatusCode::FORBIDDEN,
+            "FORBIDDEN_ORIGIN",
+            &message,
+            json!({"allowed_origins": config.allowed_origins}),
+        ));
+    }
+    if let Some(token) = &config.token {
+        if !authorized(token, headers, request.uri().query()) {
+            return Err(refuse(
+                StatusCode::UNAUTHORIZED,
+                "UNAUTHORIZED",
+                "this server needs its token: send `Authorization: Bearer TOKEN` (or, where a header cannot be set, `?access_token=TOKEN`)",
+                Value::Null,
+            ));
+        }
+    }
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > config.max_body as u64) {
+        return Err(too_large(shared));
+    }
+    Ok(())
+}
+
+/// `413` in the envelope.
+pub fn too_large(shared: &Shared) -> Response {
+    shared.metrics.error("PAYLOAD_TOO_LARGE");
+    error_response(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "PAYLOAD_TOO_LARGE",
+        &format!(
+            "the request body is larger than this server takes ({} bytes; `planc serve --max-body BYTES`)",
+            shared.config.max_body
+        ),
+        json!({"max_body_bytes": shared.config.max_body}),
+    )
+}
+
+/// Whether the request carries the token, compared in constant time.
+fn authorized(token: &str, headers: &HeaderMap, query: Option<&str>) -> bool {
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            let (scheme, rest) = v.split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim())
+        });
+    let from_query = query.and_then(|q| {
+        serde_urlencoded::from_str::<Vec<(String, String)>>(q)
+            .ok()?
+            .into_iter()
+            .find(|(k, _)| k == "access_token")
+            .map(|(_, v)| v)
+    });
+    let given = bearer.map(str::to_owned).or(from_query);
+    given.is_some_and(|given| constant_time_eq(given.as_bytes(), token.as_bytes()))
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The host part of a `Host` header or an origin's authority (no port, no
+/// brackets), lower-cased.
+fn host_part(authority: &str) -> String {
+    let authority = authority.trim();
+    let host = if let Some(rest) = authority.strip_prefix('[') {
+        rest.split(']').next().unwrap_or(rest)
+    } else {
+        authority.rsplit_once(':').map_or(authority, |(h, port)| {
+            if port.chars().all(|c| c.is_ascii_digit()) {
+                h
+            } else {
+                authority
+            }
+        })
+    };
+    host.to_ascii_lowercase()
+}
+
+/// The `Host` must be one the server answers to: a page on another name
+/// that resolves to this address (DNS rebinding) is refused.
+fn check_host(config: &super::Config, headers: &HeaderMap) -> Result<(), String> {
+    if config.allowed_hosts.is_empty() {
+        return Ok(());
+    }
+    let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) else {
+        return Err("the request has no Host header".to_owned());
+    };
+    let name = host_part(host);
+    if config.allowed_hosts.iter().any(|a| *a == name) {
+        Ok(())
+    } else {
+        Err(format!(
+            "this server does not answer to the host `{}`; it answers to {} (`planc serve --allow-host NAME` adds one)",
+            crate::escape::line(&name),
+            config.allowed_hosts.join(", ")
+        ))
+    }
+}
+
+/// A browser's `Origin` must be the server's own (same host) or one allowed
+/// with `--allow-origin`; requests without one (agents, curl) pass.
+fn check_origin(config: &super::Config, headers: &HeaderMap) -> Result<(), String> {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return Ok(());
+    };
+    if config.allowed_origins.iter().any(|o| o == origin) {
+        return Ok(());
+    }
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let authority = origin.split_once("://").map_or("", |(_, rest)| rest);
+    if !host.is_empty() && authority.eq_ignore_ascii_case(host) {
+        return Ok(());
+    }
+    Err(format!(
+        "requests from the web origin `{}` are refused (`planc serve --allow-origin ORIGIN` allows one)",
+        crate::escape::line(origin)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_part_drops_the_port_and_brackets() {
+        assert_eq!(host_part("127.0.0.1:7411"), "127.0.0.1");
+        assert_eq!(host_part("LocalHost"), "localhost");
+        assert_eq!(host_part("[::1]:80"), "::1");
+        assert_eq!(host_part("evil.example:7411"), "evil.example");
+    }
+
+    #[test]
+    fn the_bucket_refuses_the_request_past_the_rate() {
+        let limiter = RateLimiter::new(3);
+        let client: IpAddr = [10, 0, 0, 1].into();
+        assert!(limiter.take(client).is_ok());
+        assert!(limiter.take(client).is_ok());
+        assert!(limiter.take(client).is_ok());
+        assert_eq!(limiter.take(client), Err(1));
+        // Another client has its own bucket.
+        assert!(limiter.take([10, 0, 0, 2].into()).is_ok());
+        assert!(RateLimiter::new(0).take(client).is_ok());
+    }
+}

@@ -1,0 +1,267 @@
+//! `planc serve`: one process serving a store's plans over HTTP — MCP over
+//! streamable HTTP (`/mcp`), a JSON API (`/api/plans…`), SSE event streams,
+//! a live web view (`/`), `/health` and `/metrics`. Built on axum (the HTTP
+//! stack rmcp's server transport uses) and tokio; every store call runs on
+//! the blocking pool.
+//!
+//! What it guards (docs/serve.md, "Security model"): a loopback address by
+//! default; a bearer token required on any other; the `Host` and `Origin` of
+//! every request (DNS rebinding); the body size and each client's rate.
+
+#![warn(missing_docs)]
+
+mod api;
+mod guard;
+mod mcp;
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::DefaultBodyLimit;
+use axum::http::header;
+use axum::response::{Html, IntoResponse};
+use axum::routing::{get, post};
+use axum::Router;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::sync::{broadcast, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::runner::{PlanStore, StoredEvent};
+
+pub use mcp::{AGENT_HEADER, DIALECT_HEADER};
+
+/// The port `planc serve` listens on by default.
+pub const DEFAULT_PORT: u16 = 7411;
+/// The largest request body by default (bytes).
+pub const DEFAULT_MAX_BODY: usize = 4 << 20;
+/// Requests per second per client by default.
+pub const DEFAULT_RATE_LIMIT: u32 = 1000;
+
+/// How a server runs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Where to listen.
+    pub listen: SocketAddr,
+    /// The bearer token every request must carry, if any.
+    pub token: Option<String>,
+    /// The largest request body, in bytes.
+    pub max_body: usize,
+    /// Requests per second per client address (0: no limit).
+    pub rate_limit: u32,
+    /// The host names requests may be addressed to (empty: any).
+    pub allowed_hosts: Vec<String>,
+    /// Web origins besides the server's own that may call it.
+    pub allowed_origins: Vec<String>,
+    /// How often an idle SSE stream gets a keep-alive comment.
+    pub keep_alive: Duration,
+}
+
+impl Config {
+    /// The defaults for `listen`: loopback names allowed as hosts when it
+    /// is a loopback address, any host otherwise (the token guards it).
+    pub fn new(listen: SocketAddr) -> Config {
+        let allowed_hosts = if listen.ip().is_loopback() {
+            vec![
+                "localhost".to_owned(),
+                "127.0.0.1".to_owned(),
+                "::1".to_owned(),
+            ]
+        } else {
+            Vec::new()
+        };
+        Config {
+            listen,
+            token: None,
+            max_body: DEFAULT_MAX_BODY,
+            rate_limit: DEFAULT_RATE_LIMIT,
+            allowed_hosts,
+            allowed_origins: Vec::new(),
+            keep_alive: Duration::from_secs(15),
+        }
+    }
+
+    /// Refuses what is unsafe: a non-loopback address without a token.
+    pub fn check(&self) -> Result<(), String> {
+        let ip: IpAddr = self.listen.ip();
+        if !ip.is_loopback() && self.token.as_deref().is_none_or(str::is_empty) {
+            return Err(format!(
+                "refusing to listen on {} without a token: anyone who reaches it could change every plan; \
+                 set one with --token TOKEN or PLANC_TOKEN (or listen on 127.0.0.1)",
+                self.listen
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What every handler shares.
+pub struct Shared {
+    config: Config,
+    store: Arc<dyn PlanStore>,
+    metrics: guard::Metrics,
+    limiter: guard::RateLimiter,
+    /// Every committed change, as the store reports it.
+    events: broadcast::Sender<StoredEvent>,
+    /// Becomes true when the server stops: streams end.
+    stop: watch::Receiver<bool>,
+}
+
+/// The web view: one page, no build step.
+const PAGE: &str = include_str!("page.html");
+
+async fn page() -> impl IntoResponse {
+    (
+        [
+            (header::CACHE_CONTROL, "no-store"),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+            ),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        ],
+        Html(PAGE),
+    )
+}
+
+/// Serves `store` until SIGINT or SIGTERM; `ready` is called with the bound
+/// address once the server listens. In-flight requests finish before it
+/// returns, and every change it acknowledged is in the store.
+pub fn run(
+    config: Config,
+    store: Arc<dyn PlanStore>,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), String> {
+    config.check()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime.block_on(serve(config, store, ready))
+}
+
+async fn serve(
+    config: Config,
+    store: Arc<dyn PlanStore>,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| format!("cannot read the bound address: {e}"))?;
+
+    let (events, _) = broadcast::channel(4096);
+    let (stop_tx, stop) = watch::channel(false);
+    let shared = Arc::new(Shared {
+        limiter: guard::RateLimiter::new(config.rate_limit),
+        metrics: guard::Metrics::default(),
+        store: Arc::clone(&store),
+        events: events.clone(),
+        stop,
+        config: config.clone(),
+    });
+    forward_events(&shared);
+
+    let cancel = CancellationToken::new();
+    let mcp_config = StreamableHttpServerConfig::default()
+        // The guard checks Host and Origin for every route.
+        .disable_allowed_hosts()
+        .disable_allowed_origins()
+        .with_max_request_body_bytes(config.max_body)
+        .with_sse_keep_alive(Some(config.keep_alive))
+        .with_cancellation_token(cancel.clone());
+    let mcp_store = Arc::clone(&store);
+    let mcp_service = StreamableHttpService::new(
+        move || Ok(mcp::HttpPlans::new(Arc::clone(&mcp_store))),
+        Arc::new(LocalSessionManager::default()),
+        mcp_config,
+    );
+
+    let app = Router::new()
+        .route("/", get(page))
+        .route("/health", get(api::health))
+        .route("/metrics", get(api::metrics))
+        .route("/api/plans", get(api::list_plans).post(api::create_plan))
+        .route(
+            "/api/plans/{id}",
+            get(api::get_plan).delete(api::delete_plan),
+        )
+        .route("/api/plans/{id}/events", get(api::plan_events))
+        .route("/api/plans/{id}/ops/{op}", post(api::apply_op))
+        .route("/api/events", get(api::all_events))
+        .nest_service("/mcp", mcp_service)
+        .fallback(api::not_found)
+        .layer(DefaultBodyLimit::max(config.max_body))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&shared),
+            guard::guard,
+        ))
+        .with_state(Arc::clone(&shared));
+
+    ready(bound);
+    let shutdown = async move {
+        shutdown_signal().await;
+        eprintln!("planc serve: stopping (finishing the requests in flight)");
+        let _ = stop_tx.send(true);
+        cancel.cancel();
+    };
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
+    .map_err(|e| format!("the server stopped: {e}"))?;
+    drop(shared);
+    drop(store);
+    eprintln!("planc serve: stopped");
+    Ok(())
+}
+
+/// Carries the store's committed changes to the streams (a thread: the
+/// store's subscription blocks).
+fn forward_events(shared: &Arc<Shared>) {
+    let receiver = shared.store.subscribe();
+    let sender = shared.events.clone();
+    let weak = Arc::downgrade(shared);
+    std::thread::Builder::new()
+        .name("planc-events".to_owned())
+        .spawn(move || {
+            while let Ok(event) = receiver.recv() {
+                let Some(shared) = weak.upgrade() else {
+                    break;
+                };
+                shared
+                    .metrics
+                    .changes
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                // No stream listening is fine.
+                let _ = sender.send(event);
+            }
+        })
+        .ok();
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+}

@@ -1,0 +1,379 @@
+//! Starting the real `planc serve` on a free port, and a small HTTP/1.1
+//! client over `std::net` (with chunked decoding, for SSE).
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// A running `planc serve`.
+pub struct Server {
+    pub child: Child,
+    /// `127.0.0.1:PORT`.
+    pub addr: String,
+    /// What it wrote to standard error so far.
+    pub stderr: Arc<Mutex<String>>,
+}
+
+/// The repository's path of `path`.
+pub fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// The store of a test directory: a directory of JSON states, or with
+/// `PLANC_TEST_STORE=sqlite` a SQLite file.
+pub fn store_url(dir: &Path) -> String {
+    match std::env::var("PLANC_TEST_STORE").as_deref() {
+        Ok("sqlite") => format!("sqlite:{}", dir.join("plans.db").display()),
+        _ => format!("dir:{}", dir.join("plans").display()),
+    }
+}
+
+impl Server {
+    /// Starts `planc serve --listen 127.0.0.1:0 ARGS…` and waits until it listens.
+    pub fn start(args: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_planc"))
+            .arg("serve")
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .env_remove("PLANC_TOKEN")
+            .env_remove("PLANC_STORE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("planc serve starts");
+        let stderr = child.stderr.take().expect("stderr");
+        let seen = Arc::new(Mutex::new(String::new()));
+        let (tx, rx) = mpsc::channel();
+        let log = Arc::clone(&seen);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Some(rest) = line.split("listening on http://").nth(1) {
+                    let addr = rest.split_whitespace().next().unwrap_or("").to_owned();
+                    let _ = tx.send(addr);
+                }
+                log.lock().unwrap().push_str(&format!("{line}\n"));
+            }
+        });
+        let addr = match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(addr) => addr,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("planc serve did not start:\n{}", seen.lock().unwrap());
+            }
+        };
+        Server {
+            child,
+            addr,
+            stderr: seen,
+        }
+    }
+
+    /// One request.
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Response {
+        request(&self.addr, method, path, headers, body)
+    }
+
+    pub fn get(&self, path: &str) -> Response {
+        self.request("GET", path, &[], b"")
+    }
+
+    pub fn post(&self, path: &str, body: &str) -> Response {
+        self.request("POST", path, &[], body.as_bytes())
+    }
+
+    /// Creates plan `id` from a `.plan` file of the repository.
+    pub fn create(&self, id: &str, plan: &str) -> Response {
+        let source = std::fs::read(repo(plan)).expect("the plan");
+        let response = self.request("POST", &format!("/api/plans?id={id}"), &[], &source);
+        assert_eq!(response.status, 201, "{}", response.text());
+        response
+    }
+
+    /// Runs an operation on plan `id` (`POST /api/plans/ID/ops/OP`).
+    pub fn op(&self, id: &str, op: &str, args: Value) -> Response {
+        self.post(&format!("/api/plans/{id}/ops/{op}"), &args.to_string())
+    }
+
+    /// Sends SIGTERM and waits: the exit code.
+    pub fn terminate(mut self) -> Option<i32> {
+        // SAFETY: a plain kill(2) of our own child.
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let status = self.child.wait().expect("planc serve exits");
+        status.code()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An HTTP response.
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The error code of an error envelope.
+    pub fn code(&self) -> String {
+        self.json()["error"]["code"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no error code: {}", self.text()))
+            .to_owned()
+    }
+}
+
+fn send(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    let mut head = format!("{method} {path} HTTP/1.1\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str(&format!(
+        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    ));
+    stream.write_all(head.as_bytes()).expect("write");
+    stream.write_all(body).expect("write");
+    stream
+}
+
+fn read_head(reader: &mut impl BufRead) -> (u16, Vec<(String, String)>) {
+    let mut line = String::new();
+    reader.read_line(&mut line).expect("status line");
+    let status = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("bad status line {line:?}"));
+    let mut headers = Vec::new();
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).expect("header");
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = line.split_once(':') {
+            headers.push((k.trim().to_owned(), v.trim().to_owned()));
+        }
+    }
+    (status, headers)
+}
+
+fn chunked(headers: &[(String, String)]) -> bool {
+    headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"))
+}
+
+/// One request, the whole response.
+pub fn request(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Response {
+    let stream = send(addr, method, path, headers, body);
+    let mut reader = BufReader::new(stream);
+    let (status, headers) = read_head(&mut reader);
+    let mut body = Vec::new();
+    if chunked(&headers) {
+        Chunked {
+            inner: reader,
+            left: 0,
+            done: false,
+        }
+        .read_to_end(&mut body)
+        .expect("body");
+    } else {
+        reader.read_to_end(&mut body).expect("body");
+    }
+    Response {
+        status,
+        headers,
+        body,
+    }
+}
+
+/// A chunked body as a reader.
+pub struct Chunked<R> {
+    inner: R,
+    left: usize,
+    done: bool,
+}
+
+impl<R: BufRead> Read for Chunked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.done {
+            return Ok(0);
+        }
+        if self.left == 0 {
+            let mut line = String::new();
+            if self.inner.read_line(&mut line)? == 0 {
+                self.done = true;
+                return Ok(0);
+            }
+            if line.trim().is_empty() {
+                line.clear();
+                self.inner.read_line(&mut line)?;
+            }
+            let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or("0"), 16)
+                .map_err(|e| std::io::Error::other(format!("chunk size {line:?}: {e}")))?;
+            if size == 0 {
+                self.done = true;
+                return Ok(0);
+            }
+            self.left = size;
+        }
+        let n = buf.len().min(self.left);
+        let n = self.inner.read(&mut buf[..n])?;
+        self.left -= n;
+        Ok(n)
+    }
+}
+
+/// One SSE message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SseMessage {
+    pub id: Option<String>,
+    pub event: Option<String>,
+    pub data: String,
+}
+
+/// An open event stream.
+pub struct EventStream {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    lines: Box<dyn BufRead + Send>,
+    /// Comment lines seen (keep-alives).
+    pub comments: Vec<String>,
+}
+
+impl EventStream {
+    pub fn open(addr: &str, path: &str, headers: &[(&str, &str)]) -> EventStream {
+        let stream = send(addr, "GET", path, headers, b"");
+        let mut reader = BufReader::new(stream);
+        let (status, headers) = read_head(&mut reader);
+        let lines: Box<dyn BufRead + Send> = if chunked(&headers) {
+            Box::new(BufReader::new(Chunked {
+                inner: reader,
+                left: 0,
+                done: false,
+            }))
+        } else {
+            Box::new(reader)
+        };
+        EventStream {
+            status,
+            headers,
+            lines,
+            comments: Vec::new(),
+        }
+    }
+
+    /// The next message (keep-alive comments are recorded and skipped);
+    /// `None` when the stream ends.
+    pub fn next(&mut self) -> Option<SseMessage> {
+        let mut message = SseMessage {
+            id: None,
+            event: None,
+            data: String::new(),
+        };
+        let mut any = false;
+        loop {
+            let mut line = String::new();
+            match self.lines.read_line(&mut line) {
+                Ok(0) | Err(_) => return None,
+                Ok(_) => {}
+            }
+            let line = line.trim_end_matches(['\r', '\n']);
+            if line.is_empty() {
+                if any {
+                    return Some(message);
+                }
+                continue;
+            }
+            if let Some(comment) = line.strip_prefix(':') {
+                self.comments.push(comment.trim().to_owned());
+                continue;
+            }
+            let (field, value) = line.split_once(':').unwrap_or((line, ""));
+            let value = value.strip_prefix(' ').unwrap_or(value);
+            match field {
+                "id" => message.id = Some(value.to_owned()),
+                "event" => message.event = Some(value.to_owned()),
+                "data" => {
+                    if !message.data.is_empty() {
+                        message.data.push('\n');
+                    }
+                    message.data.push_str(value);
+                }
+                _ => {}
+            }
+            any = true;
+        }
+    }
+
+    /// The next message's data as JSON.
+    pub fn next_json(&mut self) -> (SseMessage, Value) {
+        let message = self.next().expect("an event");
+        let value = serde_json::from_str(&message.data).expect("JSON data");
+        (message, value)
+    }
+}
+
+/// Whether a test may skip for lack of a tool: never on CI.
+pub fn skip(what: &str) -> bool {
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{what} is missing, and CI=true: this test must run on CI (.ci/run installs it)");
+    }
+    eprintln!("skipped: {what} is missing (.ci/run installs it)");
+    true
+}
