@@ -1,0 +1,170 @@
+"""`planc serve`'s MCP endpoint (`/mcp`, streamable HTTP) driven by the official
+Python MCP SDK's streamable HTTP client.
+
+Run by tests/serve_mcp.rs, which starts `planc serve` on a fresh store and sets
+PLANC_SERVE_URL (http://127.0.0.1:PORT):
+    PLANC_SERVE_URL=http://127.0.0.1:7411 python -m unittest tests/mcp/test_serve.py
+"""
+
+import json
+import os
+import unittest
+import urllib.request
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import jsonschema
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+BASE = os.environ.get("PLANC_SERVE_URL", "http://127.0.0.1:7411")
+ROOT = Path(__file__).resolve().parents[2]
+JD_PLAN = ROOT / "examples" / "jd_keyboard.plan"
+
+
+def api(method, path, body=None):
+    data = None
+    if body is not None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    request = urllib.request.Request(BASE + path, data=data, method=method)
+    try:
+        with urllib.request.urlopen(request) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return json.loads(error.read())
+
+
+def plan(plan_id):
+    return api("GET", f"/api/plans/{plan_id}")["data"]
+
+
+@asynccontextmanager
+async def connect(query="", headers=None):
+    client = create_mcp_http_client(headers=headers or {})
+    async with client:
+        async with streamable_http_client(BASE + "/mcp" + query, http_client=client) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                yield session
+
+
+async def call(session, name, args=None):
+    result = await session.call_tool(name, args or {})
+    content = result.structured_content
+    assert content is not None, f"{name}: no structured content"
+    assert json.loads(result.content[0].text) == content, f"{name}: text and structured content differ"
+    return content, bool(result.is_error)
+
+
+class ServeMcpTest(unittest.TestCase):
+    """One server for the whole class; each test makes its own plans."""
+
+    def run_async(self, fn):
+        anyio.run(fn)
+
+    def test_1_one_plan_needs_no_plan_id_many_plans_do(self):
+        for plan_id in list(p["plan_id"] for p in api("GET", "/api/plans")["data"]["plans"]):
+            api("DELETE", f"/api/plans/{plan_id}")
+        created = api("POST", "/api/plans?id=solo", JD_PLAN.read_bytes())
+        self.assertTrue(created["success"], created)
+
+        async def body():
+            async with connect(headers={"X-Planc-Agent": "alice"}) as session:
+                tools = (await session.list_tools()).tools
+                names = [t.name for t in tools]
+                self.assertEqual(names[:3], ["getCurrentTask", "startNextTask", "startTask"])
+                for tool in tools:
+                    jsonschema.Draft202012Validator.check_schema(tool.input_schema)
+                    self.assertIn("plan_id", tool.input_schema["properties"], tool.name)
+                # One plan: plan_id may be left out; the agent is the header's.
+                data, is_error = await call(session, "startNextTask")
+                self.assertFalse(is_error, data)
+                self.assertEqual(data["data"]["task"]["id"], 1)
+                self.assertEqual(plan("solo")["tasks"][0]["holder"]["agent"], "alice")
+
+                api("POST", "/api/plans?id=second", JD_PLAN.read_bytes())
+                # Two plans: plan_id is needed, and checked.
+                data, is_error = await call(session, "getPlanStatus")
+                self.assertTrue(is_error)
+                self.assertEqual(data["error"]["code"], "INVALID_ARGUMENT")
+                self.assertEqual(data["error"]["details"], {"field": "plan_id", "plans": ["second", "solo"]})
+                data, is_error = await call(session, "getPlanStatus", {"plan_id": "nope"})
+                self.assertTrue(is_error)
+                self.assertEqual(data["error"]["code"], "PLAN_NOT_FOUND")
+                data, is_error = await call(session, "completeTask", {"plan_id": "solo", "result": "opened"})
+                self.assertFalse(is_error, data)
+                self.assertEqual(data["data"]["task_id"], 1)
+                self.assertEqual(plan("solo")["tasks"][0]["result"], "opened")
+                # The `agent` argument wins over the session's.
+                data, _ = await call(session, "startNextTask", {"plan_id": "second", "agent": "bob"})
+                self.assertEqual(plan("second")["tasks"][0]["holder"]["agent"], "bob")
+        self.run_async(body)
+
+    def test_2_each_session_is_an_agent(self):
+        api("POST", "/api/plans?id=pair", JD_PLAN.read_bytes())
+
+        async def body():
+            async with connect() as one, connect() as two:
+                a, _ = await call(one, "startTask", {"plan_id": "pair", "task_id": 1})
+                self.assertEqual(a["data"]["task"]["id"], 1, a)
+                doc = plan("pair")
+                holder = doc["tasks"][0]["holder"]["agent"]
+                self.assertRegex(holder, r"^session-[0-9a-f]{8}$")
+                # The other session holds nothing: its id-less complete is refused...
+                data, is_error = await call(two, "completeTask", {"plan_id": "pair", "result": "x"})
+                self.assertTrue(is_error, data)
+                # ...while the first completes its own task.
+                data, is_error = await call(one, "completeTask", {"plan_id": "pair", "result": "mine"})
+                self.assertFalse(is_error, data)
+                self.assertEqual(plan("pair")["tasks"][0]["status"], "completed")
+        self.run_async(body)
+
+    def test_3_dialects_by_query_or_header(self):
+        api("POST", "/api/plans?id=third", JD_PLAN.read_bytes())
+
+        async def body():
+            async with connect("?dialect=tasks") as session:
+                names = [t.name for t in (await session.list_tools()).tools]
+                self.assertEqual(names, ["startNextTask", "completeCurrentTask", "addTask", "modifyTask",
+                                         "skipTask", "failCurrentTask"])
+                data, is_error = await call(session, "startNextTask", {"plan_id": "third"})
+                self.assertFalse(is_error, data)
+                self.assertEqual((data["id"], data["status"]), (1, "in_progress"))
+                data, _ = await call(session, "completeCurrentTask",
+                                     {"plan_id": "third", "result_message": "opened"})
+                self.assertEqual(data, {"success": True, "message": "Task 1 marked as completed."})
+                self.assertEqual(plan("third")["tasks"][0]["result"], "opened")
+            # seed 002: plan_id is the dialect's own argument; a new id creates a plan.
+            async with connect(headers={"X-Planc-Dialect": "plan-tool"}) as session:
+                names = [t.name for t in (await session.list_tools()).tools]
+                self.assertIn("create_plan_from_structure", names)
+                data, is_error = await call(session, "create_plan_from_structure", {
+                    "plan_id": "p002",
+                    "structure_data": {"name": "Ship it", "steps": [{"step_id": "s", "name": "Build", "tasks": [
+                        {"task_id": "a", "name": "Compile"}, {"task_id": "b", "name": "Test"}]}]},
+                })
+                self.assertFalse(is_error, data)
+                self.assertEqual(data, {"result": True})
+                ids = [p["plan_id"] for p in api("GET", "/api/plans")["data"]["plans"]]
+                self.assertIn("p002", ids)
+                data, is_error = await call(session, "get_plan_status", {"plan_id": "elsewhere"})
+                self.assertTrue(is_error)
+                self.assertEqual(data["error"]["code"], "PLAN_NOT_FOUND")
+            # seed 004's planner creates a plan named after its document.
+            async with connect("?dialect=plan-act") as session:
+                data, is_error = await call(session, "get_plan", {"plan_id": "p002"})
+                self.assertFalse(is_error, data)
+        self.run_async(body)
+
+    def test_4_unknown_dialect_is_refused(self):
+        async def body():
+            with self.assertRaises(Exception):
+                async with connect("?dialect=klingon"):
+                    pass
+        self.run_async(body)
+
+
+if __name__ == "__main__":
+    unittest.main()
