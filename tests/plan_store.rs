@@ -61,8 +61,8 @@ fn seqs(events: &[StoredEvent]) -> Vec<(String, u64)> {
 }
 
 /// The one test body every backend goes through. `multi`: the store holds
-/// more than one plan.
-fn lifecycle(store: &dyn PlanStore, multi: bool) {
+/// more than one plan; `commit_ordered`: its feed is in commit order.
+fn lifecycle(store: &dyn PlanStore, multi: bool, commit_ordered: bool) {
     let rx = store.subscribe();
     assert_eq!(store.list().unwrap(), Vec::new());
 
@@ -167,15 +167,32 @@ fn lifecycle(store: &dyn PlanStore, multi: bool) {
     if multi {
         expected.insert(1, ("beta".to_owned(), 1));
     }
-    assert_eq!(seqs(&feed), expected);
     assert!(feed.windows(2).all(|w| w[0].position < w[1].position));
-    let rest = store.feed(feed[0].position, 2).unwrap();
-    assert_eq!(seqs(&rest), expected[1..3]);
-
-    // Every commit reached the subscriber, in the feed's order.
+    // Every commit reached the subscriber, in commit order.
     let pushed = receive(&rx, expected.len());
     assert_eq!(seqs(&pushed), expected);
-    assert_eq!(pushed, feed);
+    if commit_ordered {
+        assert_eq!(seqs(&feed), expected);
+        assert_eq!(pushed, feed);
+    } else {
+        // By time (whole seconds), then plan id.
+        let mut sorted = expected.clone();
+        sorted.sort_by_key(|(plan, seq)| {
+            (
+                feed.iter()
+                    .find(|e| (&e.plan_id, e.seq) == (plan, *seq))
+                    .unwrap()
+                    .record
+                    .at
+                    .clone(),
+                plan.clone(),
+                *seq,
+            )
+        });
+        assert_eq!(seqs(&feed), sorted);
+    }
+    let rest = store.feed(feed[0].position, 2).unwrap();
+    assert_eq!(seqs(&rest), seqs(&feed[1..3]));
 
     store.delete("alpha").unwrap();
     assert_eq!(code(store.load("alpha")), ErrorCode::PlanNotFound);
@@ -252,7 +269,7 @@ macro_rules! backend_tests {
             fn lifecycle() {
                 let Some(backend) = $backend else { return };
                 let store = open_store(&backend.url).unwrap();
-                super::lifecycle(&*store, backend.multi);
+                super::lifecycle(&*store, backend.multi, backend.commit_ordered);
             }
 
             #[test]
@@ -267,6 +284,54 @@ macro_rules! backend_tests {
 
 backend_tests!(json_file, Some(Backend::json_file()), 3);
 backend_tests!(json_dir, Some(Backend::json_dir()), 3);
+backend_tests!(sqlite, Some(Backend::sqlite()), 20);
+
+/// Two handles on one SQLite file (two processes, say): every change of
+/// each is committed, and each handle's subscribers see both.
+#[test]
+fn two_sqlite_handles_share_one_file() {
+    let backend = Backend::sqlite();
+    let one = open_store(&backend.url).unwrap();
+    let two = open_store(&backend.url).unwrap();
+    let (rx1, rx2) = (one.subscribe(), two.subscribe());
+    one.create("shared", doc(40), false).unwrap();
+    let workers: Vec<_> = [one.clone(), two.clone()]
+        .into_iter()
+        .enumerate()
+        .flat_map(|(h, store)| {
+            (0..4).map(move |w| {
+                let store = Arc::clone(&store);
+                std::thread::spawn(move || {
+                    let agent = format!("h{h}-w{w}");
+                    for _ in 0..5 {
+                        let (op, caller) = next(&agent);
+                        assert!(store.apply("shared", &op, &caller).unwrap().changed());
+                        let (op, caller) = complete(&agent);
+                        store.apply("shared", &op, &caller).unwrap();
+                    }
+                })
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.join().unwrap();
+    }
+    let state = two.load("shared").unwrap();
+    assert_eq!(state.state.revision, 81);
+    let done = state
+        .tasks
+        .iter()
+        .filter(|t| t.status == TaskStatus::Completed)
+        .count();
+    assert_eq!(done, 40);
+    let all = one.events("shared", 0, 1000).unwrap();
+    assert_eq!(
+        all.iter().map(|e| e.seq).collect::<Vec<_>>(),
+        (1..=81).collect::<Vec<_>>()
+    );
+    assert_eq!(receive(&rx1, 81), all);
+    assert_eq!(receive(&rx2, 81), all);
+}
 
 #[test]
 fn urls_name_their_backend() {
@@ -299,4 +364,113 @@ fn a_state_file_is_one_plan() {
     assert_eq!(code(store.load("other")), ErrorCode::PlanNotFound);
     assert_eq!(code(store.delete("other")), ErrorCode::PlanNotFound);
     assert!(path.is_file());
+}
+
+/// A database made by the first schema (plans without summaries) is
+/// brought up to date when opened, and keeps its plans and events.
+#[test]
+fn an_old_sqlite_schema_is_migrated() {
+    let t = tempfile::tempdir().unwrap();
+    let path = t.path().join("old.db");
+    let mut state = doc(2);
+    state.meta.id = "kept".to_owned();
+    state.state.revision = 1;
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE schema_version (version INTEGER NOT NULL);
+             INSERT INTO schema_version VALUES (1);
+             CREATE TABLE plans (
+                 plan_id TEXT PRIMARY KEY NOT NULL,
+                 revision INTEGER NOT NULL,
+                 doc TEXT NOT NULL
+             );
+             CREATE TABLE events (
+                 position INTEGER PRIMARY KEY AUTOINCREMENT,
+                 plan_id TEXT NOT NULL,
+                 seq INTEGER NOT NULL,
+                 record TEXT NOT NULL,
+                 UNIQUE (plan_id, seq)
+             );",
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO plans VALUES ('kept', 1, ?1)",
+            [state.to_json()],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO events (plan_id, seq, record) VALUES ('kept', 1, ?1)",
+            [r#"{"revision":1,"at":"2026-01-01T00:00:00Z","op":"init","plan_status":"idle","events":[{"kind":"created","message":"Plan `kept` created with 2 task(s)"}]}"#],
+        )
+        .unwrap();
+    }
+    let store = open_store(&format!("sqlite:{}", path.display())).unwrap();
+    let plans = store.list().unwrap();
+    assert_eq!(plans.len(), 1);
+    assert_eq!(plans[0].plan_id, "kept");
+    assert_eq!((plans[0].counts.total, plans[0].counts.pending), (2, 2));
+    let (op, caller) = next("ann");
+    store.apply("kept", &op, &caller).unwrap();
+    assert_eq!(store.list().unwrap()[0].counts.in_progress, 1);
+    let events = store.events("kept", 0, 10).unwrap();
+    assert_eq!(
+        events
+            .iter()
+            .map(|e| (e.seq, e.record.op.as_str()))
+            .collect::<Vec<_>>(),
+        [(1, "init"), (2, "startNextTask")]
+    );
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let version: i64 = conn
+        .query_row("SELECT version FROM schema_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 2);
+}
+
+/// A new database gets the current schema; one made by a newer planc is
+/// refused, saying so, and left as it was.
+#[test]
+fn a_newer_sqlite_schema_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let fresh = t.path().join("fresh.db");
+    open_store(&format!("sqlite:{}", fresh.display())).unwrap();
+    let conn = rusqlite::Connection::open(&fresh).unwrap();
+    let versions: Vec<i64> = conn
+        .prepare("SELECT version FROM schema_version")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(versions, [2]);
+
+    let newer = t.path().join("newer.db");
+    let conn = rusqlite::Connection::open(&newer).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE schema_version (version INTEGER NOT NULL);
+         INSERT INTO schema_version VALUES (99);",
+    )
+    .unwrap();
+    drop(conn);
+    let error = open_store(&format!("sqlite:{}", newer.display())).unwrap_err();
+    assert_eq!(error.code, ErrorCode::InvalidState);
+    assert_eq!(
+        error.message,
+        format!(
+            "{} has schema version 99, made by a newer planc; this planc knows versions \
+             up to 2: upgrade planc to use it",
+            newer.display()
+        )
+    );
+    assert_eq!(error.details["schema_version"], 99);
+    let conn = rusqlite::Connection::open(&newer).unwrap();
+    let tables: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(tables, 1);
 }
