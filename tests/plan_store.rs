@@ -3,6 +3,7 @@
 //! losing no update.
 
 mod store_support;
+mod support;
 
 use std::collections::BTreeMap;
 use std::sync::mpsc::Receiver;
@@ -16,6 +17,7 @@ use planc::runner::{
 };
 
 use store_support::{wide_plan, Backend};
+use support::Test;
 
 fn doc(tasks: usize) -> PlanDocument {
     store_support::compile(&wide_plan(tasks))
@@ -473,4 +475,160 @@ fn a_newer_sqlite_schema_is_refused() {
         )
         .unwrap();
     assert_eq!(tables, 1);
+}
+
+/// Every `planc run` command says the same through `--store URL --plan-id
+/// ID` as it does on a state file.
+fn cli_matches_the_state_file(backend: Backend) {
+    let t = Test::new()
+        .file(
+            "jd.plan",
+            &std::fs::read_to_string(support::repo("examples/jd_keyboard.plan")).unwrap(),
+        )
+        .file(
+            "steps.json",
+            r#"["Compare prices", {"name": "Pay", "key": "pay"}]"#,
+        );
+    let store = ["--store", backend.url.as_str(), "--plan-id", "jd_keyboard"];
+    let created = t.run(&["run", "--json", "init", "jd.plan", "-o", "s.json"]);
+    let stored = t.run(&[&["run", "--json", "init", "jd.plan"][..], &store].concat());
+    assert_eq!((created.code, stored.code), (0, 0), "{}", stored.stderr);
+    let (mut created, mut stored) = (created.json(), stored.json());
+    assert_eq!(created["data"]["state"], "s.json");
+    assert_eq!(
+        stored["data"]["state"].as_str().unwrap(),
+        open_store(&backend.url).unwrap().url()
+    );
+    created["data"]["message"] = "".into();
+    stored["data"]["message"] = "".into();
+    created["data"]["state"] = "".into();
+    stored["data"]["state"] = "".into();
+    assert_eq!(created, stored);
+    let again = t.run(&[&["run", "init", "jd.plan"][..], &store].concat());
+    assert_eq!(again.code, 1);
+    assert_eq!(
+        again.stderr,
+        "error[PLAN_EXISTS]: plan `jd_keyboard` exists already; delete it first or start it over (force)\n"
+    );
+
+    // (arguments after the state file, standard input)
+    let commands: &[(&[&str], &str)] = &[
+        (&["next", "--json"], ""),
+        (&["show"], ""),
+        (&["show", "1", "--json"], ""),
+        (&["complete", "--result", "Opened", "--json"], ""),
+        (&["list"], ""),
+        (&["list", "--status", "pending", "--json"], ""),
+        (&["ready", "--json"], ""),
+        (&["status"], ""),
+        (&["next", "--agent", "a1", "--lease", "30s", "--json"], ""),
+        (&["heartbeat", "--agent", "a1", "--json"], ""),
+        (&["fail", "--agent", "a1", "--error", "boom", "--json"], ""),
+        (&["start", "type_query", "--json"], ""),
+        (
+            &["fail", "2", "--error", "for good", "--no-retry", "--json"],
+            "",
+        ),
+        (&["retry", "2", "--json"], ""),
+        (&["skip", "2", "--reason", "not needed", "--json"], ""),
+        (
+            &["add", "--name", "Close the popup", "--after", "2", "--json"],
+            "",
+        ),
+        (&["update", "6", "--name", "Close any popup", "--json"], ""),
+        (&["remove", "6", "--json"], ""),
+        (&["start", "99", "--json"], ""),
+        (&["pause", "--json"], ""),
+        (&["next", "--json"], ""),
+        (&["resume", "--json"], ""),
+        (&["prompt"], ""),
+        (&["prompt", "--json"], ""),
+        (&["observe", "--json"], "Working on it.\n"),
+        (&["replan", "steps.json", "--json"], ""),
+        (&["reset", "--json"], ""),
+        (&["status", "--json"], ""),
+        (&["watch", "--no-follow"], ""),
+        (&["watch", "--no-follow", "--json"], ""),
+    ];
+    let same = |text: &str| without_times(text);
+    let mut codes = Vec::new();
+    for (args, stdin) in commands {
+        let (op, rest) = args.split_first().unwrap();
+        let file = t.run_with_stdin(&[&["run", op, "s.json"][..], rest].concat(), stdin);
+        let plan = t.run_with_stdin(&[&["run", op][..], rest, &store].concat(), stdin);
+        assert_eq!(
+            (plan.code, same(&plan.stdout), same(&plan.stderr)),
+            (file.code, same(&file.stdout), same(&file.stderr)),
+            "planc run {}",
+            args.join(" ")
+        );
+        codes.push(file.code);
+    }
+    // Only `start 99` (TASK_NOT_FOUND) and `next` while paused are refused.
+    let refused: Vec<usize> = (0..codes.len()).filter(|&i| codes[i] != 0).collect();
+    assert_eq!(refused, [18, 20], "{codes:?}");
+
+    let bad = |args: &[&str]| {
+        let run = t.run(&[&["run"][..], args].concat());
+        (run.code, run.stderr)
+    };
+    assert_eq!(
+        bad(&[&["status", "s.json"][..], &store].concat()),
+        (
+            2,
+            "error: unexpected argument `s.json`: with --store the state file is left out\n"
+                .to_owned()
+        )
+    );
+    assert_eq!(
+        bad(&[&["start"][..], &store].concat()),
+        (2, "error: the task id is missing\n".to_owned())
+    );
+    assert_eq!(
+        bad(&["status", "--store", &backend.url, "--plan-id", "other"]),
+        (
+            1,
+            "error[PLAN_NOT_FOUND]: no plan `other` in this store\n".to_owned()
+        )
+    );
+    assert_eq!(
+        bad(&["status", "--store", &backend.url, "--plan-id", "../x"]).0,
+        1
+    );
+    assert!(bad(&["status", "--store", &backend.url])
+        .1
+        .contains("--plan-id <ID>"));
+}
+
+#[test]
+fn cli_json_dir() {
+    cli_matches_the_state_file(Backend::json_dir());
+}
+
+#[test]
+fn cli_sqlite() {
+    cli_matches_the_state_file(Backend::sqlite());
+}
+
+/// `text` with each RFC 3339 time (`2026-01-01T00:00:00Z`) replaced by `TIME`.
+fn without_times(text: &str) -> String {
+    let shape = b"dddd-dd-ddTdd:dd:ddZ";
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let is_time = bytes.len() - i >= shape.len()
+            && shape.iter().zip(&bytes[i..]).all(|(s, b)| match s {
+                b'd' => b.is_ascii_digit(),
+                s => s == b,
+            });
+        if is_time {
+            out.extend_from_slice(b"TIME");
+            i += shape.len();
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap()
 }

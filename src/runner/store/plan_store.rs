@@ -300,6 +300,16 @@ pub fn open_store(url: &str) -> Result<Arc<dyn PlanStore>, OpError> {
     if let Some(path) = url.strip_prefix("file:") {
         return Ok(Arc::new(JsonFileStore::new(Path::new(path))));
     }
+    if let Some((scheme, _)) = url.split_once("://") {
+        return Err(OpError::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "unknown store URL scheme `{}`: give sqlite:PATH, postgres://…, dir:PATH or a state file",
+                crate::escape::line(scheme)
+            ),
+        )
+        .with(json!({"url": url})));
+    }
     if url.is_empty() {
         return Err(OpError::new(
             ErrorCode::InvalidArgument,
