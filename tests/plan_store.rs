@@ -3,6 +3,7 @@
 //! losing no update.
 
 mod store_support;
+mod support;
 
 use std::collections::BTreeMap;
 use std::sync::mpsc::Receiver;
@@ -16,6 +17,7 @@ use planc::runner::{
 };
 
 use store_support::{wide_plan, Backend};
+use support::Test;
 
 fn doc(tasks: usize) -> PlanDocument {
     store_support::compile(&wide_plan(tasks))
@@ -61,8 +63,8 @@ fn seqs(events: &[StoredEvent]) -> Vec<(String, u64)> {
 }
 
 /// The one test body every backend goes through. `multi`: the store holds
-/// more than one plan.
-fn lifecycle(store: &dyn PlanStore, multi: bool) {
+/// more than one plan; `commit_ordered`: its feed is in commit order.
+fn lifecycle(store: &dyn PlanStore, multi: bool, commit_ordered: bool) {
     let rx = store.subscribe();
     assert_eq!(store.list().unwrap(), Vec::new());
 
@@ -167,15 +169,32 @@ fn lifecycle(store: &dyn PlanStore, multi: bool) {
     if multi {
         expected.insert(1, ("beta".to_owned(), 1));
     }
-    assert_eq!(seqs(&feed), expected);
     assert!(feed.windows(2).all(|w| w[0].position < w[1].position));
-    let rest = store.feed(feed[0].position, 2).unwrap();
-    assert_eq!(seqs(&rest), expected[1..3]);
-
-    // Every commit reached the subscriber, in the feed's order.
+    // Every commit reached the subscriber, in commit order.
     let pushed = receive(&rx, expected.len());
     assert_eq!(seqs(&pushed), expected);
-    assert_eq!(pushed, feed);
+    if commit_ordered {
+        assert_eq!(seqs(&feed), expected);
+        assert_eq!(pushed, feed);
+    } else {
+        // By time (whole seconds), then plan id.
+        let mut sorted = expected.clone();
+        sorted.sort_by_key(|(plan, seq)| {
+            (
+                feed.iter()
+                    .find(|e| (&e.plan_id, e.seq) == (plan, *seq))
+                    .unwrap()
+                    .record
+                    .at
+                    .clone(),
+                plan.clone(),
+                *seq,
+            )
+        });
+        assert_eq!(seqs(&feed), sorted);
+    }
+    let rest = store.feed(feed[0].position, 2).unwrap();
+    assert_eq!(seqs(&rest), seqs(&feed[1..3]));
 
     store.delete("alpha").unwrap();
     assert_eq!(code(store.load("alpha")), ErrorCode::PlanNotFound);
@@ -252,7 +271,7 @@ macro_rules! backend_tests {
             fn lifecycle() {
                 let Some(backend) = $backend else { return };
                 let store = open_store(&backend.url).unwrap();
-                super::lifecycle(&*store, backend.multi);
+                super::lifecycle(&*store, backend.multi, backend.commit_ordered);
             }
 
             #[test]
@@ -267,6 +286,54 @@ macro_rules! backend_tests {
 
 backend_tests!(json_file, Some(Backend::json_file()), 3);
 backend_tests!(json_dir, Some(Backend::json_dir()), 3);
+backend_tests!(sqlite, Some(Backend::sqlite()), 20);
+
+/// Two handles on one SQLite file (two processes, say): every change of
+/// each is committed, and each handle's subscribers see both.
+#[test]
+fn two_sqlite_handles_share_one_file() {
+    let backend = Backend::sqlite();
+    let one = open_store(&backend.url).unwrap();
+    let two = open_store(&backend.url).unwrap();
+    let (rx1, rx2) = (one.subscribe(), two.subscribe());
+    one.create("shared", doc(40), false).unwrap();
+    let workers: Vec<_> = [one.clone(), two.clone()]
+        .into_iter()
+        .enumerate()
+        .flat_map(|(h, store)| {
+            (0..4).map(move |w| {
+                let store = Arc::clone(&store);
+                std::thread::spawn(move || {
+                    let agent = format!("h{h}-w{w}");
+                    for _ in 0..5 {
+                        let (op, caller) = next(&agent);
+                        assert!(store.apply("shared", &op, &caller).unwrap().changed());
+                        let (op, caller) = complete(&agent);
+                        store.apply("shared", &op, &caller).unwrap();
+                    }
+                })
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.join().unwrap();
+    }
+    let state = two.load("shared").unwrap();
+    assert_eq!(state.state.revision, 81);
+    let done = state
+        .tasks
+        .iter()
+        .filter(|t| t.status == TaskStatus::Completed)
+        .count();
+    assert_eq!(done, 40);
+    let all = one.events("shared", 0, 1000).unwrap();
+    assert_eq!(
+        all.iter().map(|e| e.seq).collect::<Vec<_>>(),
+        (1..=81).collect::<Vec<_>>()
+    );
+    assert_eq!(receive(&rx1, 81), all);
+    assert_eq!(receive(&rx2, 81), all);
+}
 
 #[test]
 fn urls_name_their_backend() {
@@ -299,4 +366,269 @@ fn a_state_file_is_one_plan() {
     assert_eq!(code(store.load("other")), ErrorCode::PlanNotFound);
     assert_eq!(code(store.delete("other")), ErrorCode::PlanNotFound);
     assert!(path.is_file());
+}
+
+/// A database made by the first schema (plans without summaries) is
+/// brought up to date when opened, and keeps its plans and events.
+#[test]
+fn an_old_sqlite_schema_is_migrated() {
+    let t = tempfile::tempdir().unwrap();
+    let path = t.path().join("old.db");
+    let mut state = doc(2);
+    state.meta.id = "kept".to_owned();
+    state.state.revision = 1;
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE schema_version (version INTEGER NOT NULL);
+             INSERT INTO schema_version VALUES (1);
+             CREATE TABLE plans (
+                 plan_id TEXT PRIMARY KEY NOT NULL,
+                 revision INTEGER NOT NULL,
+                 doc TEXT NOT NULL
+             );
+             CREATE TABLE events (
+                 position INTEGER PRIMARY KEY AUTOINCREMENT,
+                 plan_id TEXT NOT NULL,
+                 seq INTEGER NOT NULL,
+                 record TEXT NOT NULL,
+                 UNIQUE (plan_id, seq)
+             );",
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO plans VALUES ('kept', 1, ?1)",
+            [state.to_json()],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO events (plan_id, seq, record) VALUES ('kept', 1, ?1)",
+            [r#"{"revision":1,"at":"2026-01-01T00:00:00Z","op":"init","plan_status":"idle","events":[{"kind":"created","message":"Plan `kept` created with 2 task(s)"}]}"#],
+        )
+        .unwrap();
+    }
+    let store = open_store(&format!("sqlite:{}", path.display())).unwrap();
+    let plans = store.list().unwrap();
+    assert_eq!(plans.len(), 1);
+    assert_eq!(plans[0].plan_id, "kept");
+    assert_eq!((plans[0].counts.total, plans[0].counts.pending), (2, 2));
+    let (op, caller) = next("ann");
+    store.apply("kept", &op, &caller).unwrap();
+    assert_eq!(store.list().unwrap()[0].counts.in_progress, 1);
+    let events = store.events("kept", 0, 10).unwrap();
+    assert_eq!(
+        events
+            .iter()
+            .map(|e| (e.seq, e.record.op.as_str()))
+            .collect::<Vec<_>>(),
+        [(1, "init"), (2, "startNextTask")]
+    );
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let version: i64 = conn
+        .query_row("SELECT version FROM schema_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 2);
+}
+
+/// A new database gets the current schema; one made by a newer planc is
+/// refused, saying so, and left as it was.
+#[test]
+fn a_newer_sqlite_schema_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let fresh = t.path().join("fresh.db");
+    open_store(&format!("sqlite:{}", fresh.display())).unwrap();
+    let conn = rusqlite::Connection::open(&fresh).unwrap();
+    let versions: Vec<i64> = conn
+        .prepare("SELECT version FROM schema_version")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(versions, [2]);
+
+    let newer = t.path().join("newer.db");
+    let conn = rusqlite::Connection::open(&newer).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE schema_version (version INTEGER NOT NULL);
+         INSERT INTO schema_version VALUES (99);",
+    )
+    .unwrap();
+    drop(conn);
+    let error = open_store(&format!("sqlite:{}", newer.display())).unwrap_err();
+    assert_eq!(error.code, ErrorCode::InvalidState);
+    assert_eq!(
+        error.message,
+        format!(
+            "{} has schema version 99, made by a newer planc; this planc knows versions \
+             up to 2: upgrade planc to use it",
+            newer.display()
+        )
+    );
+    assert_eq!(error.details["schema_version"], 99);
+    let conn = rusqlite::Connection::open(&newer).unwrap();
+    let tables: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(tables, 1);
+}
+
+/// Every `planc run` command says the same through `--store URL --plan-id
+/// ID` as it does on a state file.
+fn cli_matches_the_state_file(backend: Backend) {
+    let t = Test::new()
+        .file(
+            "jd.plan",
+            &std::fs::read_to_string(support::repo("examples/jd_keyboard.plan")).unwrap(),
+        )
+        .file(
+            "steps.json",
+            r#"["Compare prices", {"name": "Pay", "key": "pay"}]"#,
+        );
+    let store = ["--store", backend.url.as_str(), "--plan-id", "jd_keyboard"];
+    let created = t.run(&["run", "--json", "init", "jd.plan", "-o", "s.json"]);
+    let stored = t.run(&[&["run", "--json", "init", "jd.plan"][..], &store].concat());
+    assert_eq!((created.code, stored.code), (0, 0), "{}", stored.stderr);
+    let (mut created, mut stored) = (created.json(), stored.json());
+    assert_eq!(created["data"]["state"], "s.json");
+    assert_eq!(
+        stored["data"]["state"].as_str().unwrap(),
+        open_store(&backend.url).unwrap().url()
+    );
+    created["data"]["message"] = "".into();
+    stored["data"]["message"] = "".into();
+    created["data"]["state"] = "".into();
+    stored["data"]["state"] = "".into();
+    assert_eq!(created, stored);
+    let again = t.run(&[&["run", "init", "jd.plan"][..], &store].concat());
+    assert_eq!(again.code, 1);
+    assert_eq!(
+        again.stderr,
+        "error[PLAN_EXISTS]: plan `jd_keyboard` exists already; delete it first or start it over (force)\n"
+    );
+
+    // (arguments after the state file, standard input)
+    let commands: &[(&[&str], &str)] = &[
+        (&["next", "--json"], ""),
+        (&["show"], ""),
+        (&["show", "1", "--json"], ""),
+        (&["complete", "--result", "Opened", "--json"], ""),
+        (&["list"], ""),
+        (&["list", "--status", "pending", "--json"], ""),
+        (&["ready", "--json"], ""),
+        (&["status"], ""),
+        (&["next", "--agent", "a1", "--lease", "30s", "--json"], ""),
+        (&["heartbeat", "--agent", "a1", "--json"], ""),
+        (&["fail", "--agent", "a1", "--error", "boom", "--json"], ""),
+        (&["start", "type_query", "--json"], ""),
+        (
+            &["fail", "2", "--error", "for good", "--no-retry", "--json"],
+            "",
+        ),
+        (&["retry", "2", "--json"], ""),
+        (&["skip", "2", "--reason", "not needed", "--json"], ""),
+        (
+            &["add", "--name", "Close the popup", "--after", "2", "--json"],
+            "",
+        ),
+        (&["update", "6", "--name", "Close any popup", "--json"], ""),
+        (&["remove", "6", "--json"], ""),
+        (&["start", "99", "--json"], ""),
+        (&["pause", "--json"], ""),
+        (&["next", "--json"], ""),
+        (&["resume", "--json"], ""),
+        (&["prompt"], ""),
+        (&["prompt", "--json"], ""),
+        (&["observe", "--json"], "Working on it.\n"),
+        (&["replan", "steps.json", "--json"], ""),
+        (&["reset", "--json"], ""),
+        (&["status", "--json"], ""),
+        (&["watch", "--no-follow"], ""),
+        (&["watch", "--no-follow", "--json"], ""),
+    ];
+    let same = |text: &str| without_times(text);
+    let mut codes = Vec::new();
+    for (args, stdin) in commands {
+        let (op, rest) = args.split_first().unwrap();
+        let file = t.run_with_stdin(&[&["run", op, "s.json"][..], rest].concat(), stdin);
+        let plan = t.run_with_stdin(&[&["run", op][..], rest, &store].concat(), stdin);
+        assert_eq!(
+            (plan.code, same(&plan.stdout), same(&plan.stderr)),
+            (file.code, same(&file.stdout), same(&file.stderr)),
+            "planc run {}",
+            args.join(" ")
+        );
+        codes.push(file.code);
+    }
+    // Only `start 99` (TASK_NOT_FOUND) and `next` while paused are refused.
+    let refused: Vec<usize> = (0..codes.len()).filter(|&i| codes[i] != 0).collect();
+    assert_eq!(refused, [18, 20], "{codes:?}");
+
+    let bad = |args: &[&str]| {
+        let run = t.run(&[&["run"][..], args].concat());
+        (run.code, run.stderr)
+    };
+    assert_eq!(
+        bad(&[&["status", "s.json"][..], &store].concat()),
+        (
+            2,
+            "error: unexpected argument `s.json`: with --store the state file is left out\n"
+                .to_owned()
+        )
+    );
+    assert_eq!(
+        bad(&[&["start"][..], &store].concat()),
+        (2, "error: the task id is missing\n".to_owned())
+    );
+    assert_eq!(
+        bad(&["status", "--store", &backend.url, "--plan-id", "other"]),
+        (
+            1,
+            "error[PLAN_NOT_FOUND]: no plan `other` in this store\n".to_owned()
+        )
+    );
+    assert_eq!(
+        bad(&["status", "--store", &backend.url, "--plan-id", "../x"]).0,
+        1
+    );
+    assert!(bad(&["status", "--store", &backend.url])
+        .1
+        .contains("--plan-id <ID>"));
+}
+
+#[test]
+fn cli_json_dir() {
+    cli_matches_the_state_file(Backend::json_dir());
+}
+
+#[test]
+fn cli_sqlite() {
+    cli_matches_the_state_file(Backend::sqlite());
+}
+
+/// `text` with each RFC 3339 time (`2026-01-01T00:00:00Z`) replaced by `TIME`.
+fn without_times(text: &str) -> String {
+    let shape = b"dddd-dd-ddTdd:dd:ddZ";
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let is_time = bytes.len() - i >= shape.len()
+            && shape.iter().zip(&bytes[i..]).all(|(s, b)| match s {
+                b'd' => b.is_ascii_digit(),
+                s => s == b,
+            });
+        if is_time {
+            out.extend_from_slice(b"TIME");
+            i += shape.len();
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap()
 }

@@ -3,6 +3,7 @@
 //! every rule lives in `planc::runner`.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
@@ -12,7 +13,8 @@ use planc::read::Bounds;
 use planc::runner::results::{Created, Prompted};
 use planc::runner::{
     self, AddArgs, Applied, Caller, CompleteArgs, FailArgs, ListArgs, LogRecord, NoArgs, Op,
-    OpError, OpResult, ReplanArgs, SkipArgs, StartNextArgs, Store, TaskIdArgs, TaskRef, UpdateArgs,
+    OpError, OpResult, PlanStore, ReplanArgs, SkipArgs, StartNextArgs, Store, TaskIdArgs, TaskRef,
+    UpdateArgs,
 };
 use serde_json::Value;
 
@@ -39,6 +41,14 @@ pub struct RunArgs {
     /// starts are held by it
     #[arg(long, global = true, value_name = "NAME", env = "PLANC_AGENT")]
     agent: Option<String>,
+    /// Act on a plan in a store instead of a state file: `sqlite:PATH`,
+    /// `postgres://…`, `dir:PATH` (a directory of JSON states) or a state
+    /// file; the state file argument is then left out
+    #[arg(long, global = true, value_name = "URL", requires = "plan_id")]
+    store: Option<String>,
+    /// The plan to act on in the --store
+    #[arg(long, global = true, value_name = "ID", requires = "store")]
+    plan_id: Option<String>,
     #[command(subcommand)]
     command: RunCommand,
 }
@@ -91,9 +101,9 @@ enum RunCommand {
     Init {
         /// The plan: a .plan source or a .json plan document
         plan: String,
-        /// The state file to create
-        #[arg(short, long, value_name = "STATE")]
-        output: String,
+        /// The state file to create (with --store: left out)
+        #[arg(short, long, value_name = "STATE", required_unless_present = "store")]
+        output: Option<String>,
         /// Give a parameter a value
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_assignment)]
         set: Vec<(String, String)>,
@@ -105,8 +115,9 @@ enum RunCommand {
     },
     /// Start the first executable task (startNextTask)
     Next {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
         /// Only tasks assigned to this role
         #[arg(long, value_name = "ROLE")]
         assignee: Option<String>,
@@ -117,33 +128,39 @@ enum RunCommand {
     },
     /// Start a given task (startTask)
     Start {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
         /// The task: its id or key
-        id: String,
+        #[arg(required_unless_present = "store")]
+        id: Option<String>,
         /// Hold the task for this long without a sign of life (`30s`, `5m`, `1h`)
         #[arg(long, value_name = "DURATION", value_parser = parse_lease)]
         lease: Option<u64>,
     },
     /// Put a failed task back to pending, to be tried again (retryTask)
     Retry {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
         /// The task: its id or key
-        id: String,
+        #[arg(required_unless_present = "store")]
+        id: Option<String>,
     },
     /// Renew the leases of the tasks this agent holds (heartbeat)
     Heartbeat {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
         /// The new length of the leases (default: each lease's own)
         #[arg(long, value_name = "DURATION", value_parser = parse_lease)]
         lease: Option<u64>,
     },
     /// Complete a task, by default the current one (completeTask)
     Complete {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
         /// The task: its id or key (default: the current task)
         id: Option<String>,
         /// What the task achieved
@@ -152,8 +169,9 @@ enum RunCommand {
     },
     /// Fail a task, by default the current one; retried while retries are left (failTask)
     Fail {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
         /// The task: its id or key (default: the current task)
         id: Option<String>,
         /// What went wrong
@@ -165,18 +183,21 @@ enum RunCommand {
     },
     /// Skip a task (skipTask)
     Skip {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
         /// The task: its id or key
-        id: String,
+        #[arg(required_unless_present = "store")]
+        id: Option<String>,
         /// Why it is skipped (kept as its result)
         #[arg(long, value_name = "TEXT")]
         reason: Option<String>,
     },
     /// Add a task; with --after X, tasks that depended on X depend on it instead (addTask)
     Add {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
         /// What the new task is
         #[arg(long, value_name = "TEXT")]
         name: String,
@@ -191,10 +212,12 @@ enum RunCommand {
     },
     /// Change a pending task (updateTask)
     Update {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
         /// The task: its id or key
-        id: String,
+        #[arg(required_unless_present = "store")]
+        id: Option<String>,
         /// A new name
         #[arg(long, value_name = "TEXT")]
         name: Option<String>,
@@ -206,22 +229,26 @@ enum RunCommand {
     },
     /// Remove a pending task; its dependents take over its dependencies (removeTask)
     Remove {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
         /// The task: its id or key
-        id: String,
+        #[arg(required_unless_present = "store")]
+        id: Option<String>,
     },
     /// Show the current task, or a given one (getCurrentTask / getTaskById)
     Show {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
         /// The task: its id or key (default: the current task)
         id: Option<String>,
     },
     /// List tasks (getTaskList)
     List {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
         /// pending, in_progress, completed, failed, skipped or executable
         #[arg(long, value_name = "STATUS")]
         status: Option<String>,
@@ -231,56 +258,66 @@ enum RunCommand {
     },
     /// List the executable tasks (getExecutableTaskList)
     Ready {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
         /// Only tasks assigned to this role
         #[arg(long, value_name = "ROLE")]
         assignee: Option<String>,
     },
     /// The plan's status, progress and counts (getPlanStatus)
     Status {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
     },
     /// Pause the plan: changes are refused until it is resumed (pausePlan)
     Pause {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
     },
     /// Resume a paused plan (resumePlan)
     Resume {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
     },
     /// Set every task back to pending (resetPlan)
     Reset {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
     },
     /// Replace the pending remainder with new steps from a JSON file (replan)
     Replan {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
         /// A JSON list of task names or task objects (or {"steps": [...]}); `-` reads standard input
-        steps: String,
+        #[arg(required_unless_present = "store")]
+        steps: Option<String>,
     },
     /// Follow the event log (one line per change)
     Watch {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
         /// Print what is logged so far and stop
         #[arg(long)]
         no_follow: bool,
     },
     /// Print a Markdown block about the plan for an agent's system prompt
     Prompt {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
     },
     /// Read an agent's message (standard input or --message) and apply its markers
     Observe {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); left out with --store
+        #[arg(required_unless_present = "store")]
+        state: Option<String>,
         /// The agent's message (default: read standard input)
         #[arg(long, value_name = "TEXT")]
         message: Option<String>,
@@ -300,10 +337,141 @@ fn tasks(ids: Option<Vec<String>>) -> Option<Vec<TaskRef>> {
     })
 }
 
+/// What a `planc run` command acts on: a state file, or a plan in a store.
+enum Target {
+    File(Store),
+    Plan {
+        store: Arc<dyn PlanStore>,
+        plan_id: String,
+    },
+}
+
+impl Target {
+    fn apply_as(&self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
+        match self {
+            Target::File(store) => store.apply_as(op, caller),
+            Target::Plan { store, plan_id } => store.apply(plan_id, op, caller),
+        }
+    }
+
+    fn runner(&self) -> Result<runner::Runner, OpError> {
+        match self {
+            Target::File(store) => store.runner(),
+            Target::Plan { store, plan_id } => store.runner(plan_id),
+        }
+    }
+
+    fn observe(&self, message: &str) -> Result<Applied, OpError> {
+        let observe = |r: &mut runner::Runner| {
+            let applied = runner::observe(r, message)?;
+            let events = applied.events.clone();
+            Ok((applied, events))
+        };
+        match self {
+            Target::File(store) => store.transact("observe", observe),
+            Target::Plan { store, plan_id } => {
+                runner::transact_with(&**store, plan_id, "observe", observe).map(|(a, _)| a)
+            }
+        }
+    }
+}
+
+/// Where the state file argument of a command goes: with `--store` it is
+/// left out, so the first argument is the command's next one (`start
+/// --store URL --plan-id P 3`: task 3).
+struct Positionals {
+    store: bool,
+}
+
+impl Positionals {
+    /// The state file and the argument after it.
+    fn split(
+        &self,
+        state: Option<String>,
+        next: Option<String>,
+    ) -> Result<(Option<String>, Option<String>), i32> {
+        if !self.store {
+            return Ok((state, next));
+        }
+        if let Some(extra) = next {
+            output::fatal(&format!(
+                "unexpected argument `{}`: with --store the state file is left out",
+                escape::line(&extra)
+            ));
+            return Err(EXIT_USAGE);
+        }
+        Ok((None, state))
+    }
+
+    /// Refuses a state file given with `--store`.
+    fn none(&self, state: &Option<String>) -> Result<(), i32> {
+        match (self.store, state) {
+            (true, Some(state)) => {
+                output::fatal(&format!(
+                    "unexpected argument `{}`: with --store the state file is left out",
+                    escape::line(state)
+                ));
+                Err(EXIT_USAGE)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The argument after the state file, which the command needs.
+    fn required(
+        &self,
+        state: Option<String>,
+        next: Option<String>,
+        what: &str,
+    ) -> Result<(Option<String>, String), i32> {
+        let (state, next) = self.split(state, next)?;
+        match next {
+            Some(next) => Ok((state, next)),
+            None => {
+                output::fatal(&format!("the {what} is missing"));
+                Err(EXIT_USAGE)
+            }
+        }
+    }
+}
+
 pub fn run(args: RunArgs) -> i32 {
     let json = args.json;
     let mut caller = Caller::agent(args.agent.clone());
-    let store = |state: &str| open(state, args.lock_timeout);
+    let lock_timeout = args.lock_timeout;
+    let plans = match (&args.store, &args.plan_id) {
+        (Some(url), Some(plan_id)) => match runner::open_store(url) {
+            Ok(store) => Some((store, plan_id.clone())),
+            Err(error) => {
+                output::fatal(&format!(
+                    "cannot open the store {}: {}",
+                    escape::line(url),
+                    escape::line(&error.message)
+                ));
+                return EXIT_USAGE;
+            }
+        },
+        _ => None,
+    };
+    let positionals = Positionals {
+        store: plans.is_some(),
+    };
+    // The target of a command whose state file argument is `state`.
+    let target = |state: Option<String>| match &plans {
+        Some((store, plan_id)) => Target::Plan {
+            store: Arc::clone(store),
+            plan_id: plan_id.clone(),
+        },
+        None => Target::File(open(&state.unwrap_or_default(), lock_timeout)),
+    };
+    macro_rules! try_usage {
+        ($e:expr) => {
+            match $e {
+                Ok(value) => value,
+                Err(code) => return code,
+            }
+        };
+    }
     let (state, op) = match args.command {
         RunCommand::Init {
             plan,
@@ -311,10 +479,18 @@ pub fn run(args: RunArgs) -> i32 {
             set,
             force,
             imports,
-        } => return init(&plan, &store(&output), set, &imports, force, json),
-        RunCommand::Watch { state, no_follow } => return watch(&store(&state), no_follow, json),
+        } => {
+            try_usage!(positionals.none(&output));
+            let target = target(output);
+            return init(&plan, &target, set, &imports, force, json);
+        }
+        RunCommand::Watch { state, no_follow } => {
+            try_usage!(positionals.none(&state));
+            return watch(&target(state), no_follow, json);
+        }
         RunCommand::Prompt { state } => {
-            return match store(&state).runner() {
+            try_usage!(positionals.none(&state));
+            return match target(state).runner() {
                 Ok(runner) => {
                     let text = runner::prompt_as(&runner, &caller);
                     if json {
@@ -331,9 +507,10 @@ pub fn run(args: RunArgs) -> i32 {
                     }
                 }
                 Err(error) => report(Err(error), json),
-            }
+            };
         }
         RunCommand::Observe { state, message } => {
+            try_usage!(positionals.none(&state));
             let message = match message {
                 Some(m) => m,
                 None => match read_stdin() {
@@ -341,12 +518,7 @@ pub fn run(args: RunArgs) -> i32 {
                     Err(code) => return code,
                 },
             };
-            let result = store(&state).transact("observe", |r| {
-                let applied = runner::observe(r, &message)?;
-                let events = applied.events.clone();
-                Ok((applied, events))
-            });
-            return report(result, json);
+            return report(target(state).observe(&message), json);
         }
         RunCommand::Next {
             state,
@@ -358,42 +530,53 @@ pub fn run(args: RunArgs) -> i32 {
         }
         RunCommand::Start { state, id, lease } => {
             caller.lease = lease;
+            let (state, id) = try_usage!(positionals.required(state, id, "task id"));
             (state, Op::StartTask(TaskIdArgs { task_id: task(&id) }))
         }
         RunCommand::Retry { state, id } => {
+            let (state, id) = try_usage!(positionals.required(state, id, "task id"));
             (state, Op::RetryTask(TaskIdArgs { task_id: task(&id) }))
         }
         RunCommand::Heartbeat { state, lease } => {
             caller.lease = lease;
             (state, Op::Heartbeat(NoArgs {}))
         }
-        RunCommand::Complete { state, id, result } => (
-            state,
-            Op::CompleteTask(CompleteArgs {
-                task_id: id.as_deref().map(task),
-                result,
-            }),
-        ),
+        RunCommand::Complete { state, id, result } => {
+            let (state, id) = try_usage!(positionals.split(state, id));
+            (
+                state,
+                Op::CompleteTask(CompleteArgs {
+                    task_id: id.as_deref().map(task),
+                    result,
+                }),
+            )
+        }
         RunCommand::Fail {
             state,
             id,
             error,
             no_retry,
-        } => (
-            state,
-            Op::FailTask(FailArgs {
-                task_id: id.as_deref().map(task),
-                error_message: error,
-                should_retry: !no_retry,
-            }),
-        ),
-        RunCommand::Skip { state, id, reason } => (
-            state,
-            Op::SkipTask(SkipArgs {
-                task_id: task(&id),
-                reason,
-            }),
-        ),
+        } => {
+            let (state, id) = try_usage!(positionals.split(state, id));
+            (
+                state,
+                Op::FailTask(FailArgs {
+                    task_id: id.as_deref().map(task),
+                    error_message: error,
+                    should_retry: !no_retry,
+                }),
+            )
+        }
+        RunCommand::Skip { state, id, reason } => {
+            let (state, id) = try_usage!(positionals.required(state, id, "task id"));
+            (
+                state,
+                Op::SkipTask(SkipArgs {
+                    task_id: task(&id),
+                    reason,
+                }),
+            )
+        }
         RunCommand::Add {
             state,
             name,
@@ -417,26 +600,29 @@ pub fn run(args: RunArgs) -> i32 {
             name,
             deps,
             details,
-        } => (
-            state,
-            Op::UpdateTask(UpdateArgs {
-                task_id: task(&id),
-                updates: None,
-                name,
-                dependencies: tasks(deps),
-                reasoning: details.reasoning,
-                assignee: details.assignee,
-                description: details.description,
-            }),
-        ),
+        } => {
+            let (state, id) = try_usage!(positionals.required(state, id, "task id"));
+            (
+                state,
+                Op::UpdateTask(UpdateArgs {
+                    task_id: task(&id),
+                    updates: None,
+                    name,
+                    dependencies: tasks(deps),
+                    reasoning: details.reasoning,
+                    assignee: details.assignee,
+                    description: details.description,
+                }),
+            )
+        }
         RunCommand::Remove { state, id } => {
+            let (state, id) = try_usage!(positionals.required(state, id, "task id"));
             (state, Op::RemoveTask(TaskIdArgs { task_id: task(&id) }))
         }
-        RunCommand::Show { state, id: None } => (state, Op::GetCurrentTask(NoArgs {})),
-        RunCommand::Show {
-            state,
-            id: Some(id),
-        } => (state, Op::GetTaskById(TaskIdArgs { task_id: task(&id) })),
+        RunCommand::Show { state, id } => match try_usage!(positionals.split(state, id)) {
+            (state, None) => (state, Op::GetCurrentTask(NoArgs {})),
+            (state, Some(id)) => (state, Op::GetTaskById(TaskIdArgs { task_id: task(&id) })),
+        },
         RunCommand::List {
             state,
             status,
@@ -449,13 +635,17 @@ pub fn run(args: RunArgs) -> i32 {
         RunCommand::Pause { state } => (state, Op::PausePlan(NoArgs {})),
         RunCommand::Resume { state } => (state, Op::ResumePlan(NoArgs {})),
         RunCommand::Reset { state } => (state, Op::ResetPlan(NoArgs {})),
-        RunCommand::Replan { state, steps } => match read_steps(&steps) {
-            Ok(Ok(args)) => (state, Op::Replan(args)),
-            Ok(Err(error)) => return report(Err(error), json),
-            Err(code) => return code,
-        },
+        RunCommand::Replan { state, steps } => {
+            let (state, steps) = try_usage!(positionals.required(state, steps, "steps file"));
+            match read_steps(&steps) {
+                Ok(Ok(args)) => (state, Op::Replan(args)),
+                Ok(Err(error)) => return report(Err(error), json),
+                Err(code) => return code,
+            }
+        }
     };
-    report(store(&state).apply_as(&op, &caller), json)
+    try_usage!(positionals.none(&state));
+    report(target(state).apply_as(&op, &caller), json)
 }
 
 /// Prints a result as the envelope (`--json`) or a short summary; the exit code.
@@ -491,13 +681,16 @@ fn print_json(value: &Value) {
 
 fn init(
     plan: &str,
-    store: &Store,
+    target: &Target,
     set: Vec<(String, String)>,
     imports: &input::ImportArgs,
     force: bool,
     json: bool,
 ) -> i32 {
-    let state = store.path().display().to_string();
+    let state = match target {
+        Target::File(store) => store.path().display().to_string(),
+        Target::Plan { store, .. } => store.url(),
+    };
     let (input, loaded) = match input::open_plan(plan, set, imports, Color::Auto) {
         Ok(opened) => opened,
         Err(code) => return code,
@@ -511,7 +704,11 @@ fn init(
         );
         return EXIT_FAILURE;
     };
-    match store.create(document, force) {
+    let created = match target {
+        Target::File(store) => store.create(document, force),
+        Target::Plan { store, plan_id } => store.create(plan_id, document, force),
+    };
+    match created {
         Ok(doc) => {
             if json {
                 let created = Created {
@@ -586,7 +783,42 @@ fn read_steps(path: &str) -> Result<Result<ReplanArgs, OpError>, i32> {
 
 /// Prints the committed records of the event log, then follows it until
 /// interrupted (unless `no_follow`).
-fn watch(store: &Store, no_follow: bool, json: bool) -> i32 {
+fn watch(target: &Target, no_follow: bool, json: bool) -> i32 {
+    let (store, plan_id) = match target {
+        Target::File(store) => return watch_file(store, no_follow, json),
+        Target::Plan { store, plan_id } => (store, plan_id),
+    };
+    let mut after = 0;
+    loop {
+        match store.events(plan_id, after, 1000) {
+            Ok(events) => {
+                for event in &events {
+                    after = event.seq;
+                    match serde_json::to_string(&event.record) {
+                        Ok(line) => {
+                            print_record(&line, json);
+                        }
+                        Err(error) => {
+                            output::fatal(&format!("cannot print an event: {error}"));
+                            return EXIT_FAILURE;
+                        }
+                    }
+                }
+                if events.len() == 1000 {
+                    continue;
+                }
+            }
+            Err(error) => return report(Err(error), json),
+        }
+        if no_follow {
+            return EXIT_OK;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// [`watch`] for a state file: follows its event log.
+fn watch_file(store: &Store, no_follow: bool, json: bool) -> i32 {
     let mut reader = match store.log_reader() {
         Ok(reader) => reader,
         Err(error) => {

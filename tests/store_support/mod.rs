@@ -26,6 +26,8 @@ pub fn compile(source: &str) -> PlanDocument {
 pub struct Backend {
     pub url: String,
     pub multi: bool,
+    /// Whether its feed is in commit order (a directory's is by time).
+    pub commit_ordered: bool,
     _dir: tempfile::TempDir,
 }
 
@@ -36,6 +38,7 @@ impl Backend {
         Backend {
             url: dir.path().join("state.json").display().to_string(),
             multi: false,
+            commit_ordered: true,
             _dir: dir,
         }
     }
@@ -46,6 +49,20 @@ impl Backend {
         Backend {
             url: format!("dir:{}", dir.path().join("plans").display()),
             multi: true,
+            commit_ordered: false,
+            _dir: dir,
+        }
+    }
+}
+
+impl Backend {
+    /// A SQLite database file.
+    pub fn sqlite() -> Backend {
+        let dir = tempfile::tempdir().unwrap();
+        Backend {
+            url: format!("sqlite:{}", dir.path().join("plans.db").display()),
+            multi: true,
+            commit_ordered: true,
             _dir: dir,
         }
     }

@@ -15,7 +15,7 @@ use crate::document::{PlanDocument, PlanStatus, TaskStatus};
 use crate::runner::error::{ErrorCode, OpError};
 use crate::runner::events::{Event, LogRecord};
 use crate::runner::ops::Op;
-use crate::runner::time::now_unix;
+use crate::runner::time::{now_rfc3339, now_unix};
 use crate::runner::{Applied, Caller, Runner};
 
 use super::json::{JsonDirStore, JsonFileStore};
@@ -300,6 +300,16 @@ pub fn open_store(url: &str) -> Result<Arc<dyn PlanStore>, OpError> {
     if let Some(path) = url.strip_prefix("file:") {
         return Ok(Arc::new(JsonFileStore::new(Path::new(path))));
     }
+    if let Some((scheme, _)) = url.split_once("://") {
+        return Err(OpError::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "unknown store URL scheme `{}`: give sqlite:PATH, postgres://…, dir:PATH or a state file",
+                crate::escape::line(scheme)
+            ),
+        )
+        .with(json!({"url": url})));
+    }
     if url.is_empty() {
         return Err(OpError::new(
             ErrorCode::InvalidArgument,
@@ -313,11 +323,14 @@ pub fn open_store(url: &str) -> Result<Arc<dyn PlanStore>, OpError> {
     Ok(Arc::new(JsonFileStore::new(path)))
 }
 
-fn open_sqlite(_path: &str) -> Result<Arc<dyn PlanStore>, OpError> {
-    Err(OpError::new(
-        ErrorCode::InvalidArgument,
-        "this planc has no SQLite store yet",
-    ))
+fn open_sqlite(path: &str) -> Result<Arc<dyn PlanStore>, OpError> {
+    if path.is_empty() {
+        return Err(OpError::new(
+            ErrorCode::InvalidArgument,
+            "the SQLite store needs a file: sqlite:PATH",
+        ));
+    }
+    Ok(Arc::new(super::sqlite::SqliteStore::open(Path::new(path))?))
 }
 
 fn open_postgres(_url: &str) -> Result<Arc<dyn PlanStore>, OpError> {
@@ -328,27 +341,33 @@ fn open_postgres(_url: &str) -> Result<Arc<dyn PlanStore>, OpError> {
 }
 
 /// The subscribers of a store: each committed event is sent to every live
-/// one.
+/// one whose subscription began before it.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Subscribers {
-    senders: Arc<Mutex<Vec<Sender<StoredEvent>>>>,
+    senders: Arc<Mutex<Vec<(Sender<StoredEvent>, u64)>>>,
 }
 
 impl Subscribers {
-    /// A new subscription.
+    /// A new subscription to every event.
     pub fn subscribe(&self) -> Receiver<StoredEvent> {
+        self.subscribe_after(0)
+    }
+
+    /// A new subscription to the events with a position above `floor`.
+    pub fn subscribe_after(&self, floor: u64) -> Receiver<StoredEvent> {
         let (sender, receiver) = channel();
-        self.lock().push(sender);
+        self.lock().push((sender, floor));
         receiver
     }
 
     /// Sends `event` to every subscriber, forgetting those that hung up.
     pub fn send(&self, event: &StoredEvent) {
-        self.lock()
-            .retain(|sender| sender.send(event.clone()).is_ok());
+        self.lock().retain(|(sender, floor)| {
+            event.position <= *floor || sender.send(event.clone()).is_ok()
+        });
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Sender<StoredEvent>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Sender<StoredEvent>, u64)>> {
         self.senders
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -374,4 +393,58 @@ mod tests {
         assert!(validate_plan_id(&"x".repeat(128)).is_ok());
         assert!(validate_plan_id(&"x".repeat(129)).is_err());
     }
+}
+
+/// A change as a database backend makes it: runs `change` on `doc` (after
+/// expiring the leases that ran out) and, when anything changed, gives the
+/// next revision's state and its record — the same as [`super::Store`]
+/// commits for a state file.
+pub(super) fn prepare_change(
+    doc: PlanDocument,
+    op: &str,
+    change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+) -> Result<Option<(PlanDocument, LogRecord)>, OpError> {
+    let revision = doc.state.revision;
+    let mut runner = Runner::new(doc)?;
+    let mut events = runner.expire_leases(now_unix());
+    events.extend(change(&mut runner)?);
+    if events.is_empty() {
+        return Ok(None);
+    }
+    let now = now_rfc3339();
+    let mut doc = runner.into_document();
+    doc.state.revision = revision.checked_add(1).ok_or_else(|| {
+        OpError::overflow(
+            "state.revision",
+            u64::MAX,
+            "this state accepts no more changes",
+        )
+    })?;
+    doc.meta.updated_at = Some(now.clone());
+    let record = LogRecord {
+        revision: doc.state.revision,
+        at: now,
+        op: op.to_owned(),
+        plan_status: doc.state.status,
+        events,
+    };
+    Ok(Some((doc, record)))
+}
+
+/// A new plan as a database backend stores it: `meta.id` set to `plan_id`,
+/// `created_at` (when missing) and `updated_at` set, revision 1, checked to
+/// be a consistent state; and its `created` record.
+pub(super) fn prepare_create(
+    plan_id: &str,
+    mut doc: PlanDocument,
+) -> Result<(PlanDocument, LogRecord), OpError> {
+    validate_plan_id(plan_id)?;
+    plan_id.clone_into(&mut doc.meta.id);
+    let now = now_rfc3339();
+    doc.meta.created_at.get_or_insert_with(|| now.clone());
+    doc.meta.updated_at = Some(now);
+    doc.state.revision = 1;
+    let doc = Runner::new(doc)?.into_document();
+    let record = super::log::init_record(&doc);
+    Ok((doc, record))
 }
