@@ -27,12 +27,12 @@ pub fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
-/// The store of a test directory: a directory of JSON states, or with
-/// `PLANC_TEST_STORE=sqlite` a SQLite file.
+/// The store of a test directory: a SQLite file (`planc serve`'s default
+/// kind), or with `PLANC_TEST_STORE=dir` a directory of JSON states.
 pub fn store_url(dir: &Path) -> String {
     match std::env::var("PLANC_TEST_STORE").as_deref() {
-        Ok("sqlite") => format!("sqlite:{}", dir.join("plans.db").display()),
-        _ => format!("dir:{}", dir.join("plans").display()),
+        Ok("dir") => format!("dir:{}", dir.join("plans").display()),
+        _ => format!("sqlite:{}", dir.join("plans.db").display()),
     }
 }
 
