@@ -277,13 +277,23 @@ enum RunCommand {
         /// The state file (made by `planc run init`)
         state: String,
     },
-    /// Read an agent's message (standard input or --message) and apply its markers
+    /// Read an agent's message (standard input or --message) and apply its
+    /// markers, transition words and the fallback; a missing state is created
+    /// from the message's `[Step]` lines
     Observe {
-        /// The state file (made by `planc run init`)
+        /// The state file (made by `planc run init`, or by the first message)
         state: String,
         /// The agent's message (default: read standard input)
         #[arg(long, value_name = "TEXT")]
         message: Option<String>,
+        /// The goal of a plan the message creates (default: its first line
+        /// that is not a step)
+        #[arg(long, value_name = "TEXT")]
+        goal: Option<String>,
+        /// Hold a task this message starts for this long without a sign of
+        /// life (`30s`, `5m`, `1h`)
+        #[arg(long, value_name = "DURATION", value_parser = parse_lease)]
+        lease: Option<u64>,
     },
 }
 
@@ -333,7 +343,12 @@ pub fn run(args: RunArgs) -> i32 {
                 Err(error) => report(Err(error), json),
             }
         }
-        RunCommand::Observe { state, message } => {
+        RunCommand::Observe {
+            state,
+            message,
+            goal,
+            lease,
+        } => {
             let message = match message {
                 Some(m) => m,
                 None => match read_stdin() {
@@ -341,11 +356,10 @@ pub fn run(args: RunArgs) -> i32 {
                     Err(code) => return code,
                 },
             };
-            let result = store(&state).transact("observe", |r| {
-                let applied = runner::observe(r, &message)?;
-                let events = applied.events.clone();
-                Ok((applied, events))
-            });
+            caller.lease = lease;
+            let result = store(&state)
+                .observe(&message, &caller, goal.as_deref(), |_| Ok(()))
+                .map(|(applied, ())| applied);
             return report(result, json);
         }
         RunCommand::Next {

@@ -30,12 +30,12 @@ use crate::document::{PlanDocument, PlanStatus, TaskDoc, TaskStatus};
 pub use agents::{parse_lease, Caller, MAX_LEASE_SECONDS};
 pub use error::{ErrorCode, OpError};
 pub use events::{Event, EventKind, LogRecord};
-pub use observe::observe;
+pub use observe::{find_word, observe, TRANSITION_WORDS};
 pub use ops::{
     AddArgs, CompleteArgs, FailArgs, ListArgs, NoArgs, Op, ReplanArgs, ReplanStep, ReplanTask,
     SkipArgs, StartNextArgs, TaskIdArgs, TaskRef, TaskUpdates, UpdateArgs,
 };
-pub use prompt::{prompt, prompt_as};
+pub use prompt::{prompt, prompt_as, summary, SummaryReason};
 pub use results::{result_schema, OpResult};
 pub use store::{LogReader, Store, DEFAULT_LOCK_TIMEOUT};
 
@@ -165,7 +165,7 @@ impl Runner {
             Op::UpdateTask(args) => self.update_task(args),
             Op::RemoveTask(args) => self.remove_task(&args.task_id),
             Op::PausePlan(_) => self.pause_plan(),
-            Op::ResumePlan(_) => self.resume_plan(),
+            Op::ResumePlan(_) => self.resume_plan(caller),
             Op::ResetPlan(_) => self.reset_plan(),
             Op::Replan(args) => self.replan(args),
         }

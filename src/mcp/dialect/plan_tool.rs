@@ -572,6 +572,8 @@ fn create(store: &Store, args: CreateArgs) -> Result<bool, OpError> {
             goal: data.description.unwrap_or(data.name),
             language: "en".to_owned(),
             max_iterations: None,
+            transition_rounds: None,
+            fallback_rounds: None,
             params: Default::default(),
             source: data.workflow_template_source,
             created_at: None,

@@ -260,6 +260,57 @@ impl Store {
         })
     }
 
+    /// Reads one agent message (the text protocol, [`super::observe`]) for
+    /// `caller` as one change, then runs `after` on the plan as it is now.
+    ///
+    /// When the state file does not exist yet and the message declares steps
+    /// (`[Step] description` lines), the plan is created first — empty, with
+    /// `goal` (else the message's first line that is not a step) — and the
+    /// message then adds its steps and starts the first. Without steps, a
+    /// missing state stays missing (`PLAN_NOT_FOUND`): a message that
+    /// plans nothing needs no plan.
+    pub fn observe<T>(
+        &self,
+        message: &str,
+        caller: &Caller,
+        goal: Option<&str>,
+        after: impl FnOnce(&Runner) -> Result<T, OpError>,
+    ) -> Result<(Applied, T), OpError> {
+        let caller = Caller {
+            agent: caller.agent.clone().or_else(|| self.agent.clone()),
+            ..caller.clone()
+        };
+        if !self.path.exists() {
+            let steps = super::observe::step_lines(message);
+            if steps.is_empty() {
+                return Err(OpError::new(
+                    ErrorCode::PlanNotFound,
+                    format!(
+                        "{} does not exist yet; declare the plan's steps with lines `[Step] description` to create it",
+                        self.path.display()
+                    ),
+                )
+                .with(json!({"path": self.path.display().to_string()})));
+            }
+            let goal = goal
+                .map(str::to_owned)
+                .or_else(|| super::observe::goal_line(message))
+                .unwrap_or_else(|| steps[0].clone());
+            match self.create(super::observe::empty_plan(goal), false) {
+                Ok(_) => {}
+                // Another agent created it meanwhile: observe into theirs.
+                Err(_) if self.path.exists() => {}
+                Err(error) => return Err(error),
+            }
+        }
+        self.transact("observe", |runner| {
+            let applied = super::observe(runner, message, &caller.clone().at(now_unix()))?;
+            let value = after(runner)?;
+            let events = applied.events.clone();
+            Ok(((applied, value), events))
+        })
+    }
+
     /// Runs `change` on the state under the lock, after expiring the leases
     /// that ran out; when either returns events, commits the new state as the
     /// next revision (with `meta.updated_at`) together with one log record of
