@@ -39,6 +39,10 @@ pub struct RunArgs {
     /// starts are held by it
     #[arg(long, global = true, value_name = "NAME", env = "PLANC_AGENT")]
     agent: Option<String>,
+    /// Use the state of session KEY, `.sessions/KEY/plan.json` under the
+    /// current directory, instead of a STATE path
+    #[arg(long, global = true, value_name = "KEY")]
+    session: Option<String>,
     #[command(subcommand)]
     command: RunCommand,
 }
@@ -91,9 +95,9 @@ enum RunCommand {
     Init {
         /// The plan: a .plan source or a .json plan document
         plan: String,
-        /// The state file to create
+        /// The state file to create (or --session)
         #[arg(short, long, value_name = "STATE")]
-        output: String,
+        output: Option<String>,
         /// Give a parameter a value
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_assignment)]
         set: Vec<(String, String)>,
@@ -105,8 +109,8 @@ enum RunCommand {
     },
     /// Start the first executable task (startNextTask)
     Next {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
         /// Only tasks assigned to this role
         #[arg(long, value_name = "ROLE")]
         assignee: Option<String>,
@@ -117,33 +121,33 @@ enum RunCommand {
     },
     /// Start a given task (startTask)
     Start {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
         /// The task: its id or key
-        id: String,
+        id: Option<String>,
         /// Hold the task for this long without a sign of life (`30s`, `5m`, `1h`)
         #[arg(long, value_name = "DURATION", value_parser = parse_lease)]
         lease: Option<u64>,
     },
     /// Put a failed task back to pending, to be tried again (retryTask)
     Retry {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
         /// The task: its id or key
-        id: String,
+        id: Option<String>,
     },
     /// Renew the leases of the tasks this agent holds (heartbeat)
     Heartbeat {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
         /// The new length of the leases (default: each lease's own)
         #[arg(long, value_name = "DURATION", value_parser = parse_lease)]
         lease: Option<u64>,
     },
     /// Complete a task, by default the current one (completeTask)
     Complete {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
         /// The task: its id or key (default: the current task)
         id: Option<String>,
         /// What the task achieved
@@ -152,8 +156,8 @@ enum RunCommand {
     },
     /// Fail a task, by default the current one; retried while retries are left (failTask)
     Fail {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
         /// The task: its id or key (default: the current task)
         id: Option<String>,
         /// What went wrong
@@ -165,18 +169,18 @@ enum RunCommand {
     },
     /// Skip a task (skipTask)
     Skip {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
         /// The task: its id or key
-        id: String,
+        id: Option<String>,
         /// Why it is skipped (kept as its result)
         #[arg(long, value_name = "TEXT")]
         reason: Option<String>,
     },
     /// Add a task; with --after X, tasks that depended on X depend on it instead (addTask)
     Add {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
         /// What the new task is
         #[arg(long, value_name = "TEXT")]
         name: String,
@@ -191,10 +195,10 @@ enum RunCommand {
     },
     /// Change a pending task (updateTask)
     Update {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
         /// The task: its id or key
-        id: String,
+        id: Option<String>,
         /// A new name
         #[arg(long, value_name = "TEXT")]
         name: Option<String>,
@@ -206,22 +210,22 @@ enum RunCommand {
     },
     /// Remove a pending task; its dependents take over its dependencies (removeTask)
     Remove {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
         /// The task: its id or key
-        id: String,
+        id: Option<String>,
     },
     /// Show the current task, or a given one (getCurrentTask / getTaskById)
     Show {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
         /// The task: its id or key (default: the current task)
         id: Option<String>,
     },
     /// List tasks (getTaskList)
     List {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
         /// pending, in_progress, completed, failed, skipped or executable
         #[arg(long, value_name = "STATUS")]
         status: Option<String>,
@@ -231,58 +235,58 @@ enum RunCommand {
     },
     /// List the executable tasks (getExecutableTaskList)
     Ready {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
         /// Only tasks assigned to this role
         #[arg(long, value_name = "ROLE")]
         assignee: Option<String>,
     },
     /// The plan's status, progress and counts (getPlanStatus)
     Status {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
     },
     /// Pause the plan: changes are refused until it is resumed (pausePlan)
     Pause {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
     },
     /// Resume a paused plan (resumePlan)
     Resume {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
     },
     /// Set every task back to pending (resetPlan)
     Reset {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
     },
     /// Replace the pending remainder with new steps from a JSON file (replan)
     Replan {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
         /// A JSON list of task names or task objects (or {"steps": [...]}); `-` reads standard input
-        steps: String,
+        steps: Option<String>,
     },
     /// Follow the event log (one line per change)
     Watch {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
         /// Print what is logged so far and stop
         #[arg(long)]
         no_follow: bool,
     },
     /// Print a Markdown block about the plan for an agent's system prompt
     Prompt {
-        /// The state file (made by `planc run init`)
-        state: String,
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
     },
     /// Read an agent's message (standard input or --message) and apply its
     /// markers, transition words and the fallback; a missing state is created
     /// from the message's `[Step]` lines
     Observe {
-        /// The state file (made by `planc run init`, or by the first message)
-        state: String,
+        /// The state file (made by `planc run init`, or by the first message); or --session
+        state: Option<String>,
         /// The agent's message (default: read standard input)
         #[arg(long, value_name = "TEXT")]
         message: Option<String>,
@@ -310,10 +314,114 @@ fn tasks(ids: Option<Vec<String>>) -> Option<Vec<TaskRef>> {
     })
 }
 
+/// Where a command's state is: its STATE argument, or the file of
+/// `--session` (never both, never neither), and the task id argument that
+/// follows STATE (with `--session` the first positional argument is the id).
+struct Place {
+    session: Option<String>,
+}
+
+impl Place {
+    /// The state file, for commands without a task id argument.
+    fn state(&self, state: Option<String>) -> Result<String, i32> {
+        match (&self.session, state) {
+            (Some(_), Some(state)) => Err(both(&state)),
+            (Some(session), None) => Ok(session.clone()),
+            (None, Some(state)) => Ok(state),
+            (None, None) => Err(usage("give the state file (STATE) or --session KEY")),
+        }
+    }
+
+    /// The state file and the optional task id.
+    fn with_id(
+        &self,
+        state: Option<String>,
+        id: Option<String>,
+    ) -> Result<(String, Option<String>), i32> {
+        match (&self.session, state, id) {
+            (Some(_), Some(state), Some(_)) => Err(both(&state)),
+            (Some(_), Some(first), None) if looks_like_path(&first) => Err(both(&first)),
+            (Some(session), first, None) => Ok((session.clone(), first)),
+            (None, Some(state), id) => Ok((state, id)),
+            // Positional arguments fill in order: no id without a state.
+            (_, None, _) => Err(usage("give the state file (STATE) or --session KEY")),
+        }
+    }
+
+    /// The state file and the task id, which the command needs.
+    fn with_required_id(
+        &self,
+        state: Option<String>,
+        id: Option<String>,
+    ) -> Result<(String, String), i32> {
+        self.with_required(state, id, "the task (its id or key)")
+    }
+
+    /// The state file and the argument after it, which the command needs.
+    fn with_required(
+        &self,
+        state: Option<String>,
+        second: Option<String>,
+        what: &str,
+    ) -> Result<(String, String), i32> {
+        match self.with_id(state, second)? {
+            (state, Some(second)) => Ok((state, second)),
+            (_, None) => Err(usage(&format!("give {what} after the state file"))),
+        }
+    }
+}
+
+/// Whether an argument where a task id may stand is rather a state file.
+fn looks_like_path(text: &str) -> bool {
+    text.contains(['/', '\\']) || text.ends_with(".json")
+}
+
+fn both(state: &str) -> i32 {
+    usage(&format!(
+        "give either --session or a state file, not both (`{state}` with --session)"
+    ))
+}
+
+fn usage(message: &str) -> i32 {
+    output::fatal(message);
+    EXIT_USAGE
+}
+
+/// The state file of `--session KEY`, its directory created when `create`.
+fn session_state(key: &str, create: bool) -> Result<String, i32> {
+    let path = runner::session_path(key).map_err(|message| usage(&message))?;
+    if create {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|error| {
+                output::fatal(&format!("cannot create {}: {error}", dir.display()));
+                EXIT_USAGE
+            })?;
+        }
+    }
+    Ok(path.display().to_string())
+}
+
 pub fn run(args: RunArgs) -> i32 {
+    match run_command(args) {
+        Ok(code) | Err(code) => code,
+    }
+}
+
+fn run_command(args: RunArgs) -> Result<i32, i32> {
     let json = args.json;
     let mut caller = Caller::agent(args.agent.clone());
     let store = |state: &str| open(state, args.lock_timeout);
+    // Commands that may create the state create the session's directory.
+    let creates = matches!(
+        args.command,
+        RunCommand::Init { .. } | RunCommand::Observe { .. }
+    );
+    let place = Place {
+        session: match &args.session {
+            Some(key) => Some(session_state(key, creates)?),
+            None => None,
+        },
+    };
     let (state, op) = match args.command {
         RunCommand::Init {
             plan,
@@ -321,10 +429,15 @@ pub fn run(args: RunArgs) -> i32 {
             set,
             force,
             imports,
-        } => return init(&plan, &store(&output), set, &imports, force, json),
-        RunCommand::Watch { state, no_follow } => return watch(&store(&state), no_follow, json),
+        } => {
+            let output = place.state(output)?;
+            return Ok(init(&plan, &store(&output), set, &imports, force, json));
+        }
+        RunCommand::Watch { state, no_follow } => {
+            return Ok(watch(&store(&place.state(state)?), no_follow, json))
+        }
         RunCommand::Prompt { state } => {
-            return match store(&state).runner() {
+            return Ok(match store(&place.state(state)?).runner() {
                 Ok(runner) => {
                     let text = runner::prompt_as(&runner, &caller);
                     if json {
@@ -341,7 +454,7 @@ pub fn run(args: RunArgs) -> i32 {
                     }
                 }
                 Err(error) => report(Err(error), json),
-            }
+            })
         }
         RunCommand::Observe {
             state,
@@ -349,18 +462,16 @@ pub fn run(args: RunArgs) -> i32 {
             goal,
             lease,
         } => {
+            let state = place.state(state)?;
             let message = match message {
                 Some(m) => m,
-                None => match read_stdin() {
-                    Ok(text) => text,
-                    Err(code) => return code,
-                },
+                None => read_stdin()?,
             };
             caller.lease = lease;
             let result = store(&state)
                 .observe(&message, &caller, goal.as_deref(), |_| Ok(()))
                 .map(|(applied, ())| applied);
-            return report(result, json);
+            return Ok(report(result, json));
         }
         RunCommand::Next {
             state,
@@ -368,46 +479,60 @@ pub fn run(args: RunArgs) -> i32 {
             lease,
         } => {
             caller.lease = lease;
-            (state, Op::StartNextTask(StartNextArgs { assignee }))
+            (
+                place.state(state)?,
+                Op::StartNextTask(StartNextArgs { assignee }),
+            )
         }
         RunCommand::Start { state, id, lease } => {
             caller.lease = lease;
+            let (state, id) = place.with_required_id(state, id)?;
             (state, Op::StartTask(TaskIdArgs { task_id: task(&id) }))
         }
         RunCommand::Retry { state, id } => {
+            let (state, id) = place.with_required_id(state, id)?;
             (state, Op::RetryTask(TaskIdArgs { task_id: task(&id) }))
         }
         RunCommand::Heartbeat { state, lease } => {
             caller.lease = lease;
-            (state, Op::Heartbeat(NoArgs {}))
+            (place.state(state)?, Op::Heartbeat(NoArgs {}))
         }
-        RunCommand::Complete { state, id, result } => (
-            state,
-            Op::CompleteTask(CompleteArgs {
-                task_id: id.as_deref().map(task),
-                result,
-            }),
-        ),
+        RunCommand::Complete { state, id, result } => {
+            let (state, id) = place.with_id(state, id)?;
+            (
+                state,
+                Op::CompleteTask(CompleteArgs {
+                    task_id: id.as_deref().map(task),
+                    result,
+                }),
+            )
+        }
         RunCommand::Fail {
             state,
             id,
             error,
             no_retry,
-        } => (
-            state,
-            Op::FailTask(FailArgs {
-                task_id: id.as_deref().map(task),
-                error_message: error,
-                should_retry: !no_retry,
-            }),
-        ),
-        RunCommand::Skip { state, id, reason } => (
-            state,
-            Op::SkipTask(SkipArgs {
-                task_id: task(&id),
-                reason,
-            }),
-        ),
+        } => {
+            let (state, id) = place.with_id(state, id)?;
+            (
+                state,
+                Op::FailTask(FailArgs {
+                    task_id: id.as_deref().map(task),
+                    error_message: error,
+                    should_retry: !no_retry,
+                }),
+            )
+        }
+        RunCommand::Skip { state, id, reason } => {
+            let (state, id) = place.with_required_id(state, id)?;
+            (
+                state,
+                Op::SkipTask(SkipArgs {
+                    task_id: task(&id),
+                    reason,
+                }),
+            )
+        }
         RunCommand::Add {
             state,
             name,
@@ -415,7 +540,7 @@ pub fn run(args: RunArgs) -> i32 {
             deps,
             details,
         } => (
-            state,
+            place.state(state)?,
             Op::AddTask(AddArgs {
                 name,
                 dependencies: tasks(deps),
@@ -431,45 +556,54 @@ pub fn run(args: RunArgs) -> i32 {
             name,
             deps,
             details,
-        } => (
-            state,
-            Op::UpdateTask(UpdateArgs {
-                task_id: task(&id),
-                updates: None,
-                name,
-                dependencies: tasks(deps),
-                reasoning: details.reasoning,
-                assignee: details.assignee,
-                description: details.description,
-            }),
-        ),
+        } => {
+            let (state, id) = place.with_required_id(state, id)?;
+            (
+                state,
+                Op::UpdateTask(UpdateArgs {
+                    task_id: task(&id),
+                    updates: None,
+                    name,
+                    dependencies: tasks(deps),
+                    reasoning: details.reasoning,
+                    assignee: details.assignee,
+                    description: details.description,
+                }),
+            )
+        }
         RunCommand::Remove { state, id } => {
+            let (state, id) = place.with_required_id(state, id)?;
             (state, Op::RemoveTask(TaskIdArgs { task_id: task(&id) }))
         }
-        RunCommand::Show { state, id: None } => (state, Op::GetCurrentTask(NoArgs {})),
-        RunCommand::Show {
-            state,
-            id: Some(id),
-        } => (state, Op::GetTaskById(TaskIdArgs { task_id: task(&id) })),
+        RunCommand::Show { state, id } => match place.with_id(state, id)? {
+            (state, None) => (state, Op::GetCurrentTask(NoArgs {})),
+            (state, Some(id)) => (state, Op::GetTaskById(TaskIdArgs { task_id: task(&id) })),
+        },
         RunCommand::List {
             state,
             status,
             assignee,
-        } => (state, Op::GetTaskList(ListArgs { status, assignee })),
-        RunCommand::Ready { state, assignee } => {
-            (state, Op::GetExecutableTaskList(StartNextArgs { assignee }))
+        } => (
+            place.state(state)?,
+            Op::GetTaskList(ListArgs { status, assignee }),
+        ),
+        RunCommand::Ready { state, assignee } => (
+            place.state(state)?,
+            Op::GetExecutableTaskList(StartNextArgs { assignee }),
+        ),
+        RunCommand::Status { state } => (place.state(state)?, Op::GetPlanStatus(NoArgs {})),
+        RunCommand::Pause { state } => (place.state(state)?, Op::PausePlan(NoArgs {})),
+        RunCommand::Resume { state } => (place.state(state)?, Op::ResumePlan(NoArgs {})),
+        RunCommand::Reset { state } => (place.state(state)?, Op::ResetPlan(NoArgs {})),
+        RunCommand::Replan { state, steps } => {
+            let (state, steps) = place.with_required(state, steps, "the steps file (or `-`)")?;
+            match read_steps(&steps)? {
+                Ok(args) => (state, Op::Replan(args)),
+                Err(error) => return Ok(report(Err(error), json)),
+            }
         }
-        RunCommand::Status { state } => (state, Op::GetPlanStatus(NoArgs {})),
-        RunCommand::Pause { state } => (state, Op::PausePlan(NoArgs {})),
-        RunCommand::Resume { state } => (state, Op::ResumePlan(NoArgs {})),
-        RunCommand::Reset { state } => (state, Op::ResetPlan(NoArgs {})),
-        RunCommand::Replan { state, steps } => match read_steps(&steps) {
-            Ok(Ok(args)) => (state, Op::Replan(args)),
-            Ok(Err(error)) => return report(Err(error), json),
-            Err(code) => return code,
-        },
     };
-    report(store(&state).apply_as(&op, &caller), json)
+    Ok(report(store(&state).apply_as(&op, &caller), json))
 }
 
 /// Prints a result as the envelope (`--json`) or a short summary; the exit code.

@@ -20,6 +20,7 @@ mod prompt;
 mod query;
 mod ready;
 pub mod results;
+mod session;
 mod store;
 pub mod time;
 
@@ -37,6 +38,7 @@ pub use ops::{
 };
 pub use prompt::{prompt, prompt_as, summary, SummaryReason};
 pub use results::{result_schema, OpResult};
+pub use session::{session_path, MAX_SESSION_KEY_BYTES, SESSIONS_DIR, SESSION_STATE};
 pub use store::{LogReader, Store, DEFAULT_LOCK_TIMEOUT};
 
 use index::Index;

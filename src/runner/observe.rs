@@ -3,7 +3,8 @@
 //!
 //! 1. an explicit marker (`[Done]`, `[完成]`, `[Failed] reason`…), at once;
 //! 2. a transition word ("next", "接下来"…), once the agent has spent
-//!    `transition_rounds` rounds on the step (default 1);
+//!    `transition_rounds` rounds on the step (default 1) — not in a message
+//!    that resumes a paused plan;
 //! 3. the fallback, once it has spent `fallback_rounds` rounds on it
 //!    (default 5) without either.
 //!
@@ -187,7 +188,8 @@ pub fn observe(runner: &mut Runner, message: &str, caller: &Caller) -> Result<Ap
             .meta
             .fallback_rounds
             .unwrap_or(DEFAULT_FALLBACK_ROUNDS);
-        let word = first_word(message, &TRANSITION_WORDS);
+        // "continue" that resumes a plan says nothing about the step.
+        let word = first_word(message, &TRANSITION_WORDS).filter(|_| !resuming);
         let advance = match word {
             Some((at, len)) if rounds_before >= transition_after => Some((
                 Advance::Transition,
@@ -204,15 +206,15 @@ pub fn observe(runner: &mut Runner, message: &str, caller: &Caller) -> Result<Ap
                 task_id: Some(TaskRef::Id(id)),
                 result,
             });
+            actions.push(match how {
+                Advance::Transition => format!(
+                    "The transition word \"{what}\" after {rounds_before} round(s) on task {id} moves on"
+                ),
+                _ => format!(
+                    "{rounds_before} round(s) on task {id} without a marker (fallback_rounds {fallback_after}): moving on"
+                ),
+            });
             if step(runner, op, &mut events, &mut actions).is_ok() {
-                actions.push(match how {
-                    Advance::Transition => format!(
-                        "Task {id} advanced by the transition word \"{what}\" after {rounds_before} round(s) on it"
-                    ),
-                    _ => format!(
-                        "Task {id} advanced after {rounds_before} round(s) on it without a marker (fallback_rounds {fallback_after})"
-                    ),
-                });
                 completed_by = Some(how);
                 matched = Some(what);
             }

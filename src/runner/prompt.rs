@@ -260,7 +260,7 @@ pub fn summary(runner: &Runner, caller: &Caller, reason: SummaryReason) -> Summa
         if more > 0 {
             text.push(format!("+{more}"));
         }
-        text.join("; ")
+        text.join(if zh { "；" } else { "; " })
     };
     let earlier = finished_all.len() - finished.len();
     let later = remaining_all.len() - remaining.len();
@@ -278,7 +278,7 @@ pub fn summary(runner: &Runner, caller: &Caller, reason: SummaryReason) -> Summa
             SummaryReason::IterationLimit => "说“继续”恢复执行。",
         };
         let finished_text = if earlier > 0 {
-            format!("…+{earlier}; {}", list(&finished, 0, "无"))
+            format!("…+{earlier}；{}", list(&finished, 0, "无"))
         } else {
             list(&finished, 0, "无")
         };
