@@ -222,6 +222,8 @@ impl Printer<'_> {
             PlanItem::Goal(f) => self.str_field("goal", f),
             PlanItem::Language(f) => self.str_field("language", f),
             PlanItem::MaxIterations(f) => self.int_item("max_iterations ", f),
+            PlanItem::TransitionRounds(f) => self.int_item("transition_rounds ", f),
+            PlanItem::FallbackRounds(f) => self.int_item("fallback_rounds ", f),
             PlanItem::Retry(f) => self.int_item("retry ", f),
             PlanItem::Param(p) => self.param("param", p),
             PlanItem::Role(r) => self.role(r),

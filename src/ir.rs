@@ -16,6 +16,10 @@ pub struct Plan {
     pub goal: String,
     pub language: Option<String>,
     pub max_iterations: Option<u64>,
+    /// `transition_rounds N`: rounds on a step before a transition word advances it.
+    pub transition_rounds: Option<u64>,
+    /// `fallback_rounds N`: rounds on a step after which it advances anyway.
+    pub fallback_rounds: Option<u64>,
     /// The plan-level `retry N`: the budget of tasks without their own.
     pub retry: Option<u32>,
     pub params: Vec<ParamValue>,

@@ -582,7 +582,7 @@ fn cli_matches_the_state_file(backend: Backend) {
     );
     assert_eq!(
         bad(&[&["start"][..], &store].concat()),
-        (2, "error: the task id is missing\n".to_owned())
+        (2, "error: give the task (its id or key)\n".to_owned())
     );
     assert_eq!(
         bad(&["status", "--store", &backend.url, "--plan-id", "other"]),

@@ -588,7 +588,7 @@ fn observe_markers_iterations_and_resume() {
     assert_eq!(state["state"]["iteration_count"], 2);
     let data = t.ok(&["observe", "s.json", "--message", "downloading…"]);
     assert_eq!(data["paused"], true);
-    assert!(data["summary"]
+    assert!(data["summary"]["text"]
         .as_str()
         .unwrap()
         .starts_with("Reached the iteration limit (3 iterations)"));

@@ -368,6 +368,14 @@ fn lower_plan<'a>(
                 Some(first) => c.duplicate_field("max_iterations", first.keyword, f.keyword),
                 None => fields.max_iterations = Some(f),
             },
+            ast::PlanItem::TransitionRounds(f) => match fields.transition_rounds {
+                Some(first) => c.duplicate_field("transition_rounds", first.keyword, f.keyword),
+                None => fields.transition_rounds = Some(f),
+            },
+            ast::PlanItem::FallbackRounds(f) => match fields.fallback_rounds {
+                Some(first) => c.duplicate_field("fallback_rounds", first.keyword, f.keyword),
+                None => fields.fallback_rounds = Some(f),
+            },
             ast::PlanItem::Retry(f) => match fields.retry {
                 Some(first) => c.duplicate_field("retry", first.keyword, f.keyword),
                 None => fields.retry = Some(f),
@@ -421,6 +429,26 @@ fn lower_plan<'a>(
         }
         Some(value as u64)
     });
+    // Rounds on a step: a transition word may count from 0 (at once), the
+    // fallback from 1; both at most 1000.
+    let mut rounds = |field: Option<&ast::IntField>, name: &str, least: i64| {
+        field.and_then(|f| {
+            let value = f.value.value?;
+            if !(least..=1000).contains(&value) {
+                c.diagnostics.push(
+                    Diagnostic::new(
+                        Code::InvalidValue,
+                        format!("`{name}` takes a number from {least} to 1000, not {value}"),
+                    )
+                    .label(file, f.value.span, "out of range"),
+                );
+                return None;
+            }
+            Some(value as u64)
+        })
+    };
+    let transition_rounds = rounds(fields.transition_rounds, "transition_rounds", 0);
+    let fallback_rounds = rounds(fields.fallback_rounds, "fallback_rounds", 1);
     let retry = fields.retry.and_then(|f| {
         let value = f.value.value?;
         if !(0..=1000).contains(&value) {
@@ -482,6 +510,8 @@ fn lower_plan<'a>(
             goal: goal.unwrap_or_default(),
             language,
             max_iterations,
+            transition_rounds,
+            fallback_rounds,
             retry,
             params: Vec::new(),
             roles,
@@ -510,6 +540,8 @@ struct PlanFields<'a> {
     goal: Option<&'a ast::StrField>,
     language: Option<&'a ast::StrField>,
     max_iterations: Option<&'a ast::IntField>,
+    transition_rounds: Option<&'a ast::IntField>,
+    fallback_rounds: Option<&'a ast::IntField>,
     retry: Option<&'a ast::IntField>,
 }
 

@@ -8,8 +8,12 @@ use super::{EXIT_OK, EXIT_USAGE};
 
 #[derive(Args)]
 pub struct McpArgs {
-    /// The state file to serve (create it with `planc run init`)
-    state: String,
+    /// The state file to serve (create it with `planc run init`); or --session
+    state: Option<String>,
+    /// Serve the state of session KEY, `.sessions/KEY/plan.json` under the
+    /// current directory
+    #[arg(long, value_name = "KEY")]
+    session: Option<String>,
     /// How long a change waits for another writer's lock before giving up
     /// (STATE_LOCKED) [default: 5]
     #[arg(
@@ -80,16 +84,44 @@ enum Format {
 
 pub fn serve(args: McpArgs) -> i32 {
     let dialect = args.dialect.dialect();
+    let state = match (args.state, &args.session) {
+        (Some(state), None) => state,
+        (None, Some(key)) => match planc::runner::session_path(key) {
+            Ok(path) => {
+                // The session's directory, for a dialect that creates its plan.
+                if let Some(dir) = path.parent().filter(|_| dialect.creates_plans()) {
+                    if let Err(error) = std::fs::create_dir_all(dir) {
+                        output::fatal(&format!("cannot create {}: {error}", dir.display()));
+                        return EXIT_USAGE;
+                    }
+                }
+                path.display().to_string()
+            }
+            Err(message) => {
+                output::fatal(&message);
+                return EXIT_USAGE;
+            }
+        },
+        (Some(state), Some(_)) => {
+            output::fatal(&format!(
+                "give either --session or a state file, not both (`{state}` with --session)"
+            ));
+            return EXIT_USAGE;
+        }
+        (None, None) => {
+            output::fatal("give the state file (STATE) or --session KEY");
+            return EXIT_USAGE;
+        }
+    };
     // A dialect that creates plans may start before its state exists.
-    let missing_is_fine = dialect.creates_plans() && !std::path::Path::new(&args.state).exists();
-    if !missing_is_fine && !std::path::Path::new(&args.state).is_file() {
+    let missing_is_fine = dialect.creates_plans() && !std::path::Path::new(&state).exists();
+    if !missing_is_fine && !std::path::Path::new(&state).is_file() {
         output::fatal(&format!(
-            "{} is not a state file; create one with `planc run init PLAN -o {}`",
-            args.state, args.state
+            "{state} is not a state file; create one with `planc run init PLAN -o {state}`"
         ));
         return EXIT_USAGE;
     }
-    let store = planc::runner::Store::new(&args.state);
+    let store = planc::runner::Store::new(&state);
     let store = match args.lock_timeout {
         Some(timeout) => store.with_lock_timeout(timeout),
         None => store,

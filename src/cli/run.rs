@@ -9,6 +9,7 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 use planc::check::parse_assignment;
 use planc::escape;
+use planc::mcp::access::PlanAccess;
 use planc::read::Bounds;
 use planc::runner::results::{Created, Prompted};
 use planc::runner::{
@@ -41,6 +42,10 @@ pub struct RunArgs {
     /// starts are held by it
     #[arg(long, global = true, value_name = "NAME", env = "PLANC_AGENT")]
     agent: Option<String>,
+    /// Use the state of session KEY, `.sessions/KEY/plan.json` under the
+    /// current directory, instead of a STATE path
+    #[arg(long, global = true, value_name = "KEY", conflicts_with = "store")]
+    session: Option<String>,
     /// Act on a plan in a store instead of a state file: `sqlite:PATH`,
     /// `postgres://…`, `dir:PATH` (a directory of JSON states) or a state
     /// file; the state file argument is then left out
@@ -101,8 +106,8 @@ enum RunCommand {
     Init {
         /// The plan: a .plan source or a .json plan document
         plan: String,
-        /// The state file to create (with --store: left out)
-        #[arg(short, long, value_name = "STATE", required_unless_present = "store")]
+        /// The state file to create (or --session, or left out with --store)
+        #[arg(short, long, value_name = "STATE")]
         output: Option<String>,
         /// Give a parameter a value
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_assignment)]
@@ -115,8 +120,7 @@ enum RunCommand {
     },
     /// Start the first executable task (startNextTask)
     Next {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
         /// Only tasks assigned to this role
         #[arg(long, value_name = "ROLE")]
@@ -128,11 +132,9 @@ enum RunCommand {
     },
     /// Start a given task (startTask)
     Start {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
         /// The task: its id or key
-        #[arg(required_unless_present = "store")]
         id: Option<String>,
         /// Hold the task for this long without a sign of life (`30s`, `5m`, `1h`)
         #[arg(long, value_name = "DURATION", value_parser = parse_lease)]
@@ -140,17 +142,14 @@ enum RunCommand {
     },
     /// Put a failed task back to pending, to be tried again (retryTask)
     Retry {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
         /// The task: its id or key
-        #[arg(required_unless_present = "store")]
         id: Option<String>,
     },
     /// Renew the leases of the tasks this agent holds (heartbeat)
     Heartbeat {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
         /// The new length of the leases (default: each lease's own)
         #[arg(long, value_name = "DURATION", value_parser = parse_lease)]
@@ -158,8 +157,7 @@ enum RunCommand {
     },
     /// Complete a task, by default the current one (completeTask)
     Complete {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
         /// The task: its id or key (default: the current task)
         id: Option<String>,
@@ -169,8 +167,7 @@ enum RunCommand {
     },
     /// Fail a task, by default the current one; retried while retries are left (failTask)
     Fail {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
         /// The task: its id or key (default: the current task)
         id: Option<String>,
@@ -183,11 +180,9 @@ enum RunCommand {
     },
     /// Skip a task (skipTask)
     Skip {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
         /// The task: its id or key
-        #[arg(required_unless_present = "store")]
         id: Option<String>,
         /// Why it is skipped (kept as its result)
         #[arg(long, value_name = "TEXT")]
@@ -195,8 +190,7 @@ enum RunCommand {
     },
     /// Add a task; with --after X, tasks that depended on X depend on it instead (addTask)
     Add {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
         /// What the new task is
         #[arg(long, value_name = "TEXT")]
@@ -212,11 +206,9 @@ enum RunCommand {
     },
     /// Change a pending task (updateTask)
     Update {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
         /// The task: its id or key
-        #[arg(required_unless_present = "store")]
         id: Option<String>,
         /// A new name
         #[arg(long, value_name = "TEXT")]
@@ -229,25 +221,21 @@ enum RunCommand {
     },
     /// Remove a pending task; its dependents take over its dependencies (removeTask)
     Remove {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
         /// The task: its id or key
-        #[arg(required_unless_present = "store")]
         id: Option<String>,
     },
     /// Show the current task, or a given one (getCurrentTask / getTaskById)
     Show {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
         /// The task: its id or key (default: the current task)
         id: Option<String>,
     },
     /// List tasks (getTaskList)
     List {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
         /// pending, in_progress, completed, failed, skipped or executable
         #[arg(long, value_name = "STATUS")]
@@ -258,8 +246,7 @@ enum RunCommand {
     },
     /// List the executable tasks (getExecutableTaskList)
     Ready {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
         /// Only tasks assigned to this role
         #[arg(long, value_name = "ROLE")]
@@ -267,41 +254,34 @@ enum RunCommand {
     },
     /// The plan's status, progress and counts (getPlanStatus)
     Status {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
     },
     /// Pause the plan: changes are refused until it is resumed (pausePlan)
     Pause {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
     },
     /// Resume a paused plan (resumePlan)
     Resume {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
     },
     /// Set every task back to pending (resetPlan)
     Reset {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
     },
     /// Replace the pending remainder with new steps from a JSON file (replan)
     Replan {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
         /// A JSON list of task names or task objects (or {"steps": [...]}); `-` reads standard input
-        #[arg(required_unless_present = "store")]
         steps: Option<String>,
     },
     /// Follow the event log (one line per change)
     Watch {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
         /// Print what is logged so far and stop
         #[arg(long)]
@@ -309,18 +289,26 @@ enum RunCommand {
     },
     /// Print a Markdown block about the plan for an agent's system prompt
     Prompt {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
     },
-    /// Read an agent's message (standard input or --message) and apply its markers
+    /// Read an agent's message (standard input or --message) and apply its
+    /// markers, transition words and the fallback; a missing state is created
+    /// from the message's `[Step]` lines
     Observe {
-        /// The state file (made by `planc run init`); left out with --store
-        #[arg(required_unless_present = "store")]
+        /// The state file (made by `planc run init`, or by the first message); or --session; left out with --store
         state: Option<String>,
         /// The agent's message (default: read standard input)
         #[arg(long, value_name = "TEXT")]
         message: Option<String>,
+        /// The goal of a plan the message creates (default: its first line
+        /// that is not a step)
+        #[arg(long, value_name = "TEXT")]
+        goal: Option<String>,
+        /// Hold a task this message starts for this long without a sign of
+        /// life (`30s`, `5m`, `1h`)
+        #[arg(long, value_name = "DURATION", value_parser = parse_lease)]
+        lease: Option<u64>,
     },
 }
 
@@ -361,117 +349,190 @@ impl Target {
         }
     }
 
-    fn observe(&self, message: &str) -> Result<Applied, OpError> {
-        let observe = |r: &mut runner::Runner| {
-            let applied = runner::observe(r, message)?;
-            let events = applied.events.clone();
-            Ok((applied, events))
-        };
+    fn observe(
+        &self,
+        message: &str,
+        caller: &Caller,
+        goal: Option<&str>,
+    ) -> Result<Applied, OpError> {
         match self {
-            Target::File(store) => store.transact("observe", observe),
+            Target::File(store) => {
+                <dyn PlanAccess>::observe(store, message, caller, goal, |_| Ok(()))
+                    .map(|(applied, ())| applied)
+            }
+            // A plan of a store is made by `run init --store`, not by a message.
             Target::Plan { store, plan_id } => {
-                runner::transact_with(&**store, plan_id, "observe", observe).map(|(a, _)| a)
+                let caller = caller.clone().at(runner::time::now_unix());
+                runner::transact_with(&**store, plan_id, "observe", |r| {
+                    let applied = runner::observe(r, message, &caller)?;
+                    let events = applied.events.clone();
+                    Ok((applied, events))
+                })
+                .map(|(applied, _)| applied)
             }
         }
     }
 }
 
-/// Where the state file argument of a command goes: with `--store` it is
-/// left out, so the first argument is the command's next one (`start
-/// --store URL --plan-id P 3`: task 3).
-struct Positionals {
-    store: bool,
+/// Where a command's plan is: its STATE argument, the file of `--session`
+/// (never both, never neither), or a plan of `--store` (the STATE argument
+/// left out); and the task id argument that follows STATE (with `--session`
+/// or `--store` the first positional argument is the id).
+struct Place {
+    session: Option<String>,
+    plan: Option<(Arc<dyn PlanStore>, String)>,
+    lock_timeout: Option<Duration>,
 }
 
-impl Positionals {
-    /// The state file and the argument after it.
-    fn split(
-        &self,
-        state: Option<String>,
-        next: Option<String>,
-    ) -> Result<(Option<String>, Option<String>), i32> {
-        if !self.store {
-            return Ok((state, next));
-        }
-        if let Some(extra) = next {
-            output::fatal(&format!(
-                "unexpected argument `{}`: with --store the state file is left out",
-                escape::line(&extra)
-            ));
-            return Err(EXIT_USAGE);
-        }
-        Ok((None, state))
-    }
-
-    /// Refuses a state file given with `--store`.
-    fn none(&self, state: &Option<String>) -> Result<(), i32> {
-        match (self.store, state) {
-            (true, Some(state)) => {
-                output::fatal(&format!(
-                    "unexpected argument `{}`: with --store the state file is left out",
-                    escape::line(state)
-                ));
-                Err(EXIT_USAGE)
-            }
-            _ => Ok(()),
+impl Place {
+    /// The plan of the state file `state`, or of `--store`.
+    fn target(&self, state: String) -> Target {
+        match &self.plan {
+            Some((store, plan_id)) => Target::Plan {
+                store: Arc::clone(store),
+                plan_id: plan_id.clone(),
+            },
+            None => Target::File(open(&state, self.lock_timeout)),
         }
     }
 
-    /// The argument after the state file, which the command needs.
-    fn required(
+    /// The plan, for commands without a task id argument.
+    fn state(&self, state: Option<String>) -> Result<Target, i32> {
+        if self.plan.is_some() {
+            return match state {
+                Some(state) => Err(left_out(&state)),
+                None => Ok(self.target(String::new())),
+            };
+        }
+        let state = match (&self.session, state) {
+            (Some(_), Some(state)) => return Err(both(&state)),
+            (Some(session), None) => session.clone(),
+            (None, Some(state)) => state,
+            (None, None) => return Err(usage("give the state file (STATE) or --session KEY")),
+        };
+        Ok(self.target(state))
+    }
+
+    /// The plan and the optional task id.
+    fn with_id(
         &self,
         state: Option<String>,
-        next: Option<String>,
+        id: Option<String>,
+    ) -> Result<(Target, Option<String>), i32> {
+        if self.plan.is_some() {
+            return match id {
+                Some(extra) => Err(left_out(&extra)),
+                None => Ok((self.target(String::new()), state)),
+            };
+        }
+        let (state, id) = match (&self.session, state, id) {
+            (Some(_), Some(state), Some(_)) => return Err(both(&state)),
+            (Some(_), Some(first), None) if looks_like_path(&first) => return Err(both(&first)),
+            (Some(session), first, None) => (session.clone(), first),
+            (None, Some(state), id) => (state, id),
+            // Positional arguments fill in order: no id without a state.
+            (_, None, _) => return Err(usage("give the state file (STATE) or --session KEY")),
+        };
+        Ok((self.target(state), id))
+    }
+
+    /// The plan and the task id, which the command needs.
+    fn with_required_id(
+        &self,
+        state: Option<String>,
+        id: Option<String>,
+    ) -> Result<(Target, String), i32> {
+        self.with_required(state, id, "the task (its id or key)")
+    }
+
+    /// The plan and the argument after the state file, which the command needs.
+    fn with_required(
+        &self,
+        state: Option<String>,
+        second: Option<String>,
         what: &str,
-    ) -> Result<(Option<String>, String), i32> {
-        let (state, next) = self.split(state, next)?;
-        match next {
-            Some(next) => Ok((state, next)),
-            None => {
-                output::fatal(&format!("the {what} is missing"));
-                Err(EXIT_USAGE)
-            }
+    ) -> Result<(Target, String), i32> {
+        match self.with_id(state, second)? {
+            (target, Some(second)) => Ok((target, second)),
+            (_, None) if self.plan.is_some() => Err(usage(&format!("give {what}"))),
+            (_, None) => Err(usage(&format!("give {what} after the state file"))),
         }
     }
+}
+
+/// A state file argument given with `--store`.
+fn left_out(argument: &str) -> i32 {
+    usage(&format!(
+        "unexpected argument `{}`: with --store the state file is left out",
+        escape::line(argument)
+    ))
+}
+
+/// Whether an argument where a task id may stand is rather a state file.
+fn looks_like_path(text: &str) -> bool {
+    text.contains(['/', '\\']) || text.ends_with(".json")
+}
+
+fn both(state: &str) -> i32 {
+    usage(&format!(
+        "give either --session or a state file, not both (`{state}` with --session)"
+    ))
+}
+
+fn usage(message: &str) -> i32 {
+    output::fatal(message);
+    EXIT_USAGE
+}
+
+/// The state file of `--session KEY`, its directory created when `create`.
+fn session_state(key: &str, create: bool) -> Result<String, i32> {
+    let path = runner::session_path(key).map_err(|message| usage(&message))?;
+    if create {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|error| {
+                output::fatal(&format!("cannot create {}: {error}", dir.display()));
+                EXIT_USAGE
+            })?;
+        }
+    }
+    Ok(path.display().to_string())
 }
 
 pub fn run(args: RunArgs) -> i32 {
+    match run_command(args) {
+        Ok(code) | Err(code) => code,
+    }
+}
+
+fn run_command(args: RunArgs) -> Result<i32, i32> {
     let json = args.json;
     let mut caller = Caller::agent(args.agent.clone());
-    let lock_timeout = args.lock_timeout;
-    let plans = match (&args.store, &args.plan_id) {
+    // Commands that may create the state create the session's directory.
+    let creates = matches!(
+        args.command,
+        RunCommand::Init { .. } | RunCommand::Observe { .. }
+    );
+    let plan = match (&args.store, &args.plan_id) {
         (Some(url), Some(plan_id)) => match runner::open_store(url) {
             Ok(store) => Some((store, plan_id.clone())),
             Err(error) => {
-                output::fatal(&format!(
+                return Err(usage(&format!(
                     "cannot open the store {}: {}",
                     escape::line(url),
                     escape::line(&error.message)
-                ));
-                return EXIT_USAGE;
+                )))
             }
         },
         _ => None,
     };
-    let positionals = Positionals {
-        store: plans.is_some(),
-    };
-    // The target of a command whose state file argument is `state`.
-    let target = |state: Option<String>| match &plans {
-        Some((store, plan_id)) => Target::Plan {
-            store: Arc::clone(store),
-            plan_id: plan_id.clone(),
+    let place = Place {
+        session: match &args.session {
+            Some(key) => Some(session_state(key, creates)?),
+            None => None,
         },
-        None => Target::File(open(&state.unwrap_or_default(), lock_timeout)),
+        plan,
+        lock_timeout: args.lock_timeout,
     };
-    macro_rules! try_usage {
-        ($e:expr) => {
-            match $e {
-                Ok(value) => value,
-                Err(code) => return code,
-            }
-        };
-    }
     let (state, op) = match args.command {
         RunCommand::Init {
             plan,
@@ -480,17 +541,14 @@ pub fn run(args: RunArgs) -> i32 {
             force,
             imports,
         } => {
-            try_usage!(positionals.none(&output));
-            let target = target(output);
-            return init(&plan, &target, set, &imports, force, json);
+            let target = place.state(output)?;
+            return Ok(init(&plan, &target, set, &imports, force, json));
         }
         RunCommand::Watch { state, no_follow } => {
-            try_usage!(positionals.none(&state));
-            return watch(&target(state), no_follow, json);
+            return Ok(watch(&place.state(state)?, no_follow, json))
         }
         RunCommand::Prompt { state } => {
-            try_usage!(positionals.none(&state));
-            return match target(state).runner() {
+            return Ok(match place.state(state)?.runner() {
                 Ok(runner) => {
                     let text = runner::prompt_as(&runner, &caller);
                     if json {
@@ -507,18 +565,22 @@ pub fn run(args: RunArgs) -> i32 {
                     }
                 }
                 Err(error) => report(Err(error), json),
-            };
+            })
         }
-        RunCommand::Observe { state, message } => {
-            try_usage!(positionals.none(&state));
+        RunCommand::Observe {
+            state,
+            message,
+            goal,
+            lease,
+        } => {
+            let target = place.state(state)?;
             let message = match message {
                 Some(m) => m,
-                None => match read_stdin() {
-                    Ok(text) => text,
-                    Err(code) => return code,
-                },
+                None => read_stdin()?,
             };
-            return report(target(state).observe(&message), json);
+            caller.lease = lease;
+            let result = target.observe(&message, &caller, goal.as_deref());
+            return Ok(report(result, json));
         }
         RunCommand::Next {
             state,
@@ -526,23 +588,26 @@ pub fn run(args: RunArgs) -> i32 {
             lease,
         } => {
             caller.lease = lease;
-            (state, Op::StartNextTask(StartNextArgs { assignee }))
+            (
+                place.state(state)?,
+                Op::StartNextTask(StartNextArgs { assignee }),
+            )
         }
         RunCommand::Start { state, id, lease } => {
             caller.lease = lease;
-            let (state, id) = try_usage!(positionals.required(state, id, "task id"));
+            let (state, id) = place.with_required_id(state, id)?;
             (state, Op::StartTask(TaskIdArgs { task_id: task(&id) }))
         }
         RunCommand::Retry { state, id } => {
-            let (state, id) = try_usage!(positionals.required(state, id, "task id"));
+            let (state, id) = place.with_required_id(state, id)?;
             (state, Op::RetryTask(TaskIdArgs { task_id: task(&id) }))
         }
         RunCommand::Heartbeat { state, lease } => {
             caller.lease = lease;
-            (state, Op::Heartbeat(NoArgs {}))
+            (place.state(state)?, Op::Heartbeat(NoArgs {}))
         }
         RunCommand::Complete { state, id, result } => {
-            let (state, id) = try_usage!(positionals.split(state, id));
+            let (state, id) = place.with_id(state, id)?;
             (
                 state,
                 Op::CompleteTask(CompleteArgs {
@@ -557,7 +622,7 @@ pub fn run(args: RunArgs) -> i32 {
             error,
             no_retry,
         } => {
-            let (state, id) = try_usage!(positionals.split(state, id));
+            let (state, id) = place.with_id(state, id)?;
             (
                 state,
                 Op::FailTask(FailArgs {
@@ -568,7 +633,7 @@ pub fn run(args: RunArgs) -> i32 {
             )
         }
         RunCommand::Skip { state, id, reason } => {
-            let (state, id) = try_usage!(positionals.required(state, id, "task id"));
+            let (state, id) = place.with_required_id(state, id)?;
             (
                 state,
                 Op::SkipTask(SkipArgs {
@@ -584,7 +649,7 @@ pub fn run(args: RunArgs) -> i32 {
             deps,
             details,
         } => (
-            state,
+            place.state(state)?,
             Op::AddTask(AddArgs {
                 name,
                 dependencies: tasks(deps),
@@ -601,7 +666,7 @@ pub fn run(args: RunArgs) -> i32 {
             deps,
             details,
         } => {
-            let (state, id) = try_usage!(positionals.required(state, id, "task id"));
+            let (state, id) = place.with_required_id(state, id)?;
             (
                 state,
                 Op::UpdateTask(UpdateArgs {
@@ -616,10 +681,10 @@ pub fn run(args: RunArgs) -> i32 {
             )
         }
         RunCommand::Remove { state, id } => {
-            let (state, id) = try_usage!(positionals.required(state, id, "task id"));
+            let (state, id) = place.with_required_id(state, id)?;
             (state, Op::RemoveTask(TaskIdArgs { task_id: task(&id) }))
         }
-        RunCommand::Show { state, id } => match try_usage!(positionals.split(state, id)) {
+        RunCommand::Show { state, id } => match place.with_id(state, id)? {
             (state, None) => (state, Op::GetCurrentTask(NoArgs {})),
             (state, Some(id)) => (state, Op::GetTaskById(TaskIdArgs { task_id: task(&id) })),
         },
@@ -627,25 +692,27 @@ pub fn run(args: RunArgs) -> i32 {
             state,
             status,
             assignee,
-        } => (state, Op::GetTaskList(ListArgs { status, assignee })),
-        RunCommand::Ready { state, assignee } => {
-            (state, Op::GetExecutableTaskList(StartNextArgs { assignee }))
-        }
-        RunCommand::Status { state } => (state, Op::GetPlanStatus(NoArgs {})),
-        RunCommand::Pause { state } => (state, Op::PausePlan(NoArgs {})),
-        RunCommand::Resume { state } => (state, Op::ResumePlan(NoArgs {})),
-        RunCommand::Reset { state } => (state, Op::ResetPlan(NoArgs {})),
+        } => (
+            place.state(state)?,
+            Op::GetTaskList(ListArgs { status, assignee }),
+        ),
+        RunCommand::Ready { state, assignee } => (
+            place.state(state)?,
+            Op::GetExecutableTaskList(StartNextArgs { assignee }),
+        ),
+        RunCommand::Status { state } => (place.state(state)?, Op::GetPlanStatus(NoArgs {})),
+        RunCommand::Pause { state } => (place.state(state)?, Op::PausePlan(NoArgs {})),
+        RunCommand::Resume { state } => (place.state(state)?, Op::ResumePlan(NoArgs {})),
+        RunCommand::Reset { state } => (place.state(state)?, Op::ResetPlan(NoArgs {})),
         RunCommand::Replan { state, steps } => {
-            let (state, steps) = try_usage!(positionals.required(state, steps, "steps file"));
-            match read_steps(&steps) {
-                Ok(Ok(args)) => (state, Op::Replan(args)),
-                Ok(Err(error)) => return report(Err(error), json),
-                Err(code) => return code,
+            let (state, steps) = place.with_required(state, steps, "the steps file (or `-`)")?;
+            match read_steps(&steps)? {
+                Ok(args) => (state, Op::Replan(args)),
+                Err(error) => return Ok(report(Err(error), json)),
             }
         }
     };
-    try_usage!(positionals.none(&state));
-    report(target(state).apply_as(&op, &caller), json)
+    Ok(report(state.apply_as(&op, &caller), json))
 }
 
 /// Prints a result as the envelope (`--json`) or a short summary; the exit code.

@@ -148,13 +148,23 @@ pub fn summary(result: &OpResult) -> String {
                 data.plan_status.as_str()
             );
             if let Some(task) = &data.current_task {
-                let _ = writeln!(out, "current: {}", task_line(task));
+                let _ = writeln!(
+                    out,
+                    "current: {} ({} round(s) on it)",
+                    task_line(task),
+                    data.step_rounds
+                );
             }
             if let Some(summary) = &data.summary {
-                let _ = writeln!(out, "{}", escape::line(summary));
+                let _ = writeln!(out, "{}", escape::line(&summary.text));
             }
             out
         }
+        OpResult::Resumed(resumed) => format!(
+            "{}\n{}\n",
+            escape::line(&resumed.message),
+            escape::line(&resumed.summary.text)
+        ),
         OpResult::Prompted(prompted) => prompted.prompt.clone(),
         other => match other.message() {
             Some(message) => format!("{}\n", escape::line(message)),

@@ -43,6 +43,15 @@ pub struct Meta {
     pub language: String,
     #[serde(default)]
     pub max_iterations: Option<u64>,
+    /// How many rounds an agent spends on a step before a transition word
+    /// ("next", "接下来") advances it (`transition_rounds N`); left out,
+    /// [`DEFAULT_TRANSITION_ROUNDS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transition_rounds: Option<u64>,
+    /// After how many rounds on a step without a marker it advances anyway
+    /// (`fallback_rounds N`); left out, [`DEFAULT_FALLBACK_ROUNDS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback_rounds: Option<u64>,
     #[serde(default)]
     pub params: IndexMap<String, serde_json::Value>,
     #[serde(default)]
@@ -56,6 +65,14 @@ pub struct Meta {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry: Option<u32>,
 }
+
+/// Rounds on a step before a transition word advances it, when the plan
+/// does not say.
+pub const DEFAULT_TRANSITION_ROUNDS: u64 = 1;
+
+/// Rounds on a step after which it advances without a marker, when the plan
+/// does not say.
+pub const DEFAULT_FALLBACK_ROUNDS: u64 = 5;
 
 /// How often a task may be retried after failing when neither it nor its
 /// plan says (`retry N`): three attempts in all.
@@ -84,6 +101,19 @@ pub struct State {
     pub revision: u64,
     #[serde(default)]
     pub iteration_count: u64,
+    /// The rounds (observed messages) an agent has spent on each task in
+    /// progress: what transition words and the fallback count.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub step_rounds: Vec<StepRounds>,
+}
+
+/// The rounds spent on one task in progress (`state.step_rounds`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct StepRounds {
+    /// The task.
+    pub task_id: u32,
+    /// Messages observed while it was the agent's current task.
+    pub rounds: u64,
 }
 
 impl Default for State {
@@ -93,6 +123,7 @@ impl Default for State {
             current_task_id: None,
             revision: 0,
             iteration_count: 0,
+            step_rounds: Vec::new(),
         }
     }
 }

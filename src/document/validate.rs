@@ -425,6 +425,29 @@ impl Validator {
                 Value::NullKeyword(_) => None,
                 other => self.integer(other, "`max_iterations`"),
             });
+        let mut rounds = |field: &str, least: u64| {
+            meta.and_then(|m| get(m, field)).and_then(|v| match v {
+                Value::NullKeyword(_) => None,
+                other => {
+                    let value = self.integer(other, &format!("`meta.{field}`"))?;
+                    if (least..=1000).contains(&value) {
+                        Some(value)
+                    } else {
+                        self.error(
+                            Code::InvalidValue,
+                            span(other),
+                            &format!(
+                                "`meta.{field}` takes a number from {least} to 1000, not {value}"
+                            ),
+                            "out of range",
+                        );
+                        None
+                    }
+                }
+            })
+        };
+        let transition_rounds = rounds("transition_rounds", 0);
+        let fallback_rounds = rounds("fallback_rounds", 1);
         let retry = meta.and_then(|m| get(m, "retry")).and_then(|v| match v {
             Value::NullKeyword(_) => None,
             other => self.integer(other, "`meta.retry`"),
@@ -438,6 +461,8 @@ impl Validator {
                     "goal": goal.unwrap_or_default(),
                     "language": meta_string("language").unwrap_or_else(|| "en".to_owned()),
                     "max_iterations": max_iterations,
+                    "transition_rounds": transition_rounds,
+                    "fallback_rounds": fallback_rounds,
                     "params": params,
                     "source": meta_string("source"),
                     "created_at": meta_string("created_at"),
@@ -853,6 +878,7 @@ impl Validator {
         let mut current: Option<u32> = None;
         let mut revision = 0;
         let mut iterations = 0;
+        let mut step_rounds = Vec::new();
         let check_current = |v: &mut Validator, value: &Value| -> Option<u32> {
             match value {
                 Value::NullKeyword(_) => None,
@@ -911,6 +937,9 @@ impl Validator {
                 if let Some(value) = get(state, "iteration_count") {
                     iterations = self.integer(value, "`state.iteration_count`").unwrap_or(0);
                 }
+                if let Some(value) = get(state, "step_rounds") {
+                    step_rounds = self.step_rounds(value, ids);
+                }
             }
             Some(other) => self.type_error(other, "`state`", "an object"),
         }
@@ -919,6 +948,57 @@ impl Validator {
             "current_task_id": current,
             "revision": revision,
             "iteration_count": iterations,
+            "step_rounds": step_rounds,
         })
+    }
+
+    /// `state.step_rounds`: `[{"task_id", "rounds"}]`, the rounds an agent
+    /// has spent on each task in progress.
+    fn step_rounds(&mut self, value: &Value, ids: &HashSet<u32>) -> Vec<serde_json::Value> {
+        let Value::Array(array) = value else {
+            self.type_error(
+                value,
+                "`state.step_rounds`",
+                "an array of {\"task_id\", \"rounds\"}",
+            );
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for entry in &array.elements {
+            let Value::Object(object) = entry else {
+                self.type_error(entry, "an entry of `state.step_rounds`", "an object");
+                continue;
+            };
+            let task = match get(object, "task_id") {
+                Some(value) => self
+                    .integer(value, "`step_rounds[].task_id`")
+                    .map(|id| (id, span(value))),
+                None => {
+                    self.missing(object, "an entry of `state.step_rounds`", "task_id");
+                    None
+                }
+            };
+            let rounds = match get(object, "rounds") {
+                Some(value) => self.integer(value, "`step_rounds[].rounds`"),
+                None => {
+                    self.missing(object, "an entry of `state.step_rounds`", "rounds");
+                    None
+                }
+            };
+            let (Some((id, at)), Some(rounds)) = (task, rounds) else {
+                continue;
+            };
+            if u32::try_from(id).is_ok_and(|id| ids.contains(&id)) {
+                out.push(json!({"task_id": id, "rounds": rounds}));
+            } else {
+                self.error(
+                    Code::UnknownRef,
+                    at,
+                    &format!("no task has the id {id}"),
+                    "unknown task id",
+                );
+            }
+        }
+        out
     }
 }

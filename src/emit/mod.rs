@@ -38,6 +38,8 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
             goal: plan.goal.clone(),
             language: plan.language.clone().unwrap_or_else(|| "en".to_owned()),
             max_iterations: plan.max_iterations,
+            transition_rounds: plan.transition_rounds,
+            fallback_rounds: plan.fallback_rounds,
             params,
             source: source.map(str::to_owned),
             created_at: None,

@@ -80,8 +80,8 @@ pub fn completions(compilation: &Compilation, offset: usize) -> Vec<Completion> 
         // A new name, or a value, is typed here: nothing to propose.
         Some(
             "plan" | "template" | "task" | "step" | "role" | "param" | "as" | "use" | "import"
-            | "title" | "goal" | "language" | "max_iterations" | "reasoning" | "description"
-            | "retry" | "=" | ",",
+            | "title" | "goal" | "language" | "max_iterations" | "transition_rounds"
+            | "fallback_rounds" | "reasoning" | "description" | "retry" | "=" | ",",
         ) => Vec::new(),
         _ => context_at(super::root_syntax(compilation), offset)
             .keywords()

@@ -163,9 +163,10 @@ impl Literals {
                 ast::PlanItem::Title(f) | ast::PlanItem::Goal(f) | ast::PlanItem::Language(f) => {
                     self.string(&f.value)
                 }
-                ast::PlanItem::MaxIterations(f) | ast::PlanItem::Retry(f) => {
-                    self.0.push((f.value.span, TokenKind::Number))
-                }
+                ast::PlanItem::MaxIterations(f)
+                | ast::PlanItem::TransitionRounds(f)
+                | ast::PlanItem::FallbackRounds(f)
+                | ast::PlanItem::Retry(f) => self.0.push((f.value.span, TokenKind::Number)),
                 ast::PlanItem::Param(p) => self.param(p),
                 ast::PlanItem::Role(r) => {
                     if let Some(d) = &r.description {

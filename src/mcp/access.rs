@@ -4,7 +4,10 @@
 //! is, and who the caller is, is the face's business.
 
 use crate::document::PlanDocument;
-use crate::runner::{Applied, Caller, Event, Op, OpError, Runner, Store};
+use serde_json::json;
+
+use crate::runner::time::now_unix;
+use crate::runner::{self, Applied, Caller, ErrorCode, Event, Op, OpError, Runner, Store};
 
 /// The change a dialect makes under the plan's lock: the events it made.
 pub type Change<'a> = dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError> + 'a;
@@ -36,6 +39,14 @@ pub trait PlanAccess: Send + Sync {
     /// commits the events it made as one revision; a refused change leaves
     /// the plan as it was.
     fn transact_events(&self, op: &str, change: &mut Change<'_>) -> Result<(), OpError>;
+
+    /// The agent of calls that name none (`planc mcp --agent`).
+    fn default_agent(&self) -> Option<String> {
+        None
+    }
+
+    /// How an error names the plan (a state file's path, a plan id).
+    fn name(&self) -> String;
 }
 
 impl dyn PlanAccess + '_ {
@@ -63,6 +74,52 @@ impl dyn PlanAccess + '_ {
                 crate::runner::ErrorCode::InvalidState,
                 format!("the store did not run the change `{op}`"),
             )
+        })
+    }
+
+    /// Reads one agent message (the text protocol, [`runner::observe`]) for
+    /// `caller` as one change, then runs `after` on the plan as it is now.
+    ///
+    /// When the plan does not exist yet and the message declares steps
+    /// (`[Step] description` lines), the plan is created first — empty, with
+    /// `goal` (else the message's first line that is not a step) — and the
+    /// message then adds its steps and starts the first. Without steps, a
+    /// missing plan stays missing (`PLAN_NOT_FOUND`): a message that plans
+    /// nothing needs no plan.
+    pub fn observe<T>(
+        &self,
+        message: &str,
+        caller: &Caller,
+        goal: Option<&str>,
+        mut after: impl FnMut(&Runner) -> Result<T, OpError>,
+    ) -> Result<(Applied, T), OpError> {
+        let caller = Caller {
+            agent: caller.agent.clone().or_else(|| self.default_agent()),
+            ..caller.clone()
+        };
+        if !self.exists()? {
+            let Some(plan) = runner::plan_for_message(message, goal) else {
+                let name = self.name();
+                return Err(OpError::new(
+                    ErrorCode::PlanNotFound,
+                    format!(
+                        "{name} does not exist yet; declare the plan's steps with lines `[Step] description` to create it"
+                    ),
+                )
+                .with(json!({"path": name})));
+            };
+            match self.create(plan, false) {
+                Ok(_) => {}
+                // Another agent created it meanwhile: observe into theirs.
+                Err(_) if self.exists()? => {}
+                Err(error) => return Err(error),
+            }
+        }
+        self.transact("observe", |runner| {
+            let applied = runner::observe(runner, message, &caller.clone().at(now_unix()))?;
+            let value = after(runner)?;
+            let events = applied.events.clone();
+            Ok(((applied, value), events))
         })
     }
 }
@@ -93,5 +150,13 @@ impl PlanAccess for Store {
 
     fn transact_events(&self, op: &str, change: &mut Change<'_>) -> Result<(), OpError> {
         Store::transact(self, op, |runner| Ok(((), change(runner)?)))
+    }
+
+    fn default_agent(&self) -> Option<String> {
+        self.agent().map(str::to_owned)
+    }
+
+    fn name(&self) -> String {
+        self.path().display().to_string()
     }
 }

@@ -197,7 +197,7 @@ pub fn tools() -> Vec<ToolDef> {
 
 /// Adds the caller's arguments every tool takes: `agent`, and `lease` on
 /// the tools that start or renew a task.
-fn with_caller(mut tool: ToolDef) -> ToolDef {
+pub fn with_caller(mut tool: ToolDef) -> ToolDef {
     let Some(Value::Object(properties)) = tool.input_schema.get_mut("properties") else {
         return tool;
     };
@@ -208,7 +208,10 @@ fn with_caller(mut tool: ToolDef) -> ToolDef {
             "description": "Who you are, when several agents share the plan: each agent has its own current task, and a task you start is held by you. Leave out when you work alone.",
         }),
     );
-    if matches!(tool.name, "startNextTask" | "startTask" | "heartbeat") {
+    if matches!(
+        tool.name,
+        "startNextTask" | "startTask" | "heartbeat" | "observe"
+    ) {
         properties.insert(
             "lease".to_owned(),
             json!({

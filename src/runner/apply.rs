@@ -299,7 +299,7 @@ impl Runner {
     }
 
     /// `resumePlan`: accept changes again.
-    pub(super) fn resume_plan(&mut self) -> Result<Applied, OpError> {
+    pub(super) fn resume_plan(&mut self, caller: &Caller) -> Result<Applied, OpError> {
         if self.doc.state.status != PlanStatus::Paused {
             return Err(OpError::new(
                 ErrorCode::InvalidStatus,
@@ -321,6 +321,11 @@ impl Runner {
             data: OpResult::Resumed(Resumed {
                 message,
                 plan_status: self.doc.state.status,
+                summary: super::prompt::summary(
+                    self,
+                    caller,
+                    super::prompt::SummaryReason::Resumed,
+                ),
             }),
             events,
         })

@@ -20,6 +20,7 @@ mod prompt;
 mod query;
 mod ready;
 pub mod results;
+mod session;
 mod store;
 pub mod time;
 
@@ -30,13 +31,14 @@ use crate::document::{PlanDocument, PlanStatus, TaskDoc, TaskStatus};
 pub use agents::{parse_lease, Caller, MAX_LEASE_SECONDS};
 pub use error::{ErrorCode, OpError};
 pub use events::{Event, EventKind, LogRecord};
-pub use observe::observe;
+pub use observe::{find_word, observe, plan_for_message, TRANSITION_WORDS};
 pub use ops::{
     AddArgs, CompleteArgs, FailArgs, ListArgs, NoArgs, Op, ReplanArgs, ReplanStep, ReplanTask,
     SkipArgs, StartNextArgs, TaskIdArgs, TaskRef, TaskUpdates, UpdateArgs,
 };
-pub use prompt::{prompt, prompt_as};
+pub use prompt::{prompt, prompt_as, summary, SummaryReason};
 pub use results::{result_schema, OpResult};
+pub use session::{session_path, MAX_SESSION_KEY_BYTES, SESSIONS_DIR, SESSION_STATE};
 pub use store::{
     open_store, transact_with, validate_plan_id, LogReader, PlanCounts, PlanStore, PlanSummary,
     Store, StoredEvent, DEFAULT_LOCK_TIMEOUT,
@@ -168,7 +170,7 @@ impl Runner {
             Op::UpdateTask(args) => self.update_task(args),
             Op::RemoveTask(args) => self.remove_task(&args.task_id),
             Op::PausePlan(_) => self.pause_plan(),
-            Op::ResumePlan(_) => self.resume_plan(),
+            Op::ResumePlan(_) => self.resume_plan(caller),
             Op::ResetPlan(_) => self.reset_plan(),
             Op::Replan(args) => self.replan(args),
         }

@@ -1,18 +1,30 @@
 //! The text protocol for agents that cannot call tools (seed 003): an agent's
-//! message is one iteration; explicit markers complete or fail the current
-//! task or add tasks; resume words continue a paused plan; `max_iterations`
-//! pauses the plan with a progress summary.
+//! message is one round. A step advances in three ways, first match wins:
+//!
+//! 1. an explicit marker (`[Done]`, `[完成]`, `[Failed] reason`…), at once;
+//! 2. a transition word ("next", "接下来"…), once the agent has spent
+//!    `transition_rounds` rounds on the step (default 1) — not in a message
+//!    that resumes a paused plan;
+//! 3. the fallback, once it has spent `fallback_rounds` rounds on it
+//!    (default 5) without either.
+//!
+//! `[Step] description` lines add steps; resume words continue a paused
+//! plan; `max_iterations` pauses the plan with a progress summary. The
+//! rounds spent on each task in progress live in `state.step_rounds`.
 
 use serde_json::json;
 
-use crate::document::PlanStatus;
+use crate::document::{
+    Meta, PlanDocument, PlanStatus, State, StepRounds, TaskStatus, DEFAULT_FALLBACK_ROUNDS,
+    DEFAULT_TRANSITION_ROUNDS, FORMAT,
+};
 
 use super::error::{ErrorCode, OpError};
 use super::events::{Event, EventKind};
 use super::ops::{AddArgs, CompleteArgs, FailArgs, NoArgs, Op, StartNextArgs, TaskRef};
-use super::prompt::progress_summary;
-use super::results::{Observed, OpResult};
-use super::{Applied, Runner};
+use super::prompt::{summary, SummaryReason};
+use super::results::{Advance, Observed, OpResult};
+use super::{Applied, Caller, Runner};
 
 /// Markers that complete the current task; the text before one is its result.
 pub const DONE_MARKERS: [&str; 4] = ["[Done]", "[完成]", "[Step Done]", "[步骤完成]"];
@@ -22,15 +34,35 @@ pub const FAILED_MARKERS: [&str; 2] = ["[Failed]", "[失败]"];
 pub const STEP_MARKER: &str = "[Step]";
 /// Words that resume a paused plan.
 pub const RESUME_WORDS: [&str; 3] = ["继续", "continue", "resume"];
+/// Words that say the agent moves on: they advance the current step once
+/// the agent has spent `transition_rounds` rounds on it (the list of the
+/// system the text protocol comes from). Matched as whole words, ignoring
+/// ASCII case; words in Chinese or Japanese script match anywhere, as those
+/// scripts put no spaces between words.
+pub const TRANSITION_WORDS: [&str; 11] = [
+    "现在",
+    "接下来",
+    "然后",
+    "继续",
+    "开始",
+    "next",
+    "now",
+    "then",
+    "continue",
+    "let me",
+    "proceed",
+];
 
-/// Reads one agent message into the plan: counts an iteration, applies its
-/// markers, starts the next task when none is current, and pauses the plan
-/// when `meta.max_iterations` is reached. Counts as one revision.
-pub fn observe(runner: &mut Runner, message: &str) -> Result<Applied, OpError> {
+/// Reads one agent message into the plan for `caller`: counts an iteration,
+/// applies its markers, transition words and the fallback to the caller's
+/// current task, starts the next task when the caller has none, and pauses
+/// the plan when `meta.max_iterations` is reached. Counts as one revision.
+pub fn observe(runner: &mut Runner, message: &str, caller: &Caller) -> Result<Applied, OpError> {
+    caller.check()?;
     let mut events = Vec::new();
     let mut actions: Vec<String> = Vec::new();
     let step = |runner: &mut Runner, op: Op, events: &mut Vec<Event>, actions: &mut Vec<String>| {
-        match runner.apply_unrevised(&op, &super::Caller::default()) {
+        match runner.apply_unrevised(&op, caller) {
             Ok(applied) => {
                 if let Some(message) = applied.data.message() {
                     actions.push(message.to_owned());
@@ -45,9 +77,8 @@ pub fn observe(runner: &mut Runner, message: &str) -> Result<Applied, OpError> {
         }
     };
 
-    let lower = message.to_lowercase();
     let paused = runner.doc.state.status == PlanStatus::Paused;
-    let resuming = paused && RESUME_WORDS.iter().any(|w| lower.contains(w));
+    let resuming = paused && first_word(message, &RESUME_WORDS).is_some();
     if paused && !resuming {
         return Err(paused_error(runner));
     }
@@ -71,11 +102,13 @@ pub fn observe(runner: &mut Runner, message: &str) -> Result<Applied, OpError> {
                 )
             })?
     };
+    let mut summary_now = None;
     if resuming {
         let _ = step(runner, Op::ResumePlan(NoArgs {}), &mut events, &mut actions);
         if runner.doc.state.status == PlanStatus::Paused {
             return Err(paused_error(runner));
         }
+        summary_now = Some(summary(runner, caller, SummaryReason::Resumed));
     }
     runner.doc.state.iteration_count = iteration;
     events.push(Event::plan(
@@ -83,14 +116,12 @@ pub fn observe(runner: &mut Runner, message: &str) -> Result<Applied, OpError> {
         format!("Iteration {iteration}"),
     ));
 
+    let was_empty = runner.doc.tasks.is_empty();
     // `[Step] description` lines add tasks, each after the one before.
     let mut previous: Option<u32> = runner.doc.tasks.last().map(|t| t.id);
-    for line in message.lines() {
-        let Some(rest) = line.trim_start().strip_prefix(STEP_MARKER) else {
-            continue;
-        };
+    for name in step_lines(message) {
         let args = AddArgs {
-            name: rest.trim().to_owned(),
+            name,
             dependencies: Some(previous.map(TaskRef::Id).into_iter().collect()),
             ..AddArgs::default()
         };
@@ -101,6 +132,10 @@ pub fn observe(runner: &mut Runner, message: &str) -> Result<Applied, OpError> {
         }
     }
 
+    // The caller's task when the message came, and the rounds it had had.
+    let started_on = runner.current_of(caller).map(|i| runner.task(i).id);
+    let rounds_before = started_on.map_or(0, |id| rounds_of(runner, id));
+
     let done = first_marker(message, &DONE_MARKERS);
     let failed = first_marker(message, &FAILED_MARKERS);
     let outcome = match (done, failed) {
@@ -109,8 +144,11 @@ pub fn observe(runner: &mut Runner, message: &str) -> Result<Applied, OpError> {
         (None, Some(f)) => Some((false, f)),
         (None, None) => None,
     };
+    let mut completed_by = None;
+    let mut matched = None;
+    let marked = outcome.is_some();
     if let Some((is_done, (at, len))) = outcome {
-        if runner.doc.state.current_task_id.is_none() {
+        if runner.current_of(caller).is_none() && is_active(runner) {
             let _ = step(
                 runner,
                 Op::StartNextTask(StartNextArgs::default()),
@@ -118,31 +156,73 @@ pub fn observe(runner: &mut Runner, message: &str) -> Result<Applied, OpError> {
                 &mut actions,
             );
         }
-        if runner.doc.state.current_task_id.is_some() {
+        if let Some(i) = runner.current_of(caller) {
+            let task_id = Some(TaskRef::Id(runner.task(i).id));
             let before = clean(&message[..at]);
             let after = clean(message[at + len..].lines().next().unwrap_or(""));
             let op = if is_done {
                 Op::CompleteTask(CompleteArgs {
-                    task_id: None,
+                    task_id,
                     result: before.or(after),
                 })
             } else {
                 Op::FailTask(FailArgs {
-                    task_id: None,
+                    task_id,
                     error_message: after.or(before),
                     should_retry: true,
                 })
             };
-            let _ = step(runner, op, &mut events, &mut actions);
+            if step(runner, op, &mut events, &mut actions).is_ok() && is_done {
+                completed_by = Some(Advance::Marker);
+                matched = Some(message[at..at + len].to_owned());
+            }
+        }
+    } else if let Some(id) = started_on.filter(|_| is_active(runner)) {
+        let transition_after = runner
+            .doc
+            .meta
+            .transition_rounds
+            .unwrap_or(DEFAULT_TRANSITION_ROUNDS);
+        let fallback_after = runner
+            .doc
+            .meta
+            .fallback_rounds
+            .unwrap_or(DEFAULT_FALLBACK_ROUNDS);
+        // "continue" that resumes a plan says nothing about the step.
+        let word = first_word(message, &TRANSITION_WORDS).filter(|_| !resuming);
+        let advance = match word {
+            Some((at, len)) if rounds_before >= transition_after => Some((
+                Advance::Transition,
+                clean(&message[..at]),
+                message[at..at + len].to_owned(),
+            )),
+            _ if rounds_before >= fallback_after => {
+                Some((Advance::Fallback, None, format!("{rounds_before} rounds")))
+            }
+            _ => None,
+        };
+        if let Some((how, result, what)) = advance {
+            let op = Op::CompleteTask(CompleteArgs {
+                task_id: Some(TaskRef::Id(id)),
+                result,
+            });
+            actions.push(match how {
+                Advance::Transition => format!(
+                    "The transition word \"{what}\" after {rounds_before} round(s) on task {id} moves on"
+                ),
+                _ => format!(
+                    "{rounds_before} round(s) on task {id} without a marker (fallback_rounds {fallback_after}): moving on"
+                ),
+            });
+            if step(runner, op, &mut events, &mut actions).is_ok() {
+                completed_by = Some(how);
+                matched = Some(what);
+            }
         }
     }
 
-    // Keep the agent on a task: start the next one when none is current.
-    let active = matches!(
-        runner.doc.state.status,
-        PlanStatus::Idle | PlanStatus::Running
-    );
-    if active && runner.doc.state.current_task_id.is_none() && !runner.index.ready.is_empty() {
+    // Keep the agent on a task: start the next one when it has none.
+    if is_active(runner) && runner.current_of(caller).is_none() && !runner.index.ready.is_empty() {
         let _ = step(
             runner,
             Op::StartNextTask(StartNextArgs::default()),
@@ -151,32 +231,164 @@ pub fn observe(runner: &mut Runner, message: &str) -> Result<Applied, OpError> {
         );
     }
 
-    let mut summary = None;
+    // Count the round: on the task the agent stayed on; a plan this message
+    // created is already being worked on (its first step had this round).
+    let now_on = runner.current_of(caller).map(|i| runner.task(i).id);
+    let counted = match now_on {
+        Some(id) if Some(id) == started_on && !marked => {
+            Some((id, rounds_before.saturating_add(1)))
+        }
+        Some(id) if was_empty => Some((id, 1)),
+        _ => None,
+    };
+    set_rounds(runner, counted);
+
     if let Some(max) = runner.doc.meta.max_iterations {
         let status = runner.doc.state.status;
         if iteration >= max && !matches!(status, PlanStatus::Completed | PlanStatus::Failed) {
             let _ = step(runner, Op::PausePlan(NoArgs {}), &mut events, &mut actions);
-            summary = Some(progress_summary(runner));
+            summary_now = Some(summary(runner, caller, SummaryReason::IterationLimit));
         }
     }
     runner.doc.state.revision = revision;
+    for event in &mut events {
+        if event.agent.is_none() {
+            event.agent.clone_from(&caller.agent);
+        }
+    }
+    if caller.agent.is_some() {
+        runner.renew(caller);
+    }
 
     let current = runner
-        .doc
-        .state
-        .current_task_id
-        .and_then(|id| runner.doc.tasks.iter().find(|t| t.id == id))
-        .cloned();
+        .current_of(caller)
+        .map(|i| runner.doc.tasks[i].clone());
+    let step_rounds = current.as_ref().map_or(0, |t| rounds_of(runner, t.id));
     let data = OpResult::Observed(Observed {
         iteration_count: iteration,
         max_iterations: runner.doc.meta.max_iterations,
         actions,
         current_task: current,
+        step_rounds,
+        completed_by,
+        matched,
         plan_status: runner.doc.state.status,
         paused: runner.doc.state.status == PlanStatus::Paused,
-        summary,
+        resumed: resuming,
+        summary: summary_now,
     });
     Ok(Applied { data, events })
+}
+
+/// The plan a message makes when there is none yet: empty, with `goal`
+/// (else the message's first line that is not a step, else its first
+/// step), for the `[Step] description` lines it declares; `None` when it
+/// declares none (a message that plans nothing needs no plan).
+pub fn plan_for_message(message: &str, goal: Option<&str>) -> Option<PlanDocument> {
+    let steps = step_lines(message);
+    let first = steps.first()?;
+    let goal = goal
+        .map(str::to_owned)
+        .or_else(|| goal_line(message))
+        .unwrap_or_else(|| first.clone());
+    Some(empty_plan(goal))
+}
+
+/// The descriptions of the `[Step] description` lines of `message`.
+fn step_lines(message: &str) -> Vec<String> {
+    message
+        .lines()
+        .filter_map(|line| line.trim_start().strip_prefix(STEP_MARKER))
+        .map(|rest| rest.trim().to_owned())
+        .filter(|name| !name.is_empty())
+        .collect()
+}
+
+/// The goal of a plan created from a message: its first line that is
+/// neither a step nor a marker, cut to 200 characters.
+fn goal_line(message: &str) -> Option<String> {
+    message
+        .lines()
+        .map(str::trim)
+        .find(|line| {
+            !line.is_empty()
+                && !line.starts_with(STEP_MARKER)
+                && first_marker(line, &DONE_MARKERS).is_none()
+                && first_marker(line, &FAILED_MARKERS).is_none()
+        })
+        .map(|line| line.chars().take(200).collect())
+}
+
+/// An empty plan with `goal`, for the steps a message declares: its id is
+/// `plan_` and the time in milliseconds, as the text protocol names plans.
+fn empty_plan(goal: String) -> PlanDocument {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let language = if goal.chars().any(is_cjk) { "zh" } else { "en" };
+    PlanDocument {
+        format: FORMAT.to_owned(),
+        meta: Meta {
+            id: format!("plan_{millis}"),
+            title: None,
+            goal,
+            language: language.to_owned(),
+            max_iterations: None,
+            transition_rounds: None,
+            fallback_rounds: None,
+            params: Default::default(),
+            source: None,
+            created_at: None,
+            updated_at: None,
+            retry: None,
+        },
+        roles: Vec::new(),
+        steps: Vec::new(),
+        state: State::default(),
+        tasks: Vec::new(),
+    }
+}
+
+fn is_active(runner: &Runner) -> bool {
+    matches!(
+        runner.doc.state.status,
+        PlanStatus::Idle | PlanStatus::Running
+    )
+}
+
+/// The rounds spent on task `id` so far.
+fn rounds_of(runner: &Runner, id: u32) -> u64 {
+    runner
+        .doc
+        .state
+        .step_rounds
+        .iter()
+        .find(|r| r.task_id == id)
+        .map_or(0, |r| r.rounds)
+}
+
+/// Keeps the counts of tasks still in progress, with `counted` set.
+fn set_rounds(runner: &mut Runner, counted: Option<(u32, u64)>) {
+    let in_progress = |id: u32| {
+        runner
+            .index
+            .position
+            .get(&id)
+            .is_some_and(|&i| runner.doc.tasks[i].status == TaskStatus::InProgress)
+    };
+    let mut kept: Vec<StepRounds> = runner
+        .doc
+        .state
+        .step_rounds
+        .iter()
+        .filter(|r| in_progress(r.task_id) && Some(r.task_id) != counted.map(|c| c.0))
+        .cloned()
+        .collect();
+    if let Some((task_id, rounds)) = counted {
+        kept.push(StepRounds { task_id, rounds });
+        kept.sort_by_key(|r| r.task_id);
+    }
+    runner.doc.state.step_rounds = kept;
 }
 
 /// `PLAN_NOT_ACTIVE` for a message to a paused plan.
@@ -196,7 +408,81 @@ fn first_marker(text: &str, markers: &[&str]) -> Option<(usize, usize)> {
         .min()
 }
 
+/// The earliest of `words` in `text` as a word (see [`find_word`]).
+pub fn first_word(text: &str, words: &[&str]) -> Option<(usize, usize)> {
+    // ASCII lowercasing keeps every byte offset.
+    let lower = text.to_ascii_lowercase();
+    words
+        .iter()
+        .filter_map(|w| find_word(&lower, w).map(|at| (at, w.len())))
+        .min()
+}
+
+/// Where `word` (lowercase) first stands in `text` as a whole word: not
+/// inside a longer word ("discontinued" holds no "continue", "nowhere" no
+/// "now"). A word written in Chinese or Japanese script matches anywhere:
+/// those scripts put no spaces between words. Next to such characters, a
+/// Latin word has a boundary ("然后next步骤" holds "next").
+pub fn find_word(text: &str, word: &str) -> Option<usize> {
+    if word.is_empty() {
+        return None;
+    }
+    if word.chars().any(is_cjk) {
+        return text.find(word);
+    }
+    text.match_indices(word).map(|(at, _)| at).find(|&at| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(joins_word) && !after.is_some_and(joins_word)
+    })
+}
+
+/// Whether `c` would continue a Latin word it stands next to.
+fn joins_word(c: char) -> bool {
+    (c.is_alphanumeric() || c == '_') && !is_cjk(c)
+}
+
+/// Han ideographs, kana and CJK punctuation: scripts without spaces between words.
+fn is_cjk(c: char) -> bool {
+    matches!(c,
+        '\u{3000}'..='\u{30FF}'
+        | '\u{3400}'..='\u{4DBF}'
+        | '\u{4E00}'..='\u{9FFF}'
+        | '\u{F900}'..='\u{FAFF}'
+        | '\u{FF00}'..='\u{FFEF}'
+        | '\u{20000}'..='\u{2FFFF}')
+}
+
 fn clean(text: &str) -> Option<String> {
-    let text = text.trim().trim_start_matches([':', '：']).trim();
+    let text = text
+        .trim()
+        .trim_start_matches([':', '：'])
+        .trim_end_matches([',', '，', ';', '；'])
+        .trim();
     (!text.is_empty()).then(|| text.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_match_whole_words_only() {
+        assert_eq!(find_word("the product was discontinued", "continue"), None);
+        assert_eq!(find_word("nowhere to go", "now"), None);
+        assert_eq!(find_word("snow, then rain", "now"), None);
+        assert_eq!(find_word("ok. next, search", "next"), Some(4));
+        assert_eq!(find_word("next_step", "next"), None);
+        assert_eq!(find_word("step2next", "next"), None);
+        assert_eq!(find_word("然后next步骤", "next"), Some(6));
+        assert_eq!(find_word("好的，现在开始", "现在"), Some(9));
+        assert_eq!(find_word("let me see", "let me"), Some(0));
+        assert_eq!(find_word("outlet meter", "let me"), None);
+        assert_eq!(
+            first_word("Done with it. Now let me search", &TRANSITION_WORDS),
+            Some((14, 3))
+        );
+        assert_eq!(first_word("Next", &TRANSITION_WORDS), Some((0, 4)));
+        assert_eq!(first_word("the discontinued model", &RESUME_WORDS), None);
+    }
 }

@@ -11,6 +11,7 @@ use std::fmt::Write;
 use crate::document::{TaskDoc, TaskStatus};
 use crate::escape;
 
+use super::results::{Brief, Summary};
 use super::{Caller, Runner};
 
 /// How many executable tasks and recent results the prompt lists.
@@ -184,34 +185,138 @@ fn progress_line(runner: &Runner) -> String {
     )
 }
 
-/// One paragraph on where the plan stands: what `observe` says when it pauses
-/// the plan at its iteration limit.
-pub fn progress_summary(runner: &Runner) -> String {
+/// Why a progress summary is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SummaryReason {
+    /// The plan was resumed.
+    Resumed,
+    /// The plan paused at its iteration limit.
+    IterationLimit,
+}
+
+/// How many finished and remaining tasks a summary lists.
+const SUMMARY_LIMIT: usize = 10;
+
+fn brief(task: &TaskDoc) -> Brief {
+    Brief {
+        id: task.id,
+        name: task.name.clone(),
+        status: task.status,
+        result: task.result.clone(),
+    }
+}
+
+fn brief_text(brief: &Brief) -> String {
+    format!("#{} {}", brief.id, escape::line(&brief.name))
+}
+
+/// Where the plan stands for `caller`: what is done, what is current (the
+/// caller's task, else the next to start), what is left; and the same as a
+/// paragraph in the plan's language. What `observe` and `resumePlan` answer.
+pub fn summary(runner: &Runner, caller: &Caller, reason: SummaryReason) -> Summary {
     let doc = runner.document();
-    let w = words(runner);
-    let zh = w.heading == ZH.heading;
-    let next = runner.index.ready.first().map(|&i| line(&doc.tasks[i], w));
-    let current = doc.state.current_task_id.and_then(|id| {
-        runner
-            .index
-            .position
-            .get(&id)
-            .map(|&i| line(&doc.tasks[i], w))
-    });
-    let at = current.or(next).unwrap_or_else(|| "-".to_owned());
-    if zh {
+    let zh = std::ptr::eq(words(runner), &ZH);
+    let current_at = runner
+        .current_of(caller)
+        .or_else(|| runner.index.ready.first().copied());
+    let finished_all: Vec<&TaskDoc> = doc
+        .tasks
+        .iter()
+        .filter(|t| {
+            matches!(
+                t.status,
+                TaskStatus::Completed | TaskStatus::Skipped | TaskStatus::Failed
+            )
+        })
+        .collect();
+    let finished: Vec<Brief> = finished_all[finished_all.len().saturating_sub(SUMMARY_LIMIT)..]
+        .iter()
+        .map(|t| brief(t))
+        .collect();
+    let remaining_all: Vec<&TaskDoc> = doc
+        .tasks
+        .iter()
+        .enumerate()
+        .filter(|&(i, t)| {
+            Some(i) != current_at
+                && matches!(t.status, TaskStatus::Pending | TaskStatus::InProgress)
+        })
+        .map(|(_, t)| t)
+        .collect();
+    let remaining: Vec<Brief> = remaining_all
+        .iter()
+        .take(SUMMARY_LIMIT)
+        .map(|t| brief(t))
+        .collect();
+    let current = current_at.map(|i| brief(&doc.tasks[i]));
+    let done = runner.index.done();
+    let total = doc.tasks.len();
+
+    let list = |items: &[Brief], more: usize, none: &str| {
+        if items.is_empty() {
+            return none.to_owned();
+        }
+        let mut text: Vec<String> = items.iter().map(brief_text).collect();
+        if more > 0 {
+            text.push(format!("+{more}"));
+        }
+        text.join(if zh { "；" } else { "; " })
+    };
+    let earlier = finished_all.len() - finished.len();
+    let later = remaining_all.len() - remaining.len();
+    let current_text = current.as_ref().map(brief_text);
+    let text = if zh {
+        let head = match reason {
+            SummaryReason::Resumed => "计划已恢复。".to_owned(),
+            SummaryReason::IterationLimit => format!(
+                "已达到迭代上限（{} 轮），计划已暂停。",
+                doc.state.iteration_count
+            ),
+        };
+        let tail = match reason {
+            SummaryReason::Resumed => "",
+            SummaryReason::IterationLimit => "说“继续”恢复执行。",
+        };
+        let finished_text = if earlier > 0 {
+            format!("…+{earlier}；{}", list(&finished, 0, "无"))
+        } else {
+            list(&finished, 0, "无")
+        };
         format!(
-            "已达到迭代上限（{} 轮），计划已暂停。{}；当前/下一步：{}。说“继续”恢复执行。",
-            doc.state.iteration_count,
-            progress_line(runner),
-            at
+            "{head}进度：{done}/{total}。已完成：{finished_text}。当前：{}。剩余：{}。{tail}",
+            current_text.as_deref().unwrap_or("无"),
+            list(&remaining, later, "无"),
         )
     } else {
+        let head = match reason {
+            SummaryReason::Resumed => "Plan resumed.".to_owned(),
+            SummaryReason::IterationLimit => format!(
+                "Reached the iteration limit ({} iterations); the plan is paused.",
+                doc.state.iteration_count
+            ),
+        };
+        let tail = match reason {
+            SummaryReason::Resumed => "",
+            SummaryReason::IterationLimit => " Say \"continue\" to resume.",
+        };
+        let finished_text = if earlier > 0 {
+            format!("…+{earlier}; {}", list(&finished, 0, "none"))
+        } else {
+            list(&finished, 0, "none")
+        };
         format!(
-            "Reached the iteration limit ({} iterations); the plan is paused. {}; current/next: {}. Say \"continue\" to resume.",
-            doc.state.iteration_count,
-            progress_line(runner),
-            at
+            "{head} Progress: {done}/{total}. Done: {finished_text}. Current: {}. Left: {}.{tail}",
+            current_text.as_deref().unwrap_or("none"),
+            list(&remaining, later, "none"),
         )
+    };
+    Summary {
+        done,
+        total,
+        finished,
+        current,
+        remaining_count: remaining_all.len(),
+        remaining,
+        text,
     }
 }

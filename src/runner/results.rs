@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::document::{PlanStatus, TaskDoc};
+use crate::document::{PlanStatus, TaskDoc, TaskStatus};
 
 /// Why `startNextTask` started nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -211,13 +211,62 @@ pub struct Message {
     pub message: String,
 }
 
-/// `resumePlan`: what happened, and the status the plan went back to.
+/// `resumePlan`: what happened, the status the plan went back to, and where
+/// it stands.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Resumed {
     /// `Plan resumed successfully`.
     pub message: String,
     /// The plan's status now.
     pub plan_status: PlanStatus,
+    /// What is done, what is current, what is left.
+    pub summary: Summary,
+}
+
+/// One task in a progress summary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Brief {
+    /// The task's id.
+    pub id: u32,
+    /// What it is.
+    pub name: String,
+    /// Its status.
+    pub status: TaskStatus,
+    /// What it achieved, or why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+}
+
+/// Where a plan stands (on resume, and at the iteration limit): what is
+/// done, what is current, what is left.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Summary {
+    /// Tasks completed or skipped.
+    pub done: usize,
+    /// Tasks in the plan.
+    pub total: usize,
+    /// The last ten finished tasks (completed, skipped or failed), in plan order.
+    pub finished: Vec<Brief>,
+    /// The caller's current task, or the next one to start.
+    pub current: Option<Brief>,
+    /// The first ten tasks still to do after it, in plan order.
+    pub remaining: Vec<Brief>,
+    /// How many tasks are still to do after `current` (`remaining` shows ten at most).
+    pub remaining_count: usize,
+    /// The same in one paragraph, in the plan's language.
+    pub text: String,
+}
+
+/// What advanced the agent's step in the text protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Advance {
+    /// An explicit marker (`[Done]`, `[完成]`…).
+    Marker,
+    /// A transition word ("next", "接下来"…) after `transition_rounds` rounds.
+    Transition,
+    /// No marker for `fallback_rounds` rounds.
+    Fallback,
 }
 
 /// `resetPlan`: how many tasks went back to pending.
@@ -249,17 +298,29 @@ pub struct Observed {
     pub iteration_count: u64,
     /// The plan's iteration limit, if any.
     pub max_iterations: Option<u64>,
-    /// What the message's markers did, one sentence each.
+    /// What the message did, one sentence each.
     pub actions: Vec<String>,
     /// The task the agent is on now.
     pub current_task: Option<TaskDoc>,
+    /// The rounds the agent has spent on its current task so far
+    /// (`state.step_rounds`).
+    pub step_rounds: u64,
+    /// What completed the agent's task in this message: marker, transition
+    /// or fallback; null when nothing did.
+    pub completed_by: Option<Advance>,
+    /// The marker or transition word that did (`[Done]`, `next`), or `5
+    /// rounds` for the fallback.
+    pub matched: Option<String>,
     /// The plan's status now.
     pub plan_status: PlanStatus,
     /// Whether the plan is paused (the iteration limit was reached).
     pub paused: bool,
-    /// A progress summary, when the plan was paused at the limit.
+    /// Whether the message resumed a paused plan (a resume word).
+    pub resumed: bool,
+    /// Where the plan stands: when the message resumed it, or paused it at
+    /// the iteration limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub summary: Option<String>,
+    pub summary: Option<Summary>,
 }
 
 /// `planc run prompt --json`: the system-prompt block.

@@ -324,6 +324,17 @@ impl PlanAccess for Served<'_> {
     fn transact_events(&self, op: &str, change: &mut Change<'_>) -> Result<(), OpError> {
         self.store.transact(&self.id()?, op, change).map(drop)
     }
+
+    fn default_agent(&self) -> Option<String> {
+        self.agent.clone()
+    }
+
+    fn name(&self) -> String {
+        match self.id() {
+            Ok(id) => format!("plan `{id}`"),
+            Err(_) => "this server's plan".to_owned(),
+        }
+    }
 }
 
 /// A plan that refuses everything with one error: how a call that names no
@@ -351,5 +362,8 @@ impl PlanAccess for Refuse {
     }
     fn transact_events(&self, _op: &str, _change: &mut Change<'_>) -> Result<(), OpError> {
         Err(self.0.clone())
+    }
+    fn name(&self) -> String {
+        "no plan".to_owned()
     }
 }

@@ -81,6 +81,10 @@ pub enum PlanItem {
     Goal(StrField),
     Language(StrField),
     MaxIterations(IntField),
+    /// `transition_rounds N`: rounds on a step before a transition word advances it.
+    TransitionRounds(IntField),
+    /// `fallback_rounds N`: rounds on a step after which it advances anyway.
+    FallbackRounds(IntField),
     /// `retry N`: the retry budget of tasks without their own.
     Retry(IntField),
     Param(Param),

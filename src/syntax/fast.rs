@@ -513,6 +513,8 @@ impl<'a> Reader<'a> {
             "goal" => PlanItem::Goal(self.str_field(keyword)?),
             "language" => PlanItem::Language(self.str_field(keyword)?),
             "max_iterations" => PlanItem::MaxIterations(self.int_field(keyword)?),
+            "transition_rounds" => PlanItem::TransitionRounds(self.int_field(keyword)?),
+            "fallback_rounds" => PlanItem::FallbackRounds(self.int_field(keyword)?),
             "retry" => PlanItem::Retry(self.int_field(keyword)?),
             "use" => PlanItem::Use(self.use_(keyword)?),
             _ => return Err(GiveUp),

@@ -216,6 +216,8 @@ fn is_keyword(rule: Rule) -> bool {
             | Rule::kw_goal
             | Rule::kw_language
             | Rule::kw_max_iterations
+            | Rule::kw_transition_rounds
+            | Rule::kw_fallback_rounds
             | Rule::kw_param
             | Rule::kw_role
             | Rule::kw_step
@@ -454,6 +456,8 @@ impl<'a> Walker<'a> {
             Rule::goal => PlanItem::Goal(self.str_field(pair)),
             Rule::language => PlanItem::Language(self.str_field(pair)),
             Rule::max_iterations => PlanItem::MaxIterations(self.int_field(pair)),
+            Rule::transition_rounds => PlanItem::TransitionRounds(self.int_field(pair)),
+            Rule::fallback_rounds => PlanItem::FallbackRounds(self.int_field(pair)),
             Rule::retry => PlanItem::Retry(self.int_field(pair)),
             Rule::param => PlanItem::Param(self.param(pair)),
             Rule::role => PlanItem::Role(self.role(pair)),

@@ -34,6 +34,8 @@ impl Context {
                 "goal",
                 "language",
                 "max_iterations",
+                "transition_rounds",
+                "fallback_rounds",
                 "retry",
                 "param",
                 "role",
@@ -94,6 +96,8 @@ const KEYWORDS: &[&str] = &[
     "goal",
     "language",
     "max_iterations",
+    "transition_rounds",
+    "fallback_rounds",
     "param",
     "role",
     "step",
@@ -114,9 +118,9 @@ const KEYWORDS: &[&str] = &[
 
 /// Whether `word` is a reserved keyword.
 pub(crate) fn is_keyword(word: &str) -> bool {
-    // Every keyword is 2 to 14 lowercase letters and `_`: most names are
+    // Every keyword is 2 to 17 lowercase letters and `_`: most names are
     // told apart without comparing them to each keyword.
-    (2..=14).contains(&word.len())
+    (2..=17).contains(&word.len())
         && word.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
         && KEYWORDS.contains(&word)
 }
@@ -130,6 +134,8 @@ fn rule_for(keyword: &str) -> Option<Rule> {
         "goal" => Rule::goal,
         "language" => Rule::language,
         "max_iterations" => Rule::max_iterations,
+        "transition_rounds" => Rule::transition_rounds,
+        "fallback_rounds" => Rule::fallback_rounds,
         "param" => Rule::param,
         "role" => Rule::role,
         "step" => Rule::step,
@@ -151,7 +157,8 @@ fn rule_for(keyword: &str) -> Option<Rule> {
 fn home(keyword: &str) -> &'static str {
     match keyword {
         "plan" | "import" | "template" => "at the top of a file",
-        "title" | "goal" | "language" | "max_iterations" => "in a plan",
+        "title" | "goal" | "language" | "max_iterations" | "transition_rounds"
+        | "fallback_rounds" => "in a plan",
         "param" => "in a plan or at the top of a library",
         "role" => "in a plan, a template or at the top of a library",
         "use" => "in a plan or a template",

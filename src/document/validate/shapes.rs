@@ -544,6 +544,8 @@ impl Validator {
                 "goal": goal,
                 "language": plan.meta.get("language").cloned().unwrap_or_else(|| "en".into()),
                 "max_iterations": meta("max_iterations"),
+                "transition_rounds": meta("transition_rounds"),
+                "fallback_rounds": meta("fallback_rounds"),
                 "params": plan.meta.get("params").cloned().unwrap_or_else(|| json!({})),
                 "source": meta("source"),
                 "created_at": meta("created_at"),
@@ -556,6 +558,7 @@ impl Validator {
                 "current_task_id": state.get("current_task_id").cloned().filter(|c| c.as_u64().is_some_and(|c| ids.contains(&(c as u32)))).or(running.map(Json::from)).unwrap_or(Json::Null),
                 "revision": state.get("revision").cloned().unwrap_or_else(|| 0.into()),
                 "iteration_count": state.get("iteration_count").cloned().unwrap_or_else(|| 0.into()),
+                "step_rounds": state.get("step_rounds").cloned().filter(|r| r.as_array().is_some_and(|r| r.iter().all(|e| e["task_id"].as_u64().is_some_and(|id| ids.contains(&(id as u32))) && e["rounds"].is_u64()))).unwrap_or_else(|| json!([])),
             },
             "tasks": tasks,
         }))

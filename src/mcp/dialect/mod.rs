@@ -123,7 +123,7 @@ impl Dialect {
     /// Whether the dialect has tools that create a plan, so its server may
     /// start before the state file exists.
     pub fn creates_plans(self) -> bool {
-        matches!(self, Dialect::PlanTool | Dialect::PlanAct)
+        matches!(self, Dialect::PlanTool | Dialect::Steps | Dialect::PlanAct)
     }
 
     /// What the server tells the model about the tools (MCP's `instructions`).
@@ -148,9 +148,11 @@ impl Dialect {
             }
             Dialect::Steps => {
                 "This server tracks a step plan from your messages. After each round, call observe with \
-                 your message: [Done] or [完成] completes the current step (the text before it is the \
-                 result), [Failed] reason fails it, a line [Step] description adds a step, and \
-                 \"continue\" (继续) resumes a paused plan. get_plan shows the steps."
+                 your message: lines [Step] description declare steps (the first ones create the plan), \
+                 [Done] or [完成] completes the current step (the text before it is the result), [Failed] \
+                 reason fails it, a transition word (\"next\", \"接下来\"…) after a round on a step moves \
+                 on, and \"continue\" (继续) resumes a paused plan with a progress summary. get_plan \
+                 shows the steps."
             }
             Dialect::PlanAct => {
                 "This server holds a Plan-Act plan. The planner calls create_plan with a title and steps, \

@@ -480,6 +480,8 @@ fn create(store: &dyn PlanAccess, args: CreateArgs) -> Result<Outcome, OpError> 
             goal: args.title,
             language: args.language.unwrap_or_else(|| "en".to_owned()),
             max_iterations: None,
+            transition_rounds: None,
+            fallback_rounds: None,
             params: Default::default(),
             source: None,
             created_at: None,

@@ -575,6 +575,8 @@ fn create(store: &dyn PlanAccess, args: CreateArgs) -> Result<bool, OpError> {
             goal: data.description.unwrap_or(data.name),
             language: "en".to_owned(),
             max_iterations: None,
+            transition_rounds: None,
+            fallback_rounds: None,
             params: Default::default(),
             source: data.workflow_template_source,
             created_at: None,

@@ -14,7 +14,8 @@ use crate::document::PlanDocument;
 use crate::emit::{render, Target};
 use crate::mcp::access::PlanAccess;
 use crate::mcp::tools::{output_schema, schema, ToolDef};
-use crate::runner::{self, ErrorCode, OpError, OpResult};
+use crate::runner::results::{Advance, Summary};
+use crate::runner::{Caller, ErrorCode, OpError, OpResult};
 
 use super::plan_tool::Refusal;
 use super::{arguments, Outcome};
@@ -68,11 +69,19 @@ pub struct Plan {
 /// `observe`: what the message did, and the plan now.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Observation {
-    /// What the message's markers did, one sentence each.
+    /// What the message did, one sentence each.
     pub actions: Vec<String>,
-    /// A progress summary when the plan paused at its iteration limit.
+    /// What completed the current step in this message: `marker`,
+    /// `transition` (a transition word) or `fallback`; null when nothing did.
+    pub completed_by: Option<Advance>,
+    /// The rounds spent on the current step so far.
+    pub step_rounds: u64,
+    /// Whether the message resumed a paused plan.
+    pub resumed: bool,
+    /// Where the plan stands (what is done, current, left): when the
+    /// message resumed the plan, or the plan paused at its iteration limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub summary: Option<String>,
+    pub summary: Option<Summary>,
     /// The plan after the message.
     pub plan: Plan,
 }
@@ -104,6 +113,14 @@ enum Answer<T> {
 struct ObserveArgs {
     /// Your whole message of this round.
     message: String,
+    /// The user's goal, for the plan your first `[Step]` lines create
+    /// (default: the message's first line that is not a step).
+    #[serde(default)]
+    goal: Option<String>,
+    /// Who you are, when several agents share the plan (each has its own
+    /// current step).
+    #[serde(default)]
+    agent: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -115,7 +132,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef {
             name: "observe",
-            description: "Hand over your message of this round; the plan follows it. Mark a finished step with [Done] or [完成] (the text before it is the step's result), a failed one with [Failed] reason or [失败] reason; declare new steps with lines `[Step] description`; say \"continue\" (继续) to resume a paused plan. Each call counts one iteration; at the plan's limit the plan pauses and the answer carries a progress summary. Returns what the message did and the plan with its current step.".to_owned(),
+            description: "Hand over your message of this round; the plan follows it. Your first message declares the steps with lines `[Step] description` (this creates the plan; the first step is then running). Mark a finished step with [Done] or [完成] (the text before it is the step's result), a failed one with [Failed] reason or [失败] reason. Once you have spent a round on a step, a transition word (\"next\", \"then\", \"now\", \"接下来\", \"现在\"…) also moves on; after five rounds without a marker the step is completed anyway. Say \"continue\" (继续) to resume a paused plan: the answer carries a progress summary. Each call counts one iteration; at the plan's limit the plan pauses with a summary. Returns what the message did and the plan with its current step.".to_owned(),
             input_schema: schema::<ObserveArgs>(),
             output_schema: output_schema::<Answer<Observation>>(),
             read_only: false,
@@ -136,17 +153,19 @@ pub fn tools() -> Vec<ToolDef> {
 pub fn call(store: &dyn PlanAccess, name: &str, args: Value) -> Option<Outcome> {
     let result = match name {
         "observe" => arguments::<ObserveArgs>(name, args).and_then(|args| {
+            let caller = Caller::agent(args.agent);
             store
-                .transact("observe", |r| {
-                    let applied = runner::observe(r, &args.message)?;
-                    let events = applied.events.clone();
-                    Ok(((applied.data, plan(r.document())), events))
+                .observe(&args.message, &caller, args.goal.as_deref(), |r| {
+                    plan(r.document())
                 })
-                .and_then(|(data, plan)| match data {
+                .and_then(|(applied, plan)| match applied.data {
                     OpResult::Observed(observed) => Ok(Outcome::ok(Observation {
                         actions: observed.actions,
+                        completed_by: observed.completed_by,
+                        step_rounds: observed.step_rounds,
+                        resumed: observed.resumed,
                         summary: observed.summary,
-                        plan: plan?,
+                        plan,
                     })),
                     other => Err(OpError::new(
                         ErrorCode::InvalidState,

@@ -266,6 +266,12 @@ impl Store {
         })
     }
 
+    /// The agent of [`Store::apply`]'s calls that name none
+    /// (`planc mcp --agent`).
+    pub fn agent(&self) -> Option<&str> {
+        self.agent.as_deref()
+    }
+
     /// Runs `change` on the state under the lock, after expiring the leases
     /// that ran out; when either returns events, commits the new state as the
     /// next revision (with `meta.updated_at`) together with one log record of

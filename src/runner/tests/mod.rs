@@ -18,6 +18,8 @@ pub(crate) fn plan(deps: &[&[u32]]) -> PlanDocument {
             goal: "test".to_owned(),
             language: "en".to_owned(),
             max_iterations: None,
+            transition_rounds: None,
+            fallback_rounds: None,
             params: Default::default(),
             source: None,
             created_at: None,
@@ -512,7 +514,7 @@ fn observe_counters_do_not_wrap() {
     doc.state.iteration_count = u64::MAX;
     let r = Runner::new(doc).unwrap();
     let mut changed = r.clone();
-    let error = observe(&mut changed, "[Done]").unwrap_err();
+    let error = observe(&mut changed, "[Done]", &Caller::default()).unwrap_err();
     assert_eq!(error.code, ErrorCode::CounterOverflow);
     assert_eq!(error.details["counter"], "state.iteration_count");
     assert_eq!(changed.document(), r.document());
@@ -521,7 +523,7 @@ fn observe_counters_do_not_wrap() {
     doc.state.revision = u64::MAX;
     let r = Runner::new(doc).unwrap();
     let mut changed = r.clone();
-    let error = observe(&mut changed, "[Step] more").unwrap_err();
+    let error = observe(&mut changed, "[Step] more", &Caller::default()).unwrap_err();
     assert_eq!(error.details["counter"], "state.revision");
     assert_eq!(changed.document(), r.document());
 
@@ -530,7 +532,10 @@ fn observe_counters_do_not_wrap() {
     doc.state.iteration_count = u64::MAX;
     let mut r = Runner::new(doc).unwrap();
     ok(&mut r, "pausePlan", json!({}));
-    let data = observe(&mut r, "continue").unwrap().data.to_json();
+    let data = observe(&mut r, "continue", &Caller::default())
+        .unwrap()
+        .data
+        .to_json();
     assert_eq!(data["iteration_count"], 1);
     assert_eq!(r.document().state.iteration_count, 1);
 }
@@ -630,6 +635,7 @@ fn observe_applies_markers_and_the_iteration_limit() {
     let data = observe(
         &mut r,
         "I will plan first.\n[Step] Open the page\n[Step] Read it\n",
+        &Caller::default(),
     )
     .unwrap()
     .data
@@ -640,7 +646,7 @@ fn observe_applies_markers_and_the_iteration_limit() {
         "the first step starts at once"
     );
     assert_eq!(r.document().tasks[1].dependencies, [1]);
-    let data = observe(&mut r, "Opened example.com [Done]")
+    let data = observe(&mut r, "Opened example.com [Done]", &Caller::default())
         .unwrap()
         .data
         .to_json();
@@ -649,14 +655,19 @@ fn observe_applies_markers_and_the_iteration_limit() {
         Some("Opened example.com")
     );
     assert_eq!(data["current_task"]["id"], 2);
-    let data = observe(&mut r, "still reading").unwrap().data.to_json();
+    let data = observe(&mut r, "still reading", &Caller::default())
+        .unwrap()
+        .data
+        .to_json();
     assert_eq!(data["paused"], true);
-    assert!(data["summary"].as_str().unwrap().contains("1/2"));
+    assert!(data["summary"]["text"].as_str().unwrap().contains("1/2"));
     assert_eq!(
-        observe(&mut r, "hello").unwrap_err().code,
+        observe(&mut r, "hello", &Caller::default())
+            .unwrap_err()
+            .code,
         ErrorCode::PlanNotActive
     );
-    let data = observe(&mut r, "请继续 [失败] page is gone")
+    let data = observe(&mut r, "请继续 [失败] page is gone", &Caller::default())
         .unwrap()
         .data
         .to_json();
@@ -781,5 +792,131 @@ fn apply_is_a_function_of_document_and_operation() {
         .unwrap_err()
         .code,
         ErrorCode::TaskNotFound
+    );
+}
+
+/// The round counts of `state.step_rounds`, as (task, rounds) pairs.
+fn rounds(r: &Runner) -> Vec<(u32, u64)> {
+    r.document()
+        .state
+        .step_rounds
+        .iter()
+        .map(|s| (s.task_id, s.rounds))
+        .collect()
+}
+
+#[test]
+fn transition_words_advance_a_step_only_after_its_rounds() {
+    let mut r = Runner::new(plan(&[])).unwrap();
+    let caller = Caller::default();
+    // The message that creates the plan is the first step's first round.
+    observe(
+        &mut r,
+        "[Step] Open the page\n[Step] Search\n[Step] Sum up",
+        &caller,
+    )
+    .unwrap();
+    assert_eq!(rounds(&r), [(1, 1)]);
+    // A word inside a longer word is no transition word.
+    let data = observe(
+        &mut r,
+        "The old page was discontinued; nowhere to click",
+        &caller,
+    )
+    .unwrap()
+    .data
+    .to_json();
+    assert_eq!(data["completed_by"], json!(null));
+    assert_eq!(data["step_rounds"], 2);
+    let data = observe(&mut r, "Page open. Next, the search box", &caller)
+        .unwrap()
+        .data
+        .to_json();
+    assert_eq!(data["completed_by"], "transition");
+    assert_eq!(data["matched"], "Next");
+    assert_eq!(r.document().tasks[0].status, TaskStatus::Completed);
+    assert_eq!(r.document().tasks[0].result.as_deref(), Some("Page open."));
+    // The next step starts with no rounds: a transition word in the round
+    // that started it does not count, the one after does.
+    assert_eq!(data["current_task"]["id"], 2);
+    assert_eq!(data["step_rounds"], 0);
+    assert_eq!(rounds(&r), []);
+    let data = observe(&mut r, "现在输入搜索词", &caller)
+        .unwrap()
+        .data
+        .to_json();
+    assert_eq!(data["completed_by"], json!(null));
+    let data = observe(&mut r, "搜索完成，接下来总结", &caller)
+        .unwrap()
+        .data
+        .to_json();
+    assert_eq!(data["completed_by"], "transition");
+    assert_eq!(data["matched"], "接下来");
+    assert_eq!(data["current_task"]["id"], 3);
+}
+
+#[test]
+fn the_fallback_advances_after_its_rounds_and_both_thresholds_are_the_plans() {
+    let mut doc = plan(&[&[], &[1]]);
+    doc.meta.transition_rounds = Some(2);
+    doc.meta.fallback_rounds = Some(3);
+    let mut r = Runner::new(doc).unwrap();
+    let caller = Caller::default();
+    // The first message starts task 1 (no round on it yet).
+    let data = observe(&mut r, "starting", &caller).unwrap().data.to_json();
+    assert_eq!(
+        (
+            data["current_task"]["id"].clone(),
+            data["step_rounds"].clone()
+        ),
+        (json!(1), json!(0))
+    );
+    // One round on it: "then" is too early with transition_rounds 2.
+    observe(&mut r, "working", &caller).unwrap();
+    let data = observe(&mut r, "then more", &caller)
+        .unwrap()
+        .data
+        .to_json();
+    assert_eq!(data["completed_by"], json!(null));
+    assert_eq!(data["step_rounds"], 2);
+    let data = observe(&mut r, "still working", &caller)
+        .unwrap()
+        .data
+        .to_json();
+    assert_eq!(data["completed_by"], json!(null));
+    // Three rounds on it and no marker: the next message moves on.
+    let data = observe(&mut r, "still working", &caller)
+        .unwrap()
+        .data
+        .to_json();
+    assert_eq!(data["completed_by"], "fallback");
+    assert_eq!(data["matched"], "3 rounds");
+    assert_eq!(r.document().tasks[0].status, TaskStatus::Completed);
+    assert_eq!(data["current_task"]["id"], 2);
+}
+
+#[test]
+fn observe_acts_on_the_callers_own_task() {
+    let mut r = Runner::new(plan(&[&[], &[]])).unwrap();
+    let a = Caller::agent(Some("a".to_owned()));
+    let b = Caller::agent(Some("b".to_owned()));
+    assert_eq!(
+        observe(&mut r, "go", &a).unwrap().data.to_json()["current_task"]["id"],
+        1
+    );
+    assert_eq!(
+        observe(&mut r, "go", &b).unwrap().data.to_json()["current_task"]["id"],
+        2
+    );
+    let data = observe(&mut r, "B is done [Done]", &b)
+        .unwrap()
+        .data
+        .to_json();
+    assert_eq!(data["completed_by"], "marker");
+    assert_eq!(r.document().tasks[1].status, TaskStatus::Completed);
+    assert_eq!(r.document().tasks[0].status, TaskStatus::InProgress);
+    assert_eq!(
+        rounds(&r),
+        [(1, 0)].into_iter().filter(|_| false).collect::<Vec<_>>()
     );
 }
