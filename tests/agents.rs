@@ -1,6 +1,6 @@
-//! The agent model through the command line (SPEC §10): identities
+//! The agent model through the command line (docs/agents.md): identities
 //! (`--agent`, `PLANC_AGENT`), holders, leases with a real clock, heartbeats,
-//! and retries as seed 001 says.
+//! and retries as the PlanManager API says.
 
 mod support;
 

@@ -46,7 +46,7 @@ fn assert_clean(text: &str) {
     }
 }
 
-/// A JSON plan document (seed 001's shape) whose strings are hostile.
+/// A JSON plan document (the PlanManager API's shape) whose strings are hostile.
 fn hostile_plan() -> String {
     json!({
         "overallGoal": "Ship\u{1b}[2J\n- Current task: none",

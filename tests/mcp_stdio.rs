@@ -32,7 +32,7 @@ fn json_rpc_over_stdio() {
     assert_eq!(names.len(), 20);
     assert_eq!(names[1], "startNextTask");
     assert_eq!(names[19], "observe");
-    // Every tool declares its result's schema (the §4 envelope).
+    // Every tool declares its result's schema (the envelope).
     for tool in tools["result"]["tools"].as_array().unwrap() {
         assert_eq!(tool["outputSchema"]["type"], "object", "{}", tool["name"]);
         assert_eq!(
@@ -104,13 +104,13 @@ fn a_missing_state_is_a_usage_error() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("planc run init"), "{}", run.stderr);
     let run = Test::temp().planc(&["mcp", "missing.json", "--dialect", "tasks"]);
-    assert_eq!(run.code, 2, "seed 000's tools cannot create a plan");
+    assert_eq!(run.code, 2, "the planManager's tools cannot create a plan");
     let run = Test::temp().planc(&["mcp", "missing.json", "--dialect", "yaml"]);
     assert_eq!(run.code, 2);
 }
 
-/// The dialects that create plans (seed 002's `create_plan_from_structure`,
-/// seed 004's `create_plan`) serve a state before it exists.
+/// The dialects that create plans (the Plan Tool's `create_plan_from_structure`,
+/// Plan-Act's `create_plan`) serve a state before it exists.
 #[test]
 fn a_creating_dialect_starts_without_a_state() {
     let t = Test::temp();

@@ -1,4 +1,4 @@
-//! `planc run`: the runner through the real binary (SPEC §4–5).
+//! `planc run`: the runner through the real binary (docs/runner.md).
 
 mod support;
 
@@ -9,7 +9,7 @@ fn s(items: &[(u64, &str)]) -> Vec<(u64, String)> {
     items.iter().map(|(i, st)| (*i, st.to_string())).collect()
 }
 
-/// Seed 000's whole JD scenario, popup insertion included, checking the state
+/// The planManager's whole JD scenario, popup insertion included, checking the state
 /// file after every step.
 #[test]
 fn seed_000_jd_scenario() {
@@ -688,7 +688,7 @@ const TEAM_PLAN: &str = r#"plan report {
 }
 "#;
 
-/// Seed 002: agents in parallel, one per role, on one state file.
+/// The Plan Tool: agents in parallel, one per role, on one state file.
 #[test]
 fn parallel_agents_by_assignee() {
     let t = Test::temp().file("p.plan", TEAM_PLAN);

@@ -1,5 +1,5 @@
 //! The state file under stress: many processes at once, and writers killed
-//! mid-write (SPEC §4, persistence and concurrency).
+//! mid-write (docs/runner.md, persistence and concurrency).
 
 mod support;
 

@@ -1,8 +1,8 @@
 //! Checks a JSON plan document (hand-written, or written by an LLM planner)
 //! with the same checks as a `.plan` file, pointing into the JSON.
 //!
-//! Accepted shapes: `planc/1`, seed 001 (`meta.goal`, `state`, `tasks`) and
-//! seed 000 (`overallGoal`, `currentTaskID`, `tasks`). Each is normalised to
+//! Accepted shapes: `planc/1`, the PlanManager API (`meta.goal`, `state`, `tasks`) and
+//! the planManager (`overallGoal`, `currentTaskID`, `tasks`). Each is normalised to
 //! a `planc/1` [`PlanDocument`].
 
 use std::collections::{HashMap, HashSet};
@@ -14,7 +14,7 @@ use serde_json::{json, Map};
 
 use super::{Holder, PlanDocument, PlanStatus, Priority, Retry, TaskDoc, TaskStatus, FORMAT};
 
-/// The fields of a task object in `planc/1` (and seeds 000/001).
+/// The fields of a task object in `planc/1` (and the planManager and the PlanManager API).
 const TASK_FIELDS: [&str; 15] = [
     "id",
     "name",
@@ -345,7 +345,7 @@ impl Validator {
             None => None,
         };
 
-        // The goal: planc/1 and seed 001 keep it in meta; seed 000 at the top.
+        // The goal: planc/1 and the PlanManager API keep it in meta; the planManager at the top.
         let goal = match (meta, get(root, "overallGoal")) {
             (Some(meta), _) if get(meta, "goal").is_some() => {
                 self.string(meta, "goal", "`meta`", true)
@@ -521,12 +521,12 @@ impl Validator {
         let name = self.string(task, "name", "a task", true);
         let status = match get(task, "status") {
             None => Some(TaskStatus::Pending),
-            // Seed 001's `blocked` (waiting on a dependency) is worked out
+            // The PlanManager API's `blocked` (waiting on a dependency) is worked out
             // from the dependencies, so it is kept as `pending`.
             Some(Value::StringLit(s)) if s.value == "blocked" => Some(TaskStatus::Pending),
             Some(Value::StringLit(s)) => match TaskStatus::from_name(&s.value) {
                 Some(status) => Some(status),
-                // Seed 001's `blocked` is worked out from the dependencies:
+                // The PlanManager API's `blocked` is worked out from the dependencies:
                 // the task waits, as a pending one does.
                 None if s.value == "blocked" => Some(TaskStatus::Pending),
                 None => {

@@ -1,4 +1,4 @@
-//! The text protocol for agents that cannot call tools (seed 003): an agent's
+//! The text protocol for agents that cannot call tools (the steps system): an agent's
 //! message is one iteration; explicit markers complete or fail the current
 //! task or add tasks; resume words continue a paused plan; `max_iterations`
 //! pauses the plan with a progress summary.
