@@ -154,3 +154,15 @@ fn every_file_the_module_table_names_exists() {
         "docs/architecture.md's module table names files that do not exist: {unknown:?}"
     );
 }
+
+#[test]
+fn every_table_of_the_performance_page_has_its_bench_report_markers() {
+    // `scripts/bench-report --check` runs nothing: it only finds each
+    // table's markers, in order, once each.
+    let status = std::process::Command::new("python3")
+        .arg(root().join("scripts/bench-report"))
+        .arg("--check")
+        .status()
+        .expect("python3 runs");
+    assert!(status.success(), "scripts/bench-report --check: {status}");
+}
