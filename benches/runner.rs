@@ -1,4 +1,4 @@
-//! Runner benchmarks (SPEC §9): driving a whole plan through the library is
+//! Runner benchmarks (docs/performance.md): driving a whole plan through the library is
 //! O(tasks + edges) — compare 10k with 100k tasks — and one CLI operation on
 //! a 1,000-task state takes milliseconds.
 //!

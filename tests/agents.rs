@@ -1,6 +1,6 @@
-//! The agent model through the command line (SPEC §10): identities
+//! The agent model through the command line (docs/agents.md): identities
 //! (`--agent`, `PLANC_AGENT`), holders, leases with a real clock, heartbeats,
-//! and retries as seed 001 says.
+//! and retries as the PlanManager API says.
 
 mod support;
 
@@ -40,7 +40,7 @@ fn as_agent(dir: &std::path::Path, agent: &str, args: &[&str]) -> Value {
 fn parallel_agents_never_complete_each_others_tasks() {
     const AGENTS: usize = 8;
     const TASKS: usize = 40;
-    let t = Test::new().file("wide.plan", &wide_plan(TASKS));
+    let t = Test::temp().file("wide.plan", &wide_plan(TASKS));
     t.ok(&["init", "wide.plan", "-o", "s.json"]);
     let dir = t.dir().to_path_buf();
     let workers: Vec<_> = (0..AGENTS)
@@ -103,7 +103,7 @@ fn parallel_agents_never_complete_each_others_tasks() {
 
 #[test]
 fn without_an_identity_an_id_less_complete_is_refused_when_two_tasks_run() {
-    let t = Test::new().file("wide.plan", &wide_plan(3));
+    let t = Test::temp().file("wide.plan", &wide_plan(3));
     t.ok(&["init", "wide.plan", "-o", "s.json"]);
     t.ok(&["next", "s.json", "--agent", "alice"]);
     t.ok(&["next", "s.json", "--agent", "bob"]);
@@ -122,7 +122,7 @@ fn without_an_identity_an_id_less_complete_is_refused_when_two_tasks_run() {
         before,
         "nothing changed"
     );
-    let run = t.run(&["run", "fail", "s.json"]);
+    let run = t.planc(&["run", "fail", "s.json"]);
     assert_eq!(run.code, 1);
     assert!(
         run.stderr.starts_with("error[AMBIGUOUS_TASK]: "),
@@ -153,7 +153,7 @@ fn without_an_identity_an_id_less_complete_is_refused_when_two_tasks_run() {
 
 #[test]
 fn views_show_who_holds_each_task() {
-    let t = Test::new().file("wide.plan", &wide_plan(3));
+    let t = Test::temp().file("wide.plan", &wide_plan(3));
     t.ok(&["init", "wide.plan", "-o", "s.json"]);
     t.ok(&["next", "s.json", "--agent", "alice", "--lease", "10m"]);
     t.ok(&["next", "s.json", "--agent", "bob"]);
@@ -168,7 +168,7 @@ fn views_show_who_holds_each_task() {
         json!({"agent": "bob", "since": state["tasks"][1]["holder"]["since"]})
     );
 
-    let list = t.run(&["run", "list", "s.json"]).stdout;
+    let list = t.planc(&["run", "list", "s.json"]).stdout;
     let lines: Vec<&str> = list.lines().collect();
     assert!(
         lines[0].starts_with("#1 [in_progress] Task 1 (t1) held by alice (lease until "),
@@ -176,10 +176,12 @@ fn views_show_who_holds_each_task() {
     );
     assert_eq!(lines[1], "#2 [in_progress] Task 2 (t2) held by bob");
     assert_eq!(lines[2], "#3 [pending] Task 3 (t3)");
-    let show = t.run(&["run", "show", "s.json", "1"]).stdout;
+    let show = t.planc(&["run", "show", "s.json", "1"]).stdout;
     assert!(show.contains("\n  held by alice since "), "{show}");
 
-    let prompt = t.run(&["run", "prompt", "s.json", "--agent", "bob"]).stdout;
+    let prompt = t
+        .planc(&["run", "prompt", "s.json", "--agent", "bob"])
+        .stdout;
     assert!(
         prompt.contains("- Current task: #2 Task 2 [held by bob]\n"),
         "{prompt}"
@@ -189,11 +191,11 @@ fn views_show_who_holds_each_task() {
         "{prompt}"
     );
 
-    let graph = t.run(&["graph", "s.json"]).stdout;
+    let graph = t.planc(&["graph", "s.json"]).stdout;
     assert!(graph.contains("held by alice"), "{graph}");
     let status = t.ok(&["status", "s.json"]);
     assert_eq!(status["in_progress_tasks"], 2);
-    let watch = t.run(&["run", "watch", "s.json", "--no-follow"]).stdout;
+    let watch = t.planc(&["run", "watch", "s.json", "--no-follow"]).stdout;
     let started: Vec<&str> = watch.lines().filter(|l| l.contains(" started ")).collect();
     assert!(
         started[0].ends_with(" started #1 (alice): Started task 1: Task 1"),
@@ -207,7 +209,7 @@ fn views_show_who_holds_each_task() {
 
 #[test]
 fn an_expired_lease_hands_the_task_to_the_next_agent() {
-    let t = Test::new().file("wide.plan", &wide_plan(2));
+    let t = Test::temp().file("wide.plan", &wide_plan(2));
     t.ok(&["init", "wide.plan", "-o", "s.json"]);
     assert_eq!(
         t.ok(&["next", "s.json", "--agent", "crashed", "--lease", "1s"])["task"]["id"],
@@ -232,12 +234,15 @@ fn an_expired_lease_hands_the_task_to_the_next_agent() {
         t.err(&["complete", "s.json", "--agent", "crashed"]),
         "NO_CURRENT_TASK"
     );
-    assert_eq!(t.run(&["run", "next", "s.json", "--lease", "soon"]).code, 2);
+    assert_eq!(
+        t.planc(&["run", "next", "s.json", "--lease", "soon"]).code,
+        2
+    );
 }
 
 #[test]
 fn heartbeats_keep_a_lease_alive() {
-    let t = Test::new().file("wide.plan", &wide_plan(2));
+    let t = Test::temp().file("wide.plan", &wide_plan(2));
     t.ok(&["init", "wide.plan", "-o", "s.json"]);
     t.ok(&["next", "s.json", "--agent", "worker", "--lease", "2s"]);
     let start = Instant::now();
@@ -268,7 +273,7 @@ fn heartbeats_keep_a_lease_alive() {
 
 #[test]
 fn planc_agent_names_the_caller() {
-    let t = Test::new().file("wide.plan", &wide_plan(2));
+    let t = Test::temp().file("wide.plan", &wide_plan(2));
     t.ok(&["init", "wide.plan", "-o", "s.json"]);
     let started = as_agent(t.dir(), "from-env", &["next", "s.json"]);
     assert_eq!(started["data"]["task"]["holder"]["agent"], "from-env");
@@ -288,7 +293,7 @@ const RETRY_PLAN: &str = r#"plan retries {
 
 #[test]
 fn retries_follow_the_task_then_the_plan_then_the_default() {
-    let t = Test::new().file("p.plan", RETRY_PLAN);
+    let t = Test::temp().file("p.plan", RETRY_PLAN);
     t.ok(&["init", "p.plan", "-o", "s.json"]);
     let state = t.state("s.json");
     assert_eq!(state["meta"]["retry"], 1);
@@ -306,13 +311,13 @@ fn retries_follow_the_task_then_the_plan_then_the_default() {
     // c waits on a failed task: blocked.
     let blocked = t.ok(&["list", "s.json", "--status", "blocked"]);
     assert_eq!(blocked["tasks"][0]["id"], 3);
-    let status = t.run(&["run", "status", "s.json"]).stdout;
+    let status = t.planc(&["run", "status", "s.json"]).stdout;
     assert!(status.contains(", 1 blocked"), "{status}");
     // retry puts b back; c can then run once b is done.
     let retried = t.ok(&["retry", "s.json", "b"]);
     assert_eq!(retried["task"]["status"], "pending");
     assert_eq!(t.err(&["retry", "s.json", "b"]), "INVALID_STATUS");
-    let run = t.run(&["run", "retry", "s.json", "b"]);
+    let run = t.planc(&["run", "retry", "s.json", "b"]);
     assert!(
         run.stderr
             .contains("Task 2 is pending, so it cannot be retried"),
@@ -326,7 +331,7 @@ fn retries_follow_the_task_then_the_plan_then_the_default() {
 
 #[test]
 fn a_json_plan_retries_by_default_keeps_created_at_and_reads_blocked() {
-    let t = Test::new().file(
+    let t = Test::temp().file(
         "seed001.json",
         r#"{"meta": {"goal": "g", "created_at": "2024-01-01T00:00:00Z", "updated_at": "2024-01-01T00:00:00Z"},
             "state": {"current_task_id": null, "status": "idle"},
@@ -356,7 +361,7 @@ fn a_json_plan_retries_by_default_keeps_created_at_and_reads_blocked() {
 
 #[test]
 fn a_plan_level_retry_is_checked_like_a_task_one() {
-    let t = Test::new()
+    let t = Test::temp()
         .file(
             "big.plan",
             "plan p {\n    goal \"g\"\n    retry 5000\n    task a \"A\"\n}\n",
@@ -369,7 +374,7 @@ fn a_plan_level_retry_is_checked_like_a_task_one() {
             "ok.plan",
             "plan p {\n  goal \"g\"\n  retry 3\n  task a \"A\" { retry 0 }\n}\n",
         );
-    let run = t.run(&["check", "big.plan"]);
+    let run = t.planc(&["check", "big.plan"]);
     assert_eq!(run.code, 1);
     assert!(
         run.stderr
@@ -377,14 +382,14 @@ fn a_plan_level_retry_is_checked_like_a_task_one() {
         "{}",
         run.stderr
     );
-    let run = t.run(&["check", "twice.plan"]);
+    let run = t.planc(&["check", "twice.plan"]);
     assert_eq!(run.code, 1);
     assert!(run.stderr.contains("duplicate_field"), "{}", run.stderr);
-    let built: Value = serde_json::from_str(&t.run(&["build", "ok.plan"]).stdout).unwrap();
+    let built: Value = serde_json::from_str(&t.planc(&["build", "ok.plan"]).stdout).unwrap();
     assert_eq!(built["meta"]["retry"], 3);
     assert_eq!(built["tasks"][0]["retry"], json!({"max": 0, "count": 0}));
     assert_eq!(
-        t.run_with_stdin(
+        t.planc_with_stdin(
             &["fmt", "-"],
             "plan p {\n  goal \"g\"\n  retry 3\n  task a \"A\" { retry 0 }\n}\n"
         )
@@ -395,13 +400,13 @@ fn a_plan_level_retry_is_checked_like_a_task_one() {
 
 #[test]
 fn a_holder_that_is_not_one_is_named_in_the_diagnostic() {
-    let t = Test::new().file(
+    let t = Test::temp().file(
         "state.json",
         r#"{"format": "planc/1", "meta": {"goal": "g"}, "tasks": [
              {"id": 1, "name": "a", "status": "in_progress", "dependencies": [],
               "holder": {"agent": "bob", "lease_seconds": "soon"}}]}"#,
     );
-    let run = t.run(&["check", "state.json"]);
+    let run = t.planc(&["check", "state.json"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
         run.stderr

@@ -1,11 +1,11 @@
 //! Input that is not a plan at all gets a clear error, never a panic, a hang
 //! or a flood of output.
 
-mod common;
+mod support;
 
-use common::{TempDir, Test};
+use support::{temp_dir, Test};
 
-fn write(dir: &TempDir, name: &str, bytes: &[u8]) -> String {
+fn write(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> String {
     let path = dir.path().join(name);
     std::fs::write(&path, bytes).expect("write");
     path.to_str().expect("utf-8 path").to_owned()
@@ -13,7 +13,7 @@ fn write(dir: &TempDir, name: &str, bytes: &[u8]) -> String {
 
 #[test]
 fn empty_file_checks_as_an_empty_library_and_does_not_build() {
-    let dir = TempDir::new("empty");
+    let dir = temp_dir("empty");
     let path = write(&dir, "empty.plan", b"");
     let output = Test::new(["check", &path]).expect_code(0);
     assert!(output.stderr.ends_with(": ok\n"), "{}", output.stderr);
@@ -27,7 +27,7 @@ fn empty_file_checks_as_an_empty_library_and_does_not_build() {
 
 #[test]
 fn invalid_utf8_is_reported_with_its_byte() {
-    let dir = TempDir::new("utf8");
+    let dir = temp_dir("utf8");
     let path = write(&dir, "bad.plan", b"plan p {\n  goal \"caf\xe9\"\n}\n");
     let output = Test::new(["check", &path]).expect_code(1);
     assert!(output.stderr.contains("planc::syntax"), "{}", output.stderr);
@@ -42,7 +42,7 @@ fn invalid_utf8_is_reported_with_its_byte() {
 
 #[test]
 fn binary_data_gets_syntax_errors() {
-    let dir = TempDir::new("binary");
+    let dir = temp_dir("binary");
     let bytes: Vec<u8> = (0..4096u32)
         .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8 & 0x7f)
         .collect();
@@ -60,7 +60,7 @@ fn a_ten_megabyte_line_is_reported_without_printing_it() {
         (3, "unknown item `xxx"),
         (10, "a mistake with 10485763 bytes after it"),
     ] {
-        let dir = TempDir::new("long");
+        let dir = temp_dir("long");
         let mut text = b"plan p {\n  goal \"g\"\n  task a \"A\"\n  ".to_vec();
         text.extend(std::iter::repeat_n(b'x', megabytes << 20));
         text.extend(b"\n}\n");
@@ -81,7 +81,7 @@ fn a_ten_megabyte_line_is_reported_without_printing_it() {
 
 #[test]
 fn deep_nesting_hits_the_limit() {
-    let dir = TempDir::new("deep");
+    let dir = temp_dir("deep");
     let text = format!(
         "plan p {{ goal \"g\" {}{} }}",
         "{".repeat(100_000),
@@ -99,7 +99,7 @@ fn deep_nesting_hits_the_limit() {
 
 #[test]
 fn malformed_json_points_at_the_problem() {
-    let dir = TempDir::new("json");
+    let dir = temp_dir("json");
     let path = write(&dir, "plan.json", b"{\n  \"tasks\": [1,\n}");
     let output = Test::new(["check", &path]).expect_code(1);
     assert!(output.stderr.contains("invalid JSON"), "{}", output.stderr);
@@ -108,7 +108,7 @@ fn malformed_json_points_at_the_problem() {
 
 #[test]
 fn deeply_nested_json_hits_the_limit() {
-    let dir = TempDir::new("deep-json");
+    let dir = temp_dir("deep-json");
     let text = format!("{}{}", "[".repeat(200_000), "]".repeat(200_000));
     let path = write(&dir, "deep.json", text.as_bytes());
     let output = Test::new(["check", &path]).expect_code(1);
@@ -123,7 +123,7 @@ fn deeply_nested_json_hits_the_limit() {
 
 #[test]
 fn a_string_over_a_mebibyte_hits_the_limit() {
-    let dir = TempDir::new("long-string");
+    let dir = temp_dir("long-string");
     let text = format!("plan p {{ goal \"{}\" task a \"A\" }}", "x".repeat(2 << 20));
     let path = write(&dir, "long.plan", text.as_bytes());
     let output = Test::new(["check", &path]).expect_code(1);
@@ -159,7 +159,7 @@ fn templates_nested_too_deep_hit_the_limit() {
 #[test]
 fn an_unclosed_string_of_braces_is_one_error_read_in_linear_time() {
     // Each `{` once began a bad block that read on to the end of the file.
-    let dir = TempDir::new("string-braces");
+    let dir = temp_dir("string-braces");
     let text = format!("plan p {{\n  goal \"{}\n}}\n", "{".repeat(20_000));
     let path = write(&dir, "braces.plan", text.as_bytes());
     let started = std::time::Instant::now();
@@ -183,7 +183,7 @@ fn an_unclosed_string_of_braces_is_one_error_read_in_linear_time() {
 
 #[test]
 fn megabytes_of_bare_words_are_one_error() {
-    let dir = TempDir::new("words");
+    let dir = temp_dir("words");
     let mut text = String::from("plan p {\n  goal \"g\"\n  ");
     // 3.5 MB: explained (up to 4 MiB after a mistake are).
     text.push_str(&"word ".repeat(700_000));
@@ -205,7 +205,7 @@ fn megabytes_of_bare_words_are_one_error() {
 
 #[test]
 fn syntax_errors_past_a_hundred_are_counted_not_shown() {
-    let dir = TempDir::new("many-errors");
+    let dir = temp_dir("many-errors");
     let text = format!("plan p {{\n  goal \"g\"\n{}}}\n", "  task\n".repeat(1000));
     let path = write(&dir, "many.plan", text.as_bytes());
     let output = Test::new(["check", &path]).expect_code(1);

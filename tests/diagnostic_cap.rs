@@ -2,11 +2,11 @@
 //! one `planc::limit` note, the same in every format, with the severity of
 //! the code it counts (128,000 cycles used to print 64 MiB).
 
-mod common;
+mod support;
 
 use std::fmt::Write;
 
-use common::Test;
+use support::Test;
 
 /// A plan of `n` two-task cycles, `a{i}` ⇄ `b{i}`.
 fn cycles(n: usize) -> String {
@@ -139,7 +139,7 @@ fn a_json_document_is_capped_alike() {
         .unwrap();
     }
     text.push_str("]}\n");
-    let dir = common::TempDir::new("cap-json");
+    let dir = support::temp_dir("cap-json");
     let path = dir.path().join("plan.json");
     std::fs::write(&path, text).unwrap();
     let out = Test::new(["check", "--format", "json", path.to_str().unwrap()]).expect_code(1);
@@ -165,7 +165,7 @@ fn imports_past_a_hundred_are_counted_too() {
         writeln!(text, "import \"missing{i}.plan\"").unwrap();
     }
     text.push_str("plan p {\n    goal \"g\"\n    task a \"A\"\n}\n");
-    let dir = common::TempDir::new("cap-imports");
+    let dir = support::temp_dir("cap-imports");
     let path = dir.path().join("main.plan");
     std::fs::write(&path, text).unwrap();
     let out = Test::new(["check", "--format", "json", path.to_str().unwrap()]).expect_code(1);

@@ -1,14 +1,14 @@
 //! Every diagnostic code has a failing example in `examples/errors/`; these
 //! tests pin the full rendered text (human and JSON) of each.
 
-mod common;
+mod support;
 
-use common::{files, Test};
+use support::{files, Test};
 
 /// The arguments a failing example asks for on its first line
 /// (`# args: build`), or `check`.
 fn command_for(path: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(common::root().join(path)).unwrap_or_default();
+    let text = std::fs::read_to_string(support::root().join(path)).unwrap_or_default();
     let mut args: Vec<String> = match text.lines().next().and_then(|l| l.strip_prefix("# args:")) {
         Some(args) => args.split_whitespace().map(str::to_owned).collect(),
         None => vec!["check".to_owned()],
@@ -77,7 +77,7 @@ fn failing_examples_render_their_code() {
 
 #[test]
 fn every_code_is_documented() {
-    let docs = std::fs::read_to_string(common::root().join("docs/diagnostics.md")).expect("docs");
+    let docs = std::fs::read_to_string(support::root().join("docs/diagnostics.md")).expect("docs");
     for code in planc::diagnostic::Code::ALL {
         let heading = format!("\n## {}\n", code.as_str());
         assert!(

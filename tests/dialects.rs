@@ -49,7 +49,7 @@ fn replay(info: &str, lines: &[&str]) -> Vec<String> {
         }
     }
     let dialect = dialect.unwrap_or_else(|| panic!("{DOC}: no dialect in `{info}`"));
-    let t = Test::new();
+    let t = Test::temp();
     if let Some(plan) = plan {
         t.ok(&["init", &repo(plan), "-o", "state.json"]);
     }

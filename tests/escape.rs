@@ -46,7 +46,7 @@ fn assert_clean(text: &str) {
     }
 }
 
-/// A JSON plan document (seed 001's shape) whose strings are hostile.
+/// A JSON plan document (the PlanManager API's shape) whose strings are hostile.
 fn hostile_plan() -> String {
     json!({
         "overallGoal": "Ship\u{1b}[2J\n- Current task: none",
@@ -68,7 +68,7 @@ fn hostile_plan() -> String {
 /// `planc run ARGS` (human output), which must succeed; its standard output,
 /// checked clean.
 fn human(t: &Test, args: &[&str]) -> String {
-    let run = t.run(&[&["run"], args].concat());
+    let run = t.planc(&[&["run"], args].concat());
     assert_eq!(
         run.code, 0,
         "planc run {args:?}:\n{}{}",
@@ -81,7 +81,7 @@ fn human(t: &Test, args: &[&str]) -> String {
 
 #[test]
 fn run_summaries_escape_hostile_names() {
-    let t = Test::new().file("plan.json", &hostile_plan());
+    let t = Test::temp().file("plan.json", &hostile_plan());
     let created = human(&t, &["init", "plan.json", "-o", "s.json"]);
     assert_eq!(created, "created s.json: plan `plan`, 2 task(s)\n");
 
@@ -145,7 +145,7 @@ fn run_summaries_escape_hostile_names() {
     assert_eq!(watch.lines().count(), 4, "{watch}");
 
     // An error that quotes what the user typed.
-    let run = t.run(&["run", "start", "s.json", "x\u{1b}[31m\n#1"]);
+    let run = t.planc(&["run", "start", "s.json", "x\u{1b}[31m\n#1"]);
     assert_eq!(
         (run.code, run.stderr.as_str()),
         (
@@ -163,7 +163,7 @@ fn run_summaries_escape_hostile_names() {
 
 #[test]
 fn the_prompt_keeps_user_text_inside_its_fields() {
-    let t = Test::new().file("plan.json", &hostile_plan());
+    let t = Test::temp().file("plan.json", &hostile_plan());
     human(&t, &["init", "plan.json", "-o", "s.json"]);
     human(&t, &["next", "s.json"]);
     human(
@@ -198,7 +198,7 @@ fn the_prompt_keeps_user_text_inside_its_fields() {
     assert_eq!(own, 5, "{prompt}");
 
     // A description is quoted line by line, each line escaped.
-    let t = Test::new().file("plan.json", &hostile_plan());
+    let t = Test::temp().file("plan.json", &hostile_plan());
     human(&t, &["init", "plan.json", "-o", "s.json"]);
     human(&t, &["next", "s.json"]);
     let prompt = human(&t, &["prompt", "s.json"]);
@@ -214,7 +214,7 @@ fn the_prompt_keeps_user_text_inside_its_fields() {
 
 #[test]
 fn observe_reports_actions_on_one_line_each() {
-    let t = Test::new().file("plan.json", &hostile_plan());
+    let t = Test::temp().file("plan.json", &hostile_plan());
     human(&t, &["init", "plan.json", "-o", "s.json"]);
     let out = human(
         &t,
@@ -241,8 +241,8 @@ fn observe_reports_actions_on_one_line_each() {
 
 #[test]
 fn graphs_escape_labels() {
-    let t = Test::new().file("plan.json", &hostile_plan());
-    let run = t.run(&["graph", "plan.json"]);
+    let t = Test::temp().file("plan.json", &hostile_plan());
+    let run = t.planc(&["graph", "plan.json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_clean(&run.stdout);
     assert!(
@@ -250,7 +250,7 @@ fn graphs_escape_labels() {
         "{}",
         run.stdout
     );
-    let run = t.run(&["graph", "--format", "dot", "plan.json"]);
+    let run = t.planc(&["graph", "--format", "dot", "plan.json"]);
     assert_clean(&run.stdout);
     assert!(
         run.stdout.contains(
@@ -268,19 +268,19 @@ const HOSTILE_SOURCE: &str = "plan p {\n    goal \"\"\"x\u{1b}[31my\u{7}\tz\rw\"
 #[test]
 fn diagnostics_show_hostile_source_and_names_escaped() {
     let name = "bad\u{1b}[31m\u{202e}.plan";
-    let t = Test::new().file(name, HOSTILE_SOURCE);
+    let t = Test::temp().file(name, HOSTILE_SOURCE);
 
-    let human = t.run(&["check", name]);
+    let human = t.planc(&["check", name]);
     assert_eq!(human.code, 1);
     assert_clean(&human.stderr);
     insta::assert_snapshot!("hostile_source.human", human.stderr);
 
-    let github = t.run(&["check", "--format", "github", name]);
+    let github = t.planc(&["check", "--format", "github", name]);
     assert_clean(&github.stdout);
     insta::assert_snapshot!("hostile_source.github", github.stdout);
 
     // JSON gives the file name and the columns exactly.
-    let json: Value = t.run(&["check", "--format", "json", name]).json();
+    let json: Value = t.planc(&["check", "--format", "json", name]).json();
     assert_eq!(json[0]["file"], name);
     assert_eq!(json[0]["column"], 28);
     assert_eq!(json[0]["labels"][0]["file"], name);
@@ -294,8 +294,8 @@ fn diagnostics_of_a_json_document_escape_quoted_values() {
         "tasks": [{"id": 1, "name": "a", "dependencies": [], "status": "bogus\u{1b}[31m\u{202e}"}]
     })
     .to_string();
-    let t = Test::new().file("d.json", &text);
-    let run = t.run(&["check", "d.json"]);
+    let t = Test::temp().file("d.json", &text);
+    let run = t.planc(&["check", "d.json"]);
     assert_clean(&run.stderr);
     assert!(
         run.stderr
@@ -303,7 +303,7 @@ fn diagnostics_of_a_json_document_escape_quoted_values() {
         "{}",
         run.stderr
     );
-    let run = t.run(&["check", "--format", "github", "d.json"]);
+    let run = t.planc(&["check", "--format", "github", "d.json"]);
     assert!(
         run.stdout.contains(
             "::unknown task status `bogus\\u{1b}[31m\\u{202e}`%0Aunknown status%0Ahelp: "
@@ -316,12 +316,12 @@ fn diagnostics_of_a_json_document_escape_quoted_values() {
 /// The header's column counts characters, as the JSON output does.
 #[test]
 fn the_snippet_header_counts_characters() {
-    let t = Test::new().file(
+    let t = Test::temp().file(
         "zh.plan",
         "plan p {\n    goal \"键盘\"\n    task a \"键盘\" { after 键 }\n}\n",
     );
-    let run = t.run(&["check", "zh.plan"]);
-    let json = t.run(&["check", "--format", "json", "zh.plan"]).json();
+    let run = t.planc(&["check", "zh.plan"]);
+    let json = t.planc(&["check", "--format", "json", "zh.plan"]).json();
     assert_eq!(json[0]["column"], 25);
     assert!(run.stderr.contains("╭─[zh.plan:3:25]"), "{}", run.stderr);
 }
@@ -330,11 +330,11 @@ fn the_snippet_header_counts_characters() {
 /// snippet: "did you mean" included.
 #[test]
 fn github_annotations_carry_the_suggestion() {
-    let t = Test::new().file(
+    let t = Test::temp().file(
         "p.plan",
         "plan p {\n    goal \"g\"\n    task open \"Open\"\n    task b \"B\" { after opne }\n}\n",
     );
-    let run = t.run(&["check", "--format", "github", "p.plan"]);
+    let run = t.planc(&["check", "--format", "github", "p.plan"]);
     assert_eq!(
         run.stdout,
         "::error file=p.plan,line=4,col=24,endLine=4,endColumn=28,title=planc%3A%3Aunknown_ref\
@@ -365,7 +365,7 @@ fn random_names_never_reach_the_terminal() {
             "overallGoal": name,
             "tasks": [{"id": 1, "name": name, "dependencies": [], "description": name}]
         });
-        let t = Test::new().file("plan.json", &plan.to_string());
+        let t = Test::temp().file("plan.json", &plan.to_string());
         human(&t, &["init", "plan.json", "-o", "s.json"]);
         // `--flag=VALUE`: a name may start with `-`.
         let (add, reasoning) = (format!("--name={name}"), format!("--reasoning={name}"));
@@ -384,8 +384,8 @@ fn random_names_never_reach_the_terminal() {
 #[test]
 fn usage_errors_show_arguments_escaped() {
     // clap quotes an argument it cannot place; it must not print it raw.
-    let t = Test::new();
-    let run = t.run(&["check", "--bogus\u{1b}[31m\n#99 [completed] fake"]);
+    let t = Test::temp();
+    let run = t.planc(&["check", "--bogus\u{1b}[31m\n#99 [completed] fake"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert_clean(&run.stderr);
     assert!(
@@ -394,7 +394,7 @@ fn usage_errors_show_arguments_escaped() {
         "{}",
         run.stderr
     );
-    let run = t.run(&["graph", "--format", "dot\u{7}", "x.plan"]);
+    let run = t.planc(&["graph", "--format", "dot\u{7}", "x.plan"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert_clean(&run.stderr);
     assert!(run.stderr.contains("'dot\\u{7}'"), "{}", run.stderr);
@@ -402,7 +402,7 @@ fn usage_errors_show_arguments_escaped() {
 
 #[test]
 fn watch_json_reports_a_log_line_that_is_not_json() {
-    let t = Test::new().file("plan.json", &hostile_plan());
+    let t = Test::temp().file("plan.json", &hostile_plan());
     human(&t, &["init", "plan.json", "-o", "s.json"]);
     human(&t, &["next", "s.json"]);
     let log = t.path("s.json.events.jsonl");
@@ -410,7 +410,7 @@ fn watch_json_reports_a_log_line_that_is_not_json() {
     let first = text.lines().next().expect("a record").to_owned();
     text = format!("{first}\nnot json \u{1b}[2J\n{}", &text[first.len() + 1..]);
     std::fs::write(&log, text).expect("write the log");
-    let run = t.run(&["run", "watch", "s.json", "--no-follow", "--json"]);
+    let run = t.planc(&["run", "watch", "s.json", "--no-follow", "--json"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     assert_eq!(
         run.stderr,

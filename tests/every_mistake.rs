@@ -2,9 +2,9 @@
 //! types and roles of what did parse are reported beside it, and a name the
 //! unparsed text mentions is not called unknown or unused.
 
-mod common;
+mod support;
 
-use common::Test;
+use support::Test;
 
 /// `planc check -` of `text`, as people read it.
 fn check(text: &str) -> String {

@@ -1,9 +1,9 @@
 //! Every example builds, for every target, to exactly the pinned bytes; the
 //! planc/1 output satisfies the shipped JSON Schema.
 
-mod common;
+mod support;
 
-use common::{files, Test};
+use support::{files, Test};
 
 /// The `--set` values an example needs to build.
 fn values(path: &str) -> &'static [&'static str] {
@@ -61,7 +61,7 @@ fn built_documents_satisfy_the_schema_and_check_clean() {
     let schema: serde_json::Value =
         serde_json::from_str(planc::document::SCHEMA).expect("schema is JSON");
     let validator = jsonschema::validator_for(&schema).expect("schema is valid");
-    let dir = common::TempDir::new("schema");
+    let dir = support::temp_dir("schema");
     for path in files("examples", &["plan"]) {
         let text = build(&path, "planc");
         let document: serde_json::Value = serde_json::from_str(&text).expect("output is JSON");

@@ -1,10 +1,10 @@
 //! `planc fmt`: canonical, idempotent, comment-preserving, and never changes
 //! the compiled plan; checked on every example and on generated plans.
 
-mod common;
+mod support;
 
-use common::{files, TempDir, Test};
 use proptest::prelude::*;
+use support::{files, temp_dir, Test};
 
 fn build(name: &str, text: &str) -> Option<String> {
     let compiled = planc::compile(name, text, &Default::default());
@@ -26,7 +26,7 @@ fn formatting_examples_is_idempotent_and_keeps_the_plan() {
         .into_iter()
         .chain(files("examples/lib", &["plan"]))
     {
-        let text = std::fs::read_to_string(common::root().join(&path)).expect("read");
+        let text = std::fs::read_to_string(support::root().join(&path)).expect("read");
         let once = planc::fmt::format(&text).expect("examples parse");
         let twice = planc::fmt::format(&once).expect("formatted text parses");
         assert_eq!(once, twice, "{path}: idempotent");
@@ -47,7 +47,7 @@ fn formatting_examples_is_idempotent_and_keeps_the_plan() {
 
 #[test]
 fn check_prints_a_diff_and_fails() {
-    let dir = TempDir::new("fmt");
+    let dir = temp_dir("fmt");
     let path = dir.path().join("messy.plan");
     std::fs::write(
         &path,

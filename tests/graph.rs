@@ -1,8 +1,8 @@
 //! `planc graph`: Mermaid and DOT pictures of plans and of runner states.
 
-mod common;
+mod support;
 
-use common::Test;
+use support::Test;
 
 #[test]
 fn draws_examples_as_mermaid_and_dot() {

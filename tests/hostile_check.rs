@@ -293,3 +293,55 @@ fn imports_past_the_input_limit_are_refused() {
     );
     assert_eq!(compilation.modules.len(), 4);
 }
+
+#[test]
+fn tasks_after_large_steps_are_bounded() {
+    // Ten steps of n tasks, and n tasks each waiting for all ten steps: a
+    // task's `after` naming a step makes one dependency per task of it, so
+    // these would be 10 n² of them. They count towards the same limit as a
+    // step's `after`: the first over is refused, and nothing past it is made.
+    let n = size(1_000);
+    let mut body = String::new();
+    for s in 0..10 {
+        writeln!(body, "    step s{s} {{").unwrap();
+        for i in 0..n {
+            writeln!(body, "        task s{s}_{i} \"T\"").unwrap();
+        }
+        body.push_str("    }\n");
+    }
+    let steps: Vec<String> = (0..10).map(|s| format!("s{s}")).collect();
+    for i in 0..n {
+        writeln!(body, "    task t{i} \"T\" {{ after {} }}", steps.join(", ")).unwrap();
+    }
+    let text = plan(&body);
+    let codes = check("tasks after steps", &text);
+    assert_eq!(codes, [Code::Limit]);
+    let checked = planc::compile("hostile.plan", &text, &Options::default());
+    let limit = &checked.checked.diagnostics[0];
+    assert!(
+        limit.message.contains("would make 1 × ")
+            && limit.labels[0].message == format!("this task would wait for each of {n}"),
+        "{limit:?}"
+    );
+}
+
+#[test]
+fn a_name_repeated_in_after_is_one_dependency() {
+    // `after a,a,…`: two bytes a reference. Each task's first repeat is one
+    // warning; no repeat makes an edge (each made one, 40 bytes, and at
+    // 20 MB the list outgrew the memory bound).
+    let n = size(2_000);
+    let mut body = String::from("    task a \"A\"\n");
+    for i in 0..n {
+        write!(body, "    task t{i} \"T\" {{ after a").unwrap();
+        body.push_str(&",a".repeat(100));
+        body.push_str(" }\n");
+    }
+    let codes = check("repeated names", &plan(&body));
+    assert_eq!(count(&codes, Code::RedundantDependency), shown(n));
+    assert_eq!(count(&codes, Code::Limit), 1);
+    assert_eq!(codes.len(), shown(n) + 1);
+    let built = planc::compile("hostile.plan", &plan(&body), &Options::default());
+    let plan = built.checked.plan.expect("a plan");
+    assert!(plan.tasks[1..].iter().all(|t| t.dependencies == [1]));
+}

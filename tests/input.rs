@@ -2,11 +2,11 @@
 //! line and of standard input, imports that stay inside the project, and
 //! output that goes on when one of several files cannot be read.
 
-mod common;
+mod support;
 
 use std::path::Path;
 
-use common::{TempDir, Test};
+use support::{temp_dir, Test};
 
 fn write(dir: &Path, name: &str, text: &[u8]) {
     let path = dir.join(name);
@@ -43,7 +43,7 @@ fn endless_standard_input_stops_at_the_size_limit() {
 
 #[test]
 fn a_file_over_the_size_limit_is_refused_before_it_is_read() {
-    let dir = TempDir::new("large");
+    let dir = temp_dir("large");
     let path = dir.path().join("large.plan");
     let file = std::fs::File::create(&path).expect("create");
     // Sparse: 64 MiB and one byte, without writing them.
@@ -59,7 +59,7 @@ fn a_file_over_the_size_limit_is_refused_before_it_is_read() {
 /// waits for a writer; the offer is made without waiting, so the test never
 /// hangs, whichever way planc goes.)
 #[cfg(unix)]
-fn run_offering(test: Test, fifo: &Path, text: &'static str) -> (common::Output, bool) {
+fn run_offering(test: Test, fifo: &Path, text: &'static str) -> (support::Output, bool) {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -101,7 +101,7 @@ fn mkfifo(path: &Path) {
 #[cfg(unix)]
 #[test]
 fn a_fifo_named_on_the_command_line_is_read() {
-    let dir = TempDir::new("fifo-arg");
+    let dir = temp_dir("fifo-arg");
     mkfifo(&dir.path().join("plan.plan"));
     let test = Test::new(["check", "plan.plan"]).current_dir(dir.path());
     let (output, read) = run_offering(
@@ -128,7 +128,7 @@ fn process_substitution_is_read() {
         .arg("-c")
         .arg(r#""$PLANC" check <(cat examples/jd_keyboard.plan)"#)
         .env("PLANC", env!("CARGO_BIN_EXE_planc"))
-        .current_dir(common::root())
+        .current_dir(support::root())
         .output()
         .expect("bash runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -139,7 +139,7 @@ fn process_substitution_is_read() {
 #[cfg(unix)]
 #[test]
 fn an_imported_fifo_is_refused_without_waiting_for_a_writer() {
-    let dir = TempDir::new("fifo-import");
+    let dir = temp_dir("fifo-import");
     mkfifo(&dir.path().join("lib.plan"));
     write(
         dir.path(),
@@ -169,7 +169,7 @@ fn an_imported_fifo_is_refused_without_waiting_for_a_writer() {
 #[cfg(unix)]
 #[test]
 fn an_imported_device_is_refused() {
-    let dir = TempDir::new("device-import");
+    let dir = temp_dir("device-import");
     write(
         dir.path(),
         "p.plan",
@@ -207,8 +207,8 @@ fn messages(stderr: &str) -> String {
 
 /// `top/lib.plan` declares `outer`; `top/a/b/lib.plan`, the wrong file,
 /// declares `inner`; `top/a/b/p.plan` imports `../../lib.plan`.
-fn nested_project() -> TempDir {
-    let dir = TempDir::new("nested");
+fn nested_project() -> tempfile::TempDir {
+    let dir = temp_dir("nested");
     write(dir.path(), "lib.plan", b"role outer \"Outer\"\n");
     write(dir.path(), "a/b/lib.plan", b"role inner \"Inner\"\n");
     write(
@@ -307,8 +307,8 @@ fn a_root_that_is_not_a_directory_is_a_usage_error() {
 
 /// `project/p.plan` tries every way out to `outside/secret.plan`, whose text
 /// is a secret.
-fn escaping_project() -> TempDir {
-    let dir = TempDir::new("escape");
+fn escaping_project() -> tempfile::TempDir {
+    let dir = temp_dir("escape");
     write(dir.path(), "outside/secret.plan", b"TOKEN=hunter2\n");
     write(dir.path(), "project/.env", b"TOKEN=hunter2\n");
     write(
@@ -476,7 +476,7 @@ fn github_annotations_name_an_unreadable_file() {
 
 #[test]
 fn fmt_goes_on_after_a_file_it_cannot_read() {
-    let dir = TempDir::new("fmt-several");
+    let dir = temp_dir("fmt-several");
     write(dir.path(), "a.plan", b"plan a {goal \"g\" task t \"T\"}\n");
     write(dir.path(), "b.plan", b"plan b {goal \"g\" task t \"T\"}\n");
     let output = Test::new(["fmt", "--check", "a.plan", "missing.plan", "b.plan"])

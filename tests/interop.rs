@@ -2,10 +2,10 @@
 //! documents load: `build --target T` then `run init` gives back the same
 //! tasks, dependencies, statuses and results (docs/interop.md).
 
-mod common;
+mod support;
 
-use common::{files, TempDir, Test};
 use serde_json::{json, Value};
+use support::{files, temp_dir, Test};
 
 /// The `--set` values an example needs to build.
 fn values(path: &str) -> Vec<&'static str> {
@@ -24,7 +24,7 @@ fn read(path: &std::path::Path) -> Value {
 
 /// `planc build SOURCE --target TARGET` into `dir`, then `planc run init` of
 /// that file: the state it creates. `planc check` of the export is clean.
-fn export_and_load(dir: &TempDir, source: &str, extra: &[&str], target: &str) -> Value {
+fn export_and_load(dir: &tempfile::TempDir, source: &str, extra: &[&str], target: &str) -> Value {
     let out = dir.path().join(format!("export.{target}.json"));
     let out = out.to_str().expect("utf-8 path");
     let mut args = vec!["build", source, "--target", target, "-o", out];
@@ -141,7 +141,7 @@ fn assert_round_trip(reference: &Value, loaded: &Value, what: &str, target: &str
 
 #[test]
 fn every_example_round_trips_through_every_target() {
-    let dir = TempDir::new("interop-examples");
+    let dir = temp_dir("interop-examples");
     for path in files("examples", &["plan"]) {
         let extra = values(&path);
         let reference = export_and_load(&dir, &path, &extra, "planc");
@@ -154,7 +154,7 @@ fn every_example_round_trips_through_every_target() {
 
 /// A state part-way through a run: completed, failed, skipped and running
 /// tasks, with results.
-fn live_state(dir: &TempDir) -> String {
+fn live_state(dir: &tempfile::TempDir) -> String {
     let state = dir.path().join("live.json");
     let state = state.to_str().expect("utf-8 path").to_owned();
     let run = |args: &[&str]| {
@@ -174,7 +174,7 @@ fn live_state(dir: &TempDir) -> String {
 
 #[test]
 fn a_live_state_round_trips_through_every_target() {
-    let dir = TempDir::new("interop-live");
+    let dir = temp_dir("interop-live");
     let state = live_state(&dir);
     let reference = read(std::path::Path::new(&state));
     let statuses: Vec<&str> = reference["tasks"]
@@ -211,7 +211,7 @@ fn seed_and_peer_documents_load() {
 
 #[test]
 fn a_tagged_taskmaster_file_is_read_at_the_tag_asked_for() {
-    let dir = TempDir::new("interop-tag");
+    let dir = temp_dir("interop-tag");
     let out = dir.path().join("tasks.json");
     let out = out.to_str().expect("utf-8 path");
     Test::new([
@@ -268,7 +268,7 @@ fn codex_update_plan_schema() -> Value {
 fn codex_exports_satisfy_update_plan_with_at_most_one_step_in_progress() {
     let schema = codex_update_plan_schema();
     let validator = jsonschema::validator_for(&schema).expect("schema is valid");
-    let dir = TempDir::new("interop-codex");
+    let dir = temp_dir("interop-codex");
     let state = live_state(&dir);
     // Two tasks in progress at once: Codex gets one.
     Test::new(["run", "next", &state]).expect_code(0);
@@ -297,7 +297,7 @@ fn codex_exports_satisfy_update_plan_with_at_most_one_step_in_progress() {
 
 #[test]
 fn next_takes_high_priority_work_first_then_plan_order() {
-    let dir = TempDir::new("interop-priority");
+    let dir = temp_dir("interop-priority");
     let plan = dir.path().join("plan.json");
     std::fs::write(
         &plan,
@@ -341,7 +341,7 @@ fn the_taskmaster_cli_reads_an_export_and_its_changes_load_back() {
         );
         return;
     };
-    let dir = TempDir::new("interop-taskmaster");
+    let dir = temp_dir("interop-taskmaster");
     let tasks_dir = dir.path().join(".taskmaster/tasks");
     std::fs::create_dir_all(&tasks_dir).expect("mkdir");
     let tasks = tasks_dir.join("tasks.json");
@@ -407,7 +407,7 @@ fn the_taskmaster_cli_reads_an_export_and_its_changes_load_back() {
 
 #[test]
 fn priority_in_a_plan_orders_ready_work_and_a_wrong_level_is_reported() {
-    let dir = TempDir::new("interop-priority-plan");
+    let dir = temp_dir("interop-priority-plan");
     let plan = dir.path().join("p.plan");
     std::fs::write(
         &plan,

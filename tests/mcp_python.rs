@@ -1,5 +1,5 @@
 //! `planc mcp` against the official Python MCP SDK: runs tests/mcp/test_mcp.py
-//! (tools and schemas, seed 000's JD scenario, tool errors, resource and prompt,
+//! (tools and schemas, the planManager's JD scenario, tool errors, resource and prompt,
 //! two clients at once, parallel agents with identities, leases and retries,
 //! the example agent) and tests/mcp/test_dialects.py (one
 //! scenario per seed dialect, from the seed's own example; every result

@@ -4,81 +4,23 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{ChildStdin, ChildStdout, Stdio};
+use std::io::BufReader;
+use std::process::Stdio;
 
 use serde_json::{json, Value};
+use support::mcp::McpClient;
 use support::{planc, repo, wait_for_line, KillOnPanic, Test};
 
-struct Client {
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next_id: u64,
-}
-
-impl Client {
-    fn send(&mut self, message: Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let mut line = String::new();
-            assert!(
-                self.stdout.read_line(&mut line).unwrap() > 0,
-                "the server closed its output"
-            );
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == id {
-                return message;
-            }
-        }
-    }
-
-    fn call(&mut self, tool: &str, arguments: Value) -> Value {
-        let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
-        assert!(
-            response.get("error").is_none(),
-            "a protocol error: {response}"
-        );
-        response["result"].clone()
-    }
-}
-
-/// Starts `planc mcp ARGS` in the test's directory and completes the handshake.
-fn connect(t: &Test, args: &[&str]) -> (std::process::Child, Client) {
-    let mut child = planc()
-        .arg("mcp")
-        .args(args)
-        .current_dir(t.dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut client = Client {
-        stdin: child.stdin.take().unwrap(),
-        stdout: BufReader::new(child.stdout.take().unwrap()),
-        next_id: 0,
-    };
-    let init = client.request(
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}),
-    );
-    assert_eq!(init["result"]["serverInfo"]["name"], "planc");
-    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
-    client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    (child, client)
+/// Starts `planc mcp ARGS` in the test's directory, after the handshake.
+fn connect(t: &Test, args: &[&str]) -> McpClient {
+    McpClient::connect(t.dir(), args)
 }
 
 #[test]
 fn json_rpc_over_stdio() {
-    let t = Test::new();
+    let t = Test::temp();
     t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
-    let (mut child, mut client) = connect(&t, &["s.json"]);
+    let mut client = connect(&t, &["s.json"]);
 
     let tools = client.request("tools/list", json!({}));
     let names: Vec<&str> = tools["result"]["tools"]
@@ -90,7 +32,7 @@ fn json_rpc_over_stdio() {
     assert_eq!(names.len(), 20);
     assert_eq!(names[1], "startNextTask");
     assert_eq!(names[19], "observe");
-    // Every tool declares its result's schema (the §4 envelope).
+    // Every tool declares its result's schema (the envelope).
     for tool in tools["result"]["tools"].as_array().unwrap() {
         assert_eq!(tool["outputSchema"]["type"], "object", "{}", tool["name"]);
         assert_eq!(
@@ -149,8 +91,7 @@ fn json_rpc_over_stdio() {
     assert_eq!(result["structuredContent"]["data"]["task"]["key"], "open");
     assert_eq!(t.state("s.json")["state"]["current_task_id"], 1);
 
-    drop(client);
-    let status = child.wait().unwrap();
+    let status = client.close();
     assert!(
         status.success(),
         "the server exits cleanly when its input closes"
@@ -159,21 +100,21 @@ fn json_rpc_over_stdio() {
 
 #[test]
 fn a_missing_state_is_a_usage_error() {
-    let run = Test::new().run(&["mcp", "missing.json"]);
+    let run = Test::temp().planc(&["mcp", "missing.json"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("planc run init"), "{}", run.stderr);
-    let run = Test::new().run(&["mcp", "missing.json", "--dialect", "tasks"]);
-    assert_eq!(run.code, 2, "seed 000's tools cannot create a plan");
-    let run = Test::new().run(&["mcp", "missing.json", "--dialect", "yaml"]);
+    let run = Test::temp().planc(&["mcp", "missing.json", "--dialect", "tasks"]);
+    assert_eq!(run.code, 2, "the planManager's tools cannot create a plan");
+    let run = Test::temp().planc(&["mcp", "missing.json", "--dialect", "yaml"]);
     assert_eq!(run.code, 2);
 }
 
-/// The dialects that create plans (seed 002's `create_plan_from_structure`,
-/// seed 004's `create_plan`) serve a state before it exists.
+/// The dialects that create plans (the Plan Tool's `create_plan_from_structure`,
+/// Plan-Act's `create_plan`) serve a state before it exists.
 #[test]
 fn a_creating_dialect_starts_without_a_state() {
-    let t = Test::new();
-    let (mut child, mut client) = connect(&t, &["new.json", "--dialect", "plan-act"]);
+    let t = Test::temp();
+    let mut client = connect(&t, &["new.json", "--dialect", "plan-act"]);
     let result = client.call("get_plan", json!({}));
     assert_eq!(result["isError"], true);
     assert_eq!(
@@ -186,8 +127,7 @@ fn a_creating_dialect_starts_without_a_state() {
     );
     assert_eq!(result["isError"], false, "{result}");
     assert_eq!(t.state("new.json")["tasks"][1]["dependencies"], json!([1]));
-    drop(client);
-    assert!(child.wait().unwrap().success());
+    assert!(client.close().success());
 }
 
 /// A tool call that waits for a writer stopped while holding the lock gives up
@@ -200,7 +140,7 @@ fn a_creating_dialect_starts_without_a_state() {
     ignore = "faults are injected in debug builds only"
 )]
 fn a_stopped_lock_holder_times_a_tool_call_out() {
-    let t = Test::new();
+    let t = Test::temp();
     t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
     let mut holder = planc()
         .args(["run", "skip", "s.json", "1"])
@@ -214,7 +154,7 @@ fn a_stopped_lock_holder_times_a_tool_call_out() {
     let mut holder_err = BufReader::new(holder.stderr.take().unwrap());
     wait_for_line(&mut holder_err, "planc: fault injected: stop at locked");
 
-    let (mut child, mut client) = connect(&t, &["s.json", "--lock-timeout", "0.2"]);
+    let mut client = connect(&t, &["s.json", "--lock-timeout", "0.2"]);
     let result = client.call("startNextTask", json!({}));
     holder.kill().unwrap();
     holder.wait().unwrap();
@@ -229,6 +169,5 @@ fn a_stopped_lock_holder_times_a_tool_call_out() {
     assert_eq!(result["isError"], false);
     let result = client.call("startNextTask", json!({}));
     assert_eq!(result["isError"], false, "{result}");
-    drop(client);
-    assert!(child.wait().unwrap().success());
+    assert!(client.close().success());
 }

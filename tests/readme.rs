@@ -1,8 +1,9 @@
 //! README.md stays true: its first lines are the two commands a newcomer
-//! needs, it installs with `--locked`, and the command lines under "Use",
-//! "Run a plan" and "Agents" run as written, in order, on a fresh copy of the
-//! repository (its tracked files) with the `planc` under test on the PATH
-//! standing for the install step.
+//! needs, every `cargo install` it shows is `--locked`, the contributors'
+//! commands name tests and modules that exist, and the first example and the
+//! command lines under "Use", "Run a plan" and "Agents" run as written, in
+//! order, on a fresh copy of the repository (its tracked files) with the
+//! `planc` under test on the PATH standing for the install step.
 
 use std::path::Path;
 use std::process::Command;
@@ -60,9 +61,48 @@ fn the_first_lines_run_an_example_and_all_the_tests() {
     );
     // The block comes before any section.
     assert!(readme.find("```sh").unwrap() < readme.find("\n## ").unwrap());
-    for line in commands(&readme, "Install") {
-        if line.starts_with("cargo install") {
-            assert!(line.contains(" --locked "), "README.md: {line}");
+    // Every install, wherever the README shows one, takes the tested versions.
+    for (at, _) in readme.match_indices("cargo install") {
+        let line = readme[at..].lines().next().unwrap_or("");
+        assert!(line.contains(" --locked "), "README.md: {line}");
+    }
+}
+
+/// The contributors' commands name tests and modules that exist.
+#[test]
+fn the_contributing_commands_name_what_exists() {
+    let readme = readme();
+    let lines = commands(&readme, "Contributing");
+    assert!(lines.iter().any(|l| l.starts_with("cargo test --lib ")));
+    for line in &lines {
+        let words: Vec<&str> = line
+            .split('#')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        for pair in words.windows(2) {
+            match pair {
+                ["--test", name] => {
+                    let package = if words.contains(&"planc-lsp") {
+                        "lsp/"
+                    } else {
+                        ""
+                    };
+                    let file = root().join(format!("{package}tests/{name}.rs"));
+                    let dir = root().join(format!("{package}tests/{name}/main.rs"));
+                    assert!(file.is_file() || dir.is_file(), "README.md: {line}");
+                }
+                ["--lib", filter] if filter.ends_with("::") => {
+                    let module = filter.trim_end_matches("::").replace("::", "/");
+                    let src = root().join("src");
+                    assert!(
+                        src.join(format!("{module}.rs")).is_file() || src.join(&module).is_dir(),
+                        "README.md: {line}"
+                    );
+                }
+                _ => {}
+            }
         }
     }
 }
@@ -162,6 +202,15 @@ fn the_readme_commands_run_in_order_on_a_fresh_copy() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    // The first lines: `cargo run -- ARGS` is `planc ARGS` once built.
+    let first = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|block| block.lines().next())
+        .expect("a first command");
+    let first = first.split('#').next().unwrap_or("").trim();
+    let first = first.replace("cargo run -- ", "planc ");
+    run_line(&first, copy.path(), &path);
     for section in ["Use", "Run a plan", "Agents"] {
         for line in commands(&readme, section) {
             assert!(line.starts_with("planc "), "README.md: `{line}` runs planc");

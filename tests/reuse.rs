@@ -1,14 +1,14 @@
 //! `import`, `template` and `use`: instances in the JSON, and every check
 //! across files, with diagnostics in the right file.
 
-mod common;
+mod support;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use common::{TempDir, Test};
 use planc::diagnostic::Code;
 use planc::modules::{ImportError, Loader};
+use support::{temp_dir, Test};
 
 /// Files served from memory.
 struct Files(HashMap<PathBuf, String>);
@@ -192,7 +192,7 @@ fn a_library_is_checked_on_its_own() {
 
 #[test]
 fn imports_resolve_relative_to_the_importing_file() {
-    let dir = TempDir::new("reuse");
+    let dir = temp_dir("reuse");
     std::fs::create_dir_all(dir.path().join("plans/lib")).expect("mkdir");
     std::fs::write(
         dir.path().join("plans/lib/roles.plan"),

@@ -3,7 +3,7 @@
 //! panic. Quick in CI; `PLANC_FUZZ_CASES=100000 cargo test --test robustness`
 //! for a long run.
 
-mod common;
+mod support;
 
 use planc::check::Options;
 use planc::emit::Target;
@@ -110,9 +110,9 @@ fn token() -> impl Strategy<Value = String> {
 }
 
 fn example_texts() -> Vec<String> {
-    common::files("examples", &["plan"])
+    support::files("examples", &["plan"])
         .into_iter()
-        .map(|p| std::fs::read_to_string(common::root().join(p)).unwrap_or_default())
+        .map(|p| std::fs::read_to_string(support::root().join(p)).unwrap_or_default())
         .collect()
 }
 

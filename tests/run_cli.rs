@@ -1,4 +1,4 @@
-//! `planc run`: the runner through the real binary (SPEC §4–5).
+//! `planc run`: the runner through the real binary (docs/runner.md).
 
 mod support;
 
@@ -9,11 +9,11 @@ fn s(items: &[(u64, &str)]) -> Vec<(u64, String)> {
     items.iter().map(|(i, st)| (*i, st.to_string())).collect()
 }
 
-/// Seed 000's whole JD scenario, popup insertion included, checking the state
+/// The planManager's whole JD scenario, popup insertion included, checking the state
 /// file after every step.
 #[test]
 fn seed_000_jd_scenario() {
-    let t = Test::new();
+    let t = Test::temp();
     let plan = repo("examples/jd_keyboard.plan");
     let data = t.ok(&["init", &plan, "-o", "jd.json"]);
     assert_eq!(data["total_tasks"], 5);
@@ -127,8 +127,8 @@ fn seed_000_jd_scenario() {
 
 #[test]
 fn human_output_and_exit_codes() {
-    let t = Test::new();
-    let run = t.run(&[
+    let t = Test::temp();
+    let run = t.planc(&[
         "run",
         "init",
         &repo("examples/jd_keyboard.plan"),
@@ -139,27 +139,28 @@ fn human_output_and_exit_codes() {
         (run.code, run.stdout.as_str()),
         (0, "created s.json: plan `jd_keyboard`, 5 task(s)\n")
     );
-    let run = t.run(&["run", "next", "s.json"]);
+    let run = t.planc(&["run", "next", "s.json"]);
     assert_eq!(run.code, 0);
     assert_eq!(
         run.stdout,
         "Started task 1: Navigate to jd.com homepage\n#1 [in_progress] Navigate to jd.com homepage (open) @browser\n  reasoning: The first step is to open the target website.\n"
     );
-    let run = t.run(&["run", "status", "s.json"]);
+    let run = t.planc(&["run", "status", "s.json"]);
     assert_eq!(
         run.stdout,
         "running: 0/5 done (0%), 1 in progress, 4 pending, 0 failed, 0 executable, 4 blocked; current #1\n"
     );
-    let run = t.run(&["run", "start", "s.json", "9"]);
+    let run = t.planc(&["run", "start", "s.json", "9"]);
     assert_eq!(
         (run.code, run.stderr.as_str()),
         (1, "error[TASK_NOT_FOUND]: Task with ID 9 not found\n")
     );
     // Usage errors exit 2.
-    assert_eq!(t.run(&["run", "start", "s.json"]).code, 2);
-    assert_eq!(t.run(&["run", "frobnicate", "s.json"]).code, 2);
+    assert_eq!(t.planc(&["run", "start", "s.json"]).code, 2);
+    assert_eq!(t.planc(&["run", "frobnicate", "s.json"]).code, 2);
     assert_eq!(
-        t.run(&["run", "init", "missing.plan", "-o", "x.json"]).code,
+        t.planc(&["run", "init", "missing.plan", "-o", "x.json"])
+            .code,
         2
     );
     // A state file that cannot be read is an unreadable input: exit 2, for
@@ -169,7 +170,7 @@ fn human_output_and_exit_codes() {
         "STATE_IO"
     );
     assert_eq!(t.op(&["next", "nope.json"], 2)["error"]["code"], "STATE_IO");
-    let run = t.run(&["run", "next", "nope.json"]);
+    let run = t.planc(&["run", "next", "nope.json"]);
     assert_eq!(
         (run.code, run.stderr.as_str()),
         (
@@ -184,7 +185,7 @@ fn human_output_and_exit_codes() {
         t.op(&["complete", "bad.json"], 2)["error"]["code"],
         "INVALID_STATE"
     );
-    assert_eq!(t.run(&["run", "status", "bad.json"]).code, 2);
+    assert_eq!(t.planc(&["run", "status", "bad.json"]).code, 2);
     // init refuses to overwrite without --force.
     assert_eq!(
         t.err(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]),
@@ -202,7 +203,7 @@ fn human_output_and_exit_codes() {
 
 #[test]
 fn init_from_a_json_plan_and_from_a_plan_with_errors() {
-    let t = Test::new()
+    let t = Test::temp()
         .file(
             "seed000.json",
             r#"{"overallGoal": "g", "currentTaskID": null, "tasks": [
@@ -212,7 +213,7 @@ fn init_from_a_json_plan_and_from_a_plan_with_errors() {
         .file("bad.plan", "plan p { goal \"g\" task a \"A\" { after nothing } }\n");
     t.ok(&["init", "seed000.json", "-o", "s.json"]);
     assert_eq!(t.ok(&["next", "s.json"])["task"]["name"], "a");
-    let run = t.run(&["run", "init", "bad.plan", "-o", "b.json"]);
+    let run = t.planc(&["run", "init", "bad.plan", "-o", "b.json"]);
     assert_eq!(run.code, 1);
     assert!(run.stderr.contains("unknown_ref"), "{}", run.stderr);
     assert!(!t.path("b.json").exists());
@@ -232,7 +233,7 @@ const RETRY_PLAN: &str = r#"plan retries {
 
 #[test]
 fn retry_and_optional_failure() {
-    let t = Test::new().file("p.plan", RETRY_PLAN);
+    let t = Test::temp().file("p.plan", RETRY_PLAN);
     t.ok(&["init", "p.plan", "-o", "s.json"]);
     assert_eq!(t.ok(&["start", "s.json", "flaky"])["task"]["id"], 1);
     let data = t.ok(&["fail", "s.json", "--error", "timeout"]);
@@ -278,7 +279,7 @@ fn retry_and_optional_failure() {
 
 #[test]
 fn no_retry_flag_fails_at_once() {
-    let t = Test::new().file("p.plan", RETRY_PLAN);
+    let t = Test::temp().file("p.plan", RETRY_PLAN);
     t.ok(&["init", "p.plan", "-o", "s.json"]);
     t.ok(&["next", "s.json"]);
     let data = t.ok(&["fail", "s.json", "--error", "x", "--no-retry"]);
@@ -287,7 +288,7 @@ fn no_retry_flag_fails_at_once() {
 
 #[test]
 fn every_error_code_through_the_cli() {
-    let t = Test::new();
+    let t = Test::temp();
     t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
     assert_eq!(t.err(&["show", "s.json", "99"]), "TASK_NOT_FOUND");
     assert_eq!(
@@ -341,7 +342,7 @@ fn every_error_code_through_the_cli() {
 
 #[test]
 fn pause_resume_and_reset() {
-    let t = Test::new();
+    let t = Test::temp();
     t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
     t.ok(&["next", "s.json"]);
     assert_eq!(
@@ -381,7 +382,7 @@ fn pause_resume_and_reset() {
 
 #[test]
 fn replan_from_a_steps_file() {
-    let t = Test::new()
+    let t = Test::temp()
         .file(
             "steps.json",
             r#"["Search on another site", {"name": "Compare prices", "assignee": "browser"}]"#,
@@ -400,7 +401,10 @@ fn replan_from_a_steps_file() {
     assert_eq!(state["tasks"][2]["dependencies"], json!([6]));
     assert_eq!(state["steps"][0]["tasks"], json!([1]));
     assert_eq!(t.err(&["replan", "s.json", "bad.json"]), "INVALID_ARGUMENT");
-    assert_eq!(t.run(&["run", "replan", "s.json", "missing.json"]).code, 2);
+    assert_eq!(
+        t.planc(&["run", "replan", "s.json", "missing.json"]).code,
+        2
+    );
     assert_eq!(
         t.events("s.json").last().unwrap()["events"][0]["kind"],
         "replanned"
@@ -409,7 +413,7 @@ fn replan_from_a_steps_file() {
 
 #[test]
 fn show_list_ready_update_remove() {
-    let t = Test::new();
+    let t = Test::temp();
     t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
     assert_eq!(t.op(&["show", "s.json"], 0)["data"], json!(null));
     assert_eq!(t.ok(&["show", "s.json", "filter"])["task"]["id"], 4);
@@ -441,7 +445,7 @@ fn show_list_ready_update_remove() {
     // `filter` waited for `search` only (dependencies are minimal), so its
     // dependent now waits for `search`.
     assert_eq!(t.state("s.json")["tasks"][3]["dependencies"], json!([3]));
-    let run = t.run(&["run", "list", "s.json"]);
+    let run = t.planc(&["run", "list", "s.json"]);
     assert_eq!(
         run.stdout,
         "#1 [pending] Navigate to jd.com homepage (open) @browser\n\
@@ -453,10 +457,10 @@ fn show_list_ready_update_remove() {
 
 #[test]
 fn watch_prints_the_event_log() {
-    let t = Test::new();
+    let t = Test::temp();
     t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
     t.ok(&["next", "s.json"]);
-    let run = t.run(&["run", "watch", "s.json", "--no-follow"]);
+    let run = t.planc(&["run", "watch", "s.json", "--no-follow"]);
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines.len(), 2);
     assert!(
@@ -465,7 +469,7 @@ fn watch_prints_the_event_log() {
         "{}",
         lines[1]
     );
-    let run = t.run(&["run", "watch", "s.json", "--no-follow", "--json"]);
+    let run = t.planc(&["run", "watch", "s.json", "--no-follow", "--json"]);
     let record: serde_json::Value =
         serde_json::from_str(run.stdout.lines().nth(1).unwrap()).unwrap();
     assert_eq!(record["op"], "startNextTask");
@@ -474,7 +478,7 @@ fn watch_prints_the_event_log() {
 
 #[test]
 fn watch_follows_new_changes() {
-    let t = Test::new();
+    let t = Test::temp();
     t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
     let mut child = support::planc()
         .args(["run", "watch", "s.json", "--json"])
@@ -499,7 +503,7 @@ fn watch_follows_new_changes() {
 /// record, even when the new log has grown as long as the old one in between.
 #[test]
 fn watch_starts_over_with_a_new_log() {
-    let t = Test::new();
+    let t = Test::temp();
     let plan = repo("examples/jd_keyboard.plan");
     t.ok(&["init", &plan, "-o", "s.json"]);
     t.ok(&["next", "s.json"]);
@@ -539,12 +543,12 @@ fn watch_starts_over_with_a_new_log() {
 
 #[test]
 fn prompt_in_the_plan_language() {
-    let t = Test::new();
+    let t = Test::temp();
     t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
     t.ok(&["next", "s.json"]);
     t.ok(&["complete", "s.json", "--result", "Successfully navigated"]);
     t.ok(&["next", "s.json"]);
-    let run = t.run(&["run", "prompt", "s.json"]);
+    let run = t.planc(&["run", "prompt", "s.json"]);
     assert_eq!(
         run.stdout,
         "## 当前任务规划\n\n\
@@ -566,8 +570,8 @@ const STEPS_PLAN: &str = r#"plan loop {
 
 #[test]
 fn observe_markers_iterations_and_resume() {
-    let t = Test::new().file("p.plan", STEPS_PLAN);
-    let run = t.run(&["run", "init", "p.plan", "-o", "s.json"]);
+    let t = Test::temp().file("p.plan", STEPS_PLAN);
+    let run = t.planc(&["run", "init", "p.plan", "-o", "s.json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let data = t.ok(&[
         "observe",
@@ -577,7 +581,7 @@ fn observe_markers_iterations_and_resume() {
     ]);
     assert_eq!(data["iteration_count"], 1);
     assert_eq!(data["current_task"]["id"], 1);
-    let run = t.run_with_stdin(
+    let run = t.planc_with_stdin(
         &["run", "--json", "observe", "s.json"],
         "Found them on the IR site. [完成]",
     );
@@ -613,7 +617,7 @@ fn observe_markers_iterations_and_resume() {
 /// The full envelope of every error code, pinned: a change in wording is a reviewed diff.
 #[test]
 fn error_envelopes_snapshot() {
-    let t = Test::new().file("broken.json", "{\"format\": ");
+    let t = Test::temp().file("broken.json", "{\"format\": ");
     t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
     // A state whose revision is at its largest value.
     let text = std::fs::read_to_string(t.path("s.json")).unwrap();
@@ -639,7 +643,7 @@ fn error_envelopes_snapshot() {
     ];
     let mut text = String::new();
     for args in cases {
-        let run = t.run(&[&["run", "--json"], *args].concat());
+        let run = t.planc(&[&["run", "--json"], *args].concat());
         text.push_str(&format!("$ planc run --json {}\n", args.join(" ")));
         if run.code == 0 {
             text.push_str("(ok)\n\n");
@@ -656,11 +660,11 @@ fn error_envelopes_snapshot() {
 
 #[test]
 fn init_compiles_with_parameters() {
-    let t = Test::new().file(
+    let t = Test::temp().file(
         "p.plan",
         "plan shop {\n    goal \"Buy {item}\"\n    param item: string\n    task find \"Find {item}\"\n}\n",
     );
-    let run = t.run(&["run", "init", "p.plan", "-o", "s.json"]);
+    let run = t.planc(&["run", "init", "p.plan", "-o", "s.json"]);
     assert_eq!(run.code, 1, "a parameter without default must be given");
     assert!(run.stderr.contains("missing_param"), "{}", run.stderr);
     t.ok(&["init", "p.plan", "-o", "s.json", "--set", "item=keyboard"]);
@@ -668,7 +672,7 @@ fn init_compiles_with_parameters() {
     assert_eq!(state["meta"]["goal"], "Buy keyboard");
     assert_eq!(state["tasks"][0]["name"], "Find keyboard");
     assert_eq!(
-        t.run(&["run", "init", "p.plan", "-o", "x.json", "--set", "novalue"])
+        t.planc(&["run", "init", "p.plan", "-o", "x.json", "--set", "novalue"])
             .code,
         2
     );
@@ -684,10 +688,10 @@ const TEAM_PLAN: &str = r#"plan report {
 }
 "#;
 
-/// Seed 002: agents in parallel, one per role, on one state file.
+/// The Plan Tool: agents in parallel, one per role, on one state file.
 #[test]
 fn parallel_agents_by_assignee() {
-    let t = Test::new().file("p.plan", TEAM_PLAN);
+    let t = Test::temp().file("p.plan", TEAM_PLAN);
     t.ok(&["init", "p.plan", "-o", "s.json"]);
     assert_eq!(
         t.ok(&["next", "s.json", "--assignee", "researcher"])["task"]["key"],
@@ -733,13 +737,13 @@ fn parallel_agents_by_assignee() {
 /// A live state is still a plan document: it validates against `planc schema`.
 #[test]
 fn states_validate_against_the_plan_schema() {
-    let t = Test::new();
+    let t = Test::temp();
     t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
     t.ok(&["next", "s.json"]);
     t.ok(&["add", "s.json", "--name", "popup", "--after", "1"]);
     t.ok(&["fail", "s.json", "--error", "x"]);
     t.ok(&["observe", "s.json", "--message", "[Step] more"]);
-    let schema: serde_json::Value = serde_json::from_str(&t.run(&["schema"]).stdout).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(&t.planc(&["schema"]).stdout).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let state = t.state("s.json");
     let errors: Vec<String> = validator

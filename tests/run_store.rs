@@ -1,5 +1,5 @@
 //! The state file under stress: many processes at once, and writers killed
-//! mid-write (SPEC §4, persistence and concurrency).
+//! mid-write (docs/runner.md, persistence and concurrency).
 
 mod support;
 
@@ -23,7 +23,7 @@ fn wide_plan(n: usize) -> String {
 fn sixteen_processes_lose_no_update() {
     const PROCESSES: usize = 16;
     const OPS: usize = 5;
-    let t = Test::new().file("wide.plan", &wide_plan(40));
+    let t = Test::temp().file("wide.plan", &wide_plan(40));
     t.ok(&["init", "wide.plan", "-o", "s.json"]);
     let dir = t.dir().to_path_buf();
     let workers: Vec<_> = (0..PROCESSES)
@@ -83,33 +83,63 @@ fn sixteen_processes_lose_no_update() {
     );
 }
 
-/// Writers killed with SIGKILL at random moments: the state file always
-/// parses, and is the old state or the new one.
+/// Writers killed with SIGKILL: the state file always parses, and is the old
+/// state or the new one. In debug builds every other writer is first
+/// stopped in the middle of writing its new state (`stop@state-write`: half
+/// of it written to the temporary file) and killed there, and the
+/// half-written file it leaves proves the kill landed mid-write; the others
+/// are killed at moments spread over a change.
+#[cfg(unix)]
 #[test]
 fn a_killed_writer_never_tears_the_state() {
-    let t = Test::new().file("wide.plan", &wide_plan(2000));
+    let t = Test::temp().file("wide.plan", &wide_plan(2000));
     t.ok(&["init", "wide.plan", "-o", "s.json"]);
     // How long one uninterrupted writer takes, to spread the kills over it.
     let started = std::time::Instant::now();
     t.ok(&["add", "s.json", "--name", "timing"]);
     let span = started.elapsed().as_micros() as u64 * 6 / 5;
     let mut last_revision = 2;
-    let mut changed = 0;
+    let (mut changed, mut mid_write) = (0, 0);
     for round in 0..40u64 {
+        let stopped = cfg!(debug_assertions) && round % 2 == 0;
         let mut child = planc()
             .args(["run", "add", "s.json", "--name", &format!("round {round}")])
             .current_dir(t.dir())
+            .env("PLANC_FAULT", if stopped { "stop@state-write" } else { "" })
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_micros(span * round / 20));
+        let _reap = KillOnPanic(child.id());
+        if stopped {
+            let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+            wait_for_line(&mut stderr, "planc: fault injected: stop at state-write");
+        } else {
+            std::thread::sleep(Duration::from_micros(span * round / 20));
+        }
         let _ = child.kill(); // SIGKILL on Unix
         let _ = child.wait();
+        let temps = temp_files(&t);
+        if stopped {
+            // Half a state: the kill came between the two halves of the write.
+            assert_eq!(temps.len(), 1, "round {round}: {temps:?}");
+            let half = std::fs::read(t.path(&temps[0])).unwrap();
+            assert!(
+                !half.is_empty() && serde_json::from_slice::<serde_json::Value>(&half).is_err(),
+                "round {round}: the temporary state is half written"
+            );
+            mid_write += 1;
+        }
         let text = std::fs::read_to_string(t.path("s.json")).unwrap();
         let state: serde_json::Value = serde_json::from_str(&text)
             .unwrap_or_else(|e| panic!("round {round}: torn state file: {e}"));
         let revision = state["state"]["revision"].as_u64().unwrap();
+        if stopped {
+            assert_eq!(
+                revision, last_revision,
+                "round {round}: killed before its commit"
+            );
+        }
         assert!(
             revision == last_revision || revision == last_revision + 1,
             "round {round}: {last_revision} → {revision}"
@@ -123,13 +153,16 @@ fn a_killed_writer_never_tears_the_state() {
         changed += revision - last_revision;
         last_revision = revision;
     }
-    // The state still works after all that, and its log agrees with it.
+    assert_eq!(mid_write, if cfg!(debug_assertions) { 20 } else { 0 });
+    // The state still works after all that (the next writer clears the
+    // temporary files left), and its log agrees with it.
     t.ok(&["add", "s.json", "--name", "after the storm"]);
     assert_eq!(
         t.state("s.json")["state"]["revision"].as_u64(),
         Some(last_revision + 1)
     );
     assert_one_record_per_revision(&t, "s.json");
+    assert_eq!(temp_files(&t), Vec::<String>::new());
     eprintln!("{changed} of 40 killed writers got their change in");
 }
 
@@ -194,7 +227,7 @@ fn run_with_fault(t: &Test, fault: &str, args: &[&str]) -> std::process::Output 
 
 /// The lines `planc run watch STATE --no-follow --json` prints: the committed records.
 fn watched_revisions(t: &Test, name: &str) -> Vec<u64> {
-    let run = t.run(&["run", "watch", name, "--no-follow", "--json"]);
+    let run = t.planc(&["run", "watch", name, "--no-follow", "--json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     run.stdout
         .lines()
@@ -227,7 +260,7 @@ fn a_writer_killed_at_each_step_leaves_state_and_log_in_agreement() {
         ("renamed", 3, 3, false, false),
     ];
     for (point, state_revision, log_lines, torn, temp_left) in cases {
-        let t = Test::new().file("wide.plan", &wide_plan(3));
+        let t = Test::temp().file("wide.plan", &wide_plan(3));
         t.ok(&["init", "wide.plan", "-o", "s.json"]);
         t.ok(&["next", "s.json"]);
         let output = run_with_fault(
@@ -277,7 +310,7 @@ fn a_writer_killed_at_each_step_leaves_state_and_log_in_agreement() {
 fn killed_concurrent_writers_never_lose_a_logged_revision() {
     const ROUNDS: u64 = 30;
     const WRITERS: usize = 4;
-    let t = Test::new().file("wide.plan", &wide_plan(1500));
+    let t = Test::temp().file("wide.plan", &wide_plan(1500));
     t.ok(&["init", "wide.plan", "-o", "s.json"]);
     let started = std::time::Instant::now();
     t.ok(&["add", "s.json", "--name", "timing"]);
@@ -351,6 +384,10 @@ fn killed_concurrent_writers_never_lose_a_logged_revision() {
     assert_one_record_per_revision(&t, "s.json");
     assert_eq!(temp_files(&t), Vec::<String>::new());
     eprintln!("{mid_commit} of {ROUNDS} rounds left a record ahead of the state or a torn line");
+    // The odd rounds kill every writer the moment the log grows, while one
+    // of them commits: at least one of those kills must land between its
+    // log record and its rename, or this test tested nothing.
+    assert!(mid_commit > 0, "no kill landed mid-commit");
     let state = t.state("s.json");
     assert_eq!(
         state["tasks"].as_array().unwrap().len() as u64,
@@ -367,7 +404,7 @@ fn killed_concurrent_writers_never_lose_a_logged_revision() {
     ignore = "faults are injected in debug builds only"
 )]
 fn a_failed_write_leaves_everything_as_it_was() {
-    let t = Test::new().file("wide.plan", &wide_plan(3));
+    let t = Test::temp().file("wide.plan", &wide_plan(3));
     t.ok(&["init", "wide.plan", "-o", "s.json"]);
     t.ok(&["next", "s.json"]);
     let state = std::fs::read(t.path("s.json")).unwrap();
@@ -416,7 +453,7 @@ fn a_failed_write_leaves_everything_as_it_was() {
 )]
 fn an_interrupted_init_gets_its_log_from_the_next_change() {
     use std::os::unix::process::ExitStatusExt;
-    let t = Test::new().file("wide.plan", &wide_plan(3));
+    let t = Test::temp().file("wide.plan", &wide_plan(3));
     t.ok(&["init", "wide.plan", "-o", "s.json"]);
     t.ok(&["next", "s.json"]);
     t.ok(&["next", "s.json"]);
@@ -438,7 +475,7 @@ fn an_interrupted_init_gets_its_log_from_the_next_change() {
     assert_eq!(events[0]["op"], "init");
     assert_eq!(events[0]["at"], t.state("s.json")["meta"]["created_at"]);
 
-    let t = Test::new().file("wide.plan", &wide_plan(3));
+    let t = Test::temp().file("wide.plan", &wide_plan(3));
     let output = run_with_fault(
         &t,
         "fail@init-log",
@@ -465,7 +502,7 @@ fn an_interrupted_init_gets_its_log_from_the_next_change() {
 )]
 fn a_stopped_lock_holder_makes_others_time_out() {
     use std::io::BufReader;
-    let t = Test::new().file("wide.plan", &wide_plan(3));
+    let t = Test::temp().file("wide.plan", &wide_plan(3));
     t.ok(&["init", "wide.plan", "-o", "s.json"]);
     let mut holder = planc()
         .args(["run", "next", "s.json"])
@@ -523,7 +560,7 @@ fn a_stopped_lock_holder_makes_others_time_out() {
     // Queries need no lock.
     assert_eq!(t.ok(&["status", "s.json"])["revision"], 1);
     assert_eq!(
-        t.run(&["run", "--lock-timeout", "soon", "status", "s.json"])
+        t.planc(&["run", "--lock-timeout", "soon", "status", "s.json"])
             .code,
         2
     );
@@ -546,7 +583,7 @@ fn a_stopped_lock_holder_makes_others_time_out() {
 )]
 fn a_lock_file_removed_under_writers_lets_no_two_in() {
     use std::io::BufReader;
-    let t = Test::new().file("wide.plan", &wide_plan(3));
+    let t = Test::temp().file("wide.plan", &wide_plan(3));
     t.ok(&["init", "wide.plan", "-o", "s.json"]);
     let spawn = |args: &[&str], fault: Option<&str>| {
         let mut command = planc();
@@ -605,7 +642,7 @@ fn a_lock_file_removed_under_writers_lets_no_two_in() {
 #[cfg(unix)]
 #[test]
 fn a_state_through_a_symlink_is_the_real_file() {
-    let t = Test::new().file("wide.plan", &wide_plan(3));
+    let t = Test::temp().file("wide.plan", &wide_plan(3));
     std::fs::create_dir(t.path("real")).unwrap();
     t.ok(&["init", "wide.plan", "-o", "real/s.json"]);
     std::os::unix::fs::symlink("real/s.json", t.path("link.json")).unwrap();
@@ -633,7 +670,7 @@ fn a_state_through_a_symlink_is_the_real_file() {
 /// `plan` and `plan.json` are two states with two locks and two logs.
 #[test]
 fn states_named_alike_share_nothing() {
-    let t = Test::new().file("wide.plan", &wide_plan(3));
+    let t = Test::temp().file("wide.plan", &wide_plan(3));
     t.ok(&["init", "wide.plan", "-o", "plan"]);
     t.ok(&["init", "wide.plan", "-o", "plan.json"]);
     t.ok(&["next", "plan"]);
@@ -649,7 +686,7 @@ fn states_named_alike_share_nothing() {
 /// reads the old log, and the next change moves it to its new name.
 #[test]
 fn an_old_log_is_moved_to_its_new_name() {
-    let t = Test::new().file("wide.plan", &wide_plan(3));
+    let t = Test::temp().file("wide.plan", &wide_plan(3));
     t.ok(&["init", "wide.plan", "-o", "s.json"]);
     t.ok(&["next", "s.json"]);
     std::fs::rename(t.path("s.json.events.jsonl"), t.path("s.events.jsonl")).unwrap();
@@ -665,7 +702,7 @@ fn an_old_log_is_moved_to_its_new_name() {
 #[test]
 fn a_read_only_state_is_refused_and_modes_are_kept() {
     use std::os::unix::fs::PermissionsExt;
-    let t = Test::new().file("wide.plan", &wide_plan(3));
+    let t = Test::temp().file("wide.plan", &wide_plan(3));
     t.ok(&["init", "wide.plan", "-o", "s.json"]);
     let set_mode = |mode| {
         std::fs::set_permissions(t.path("s.json"), std::fs::Permissions::from_mode(mode)).unwrap()
@@ -723,7 +760,7 @@ fn a_read_only_state_is_refused_and_modes_are_kept() {
 /// Counters at their largest value refuse the change and change nothing.
 #[test]
 fn counters_at_their_largest_value_change_nothing() {
-    let t = Test::new().file("wide.plan", &wide_plan(3));
+    let t = Test::temp().file("wide.plan", &wide_plan(3));
     let cases: [(&str, &[&str]); 2] = [
         ("revision", &["next", "s.json"]),
         (
@@ -762,7 +799,7 @@ fn counters_at_their_largest_value_change_nothing() {
 #[cfg(unix)]
 #[test]
 fn a_state_that_is_not_a_file_is_refused_unread() {
-    let t = Test::new();
+    let t = Test::temp();
     let envelope = t.op(&["status", "/dev/zero"], 2);
     assert_eq!(
         envelope["error"]["message"],
@@ -784,7 +821,7 @@ fn a_state_that_is_not_a_file_is_refused_unread() {
 #[cfg(unix)]
 #[test]
 fn standard_input_is_read_within_the_file_limit() {
-    let t = Test::new();
+    let t = Test::temp();
     t.ok(&[
         "init",
         &support::repo("examples/jd_keyboard.plan"),

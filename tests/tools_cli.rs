@@ -29,7 +29,7 @@ const NAMES: [&str; 20] = [
 ];
 
 fn tools(format: &str) -> Value {
-    let run = Test::new().run(&["tools", "--format", format]);
+    let run = Test::temp().planc(&["tools", "--format", format]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     run.json()
 }
@@ -105,8 +105,8 @@ fn schemas_accept_seed_arguments() {
 
 #[test]
 fn unknown_format_is_a_usage_error() {
-    assert_eq!(Test::new().run(&["tools", "--format", "xml"]).code, 2);
-    assert_eq!(Test::new().run(&["tools", "--dialect", "xml"]).code, 2);
+    assert_eq!(Test::temp().planc(&["tools", "--format", "xml"]).code, 2);
+    assert_eq!(Test::temp().planc(&["tools", "--dialect", "xml"]).code, 2);
 }
 
 /// Each seed dialect's tools, by name, in the seed's order.
@@ -151,7 +151,7 @@ const DIALECTS: [(&str, &[&str]); 5] = [
 ];
 
 fn dialect_tools(dialect: &str, format: &str) -> Value {
-    let run = Test::new().run(&["tools", "--dialect", dialect, "--format", format]);
+    let run = Test::temp().planc(&["tools", "--dialect", dialect, "--format", format]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     run.json()
 }

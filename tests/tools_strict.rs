@@ -5,15 +5,13 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{ChildStdin, ChildStdout, Stdio};
-
 use planc::runner::Op;
 use serde_json::{json, Map, Value};
-use support::{planc, repo, Test};
+use support::mcp::McpClient;
+use support::{repo, Test};
 
 fn tools(format: &str) -> Value {
-    let run = Test::new().run(&["tools", "--format", format]);
+    let run = Test::temp().planc(&["tools", "--format", format]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     run.json()
 }
@@ -25,7 +23,7 @@ fn strict_tools() -> Vec<(String, Value)> {
 
 /// `(name, parameters)` of every tool in `planc tools --format openai --dialect D`.
 fn dialect_strict_tools(dialect: &str) -> Vec<(String, Value)> {
-    let run = Test::new().run(&["tools", "--format", "openai", "--dialect", dialect]);
+    let run = Test::temp().planc(&["tools", "--format", "openai", "--dialect", dialect]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let tools = run.json();
     tools
@@ -290,7 +288,7 @@ fn strict_calls_with_nulls_are_valid_calls() {
                 });
             } else {
                 // A tool beside the operations (`observe`): the server takes the call.
-                let t = Test::new();
+                let t = Test::temp();
                 t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
                 let store = planc::runner::Store::new(t.dir().join("s.json"));
                 let outcome = planc::mcp::Dialect::Planc
@@ -303,42 +301,6 @@ fn strict_calls_with_nulls_are_valid_calls() {
                 );
             }
         }
-    }
-}
-
-/// A bare-bones MCP client over the server's standard input and output.
-struct Client {
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next_id: u64,
-}
-
-impl Client {
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = self.next_id;
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-        loop {
-            let mut line = String::new();
-            assert!(
-                self.stdout.read_line(&mut line).unwrap() > 0,
-                "the server closed"
-            );
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == id {
-                return message;
-            }
-        }
-    }
-
-    /// Calls `tool`; asserts it succeeded and returns the envelope's `data`.
-    fn call(&mut self, tool: &str, arguments: Value) -> Value {
-        let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
-        let result = &response["result"];
-        assert_eq!(result["isError"], false, "{tool} {arguments}: {response}");
-        result["structuredContent"]["data"].clone()
     }
 }
 
@@ -359,37 +321,17 @@ fn statuses(t: &Test) -> Vec<(String, String)> {
 
 #[test]
 fn the_mcp_server_takes_strict_calls_with_explicit_nulls() {
-    let t = Test::new();
+    let t = Test::temp();
     t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
-    let mut child = planc()
-        .args(["mcp", "s.json"])
-        .current_dir(t.dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut client = Client {
-        stdin: child.stdin.take().unwrap(),
-        stdout: BufReader::new(child.stdout.take().unwrap()),
-        next_id: 0,
-    };
-    client.request(
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "strict", "version": "0"}}),
-    );
-    writeln!(
-        client.stdin,
-        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
-    )
-    .unwrap();
+    let mut client = McpClient::connect(t.dir(), &["s.json"]);
 
-    let data = client.call("startNextTask", json!({"assignee": null}));
+    let data = client.data("startNextTask", json!({"assignee": null}));
     assert_eq!(data["task"]["key"], "open");
-    client.call(
+    client.data(
         "completeTask",
         json!({"task_id": null, "result": "Opened jd.com"}),
     );
-    let data = client.call(
+    let data = client.data(
         "addTask",
         json!({"name": "Close the popup", "dependencies": null, "reasoning": null,
                "after_task_id": "open", "assignee": null, "description": null}),
@@ -397,13 +339,13 @@ fn the_mcp_server_takes_strict_calls_with_explicit_nulls() {
     let popup = data["new_task"]["id"].clone();
     assert_eq!(data["new_task"]["dependencies"], json!([1]));
     // `updates` given, the direct fields null; then the other way round.
-    client.call(
+    client.data(
         "updateTask",
         json!({"task_id": popup, "updates": {"name": "Close the coupon popup", "dependencies": null,
                "reasoning": null, "assignee": null, "description": null},
                "name": null, "dependencies": null, "reasoning": null, "assignee": null, "description": null}),
     );
-    let data = client.call(
+    let data = client.data(
         "updateTask",
         json!({"task_id": popup, "updates": null, "name": null, "dependencies": null,
                "reasoning": "A coupon popup covers the page", "assignee": null, "description": null}),
@@ -416,11 +358,11 @@ fn the_mcp_server_takes_strict_calls_with_explicit_nulls() {
         json!([1]),
         "null dependencies change nothing"
     );
-    let data = client.call("getTaskList", json!({"status": null, "assignee": null}));
+    let data = client.data("getTaskList", json!({"status": null, "assignee": null}));
     assert_eq!(data["tasks"].as_array().unwrap().len(), 6);
 
     // replan with every optional field of a step null, and a retry.
-    client.call(
+    client.data(
         "replan",
         json!({"steps": [
             {"name": "Search again", "key": "again", "dependencies": null, "reasoning": null,
@@ -428,10 +370,10 @@ fn the_mcp_server_takes_strict_calls_with_explicit_nulls() {
             "Add the keyboard to the cart",
         ]}),
     );
-    let data = client.call("startNextTask", json!({"assignee": null}));
+    let data = client.data("startNextTask", json!({"assignee": null}));
     assert_eq!(data["task"]["key"], "again");
     // should_retry: null is the default, true: the task goes back to pending.
-    let data = client.call(
+    let data = client.data(
         "failTask",
         json!({"task_id": null, "error_message": "timed out", "should_retry": null}),
     );
@@ -442,6 +384,5 @@ fn the_mcp_server_takes_strict_calls_with_explicit_nulls() {
             .map(|(k, s)| (k.to_owned(), s.to_owned()))
     );
 
-    drop(client);
-    assert!(child.wait().unwrap().success());
+    assert!(client.close().success());
 }

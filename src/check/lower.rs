@@ -74,7 +74,7 @@ struct GroupSource<'a> {
 }
 
 /// What a task-or-step name stands for.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Member {
     Task(usize),
     Step(usize),
@@ -500,9 +500,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
             let dependencies = self.tasks_of(&member);
             // Each pair is a dependency the plan lists: bounded, before any
             // is made (a refused `after` makes none).
-            let pairs = (dependents.len() as u64)
-                .saturating_mul(dependencies.len() as u64)
-                .saturating_add((dependents.len() + dependencies.len()) as u64);
+            let pairs = pairs(dependents.len(), dependencies.len());
             if c.group_pairs.saturating_add(pairs) > c.group_pair_limit {
                 if c.group_pairs <= c.group_pair_limit {
                     c.group_pairs = u64::MAX;
@@ -633,6 +631,15 @@ mod finish;
 #[cfg(test)]
 mod tests;
 
+/// What an `after` making each of `dependents` wait for each of
+/// `dependencies` counts towards [`crate::syntax::dependency_pair_limit`]:
+/// the pairs, and the lists that hold them.
+fn pairs(dependents: usize, dependencies: usize) -> u64 {
+    (dependents as u64)
+        .saturating_mul(dependencies as u64)
+        .saturating_add((dependents + dependencies) as u64)
+}
+
 /// The error for the first `after` of a step or an instance that would take
 /// the check past [`crate::syntax::dependency_pair_limit`].
 fn too_many_pairs(
@@ -653,7 +660,11 @@ fn too_many_pairs(
     .label(
         c.file,
         reference.span,
-        format!("each of {dependents} tasks would wait for each of {dependencies}"),
+        if dependents == 1 {
+            format!("this task would wait for each of {dependencies}")
+        } else {
+            format!("each of {dependents} tasks would wait for each of {dependencies}")
+        },
     )
     .help(
         "a plan lists every dependency of every task; make one task of the step wait \

@@ -219,44 +219,17 @@ pub fn check(modules: &[Module], sources: &SourceMap, options: &Options) -> Chec
             _ => None,
         })
         .collect();
-    for extra in plans.iter().skip(1) {
-        c.diagnostics.push(
-            Diagnostic::new(
-                Code::MultiplePlans,
-                format!("a second plan, `{}`, in one file", extra.name.name),
-            )
-            .label(root.file, extra.name.span, "second plan")
-            .label(root.file, plans[0].name.span, "first plan")
-            .help("put each plan in a file of its own; share roles and templates with `import`"),
-        );
-    }
+    report_extra_plans(&mut c, root.file, &plans);
     let plan_ast = plans.first().copied();
     let keep_plan = !options.skip_plan;
     let decls = Declarations::collect(&mut c, modules, plan_ast);
 
-    let mut used_templates = vec![false; decls.templates.len()];
-    let mut used_template_params: Vec<Vec<bool>> = decls
-        .templates
-        .iter()
-        .map(|t| vec![false; t.params.len()])
-        .collect();
-    let merge_usage =
-        |templates: &mut [bool], params: &mut [Vec<bool>], lowered: &lower::Lowered| {
-            for (i, used) in lowered.used_templates.iter().enumerate() {
-                templates[i] |= used;
-            }
-            for (t, used_params) in lowered.used_template_params.iter().enumerate() {
-                for (p, used) in used_params.iter().enumerate() {
-                    params[t][p] |= used;
-                }
-            }
-        };
-
+    let mut usage = Usage::new(&decls);
     let plan = plan_ast.map(|plan| {
         c.file = root.file;
         let mut params = Params::declare(&mut c, &decls.params, options);
         let (mut ir, lowered) = lower_plan(&mut c, &decls, plan, root.file, &mut params, keep_plan);
-        merge_usage(&mut used_templates, &mut used_template_params, &lowered);
+        usage.merge(&lowered);
         ir.params = params.finish(&mut c, options);
         (ir, lowered.task_count)
     });
@@ -265,40 +238,115 @@ pub fn check(modules: &[Module], sources: &SourceMap, options: &Options) -> Chec
 
     // Templates of this file that no plan used are checked on their own.
     for (index, template) in decls.templates.iter().enumerate() {
-        if !template.in_root || used_templates[index] {
+        if !template.in_root || usage.templates[index] {
             continue;
         }
         // Only the diagnostics and which parameters were used matter here.
         let mut lowering = Lowering::new(&decls, false);
         lowering.expand_unbound(&mut c, index);
         let lowered = lowering.finish(&mut c, &mut None);
-        merge_usage(&mut used_templates, &mut used_template_params, &lowered);
+        usage.merge(&lowered);
+    }
+    report_unused_template_params(&mut c, &decls, &usage);
+    report_unused_roles(&mut c, &decls);
+
+    // A template used twice reports its own mistakes twice; keep one of each.
+    c.diagnostics.sort_by(|a, b| {
+        let key = |d: &Diagnostic| {
+            (
+                d.primary().map(|l| (l.file, l.span.start(), l.span.end())),
+                d.code,
+            )
+        };
+        key(a).cmp(&key(b)).then_with(|| a.message.cmp(&b.message))
+    });
+    c.diagnostics.dedup();
+    crate::diagnostic::cap_per_code(&mut c.diagnostics);
+
+    Checked {
+        plan,
+        task_count,
+        diagnostics: c.diagnostics,
+        symbols: c.symbols,
+    }
+}
+
+/// Which templates and template parameters some lowering used.
+struct Usage {
+    templates: Vec<bool>,
+    params: Vec<Vec<bool>>,
+}
+
+impl Usage {
+    fn new(decls: &Declarations) -> Usage {
+        Usage {
+            templates: vec![false; decls.templates.len()],
+            params: decls
+                .templates
+                .iter()
+                .map(|t| vec![false; t.params.len()])
+                .collect(),
+        }
     }
 
-    // Unused declarations of this file.
+    fn merge(&mut self, lowered: &lower::Lowered) {
+        for (i, used) in lowered.used_templates.iter().enumerate() {
+            self.templates[i] |= used;
+        }
+        for (t, used_params) in lowered.used_template_params.iter().enumerate() {
+            for (p, used) in used_params.iter().enumerate() {
+                self.params[t][p] |= used;
+            }
+        }
+    }
+}
+
+/// A file holds one plan: each further one is an error.
+fn report_extra_plans(c: &mut Checker, file: FileId, plans: &[&ast::Plan]) {
+    for extra in plans.iter().skip(1) {
+        c.diagnostics.push(
+            Diagnostic::new(
+                Code::MultiplePlans,
+                format!("a second plan, `{}`, in one file", extra.name.name),
+            )
+            .label(file, extra.name.span, "second plan")
+            .label(file, plans[0].name.span, "first plan")
+            .help("put each plan in a file of its own; share roles and templates with `import`"),
+        );
+    }
+}
+
+/// The parameters of this file's templates that no string uses.
+fn report_unused_template_params(c: &mut Checker, decls: &Declarations, usage: &Usage) {
     for (index, template) in decls.templates.iter().enumerate() {
         if !template.in_root {
             continue;
         }
         for (p, param) in template.params.iter().enumerate() {
-            if !used_template_params[index][p] && !c.unparsed.may_name(&param.ast.name.name) {
-                c.diagnostics.push(
-                    Diagnostic::new(
-                        Code::Unused,
-                        format!(
-                            "parameter `{}` of template `{}` is never used",
-                            param.ast.name.name, template.ast.name.name
-                        ),
-                    )
-                    .label(template.file, param.ast.name.span, "unused parameter")
-                    .help(format!(
-                        "use it in a string of the template as `{{{}}}`, or remove it",
-                        param.ast.name.name
-                    )),
-                );
+            if usage.params[index][p] || c.unparsed.may_name(&param.ast.name.name) {
+                continue;
             }
+            c.diagnostics.push(
+                Diagnostic::new(
+                    Code::Unused,
+                    format!(
+                        "parameter `{}` of template `{}` is never used",
+                        param.ast.name.name, template.ast.name.name
+                    ),
+                )
+                .label(template.file, param.ast.name.span, "unused parameter")
+                .help(format!(
+                    "use it in a string of the template as `{{{}}}`, or remove it",
+                    param.ast.name.name
+                )),
+            );
         }
     }
+}
+
+/// The plan's roles that no task is assigned to (and that no "did you
+/// mean" pointed to).
+fn report_unused_roles(c: &mut Checker, decls: &Declarations) {
     // One pass over the references, not one per role.
     let mut referenced = std::mem::take(&mut c.referenced);
     referenced.resize(c.symbols.definitions.len(), false);
@@ -327,26 +375,6 @@ pub fn check(modules: &[Module], sources: &SourceMap, options: &Options) -> Chec
             )),
         );
     }
-
-    // A template used twice reports its own mistakes twice; keep one of each.
-    c.diagnostics.sort_by(|a, b| {
-        let key = |d: &Diagnostic| {
-            (
-                d.primary().map(|l| (l.file, l.span.start(), l.span.end())),
-                d.code,
-            )
-        };
-        key(a).cmp(&key(b)).then_with(|| a.message.cmp(&b.message))
-    });
-    c.diagnostics.dedup();
-    crate::diagnostic::cap_per_code(&mut c.diagnostics);
-
-    Checked {
-        plan,
-        task_count,
-        diagnostics: c.diagnostics,
-        symbols: c.symbols,
-    }
 }
 
 fn lower_plan<'a>(
@@ -358,31 +386,7 @@ fn lower_plan<'a>(
     keep: bool,
 ) -> (ir::Plan, lower::Lowered) {
     c.define(SymbolKind::Plan, &plan.name, plan.span);
-    let mut fields = PlanFields::default();
-    for item in &plan.items {
-        match item {
-            ast::PlanItem::Title(f) => once(c, &mut fields.title, f, "title"),
-            ast::PlanItem::Goal(f) => once(c, &mut fields.goal, f, "goal"),
-            ast::PlanItem::Language(f) => once(c, &mut fields.language, f, "language"),
-            ast::PlanItem::MaxIterations(f) => match fields.max_iterations {
-                Some(first) => c.duplicate_field("max_iterations", first.keyword, f.keyword),
-                None => fields.max_iterations = Some(f),
-            },
-            ast::PlanItem::TransitionRounds(f) => match fields.transition_rounds {
-                Some(first) => c.duplicate_field("transition_rounds", first.keyword, f.keyword),
-                None => fields.transition_rounds = Some(f),
-            },
-            ast::PlanItem::FallbackRounds(f) => match fields.fallback_rounds {
-                Some(first) => c.duplicate_field("fallback_rounds", first.keyword, f.keyword),
-                None => fields.fallback_rounds = Some(f),
-            },
-            ast::PlanItem::Retry(f) => match fields.retry {
-                Some(first) => c.duplicate_field("retry", first.keyword, f.keyword),
-                None => fields.retry = Some(f),
-            },
-            _ => {}
-        }
-    }
+    let fields = PlanFields::of(c, plan);
 
     // Room for what each task adds, so the large vectors are not copied as
     // they grow (templates may add more; the vectors still grow then).
@@ -415,54 +419,16 @@ fn lower_plan<'a>(
                 .help("say what the plan achieves, e.g. `goal \"Publish the weekly report\"`; agents read it to stay on course"),
         );
     }
-    let max_iterations = fields.max_iterations.and_then(|f| {
-        let value = f.value.value?;
-        if value < 1 {
-            c.diagnostics.push(
-                Diagnostic::new(
-                    Code::InvalidValue,
-                    format!("`max_iterations` must be at least 1, not {value}"),
-                )
-                .label(file, f.value.span, "must be 1 or more"),
-            );
-            return None;
-        }
-        Some(value as u64)
-    });
-    // Rounds on a step: a transition word may count from 0 (at once), the
-    // fallback from 1; both at most 1000.
-    let mut rounds = |field: Option<&ast::IntField>, name: &str, least: i64| {
-        field.and_then(|f| {
-            let value = f.value.value?;
-            if !(least..=1000).contains(&value) {
-                c.diagnostics.push(
-                    Diagnostic::new(
-                        Code::InvalidValue,
-                        format!("`{name}` takes a number from {least} to 1000, not {value}"),
-                    )
-                    .label(file, f.value.span, "out of range"),
-                );
-                return None;
-            }
-            Some(value as u64)
-        })
-    };
-    let transition_rounds = rounds(fields.transition_rounds, "transition_rounds", 0);
-    let fallback_rounds = rounds(fields.fallback_rounds, "fallback_rounds", 1);
-    let retry = fields.retry.and_then(|f| {
-        let value = f.value.value?;
-        if !(0..=1000).contains(&value) {
-            c.diagnostics.push(
-                Diagnostic::new(
-                    Code::InvalidValue,
-                    format!("`retry` takes a number from 0 to 1000, not {value}"),
-                )
-                .label(file, f.value.span, "out of range"),
-            );
-            return None;
-        }
-        Some(value as u32)
-    });
+    let max_iterations = fields
+        .max_iterations
+        .and_then(|f| max_iterations(c, file, f));
+    let transition_rounds = fields
+        .transition_rounds
+        .and_then(|f| rounds(c, file, f, "transition_rounds", 0));
+    let fallback_rounds = fields
+        .fallback_rounds
+        .and_then(|f| rounds(c, file, f, "fallback_rounds", 1));
+    let retry = fields.retry.and_then(|f| plan_retry(c, file, f));
     // A plan whose only items are `use`s of unknown templates has its errors already.
     let has_use = plan
         .items
@@ -520,6 +486,88 @@ fn lower_plan<'a>(
         },
         lowered,
     )
+}
+
+impl<'a> PlanFields<'a> {
+    /// The plan's own fields, each given once (a second is reported).
+    fn of(c: &mut Checker, plan: &'a ast::Plan) -> PlanFields<'a> {
+        let mut fields = PlanFields::default();
+        for item in &plan.items {
+            match item {
+                ast::PlanItem::Title(f) => once(c, &mut fields.title, f, "title"),
+                ast::PlanItem::Goal(f) => once(c, &mut fields.goal, f, "goal"),
+                ast::PlanItem::Language(f) => once(c, &mut fields.language, f, "language"),
+                ast::PlanItem::MaxIterations(f) => match fields.max_iterations {
+                    Some(first) => c.duplicate_field("max_iterations", first.keyword, f.keyword),
+                    None => fields.max_iterations = Some(f),
+                },
+                ast::PlanItem::TransitionRounds(f) => match fields.transition_rounds {
+                    Some(first) => c.duplicate_field("transition_rounds", first.keyword, f.keyword),
+                    None => fields.transition_rounds = Some(f),
+                },
+                ast::PlanItem::FallbackRounds(f) => match fields.fallback_rounds {
+                    Some(first) => c.duplicate_field("fallback_rounds", first.keyword, f.keyword),
+                    None => fields.fallback_rounds = Some(f),
+                },
+                ast::PlanItem::Retry(f) => match fields.retry {
+                    Some(first) => c.duplicate_field("retry", first.keyword, f.keyword),
+                    None => fields.retry = Some(f),
+                },
+                _ => {}
+            }
+        }
+        fields
+    }
+}
+
+/// The plan's `max_iterations`, when it is at least 1.
+fn max_iterations(c: &mut Checker, file: FileId, f: &ast::IntField) -> Option<u64> {
+    let value = f.value.value?;
+    if value < 1 {
+        c.diagnostics.push(
+            Diagnostic::new(
+                Code::InvalidValue,
+                format!("`max_iterations` must be at least 1, not {value}"),
+            )
+            .label(file, f.value.span, "must be 1 or more"),
+        );
+        return None;
+    }
+    Some(value as u64)
+}
+
+/// Rounds on a step (`transition_rounds`, `fallback_rounds`), when from
+/// `least` to 1000: a transition word may count from 0 (at once), the
+/// fallback from 1.
+fn rounds(c: &mut Checker, file: FileId, f: &ast::IntField, name: &str, least: i64) -> Option<u64> {
+    let value = f.value.value?;
+    if !(least..=1000).contains(&value) {
+        c.diagnostics.push(
+            Diagnostic::new(
+                Code::InvalidValue,
+                format!("`{name}` takes a number from {least} to 1000, not {value}"),
+            )
+            .label(file, f.value.span, "out of range"),
+        );
+        return None;
+    }
+    Some(value as u64)
+}
+
+/// The plan's `retry`, when it is from 0 to 1000.
+fn plan_retry(c: &mut Checker, file: FileId, f: &ast::IntField) -> Option<u32> {
+    let value = f.value.value?;
+    if !(0..=1000).contains(&value) {
+        c.diagnostics.push(
+            Diagnostic::new(
+                Code::InvalidValue,
+                format!("`retry` takes a number from 0 to 1000, not {value}"),
+            )
+            .label(file, f.value.span, "out of range"),
+        );
+        return None;
+    }
+    Some(value as u32)
 }
 
 fn once<'a>(

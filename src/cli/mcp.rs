@@ -27,8 +27,8 @@ pub struct McpArgs {
     /// (each agent has its own current task)
     #[arg(long, value_name = "NAME", env = "PLANC_AGENT")]
     agent: Option<String>,
-    /// Whose tools to serve: planc (seed 001, the default), tasks (seed 000),
-    /// plan-tool (seed 002), steps (seed 003) or plan-act (seed 004)
+    /// Whose tools to serve: planc (the PlanManager API, the default), tasks (the planManager),
+    /// plan-tool (the Plan Tool), steps (the steps system) or plan-act (Plan-Act)
     #[arg(long, value_enum, default_value = "planc")]
     dialect: DialectName,
 }
@@ -46,15 +46,15 @@ pub struct ToolsArgs {
 /// The dialects by name (`planc::mcp::Dialect::ALL`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum DialectName {
-    /// Seed 001's API, plus observe
+    /// The PlanManager API, plus observe
     Planc,
-    /// Seed 000's six tools
+    /// The planManager's six tools
     Tasks,
-    /// Seed 002's Plan Tool functions
+    /// The Plan Tool's functions
     PlanTool,
-    /// Seed 003's text protocol as a tool
+    /// The steps system's text protocol as a tool
     Steps,
-    /// Seed 004's planner and executor
+    /// Plan-Act's planner and executor
     PlanAct,
 }
 

@@ -1,6 +1,6 @@
 //! The plan document (`planc/1`): the JSON that `planc build` writes and the
-//! runner keeps its state in. A superset of seed 001's shape; its task objects
-//! are seed 000/001 task objects with extra fields.
+//! runner keeps its state in. A superset of the PlanManager API's shape; its task objects
+//! are planManager task objects with extra fields.
 
 mod json_text;
 pub mod statuses;
@@ -85,7 +85,7 @@ pub struct RoleDoc {
     pub description: Option<String>,
 }
 
-/// A step: a named group of tasks (seed 002).
+/// A step: a named group of tasks (the Plan Tool).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StepDoc {
     pub id: String,
@@ -128,7 +128,7 @@ impl Default for State {
     }
 }
 
-/// The status of a whole plan (seed 001).
+/// The status of a whole plan (the PlanManager API).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PlanStatus {
@@ -161,7 +161,7 @@ impl PlanStatus {
     }
 }
 
-/// The status of a task (seeds 000/001).
+/// The status of a task (the planManager and the PlanManager API).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskStatus {
@@ -200,7 +200,7 @@ impl TaskStatus {
     }
 }
 
-/// A task: seed 000/001's six fields, then planc's.
+/// A task: the planManager's six fields, then planc's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TaskDoc {
     pub id: u32,
@@ -238,7 +238,7 @@ pub struct TaskDoc {
     pub holder: Option<Holder>,
 }
 
-/// Who holds an in-progress task (SPEC §10's agent model).
+/// Who holds an in-progress task (the agent model, docs/agents.md).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Holder {
     /// The agent (`--agent`, `PLANC_AGENT`, an MCP `agent` argument); none

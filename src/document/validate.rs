@@ -1,8 +1,8 @@
 //! Checks a JSON plan document (hand-written, or written by an LLM planner)
 //! with the same checks as a `.plan` file, pointing into the JSON.
 //!
-//! Accepted shapes: `planc/1`, seed 001 (`meta.goal`, `state`, `tasks`) and
-//! seed 000 (`overallGoal`, `currentTaskID`, `tasks`). Each is normalised to
+//! Accepted shapes: `planc/1`, the PlanManager API (`meta.goal`, `state`, `tasks`) and
+//! the planManager (`overallGoal`, `currentTaskID`, `tasks`). Each is normalised to
 //! a `planc/1` [`PlanDocument`].
 
 use std::collections::{HashMap, HashSet};
@@ -14,7 +14,7 @@ use serde_json::{json, Map};
 
 use super::{Holder, PlanDocument, PlanStatus, Priority, Retry, TaskDoc, TaskStatus, FORMAT};
 
-/// The fields of a task object in `planc/1` (and seeds 000/001).
+/// The fields of a task object in `planc/1` (and the planManager and the PlanManager API).
 const TASK_FIELDS: [&str; 15] = [
     "id",
     "name",
@@ -345,7 +345,7 @@ impl Validator {
             None => None,
         };
 
-        // The goal: planc/1 and seed 001 keep it in meta; seed 000 at the top.
+        // The goal: planc/1 and the PlanManager API keep it in meta; the planManager at the top.
         let goal = match (meta, get(root, "overallGoal")) {
             (Some(meta), _) if get(meta, "goal").is_some() => {
                 self.string(meta, "goal", "`meta`", true)
@@ -529,62 +529,128 @@ impl Validator {
     ) -> Option<(TaskInfo, Option<TaskDoc>)> {
         let before = self.diagnostics.len();
         let id_value = get(task, "id");
-        let id = match id_value {
-            Some(value) => self.integer(value, "a task's `id`").and_then(|id| {
-                if (1..=u32::MAX as u64).contains(&id) {
-                    Some(id as u32)
-                } else {
-                    self.type_error(value, "a task's `id`", "a whole number from 1");
-                    None
-                }
-            }),
-            None => {
-                self.missing(task, "a task", "id");
-                None
+        let id = self.task_id(task, id_value);
+        let name = self.string(task, "name", "a task", true);
+        let status = self.task_status(get(task, "status"));
+        let deps = self.task_dependencies(get(task, "dependencies"));
+        let reasoning = self.string(task, "reasoning", "a task", false);
+        let result = self.string(task, "result", "a task", false);
+        let key = self.string(task, "key", "a task", false);
+        let step = self.string(task, "step", "a task", false);
+        let assignee = self.string(task, "assignee", "a task", false);
+        let description = self.string(task, "description", "a task", false);
+        let holder = self.task_holder(get(task, "holder"));
+        let optional = match get(task, "optional") {
+            None | Some(Value::NullKeyword(_)) => false,
+            Some(Value::BooleanLit(b)) => b.value,
+            Some(other) => {
+                self.type_error(other, "`optional`", "true or false");
+                false
             }
         };
-        let name = self.string(task, "name", "a task", true);
-        let status = match get(task, "status") {
-            None => Some(TaskStatus::Pending),
-            // Seed 001's `blocked` (waiting on a dependency) is worked out
-            // from the dependencies, so it is kept as `pending`.
-            Some(Value::StringLit(s)) if s.value == "blocked" => Some(TaskStatus::Pending),
-            Some(Value::StringLit(s)) => match TaskStatus::from_name(&s.value) {
-                Some(status) => Some(status),
-                // Seed 001's `blocked` is worked out from the dependencies:
-                // the task waits, as a pending one does.
-                None if s.value == "blocked" => Some(TaskStatus::Pending),
-                None => {
-                    let suggestion = suggest::closest(&s.value, TaskStatus::NAMES);
-                    let help = format!(
-                        "a task's status is one of {} (or `blocked`, read as `pending`)",
-                        TaskStatus::NAMES.map(|n| format!("`{n}`")).join(", ")
-                    );
-                    let label = match suggestion {
-                        Some(best) => format!("did you mean `{best}`?"),
-                        None => "unknown status".to_owned(),
-                    };
-                    let mut diagnostic = Diagnostic::new(
-                        Code::InvalidStatus,
-                        format!("unknown task status `{}`", s.value),
-                    )
-                    .label(self.file, span(&s.range), label)
-                    .help(help);
-                    if let Some(best) = suggestion {
-                        diagnostic =
-                            diagnostic.fix(self.file, span(&s.range), format!("\"{best}\""));
-                    }
-                    self.diagnostics.push(diagnostic);
-                    None
-                }
-            },
+        let retry = self.task_retry(get(task, "retry"));
+        let priority = self.task_priority(get(task, "priority"));
+        let extra = self.task_extra(task);
+        if let (Some(assignee), Some((role_ids, _))) = (&assignee, roles) {
+            self.check_assignee(task, assignee, role_ids);
+        }
+        if let Some(key) = &key {
+            self.check_key(task, key, keys);
+        }
+
+        // A task with a valid id takes part in the cross-task checks even when
+        // another of its fields is wrong, so one mistake is reported once.
+        let id = id?;
+        let info = TaskInfo {
+            id,
+            id_span: id_value.map(span).unwrap_or_default(),
+            name: key.clone().unwrap_or_else(|| id.to_string()),
+            deps: deps.iter().map(|&(d, at)| (d, at, true)).collect(),
+        };
+        let valid = !self.diagnostics[before..].iter().any(Diagnostic::is_error);
+        let (Some(name), Some(status), true) = (name, status, valid) else {
+            return Some((info, None));
+        };
+        let value = TaskDoc {
+            id,
+            name,
+            status,
+            dependencies: deps.iter().map(|d| d.0).collect(),
+            reasoning,
+            result,
+            key,
+            step,
+            assignee,
+            description,
+            optional,
+            retry,
+            priority: priority.and_then(Priority::from_name),
+            extra,
+            holder,
+        };
+        Some((info, Some(value)))
+    }
+
+    /// A task's `id`: a whole number from 1.
+    fn task_id(&mut self, task: &Object, value: Option<&Value>) -> Option<u32> {
+        let Some(value) = value else {
+            self.missing(task, "a task", "id");
+            return None;
+        };
+        self.integer(value, "a task's `id`").and_then(|id| {
+            if (1..=u32::MAX as u64).contains(&id) {
+                Some(id as u32)
+            } else {
+                self.type_error(value, "a task's `id`", "a whole number from 1");
+                None
+            }
+        })
+    }
+
+    /// A task's `status` (`pending` when it has none).
+    fn task_status(&mut self, value: Option<&Value>) -> Option<TaskStatus> {
+        let s = match value {
+            None => return Some(TaskStatus::Pending),
+            Some(Value::StringLit(s)) => s,
             Some(other) => {
                 self.type_error(other, "a task's `status`", "a string");
-                None
+                return None;
             }
         };
+        // The PlanManager API's `blocked` (waiting on a dependency) is worked
+        // out from the dependencies, so it is kept as `pending`.
+        if s.value == "blocked" {
+            return Some(TaskStatus::Pending);
+        }
+        if let Some(status) = TaskStatus::from_name(&s.value) {
+            return Some(status);
+        }
+        let suggestion = suggest::closest(&s.value, TaskStatus::NAMES);
+        let help = format!(
+            "a task's status is one of {} (or `blocked`, read as `pending`)",
+            TaskStatus::NAMES.map(|n| format!("`{n}`")).join(", ")
+        );
+        let label = match suggestion {
+            Some(best) => format!("did you mean `{best}`?"),
+            None => "unknown status".to_owned(),
+        };
+        let mut diagnostic = Diagnostic::new(
+            Code::InvalidStatus,
+            format!("unknown task status `{}`", s.value),
+        )
+        .label(self.file, span(&s.range), label)
+        .help(help);
+        if let Some(best) = suggestion {
+            diagnostic = diagnostic.fix(self.file, span(&s.range), format!("\"{best}\""));
+        }
+        self.diagnostics.push(diagnostic);
+        None
+    }
+
+    /// A task's `dependencies`: the ids, each with where it is written.
+    fn task_dependencies(&mut self, value: Option<&Value>) -> Vec<(u32, Span)> {
         let mut deps = Vec::new();
-        match get(task, "dependencies") {
+        match value {
             None | Some(Value::NullKeyword(_)) => {}
             Some(Value::Array(array)) => {
                 for dep in &array.elements {
@@ -595,14 +661,12 @@ impl Validator {
             }
             Some(other) => self.type_error(other, "`dependencies`", "an array of task ids"),
         }
-        let reasoning = self.string(task, "reasoning", "a task", false);
-        let result = self.string(task, "result", "a task", false);
-        let key = self.string(task, "key", "a task", false);
-        let step = self.string(task, "step", "a task", false);
-        let assignee = self.string(task, "assignee", "a task", false);
-        let description = self.string(task, "description", "a task", false);
-        // Who holds an in-progress task (a runner state): kept as it is.
-        let holder = match get(task, "holder") {
+        deps
+    }
+
+    /// Who holds an in-progress task (a runner state): kept as it is.
+    fn task_holder(&mut self, value: Option<&Value>) -> Option<Holder> {
+        match value {
             None | Some(Value::NullKeyword(_)) => None,
             Some(holder @ Value::Object(_)) => {
                 match serde_json::from_value::<Holder>(self.plain(holder)) {
@@ -623,18 +687,13 @@ impl Validator {
                 self.type_error(other, "`holder`", "an object {\"agent\", \"since\", …}");
                 None
             }
-        };
-        let optional = match get(task, "optional") {
-            None | Some(Value::NullKeyword(_)) => false,
-            Some(Value::BooleanLit(b)) => b.value,
-            Some(other) => {
-                self.type_error(other, "`optional`", "true or false");
-                false
-            }
-        };
-        // `retry N` (a number) is short for `{"max": N, "count": 0}`; a
-        // missing or null `max` leaves the budget to the plan.
-        let retry = match get(task, "retry") {
+        }
+    }
+
+    /// A task's `retry`: `retry N` (a number) is short for `{"max": N,
+    /// "count": 0}`; a missing or null `max` leaves the budget to the plan.
+    fn task_retry(&mut self, value: Option<&Value>) -> Retry {
+        match value {
             None | Some(Value::NullKeyword(_)) => Retry::default(),
             Some(Value::Object(retry)) => {
                 let mut field = |name: &str| {
@@ -672,9 +731,12 @@ impl Validator {
                 self.type_error(other, "`retry`", "an object {\"max\": N, \"count\": N}");
                 Retry::default()
             }
-        };
+        }
+    }
 
-        let priority = match get(task, "priority") {
+    /// A task's `priority`, by name.
+    fn task_priority(&mut self, value: Option<&Value>) -> Option<&'static str> {
+        match value {
             None | Some(Value::NullKeyword(_)) => None,
             Some(Value::StringLit(s)) => match Priority::from_name(&s.value) {
                 Some(p) => Some(p.as_str()),
@@ -695,7 +757,11 @@ impl Validator {
                 self.type_error(other, "`priority`", "a string");
                 None
             }
-        };
+        }
+    }
+
+    /// A task's `extra`, with every field planc does not know (each reported).
+    fn task_extra(&mut self, task: &Object) -> Map<String, serde_json::Value> {
         let mut extra = match get(task, "extra") {
             None | Some(Value::NullKeyword(_)) => Map::new(),
             Some(value @ Value::Object(_)) => match self.plain(value) {
@@ -714,69 +780,42 @@ impl Validator {
                 extra.insert(property.name.as_str().to_owned(), value);
             }
         }
+        extra
+    }
 
-        if let (Some(assignee), Some((role_ids, _))) = (&assignee, roles) {
-            if !self.role_names.contains(assignee.as_str()) {
-                let at = get(task, "assignee").map(span).unwrap_or_default();
-                let suggestion = self
-                    .suggestions
-                    .closest(assignee, role_ids.iter().map(String::as_str));
-                let label = match suggestion {
-                    Some(best) => format!("did you mean `{best}`?"),
-                    None => "unknown role".to_owned(),
-                };
-                self.diagnostics.push(
-                    Diagnostic::new(Code::UnknownRole, format!("no role named `{assignee}`"))
-                        .label(self.file, at, label)
-                        .help("an assignee must be the `id` of an entry of `roles`"),
-                );
-            }
+    /// An assignee must be one of the document's roles.
+    fn check_assignee(&mut self, task: &Object, assignee: &str, role_ids: &[String]) {
+        if self.role_names.contains(assignee) {
+            return;
         }
-        if let Some(key) = &key {
-            let at = get(task, "key").map(span).unwrap_or_default();
-            if let Some(first) = keys.get(key) {
-                self.diagnostics.push(
-                    Diagnostic::new(Code::Duplicate, format!("two tasks have the key `{key}`"))
-                        .label(self.file, at, "used again here")
-                        .label(self.file, *first, "first used here")
-                        .help("task keys name tasks for the CLI and MCP; make them unique"),
-                );
-            } else {
-                keys.insert(key.clone(), at);
-            }
-        }
+        let at = get(task, "assignee").map(span).unwrap_or_default();
+        let suggestion = self
+            .suggestions
+            .closest(assignee, role_ids.iter().map(String::as_str));
+        let label = match suggestion {
+            Some(best) => format!("did you mean `{best}`?"),
+            None => "unknown role".to_owned(),
+        };
+        self.diagnostics.push(
+            Diagnostic::new(Code::UnknownRole, format!("no role named `{assignee}`"))
+                .label(self.file, at, label)
+                .help("an assignee must be the `id` of an entry of `roles`"),
+        );
+    }
 
-        // A task with a valid id takes part in the cross-task checks even when
-        // another of its fields is wrong, so one mistake is reported once.
-        let id = id?;
-        let info = TaskInfo {
-            id,
-            id_span: id_value.map(span).unwrap_or_default(),
-            name: key.clone().unwrap_or_else(|| id.to_string()),
-            deps: deps.iter().map(|&(d, at)| (d, at, true)).collect(),
-        };
-        let valid = !self.diagnostics[before..].iter().any(Diagnostic::is_error);
-        let (Some(name), Some(status), true) = (name, status, valid) else {
-            return Some((info, None));
-        };
-        let value = TaskDoc {
-            id,
-            name,
-            status,
-            dependencies: deps.iter().map(|d| d.0).collect(),
-            reasoning,
-            result,
-            key,
-            step,
-            assignee,
-            description,
-            optional,
-            retry,
-            priority: priority.and_then(Priority::from_name),
-            extra,
-            holder,
-        };
-        Some((info, Some(value)))
+    /// Task keys are unique.
+    fn check_key(&mut self, task: &Object, key: &str, keys: &mut HashMap<String, Span>) {
+        let at = get(task, "key").map(span).unwrap_or_default();
+        if let Some(first) = keys.get(key) {
+            self.diagnostics.push(
+                Diagnostic::new(Code::Duplicate, format!("two tasks have the key `{key}`"))
+                    .label(self.file, at, "used again here")
+                    .label(self.file, *first, "first used here")
+                    .help("task keys name tasks for the CLI and MCP; make them unique"),
+            );
+        } else {
+            keys.insert(key.to_owned(), at);
+        }
     }
 
     /// Duplicate ids, unknown dependencies, and the graph checks.

@@ -18,13 +18,13 @@ use super::peers::{self, plan_extension, task_extension};
 pub enum Target {
     /// `planc/1`, the default.
     Planc,
-    /// Seed 000: `{overallGoal, currentTaskID, tasks}`.
+    /// The planManager: `{overallGoal, currentTaskID, tasks}`.
     Tasks,
-    /// Seed 002: Plan Tool's plan instance, tasks grouped in steps.
+    /// The Plan Tool: its plan instance, tasks grouped in steps.
     PlanTool,
-    /// Seed 003: a linear list of steps, tasks in a topological order.
+    /// The steps system: a linear list of steps, tasks in a topological order.
     Steps,
-    /// Seed 004: Plan-Act's `{title, steps, language}`.
+    /// Plan-Act: Plan-Act's `{title, steps, language}`.
     PlanAct,
     /// task-master's `tasks.json`, tagged (`{"master": {"tasks": […]}}`).
     TaskMaster,

@@ -1,5 +1,5 @@
 //! `planc mcp STATE`: the runner's operations as Model Context Protocol tools
-//! over stdio (SPEC §6), built on the official Rust SDK (`rmcp`).
+//! over stdio (docs/agents.md), built on the official Rust SDK (`rmcp`).
 //!
 //! A thin face: every tool call becomes a runner [`Op`](crate::runner::Op) and goes through the
 //! [`Store`](crate::runner::Store) (lock, atomic write, event log), so several servers on one state

@@ -76,7 +76,7 @@ fn drop_integer_formats(value: &mut Value) {
 const ID_NOTE: &str =
     "Task ids are integers; a task's key (its name in the .plan source, e.g. \"open\") works too.";
 
-/// Every tool, in SPEC §4 order.
+/// Every tool, in the order of docs/runner.md.
 pub fn tools() -> Vec<ToolDef> {
     let def = |name: &'static str, description: &str, input_schema, read_only| {
         let mut tool = ToolDef {
@@ -233,7 +233,7 @@ fn full_description(tool: &ToolDef) -> String {
     }
 }
 
-/// The output schema of planc's tools: the §4 envelope, whose `data` is the
+/// The output schema of planc's tools: the envelope, whose `data` is the
 /// operation's result type (`runner::results`) and whose `error` is the
 /// error body.
 pub fn envelope_schema(op: &str) -> Map<String, Value> {

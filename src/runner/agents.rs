@@ -1,4 +1,4 @@
-//! The agent model (SPEC §10): who calls, who holds each in-progress task,
+//! The agent model (docs/agents.md): who calls, who holds each in-progress task,
 //! and leases.
 //!
 //! A [`Caller`] comes with every operation: the agent's name (none for a
@@ -204,7 +204,7 @@ impl Runner {
 
     /// Records `caller` as the holder of the task at `i`, just started.
     pub(super) fn hold(&mut self, i: usize, caller: &Caller) {
-        // A caller without an identity or a lease is seed 001's single
+        // A caller without an identity or a lease is the PlanManager API's single
         // agent: nothing to record (and its results stay free of times).
         if caller.agent.is_none() && caller.lease.is_none() {
             return;
@@ -339,7 +339,7 @@ impl Runner {
 
     /// The caller's current task: the task the agent holds (if several,
     /// `current_task_id` when it is one of them, else the last in plan
-    /// order), or seed 001's `current_task_id` for a caller without an identity.
+    /// order), or the PlanManager API's `current_task_id` for a caller without an identity.
     pub(super) fn current_of(&self, caller: &Caller) -> Option<usize> {
         match caller.agent.as_deref() {
             Some(agent) => {

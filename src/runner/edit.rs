@@ -55,7 +55,7 @@ impl Runner {
         let mut rewired = Vec::new();
         match after {
             Some(a) => {
-                // Seed 000: the tasks that waited for X now wait for the new task.
+                // The planManager: the tasks that waited for X now wait for the new task.
                 let x = self.task(a).id;
                 for &d in &self.index.dependents[a] {
                     let dependent = &mut doc.tasks[d];
@@ -185,7 +185,7 @@ impl Runner {
         })
     }
 
-    /// `replan` (seed 004): keep completed, skipped and in-progress tasks;
+    /// `replan` (Plan-Act): keep completed, skipped and in-progress tasks;
     /// replace the pending and failed ones with `steps`.
     pub(super) fn replan(&mut self, args: &ReplanArgs) -> Result<Applied, OpError> {
         self.require_active()?;

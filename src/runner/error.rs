@@ -1,10 +1,10 @@
-//! Why an operation was refused: seed 001's error codes, plus planc's own.
+//! Why an operation was refused: the PlanManager API's error codes, plus planc's own.
 
 use std::fmt;
 
 use serde_json::{json, Value};
 
-/// A stable error code, spelt as in seed 001 (`TASK_NOT_FOUND`, …).
+/// A stable error code, spelt as in the PlanManager API (`TASK_NOT_FOUND`, …).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
     /// No task has the given id or key.
@@ -176,7 +176,7 @@ impl OpError {
         }
     }
 
-    /// Seed 001's error envelope: `{"success": false, "error": {code, message, details}}`.
+    /// The PlanManager API's error envelope: `{"success": false, "error": {code, message, details}}`.
     pub fn envelope(&self) -> Value {
         json!({
             "success": false,

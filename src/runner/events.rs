@@ -1,4 +1,4 @@
-//! What changed: events (seed 004's PlanEvent / TaskEvent kinds) and the
+//! What changed: events (Plan-Act's PlanEvent / TaskEvent kinds) and the
 //! record of one change that the event log holds, one JSON line each.
 
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! The runner: the state machine of seeds 000/001 over a plan document (SPEC §4).
+//! The runner: the state machine of the planManager and the PlanManager API over a plan document (docs/runner.md).
 //!
 //! [`Runner`] holds a [`PlanDocument`] with indexes and applies [`Op`]s to it;
 //! it does no IO and reads no clock. [`Store`] is the edge: it loads a state
@@ -61,7 +61,7 @@ impl Applied {
         !self.events.is_empty()
     }
 
-    /// Seed 001's success envelope: `{"success": true, "data": …}`.
+    /// The PlanManager API's success envelope: `{"success": true, "data": …}`.
     pub fn envelope(&self) -> Value {
         json!({"success": true, "data": self.data})
     }

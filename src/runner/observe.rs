@@ -1,4 +1,4 @@
-//! The text protocol for agents that cannot call tools (seed 003): an agent's
+//! The text protocol for agents that cannot call tools (the steps system): an agent's
 //! message is one round. A step advances in three ways, first match wins:
 //!
 //! 1. an explicit marker (`[Done]`, `[完成]`, `[Failed] reason`…), at once;

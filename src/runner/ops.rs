@@ -1,4 +1,4 @@
-//! The operations (SPEC §4), with seed 001's argument names, so a tool call
+//! The operations (docs/runner.md), with the PlanManager API's argument names, so a tool call
 //! `{"name": "completeTask", "arguments": {"task_id": 3, "result": "…"}}`
 //! deserialises straight into an [`Op`].
 
@@ -180,7 +180,7 @@ pub struct AddArgs {
     pub description: Option<String>,
 }
 
-/// The fields `updateTask` may change (seed 001's `updates`).
+/// The fields `updateTask` may change (the PlanManager API's `updates`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TaskUpdates {
@@ -201,7 +201,7 @@ pub struct TaskUpdates {
     pub description: Option<String>,
 }
 
-/// Arguments of `updateTask`: the fields either nested in `updates` (seed 001)
+/// Arguments of `updateTask`: the fields either nested in `updates` (the PlanManager API)
 /// or given directly.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -270,7 +270,7 @@ pub enum ReplanStep {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReplanTask {
-    /// What the task is (`description` is accepted as in seed 004 when `name` is absent).
+    /// What the task is (`description` is accepted as in Plan-Act when `name` is absent).
     #[serde(default)]
     pub name: Option<String>,
     /// A key other new tasks may name in their `dependencies`.
@@ -283,7 +283,7 @@ pub struct ReplanTask {
     /// Why the task is needed.
     #[serde(default)]
     pub reasoning: Option<String>,
-    /// Longer instructions (seed 004 calls the step text `description`).
+    /// Longer instructions (Plan-Act calls the step text `description`).
     #[serde(default)]
     pub description: Option<String>,
     /// The role that should do the task.
@@ -343,7 +343,7 @@ pub enum Op {
     ResumePlan(NoArgs),
     /// Every task back to pending.
     ResetPlan(NoArgs),
-    /// Replace the pending remainder (seed 004).
+    /// Replace the pending remainder (Plan-Act).
     Replan(ReplanArgs),
     /// Put a failed task back to pending, to be tried again.
     RetryTask(TaskIdArgs),
@@ -352,7 +352,7 @@ pub enum Op {
 }
 
 impl Op {
-    /// Every operation name, in SPEC §4 order.
+    /// Every operation name, in the order of docs/runner.md.
     pub const NAMES: [&'static str; 19] = [
         "getCurrentTask",
         "startNextTask",

@@ -1,5 +1,5 @@
 //! A compact Markdown block about the plan for an agent's system prompt
-//! (seed 003), in the plan's language (zh or en).
+//! (the steps system), in the plan's language (zh or en).
 //!
 //! Names, goals and results come from the state file, so they are escaped
 //! ([`escape::line`]): each stays inside its own field on its line, and no

@@ -99,7 +99,7 @@ impl Runner {
         })))
     }
 
-    /// `getPlanStatus`: seed 001's fields, more counts, and a `reason` when
+    /// `getPlanStatus`: the PlanManager API's fields, more counts, and a `reason` when
     /// the plan is failed, paused, or waiting with nothing executable.
     pub(super) fn get_plan_status(&self) -> Applied {
         let total = self.doc.tasks.len();

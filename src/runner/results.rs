@@ -163,7 +163,7 @@ pub struct PlanReport {
     pub blocked_tasks: usize,
     /// The state's revision (one more per change).
     pub revision: u64,
-    /// Observed agent messages (seed 003).
+    /// Observed agent messages (the steps system).
     pub iteration_count: u64,
     /// Why the plan is failed, paused or blocked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -291,7 +291,7 @@ pub struct Replanned {
     pub new_tasks: Vec<TaskDoc>,
 }
 
-/// `observe` (seed 003's text protocol): what one agent message did.
+/// `observe` (the steps system's text protocol): what one agent message did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Observed {
     /// The iteration this message was.

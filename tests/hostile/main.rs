@@ -17,16 +17,16 @@
 //! run once. `scripts/fuzz-nightly` runs it at nightly
 //! size.
 
-#[path = "../common/mod.rs"]
-mod common;
 mod library;
 mod run;
+#[path = "../support/mod.rs"]
+mod support;
 
 use std::path::Path;
 
-use common::TempDir;
 use planc::generate::hostile::{self, Class, CONTROLS, FORGED_LINE};
 use run::{check, library, planc, Child, Stdin, Stdout, DECOY, SECRET};
+use support::temp_dir;
 
 /// Random cases per class.
 fn cases() -> u64 {
@@ -243,16 +243,16 @@ fn library_case_entry() {
 /// a class that fails fails on its hostile input, not on the harness.
 #[test]
 fn baseline_examples_pass_every_check() {
-    let dir = TempDir::new("hostile-baseline");
+    let dir = temp_dir("hostile-baseline");
     let dir = dir.path();
     std::fs::create_dir(dir.join("lib")).expect("lib");
-    for file in common::files("examples/lib", &["plan"]) {
+    for file in support::files("examples/lib", &["plan"]) {
         let name = Path::new(&file).file_name().expect("a file name");
-        std::fs::copy(common::root().join(&file), dir.join("lib").join(name)).expect("copy");
+        std::fs::copy(support::root().join(&file), dir.join("lib").join(name)).expect("copy");
     }
     let mut failures = Failures::new("baseline");
-    for file in common::files("examples", &["plan"]) {
-        let text = std::fs::read_to_string(common::root().join(&file)).expect("example");
+    for file in support::files("examples", &["plan"]) {
+        let text = std::fs::read_to_string(support::root().join(&file)).expect("example");
         plan_case(&mut failures, dir, &file, &text, true);
         // Examples with a required parameter are not run.
         let _ = std::fs::remove_file(dir.join("s.json"));
@@ -303,7 +303,7 @@ fn baseline_examples_pass_every_check() {
 
 #[test]
 fn time_unterminated_braces_and_many_cycles() {
-    let dir = TempDir::new("hostile-time");
+    let dir = temp_dir("hostile-time");
     let mut failures = Failures::new("time");
     random_cases(&mut failures, dir.path(), Class::Time);
     for (label, text) in [
@@ -326,7 +326,7 @@ fn time_unterminated_braces_and_many_cycles() {
 
 #[test]
 fn memory_template_bombs_and_bare_words() {
-    let dir = TempDir::new("hostile-memory");
+    let dir = temp_dir("hostile-memory");
     let mut failures = Failures::new("memory");
     random_cases(&mut failures, dir.path(), Class::Memory);
     for (label, text) in [
@@ -498,7 +498,7 @@ fn run_commands(
 
 #[test]
 fn terminal_controls_never_reach_human_output() {
-    let dir = TempDir::new("hostile-terminal");
+    let dir = temp_dir("hostile-terminal");
     let mut failures = Failures::new("terminal");
     random_cases(&mut failures, dir.path(), Class::Terminal);
     for seed in seeds() {
@@ -535,7 +535,7 @@ fn fifo(path: &Path) {
 
 #[test]
 fn reads_unbounded_files_are_refused() {
-    let dir = TempDir::new("hostile-reads");
+    let dir = temp_dir("hostile-reads");
     let dir = dir.path();
     let mut failures = Failures::new("reads");
     fifo(&dir.join("pipe.plan"));
@@ -615,7 +615,7 @@ fn escapes(outer: &Path, project: &Path) -> Vec<String> {
 
 #[test]
 fn escape_imports_never_leave_the_project() {
-    let root = TempDir::new("hostile-escape");
+    let root = temp_dir("hostile-escape");
     let outer = root.path().join("outer");
     let project = outer.join("work").join("project");
     std::fs::create_dir_all(project.join("sub")).expect("project");
@@ -680,7 +680,7 @@ fn escape_imports_never_leave_the_project() {
 
 #[test]
 fn outputs_one_unreadable_file_does_not_stop_the_others() {
-    let dir = TempDir::new("hostile-outputs");
+    let dir = temp_dir("hostile-outputs");
     let dir = dir.path();
     let mut failures = Failures::new("outputs");
     std::fs::write(
@@ -742,7 +742,7 @@ fn outputs_one_unreadable_file_does_not_stop_the_others() {
 
 #[test]
 fn state_concurrent_writers_keep_state_and_log_whole() {
-    let dir = TempDir::new("hostile-concurrent");
+    let dir = temp_dir("hostile-concurrent");
     let dir = dir.path();
     let tasks = 24;
     let mut text = String::from("plan c {\n    goal \"g\"\n");
@@ -751,7 +751,7 @@ fn state_concurrent_writers_keep_state_and_log_whole() {
     }
     text.push_str("}\n");
     std::fs::write(dir.join("c.plan"), text).expect("write");
-    common::Test::new(["run", "init", "c.plan", "-o", "s.json"])
+    support::Test::new(["run", "init", "c.plan", "-o", "s.json"])
         .current_dir(dir)
         .expect_code(0);
     // Four writers each start and complete tasks until none is left.
@@ -761,7 +761,7 @@ fn state_concurrent_writers_keep_state_and_log_whole() {
             std::thread::spawn(move || {
                 let mut completed = 0;
                 for _ in 0..tasks {
-                    let next = common::Test::new(["run", "--json", "next", "s.json"])
+                    let next = support::Test::new(["run", "--json", "next", "s.json"])
                         .current_dir(&dir)
                         .run();
                     let Ok(value) = serde_json::from_str::<serde_json::Value>(&next.stdout) else {
@@ -771,7 +771,7 @@ fn state_concurrent_writers_keep_state_and_log_whole() {
                         break;
                     };
                     let id = id.to_string();
-                    let done = common::Test::new(["run", "--json", "complete", "s.json", &id])
+                    let done = support::Test::new(["run", "--json", "complete", "s.json", &id])
                         .current_dir(&dir)
                         .run();
                     if done.code != 0 {
@@ -788,14 +788,14 @@ fn state_concurrent_writers_keep_state_and_log_whole() {
         completed += writer.join().expect("writer").expect("writer's runs");
     }
     assert_eq!(completed, tasks, "every task completed exactly once");
-    let status = common::Test::new(["run", "--json", "status", "s.json"])
+    let status = support::Test::new(["run", "--json", "status", "s.json"])
         .current_dir(dir)
         .expect_code(0);
     let status: serde_json::Value = serde_json::from_str(&status.stdout).expect("JSON");
     assert_eq!(status["data"]["completed_tasks"], tasks, "{status}");
     // The log has every change once, in order: revisions 1, 2, 3… up to
     // the state's, and one completion per task.
-    let log = common::Test::new(["run", "--json", "watch", "s.json", "--no-follow"])
+    let log = support::Test::new(["run", "--json", "watch", "s.json", "--no-follow"])
         .current_dir(dir)
         .expect_code(0);
     let records: Vec<serde_json::Value> = log

@@ -1,29 +1,64 @@
-//! A tiny builder for driving the real `planc` binary in a temporary
-//! directory (in the spirit of casey/just's `Test`).
+//! What the integration tests share: one builder, [`Test`], that runs the
+//! real `planc` binary (in the spirit of casey/just's `Test`: every test
+//! reads like a usage example), either in the repository root
+//! (`Test::new(["check", "examples/x.plan"])`, paths print as `examples/…`)
+//! or in a fresh temporary directory of its own (`Test::temp()`, then
+//! `.file(…)` and `.planc(&[…])` as often as needed); temporary directories
+//! (`tempfile`); and the helpers for child processes.
 
 #![allow(dead_code)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+pub mod mcp;
 pub mod venv;
 
-/// A temporary directory to run `planc` in.
-pub struct Test {
-    dir: tempfile::TempDir,
+/// The repository root: tests run there so paths print as `examples/…`.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// What one `planc` run did.
-pub struct Run {
+/// The path of a file in the repository.
+pub fn repo(path: &str) -> String {
+    format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `planc` binary under test.
+pub fn planc() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_planc"))
+}
+
+/// A fresh temporary directory (`planc-test-TAG-…`), removed when dropped.
+pub fn temp_dir(tag: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("planc-test-{tag}-"))
+        .tempdir()
+        .expect("a temporary directory")
+}
+
+/// One run of `planc`, or a directory to run it in again and again.
+pub struct Test {
+    args: Vec<String>,
+    stdin: Option<Vec<u8>>,
+    stdin_file: Option<PathBuf>,
+    dir: PathBuf,
+    /// The temporary directory `dir` is, when the test made one.
+    temp: Option<tempfile::TempDir>,
+}
+
+/// What a run printed and how it ended.
+#[derive(Debug)]
+pub struct Output {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
 }
 
-impl Run {
+impl Output {
     /// The standard output as JSON.
     pub fn json(&self) -> Value {
         serde_json::from_str(&self.stdout)
@@ -31,23 +66,58 @@ impl Run {
     }
 }
 
-pub fn planc() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_planc"))
-}
-
 impl Test {
-    pub fn new() -> Test {
+    /// `planc ARGS…`, run in the repository root.
+    pub fn new<I, S>(args: I) -> Test
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
         Test {
-            dir: tempfile::tempdir().expect("a temporary directory"),
+            args: args.into_iter().map(|a| a.as_ref().to_owned()).collect(),
+            stdin: None,
+            stdin_file: None,
+            dir: root(),
+            temp: None,
         }
     }
 
-    pub fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
+    /// A fresh temporary directory to run `planc` in ([`Test::planc`]).
+    pub fn temp() -> Test {
+        let temp = temp_dir("run");
+        Test {
+            dir: temp.path().to_owned(),
+            temp: Some(temp),
+            ..Test::new::<[&str; 0], &str>([])
+        }
     }
 
+    /// Feeds `input` on standard input.
+    pub fn stdin(mut self, input: impl Into<Vec<u8>>) -> Test {
+        self.stdin = Some(input.into());
+        self
+    }
+
+    /// Opens `path` as standard input (`planc check - </dev/zero`).
+    pub fn stdin_file(mut self, path: &Path) -> Test {
+        self.stdin_file = Some(path.to_owned());
+        self
+    }
+
+    /// Runs in `dir` instead of the repository root.
+    pub fn current_dir(mut self, dir: &Path) -> Test {
+        self.dir = dir.to_owned();
+        self
+    }
+
+    /// The path of `name` in the directory planc runs in.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// The directory planc runs in.
     pub fn dir(&self) -> &Path {
-        self.dir.path()
+        &self.dir
     }
 
     /// Writes a file into the directory.
@@ -56,45 +126,65 @@ impl Test {
         self
     }
 
-    /// Runs `planc ARGS` in the directory.
-    pub fn run(&self, args: &[&str]) -> Run {
-        self.run_with_stdin(args, "")
+    /// Runs the command and returns what it printed.
+    pub fn run(self) -> Output {
+        self.output(&self.args, self.stdin.as_deref())
+    }
+
+    /// Runs and asserts the exit code.
+    pub fn expect_code(self, code: i32) -> Output {
+        let output = self.run();
+        assert_eq!(
+            output.code, code,
+            "exit code\nstdout:\n{}\nstderr:\n{}",
+            output.stdout, output.stderr
+        );
+        output
+    }
+
+    /// Runs `planc ARGS` in the directory (the builder's own arguments and
+    /// input aside).
+    pub fn planc<S: AsRef<str>>(&self, args: &[S]) -> Output {
+        self.output(args, Some(&[]))
     }
 
     /// Runs `planc ARGS` with `stdin` as standard input.
-    pub fn run_with_stdin(&self, args: &[&str], stdin: &str) -> Run {
+    pub fn planc_with_stdin<S: AsRef<str>>(&self, args: &[S], stdin: &str) -> Output {
+        self.output(args, Some(stdin.as_bytes()))
+    }
+
+    fn output<S: AsRef<str>>(&self, args: &[S], stdin: Option<&[u8]>) -> Output {
         let mut child = planc()
-            .args(args)
-            .current_dir(self.dir())
+            .args(args.iter().map(AsRef::as_ref))
+            .current_dir(&self.dir)
             .env("NO_COLOR", "1")
-            .stdin(Stdio::piped())
+            .env_remove("CLICOLOR_FORCE")
+            .stdin(match (stdin, &self.stdin_file) {
+                (Some(_), _) => Stdio::piped(),
+                (None, Some(path)) => Stdio::from(std::fs::File::open(path).expect("stdin file")),
+                (None, None) => Stdio::null(),
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .expect("planc starts");
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        let Output {
-            status,
-            stdout,
-            stderr,
-        } = child.wait_with_output().unwrap();
-        Run {
-            code: status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        if let Some(input) = stdin {
+            let mut pipe = child.stdin.take().expect("stdin is piped");
+            // A write error means planc stopped reading: its output says why.
+            let _ = pipe.write_all(input);
+        }
+        let output = child.wait_with_output().expect("planc finishes");
+        Output {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         }
     }
-
     /// Runs `planc run --json ARGS…` and returns the envelope; asserts the exit code.
     pub fn op(&self, args: &[&str], code: i32) -> Value {
         let mut all = vec!["run", "--json"];
         all.extend_from_slice(args);
-        let run = self.run(&all);
+        let run = self.planc(&all);
         assert_eq!(
             run.code,
             code,
@@ -136,6 +226,21 @@ impl Test {
     }
 }
 
+/// The files of a directory with an extension, sorted by name.
+pub fn files(dir: &str, extensions: &[&str]) -> Vec<String> {
+    let mut files: Vec<String> = std::fs::read_dir(root().join(dir))
+        .expect("directory exists")
+        .filter_map(|entry| {
+            let path = entry.ok()?.path();
+            let ext = path.extension()?.to_str()?;
+            let name = path.file_name()?.to_str()?;
+            extensions.contains(&ext).then(|| format!("{dir}/{name}"))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
 /// `[(id, status)]` of a state's tasks, in plan order.
 pub fn tasks(state: &Value) -> Vec<(u64, String)> {
     state["tasks"]
@@ -149,11 +254,6 @@ pub fn tasks(state: &Value) -> Vec<(u64, String)> {
             )
         })
         .collect()
-}
-
-/// The path of a file in the repository.
-pub fn repo(path: &str) -> String {
-    format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
 }
 
 /// Waits for a line starting with `prefix` on a child's standard error.

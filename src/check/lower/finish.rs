@@ -10,14 +10,59 @@ use crate::check::template::TemplateEnv;
 use crate::check::Checker;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, TaskId};
+use crate::span::FileId;
 use crate::span::Span;
 use crate::syntax::ast::{self, SmolStr};
+
+/// What the tasks' `after`s make, on one thread or for one half of the
+/// tasks: single edges, and the references to steps and instances, whose
+/// edges are made once every task has been looked at (in source order,
+/// within the budget of [`crate::syntax::dependency_pair_limit`]).
+#[derive(Default)]
+struct TaskEdges {
+    edges: Vec<graph::Edge>,
+    to_groups: Vec<ToGroup>,
+    /// What the `after` being read has named so far.
+    named: rustc_hash::FxHashSet<Member>,
+}
+
+/// A task's reference to a step or an instance of more than one task.
+struct ToGroup {
+    /// How many single edges come before its edges in source order.
+    at: usize,
+    dependent: usize,
+    member: Member,
+    file: FileId,
+    reference: ast::Ident,
+}
+
+impl TaskEdges {
+    fn with_capacity(edges: usize) -> TaskEdges {
+        TaskEdges {
+            edges: Vec::with_capacity(edges),
+            ..TaskEdges::default()
+        }
+    }
+
+    /// This half's edges after `first`'s (the half before it).
+    fn append(first: TaskEdges, second: TaskEdges) -> TaskEdges {
+        let offset = first.edges.len();
+        let mut all = first;
+        all.edges.extend(second.edges);
+        all.to_groups
+            .extend(second.to_groups.into_iter().map(|g| ToGroup {
+                at: g.at + offset,
+                ..g
+            }));
+        all
+    }
+}
 
 impl<'a> Lowering<'a, '_> {
     /// Checks a task's fields: references resolved (its edges added), roles
     /// looked up, values in range, no field given twice. (What the fields
     /// say is read by [`TaskFields::of`] when the task is built.)
-    fn structure(&self, c: &mut Checker, edges: &mut Vec<graph::Edge>, index: usize) {
+    fn structure(&self, c: &mut Checker, out: &mut TaskEdges, index: usize) {
         let (task, file) = (self.tasks[index].task, self.tasks[index].file);
         c.file = file;
         // Where each kind of field was first given, by `field_kind`.
@@ -30,24 +75,7 @@ impl<'a> Lowering<'a, '_> {
             }
             *seen = Some(field.span());
             match field {
-                ast::TaskField::After(after) => {
-                    for reference in &after.refs {
-                        let prefix = self.prefix(self.tasks[index].env);
-                        let Some(member) = self.resolve(c, prefix, reference) else {
-                            continue;
-                        };
-                        let direct = matches!(member, Member::Task(_));
-                        for &dependency in self.tasks_of(&member) {
-                            edges.push(graph::Edge {
-                                dependent: index,
-                                dependency,
-                                file,
-                                span: reference.span,
-                                direct,
-                            });
-                        }
-                    }
-                }
+                ast::TaskField::After(after) => self.task_after(c, out, index, after),
                 ast::TaskField::Assignee { role, .. } => {
                     if let Some(def) = self.decls.roles.lookup(&role.name) {
                         c.reference(def, role.span);
@@ -59,47 +87,194 @@ impl<'a> Lowering<'a, '_> {
                         });
                     }
                 }
-                ast::TaskField::Retry(f) => {
-                    if let Some(value) = f.value.value {
-                        if retry_count(f).is_none() {
-                            c.diagnostics.push(
-                                Diagnostic::new(
-                                    Code::InvalidValue,
-                                    format!("`retry` takes a number from 0 to 1000, not {value}"),
-                                )
-                                .label(
-                                    file,
-                                    f.value.span,
-                                    "out of range",
-                                ),
-                            );
-                        }
-                    }
-                }
-                ast::TaskField::Priority { level, .. } => {
-                    if ir::Priority::from_name(&level.name).is_none() {
-                        let mut diagnostic = Diagnostic::new(
-                            Code::InvalidValue,
-                            format!(
-                                "`priority` is `high`, `medium` or `low`, not `{}`",
-                                level.name
-                            ),
-                        )
-                        .label(file, level.span, "unknown priority");
-                        if let Some(best) =
-                            crate::suggest::closest(&level.name, ir::Priority::NAMES)
-                        {
-                            diagnostic = diagnostic
-                                .help(format!("did you mean `{best}`?"))
-                                .fix(file, level.span, best);
-                        }
-                        c.diagnostics.push(diagnostic);
-                    }
-                }
+                ast::TaskField::Retry(f) => check_retry(c, f),
+                ast::TaskField::Priority { level, .. } => check_priority(c, level),
                 ast::TaskField::Reasoning(_)
                 | ast::TaskField::Description(_)
                 | ast::TaskField::Optional(_) => {}
             }
+        }
+    }
+
+    /// A task's `after`: each reference resolved; a task named makes one
+    /// edge, a step or an instance is kept for [`Self::group_edges`]. A name
+    /// given again makes nothing more (one warning for the first repeat):
+    /// `after a,a,…` costs its text, not an edge per repeat.
+    fn task_after(&self, c: &mut Checker, out: &mut TaskEdges, index: usize, after: &ast::After) {
+        let file = c.file;
+        let prefix = self.prefix(self.tasks[index].env);
+        out.named.clear();
+        let mut repeated = false;
+        for reference in &after.refs {
+            let Some(member) = self.resolve(c, prefix, reference) else {
+                continue;
+            };
+            if !out.named.insert(member) {
+                if !std::mem::replace(&mut repeated, true) {
+                    c.diagnostics
+                        .push(named_again(c, &self.tasks[index].key, reference));
+                }
+                continue;
+            }
+            match *self.tasks_of(&member) {
+                [] => {}
+                [dependency] => out.edges.push(graph::Edge {
+                    dependent: index,
+                    dependency,
+                    file,
+                    span: reference.span,
+                    direct: matches!(member, Member::Task(_)),
+                }),
+                _ => out.to_groups.push(ToGroup {
+                    at: out.edges.len(),
+                    dependent: index,
+                    member,
+                    file,
+                    reference: reference.clone(),
+                }),
+            }
+        }
+    }
+
+    /// The edges of the tasks' references to steps and instances, in source
+    /// order among the single edges. Each counts, like a step's `after`,
+    /// towards the dependencies steps and instances may make: the first over
+    /// is refused with `planc::limit`, and those after it make nothing.
+    fn group_edges(&self, c: &mut Checker, all: TaskEdges) -> Vec<graph::Edge> {
+        if all.to_groups.is_empty() {
+            return all.edges;
+        }
+        let mut edges = Vec::with_capacity(all.edges.len() + all.to_groups.len());
+        let mut singles = all.edges.into_iter();
+        let mut copied = 0;
+        for group in all.to_groups {
+            edges.extend(singles.by_ref().take(group.at - copied));
+            copied = group.at;
+            let dependencies = self.tasks_of(&group.member);
+            let pairs = super::pairs(1, dependencies.len());
+            if c.group_pairs.saturating_add(pairs) > c.group_pair_limit {
+                if c.group_pairs <= c.group_pair_limit {
+                    c.group_pairs = u64::MAX;
+                    c.file = group.file;
+                    let refused = super::too_many_pairs(c, &group.reference, 1, dependencies.len());
+                    c.diagnostics.push(refused);
+                }
+                continue;
+            }
+            c.group_pairs += pairs;
+            edges.extend(dependencies.iter().map(|&dependency| graph::Edge {
+                dependent: group.dependent,
+                dependency,
+                file: group.file,
+                span: group.reference.span,
+                direct: false,
+            }));
+        }
+        edges.extend(singles);
+        edges
+    }
+
+    /// The structure of each task (its fields, references and edges). A
+    /// large plan's second half is done on a second thread, into lists of
+    /// its own that are appended to the first half's.
+    fn tasks_structure(&self, c: &mut Checker, mut first: TaskEdges) -> Vec<graph::Edge> {
+        let n = self.tasks.len();
+        if side_by_side(n) {
+            let (this, mut helper) = (self, c.helper());
+            let middle = n / 2;
+            let all = std::thread::scope(|scope| {
+                let second = scope.spawn(move || {
+                    let mut out = TaskEdges::with_capacity(n);
+                    for index in middle..n {
+                        this.structure(&mut helper, &mut out, index);
+                    }
+                    (helper, out)
+                });
+                for index in 0..middle {
+                    this.structure(c, &mut first, index);
+                }
+                let (other, second) = second
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                c.append(other);
+                TaskEdges::append(first, second)
+            });
+            self.group_edges(c, all)
+        } else {
+            for index in 0..n {
+                self.structure(c, &mut first, index);
+            }
+            self.group_edges(c, first)
+        }
+    }
+
+    /// Each step's `after` and `sequential`, and the step of the IR.
+    fn step_structure(
+        &mut self,
+        c: &mut Checker,
+        params: &mut Option<&mut Params<'a>>,
+        edges: &mut Vec<graph::Edge>,
+        groups: &mut Vec<graph::GroupEdge>,
+        s: usize,
+    ) -> ir::Step {
+        let (step, file, env) = (self.steps[s].step, self.steps[s].file, self.steps[s].env);
+        c.file = file;
+        let name = match &step.title {
+            Some(title) => self.interpolate(c, params, env, title),
+            None => step.name.name.to_string(),
+        };
+        let mut sequential: Option<Span> = None;
+        for item in &step.items {
+            match item {
+                ast::StepItem::After(after) => {
+                    let step = &self.steps[s];
+                    self.wait_for(
+                        c,
+                        groups,
+                        edges.len(),
+                        self.prefix(step.env),
+                        after,
+                        &step.tasks,
+                    );
+                }
+                ast::StepItem::Sequential(span) => {
+                    if let Some(first) = sequential {
+                        c.duplicate_field("sequential", first, *span);
+                    }
+                    sequential = Some(*span);
+                }
+                ast::StepItem::Task(_) => {}
+            }
+        }
+        if sequential.is_some() {
+            for pair in self.steps[s].tasks.windows(2) {
+                edges.push(graph::Edge {
+                    dependent: pair[1],
+                    dependency: pair[0],
+                    file,
+                    span: self.tasks[pair[1]].task.name.span,
+                    direct: false,
+                });
+            }
+        }
+        if self.steps[s].tasks.is_empty() && !c.unparsed.within(file, step.span) {
+            c.diagnostics.push(
+                Diagnostic::new(
+                    Code::Empty,
+                    format!("step `{}` has no tasks", step.name.name),
+                )
+                .label(file, step.name.span, "empty step")
+                .help("add a `task` to it, or remove the step"),
+            );
+        }
+        ir::Step {
+            id: self.steps[s].key.clone(),
+            name,
+            tasks: self.steps[s]
+                .tasks
+                .iter()
+                .map(|&i| i as TaskId + 1)
+                .collect(),
         }
     }
 
@@ -111,70 +286,12 @@ impl<'a> Lowering<'a, '_> {
         params: &mut Option<&mut Params<'a>>,
     ) -> Lowered {
         // Most tasks name one other or two; more edges grow the list.
-        let mut edges: Vec<graph::Edge> = Vec::with_capacity(self.tasks.len() * 2);
+        let mut first = TaskEdges::with_capacity(self.tasks.len() * 2);
         let mut groups: Vec<graph::GroupEdge> = Vec::new();
-
         let mut ir_steps = Vec::with_capacity(self.steps.len());
         for s in 0..self.steps.len() {
-            let (step, file, env) = (self.steps[s].step, self.steps[s].file, self.steps[s].env);
-            c.file = file;
-            let name = match &step.title {
-                Some(title) => self.interpolate(c, params, env, title),
-                None => step.name.name.to_string(),
-            };
-            let mut sequential: Option<Span> = None;
-            for item in &step.items {
-                match item {
-                    ast::StepItem::After(after) => {
-                        let step = &self.steps[s];
-                        self.wait_for(
-                            c,
-                            &mut groups,
-                            edges.len(),
-                            self.prefix(step.env),
-                            after,
-                            &step.tasks,
-                        );
-                    }
-                    ast::StepItem::Sequential(span) => {
-                        if let Some(first) = sequential {
-                            c.duplicate_field("sequential", first, *span);
-                        }
-                        sequential = Some(*span);
-                    }
-                    ast::StepItem::Task(_) => {}
-                }
-            }
-            if sequential.is_some() {
-                for pair in self.steps[s].tasks.windows(2) {
-                    edges.push(graph::Edge {
-                        dependent: pair[1],
-                        dependency: pair[0],
-                        file,
-                        span: self.tasks[pair[1]].task.name.span,
-                        direct: false,
-                    });
-                }
-            }
-            if self.steps[s].tasks.is_empty() && !c.unparsed.within(file, step.span) {
-                c.diagnostics.push(
-                    Diagnostic::new(
-                        Code::Empty,
-                        format!("step `{}` has no tasks", step.name.name),
-                    )
-                    .label(file, step.name.span, "empty step")
-                    .help("add a `task` to it, or remove the step"),
-                );
-            }
-            ir_steps.push(ir::Step {
-                id: self.steps[s].key.clone(),
-                name,
-                tasks: self.steps[s]
-                    .tasks
-                    .iter()
-                    .map(|&i| i as TaskId + 1)
-                    .collect(),
-            });
+            let step = self.step_structure(c, params, &mut first.edges, &mut groups, s);
+            ir_steps.push(step);
         }
 
         // `use … { after X }`: every task of the instance waits for X.
@@ -186,44 +303,14 @@ impl<'a> Lowering<'a, '_> {
                 self.wait_for(
                     c,
                     &mut groups,
-                    edges.len(),
+                    first.edges.len(),
                     &group.prefix,
                     after,
                     &group.tasks,
                 );
             }
         }
-
-        // The structure of each task: its fields, references and edges. A
-        // large plan's second half is done on a second thread, into lists of
-        // its own that are appended to the first half's.
-        let n = self.tasks.len();
-        if side_by_side(n) {
-            let (this, mut helper) = (&self, c.helper());
-            let middle = n / 2;
-            std::thread::scope(|scope| {
-                let second = scope.spawn(move || {
-                    let c = &mut helper;
-                    let mut edges = Vec::with_capacity(n);
-                    for index in middle..n {
-                        this.structure(c, &mut edges, index);
-                    }
-                    (helper, edges)
-                });
-                for index in 0..middle {
-                    this.structure(c, &mut edges, index);
-                }
-                let (other, more_edges) = second
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                c.append(other);
-                edges.extend(more_edges);
-            });
-        } else {
-            for index in 0..n {
-                self.structure(c, &mut edges, index);
-            }
-        }
+        let edges = self.tasks_structure(c, first);
         self.report_unresolved(c);
 
         // The graph checks and the strings of the tasks need nothing of
@@ -403,4 +490,50 @@ fn field_kind(field: &ast::TaskField) -> usize {
         ast::TaskField::Optional(_) => 5,
         ast::TaskField::Priority { .. } => 6,
     }
+}
+
+/// `retry` out of range.
+fn check_retry(c: &mut Checker, f: &ast::IntField) {
+    if let Some(value) = f.value.value {
+        if retry_count(f).is_none() {
+            c.diagnostics.push(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("`retry` takes a number from 0 to 1000, not {value}"),
+                )
+                .label(c.file, f.value.span, "out of range"),
+            );
+        }
+    }
+}
+
+/// A `priority` that is not one of the levels.
+fn check_priority(c: &mut Checker, level: &ast::Ident) {
+    if ir::Priority::from_name(&level.name).is_some() {
+        return;
+    }
+    let mut diagnostic = Diagnostic::new(
+        Code::InvalidValue,
+        format!(
+            "`priority` is `high`, `medium` or `low`, not `{}`",
+            level.name
+        ),
+    )
+    .label(c.file, level.span, "unknown priority");
+    if let Some(best) = crate::suggest::closest(&level.name, ir::Priority::NAMES) {
+        diagnostic = diagnostic
+            .help(format!("did you mean `{best}`?"))
+            .fix(c.file, level.span, best);
+    }
+    c.diagnostics.push(diagnostic);
+}
+
+/// The warning for a name an `after` gives a second time.
+fn named_again(c: &Checker, task: &str, reference: &ast::Ident) -> Diagnostic {
+    Diagnostic::new(
+        Code::RedundantDependency,
+        format!("`{task}` names `{}` twice", reference.name),
+    )
+    .label(c.file, reference.span, "named again here")
+    .help(format!("remove this `{}`", reference.name))
 }

@@ -1,5 +1,5 @@
-//! The other shapes a plan document may have: seed 002's plan instance,
-//! seed 003's steps plan, seed 004's plan and planner output, task-master's
+//! The other shapes a plan document may have: the Plan Tool's plan instance,
+//! the steps system's steps plan, Plan-Act's plan and planner output, task-master's
 //! `tasks.json`, an OpenManus planning plan and Codex's `update_plan`
 //! arguments. Each is read into a draft (tasks with spans into the JSON),
 //! checked like a `planc/1` document, and normalised to one.
@@ -26,13 +26,13 @@ use crate::suggest;
 /// Which format a JSON plan is in (see [`detect`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Shape {
-    /// `planc/1`, seed 001 or seed 000: a `tasks` list of seed task objects.
+    /// `planc/1`, the PlanManager API or the planManager: a `tasks` list of seed task objects.
     Planc,
-    /// Seed 002's `PlanInstance`: `steps` holding `tasks`.
+    /// The Plan Tool's `PlanInstance`: `steps` holding `tasks`.
     PlanTool,
-    /// Seed 003: `{id, goal, status, steps, current_step_index, iteration_count}`.
+    /// The steps system: `{id, goal, status, steps, current_step_index, iteration_count}`.
     Steps,
-    /// Seed 004: `{title, steps, language}` (steps may be bare strings).
+    /// Plan-Act: `{title, steps, language}` (steps may be bare strings).
     PlanAct,
     /// task-master: `{tasks}` with `title`s, or tagged `{"master": {tasks}}`.
     TaskMaster,

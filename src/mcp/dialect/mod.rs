@@ -30,16 +30,16 @@ use super::tools::ToolDef;
 /// A face of the runner: one seed system's tools.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Dialect {
-    /// Seed 001's API (the runner's operations) plus `observe`: the default.
+    /// The PlanManager API (the runner's operations) plus `observe`: the default.
     #[default]
     Planc,
-    /// Seed 000's six tools.
+    /// The planManager's six tools.
     Tasks,
-    /// Seed 002's Plan Tool functions (snake_case, `plan_id` checked).
+    /// The Plan Tool's functions (snake_case, `plan_id` checked).
     PlanTool,
-    /// Seed 003's text protocol as a tool.
+    /// The steps system's text protocol as a tool.
     Steps,
-    /// Seed 004's Plan-Act planner and executor.
+    /// Plan-Act's planner and executor.
     PlanAct,
 }
 

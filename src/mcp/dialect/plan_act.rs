@@ -1,9 +1,9 @@
-//! `plan-act` (seed 004): the Planner's `create_plan` and `update_plan`, and
+//! `plan-act` (Plan-Act): the Planner's `create_plan` and `update_plan`, and
 //! the Execution agent's step tools, over a plan of sequential steps. Plans
-//! and steps have seed 004's shapes — `Plan {title, steps, language}`,
+//! and steps have Plan-Act's shapes — `Plan {title, steps, language}`,
 //! `Step {description, status, result, success, error, attachments}` with
 //! statuses `pending`, `running`, `completed`, `failed` — and every change
-//! answers with seed 004's events: `{"events": [{"type": "plan", "status":
+//! answers with Plan-Act's events: `{"events": [{"type": "plan", "status":
 //! "created", "plan": …}, {"type": "step", "status": "started", "step": …}]}`.
 //! A refused call answers one error event (`{"type": "error", "code",
 //! "error"}`), with `isError`.
@@ -23,7 +23,7 @@ use crate::runner::{
 
 use super::{arguments, Outcome};
 
-/// A step's status (seed 004's `ExecutionStatus`).
+/// A step's status (Plan-Act's `ExecutionStatus`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ExecutionStatus {
@@ -37,7 +37,7 @@ pub enum ExecutionStatus {
     Failed,
 }
 
-/// Seed 004's `Step`.
+/// Plan-Act's `Step`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Step {
     /// What the step does.
@@ -54,7 +54,7 @@ pub struct Step {
     pub attachments: Vec<String>,
 }
 
-/// Seed 004's `Plan` (`planc build --target plan-act`).
+/// Plan-Act's `Plan` (`planc build --target plan-act`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Plan {
     /// The plan's title.
@@ -91,7 +91,7 @@ pub enum StepEventStatus {
     Failed,
 }
 
-/// One of seed 004's events.
+/// One of Plan-Act's events.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum Event {
@@ -393,7 +393,7 @@ fn unexpected(result: &OpResult) -> OpError {
     )
 }
 
-/// A task as seed 004's step (as `planc build --target plan-act` shows it).
+/// A task as Plan-Act's step (as `planc build --target plan-act` shows it).
 pub(super) fn step(task: &TaskDoc) -> Step {
     let failed = task.status == TaskStatus::Failed;
     Step {
@@ -415,7 +415,7 @@ pub(super) fn step(task: &TaskDoc) -> Step {
     }
 }
 
-/// The plan as seed 004 shows it: what `planc build --target plan-act`
+/// The plan as Plan-Act shows it: what `planc build --target plan-act`
 /// writes, read back as its type.
 fn plan(doc: &PlanDocument) -> Result<Plan, OpError> {
     serde_json::from_str(&render(doc, Target::PlanAct)).map_err(|e| {

@@ -1,4 +1,4 @@
-//! `plan-tool` (seed 002): the Plan Tool's functions, snake_case, over the
+//! `plan-tool` (the Plan Tool): the Plan Tool's functions, snake_case, over the
 //! one plan the server holds. Every function names the plan by `plan_id`,
 //! which is checked: another id is `PLAN_NOT_FOUND`, never another plan's
 //! data. Statuses are the seed's: `ready` (pending), `inprogress`,
@@ -31,7 +31,7 @@ use crate::runner::{
 use super::tasks::unexpected;
 use super::{arguments, Outcome};
 
-/// A task's status in seed 002's words: `ready` (planc: pending),
+/// A task's status in the Plan Tool's words: `ready` (planc: pending),
 /// `inprogress` (in_progress), `completed`, `error` (failed), `skipped`.
 // The variants carry no doc comments, so the schema is a plain `enum` (which
 // every function-calling API takes) rather than a `oneOf` of constants.
@@ -58,7 +58,7 @@ impl From<RunnerStatus> for TaskStatus {
     }
 }
 
-/// The plan's status in seed 002's words.
+/// The plan's status in the Plan Tool's words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PlanStatus {
@@ -244,7 +244,7 @@ fn def<A: JsonSchema, R: JsonSchema>(
     }
 }
 
-/// Seed 002's functions, in its order.
+/// The Plan Tool's functions, in its order.
 pub fn tools() -> Vec<ToolDef> {
     vec![
         def::<CreateArgs, bool>(
@@ -399,12 +399,12 @@ fn not_found(plan_id: &str) -> OpError {
     .with(serde_json::json!({"plan_id": plan_id}))
 }
 
-/// A task's seed 002 id: its key, else its number.
+/// A task's Plan Tool id: its key, else its number.
 fn key_of(task: &TaskDoc) -> String {
     task.key.clone().unwrap_or_else(|| task.id.to_string())
 }
 
-/// The seed 002 id of the task `task_id` names, or `TASK_NOT_FOUND`.
+/// The Plan Tool id of the task `task_id` names, or `TASK_NOT_FOUND`.
 fn task_key(doc: &PlanDocument, task_id: &str) -> Result<String, OpError> {
     doc.tasks
         .iter()
@@ -418,7 +418,7 @@ fn task_key(doc: &PlanDocument, task_id: &str) -> Result<String, OpError> {
         })
 }
 
-/// The plan as seed 002 shows it: what `planc build --target plan-tool`
+/// The plan as the Plan Tool shows it: what `planc build --target plan-tool`
 /// writes, read back as its type (one rendering for both).
 fn structure(doc: &PlanDocument) -> Result<PlanInstance, OpError> {
     serde_json::from_str(&render(doc, Target::PlanTool)).map_err(|e| {
@@ -429,7 +429,7 @@ fn structure(doc: &PlanDocument) -> Result<PlanInstance, OpError> {
     })
 }
 
-/// Every task as seed 002 shows it, by its seed 002 id.
+/// Every task as the Plan Tool shows it, by its Plan Tool id.
 fn task_infos(doc: &PlanDocument) -> HashMap<String, TaskInfo> {
     structure(doc)
         .map(|plan| {

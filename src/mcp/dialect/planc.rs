@@ -1,5 +1,5 @@
-//! `planc` (the default, seed 001): the runner's operations under their own
-//! names and seed 001's envelope, plus `observe`, seed 003's text protocol.
+//! `planc` (the default, the PlanManager API): the runner's operations under their own
+//! names and the PlanManager API's envelope, plus `observe`, the steps system's text protocol.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -25,7 +25,7 @@ pub fn tools() -> Vec<ToolDef> {
     let mut tools = tools::tools();
     tools.push(tools::with_caller(ToolDef {
         name: "observe",
-        description: "Report your message of this round (seed 003's text protocol): it counts one \
+        description: "Report your message of this round (the text protocol of docs/agents.md): it counts one \
                       iteration; [Done] or [完成] completes your current task (the text before it is the \
                       result), [Failed] reason fails it, each line [Step] description adds a task, and \
                       \"continue\" (继续) resumes a paused plan (the answer then carries a progress summary). \

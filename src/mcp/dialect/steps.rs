@@ -1,4 +1,4 @@
-//! `steps` (seed 003): the text protocol as a tool. The agent hands each
+//! `steps` (the steps system): the text protocol as a tool. The agent hands each
 //! round's message to `observe` (the runner's `observe`: markers, `[Step]`
 //! lines, resume words, the iteration limit); the answer is the plan in seed
 //! 003's shape — `{id, goal, status, steps: [{id: "step_1", description,
@@ -49,7 +49,7 @@ pub struct Step {
     pub result: Option<String>,
 }
 
-/// The plan as seed 003 keeps it (`planc build --target steps`).
+/// The plan as the steps system keeps it (`planc build --target steps`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Plan {
     /// The plan's id.
@@ -188,7 +188,7 @@ pub fn call(store: &dyn PlanAccess, name: &str, args: Value) -> Option<Outcome> 
     }))
 }
 
-/// The plan as seed 003 shows it: what `planc build --target steps` writes,
+/// The plan as the steps system shows it: what `planc build --target steps` writes,
 /// read back as its type.
 fn plan(doc: &PlanDocument) -> Result<Plan, OpError> {
     serde_json::from_str(&render(doc, Target::Steps)).map_err(|e| {

@@ -1,8 +1,8 @@
-//! `tasks` (seed 000): the planManager's six tools, with its parameter
+//! `tasks` (the planManager): the planManager's six tools, with its parameter
 //! names, its result keys (`newTask`, `updatedTask`) and its messages
 //! (`Task 3 marked as completed.`).
 //!
-//! `failCurrentTask` fails the task for good, as seed 000 says (its status
+//! `failCurrentTask` fails the task for good, as the planManager says (its status
 //! becomes `failed`): the seed has no retries. A refused call answers
 //! `{"success": false, "message", "code"}`, in the seed's flat style.
 
@@ -21,7 +21,7 @@ use crate::runner::{
 
 use super::{arguments, Outcome};
 
-/// A task as seed 000 shows it: its six fields.
+/// A task as the planManager shows it: its six fields.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Task {
     /// The task's id.
@@ -189,7 +189,7 @@ fn def<A: JsonSchema, R: JsonSchema>(
     }
 }
 
-/// Seed 000's six tools, in its order.
+/// The planManager's six tools, in its order.
 pub fn tools() -> Vec<ToolDef> {
     vec![
         def::<NoArgs, NextTask>(

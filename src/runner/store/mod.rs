@@ -194,7 +194,7 @@ impl Store {
     }
 
     /// Deletes the state file under the lock when `check` accepts the state
-    /// read under it (seed 002's `delete_plan`); the event log stays as the
+    /// read under it (the Plan Tool's `delete_plan`); the event log stays as the
     /// plan's history, and the next `create` starts it afresh.
     pub fn delete(
         &self,

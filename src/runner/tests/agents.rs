@@ -106,7 +106,7 @@ fn an_agent_holding_two_tasks_must_name_one() {
     let error = as_(&mut r, Some("a"), T0, "completeTask", json!({})).unwrap_err();
     assert_eq!(error.code, ErrorCode::AmbiguousTask);
     assert_eq!(error.details, json!({"agent": "a", "in_progress": [1, 2]}));
-    // Its current task: seed 001's current task (the last started) when it holds it.
+    // Its current task: the PlanManager API's current task (the last started) when it holds it.
     assert_eq!(
         as_(&mut r, Some("a"), T0, "getCurrentTask", json!({})).unwrap()["id"],
         2

@@ -1,4 +1,4 @@
-//! Unit tests of the runner library: the semantics of SPEC §4.
+//! Unit tests of the runner library: the semantics of docs/runner.md.
 
 mod agents;
 mod properties;

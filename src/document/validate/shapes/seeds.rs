@@ -107,7 +107,7 @@ impl Validator {
         }
     }
 
-    /// Seed 003's steps plan and seed 004's plan: steps in a line.
+    /// The steps system's steps plan and Plan-Act's plan: steps in a line.
     pub(super) fn linear(&mut self, root: &Object, plan: &mut Plan, shape: Shape) {
         plan.extension = self.extension(root);
         if shape == Shape::Steps {
@@ -200,7 +200,7 @@ impl Validator {
             if status == "failed" && error.is_some() {
                 result = error;
             }
-            // Seed 003 writes an empty result for a step without one.
+            // The steps system writes an empty result for a step without one.
             let result = result.filter(|r| !r.is_empty());
             draft.set("status", status);
             draft.set("result", result);
