@@ -82,7 +82,7 @@ impl Backend {
     async fn latest(&self, uri: &Uri) -> Option<Arc<Analysis>> {
         let (mut analyses, _) = self.documents().watch(uri)?;
         let analyses = analyses.wait_for(|a| a.settled.is_some()).await.ok()?;
-        analyses.latest.clone()
+        analyses.latest.clone().filter(|analysis| !analysis.json)
     }
 
     /// The analysis of the document's text as it is now (or of a newer one).
@@ -95,7 +95,7 @@ impl Backend {
         analyses
             .latest
             .clone()
-            .filter(|analysis| analysis.revision >= revision)
+            .filter(|analysis| analysis.revision >= revision && !analysis.json)
     }
 
     fn start(&self, job: Job) {
