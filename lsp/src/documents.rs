@@ -292,24 +292,27 @@ impl Documents {
     /// Records a finished compile of `revision` (no analysis if it failed)
     /// and says what to do next. An analysis of an older text is still kept
     /// as the latest finished one, but its diagnostics are not published.
+    /// Also returns the analysis the new one replaces, for the caller to
+    /// drop after publishing (dropping a large tree takes a while).
     pub fn finished(
         &mut self,
         job: (&Uri, u64),
         revision: u64,
         analysis: Option<Arc<Analysis>>,
-    ) -> Next {
+    ) -> (Next, Option<Arc<Analysis>>) {
         let (uri, opening) = job;
         let Some(document) = self.open.get_mut(uri).filter(|d| d.opening == opening) else {
-            return Next::Stop;
+            return (Next::Stop, analysis);
         };
         let compiled = analysis.is_some();
+        let mut replaced = None;
         document.analyses.send_modify(|analyses| {
             if analysis.is_some() {
-                analyses.latest = analysis;
+                replaced = std::mem::replace(&mut analyses.latest, analysis);
             }
             analyses.settled = Some(revision);
         });
-        if revision != document.revision {
+        let next = if revision != document.revision {
             Next::Compile(document.job(uri))
         } else {
             document.compiling = false;
@@ -318,7 +321,8 @@ impl Documents {
             } else {
                 Next::Stop
             }
-        }
+        };
+        (next, replaced)
     }
 
     /// A way to wait for the analyses of an open document, and the revision

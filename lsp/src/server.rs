@@ -120,7 +120,7 @@ async fn compile(shared: Arc<Shared>, mut job: Job) {
             }
         };
         let publishing = shared.publishing.lock().await;
-        let next = shared
+        let (next, replaced) = shared
             .documents()
             .finished((&uri, opening), revision, analysis);
         match next {
@@ -129,14 +129,27 @@ async fn compile(shared: Arc<Shared>, mut job: Job) {
                     .client
                     .publish_diagnostics(uri, diagnostics, Some(version))
                     .await;
+                drop_later(replaced);
                 return;
             }
             Next::Compile(newer) => {
                 drop(publishing);
+                drop_later(replaced);
                 job = newer;
             }
-            Next::Stop => return,
+            Next::Stop => {
+                drop_later(replaced);
+                return;
+            }
         }
+    }
+}
+
+/// Drops an analysis no longer needed on a blocking thread (a large plan's
+/// tree and plan take milliseconds to free), after the diagnostics are out.
+fn drop_later(analysis: Option<Arc<Analysis>>) {
+    if let Some(analysis) = analysis {
+        tokio::task::spawn_blocking(move || drop(analysis));
     }
 }
 
