@@ -11,6 +11,8 @@ use crate::modules::{self, FsLoader, Loader, Module};
 use crate::span::{FileId, SourceMap, Span};
 use crate::syntax::ast;
 
+mod recompile;
+
 /// Everything known about one compiled file and the files it imports.
 #[derive(Clone, Debug)]
 pub struct Compilation {
@@ -23,6 +25,21 @@ pub struct Compilation {
     pub checked: Checked,
     /// Syntax, import and check diagnostics of every file, sorted by position.
     pub diagnostics: Vec<Diagnostic>,
+    /// What compiling a new text of the root file reuses.
+    parts: Arc<Parts>,
+}
+
+/// The pieces [`Compilation::diagnostics`] is made of that a recompile
+/// keeps, and the options.
+#[derive(Clone, Debug, Default)]
+struct Parts {
+    /// The root file's syntax diagnostics.
+    root_syntax: Vec<Diagnostic>,
+    /// The imported files' syntax diagnostics, and the import errors.
+    loading: Vec<Diagnostic>,
+    options: Options,
+    /// Whether the file is a JSON plan document ([`compile_json`]).
+    json: bool,
 }
 
 impl Compilation {
@@ -78,11 +95,55 @@ pub fn compile_shared_with(
     options: &Options,
     loader: &dyn Loader,
 ) -> Compilation {
-    let loaded = modules::load(name, text, loader);
+    let mut loaded = modules::load(name, text, loader);
+    let loading = loaded.diagnostics.split_off(loaded.root_syntax);
+    let parts = Parts {
+        root_syntax: loaded.diagnostics,
+        loading,
+        options: options.clone(),
+        json: false,
+    };
+    assemble(loaded.sources, loaded.modules, parts)
+}
+
+/// Checks a JSON plan document (shown as `name`) as `planc check` does: the
+/// compilation has its diagnostics, with spans into its text, and an empty
+/// tree. Any shape `planc check` reads is read (planc's, task-master's
+/// `tasks.json`, the other dialects of docs/interop.md).
+pub fn compile_json(name: &str, text: Arc<str>) -> Compilation {
+    let mut sources = SourceMap::new();
+    let file = sources.add(name, Arc::clone(&text));
+    let stem = std::path::Path::new(name)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.is_empty() && *s != STDIN_NAME)
+        .unwrap_or("plan");
+    let (_, diagnostics) = crate::document::load_json(&text, file, stem);
+    Compilation {
+        sources,
+        file,
+        modules: vec![Module {
+            file,
+            path: std::path::PathBuf::from(name),
+            ast: ast::File::default(),
+            imports: Vec::new(),
+        }],
+        checked: Checked::default(),
+        diagnostics,
+        parts: Arc::new(Parts {
+            json: true,
+            ..Parts::default()
+        }),
+    }
+}
+
+/// Checks the parsed modules, and gathers the diagnostics.
+fn assemble(sources: SourceMap, modules: Vec<Module>, parts: Parts) -> Compilation {
     // The checker leaves out what could echo a syntax error itself.
-    let checked = check::check(&loaded.modules, &loaded.sources, options);
-    let file = loaded.modules[0].file;
-    let mut diagnostics = loaded.diagnostics;
+    let checked = check::check(&modules, &sources, &parts.options);
+    let file = modules[0].file;
+    let mut diagnostics = parts.root_syntax.clone();
+    diagnostics.extend(parts.loading.iter().cloned());
     diagnostics.extend(checked.diagnostics.iter().cloned());
     diagnostic::sort(&mut diagnostics);
     // The check's own are capped already; this caps the imports' (a file
@@ -90,11 +151,12 @@ pub fn compile_shared_with(
     diagnostic::cap_per_code(&mut diagnostics);
     diagnostic::sort(&mut diagnostics);
     Compilation {
-        sources: loaded.sources,
+        sources,
         file,
-        modules: loaded.modules,
+        modules,
         checked,
         diagnostics,
+        parts: Arc::new(parts),
     }
 }
 

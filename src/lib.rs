@@ -32,5 +32,6 @@ pub mod suggest;
 pub mod syntax;
 
 pub use compile::{
-    compile, compile_shared, compile_shared_with, compile_with, decode, decode_shared, Compilation,
+    compile, compile_json, compile_shared, compile_shared_with, compile_with, decode,
+    decode_shared, Compilation,
 };

@@ -134,6 +134,9 @@ pub struct Modules {
     pub modules: Vec<Module>,
     /// Syntax errors of every file, and import errors.
     pub diagnostics: Vec<Diagnostic>,
+    /// How many of [`Modules::diagnostics`], at the front, are the root
+    /// file's syntax diagnostics.
+    pub root_syntax: usize,
     /// The bytes of every file read so far, bounded by
     /// [`syntax::MAX_INPUT_BYTES`].
     bytes: usize,
@@ -148,6 +151,7 @@ pub fn load(name: &str, text: Arc<str>, loader: &dyn Loader) -> Modules {
     };
     let file = modules.sources.add(name, Arc::clone(&text));
     let parsed = syntax::parse(&text, file);
+    modules.root_syntax = parsed.diagnostics.len();
     modules.diagnostics.extend(parsed.diagnostics);
     modules.modules.push(Module {
         file,

@@ -21,7 +21,13 @@ async function start(context) {
     "planc language server",
     serverOptions(),
     {
-      documentSelector: [{ language: "plan" }],
+      // .plan files, and the JSON plan documents the server checks as
+      // `planc check` does: planc's own, and task-master's tasks file.
+      documentSelector: [
+        { language: "plan" },
+        { scheme: "file", pattern: "**/*.plan.json" },
+        { scheme: "file", pattern: "**/.taskmaster/tasks/tasks.json" },
+      ],
     }
   );
   try {

@@ -1,100 +1,184 @@
-//! One keystroke on a 10,000-task plan: the `didChange` notification goes in
-//! over the protocol, and the time runs until the server has published the
-//! new diagnostics. Run with `cargo bench -p planc-lsp --bench keystroke`.
+//! One keystroke in a large plan, over the real protocol: the `didChange`
+//! notification goes to the `planc-lsp` binary, and the time runs until it
+//! has published the diagnostics of that version. Then the library's share
+//! alone: `Compilation::recompile` of the same edits, and a whole compile.
+//!
+//! Run with `cargo bench -p planc-lsp --bench keystroke` (release build);
+//! `-- 1000 10000` picks the sizes (default 1,000, 10,000 and 100,000
+//! tasks). Prints a Markdown table of the median and the 90th percentile.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
 
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
 use common::{find, TestClient};
 
-fn main() {
-    divan::main();
+// The allocator the server and `planc` use, for the library's figures.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// An edit typed and taken back again, in turns.
+struct Keystroke {
+    name: &'static str,
+    /// Where it is typed: after the first occurrence of this text.
+    after: fn(usize) -> String,
+    typed: &'static str,
+    /// Whether the text with the keystroke has diagnostics.
+    leaves_mistake: bool,
 }
 
-/// A plan of `tasks` tasks in steps of 100: each step sequential, each
-/// step's first task after the previous step's last.
-fn generated_plan(tasks: usize) -> String {
-    let mut text = String::from(
-        "plan big {\n    goal \"Ship {product}\"\n    param product: string = \"widget\"\n    role worker \"Does the work\"\n",
-    );
-    for step in 0..tasks.div_ceil(100) {
-        text.push_str(&format!(
-            "    step s{step} \"Step {step}\" {{\n        sequential\n"
-        ));
-        for n in step * 100..((step + 1) * 100).min(tasks) {
-            let after = if n % 100 == 0 && n > 0 {
-                format!(" after t{}", n - 1)
-            } else {
-                String::new()
-            };
-            text.push_str(&format!(
-                "        task t{n} \"Task {n} of {{product}}\" {{ assignee worker{after} reasoning \"Because {n} comes next.\" }}\n"
-            ));
-        }
-        text.push_str("    }\n");
+const KEYSTROKES: &[Keystroke] = &[
+    Keystroke {
+        name: "a letter in a task's title",
+        after: |tasks| format!("task t{} \"Do", tasks / 2),
+        typed: "x",
+        leaves_mistake: false,
+    },
+    Keystroke {
+        name: "a letter in a task's name (a rename)",
+        after: |tasks| format!("task t{}", tasks / 2),
+        typed: "x",
+        leaves_mistake: false,
+    },
+    Keystroke {
+        name: "a quote that leaves a string unclosed",
+        after: |tasks| format!("task t{} \"Do", tasks / 2),
+        typed: "\"",
+        leaves_mistake: true,
+    },
+];
+
+fn sizes() -> Vec<usize> {
+    let asked: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    if asked.is_empty() {
+        vec![1_000, 10_000, 100_000]
+    } else {
+        asked
     }
-    text.push_str("}\n");
-    text
 }
 
-#[divan::bench(args = [1_000, 10_000], sample_count = 30)]
-fn keystroke(bencher: divan::Bencher, tasks: usize) {
-    type_and_delete(bencher, tasks, "x", false);
+fn samples(tasks: usize) -> usize {
+    match tasks {
+        0..=2_000 => 200,
+        2_001..=20_000 => 100,
+        _ => 30,
+    }
 }
 
-/// A keystroke that leaves a mistake in the middle of the file (an unclosed
-/// string), and the one that mends it: the grammar reads the file from the
-/// item with the mistake on and explains it.
-#[divan::bench(args = [1_000, 10_000], sample_count = 30)]
-fn keystroke_with_mistake(bencher: divan::Bencher, tasks: usize) {
-    type_and_delete(bencher, tasks, "\"", true);
+/// The median and the 90th percentile, in milliseconds.
+fn summary(mut times: Vec<Duration>) -> (f64, f64) {
+    times.sort();
+    let at = |q: f64| {
+        let index = ((times.len() as f64 - 1.0) * q).round() as usize;
+        times[index].as_secs_f64() * 1e3
+    };
+    (at(0.5), at(0.9))
 }
 
-/// Types `typed` in the middle of a generated plan, or deletes it again,
-/// once per iteration; waits each time for the diagnostics (some after
-/// typing when `leaves_mistake`, none otherwise).
-fn type_and_delete(bencher: divan::Bencher, tasks: usize, typed: &str, leaves_mistake: bool) {
+fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a runtime");
-    let text = generated_plan(tasks);
-    let (line, col) = find(&text, &format!("Because {} comes", tasks / 2), 8);
-    let mut client = runtime.block_on(async {
-        let mut client = TestClient::start().await;
-        let published = client.open(&text).await;
-        assert_eq!(published["diagnostics"], serde_json::json!([]));
-        client
-    });
-    let mut version = 1;
-    bencher.bench_local(|| {
-        runtime.block_on(async {
-            // Type, or delete again: the text stays the same size.
-            version += 1;
-            let typing = version % 2 == 0;
-            if typing {
-                client.edit(version, (line, col), (line, col), typed).await;
-            } else {
-                client.edit(version, (line, col), (line, col + 1), "").await;
-            }
+    println!("| what | tasks | median | p90 |");
+    println!("|---|---:|---:|---:|");
+    for tasks in sizes() {
+        let text = planc::generate::plan_source(tasks, false);
+        for keystroke in KEYSTROKES {
+            let (median, p90) = runtime.block_on(over_protocol(&text, tasks, keystroke));
+            println!(
+                "| keystroke → publishDiagnostics: {} | {tasks} | {median:.2} ms | {p90:.2} ms |",
+                keystroke.name
+            );
+        }
+        for keystroke in KEYSTROKES {
+            let (median, p90) = recompile(&text, tasks, keystroke);
+            println!(
+                "| `Compilation::recompile` alone: {} | {tasks} | {median:.2} ms | {p90:.2} ms |",
+                keystroke.name
+            );
+        }
+        let (median, p90) = whole(&text, tasks);
+        println!("| whole compile (`planc::compile`), for comparison | {tasks} | {median:.2} ms | {p90:.2} ms |");
+    }
+}
+
+/// Times keystrokes sent to the server, each until its diagnostics arrive.
+async fn over_protocol(text: &str, tasks: usize, keystroke: &Keystroke) -> (f64, f64) {
+    let (line, col) = find(text, &(keystroke.after)(tasks), 0);
+    let col = col + (keystroke.after)(tasks).len() as u32;
+    let mut client = TestClient::start().await;
+    let published = client.open(text).await;
+    assert_eq!(published["diagnostics"], serde_json::json!([]));
+    let mut times = Vec::new();
+    let warm_up = 4;
+    for version in 2..(2 + warm_up + 2 * samples(tasks)) as i32 {
+        // Type, or take back: the text stays the same size.
+        let typing = version % 2 == 0;
+        let started = Instant::now();
+        if typing {
+            client
+                .edit(version, (line, col), (line, col), keystroke.typed)
+                .await;
+        } else {
+            client.edit(version, (line, col), (line, col + 1), "").await;
+        }
+        let published = loop {
             let published = client.diagnostics().await;
-            assert_eq!(published["version"], version);
-            let found = published["diagnostics"].as_array().map_or(0, Vec::len);
-            assert_eq!(found > 0, typing && leaves_mistake, "{published}");
+            if published["version"] == version {
+                break published;
+            }
+        };
+        let elapsed = started.elapsed();
+        let found = published["diagnostics"].as_array().map_or(0, Vec::len);
+        if keystroke.leaves_mistake {
+            assert_eq!(found > 0, typing, "{published}");
+        }
+        if version as usize >= 2 + warm_up {
+            times.push(elapsed);
+        }
+    }
+    summary(times)
+}
+
+/// Times `Compilation::recompile` of the same edits.
+fn recompile(text: &str, tasks: usize, keystroke: &Keystroke) -> (f64, f64) {
+    let options = planc::check::Options::default();
+    let at =
+        text.find(&(keystroke.after)(tasks)).expect("the place") + (keystroke.after)(tasks).len();
+    let typed: Arc<str> = Arc::from(format!("{}{}{}", &text[..at], keystroke.typed, &text[at..]));
+    let plain: Arc<str> = Arc::from(text);
+    let mut compilation = planc::compile_shared("/bench/big.plan", Arc::clone(&plain), &options);
+    let mut times = Vec::new();
+    for n in 0..2 * samples(tasks) {
+        let next = if n % 2 == 0 { &typed } else { &plain };
+        let started = Instant::now();
+        let recompiled = compilation.recompile(Arc::clone(next));
+        times.push(started.elapsed());
+        // Dropping the old compilation is not timed: the server does it
+        // after publishing.
+        compilation = recompiled;
+    }
+    summary(times)
+}
+
+/// Times a whole compile of the text.
+fn whole(text: &str, tasks: usize) -> (f64, f64) {
+    let options = planc::check::Options::default();
+    let text: Arc<str> = Arc::from(text);
+    let times = (0..samples(tasks) / 2)
+        .map(|_| {
+            let started = Instant::now();
+            let compilation = planc::compile_shared("/bench/big.plan", Arc::clone(&text), &options);
+            let elapsed = started.elapsed();
+            drop(compilation);
+            elapsed
         })
-    });
-}
-
-/// The library's share of a keystroke: parsing and checking the whole file.
-#[divan::bench(args = [10_000], sample_count = 20)]
-fn compile(bencher: divan::Bencher, tasks: usize) {
-    let text = generated_plan(tasks);
-    bencher.bench(|| planc::compile("big.plan", &text, &planc::check::Options::default()));
-}
-
-/// Parsing alone.
-#[divan::bench(args = [10_000], sample_count = 20)]
-fn parse(bencher: divan::Bencher, tasks: usize) {
-    let text = generated_plan(tasks);
-    bencher.bench(|| planc::syntax::parse(&text, planc::span::FileId(0)));
+        .collect();
+    summary(times)
 }

@@ -41,8 +41,8 @@ pub fn range_in(analysis: &Analysis, file: FileId, span: Span) -> lsp::Range {
     let text = &analysis.compilation.sources.get(file).text;
     let lines = analysis.lines_of(file);
     lsp::Range::new(
-        position(&lines, text, span.start()),
-        position(&lines, text, span.end()),
+        position(lines, text, span.start()),
+        position(lines, text, span.end()),
     )
 }
 
@@ -80,15 +80,7 @@ pub fn diagnostic(analysis: &Analysis, d: &diagnostic::Diagnostic) -> lsp::Diagn
         let line = analysis.lines_of(label.file).line(label.span.start()) + 1;
         message = format!("{}:{line}: {message}", source.name);
     }
-    let import_span = analysis
-        .compilation
-        .syntax()
-        .items
-        .iter()
-        .find_map(|item| match item {
-            planc::syntax::ast::TopItem::Import(import) => Some(import.span),
-            _ => None,
-        });
+    let import_span = analysis.first_import;
     if let Some(label) = primary.filter(|l| !l.message.is_empty()) {
         message.push_str(&format!("\n{}", label.message));
     }

@@ -7,11 +7,12 @@
 //! [`watch`] channel. Nothing here compiles while holding the lock.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use planc::check::Options;
 use planc::line_index::LineIndex;
-use planc::span::FileId;
+use planc::span::{FileId, Span};
+use planc::syntax::ast::TopItem;
 use planc::Compilation;
 use tokio::sync::watch;
 use tower_lsp_server::ls_types::{self as lsp, TextDocumentContentChangeEvent, Uri};
@@ -24,22 +25,69 @@ pub struct Analysis {
     /// The server's count of the document's texts (see [`Job::revision`]).
     pub revision: u64,
     pub compilation: Compilation,
-    pub lines: LineIndex,
+    /// The line index of the document's text (made once per text, when the
+    /// text changes, and shared with the compile).
+    pub lines: Arc<LineIndex>,
+    /// Where the first `import` stands: problems inside imported files are
+    /// shown there (found once, not for each diagnostic).
+    pub first_import: Option<Span>,
+    /// The line indexes of the imported files, made when first asked for.
+    imported_lines: Vec<OnceLock<LineIndex>>,
+    /// Whether the document is a JSON plan document (diagnostics only: the
+    /// requests answer for `.plan` files).
+    pub json: bool,
 }
 
 impl Analysis {
-    /// Compiles `text`, the contents of the document at `uri`.
-    pub fn new(uri: Uri, revision: u64, text: &str) -> Analysis {
+    /// Compiles `text`, the contents of the document at `uri` (`lines` is
+    /// its line index): from the analysis of an earlier text of the same
+    /// document if there is one (only what the edit touches is compiled
+    /// again), else whole. A `.json` document is checked as `planc check`
+    /// checks a JSON plan document.
+    pub fn new(
+        uri: Uri,
+        revision: u64,
+        text: Arc<str>,
+        lines: Arc<LineIndex>,
+        previous: Option<&Analysis>,
+    ) -> Analysis {
         // The file's path, so that imports resolve relative to it.
         let name = file_path(&uri)
             .map(|path| path.display().to_string())
             .unwrap_or_else(|| uri.as_str().to_owned());
-        let compilation = planc::compile(&name, text, &Options::default());
+        let json = is_json(&name);
+        let compilation = match previous {
+            _ if json => planc::compile_json(&name, text),
+            Some(previous) if !previous.json => previous.compilation.recompile(text),
+            _ => planc::compile_shared(&name, text, &Options::default()),
+        };
+        Analysis::of(uri, revision, compilation, lines, json)
+    }
+
+    fn of(
+        uri: Uri,
+        revision: u64,
+        compilation: Compilation,
+        lines: Arc<LineIndex>,
+        json: bool,
+    ) -> Analysis {
+        let first_import = compilation
+            .syntax()
+            .items
+            .iter()
+            .find_map(|item| match item {
+                TopItem::Import(import) => Some(import.span),
+                _ => None,
+            });
+        let files = compilation.sources.iter().count();
         Analysis {
-            lines: LineIndex::new(text),
             uri,
             revision,
             compilation,
+            lines,
+            first_import,
+            imported_lines: (0..files).map(|_| OnceLock::new()).collect(),
+            json,
         }
     }
 
@@ -62,14 +110,23 @@ impl Analysis {
     }
 
     /// The line index of a file of the compilation (the document's is kept;
-    /// an imported file's is made when asked).
-    pub fn lines_of(&self, file: FileId) -> std::borrow::Cow<'_, LineIndex> {
+    /// an imported file's is made when first asked for, then kept).
+    pub fn lines_of(&self, file: FileId) -> &LineIndex {
         if file == self.compilation.file {
-            std::borrow::Cow::Borrowed(&self.lines)
-        } else {
-            std::borrow::Cow::Owned(LineIndex::new(&self.compilation.sources.get(file).text))
+            return &self.lines;
         }
+        self.imported_lines[file.0 as usize]
+            .get_or_init(|| LineIndex::new(&self.compilation.sources.get(file).text))
     }
+}
+
+/// Whether a document is a JSON plan document (`*.plan.json`, task-master's
+/// `.taskmaster/tasks/tasks.json`, any `.json` an editor sends), as
+/// `planc check` tells them by their extension.
+fn is_json(name: &str) -> bool {
+    std::path::Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
 }
 
 /// The local path of a `file:` URI (other schemes, such as an editor's
@@ -92,13 +149,22 @@ pub struct Job {
     /// client's versions label the diagnostics, but a client may repeat them,
     /// so whether a text is the newest is decided by this count.
     pub revision: u64,
-    pub text: String,
+    pub text: Arc<str>,
+    pub lines: Arc<LineIndex>,
+    /// The latest analysis of an earlier text, compiled from.
+    pub previous: Option<Arc<Analysis>>,
 }
 
 impl Job {
     /// Compiles the text, and converts its diagnostics for publishing.
     pub fn run(self) -> (Arc<Analysis>, Vec<lsp::Diagnostic>) {
-        let analysis = Analysis::new(self.uri, self.revision, &self.text);
+        let analysis = Analysis::new(
+            self.uri,
+            self.revision,
+            self.text,
+            self.lines,
+            self.previous.as_deref(),
+        );
         let diagnostics = convert::diagnostics(&analysis);
         (Arc::new(analysis), diagnostics)
     }
@@ -131,7 +197,10 @@ pub struct Analyses {
 /// which may be of an older version while a compile runs.
 struct Document {
     opening: u64,
-    text: String,
+    /// Shared with the compiles: a change makes a new text, and a compile
+    /// takes the text without copying it.
+    text: Arc<str>,
+    lines: Arc<LineIndex>,
     version: i32,
     revision: u64,
     analyses: watch::Sender<Analyses>,
@@ -148,7 +217,9 @@ impl Document {
             opening: self.opening,
             version: self.version,
             revision: self.revision,
-            text: self.text.clone(),
+            text: Arc::clone(&self.text),
+            lines: Arc::clone(&self.lines),
+            previous: self.analyses.borrow().latest.clone(),
         }
     }
 }
@@ -166,7 +237,8 @@ impl Documents {
         self.openings += 1;
         let mut document = Document {
             opening: self.openings,
-            text,
+            lines: Arc::new(LineIndex::new(&text)),
+            text: Arc::from(text),
             version,
             revision: 0,
             analyses: watch::Sender::new(Analyses::default()),
@@ -188,17 +260,24 @@ impl Documents {
     ) -> Option<Job> {
         let document = self.open.get_mut(uri)?;
         for change in changes {
-            match change.range {
+            // Each change's positions refer to the text after the previous
+            // one.
+            let text = match change.range {
                 Some(range) => {
-                    // Each change's positions refer to the text after the
-                    // previous one.
-                    let lines = LineIndex::new(&document.text);
-                    let start = convert::offset(&lines, &document.text, range.start);
-                    let end = convert::offset(&lines, &document.text, range.end).max(start);
-                    document.text.replace_range(start..end, &change.text);
+                    let old = &*document.text;
+                    let start = convert::offset(&document.lines, old, range.start);
+                    let end = convert::offset(&document.lines, old, range.end).max(start);
+                    let mut text =
+                        String::with_capacity(old.len() - (end - start) + change.text.len());
+                    text.push_str(&old[..start]);
+                    text.push_str(&change.text);
+                    text.push_str(&old[end..]);
+                    text
                 }
-                None => document.text = change.text,
-            }
+                None => change.text,
+            };
+            document.lines = Arc::new(LineIndex::new(&text));
+            document.text = Arc::from(text);
         }
         document.version = version;
         document.revision += 1;
@@ -213,24 +292,27 @@ impl Documents {
     /// Records a finished compile of `revision` (no analysis if it failed)
     /// and says what to do next. An analysis of an older text is still kept
     /// as the latest finished one, but its diagnostics are not published.
+    /// Also returns the analysis the new one replaces, for the caller to
+    /// drop after publishing (dropping a large tree takes a while).
     pub fn finished(
         &mut self,
         job: (&Uri, u64),
         revision: u64,
         analysis: Option<Arc<Analysis>>,
-    ) -> Next {
+    ) -> (Next, Option<Arc<Analysis>>) {
         let (uri, opening) = job;
         let Some(document) = self.open.get_mut(uri).filter(|d| d.opening == opening) else {
-            return Next::Stop;
+            return (Next::Stop, analysis);
         };
         let compiled = analysis.is_some();
+        let mut replaced = None;
         document.analyses.send_modify(|analyses| {
             if analysis.is_some() {
-                analyses.latest = analysis;
+                replaced = std::mem::replace(&mut analyses.latest, analysis);
             }
             analyses.settled = Some(revision);
         });
-        if revision != document.revision {
+        let next = if revision != document.revision {
             Next::Compile(document.job(uri))
         } else {
             document.compiling = false;
@@ -239,7 +321,8 @@ impl Documents {
             } else {
                 Next::Stop
             }
-        }
+        };
+        (next, replaced)
     }
 
     /// A way to wait for the analyses of an open document, and the revision
@@ -247,5 +330,97 @@ impl Documents {
     pub fn watch(&self, uri: &Uri) -> Option<(watch::Receiver<Analyses>, u64)> {
         let document = self.open.get(uri)?;
         Some((document.analyses.subscribe(), document.revision))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The diagnostics the server publishes after an edit, compiled from the
+    //! previous analysis, against those of the same text compiled whole:
+    //! the same bytes on the wire.
+
+    use std::sync::Arc;
+
+    use planc::line_index::LineIndex;
+    use proptest::prelude::*;
+    use tower_lsp_server::ls_types::Uri;
+
+    use super::{Analysis, Job};
+
+    fn uri() -> Uri {
+        "file:///nonexistent/planc-lsp-tests/edited.plan"
+            .parse()
+            .expect("a URI")
+    }
+
+    fn job(text: &str, revision: u64, previous: Option<Arc<Analysis>>) -> Job {
+        Job {
+            uri: uri(),
+            opening: 1,
+            version: revision as i32,
+            revision,
+            text: Arc::from(text),
+            lines: Arc::new(LineIndex::new(text)),
+            previous,
+        }
+    }
+
+    const SNIPPETS: &[&str] = &[
+        "x",
+        "\"",
+        "{",
+        "}",
+        "t1",
+        " after t5",
+        " after t39",
+        "{count}",
+        "{nope}",
+        "assignee r9",
+        "role r9\n",
+        "# note\n",
+        "\n",
+        "task extra \"Extra\"\n",
+        "é𝄞",
+        "step",
+        "}}",
+        " ",
+    ];
+
+    fn floor(text: &str, offset: usize) -> usize {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        offset
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: planc::generate::fuzz_cases(64),
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn published_diagnostics_after_an_edit_are_those_of_a_whole_compile(
+            edits in proptest::collection::vec((0.0..1.0f64, 0..12usize, 0..SNIPPETS.len() + 1), 1..8),
+        ) {
+            let mut text = planc::generate::plan_source(40, false).replace("Stage 3", "Stage 3 𝄞 é");
+            let (mut analysis, _) = job(&text, 0, None).run();
+            for (revision, (at, len, snippet)) in edits.into_iter().enumerate() {
+                let start = floor(&text, (at * text.len() as f64) as usize);
+                let end = floor(&text, start + len);
+                let insert = SNIPPETS.get(snippet).copied().unwrap_or("");
+                text = format!("{}{insert}{}", &text[..start], &text[end..]);
+                let revision = revision as u64 + 1;
+                let (incremental, published) = job(&text, revision, Some(analysis)).run();
+                let (_, whole) = job(&text, revision, None).run();
+                prop_assert_eq!(
+                    serde_json::to_string(&published).expect("JSON"),
+                    serde_json::to_string(&whole).expect("JSON"),
+                    "after editing to\n{}", text
+                );
+                analysis = incremental;
+            }
+        }
     }
 }

@@ -82,7 +82,7 @@ impl Backend {
     async fn latest(&self, uri: &Uri) -> Option<Arc<Analysis>> {
         let (mut analyses, _) = self.documents().watch(uri)?;
         let analyses = analyses.wait_for(|a| a.settled.is_some()).await.ok()?;
-        analyses.latest.clone()
+        analyses.latest.clone().filter(|analysis| !analysis.json)
     }
 
     /// The analysis of the document's text as it is now (or of a newer one).
@@ -95,7 +95,7 @@ impl Backend {
         analyses
             .latest
             .clone()
-            .filter(|analysis| analysis.revision >= revision)
+            .filter(|analysis| analysis.revision >= revision && !analysis.json)
     }
 
     fn start(&self, job: Job) {
@@ -120,7 +120,7 @@ async fn compile(shared: Arc<Shared>, mut job: Job) {
             }
         };
         let publishing = shared.publishing.lock().await;
-        let next = shared
+        let (next, replaced) = shared
             .documents()
             .finished((&uri, opening), revision, analysis);
         match next {
@@ -129,14 +129,27 @@ async fn compile(shared: Arc<Shared>, mut job: Job) {
                     .client
                     .publish_diagnostics(uri, diagnostics, Some(version))
                     .await;
+                drop_later(replaced);
                 return;
             }
             Next::Compile(newer) => {
                 drop(publishing);
+                drop_later(replaced);
                 job = newer;
             }
-            Next::Stop => return,
+            Next::Stop => {
+                drop_later(replaced);
+                return;
+            }
         }
+    }
+}
+
+/// Drops an analysis no longer needed on a blocking thread (a large plan's
+/// tree and plan take milliseconds to free), after the diagnostics are out.
+fn drop_later(analysis: Option<Arc<Analysis>>) {
+    if let Some(analysis) = analysis {
+        tokio::task::spawn_blocking(move || drop(analysis));
     }
 }
 

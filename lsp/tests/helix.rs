@@ -1,5 +1,5 @@
 //! The Helix configuration in `editors/helix/languages.toml` parses and
-//! starts `planc lsp` for `.plan` files.
+//! starts `planc lsp` for `.plan` files and JSON plan documents.
 
 use toml::Value;
 
@@ -20,6 +20,17 @@ fn helix_languages_toml_declares_plan_and_its_server() {
         language["language-servers"],
         Value::Array(vec!["planc".into()])
     );
+    let json = &config["language"][1];
+    assert_eq!(json["name"].as_str(), Some("plan-json"));
+    assert_eq!(json["grammar"].as_str(), Some("json"));
+    let globs: Vec<&str> = json["file-types"]
+        .as_array()
+        .expect("file types")
+        .iter()
+        .filter_map(|t| t["glob"].as_str())
+        .collect();
+    assert_eq!(globs, ["*.plan.json", ".taskmaster/tasks/tasks.json"]);
+    assert_eq!(json["language-servers"], Value::Array(vec!["planc".into()]));
     let server = &config["language-server"]["planc"];
     assert_eq!(server["command"].as_str(), Some("planc"));
     assert_eq!(server["args"], Value::Array(vec!["lsp".into()]));

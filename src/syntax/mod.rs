@@ -6,6 +6,7 @@ pub mod grammar;
 mod limits;
 mod parser;
 mod recover;
+mod reparse;
 mod strings;
 
 pub use limits::{
@@ -15,3 +16,5 @@ pub use limits::{
 };
 pub use parser::{parse, Parsed};
 pub use recover::Context;
+pub(crate) use reparse::{item_at, spans};
+pub use reparse::{reparse, Edit, Place, Reparsed};

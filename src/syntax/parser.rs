@@ -175,6 +175,66 @@ fn parse_rest(text: &str, file: FileId, prefix: Prefix) -> Parsed {
     }
 }
 
+/// One item of a plan, template or step body read again on its own (see
+/// [`reparse`](super::reparse)): the item, and what the walk collected in it.
+pub(super) struct ItemParse {
+    pub item: PlanItem,
+    pub comments: Vec<Span>,
+    pub keywords: Vec<Span>,
+    pub unparsed: Vec<Span>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Reads `span` of `text` as one item of the kind `like` is, with the rule the
+/// grammar reads that kind with; `None` unless the rule reads the whole span
+/// (then the file must be read whole). Spans are the file's.
+pub(super) fn parse_item(
+    text: &str,
+    file: FileId,
+    span: Span,
+    like: &PlanItem,
+) -> Option<ItemParse> {
+    let rule = match like {
+        PlanItem::Title(_) => Rule::title,
+        PlanItem::Goal(_) => Rule::goal,
+        PlanItem::Language(_) => Rule::language,
+        PlanItem::MaxIterations(_) => Rule::max_iterations,
+        PlanItem::Retry(_) => Rule::retry,
+        PlanItem::Param(_) => Rule::param,
+        PlanItem::Role(_) => Rule::role,
+        PlanItem::Step(_) => Rule::step,
+        PlanItem::Task(_) => Rule::task,
+        PlanItem::Use(_) => Rule::use_,
+    };
+    let slice = text.get(span.range())?;
+    let pair = PlanParser::parse(rule, slice).ok()?.next()?;
+    if pair.as_span().end() != slice.len() {
+        return None;
+    }
+    let mut walker = Walker {
+        text,
+        base: span.start(),
+        file,
+        comments: Vec::new(),
+        keywords: Vec::new(),
+        unparsed: Vec::new(),
+        diagnostics: Vec::new(),
+        hidden: 0,
+        first_hidden: Span::default(),
+    };
+    let item = walker.plan_item(pair)?;
+    if walker.hidden > 0 {
+        return None;
+    }
+    Some(ItemParse {
+        item,
+        comments: walker.comments,
+        keywords: walker.keywords,
+        unparsed: walker.unparsed,
+        diagnostics: walker.diagnostics,
+    })
+}
+
 struct Walker<'a> {
     /// The whole file (explanations of bad runs re-parse from it).
     text: &'a str,

@@ -1,5 +1,7 @@
 -- The planc language server for Neovim: starts `planc lsp` for every buffer
--- of filetype `plan`.
+-- of filetype `plan`, and for the JSON plan documents it checks as
+-- `planc check` does (`*.plan.json`, task-master's
+-- `.taskmaster/tasks/tasks.json`).
 --
 --   require("planc").setup()                                  -- defaults
 --   require("planc").setup({ cmd = { "/path/to/planc", "lsp" } })
@@ -47,15 +49,24 @@ function M.attach(bufnr, opts)
   return client_id
 end
 
---- Starts planc's language server for `plan` buffers.
+--- Whether a buffer's file is a JSON plan document the server checks.
+function M.is_plan_json(name)
+  return name:match("%.plan%.json$") ~= nil
+    or name:match("%.taskmaster/tasks/tasks%.json$") ~= nil
+end
+
+--- Starts planc's language server for `plan` buffers and JSON plan documents.
 function M.setup(opts)
   opts = vim.tbl_deep_extend("force", M.defaults, opts or {})
   local group = vim.api.nvim_create_augroup("planc", { clear = true })
   vim.api.nvim_create_autocmd("FileType", {
     group = group,
-    pattern = "plan",
+    pattern = { "plan", "json" },
     callback = function(args)
-      M.attach(args.buf, opts)
+      local name = vim.api.nvim_buf_get_name(args.buf)
+      if vim.bo[args.buf].filetype == "plan" or M.is_plan_json(name) then
+        M.attach(args.buf, opts)
+      end
     end,
   })
 end

@@ -56,5 +56,14 @@ check("the client starts `planc lsp` by default, and the path is configurable", 
   assert.ok(fs.existsSync(path.join(root, "node_modules/vscode-languageclient/node.js")));
 });
 
+check("the client sends .plan files and JSON plan documents", () => {
+  const source = fs.readFileSync(path.join(root, manifest.main), "utf8");
+  assert.match(source, /\{ language: "plan" \}/);
+  assert.match(source, /pattern: "\*\*\/\*\.plan\.json"/);
+  assert.match(source, /pattern: "\*\*\/\.taskmaster\/tasks\/tasks\.json"/);
+  assert.ok(manifest.activationEvents.includes("workspaceContains:**/*.plan.json"));
+  assert.ok(manifest.activationEvents.includes("workspaceContains:.taskmaster/tasks/tasks.json"));
+});
+
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,349 @@
+//! Compiling a new text of a file from the compilation of its old text, as
+//! an editor does at each keystroke.
+//!
+//! The item the edit falls in is parsed again ([`syntax::reparse`]), not the
+//! file. Then:
+//!
+//! - an edit inside the text of strings or comments (same names, references
+//!   and shape) changes no name, so nothing is checked again: what the check
+//!   found moves with the text ([`Compilation::retext`]), and the edited
+//!   tasks' strings are interpolated again;
+//! - any other edit is checked again over the new tree, with the imported
+//!   files as they were read before. The check is one pass over names and
+//!   the dependency graph (declarations, references, cycles, "did you mean"
+//!   searches spent in source order, caps per code), and it is what decides
+//!   which items an edit affects; it costs about as much as the parse it
+//!   saves on a large plan.
+//!
+//! Where the edit cannot be bounded (it crosses items, changes imports, or
+//! meets a limit) the file is compiled whole. Every path gives what
+//! [`compile_shared_with`] gives for the new text; a differential test over
+//! random edit sequences holds them to it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::{assemble, compile_shared_with, Compilation, Parts};
+use crate::check::Checked;
+use crate::diagnostic::Diagnostic;
+use crate::ir;
+use crate::modules::{FsLoader, Loader, Module};
+use crate::span::{FileId, SourceMap, Span};
+use crate::syntax::ast::{self, PlanItem, StepItem, StrPart, TopItem};
+use crate::syntax::{self, Edit, Reparsed};
+
+#[cfg(test)]
+mod tests;
+
+impl Compilation {
+    /// Compiles `text`, a new text of the root file, reusing what the change
+    /// from the old text leaves as it was; imports that must be read again
+    /// are read from the file system relative to the file's name.
+    pub fn recompile(&self, text: Arc<str>) -> Compilation {
+        let name = self.sources.get(self.file).name.clone();
+        self.recompile_with(text, &FsLoader::for_file(&name))
+    }
+
+    /// Like [`Compilation::recompile`], reading imports through `loader`
+    /// when the file must be compiled whole.
+    pub fn recompile_with(&self, text: Arc<str>, loader: &dyn Loader) -> Compilation {
+        let root = self.sources.get(self.file);
+        if self.parts.json {
+            return super::compile_json(&root.name, text);
+        }
+        let edit = Edit::between(&root.text, &text);
+        let reparsed = syntax::reparse(
+            self.syntax(),
+            &self.parts.root_syntax,
+            &text,
+            edit,
+            self.file,
+        );
+        let Some(reparsed) = reparsed.map(Box::new) else {
+            return compile_shared_with(&root.name, text, &self.parts.options, loader);
+        };
+        let mut sources = self.sources.clone();
+        sources.set_text(self.file, text);
+        let reparsed = if reparsed.text_only {
+            match self.retext(reparsed, edit, sources.clone()) {
+                Ok(compilation) => return compilation,
+                Err(reparsed) => reparsed,
+            }
+        } else {
+            reparsed
+        };
+        self.recheck(*reparsed, edit, sources)
+    }
+
+    /// The root module with a new tree, and the imported ones as they were.
+    fn modules_with(&self, tree: ast::File) -> Vec<Module> {
+        let root = &self.modules[0];
+        let mut modules = Vec::with_capacity(self.modules.len());
+        modules.push(Module {
+            file: root.file,
+            path: root.path.clone(),
+            ast: tree,
+            imports: root.imports.clone(),
+        });
+        modules.extend(self.modules[1..].iter().cloned());
+        modules
+    }
+
+    /// Checks the re-read tree.
+    fn recheck(&self, reparsed: Reparsed, edit: Edit, sources: SourceMap) -> Compilation {
+        let moved = |span: Span| Some(edit.map_span(span));
+        let loading = self
+            .parts
+            .loading
+            .iter()
+            .filter_map(|d| move_labels(d, self.file, &moved))
+            .collect();
+        let parts = Parts {
+            root_syntax: reparsed.parsed.diagnostics,
+            loading,
+            options: self.parts.options.clone(),
+            json: false,
+        };
+        assemble(sources, self.modules_with(reparsed.parsed.file), parts)
+    }
+
+    /// After an edit inside the text of strings or comments: what the check
+    /// found, moved with the text; the re-read file back where that cannot
+    /// be told without checking again.
+    fn retext(
+        &self,
+        reparsed: Box<Reparsed>,
+        edit: Edit,
+        sources: SourceMap,
+    ) -> Result<Compilation, Box<Reparsed>> {
+        match self.moved_analysis(&reparsed, edit) {
+            Some((checked, diagnostics, loading)) => {
+                let parts = Parts {
+                    root_syntax: reparsed.parsed.diagnostics,
+                    loading,
+                    options: self.parts.options.clone(),
+                    json: false,
+                };
+                Ok(Compilation {
+                    sources,
+                    file: self.file,
+                    modules: self.modules_with(reparsed.parsed.file),
+                    checked,
+                    diagnostics,
+                    parts: Arc::new(parts),
+                })
+            }
+            None => Err(reparsed),
+        }
+    }
+
+    /// What the check found, the diagnostics and the loading diagnostics,
+    /// moved with the text of a text-only edit.
+    fn moved_analysis(
+        &self,
+        reparsed: &Reparsed,
+        edit: Edit,
+    ) -> Option<(Checked, Vec<Diagnostic>, Vec<Diagnostic>)> {
+        let (old_span, place) = (reparsed.old_span, reparsed.place);
+        let old_item = syntax::item_at(self.syntax(), place)?;
+        let new_item = syntax::item_at(&reparsed.parsed.file, place)?;
+        // The item's spans, old to new (the shapes are the same).
+        let inside: HashMap<Span, Span> = syntax::spans(&old_item)
+            .into_iter()
+            .zip(syntax::spans(&new_item))
+            .collect();
+        let root = self.file;
+        let moved = |span: Span| -> Option<Span> {
+            let outside = span.end() <= old_span.start() || span.start() >= old_span.end();
+            let around = span.start() < old_span.start() && span.end() > old_span.end();
+            if outside || around {
+                Some(edit.map_span(span))
+            } else {
+                inside.get(&span).copied()
+            }
+        };
+        let move_all = |diagnostics: &[Diagnostic]| -> Option<Vec<Diagnostic>> {
+            diagnostics
+                .iter()
+                .map(|d| move_labels(d, root, &moved))
+                .collect()
+        };
+        let symbols = &self.checked.symbols;
+        let definitions = symbols
+            .definitions
+            .iter()
+            .map(|d| {
+                let mut d = d.clone();
+                if d.file == root {
+                    d.span = moved(d.span)?;
+                    d.full_span = moved(d.full_span)?;
+                }
+                Some(d)
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let references = symbols
+            .references
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                if r.file == root {
+                    r.span = moved(r.span)?;
+                }
+                Some(r)
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let plan = match &self.checked.plan {
+            Some(plan) => Some(retext_plan(plan, self.syntax(), reparsed)?),
+            None => None,
+        };
+        let checked = Checked {
+            plan,
+            task_count: self.checked.task_count,
+            diagnostics: move_all(&self.checked.diagnostics)?,
+            symbols: ir::Symbols {
+                definitions,
+                references,
+            },
+        };
+        Some((
+            checked,
+            move_all(&self.diagnostics)?,
+            move_all(&self.parts.loading)?,
+        ))
+    }
+}
+
+/// A diagnostic with its labels and fix in `file` moved; `None` if one
+/// cannot be.
+fn move_labels(
+    d: &Diagnostic,
+    file: FileId,
+    moved: &dyn Fn(Span) -> Option<Span>,
+) -> Option<Diagnostic> {
+    let mut d = d.clone();
+    for label in d.labels.iter_mut().filter(|l| l.file == file) {
+        label.span = moved(label.span)?;
+    }
+    if let Some(fix) = d.fix.as_mut().filter(|f| f.file == file) {
+        fix.span = moved(fix.span)?;
+    }
+    Some(d)
+}
+
+/// The plan with the strings of the re-read item's tasks interpolated
+/// again; `None` unless the item is in the file's plan and the plan's tasks
+/// are its own (no template instances), one to one with the tree's.
+fn retext_plan(plan: &ir::Plan, old: &ast::File, reparsed: &Reparsed) -> Option<ir::Plan> {
+    let place = reparsed.place;
+    let first_plan = old
+        .items
+        .iter()
+        .position(|item| matches!(item, TopItem::Plan(_)))?;
+    let (TopItem::Plan(old_plan), TopItem::Plan(new_plan)) = (
+        &old.items[place.top],
+        &reparsed.parsed.file.items[place.top],
+    ) else {
+        return None;
+    };
+    if place.top != first_plan
+        || old_plan
+            .items
+            .iter()
+            .any(|item| matches!(item, PlanItem::Use(_)))
+    {
+        return None;
+    }
+    let tasks_in = |item: &PlanItem| match item {
+        PlanItem::Task(_) => 1,
+        PlanItem::Step(step) => step
+            .items
+            .iter()
+            .filter(|i| matches!(i, StepItem::Task(_)))
+            .count(),
+        _ => 0,
+    };
+    let total: usize = old_plan.items.iter().map(tasks_in).sum();
+    if total != plan.tasks.len() {
+        return None;
+    }
+    let mut first = old_plan.items[..place.item]
+        .iter()
+        .map(tasks_in)
+        .sum::<usize>();
+    let new_item = &new_plan.items[place.item];
+    let old_item = &old_plan.items[place.item];
+    let edited: Vec<&ast::Task> = match (new_item, old_item, place.task) {
+        (PlanItem::Task(task), _, None) => vec![task],
+        (PlanItem::Step(step), _, Some(index)) => {
+            first += step.items[..index]
+                .iter()
+                .filter(|i| matches!(i, StepItem::Task(_)))
+                .count();
+            match &step.items[index] {
+                StepItem::Task(task) => vec![task],
+                _ => return None,
+            }
+        }
+        (PlanItem::Step(step), PlanItem::Step(old_step), None) => {
+            // A step's title is the IR step's name: not re-made here.
+            let title = |s: &ast::Step| s.title.as_ref().map(ast::Str::template_text);
+            if title(step) != title(old_step) {
+                return None;
+            }
+            step.items
+                .iter()
+                .filter_map(|i| match i {
+                    StepItem::Task(task) => Some(task),
+                    _ => None,
+                })
+                .collect()
+        }
+        _ => return None,
+    };
+    let mut plan = plan.clone();
+    for (offset, task) in edited.into_iter().enumerate() {
+        let ir_task = plan.tasks.get_mut(first + offset)?;
+        if ir_task.key != task.name.name {
+            return None;
+        }
+        let params = &plan.params;
+        ir_task.name = interpolate(params, &task.title)?;
+        let (mut reasoning, mut description) = (None, None);
+        for field in &task.fields {
+            match field {
+                ast::TaskField::Reasoning(f) if reasoning.is_none() => reasoning = Some(&f.value),
+                ast::TaskField::Description(f) if description.is_none() => {
+                    description = Some(&f.value);
+                }
+                _ => {}
+            }
+        }
+        ir_task.reasoning = match reasoning {
+            Some(s) => Some(interpolate(params, s)?),
+            None => None,
+        };
+        ir_task.description = match description {
+            Some(s) => Some(interpolate(params, s)?),
+            None => None,
+        };
+    }
+    Some(plan)
+}
+
+/// A string of the plan with its parameters' values; `None` if it names
+/// one without a value (the check says what stands there then).
+fn interpolate(params: &[ir::ParamValue], string: &ast::Str) -> Option<String> {
+    let mut out = String::new();
+    for part in &string.parts {
+        match part {
+            StrPart::Text(text) => out.push_str(text),
+            StrPart::Param(ident) => {
+                let param = params
+                    .iter()
+                    .find(|p| p.name.as_str() == ident.name.as_str())?;
+                param.value.as_ref()?.write_text(&mut out);
+            }
+        }
+    }
+    Some(out)
+}

@@ -1,0 +1,627 @@
+//! Reading a file again after an edit: only the item the edit falls in (a
+//! task, a step, another item of a plan or template body) is parsed again,
+//! and the spans after it are moved. The result is the tree and the syntax
+//! diagnostics [`parse`](super::parse) gives for the new text; where that
+//! cannot be bounded, [`reparse`] says so and the caller parses the file.
+//!
+//! Why a re-read item parses as the whole file would parse it: the grammar
+//! is a PEG, so the item's rule at its offset reads the same bytes in the
+//! file as in the item's own text, as long as the rule reads the item's text
+//! to its end, ends on a closing token (a `}` or a complete last token, then
+//! whitespace), and begins with the keyword it began with (the items before
+//! it look no further ahead than that keyword). The file's other
+//! diagnostics are bounded too: the limits on nesting, on explained text and
+//! on the number of syntax errors are checked as the whole-file parse checks
+//! them, and the reader gives up where they could differ.
+
+use super::ast::*;
+use super::limits;
+use super::parser::{self, Parsed};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::{FileId, Span};
+
+#[cfg(test)]
+mod tests;
+
+/// One change of a text: the bytes `start..old_end` of the old text became
+/// the bytes `start..new_end` of the new one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Edit {
+    pub start: usize,
+    pub old_end: usize,
+    pub new_end: usize,
+}
+
+impl Edit {
+    /// The smallest edit that turns `old` into `new`: what lies between
+    /// their common beginning and their common end (on character
+    /// boundaries).
+    pub fn between(old: &str, new: &str) -> Edit {
+        let (a, b) = (old.as_bytes(), new.as_bytes());
+        let mut start = common_prefix(a, b);
+        // A common suffix may not reach into the common prefix.
+        let limit = a.len().min(b.len()) - start;
+        let suffix = common_suffix(&a[start..], &b[start..]).min(limit);
+        while !old.is_char_boundary(start) {
+            start -= 1;
+        }
+        // `old[old_end..] == new[new_end..]`, so both ends are on a boundary
+        // or neither is.
+        let (mut old_end, mut new_end) = (a.len() - suffix, b.len() - suffix);
+        while !old.is_char_boundary(old_end) {
+            old_end += 1;
+            new_end += 1;
+        }
+        Edit {
+            start,
+            old_end,
+            new_end,
+        }
+    }
+
+    /// Whether nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.start == self.old_end && self.start == self.new_end
+    }
+
+    /// Where an offset of the old text outside the edited bytes is in the
+    /// new text: before the edit it stays, after it it moves.
+    pub fn map(&self, offset: usize) -> usize {
+        if offset < self.old_end {
+            offset
+        } else {
+            offset + self.new_end - self.old_end
+        }
+    }
+
+    /// A span of the old text outside the edited bytes, in the new text.
+    pub fn map_span(&self, span: Span) -> Span {
+        Span::new(self.map(span.start()), self.map(span.end()))
+    }
+}
+
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const CHUNK: usize = 64;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    // Whole chunks compare with `memcmp`.
+    while i + CHUNK <= n && a[i..i + CHUNK] == b[i..i + CHUNK] {
+        i += CHUNK;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const CHUNK: usize = 64;
+    let n = a.len().min(b.len());
+    let (la, lb) = (a.len(), b.len());
+    let mut i = 0;
+    while i + CHUNK <= n && a[la - i - CHUNK..la - i] == b[lb - i - CHUNK..lb - i] {
+        i += CHUNK;
+    }
+    while i < n && a[la - i - 1] == b[lb - i - 1] {
+        i += 1;
+    }
+    i
+}
+
+/// Where the re-read item stands in the tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// The plan or template, by index in [`File::items`].
+    pub top: usize,
+    /// The item of its body.
+    pub item: usize,
+    /// The task of that item, a step, if the re-read item is that task.
+    pub task: Option<usize>,
+}
+
+/// A file read again after an edit.
+#[derive(Clone, Debug)]
+pub struct Reparsed {
+    /// The tree and the syntax diagnostics of the new text, as
+    /// [`parse`](super::parse) gives them (the diagnostics maybe in another
+    /// order).
+    pub parsed: Parsed,
+    /// The item read again.
+    pub place: Place,
+    /// The item's span in the old text, and in the new.
+    pub old_span: Span,
+    pub new_span: Span,
+    /// Whether the item differs from the old one in the text of its strings
+    /// and comments only: the same names, references, numbers and shape,
+    /// and no syntax error in either.
+    pub text_only: bool,
+}
+
+/// Reads the file again after `edit` turned the old text (whose tree is
+/// `old` and syntax diagnostics `old_diagnostics`) into `new_text`; `None`
+/// where the edit's effect cannot be bounded to one item (then parse the
+/// whole file).
+pub fn reparse(
+    old: &File,
+    old_diagnostics: &[Diagnostic],
+    new_text: &str,
+    edit: Edit,
+    file: FileId,
+) -> Option<Reparsed> {
+    if new_text.len() > limits::MAX_FILE_BYTES
+        || old_diagnostics.iter().any(|d| d.code != Code::Syntax)
+    {
+        return None;
+    }
+    let within = |span: Span| span.start() < edit.start && edit.old_end < span.end();
+    let top = old.items.iter().position(|item| match item {
+        TopItem::Plan(plan) => within(plan.span),
+        TopItem::Template(template) => within(template.span),
+        _ => false,
+    })?;
+    let items = match &old.items[top] {
+        TopItem::Plan(plan) => &plan.items,
+        TopItem::Template(template) => &template.items,
+        _ => return None,
+    };
+    let index = items
+        .partition_point(|item| item_span(item).start() < edit.start)
+        .checked_sub(1)?;
+    let item = &items[index];
+    if !within(item_span(item)) {
+        return None;
+    }
+    // The innermost item first: a task of a step, then the step.
+    let mut candidates = Vec::with_capacity(2);
+    if let PlanItem::Step(step) = item {
+        let tasks = step
+            .items
+            .partition_point(|i| step_item_span(i).start() < edit.start);
+        if let Some(StepItem::Task(task)) = tasks.checked_sub(1).map(|t| &step.items[t]) {
+            if within(task.span) {
+                candidates.push((Some(tasks - 1), PlanItem::Task(task.clone())));
+            }
+        }
+    }
+    candidates.push((None, item.clone()));
+    candidates.into_iter().find_map(|(task, like)| {
+        let place = Place {
+            top,
+            item: index,
+            task,
+        };
+        reparse_at(old, old_diagnostics, new_text, edit, file, place, &like)
+    })
+}
+
+/// Reads the item at `place` (like `like`) again.
+fn reparse_at(
+    old: &File,
+    old_diagnostics: &[Diagnostic],
+    new_text: &str,
+    edit: Edit,
+    file: FileId,
+    place: Place,
+    like: &PlanItem,
+) -> Option<Reparsed> {
+    let old_span = item_span(like);
+    let new_span = Span::new(old_span.start(), edit.map(old_span.end()));
+    // A complete last token: what follows may not continue it.
+    let next = new_text.as_bytes().get(new_span.end());
+    if !matches!(next, None | Some(b' ' | b'\t' | b'\r' | b'\n')) {
+        return None;
+    }
+    let read = parser::parse_item(new_text, file, new_span, like)?;
+    let closed = |body: &Option<Body>| body.as_ref().is_none_or(|b| b.close.is_some());
+    let ok = match &read.item {
+        PlanItem::Step(step) => step.body.close.is_some(),
+        PlanItem::Task(task) => closed(&task.body),
+        PlanItem::Use(use_) => closed(&use_.body),
+        _ => true,
+    };
+    if !ok {
+        return None;
+    }
+
+    // The syntax diagnostics: those of the old item go, the others stay
+    // (moved if after it), the new item's come.
+    let (mut before, mut inside_old, mut after) = (Vec::new(), 0, Vec::new());
+    for d in old_diagnostics {
+        // A syntax diagnostic's labels and fix are all in this file.
+        let spans = || {
+            d.labels
+                .iter()
+                .map(|l| l.span)
+                .chain(d.fix.iter().map(|f| f.span))
+        };
+        if spans().all(|s| s.end() <= old_span.start()) {
+            before.push(d.clone());
+        } else if spans().all(|s| s.start() >= old_span.end()) {
+            let mut d = d.clone();
+            for label in &mut d.labels {
+                label.span = edit.map_span(label.span);
+            }
+            if let Some(fix) = &mut d.fix {
+                fix.span = edit.map_span(fix.span);
+            }
+            after.push(d);
+        } else if spans().all(|s| old_span.start() <= s.start() && s.end() <= old_span.end()) {
+            inside_old += 1;
+        } else {
+            return None;
+        }
+    }
+    let total = before.len() + read.diagnostics.len() + after.len();
+    if total > 0
+        && (new_text.len() > limits::MAX_EXPLAINED_BYTES
+            || total >= limits::MAX_SYNTAX_ERRORS
+            || limits::check(new_text, file).is_some())
+    {
+        return None;
+    }
+
+    let (old_item, new_item) = (like, &read.item);
+    let text_only = inside_old == 0
+        && read.diagnostics.is_empty()
+        && read.unparsed.is_empty()
+        && !has_unparsed(&old.unparsed, old_span)
+        && shape(old_item) == shape(new_item);
+
+    let mut diagnostics = before;
+    diagnostics.extend(read.diagnostics);
+    diagnostics.extend(after);
+
+    let mut file_tree = File {
+        items: old.items.clone(),
+        comments: splice(&old.comments, old_span, read.comments, edit),
+        keywords: splice(&old.keywords, old_span, read.keywords, edit),
+        unparsed: splice(&old.unparsed, old_span, read.unparsed, edit),
+    };
+    for item in &mut file_tree.items[place.top..] {
+        item.visit(&mut |at| match at {
+            At::Span(span) => *span = edit.map_span(*span),
+            At::Text(_) => {}
+        });
+    }
+    let body = match &mut file_tree.items[place.top] {
+        TopItem::Plan(plan) => &mut plan.items,
+        TopItem::Template(template) => &mut template.items,
+        _ => return None,
+    };
+    match (place.task, read.item) {
+        (None, item) => body[place.item] = item,
+        (Some(task), PlanItem::Task(new)) => match &mut body[place.item] {
+            PlanItem::Step(step) => step.items[task] = StepItem::Task(new),
+            _ => return None,
+        },
+        (Some(_), _) => return None,
+    }
+    Some(Reparsed {
+        parsed: Parsed {
+            file: file_tree,
+            diagnostics,
+        },
+        place,
+        old_span,
+        new_span,
+        text_only,
+    })
+}
+
+/// Whether a run of unparsed text lies in `span`.
+fn has_unparsed(unparsed: &[Span], span: Span) -> bool {
+    let first = unparsed.partition_point(|s| s.start() < span.start());
+    unparsed.get(first).is_some_and(|s| s.start() < span.end())
+}
+
+/// A sorted list of spans with those in `old` replaced by `new` (sorted),
+/// and those after it moved.
+fn splice(spans: &[Span], old: Span, mut new: Vec<Span>, edit: Edit) -> Vec<Span> {
+    let first = spans.partition_point(|s| s.start() < old.start());
+    let last = spans.partition_point(|s| s.start() < old.end());
+    new.sort_unstable();
+    let mut out = Vec::with_capacity(spans.len() - (last - first) + new.len());
+    out.extend_from_slice(&spans[..first]);
+    out.extend(new);
+    out.extend(spans[last..].iter().map(|&s| edit.map_span(s)));
+    out
+}
+
+/// An item with every span and every string's text taken out: two items
+/// with the same shape differ only in where they stand and in the text of
+/// their strings.
+fn shape(item: &PlanItem) -> PlanItem {
+    let mut item = item.clone();
+    item.visit(&mut |at| match at {
+        At::Span(span) => *span = Span::default(),
+        At::Text(text) => *text = SmolStr::default(),
+    });
+    item
+}
+
+/// The span of an item of a plan or template body.
+pub(crate) fn item_span(item: &PlanItem) -> Span {
+    match item {
+        PlanItem::Title(f) | PlanItem::Goal(f) | PlanItem::Language(f) => f.span,
+        PlanItem::MaxIterations(f) | PlanItem::Retry(f) => f.span,
+        PlanItem::Param(p) => p.span,
+        PlanItem::Role(r) => r.span,
+        PlanItem::Step(s) => s.span,
+        PlanItem::Task(t) => t.span,
+        PlanItem::Use(u) => u.span,
+    }
+}
+
+fn step_item_span(item: &StepItem) -> Span {
+    match item {
+        StepItem::After(a) => a.span,
+        StepItem::Sequential(span) => *span,
+        StepItem::Task(t) => t.span,
+    }
+}
+
+/// A place in the tree a visit reaches.
+enum At<'a> {
+    Span(&'a mut Span),
+    /// The text of a piece of a string.
+    Text(&'a mut SmolStr),
+}
+
+/// Visits every span and every string text of a node.
+trait Visit {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>));
+}
+
+impl Visit for Span {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        f(At::Span(self));
+    }
+}
+
+impl<T: Visit> Visit for Option<T> {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        if let Some(inner) = self {
+            inner.visit(f);
+        }
+    }
+}
+
+impl<T: Visit> Visit for Vec<T> {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        for inner in self {
+            inner.visit(f);
+        }
+    }
+}
+
+impl Visit for Ident {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        self.span.visit(f);
+    }
+}
+
+impl Visit for Str {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        self.span.visit(f);
+        for part in &mut self.parts {
+            match part {
+                StrPart::Text(text) => f(At::Text(text)),
+                StrPart::Param(ident) => ident.visit(f),
+            }
+        }
+    }
+}
+
+impl Visit for StrField {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        self.span.visit(f);
+        self.keyword.visit(f);
+        self.value.visit(f);
+    }
+}
+
+impl Visit for Int {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        self.span.visit(f);
+    }
+}
+
+impl Visit for IntField {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        self.span.visit(f);
+        self.keyword.visit(f);
+        self.value.visit(f);
+    }
+}
+
+impl Visit for Literal {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        match self {
+            Literal::Str(s) => s.visit(f),
+            Literal::Int(i) => i.visit(f),
+            Literal::Float { span, .. } | Literal::Bool { span, .. } => span.visit(f),
+        }
+    }
+}
+
+impl Visit for Param {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        self.span.visit(f);
+        self.name.visit(f);
+        self.ty.visit(f);
+        self.default.visit(f);
+    }
+}
+
+impl Visit for Role {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        self.span.visit(f);
+        self.name.visit(f);
+        self.description.visit(f);
+    }
+}
+
+impl Visit for Body {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        self.open.visit(f);
+        self.close.visit(f);
+    }
+}
+
+impl Visit for After {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        self.span.visit(f);
+        self.refs.visit(f);
+    }
+}
+
+impl Visit for TaskField {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        match self {
+            TaskField::After(a) => a.visit(f),
+            TaskField::Assignee { span, role } => {
+                span.visit(f);
+                role.visit(f);
+            }
+            TaskField::Reasoning(s) | TaskField::Description(s) => s.visit(f),
+            TaskField::Retry(i) => i.visit(f),
+            TaskField::Optional(span) => span.visit(f),
+            TaskField::Priority { span, level } => {
+                span.visit(f);
+                level.visit(f);
+            }
+        }
+    }
+}
+
+impl Visit for Task {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        self.span.visit(f);
+        self.name.visit(f);
+        self.title.visit(f);
+        self.body.visit(f);
+        self.fields.visit(f);
+    }
+}
+
+impl Visit for StepItem {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        match self {
+            StepItem::After(a) => a.visit(f),
+            StepItem::Sequential(span) => span.visit(f),
+            StepItem::Task(t) => t.visit(f),
+        }
+    }
+}
+
+impl Visit for Step {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        self.span.visit(f);
+        self.name.visit(f);
+        self.title.visit(f);
+        self.body.visit(f);
+        self.items.visit(f);
+    }
+}
+
+impl Visit for UseArg {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        self.span.visit(f);
+        self.name.visit(f);
+        self.value.visit(f);
+    }
+}
+
+impl Visit for Use {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        self.span.visit(f);
+        self.template.visit(f);
+        self.args.visit(f);
+        self.prefix.visit(f);
+        self.body.visit(f);
+        self.after.visit(f);
+    }
+}
+
+impl Visit for PlanItem {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        match self {
+            PlanItem::Title(s) | PlanItem::Goal(s) | PlanItem::Language(s) => s.visit(f),
+            PlanItem::MaxIterations(i) | PlanItem::Retry(i) => i.visit(f),
+            PlanItem::Param(p) => p.visit(f),
+            PlanItem::Role(r) => r.visit(f),
+            PlanItem::Step(s) => s.visit(f),
+            PlanItem::Task(t) => t.visit(f),
+            PlanItem::Use(u) => u.visit(f),
+        }
+    }
+}
+
+impl Visit for Import {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        self.span.visit(f);
+        self.path.visit(f);
+    }
+}
+
+impl Visit for Plan {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        self.span.visit(f);
+        self.name.visit(f);
+        self.body.visit(f);
+        self.items.visit(f);
+    }
+}
+
+impl Visit for Template {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        self.span.visit(f);
+        self.name.visit(f);
+        self.params.visit(f);
+        self.body.visit(f);
+        self.items.visit(f);
+    }
+}
+
+impl Visit for TopItem {
+    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+        match self {
+            TopItem::Import(i) => i.visit(f),
+            TopItem::Template(t) => t.visit(f),
+            TopItem::Plan(p) => p.visit(f),
+            TopItem::Role(r) => r.visit(f),
+            TopItem::Param(p) => p.visit(f),
+        }
+    }
+}
+
+/// The item at `place` of a tree (a task of a step as a [`PlanItem::Task`]).
+pub(crate) fn item_at(file: &File, place: Place) -> Option<PlanItem> {
+    let items = match file.items.get(place.top)? {
+        TopItem::Plan(plan) => &plan.items,
+        TopItem::Template(template) => &template.items,
+        _ => return None,
+    };
+    let item = items.get(place.item)?;
+    match (place.task, item) {
+        (None, item) => Some(item.clone()),
+        (Some(task), PlanItem::Step(step)) => match step.items.get(task)? {
+            StepItem::Task(task) => Some(PlanItem::Task(task.clone())),
+            _ => None,
+        },
+        (Some(_), _) => None,
+    }
+}
+
+/// Every span of an item, in one fixed order: two items of the same shape
+/// give their corresponding spans at the same positions.
+pub(crate) fn spans(item: &PlanItem) -> Vec<Span> {
+    let mut item = item.clone();
+    let mut out = Vec::new();
+    item.visit(&mut |at| {
+        if let At::Span(span) = at {
+            out.push(*span);
+        }
+    });
+    out
+}
