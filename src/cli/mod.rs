@@ -79,7 +79,7 @@ pub fn main() -> i32 {
         Command::Tools(args) => mcp::print(args),
         Command::Lsp(args) => lsp::run(args),
         Command::Schema => {
-            print!("{}", planc::document::SCHEMA);
+            print!("{}", planc::document::schema());
             EXIT_OK
         }
     }

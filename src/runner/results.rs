@@ -378,8 +378,13 @@ impl OpResult {
 
 /// The JSON Schema of each operation's result (`data`), by operation name;
 /// `None` for a name that is no operation. The MCP tools publish these.
+///
+/// A result is written, never read: the schema is schemars' serialize
+/// contract, so a field is optional only when it may be left out of the
+/// output (a task's `retry` is required although input may omit it).
 pub fn result_schema(op: &str) -> Option<schemars::Schema> {
     let mut generator = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
         .with(|s| s.inline_subschemas = true)
         .into_generator();
     Some(match op {
