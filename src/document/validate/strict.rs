@@ -91,9 +91,17 @@ impl Validator {
         rule: &ObjectRule,
         reported_elsewhere: &[&str],
     ) {
+        // Fast path: planc writes the required fields first, in schema order.
+        let in_order = object.properties.len() >= rule.required.len()
+            && object
+                .properties
+                .iter()
+                .zip(&rule.required)
+                .all(|(p, r)| p.name.as_str() == r);
         let missing: Vec<String> = rule
             .required
             .iter()
+            .filter(|_| !in_order)
             .filter(|f| get(object, f).is_none() && !reported_elsewhere.contains(&f.as_str()))
             .map(|f| format!("`{f}`"))
             .collect();
