@@ -480,7 +480,7 @@ fn a_newer_sqlite_schema_is_refused() {
 /// Every `planc run` command says the same through `--store URL --plan-id
 /// ID` as it does on a state file.
 fn cli_matches_the_state_file(backend: Backend) {
-    let t = Test::new()
+    let t = Test::temp()
         .file(
             "jd.plan",
             &std::fs::read_to_string(support::repo("examples/jd_keyboard.plan")).unwrap(),
@@ -490,8 +490,8 @@ fn cli_matches_the_state_file(backend: Backend) {
             r#"["Compare prices", {"name": "Pay", "key": "pay"}]"#,
         );
     let store = ["--store", backend.url.as_str(), "--plan-id", "jd_keyboard"];
-    let created = t.run(&["run", "--json", "init", "jd.plan", "-o", "s.json"]);
-    let stored = t.run(&[&["run", "--json", "init", "jd.plan"][..], &store].concat());
+    let created = t.planc(&["run", "--json", "init", "jd.plan", "-o", "s.json"]);
+    let stored = t.planc(&[&["run", "--json", "init", "jd.plan"][..], &store].concat());
     assert_eq!((created.code, stored.code), (0, 0), "{}", stored.stderr);
     let (mut created, mut stored) = (created.json(), stored.json());
     assert_eq!(created["data"]["state"], "s.json");
@@ -504,7 +504,7 @@ fn cli_matches_the_state_file(backend: Backend) {
     created["data"]["state"] = "".into();
     stored["data"]["state"] = "".into();
     assert_eq!(created, stored);
-    let again = t.run(&[&["run", "init", "jd.plan"][..], &store].concat());
+    let again = t.planc(&[&["run", "init", "jd.plan"][..], &store].concat());
     assert_eq!(again.code, 1);
     assert_eq!(
         again.stderr,
@@ -554,8 +554,8 @@ fn cli_matches_the_state_file(backend: Backend) {
     let mut codes = Vec::new();
     for (args, stdin) in commands {
         let (op, rest) = args.split_first().unwrap();
-        let file = t.run_with_stdin(&[&["run", op, "s.json"][..], rest].concat(), stdin);
-        let plan = t.run_with_stdin(&[&["run", op][..], rest, &store].concat(), stdin);
+        let file = t.planc_with_stdin(&[&["run", op, "s.json"][..], rest].concat(), stdin);
+        let plan = t.planc_with_stdin(&[&["run", op][..], rest, &store].concat(), stdin);
         assert_eq!(
             (plan.code, same(&plan.stdout), same(&plan.stderr)),
             (file.code, same(&file.stdout), same(&file.stderr)),
@@ -569,7 +569,7 @@ fn cli_matches_the_state_file(backend: Backend) {
     assert_eq!(refused, [18, 20], "{codes:?}");
 
     let bad = |args: &[&str]| {
-        let run = t.run(&[&["run"][..], args].concat());
+        let run = t.planc(&[&["run"][..], args].concat());
         (run.code, run.stderr)
     };
     assert_eq!(

@@ -69,33 +69,13 @@ fn exercise_json(text: &str) {
 /// Tokens of the language, so random sequences are often nearly plans.
 fn token() -> impl Strategy<Value = String> {
     prop_oneof![
-        prop::sample::select(vec![
-            "plan",
-            "task",
-            "step",
-            "after",
-            "assignee",
-            "role",
-            "param",
-            "goal",
-            "title",
-            "language",
-            "max_iterations",
-            "reasoning",
-            "description",
-            "retry",
-            "optional",
-            "sequential",
-            "import",
-            "template",
-            "use",
-            "as",
-            "string",
-            "int",
-            "bool",
-            "float",
-            "true",
-        ])
+        prop::sample::select(
+            planc::syntax::keywords::KEYWORDS
+                .iter()
+                .map(|k| k.word)
+                .chain(["string", "int", "bool", "float", "true"])
+                .collect::<Vec<_>>()
+        )
         .prop_map(str::to_owned),
         "[a-z打开][a-z0-9_.]{0,6}",
         prop::sample::select(vec![

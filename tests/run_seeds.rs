@@ -9,7 +9,7 @@ use support::Test;
 
 /// Runs `planc ARGS` and returns its standard output; asserts exit 0.
 fn human(t: &Test, args: &[&str]) -> String {
-    let run = t.run(args);
+    let run = t.planc(args);
     assert_eq!(
         run.code,
         0,
@@ -23,7 +23,7 @@ fn human(t: &Test, args: &[&str]) -> String {
 
 /// Runs `planc ARGS` that must be refused as bad usage: its standard error.
 fn usage(t: &Test, args: &[&str]) -> String {
-    let run = t.run(args);
+    let run = t.planc(args);
     assert_eq!(
         run.code,
         2,
@@ -42,7 +42,7 @@ fn usage(t: &Test, args: &[&str]) -> String {
 /// resumes a paused plan with a progress summary.
 #[test]
 fn seed_003_session_steps_transition_fallback_and_resume() {
-    let t = Test::new();
+    let t = Test::temp();
     let first = "帮我下载腾讯5年财报并制作图表\n[Step] 查找财报\n[Step] 下载财报\n[Step] 制作图表";
     assert_eq!(
         human(
@@ -144,7 +144,7 @@ fn seed_003_session_steps_transition_fallback_and_resume() {
 /// `resumePlan` answers the same summary, printed by the CLI from the type.
 #[test]
 fn resume_prints_a_progress_summary() {
-    let t = Test::new().file(
+    let t = Test::temp().file(
         "p.plan",
         "plan p { goal \"Chart the reports\" task find \"Find the reports\" \
          task get \"Download them\" { after find } task chart \"Chart\" { after get } }",
@@ -168,7 +168,7 @@ fn resume_prints_a_progress_summary() {
 /// the plan (`transition_rounds`, `fallback_rounds`) and reach the state.
 #[test]
 fn plan_thresholds_and_the_iteration_limit() {
-    let t = Test::new().file(
+    let t = Test::temp().file(
         "p.plan",
         "plan p {\n  goal \"g\"\n  max_iterations 4\n  transition_rounds 0\n  fallback_rounds 2\n  \
          task a \"A\"\n  task b \"B\" { after a }\n  task c \"C\" { after b }\n}\n",
@@ -220,7 +220,7 @@ fn plan_thresholds_and_the_iteration_limit() {
 /// .plan language and in JSON alike.
 #[test]
 fn the_thresholds_are_checked_in_both_languages() {
-    let t = Test::new()
+    let t = Test::temp()
         .file(
             "bad.plan",
             "plan p { goal \"g\" fallback_rounds 0 transition_rounds 1001 task a \"A\" }\n",
@@ -229,7 +229,7 @@ fn the_thresholds_are_checked_in_both_languages() {
             "bad.json",
             r#"{"meta": {"goal": "g", "fallback_rounds": 0, "transition_rounds": 1}, "tasks": [{"id": 1, "name": "A"}]}"#,
         );
-    let run = t.run(&["check", "bad.plan", "--format", "json"]);
+    let run = t.planc(&["check", "bad.plan", "--format", "json"]);
     assert_eq!(run.code, 1);
     let messages: Vec<String> = run
         .json()
@@ -245,7 +245,7 @@ fn the_thresholds_are_checked_in_both_languages() {
             "`transition_rounds` takes a number from 0 to 1000, not 1001"
         ]
     );
-    let run = t.run(&["check", "bad.json", "--format", "json"]);
+    let run = t.planc(&["check", "bad.json", "--format", "json"]);
     assert_eq!(run.code, 1);
     assert_eq!(
         run.json()[0]["message"],
@@ -255,7 +255,7 @@ fn the_thresholds_are_checked_in_both_languages() {
 
 #[test]
 fn session_keys_and_state_paths() {
-    let t = Test::new().file("p.plan", "plan p { goal \"g\" task a \"A\" }");
+    let t = Test::temp().file("p.plan", "plan p { goal \"g\" task a \"A\" }");
     assert_eq!(
         human(&t, &["run", "init", "p.plan", "--session", "k1"]),
         format!(
@@ -319,7 +319,7 @@ fn session_keys_and_state_paths() {
 /// Parallel agents each advance their own task through the text protocol.
 #[test]
 fn observe_acts_for_the_calling_agent() {
-    let t = Test::new().file("p.plan", "plan p { goal \"g\" task a \"A\" task b \"B\" }");
+    let t = Test::temp().file("p.plan", "plan p { goal \"g\" task a \"A\" task b \"B\" }");
     human(&t, &["run", "init", "p.plan", "-o", "s.json"]);
     assert_eq!(
         t.ok(&["observe", "s.json", "--agent", "x", "--message", "go"])["current_task"]["id"],

@@ -24,9 +24,6 @@ pub struct BuildArgs {
     /// The output shape: planc/1 or a seed system's format
     #[arg(long, value_name = "TARGET", default_value = "planc", value_parser = parse_target)]
     target: Target,
-    /// With `--target taskmaster`: the tag to write the tasks under
-    #[arg(long, value_name = "TAG", default_value = "master")]
-    tag: String,
     /// Fail on warnings too
     #[arg(long, value_enum, value_name = "LINT")]
     deny: Vec<Deny>,
@@ -72,7 +69,8 @@ pub fn run(args: BuildArgs) -> i32 {
             return EXIT_FAILURE;
         }
     };
-    let text = emit::render_tagged(&document, args.target, Some(&args.tag));
+    let tag = args.imports.tag.as_deref().unwrap_or("master");
+    let text = emit::render_tagged(&document, args.target, Some(tag));
     super::discard(document);
     output::emit(args.output.as_deref(), &text)
 }

@@ -161,8 +161,9 @@ fn check_input(input: &input::Input, options: &Options, imports: &input::ImportA
         Kind::Json => {
             let mut sources = SourceMap::new();
             let file = sources.add(&input.name, Arc::clone(&input.text));
+            let stem = input::stem(&input.name);
             let (document, diagnostics) =
-                planc::document::load_json(&input.text, file, &input::stem(&input.name));
+                planc::document::load_json_with(&input.text, file, &imports.load_options(&stem));
             Report {
                 name: input.name.clone(),
                 sources,

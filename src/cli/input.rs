@@ -7,7 +7,7 @@ use clap::Args;
 use planc::check::Options;
 use planc::compile::STDIN_NAME;
 use planc::diagnostic::{Code, Diagnostic};
-use planc::document::PlanDocument;
+use planc::document::{LoadOptions, PlanDocument};
 use planc::modules::FsLoader;
 use planc::read::{self, Bounds};
 use planc::span::{SourceMap, Span};
@@ -81,7 +81,9 @@ pub fn unreadable(path: &str, message: &str) -> (SourceMap, Diagnostic) {
     (sources, diagnostic)
 }
 
-/// Where imports may read: the flags of every command that compiles a plan.
+/// How the input is read: where a plan's imports may read, and which tag of
+/// a task-master `tasks.json` to take. The flags of every command that loads
+/// a plan (`check`, `build`, `graph`, `run init`).
 #[derive(Args, Clone, Debug, Default)]
 pub struct ImportArgs {
     /// The project directory imports must stay inside [default: the directory
@@ -91,9 +93,21 @@ pub struct ImportArgs {
     /// Let imports read .plan files outside the project root
     #[arg(long, conflicts_with = "root")]
     allow_outside_root: bool,
+    /// The tag to read from a tagged task-master tasks.json [default: `master`,
+    /// or the file's only tag]; `build --target taskmaster` writes under it too
+    #[arg(long, value_name = "TAG")]
+    pub tag: Option<String>,
 }
 
 impl ImportArgs {
+    /// How to read a JSON plan document shown as `name`.
+    pub fn load_options<'a>(&'a self, fallback_id: &'a str) -> LoadOptions<'a> {
+        LoadOptions {
+            fallback_id,
+            tag: self.tag.as_deref(),
+        }
+    }
+
     /// The loader for the imports of the file shown as `name`.
     pub fn loader(&self, name: &str) -> FsLoader {
         match &self.root {
@@ -183,8 +197,9 @@ pub fn load_plan(
             }
             let mut sources = SourceMap::new();
             let file = sources.add(&input.name, Arc::clone(&input.text));
+            let stem = stem(&input.name);
             let (document, diagnostics) =
-                planc::document::load_json(&input.text, file, &stem(&input.name));
+                planc::document::load_json_with(&input.text, file, &imports.load_options(&stem));
             Ok(Loaded {
                 document,
                 sources,

@@ -83,7 +83,7 @@ pub fn main() -> i32 {
         Command::Serve(args) => serve::run(args),
         Command::Lsp(args) => lsp::run(args),
         Command::Schema => {
-            print!("{}", planc::document::SCHEMA);
+            print!("{}", planc::document::schema());
             EXIT_OK
         }
     }

@@ -166,9 +166,20 @@ pub fn summary(result: &OpResult) -> String {
             escape::line(&resumed.summary.text)
         ),
         OpResult::Prompted(prompted) => prompted.prompt.clone(),
-        other => match other.message() {
-            Some(message) => format!("{}\n", escape::line(message)),
-            None => format!("{}\n", escape::line(&other.to_json().to_string())),
-        },
+        // The rest say what they did in their message; every variant is
+        // named, so a new result type must choose its summary here.
+        OpResult::Finished(r) => message_line(&r.message),
+        OpResult::Failed(r) => message_line(&r.message),
+        OpResult::Removed(r) => message_line(&r.message),
+        OpResult::Message(r) => message_line(&r.message),
+        OpResult::Reset(r) => message_line(&r.message),
+        OpResult::Replanned(r) => message_line(&r.message),
+        OpResult::Retried(r) => message_line(&r.message),
+        OpResult::Renewed(r) => message_line(&r.message),
+        OpResult::Created(r) => message_line(&r.message),
     }
+}
+
+fn message_line(message: &str) -> String {
+    format!("{}\n", escape::line(message))
 }

@@ -14,30 +14,13 @@ use serde_json::{json, Map};
 
 use super::{Holder, PlanDocument, PlanStatus, Priority, Retry, TaskDoc, TaskStatus, FORMAT};
 
-/// The fields of a task object in `planc/1` (and the planManager and the PlanManager API).
-const TASK_FIELDS: [&str; 15] = [
-    "id",
-    "name",
-    "status",
-    "dependencies",
-    "reasoning",
-    "result",
-    "key",
-    "step",
-    "assignee",
-    "description",
-    "optional",
-    "retry",
-    "priority",
-    "extra",
-    "holder",
-];
 use crate::check::graph;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{FileId, Span};
 use crate::suggest;
 
 mod shapes;
+mod strict;
 
 /// How to read a JSON plan document.
 #[derive(Clone, Debug, Default)]
@@ -110,6 +93,7 @@ pub fn load_json_with(
         diagnostics: Vec::new(),
         role_names: HashSet::new(),
         suggestions: suggest::Budget::default(),
+        strict: false,
     };
     let Some(root) = root else {
         v.error(
@@ -191,6 +175,9 @@ struct Validator {
     role_names: HashSet<String>,
     /// What is left for "did you mean" searches.
     suggestions: suggest::Budget,
+    /// The document says `"format": "planc/1"`: it is held to the schema
+    /// (`strict.rs`), not read leniently.
+    strict: bool,
 }
 
 /// A task as read, for the cross-task checks.
@@ -344,6 +331,14 @@ impl Validator {
             }
             None => None,
         };
+        self.strict = get(root, "format").is_some();
+        if self.strict {
+            // A missing `tasks` is reported below.
+            self.fields(root, "the plan", &strict::rules().root, &["tasks"]);
+            if let Some(meta) = meta {
+                self.strict_meta(meta);
+            }
+        }
 
         // The goal: planc/1 and the PlanManager API keep it in meta; the planManager at the top.
         let goal = match (meta, get(root, "overallGoal")) {
@@ -510,6 +505,10 @@ impl Validator {
                 self.type_error(role, "a role", "an object");
                 continue;
             };
+            if self.strict {
+                self.fields(role, "a role", &strict::rules().role, &["id"]);
+                self.not_empty(role, "id", "a role");
+            }
             let id = self.string(role, "id", "a role", true);
             let description = self.string(role, "description", "a role", false);
             if let Some(id) = id {
@@ -528,6 +527,9 @@ impl Validator {
         keys: &mut HashMap<String, Span>,
     ) -> Option<(TaskInfo, Option<TaskDoc>)> {
         let before = self.diagnostics.len();
+        if self.strict {
+            self.strict_task(task);
+        }
         let id_value = get(task, "id");
         let id = self.task_id(task, id_value);
         let name = self.string(task, "name", "a task", true);
@@ -773,9 +775,11 @@ impl Validator {
                 Map::new()
             }
         };
+        let known = &strict::rules().task.known;
         for property in &task.properties {
-            if !TASK_FIELDS.contains(&property.name.as_str()) {
-                self.unknown_field(property, &TASK_FIELDS);
+            if !known.iter().any(|k| k == property.name.as_str()) {
+                let known: Vec<&str> = known.iter().map(String::as_str).collect();
+                self.unknown_field(property, &known);
                 let value = self.plain(&property.value);
                 extra.insert(property.name.as_str().to_owned(), value);
             }
@@ -880,6 +884,13 @@ impl Validator {
                 self.type_error(step, "a step", "an object");
                 continue;
             };
+            if self.strict {
+                self.fields(step, "a step", &strict::rules().step, &["id", "tasks"]);
+                self.not_empty(step, "id", "a step");
+                if let Some(value @ Value::NullKeyword(_)) = get(step, "name") {
+                    self.type_error(value, "`name` of a step", "a string");
+                }
+            }
             let id = self.string(step, "id", "a step", true);
             let name = self.string(step, "name", "a step", false);
             let mut members = Vec::new();
@@ -943,6 +954,9 @@ impl Validator {
         match get(root, "state") {
             None => {}
             Some(Value::Object(state)) => {
+                if self.strict {
+                    self.fields(state, "`state`", &strict::rules().state, &[]);
+                }
                 match get(state, "status") {
                     Some(Value::StringLit(s)) => match PlanStatus::from_name(&s.value) {
                         Some(_) => status = s.value.to_string(),

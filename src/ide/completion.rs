@@ -5,6 +5,7 @@ use super::lexer::{self, Kind, Token};
 use crate::compile::Compilation;
 use crate::ir::{SymbolKind, Type};
 use crate::span::Span;
+use crate::syntax::keywords::{self, Then};
 use crate::syntax::{ast, Context};
 
 /// What a completion inserts.
@@ -78,18 +79,15 @@ pub fn completions(compilation: &Compilation, offset: usize) -> Vec<Completion> 
             })
             .collect(),
         // A new name, or a value, is typed here: nothing to propose.
-        Some(
-            "plan" | "template" | "task" | "step" | "role" | "param" | "as" | "use" | "import"
-            | "title" | "goal" | "language" | "max_iterations" | "transition_rounds"
-            | "fallback_rounds" | "reasoning" | "description" | "retry" | "=" | ",",
-        ) => Vec::new(),
+        Some("=" | ",") => Vec::new(),
+        Some(word) if keywords::get(word).is_some_and(|k| k.then != Then::Nothing) => Vec::new(),
         _ => context_at(super::root_syntax(compilation), offset)
             .keywords()
             .iter()
             .map(|k| Completion {
                 label: (*k).to_owned(),
                 kind: CompletionKind::Keyword,
-                detail: None,
+                detail: keywords::get(k).map(|k| k.doc.to_owned()),
                 replace,
             })
             .collect(),

@@ -4,7 +4,7 @@ use super::{role_of, step_of, task_of, Location};
 use crate::compile::Compilation;
 use crate::ir::{self, SymbolKind};
 use crate::span::Span;
-use crate::syntax::ast;
+use crate::syntax::{ast, keywords};
 
 /// A hover card: Markdown text about the name at `span`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,7 +17,9 @@ pub struct Hover {
 pub fn hover(compilation: &Compilation, offset: usize) -> Option<Hover> {
     let symbols = &compilation.checked.symbols;
     let file = compilation.file;
-    let def = symbols.at(file, offset)?;
+    let Some(def) = symbols.at(file, offset) else {
+        return keyword_card(compilation, offset);
+    };
     let span = symbols
         .definitions
         .iter()
@@ -47,6 +49,20 @@ pub fn hover(compilation: &Compilation, offset: usize) -> Option<Hover> {
     Some(Hover {
         location: Location { file, span },
         markdown,
+    })
+}
+
+/// The card of the keyword at `offset`: its line from the keyword table.
+fn keyword_card(compilation: &Compilation, offset: usize) -> Option<Hover> {
+    let file = compilation.file;
+    let syntax = compilation.syntax();
+    let at = syntax.keywords.partition_point(|k| k.end() < offset);
+    let span = *syntax.keywords.get(at).filter(|k| k.touches(offset))?;
+    let text = &compilation.sources.get(file).text;
+    let keyword = keywords::get(text.get(span.range())?)?;
+    Some(Hover {
+        location: Location { file, span },
+        markdown: format!("**keyword** `{}`\n\n{}\n", keyword.word, keyword.doc),
     })
 }
 
@@ -232,6 +248,21 @@ mod tests {
             text,
             "**task** `ship`\n\nShip\n\n- assignee: `dev`\n- after: `test`\n- retry: 2\n"
         );
+    }
+
+    #[test]
+    fn keywords_show_their_line_of_the_keyword_table() {
+        assert_eq!(
+            card(&PLAN.replace("task ship", "ta$0sk ship")),
+            "**keyword** `task`\n\n`task NAME \"…\" { … }`: one piece of work for an agent.\n"
+        );
+        assert_eq!(
+            card(&PLAN.replace("after build", "after$0 build")),
+            "**keyword** `after`\n\n`after a, b`: wait for these tasks or steps to be done.\n"
+        );
+        // Not on a keyword, nor on a name: no card.
+        let (c, offset) = compile_at(&PLAN.replace("plan demo", "plan demo$0 "));
+        assert_eq!(hover(&c, offset + 1), None);
     }
 
     #[test]

@@ -33,9 +33,21 @@ pub struct ToolDef {
     pub destructive: bool,
 }
 
-/// The JSON Schema of `T`, inlined (no `$ref`), as an object schema.
+/// The JSON Schema of `T` as input (arguments), inlined (no `$ref`), as an
+/// object schema.
 pub fn schema<T: JsonSchema>() -> Map<String, Value> {
-    let generator: SchemaGenerator = schemars::generate::SchemaSettings::draft2020_12()
+    schema_with::<T>(schemars::generate::SchemaSettings::draft2020_12())
+}
+
+/// The JSON Schema of `T` as output: schemars' serialize contract, so a
+/// field with a serde default on input is still required when the output
+/// always has it.
+pub fn written_schema<T: JsonSchema>() -> Map<String, Value> {
+    schema_with::<T>(schemars::generate::SchemaSettings::draft2020_12().for_serialize())
+}
+
+fn schema_with<T: JsonSchema>(settings: schemars::generate::SchemaSettings) -> Map<String, Value> {
+    let generator: SchemaGenerator = settings
         .with(|s| s.inline_subschemas = true)
         .into_generator();
     let mut value = generator.into_root_schema_for::<T>().to_value();
@@ -239,7 +251,7 @@ fn full_description(tool: &ToolDef) -> String {
 pub fn envelope_schema(op: &str) -> Map<String, Value> {
     let mut data = result_schema(op).map_or(json!({}), |s| s.to_value());
     drop_integer_formats(&mut data);
-    let mut error = Value::Object(schema::<ErrorBody>());
+    let mut error = Value::Object(written_schema::<ErrorBody>());
     drop_integer_formats(&mut error);
     let object = json!({
         "type": "object",
@@ -258,7 +270,7 @@ pub fn envelope_schema(op: &str) -> Map<String, Value> {
 
 /// A result schema (`T`'s) as a tool's output schema: an object schema.
 pub fn output_schema<T: JsonSchema>() -> Map<String, Value> {
-    let mut object = schema::<T>();
+    let mut object = written_schema::<T>();
     object.insert("type".to_owned(), json!("object"));
     object
 }

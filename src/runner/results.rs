@@ -439,8 +439,13 @@ impl OpResult {
 
 /// The JSON Schema of each operation's result (`data`), by operation name;
 /// `None` for a name that is no operation. The MCP tools publish these.
+///
+/// A result is written, never read: the schema is schemars' serialize
+/// contract, so a field is optional only when it may be left out of the
+/// output (a task's `retry` is required although input may omit it).
 pub fn result_schema(op: &str) -> Option<schemars::Schema> {
     let mut generator = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
         .with(|s| s.inline_subschemas = true)
         .into_generator();
     Some(match op {
@@ -464,4 +469,91 @@ pub fn result_schema(op: &str) -> Option<schemars::Schema> {
         "observe" => generator.subschema_for::<Observed>(),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::result_schema;
+
+    /// The top-level field names of every `{…}` in `text`, and the
+    /// backticked names after "plus".
+    fn documented_fields(text: &str) -> BTreeSet<String> {
+        let mut fields = BTreeSet::new();
+        let mut depth = 0;
+        let mut word = String::new();
+        let mut in_name = true;
+        for c in text.chars() {
+            match c {
+                '{' | '[' => {
+                    depth += 1;
+                    if depth == 1 {
+                        word.clear();
+                        in_name = true;
+                    }
+                }
+                '}' | ']' => {
+                    if depth == 1 && in_name && !word.trim().is_empty() {
+                        fields.insert(word.trim().to_owned());
+                    }
+                    depth -= 1;
+                }
+                ',' if depth == 1 => {
+                    if in_name && !word.trim().is_empty() {
+                        fields.insert(word.trim().to_owned());
+                    }
+                    word.clear();
+                    in_name = true;
+                }
+                ':' if depth == 1 => {
+                    if in_name {
+                        fields.insert(word.trim().to_owned());
+                    }
+                    in_name = false;
+                }
+                c if depth == 1 && in_name => word.push(c),
+                _ => {}
+            }
+        }
+        if let Some((_, plus)) = text.split_once("plus ") {
+            let plus = plus.split(" when").next().unwrap_or(plus);
+            fields.extend(plus.split('`').skip(1).step_by(2).map(str::to_owned));
+        }
+        fields
+    }
+
+    #[test]
+    fn docs_list_each_result_with_the_fields_of_its_type() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/runner.md");
+        let docs = std::fs::read_to_string(path).expect("docs/runner.md");
+        let table = docs
+            .split("| operation | type | `data` |")
+            .nth(1)
+            .expect("the results table");
+        let mut checked = 0;
+        for row in table.lines().skip(2).take_while(|l| l.starts_with('|')) {
+            let cells: Vec<&str> = row.split(" | ").collect();
+            let documented = documented_fields(cells[2]);
+            if documented.is_empty() {
+                // "the task object, or `null`": a `TaskDoc` (docs/json-format.md).
+                continue;
+            }
+            for op in cells[0].trim_start_matches("| ").split(", ") {
+                let op = op.trim_matches('`');
+                let op = op.split('(').next().unwrap_or(op);
+                let Some(schema) = result_schema(op) else {
+                    continue;
+                };
+                let schema = schema.to_value();
+                let Some(properties) = schema["properties"].as_object() else {
+                    continue;
+                };
+                let fields: BTreeSet<String> = properties.keys().cloned().collect();
+                assert_eq!(fields, documented, "{op} in docs/runner.md");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 19, "only {checked} operations checked");
+    }
 }

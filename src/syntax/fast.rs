@@ -20,7 +20,7 @@ mod literals;
 mod split;
 
 use super::ast::*;
-use super::recover::is_keyword;
+use super::keywords::is_keyword;
 use super::strings::{Piece, StringError};
 use crate::span::Span;
 use split::{guess_item_start, read_tail, Tail, PARALLEL_THRESHOLD};

@@ -3,6 +3,7 @@
 pub mod ast;
 mod fast;
 pub mod grammar;
+pub mod keywords;
 mod limits;
 mod parser;
 mod recover;

@@ -7,6 +7,7 @@ use pest::Parser as _;
 use super::ast::*;
 use super::fast::{self, OpenPlan, Prefix};
 use super::grammar::{PlanParser, Rule};
+use super::keywords;
 use super::recover::{self, Context};
 use super::{limits, strings};
 use crate::diagnostic::{Code, Diagnostic};
@@ -199,6 +200,8 @@ pub(super) fn parse_item(
         PlanItem::Goal(_) => Rule::goal,
         PlanItem::Language(_) => Rule::language,
         PlanItem::MaxIterations(_) => Rule::max_iterations,
+        PlanItem::TransitionRounds(_) => Rule::transition_rounds,
+        PlanItem::FallbackRounds(_) => Rule::fallback_rounds,
         PlanItem::Retry(_) => Rule::retry,
         PlanItem::Param(_) => Rule::param,
         PlanItem::Role(_) => Rule::role,
@@ -269,32 +272,7 @@ fn first_token(run: &str) -> &str {
 }
 
 fn is_keyword(rule: Rule) -> bool {
-    matches!(
-        rule,
-        Rule::kw_plan
-            | Rule::kw_title
-            | Rule::kw_goal
-            | Rule::kw_language
-            | Rule::kw_max_iterations
-            | Rule::kw_transition_rounds
-            | Rule::kw_fallback_rounds
-            | Rule::kw_param
-            | Rule::kw_role
-            | Rule::kw_step
-            | Rule::kw_task
-            | Rule::kw_after
-            | Rule::kw_assignee
-            | Rule::kw_reasoning
-            | Rule::kw_description
-            | Rule::kw_retry
-            | Rule::kw_optional
-            | Rule::kw_priority
-            | Rule::kw_sequential
-            | Rule::kw_import
-            | Rule::kw_template
-            | Rule::kw_use
-            | Rule::kw_as
-    )
+    keywords::is_token(rule)
 }
 
 impl<'a> Walker<'a> {
@@ -319,7 +297,7 @@ impl<'a> Walker<'a> {
                 // bad node at any token a keyword begins, `task:` too; only a
                 // whole keyword begins a new run.)
                 let span = self.sp(&child);
-                let starts_item = recover::is_keyword(first_token(child.as_str()));
+                let starts_item = keywords::is_keyword(first_token(child.as_str()));
                 for inner in child.into_inner() {
                     if inner.as_rule() == Rule::COMMENT {
                         self.comments.push(self.sp(&inner));
@@ -682,7 +660,7 @@ impl<'a> Walker<'a> {
             Rule::assignee => {
                 let role = self.children(pair, Context::Task).into_iter().next();
                 let role = self.ident(&role.expect("assignee names a role"));
-                if recover::is_keyword(&role.name) {
+                if keywords::is_keyword(&role.name) {
                     if !self.room(role.span) {
                         return None;
                     }
@@ -811,7 +789,7 @@ impl<'a> Walker<'a> {
 impl Walker<'_> {
     fn name(&mut self, pair: &Pair<'_, Rule>, what: &str) -> Ident {
         let name = self.ident(pair);
-        if recover::is_keyword(&name.name) && self.room(name.span) {
+        if keywords::is_keyword(&name.name) && self.room(name.span) {
             self.diagnostics.push(
                 Diagnostic::new(
                     Code::Syntax,

@@ -9,6 +9,7 @@ use pest::error::{Error, ErrorVariant, InputLocation};
 use pest::Parser as _;
 
 use super::grammar::{PlanParser, Rule};
+use super::keywords::{self, is_keyword};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{FileId, Span};
 use crate::suggest;
@@ -27,35 +28,7 @@ pub enum Context {
 impl Context {
     /// The keywords that may begin an item or field here.
     pub fn keywords(self) -> &'static [&'static str] {
-        match self {
-            Context::Top => &["plan", "import", "template", "role", "param"],
-            Context::Plan => &[
-                "title",
-                "goal",
-                "language",
-                "max_iterations",
-                "transition_rounds",
-                "fallback_rounds",
-                "retry",
-                "param",
-                "role",
-                "step",
-                "task",
-                "use",
-            ],
-            Context::Template => &["role", "step", "task", "use"],
-            Context::Step => &["after", "sequential", "task"],
-            Context::Task => &[
-                "after",
-                "assignee",
-                "reasoning",
-                "description",
-                "retry",
-                "optional",
-                "priority",
-            ],
-            Context::Use => &["after"],
-        }
+        keywords::allowed_in(self)
     }
 
     fn name(self) -> &'static str {
@@ -87,88 +60,6 @@ impl Context {
             Context::Step => "item",
             Context::Task | Context::Use => "field",
         }
-    }
-}
-
-const KEYWORDS: &[&str] = &[
-    "plan",
-    "title",
-    "goal",
-    "language",
-    "max_iterations",
-    "transition_rounds",
-    "fallback_rounds",
-    "param",
-    "role",
-    "step",
-    "task",
-    "after",
-    "assignee",
-    "reasoning",
-    "description",
-    "retry",
-    "optional",
-    "priority",
-    "sequential",
-    "import",
-    "template",
-    "use",
-    "as",
-];
-
-/// Whether `word` is a reserved keyword.
-pub(crate) fn is_keyword(word: &str) -> bool {
-    // Every keyword is 2 to 17 lowercase letters and `_`: most names are
-    // told apart without comparing them to each keyword.
-    (2..=17).contains(&word.len())
-        && word.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
-        && KEYWORDS.contains(&word)
-}
-
-fn rule_for(keyword: &str) -> Option<Rule> {
-    Some(match keyword {
-        "plan" => Rule::plan,
-        "import" => Rule::import,
-        "template" => Rule::template,
-        "title" => Rule::title,
-        "goal" => Rule::goal,
-        "language" => Rule::language,
-        "max_iterations" => Rule::max_iterations,
-        "transition_rounds" => Rule::transition_rounds,
-        "fallback_rounds" => Rule::fallback_rounds,
-        "param" => Rule::param,
-        "role" => Rule::role,
-        "step" => Rule::step,
-        "task" => Rule::task,
-        "use" => Rule::use_,
-        "after" => Rule::after,
-        "assignee" => Rule::assignee,
-        "reasoning" => Rule::reasoning,
-        "description" => Rule::description,
-        "retry" => Rule::retry,
-        "optional" => Rule::optional,
-        "priority" => Rule::priority,
-        "sequential" => Rule::sequential,
-        _ => return None,
-    })
-}
-
-/// Where a keyword may stand, for "it belongs in …" help.
-fn home(keyword: &str) -> &'static str {
-    match keyword {
-        "plan" | "import" | "template" => "at the top of a file",
-        "title" | "goal" | "language" | "max_iterations" | "transition_rounds"
-        | "fallback_rounds" => "in a plan",
-        "param" => "in a plan or at the top of a library",
-        "role" => "in a plan, a template or at the top of a library",
-        "use" => "in a plan or a template",
-        "step" => "in a plan or a template",
-        "task" => "in a plan, a template or a step",
-        "sequential" => "in a step",
-        "retry" => "in a task or a plan",
-        "after" => "in a task, a step or a `use` body",
-        "as" => "in `use TEMPLATE(…) as PREFIX`",
-        _ => "in a task",
     }
 }
 
@@ -328,14 +219,14 @@ impl Drop for ErrorDetail {
 pub(crate) fn explain(text: &str, file: FileId, run: Span, context: Context) -> Diagnostic {
     let word = word_at(text, run.start());
     if !word.is_empty() {
-        if let Some(rule) = rule_for(word) {
+        if let Some((keyword, rule)) = keywords::get(word).and_then(|k| Some((k, k.rule?))) {
             if !context.keywords().contains(&word) {
                 return Diagnostic::new(
                     Code::Syntax,
                     format!("`{word}` cannot stand {}", context.place()),
                 )
                 .label(file, token_span(text, run.start()), "not allowed here")
-                .help(format!("`{word}` belongs {}", home(word)));
+                .help(format!("`{word}` belongs {}", keywords::home(keyword)));
             }
             let result = {
                 let _detail = ErrorDetail::on();

@@ -343,7 +343,10 @@ fn shape(item: &PlanItem) -> PlanItem {
 pub(crate) fn item_span(item: &PlanItem) -> Span {
     match item {
         PlanItem::Title(f) | PlanItem::Goal(f) | PlanItem::Language(f) => f.span,
-        PlanItem::MaxIterations(f) | PlanItem::Retry(f) => f.span,
+        PlanItem::MaxIterations(f)
+        | PlanItem::TransitionRounds(f)
+        | PlanItem::FallbackRounds(f)
+        | PlanItem::Retry(f) => f.span,
         PlanItem::Param(p) => p.span,
         PlanItem::Role(r) => r.span,
         PlanItem::Step(s) => s.span,
@@ -547,7 +550,10 @@ impl Visit for PlanItem {
     fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
         match self {
             PlanItem::Title(s) | PlanItem::Goal(s) | PlanItem::Language(s) => s.visit(f),
-            PlanItem::MaxIterations(i) | PlanItem::Retry(i) => i.visit(f),
+            PlanItem::MaxIterations(i)
+            | PlanItem::TransitionRounds(i)
+            | PlanItem::FallbackRounds(i)
+            | PlanItem::Retry(i) => i.visit(f),
             PlanItem::Param(p) => p.visit(f),
             PlanItem::Role(r) => r.visit(f),
             PlanItem::Step(s) => s.visit(f),

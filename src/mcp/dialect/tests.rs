@@ -89,3 +89,46 @@ fn every_planc_tool_declares_its_result_type() {
         );
     }
 }
+
+#[test]
+fn output_schemas_are_strict_and_hold_for_real_results() {
+    // A task in a result always has its status and retry: the schema says so.
+    let started = &Dialect::Planc
+        .tools()
+        .into_iter()
+        .find(|t| t.name == "getTaskById")
+        .expect("getTaskById")
+        .output_schema;
+    let task = &started["properties"]["data"]["properties"]["task"];
+    let required = task["required"].as_array().expect("required fields");
+    for field in ["id", "name", "status", "dependencies", "retry"] {
+        assert!(required.contains(&json!(field)), "{field}: {task}");
+    }
+
+    // Every tool of every dialect, called on a fresh plan: its answer fits
+    // the schema it publishes.
+    for (name, dialect) in Dialect::ALL {
+        for tool in dialect.tools() {
+            let dir = tempfile::tempdir().expect("a temporary directory");
+            let store = Store::new(dir.path().join("state.json"));
+            store.create(jd_plan(), false).expect("a state");
+            let schema = serde_json::Value::Object(tool.output_schema.clone());
+            let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+            for arguments in [json!({}), json!({"task_id": 1})] {
+                let Some(outcome) = dialect.call(&store, tool.name, arguments) else {
+                    continue;
+                };
+                // The seeds' dialects answer a refusal in their own error
+                // shape, outside the result's schema; planc's envelope holds both.
+                if outcome.is_error && dialect != Dialect::Planc {
+                    continue;
+                }
+                let errors: Vec<String> = validator
+                    .iter_errors(&outcome.content)
+                    .map(|e| format!("{} at {}", e, e.instance_path))
+                    .collect();
+                assert!(errors.is_empty(), "{name} {}: {errors:#?}", tool.name);
+            }
+        }
+    }
+}

@@ -53,7 +53,7 @@ impl Validator {
                         "in this file",
                     )
                     .help(format!(
-                        "its tags are {}; planc reads `master`, or the only tag of a file with one",
+                        "its tags are {}; planc reads the tag `--tag` names, else `master`, or the only tag of a file with one",
                         tags.iter()
                             .map(|t| format!("`{t}`"))
                             .collect::<Vec<_>>()
