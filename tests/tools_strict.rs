@@ -176,7 +176,7 @@ fn responses_tools_carry_the_chat_tools_schemas() {
     let chat = tools("openai");
     let responses = tools("openai-responses");
     let responses = responses.as_array().unwrap();
-    assert_eq!(responses.len(), 20);
+    assert_eq!(responses.len(), 21);
     for (chat, tool) in chat.as_array().unwrap().iter().zip(responses) {
         assert_eq!(
             tool,

@@ -164,6 +164,7 @@ pub fn observe(runner: &mut Runner, message: &str, caller: &Caller) -> Result<Ap
                 Op::CompleteTask(CompleteArgs {
                     task_id,
                     result: before.or(after),
+                    attachments: None,
                 })
             } else {
                 Op::FailTask(FailArgs {
@@ -205,6 +206,7 @@ pub fn observe(runner: &mut Runner, message: &str, caller: &Caller) -> Result<Ap
             let op = Op::CompleteTask(CompleteArgs {
                 task_id: Some(TaskRef::Id(id)),
                 result,
+                attachments: None,
             });
             actions.push(match how {
                 Advance::Transition => format!(
@@ -251,6 +253,7 @@ pub fn observe(runner: &mut Runner, message: &str, caller: &Caller) -> Result<Ap
         }
     }
     runner.doc.state.revision = revision;
+    runner.attach(&mut events);
     for event in &mut events {
         if event.agent.is_none() {
             event.agent.clone_from(&caller.agent);

@@ -466,6 +466,7 @@ fn update(store: &Store, args: UpdateStatusArgs) -> Result<bool, OpError> {
         TaskStatus::Completed => Op::CompleteTask(CompleteArgs {
             task_id: Some(task),
             result: args.result_summary,
+            attachments: None,
         }),
         TaskStatus::Error => Op::FailTask(FailArgs {
             task_id: Some(task),

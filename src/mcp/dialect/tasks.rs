@@ -232,6 +232,7 @@ pub fn call(store: &Store, name: &str, args: Value) -> Option<Outcome> {
             let op = Op::CompleteTask(CompleteArgs {
                 task_id: None,
                 result: Some(args.result_message),
+                attachments: None,
             });
             finished(store, &op, "marked as completed.")
         }),

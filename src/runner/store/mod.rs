@@ -325,6 +325,7 @@ impl Store {
         let revision = doc.state.revision;
         let mut runner = Runner::new(doc)?;
         let mut events = runner.expire_leases(now_unix());
+        runner.attach(&mut events);
         let (value, changed) = change(&mut runner)?;
         events.extend(changed);
         if events.is_empty() {
