@@ -487,14 +487,14 @@ impl Runner {
             None => self.current_of(caller),
         };
         let (kind, what) = match args.kind {
-            LogKind::Tool => (EventKind::Tool, "tool call"),
-            LogKind::Message => (EventKind::Message, "message"),
-            LogKind::Error => (EventKind::Error, "error"),
+            LogKind::Tool => (EventKind::Tool, "a tool call"),
+            LogKind::Message => (EventKind::Message, "a message"),
+            LogKind::Error => (EventKind::Error, "an error"),
         };
         let task_id = task.map(|i| self.task(i).id);
         let message = match task_id {
-            Some(id) => format!("Logged a {what} for task {id}"),
-            None => format!("Logged a {what}"),
+            Some(id) => format!("Logged {what} for task {id}"),
+            None => format!("Logged {what}"),
         };
         let mut event = match task_id {
             Some(id) => Event::task(kind, id, message.clone()),

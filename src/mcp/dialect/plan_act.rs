@@ -201,6 +201,15 @@ pub struct LoggedEvent {
     pub event: LogEvent,
 }
 
+/// `log_event`'s answer: the event logged, or (refused) an error event.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)] // only its schema is used
+enum LogAnswer {
+    Logged(LoggedEvent),
+    Refused(Events),
+}
+
 /// Seed 004's ToolEvent, MessageEvent or ErrorEvent, as logged.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LogEvent {
@@ -272,7 +281,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Executor: the running step failed; record the error. Answers a step event (failed), and a plan event (failed) when the plan cannot go on.",
             false,
         ),
-        def::<LogEventArgs, LoggedEvent>(
+        def::<LogEventArgs, LogAnswer>(
             "log_event",
             "Executor: record a tool call (kind tool, data {name, args, result}), a message to the user (kind message) or an error (kind error) in the plan's event log, with the running step. Changes no step.",
             false,
