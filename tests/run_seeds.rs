@@ -467,6 +467,17 @@ fn seed_004_events_log_and_attachments() {
     let event = &t.events("s.json").pop().unwrap()["events"][0];
     assert_eq!(event["data"], "已打开百度");
     assert_eq!(event["plan"]["status"], "paused");
+    // What a strict-schema client sends: an object as JSON text is kept as the object.
+    t.ok(&[
+        "log",
+        "s.json",
+        "--kind",
+        "tool",
+        "--data",
+        r#""{\"name\": \"browser_view\"}""#,
+    ]);
+    let event = &t.events("s.json").pop().unwrap()["events"][0];
+    assert_eq!(event["data"], json!({"name": "browser_view"}));
     human(&t, &["run", "resume", "s.json"]);
     human(&t, &["run", "next", "s.json"]);
     human(

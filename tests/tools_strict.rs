@@ -229,6 +229,13 @@ fn call_value(schema: &Value, null_depth: usize) -> Value {
         return Value::Null;
     }
     let next = null_depth.saturating_sub(1);
+    if let Some(first) = schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|values| values.iter().find(|v| !v.is_null()))
+    {
+        return first.clone();
+    }
     if let Some(branches) = schema.get("anyOf").and_then(Value::as_array) {
         let branch = branches
             .iter()

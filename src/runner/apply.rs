@@ -462,6 +462,21 @@ fn check_attachments(attachments: &[String]) -> Result<serde_json::Value, OpErro
     Ok(json!(attachments))
 }
 
+/// What a logged event keeps of `data`: a string holding a JSON object or
+/// array (what a client with strict schemas sends) as that value; anything
+/// else as given.
+pub(crate) fn logged_data(data: &serde_json::Value) -> serde_json::Value {
+    if let serde_json::Value::String(text) = data {
+        let trimmed = text.trim_start();
+        if trimmed.starts_with('{') || trimmed.starts_with('[') {
+            if let Ok(value) = serde_json::from_str(text) {
+                return value;
+            }
+        }
+    }
+    data.clone()
+}
+
 impl Runner {
     /// `logEvent`: appends a tool, message or error event (seed 004's
     /// ToolEvent, MessageEvent, ErrorEvent) about a task — the one named,
@@ -472,7 +487,8 @@ impl Runner {
         args: &LogArgs,
         caller: &Caller,
     ) -> Result<Applied, OpError> {
-        let size = serde_json::to_string(&args.data).map_or(0, |text| text.len());
+        let data = logged_data(&args.data);
+        let size = serde_json::to_string(&data).map_or(0, |text| text.len());
         if size > MAX_LOG_DATA_BYTES {
             return Err(OpError::new(
                 ErrorCode::InvalidArgument,
@@ -500,7 +516,7 @@ impl Runner {
             Some(id) => Event::task(kind, id, message.clone()),
             None => Event::plan(kind, message.clone()),
         };
-        event.data = Some(args.data.clone());
+        event.data = Some(data);
         Ok(Applied {
             data: OpResult::Logged(Logged {
                 kind: args.kind,

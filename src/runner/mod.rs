@@ -29,6 +29,7 @@ use serde_json::{json, Value};
 use crate::document::{PlanDocument, PlanStatus, TaskDoc, TaskStatus};
 
 pub use agents::{parse_lease, Caller, MAX_LEASE_SECONDS};
+pub(crate) use apply::logged_data;
 pub use error::{ErrorCode, OpError};
 pub use events::{Event, EventKind, LogRecord, PlanHeader};
 pub use observe::{find_word, observe, TRANSITION_WORDS};

@@ -135,8 +135,9 @@ pub enum LogKind {
 pub struct LogArgs {
     /// tool, message or error.
     pub kind: LogKind,
-    /// What to record: any JSON (for a tool, e.g. `{"name", "args", "result"}`; for a message, its text), at most 64 KiB as JSON text.
+    /// What to record, at most 64 KiB: text (a message, an error), or an object as JSON text (a tool call: `{"name", "args", "result"}`), which is kept as the object. Clients without strict schemas may pass any JSON value.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub data: serde_json::Value,
     /// The task it is about; the caller's current task when left out (none
     /// when the caller has none).

@@ -189,8 +189,9 @@ struct CompleteStepArgs {
 struct LogEventArgs {
     /// tool (a tool call), message (to the user) or error.
     kind: LogKind,
-    /// What to record: for a tool `{"name", "args", "result"}`, for a message its text; at most 64 KiB as JSON.
+    /// What to record, at most 64 KiB: for a message or an error its text, for a tool call `{"name", "args", "result"}` as JSON text (kept as the object).
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     data: Value,
 }
 
@@ -341,7 +342,7 @@ pub fn call(store: &Store, name: &str, args: Value) -> Option<Outcome> {
                     Outcome::ok(LoggedEvent {
                         event: LogEvent {
                             kind: args.kind,
-                            data: args.data,
+                            data: crate::runner::logged_data(&args.data),
                             step,
                         },
                     })
