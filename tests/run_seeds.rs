@@ -55,7 +55,7 @@ fn seed_003_session_steps_transition_fallback_and_resume() {
     let state = t.state(".sessions/chat-1/plan.json");
     assert_eq!(state["meta"]["goal"], "帮我下载腾讯5年财报并制作图表");
     assert_eq!(state["meta"]["language"], "zh");
-    assert!(state["meta"]["id"].as_str().unwrap().starts_with("plan_"));
+    assert_eq!(state["meta"]["id"], "chat-1", "named after its session");
     assert_eq!(
         state["state"],
         json!({"status": "running", "current_task_id": 1, "revision": 2,

@@ -308,17 +308,13 @@ pub(super) fn goal_line(message: &str) -> Option<String> {
         .map(|line| line.chars().take(200).collect())
 }
 
-/// An empty plan with `goal`, for the steps a message declares: its id is
-/// `plan_` and the time in milliseconds, as the text protocol names plans.
-pub(super) fn empty_plan(goal: String) -> PlanDocument {
-    let millis = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
+/// An empty plan `id` with `goal`, for the steps a message declares.
+pub(super) fn empty_plan(id: String, goal: String) -> PlanDocument {
     let language = if goal.chars().any(is_cjk) { "zh" } else { "en" };
     PlanDocument {
         format: FORMAT.to_owned(),
         meta: Meta {
-            id: format!("plan_{millis}"),
+            id,
             title: None,
             goal,
             language: language.to_owned(),

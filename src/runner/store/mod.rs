@@ -296,7 +296,21 @@ impl Store {
                 .map(str::to_owned)
                 .or_else(|| super::observe::goal_line(message))
                 .unwrap_or_else(|| steps[0].clone());
-            match self.create(super::observe::empty_plan(goal), false) {
+            // The plan is named after its session (`.sessions/KEY/plan.json`),
+            // else after its file.
+            let in_session = self
+                .path
+                .parent()
+                .and_then(|dir| dir.parent())
+                .and_then(|dir| dir.file_name())
+                .is_some_and(|name| name == super::SESSIONS_DIR);
+            let named = if in_session {
+                self.path.parent().and_then(|dir| dir.file_name())
+            } else {
+                self.path.file_stem()
+            };
+            let id = named.map_or_else(|| "plan".to_owned(), |n| n.to_string_lossy().into_owned());
+            match self.create(super::observe::empty_plan(id, goal), false) {
                 Ok(_) => {}
                 // Another agent created it meanwhile: observe into theirs.
                 Err(_) if self.path.exists() => {}
