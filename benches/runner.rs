@@ -60,6 +60,7 @@ fn drive_whole_plan(bencher: Bencher, n: usize) {
             let complete = Op::CompleteTask(CompleteArgs {
                 task_id: Some(TaskRef::Id(id)),
                 result: None,
+                attachments: None,
             });
             runner.apply(&complete).expect("complete");
         }

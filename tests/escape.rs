@@ -230,7 +230,7 @@ fn observe_reports_actions_on_one_line_each() {
         format!(
             "Task 3 added\nStarted task 1: {EVIL_SHOWN}\nTask 1 completed\n\
              Started task 2: {PLAIN}\niteration 1 (running)\n\
-             current: #2 [in_progress] {PLAIN} after 1\n"
+             current: #2 [in_progress] {PLAIN} after 1 (0 round(s) on it)\n"
         )
     );
     assert_eq!(

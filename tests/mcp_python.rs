@@ -2,9 +2,10 @@
 //! (tools and schemas, the planManager's JD scenario, tool errors, resource and prompt,
 //! two clients at once, parallel agents with identities, leases and retries,
 //! the example agent) and tests/mcp/test_dialects.py (one
-//! scenario per seed dialect, from the seed's own example; every result
-//! checked against its tool's output schema) with a virtual environment under
-//! the target directory.
+//! scenario per seed dialect, from the seed's own example, plus seed 003's
+//! sessions, transition words and fallback and seed 004's events and
+//! attachments; every result checked against its tool's output schema) with
+//! a virtual environment under the target directory.
 //!
 //! The environment is made once (`python3 -m venv`, `pip install -r
 //! tests/mcp/requirements.txt`) and reused while the requirements are unchanged.
@@ -85,5 +86,5 @@ fn python_mcp_sdk_drives_planc_mcp() {
         "the Python MCP tests failed:\n{}\n{stderr}",
         String::from_utf8_lossy(&output.stdout)
     );
-    assert!(stderr.contains("Ran 13 tests"), "{stderr}");
+    assert!(stderr.contains("Ran 15 tests"), "{stderr}");
 }

@@ -29,9 +29,10 @@ fn json_rpc_over_stdio() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 20);
+    assert_eq!(names.len(), 21);
     assert_eq!(names[1], "startNextTask");
-    assert_eq!(names[19], "observe");
+    assert_eq!(names[19], "logEvent");
+    assert_eq!(names[20], "observe");
     // Every tool declares its result's schema (the envelope).
     for tool in tools["result"]["tools"].as_array().unwrap() {
         assert_eq!(tool["outputSchema"]["type"], "object", "{}", tool["name"]);

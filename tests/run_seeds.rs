@@ -55,7 +55,7 @@ fn seed_003_session_steps_transition_fallback_and_resume() {
     let state = t.state(".sessions/chat-1/plan.json");
     assert_eq!(state["meta"]["goal"], "帮我下载腾讯5年财报并制作图表");
     assert_eq!(state["meta"]["language"], "zh");
-    assert!(state["meta"]["id"].as_str().unwrap().starts_with("plan_"));
+    assert_eq!(state["meta"]["id"], "chat-1", "named after its session");
     assert_eq!(
         state["state"],
         json!({"status": "running", "current_task_id": 1, "revision": 2,
@@ -358,4 +358,162 @@ fn observe_acts_for_the_calling_agent() {
     let last = &events.last().unwrap()["events"];
     assert_eq!(last[0]["kind"], "iteration");
     assert_eq!(last[0]["agent"], "y");
+}
+
+/// Seed 004's events: each carries the task or plan it changed; agents log
+/// tool calls, messages and errors; a completed step keeps its attachments.
+#[test]
+fn seed_004_events_log_and_attachments() {
+    let t = Test::temp().file(
+        "p.plan",
+        "plan baidu { title \"Baidu\" goal \"Search AI Agent and sum up\" language \"zh\" \
+         task open \"打开百度搜索页面\" task sum \"总结结果内容\" { after open } }",
+    );
+    human(&t, &["run", "init", "p.plan", "-o", "s.json"]);
+    let created = &t.events("s.json")[0]["events"][0];
+    assert_eq!(
+        created["plan"],
+        json!({"id": "baidu", "title": "Baidu", "goal": "Search AI Agent and sum up",
+               "language": "zh", "status": "idle", "done": 0, "total": 2})
+    );
+    human(&t, &["run", "next", "s.json", "--agent", "executor"]);
+    assert_eq!(
+        human(
+            &t,
+            &[
+                "run",
+                "log",
+                "s.json",
+                "--agent",
+                "executor",
+                "--kind",
+                "tool",
+                "--data",
+                r#"{"name": "browser_navigate", "args": {"url": "https://www.baidu.com"}, "result": {"success": true}}"#
+            ]
+        ),
+        "Logged a tool call for task 1\n"
+    );
+    let record = t.events("s.json").pop().unwrap();
+    assert_eq!(record["op"], "logEvent");
+    assert_eq!(
+        record["revision"], 3,
+        "a logged event is one revision, one line"
+    );
+    let event = &record["events"][0];
+    assert_eq!(
+        (
+            event["kind"].clone(),
+            event["task_id"].clone(),
+            event["agent"].clone()
+        ),
+        (json!("tool"), json!(1), json!("executor"))
+    );
+    assert_eq!(
+        event["data"],
+        json!({"name": "browser_navigate", "args": {"url": "https://www.baidu.com"}, "result": {"success": true}})
+    );
+    assert_eq!(event["task"]["status"], "in_progress");
+    assert_eq!(event["task"]["holder"]["agent"], "executor");
+
+    human(
+        &t,
+        &[
+            "run",
+            "complete",
+            "s.json",
+            "--agent",
+            "executor",
+            "--result",
+            "百度首页已打开",
+            "--attachment",
+            "shots/baidu.png",
+            "--attachment",
+            "https://www.baidu.com",
+        ],
+    );
+    let state = t.state("s.json");
+    assert_eq!(
+        state["tasks"][0]["extra"],
+        json!({"attachments": ["shots/baidu.png", "https://www.baidu.com"]})
+    );
+    let event = &t.events("s.json").pop().unwrap()["events"][0];
+    assert_eq!(event["kind"], "completed");
+    assert_eq!(event["task"]["result"], "百度首页已打开");
+    assert_eq!(event["task"]["extra"]["attachments"][0], "shots/baidu.png");
+    // seed 004's Step shows them.
+    let run = t.planc(&["build", "s.json", "--target", "plan-act"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.json()["steps"][0]["attachments"],
+        json!(["shots/baidu.png", "https://www.baidu.com"])
+    );
+
+    // Logging is no change to the plan: allowed while paused; a message
+    // without a task when the caller holds none.
+    human(&t, &["run", "pause", "s.json"]);
+    let data = t.ok(&[
+        "log",
+        "s.json",
+        "--kind",
+        "message",
+        "--data",
+        r#""已打开百度""#,
+    ]);
+    assert_eq!(
+        data,
+        json!({"kind": "message", "task_id": null, "message": "Logged a message"})
+    );
+    let event = &t.events("s.json").pop().unwrap()["events"][0];
+    assert_eq!(event["data"], "已打开百度");
+    assert_eq!(event["plan"]["status"], "paused");
+    // What a strict-schema client sends: an object as JSON text is kept as the object.
+    t.ok(&[
+        "log",
+        "s.json",
+        "--kind",
+        "tool",
+        "--data",
+        r#""{\"name\": \"browser_view\"}""#,
+    ]);
+    let event = &t.events("s.json").pop().unwrap()["events"][0];
+    assert_eq!(event["data"], json!({"name": "browser_view"}));
+    human(&t, &["run", "resume", "s.json"]);
+    human(&t, &["run", "next", "s.json"]);
+    human(
+        &t,
+        &["run", "complete", "s.json", "--result", "AI Agent 是…"],
+    );
+    let events = t.events("s.json").pop().unwrap()["events"].clone();
+    assert_eq!(events[1]["kind"], "plan_completed");
+    assert_eq!(events[1]["plan"]["status"], "completed");
+    assert_eq!(events[1]["plan"]["done"], 2);
+
+    // Bad data: a clear error, nothing logged.
+    let revision = t.state("s.json")["state"]["revision"].clone();
+    let run = t.planc(&["run", "log", "s.json", "--kind", "error", "--data", "{oops"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        "error[INVALID_ARGUMENT]: --data is not JSON: key must be a string at line 1 column 2\n"
+    );
+    let big = format!("\"{}\"", "x".repeat(64 * 1024));
+    let run = t.planc_with_stdin(
+        &["run", "log", "s.json", "--kind", "error", "--data", "-"],
+        &big,
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        "error[INVALID_ARGUMENT]: `data` is 65538 bytes as JSON; a logged event carries at most 65536 (64 KiB)\n"
+    );
+    let run = t.planc(&["run", "log", "s.json", "--kind", "warning"]);
+    assert_eq!(run.code, 2);
+    let run = t.planc(&["run", "complete", "s.json", "2", "--attachment", " "]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        "error[INVALID_ARGUMENT]: attachment 1 is blank; an attachment is a path or URL of 1 to 4096 bytes\n"
+    );
+    assert_eq!(t.state("s.json")["state"]["revision"], revision);
 }

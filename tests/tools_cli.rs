@@ -5,7 +5,7 @@ mod support;
 use serde_json::Value;
 use support::Test;
 
-const NAMES: [&str; 20] = [
+const NAMES: [&str; 21] = [
     "getCurrentTask",
     "startNextTask",
     "startTask",
@@ -25,6 +25,7 @@ const NAMES: [&str; 20] = [
     "replan",
     "retryTask",
     "heartbeat",
+    "logEvent",
     "observe",
 ];
 
@@ -146,6 +147,7 @@ const DIALECTS: [(&str, &[&str]); 5] = [
             "start_step",
             "complete_step",
             "fail_step",
+            "log_event",
         ],
     ),
 ];

@@ -174,7 +174,7 @@ fn responses_tools_carry_the_chat_tools_schemas() {
     let chat = tools("openai");
     let responses = tools("openai-responses");
     let responses = responses.as_array().unwrap();
-    assert_eq!(responses.len(), 20);
+    assert_eq!(responses.len(), 21);
     for (chat, tool) in chat.as_array().unwrap().iter().zip(responses) {
         assert_eq!(
             tool,
@@ -227,6 +227,13 @@ fn call_value(schema: &Value, null_depth: usize) -> Value {
         return Value::Null;
     }
     let next = null_depth.saturating_sub(1);
+    if let Some(first) = schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|values| values.iter().find(|v| !v.is_null()))
+    {
+        return first.clone();
+    }
     if let Some(branches) = schema.get("anyOf").and_then(Value::as_array) {
         let branch = branches
             .iter()

@@ -13,9 +13,9 @@ use planc::mcp::access::PlanAccess;
 use planc::read::Bounds;
 use planc::runner::results::{Created, Prompted};
 use planc::runner::{
-    self, AddArgs, Applied, Caller, CompleteArgs, FailArgs, ListArgs, LogRecord, NoArgs, Op,
-    OpError, OpResult, PlanStore, ReplanArgs, SkipArgs, StartNextArgs, Store, TaskIdArgs, TaskRef,
-    UpdateArgs,
+    self, AddArgs, Applied, Caller, CompleteArgs, FailArgs, ListArgs, LogArgs, LogKind, LogRecord,
+    NoArgs, Op, OpError, OpResult, PlanStore, ReplanArgs, SkipArgs, StartNextArgs, Store,
+    TaskIdArgs, TaskRef, UpdateArgs,
 };
 use serde_json::Value;
 
@@ -164,6 +164,10 @@ enum RunCommand {
         /// What the task achieved
         #[arg(long, value_name = "TEXT")]
         result: Option<String>,
+        /// A file (path or URL) the task produced, kept in its
+        /// `extra.attachments`; repeat for several
+        #[arg(long = "attachment", value_name = "PATH")]
+        attachments: Vec<String>,
     },
     /// Fail a task, by default the current one; retried while retries are left (failTask)
     Fail {
@@ -279,6 +283,20 @@ enum RunCommand {
         /// A JSON list of task names or task objects (or {"steps": [...]}); `-` reads standard input
         steps: Option<String>,
     },
+    /// Append a tool, message or error event to the event log (logEvent)
+    Log {
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
+        /// What it records: tool, message or error
+        #[arg(long, value_enum)]
+        kind: LogKindArg,
+        /// What to record, as JSON (at most 64 KiB); `-` reads standard input
+        #[arg(long, value_name = "JSON")]
+        data: Option<String>,
+        /// The task it is about (default: the agent's current task)
+        #[arg(long, value_name = "ID")]
+        task: Option<String>,
+    },
     /// Follow the event log (one line per change)
     Watch {
         /// The state file (made by `planc run init`); or --session; left out with --store
@@ -310,6 +328,17 @@ enum RunCommand {
         #[arg(long, value_name = "DURATION", value_parser = parse_lease)]
         lease: Option<u64>,
     },
+}
+
+/// The kinds `planc run log` records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum LogKindArg {
+    /// A tool call
+    Tool,
+    /// A message to the user
+    Message,
+    /// An error
+    Error,
 }
 
 fn task(id: &str) -> TaskRef {
@@ -606,13 +635,19 @@ fn run_command(args: RunArgs) -> Result<i32, i32> {
             caller.lease = lease;
             (place.state(state)?, Op::Heartbeat(NoArgs {}))
         }
-        RunCommand::Complete { state, id, result } => {
+        RunCommand::Complete {
+            state,
+            id,
+            result,
+            attachments,
+        } => {
             let (state, id) = place.with_id(state, id)?;
             (
                 state,
                 Op::CompleteTask(CompleteArgs {
                     task_id: id.as_deref().map(task),
                     result,
+                    attachments: (!attachments.is_empty()).then_some(attachments),
                 }),
             )
         }
@@ -700,6 +735,48 @@ fn run_command(args: RunArgs) -> Result<i32, i32> {
             place.state(state)?,
             Op::GetExecutableTaskList(StartNextArgs { assignee }),
         ),
+        RunCommand::Log {
+            state,
+            kind,
+            data,
+            task: about,
+        } => {
+            let state = place.state(state)?;
+            let data = match data.as_deref() {
+                None => Value::Null,
+                Some(text) => {
+                    let text = if text == "-" {
+                        read_stdin()?
+                    } else {
+                        text.to_owned()
+                    };
+                    match serde_json::from_str(&text) {
+                        Ok(value) => value,
+                        Err(error) => {
+                            let error = OpError::new(
+                                runner::ErrorCode::InvalidArgument,
+                                format!("--data is not JSON: {error}"),
+                            )
+                            .with(serde_json::json!({"field": "data"}));
+                            return Ok(report(Err(error), json));
+                        }
+                    }
+                }
+            };
+            let kind = match kind {
+                LogKindArg::Tool => LogKind::Tool,
+                LogKindArg::Message => LogKind::Message,
+                LogKindArg::Error => LogKind::Error,
+            };
+            (
+                state,
+                Op::LogEvent(LogArgs {
+                    kind,
+                    data,
+                    task_id: about.as_deref().map(task),
+                }),
+            )
+        }
         RunCommand::Status { state } => (place.state(state)?, Op::GetPlanStatus(NoArgs {})),
         RunCommand::Pause { state } => (place.state(state)?, Op::PausePlan(NoArgs {})),
         RunCommand::Resume { state } => (place.state(state)?, Op::ResumePlan(NoArgs {})),

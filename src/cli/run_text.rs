@@ -172,6 +172,7 @@ pub fn summary(result: &OpResult) -> String {
         OpResult::Failed(r) => message_line(&r.message),
         OpResult::Removed(r) => message_line(&r.message),
         OpResult::Message(r) => message_line(&r.message),
+        OpResult::Logged(r) => message_line(&r.message),
         OpResult::Reset(r) => message_line(&r.message),
         OpResult::Replanned(r) => message_line(&r.message),
         OpResult::Retried(r) => message_line(&r.message),

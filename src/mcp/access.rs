@@ -47,6 +47,11 @@ pub trait PlanAccess: Send + Sync {
 
     /// How an error names the plan (a state file's path, a plan id).
     fn name(&self) -> String;
+
+    /// The id of a plan an agent's message creates here.
+    fn new_plan_id(&self) -> String {
+        "plan".to_owned()
+    }
 }
 
 impl dyn PlanAccess + '_ {
@@ -98,7 +103,7 @@ impl dyn PlanAccess + '_ {
             ..caller.clone()
         };
         if !self.exists()? {
-            let Some(plan) = runner::plan_for_message(message, goal) else {
+            let Some(plan) = runner::plan_for_message(self.new_plan_id(), message, goal) else {
                 let name = self.name();
                 return Err(OpError::new(
                     ErrorCode::PlanNotFound,
@@ -158,5 +163,9 @@ impl PlanAccess for Store {
 
     fn name(&self) -> String {
         self.path().display().to_string()
+    }
+
+    fn new_plan_id(&self) -> String {
+        self.message_plan_id()
     }
 }

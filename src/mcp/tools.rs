@@ -12,8 +12,8 @@ use serde_json::{json, Map, Value};
 use super::export::{self, ToolSpec};
 use crate::runner::results::ErrorBody;
 use crate::runner::{
-    result_schema, AddArgs, CompleteArgs, FailArgs, ListArgs, NoArgs, Op, ReplanArgs, SkipArgs,
-    StartNextArgs, TaskIdArgs, UpdateArgs,
+    result_schema, AddArgs, CompleteArgs, FailArgs, ListArgs, LogArgs, NoArgs, Op, ReplanArgs,
+    SkipArgs, StartNextArgs, TaskIdArgs, UpdateArgs,
 };
 
 /// One tool: name, description and the JSON Schemas of its arguments and its result.
@@ -123,7 +123,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         def(
             "completeTask",
-            "Mark a task completed and record what it achieved in `result` (a short summary). Without task_id, completes the current task. Tasks that waited for it may then start.",
+            "Mark a task completed and record what it achieved in `result` (a short summary), and the files it produced in `attachments` (paths or URLs). Without task_id, completes the current task. Tasks that waited for it may then start.",
             schema::<CompleteArgs>(),
             false,
         ),
@@ -200,6 +200,12 @@ pub fn tools() -> Vec<ToolDef> {
             "heartbeat",
             "Renew the leases of the tasks you hold (started with a `lease`), so they are not handed to another agent while you work. Any change you make renews them too.",
             schema::<NoArgs>(),
+            false,
+        ),
+        def(
+            "logEvent",
+            "Record what you did or said, for whoever follows the plan's event log: kind `tool` (a tool call: data such as {\"name\", \"args\", \"result\"}), `message` (what you told the user) or `error` (what went wrong). It goes with the task you name, else your current task. Changes no task; allowed while the plan is paused. data is at most 64 KiB as JSON.",
+            schema::<LogArgs>(),
             false,
         ),
     ];

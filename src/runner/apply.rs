@@ -9,10 +9,10 @@ use crate::document::{PlanStatus, TaskStatus, DEFAULT_RETRY};
 use super::error::{ErrorCode, OpError};
 use super::events::{Event, EventKind};
 use super::index::{satisfies, Index};
-use super::ops::{CompleteArgs, FailArgs, SkipArgs, TaskRef};
+use super::ops::{CompleteArgs, FailArgs, LogArgs, LogKind, SkipArgs, TaskRef};
 use super::results::{
-    FailedTask, Finished, IdleReason, Message, NothingStarted, OpResult, Reset, Resumed, Retried,
-    Started,
+    FailedTask, Finished, IdleReason, Logged, Message, NothingStarted, OpResult, Reset, Resumed,
+    Retried, Started,
 };
 use super::{Applied, Caller, Runner};
 
@@ -152,12 +152,22 @@ impl Runner {
         args: &CompleteArgs,
         caller: &Caller,
     ) -> Result<Applied, OpError> {
+        let attachments = args
+            .attachments
+            .as_deref()
+            .map(check_attachments)
+            .transpose()?;
         self.require_active()?;
         let i = self.target(args.task_id.as_ref(), caller)?;
         self.require_workable(i, "completed")?;
         self.set_status(i, TaskStatus::Completed);
         let id = self.task(i).id;
         self.doc.tasks[i].result = args.result.clone();
+        if let Some(attachments) = attachments {
+            self.doc.tasks[i]
+                .extra
+                .insert("attachments".to_owned(), attachments);
+        }
         self.clear_current(id);
         let message = format!("Task {id} completed");
         let mut events = vec![Event::task(EventKind::Completed, id, message.clone())];
@@ -415,4 +425,105 @@ pub(super) fn join(ids: &[u32]) -> String {
         .map(u32::to_string)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The most attachments one task keeps, and the longest one, in bytes.
+pub const MAX_ATTACHMENTS: usize = 100;
+/// The longest attachment (a path or URL), in bytes.
+pub const MAX_ATTACHMENT_BYTES: usize = 4096;
+/// The largest `data` a logged event carries, as JSON text.
+pub const MAX_LOG_DATA_BYTES: usize = 64 * 1024;
+
+/// `attachments` as the JSON array `extra.attachments` keeps, or why not.
+fn check_attachments(attachments: &[String]) -> Result<serde_json::Value, OpError> {
+    if attachments.len() > MAX_ATTACHMENTS {
+        return Err(OpError::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "{} attachments given; a task keeps at most {MAX_ATTACHMENTS}",
+                attachments.len()
+            ),
+        )
+        .with(json!({"field": "attachments"})));
+    }
+    for (n, attachment) in attachments.iter().enumerate() {
+        if attachment.trim().is_empty() || attachment.len() > MAX_ATTACHMENT_BYTES {
+            return Err(OpError::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "attachment {} is {}; an attachment is a path or URL of 1 to {MAX_ATTACHMENT_BYTES} bytes",
+                    n + 1,
+                    if attachment.trim().is_empty() { "blank".to_owned() } else { format!("{} bytes", attachment.len()) }
+                ),
+            )
+            .with(json!({"field": "attachments", "index": n})));
+        }
+    }
+    Ok(json!(attachments))
+}
+
+/// What a logged event keeps of `data`: a string holding a JSON object or
+/// array (what a client with strict schemas sends) as that value; anything
+/// else as given.
+pub(crate) fn logged_data(data: &serde_json::Value) -> serde_json::Value {
+    if let serde_json::Value::String(text) = data {
+        let trimmed = text.trim_start();
+        if trimmed.starts_with('{') || trimmed.starts_with('[') {
+            if let Ok(value) = serde_json::from_str(text) {
+                return value;
+            }
+        }
+    }
+    data.clone()
+}
+
+impl Runner {
+    /// `logEvent`: appends a tool, message or error event (seed 004's
+    /// ToolEvent, MessageEvent, ErrorEvent) about a task — the one named,
+    /// else the caller's current task, else none. Allowed while paused: it
+    /// records, it changes no task.
+    pub(super) fn log_event(
+        &mut self,
+        args: &LogArgs,
+        caller: &Caller,
+    ) -> Result<Applied, OpError> {
+        let data = logged_data(&args.data);
+        let size = serde_json::to_string(&data).map_or(0, |text| text.len());
+        if size > MAX_LOG_DATA_BYTES {
+            return Err(OpError::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "`data` is {size} bytes as JSON; a logged event carries at most {MAX_LOG_DATA_BYTES} (64 KiB)"
+                ),
+            )
+            .with(json!({"field": "data", "bytes": size, "max": MAX_LOG_DATA_BYTES})));
+        }
+        let task = match &args.task_id {
+            Some(task) => Some(self.find(task)?),
+            None => self.current_of(caller),
+        };
+        let (kind, what) = match args.kind {
+            LogKind::Tool => (EventKind::Tool, "a tool call"),
+            LogKind::Message => (EventKind::Message, "a message"),
+            LogKind::Error => (EventKind::Error, "an error"),
+        };
+        let task_id = task.map(|i| self.task(i).id);
+        let message = match task_id {
+            Some(id) => format!("Logged {what} for task {id}"),
+            None => format!("Logged {what}"),
+        };
+        let mut event = match task_id {
+            Some(id) => Event::task(kind, id, message.clone()),
+            None => Event::plan(kind, message.clone()),
+        };
+        event.data = Some(data);
+        Ok(Applied {
+            data: OpResult::Logged(Logged {
+                kind: args.kind,
+                task_id,
+                message,
+            }),
+            events: vec![event],
+        })
+    }
 }

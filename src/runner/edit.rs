@@ -173,7 +173,9 @@ impl Runner {
         }
         self.replace(doc)?;
         let message = format!("Task {} removed successfully", removed.id);
-        let mut events = vec![Event::task(EventKind::Removed, removed.id, message.clone())];
+        let mut event = Event::task(EventKind::Removed, removed.id, message.clone());
+        event.task = Some(Box::new(removed.clone()));
+        let mut events = vec![event];
         events.extend(self.refresh_status());
         Ok(Applied {
             data: OpResult::Removed(Removed {

@@ -2,8 +2,9 @@
 //! record of one change that the event log holds, one JSON line each.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use crate::document::PlanStatus;
+use crate::document::{PlanStatus, TaskDoc};
 
 /// The kind of an event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -45,6 +46,12 @@ pub enum EventKind {
     PlanCompleted,
     /// Nothing can run and a required task failed.
     PlanFailed,
+    /// An agent logged a tool call (`logEvent`, `planc run log --kind tool`).
+    Tool,
+    /// An agent logged a message.
+    Message,
+    /// An agent logged an error.
+    Error,
 }
 
 impl EventKind {
@@ -69,6 +76,9 @@ impl EventKind {
             EventKind::LeaseRenewed => "lease_renewed",
             EventKind::PlanCompleted => "plan_completed",
             EventKind::PlanFailed => "plan_failed",
+            EventKind::Tool => "tool",
+            EventKind::Message => "message",
+            EventKind::Error => "error",
         }
     }
 }
@@ -87,6 +97,37 @@ pub struct Event {
     /// whose lease ran out); none for a caller without an identity.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
+    /// What an agent logged (`tool`, `message` and `error` events).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+    /// The task as the change left it (seed 004's StepEvent carries its
+    /// step); for `removed`, as it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<Box<TaskDoc>>,
+    /// The plan's header as the change left it, on plan events (seed 004's
+    /// PlanEvent carries its plan).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<PlanHeader>,
+}
+
+/// The plan an event is about: who it is and where it stands (the tasks
+/// are the task events').
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanHeader {
+    /// `meta.id`.
+    pub id: String,
+    /// `meta.title`.
+    pub title: Option<String>,
+    /// `meta.goal`.
+    pub goal: String,
+    /// `meta.language`.
+    pub language: String,
+    /// The plan's status after the change.
+    pub status: PlanStatus,
+    /// Tasks completed or skipped.
+    pub done: usize,
+    /// Tasks in the plan.
+    pub total: usize,
 }
 
 impl Event {
@@ -97,6 +138,9 @@ impl Event {
             task_id: Some(id),
             message: message.into(),
             agent: None,
+            data: None,
+            task: None,
+            plan: None,
         }
     }
 
@@ -107,6 +151,9 @@ impl Event {
             task_id: None,
             message: message.into(),
             agent: None,
+            data: None,
+            task: None,
+            plan: None,
         }
     }
 }

@@ -29,12 +29,13 @@ use serde_json::{json, Value};
 use crate::document::{PlanDocument, PlanStatus, TaskDoc, TaskStatus};
 
 pub use agents::{parse_lease, Caller, MAX_LEASE_SECONDS};
+pub(crate) use apply::logged_data;
 pub use error::{ErrorCode, OpError};
-pub use events::{Event, EventKind, LogRecord};
+pub use events::{Event, EventKind, LogRecord, PlanHeader};
 pub use observe::{find_word, observe, plan_for_message, TRANSITION_WORDS};
 pub use ops::{
-    AddArgs, CompleteArgs, FailArgs, ListArgs, NoArgs, Op, ReplanArgs, ReplanStep, ReplanTask,
-    SkipArgs, StartNextArgs, TaskIdArgs, TaskRef, TaskUpdates, UpdateArgs,
+    AddArgs, CompleteArgs, FailArgs, ListArgs, LogArgs, LogKind, NoArgs, Op, ReplanArgs,
+    ReplanStep, ReplanTask, SkipArgs, StartNextArgs, TaskIdArgs, TaskRef, TaskUpdates, UpdateArgs,
 };
 pub use prompt::{prompt, prompt_as, summary, SummaryReason};
 pub use results::{result_schema, OpResult};
@@ -151,6 +152,48 @@ impl Runner {
     /// Applies one operation without bumping the revision (for composite
     /// changes such as `observe`, which count as one revision).
     fn apply_unrevised(&mut self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
+        let mut applied = self.dispatch(op, caller)?;
+        self.attach(&mut applied.events);
+        Ok(applied)
+    }
+
+    /// Gives each event the object it is about, as it is now: a task event
+    /// its task, a plan event the plan's header.
+    fn attach(&self, events: &mut [Event]) {
+        for event in events {
+            match event.task_id {
+                Some(id) => {
+                    if event.task.is_none() {
+                        event.task = self
+                            .index
+                            .position
+                            .get(&id)
+                            .map(|&i| Box::new(self.doc.tasks[i].clone()));
+                    }
+                }
+                None => {
+                    if event.plan.is_none() {
+                        event.plan = Some(self.header());
+                    }
+                }
+            }
+        }
+    }
+
+    /// The plan's header for plan events.
+    fn header(&self) -> PlanHeader {
+        PlanHeader {
+            id: self.doc.meta.id.clone(),
+            title: self.doc.meta.title.clone(),
+            goal: self.doc.meta.goal.clone(),
+            language: self.doc.meta.language.clone(),
+            status: self.doc.state.status,
+            done: self.index.done(),
+            total: self.doc.tasks.len(),
+        }
+    }
+
+    fn dispatch(&mut self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
         match op {
             Op::GetCurrentTask(_) => self.get_current_task(caller),
             Op::GetTaskById(args) => self.get_task_by_id(&args.task_id),
@@ -165,6 +208,7 @@ impl Runner {
             Op::FailTask(args) => self.fail_task(args, caller),
             Op::RetryTask(args) => self.retry_task(&args.task_id),
             Op::Heartbeat(_) => self.heartbeat(caller),
+            Op::LogEvent(args) => self.log_event(args, caller),
             Op::SkipTask(args) => self.skip_task(args),
             Op::AddTask(args) => self.add_task(args),
             Op::UpdateTask(args) => self.update_task(args),

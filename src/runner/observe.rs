@@ -164,6 +164,7 @@ pub fn observe(runner: &mut Runner, message: &str, caller: &Caller) -> Result<Ap
                 Op::CompleteTask(CompleteArgs {
                     task_id,
                     result: before.or(after),
+                    attachments: None,
                 })
             } else {
                 Op::FailTask(FailArgs {
@@ -205,6 +206,7 @@ pub fn observe(runner: &mut Runner, message: &str, caller: &Caller) -> Result<Ap
             let op = Op::CompleteTask(CompleteArgs {
                 task_id: Some(TaskRef::Id(id)),
                 result,
+                attachments: None,
             });
             actions.push(match how {
                 Advance::Transition => format!(
@@ -251,6 +253,7 @@ pub fn observe(runner: &mut Runner, message: &str, caller: &Caller) -> Result<Ap
         }
     }
     runner.doc.state.revision = revision;
+    runner.attach(&mut events);
     for event in &mut events {
         if event.agent.is_none() {
             event.agent.clone_from(&caller.agent);
@@ -280,18 +283,18 @@ pub fn observe(runner: &mut Runner, message: &str, caller: &Caller) -> Result<Ap
     Ok(Applied { data, events })
 }
 
-/// The plan a message makes when there is none yet: empty, with `goal`
+/// The plan `id` a message makes when there is none yet: empty, with `goal`
 /// (else the message's first line that is not a step, else its first
 /// step), for the `[Step] description` lines it declares; `None` when it
 /// declares none (a message that plans nothing needs no plan).
-pub fn plan_for_message(message: &str, goal: Option<&str>) -> Option<PlanDocument> {
+pub fn plan_for_message(id: String, message: &str, goal: Option<&str>) -> Option<PlanDocument> {
     let steps = step_lines(message);
     let first = steps.first()?;
     let goal = goal
         .map(str::to_owned)
         .or_else(|| goal_line(message))
         .unwrap_or_else(|| first.clone());
-    Some(empty_plan(goal))
+    Some(empty_plan(id, goal))
 }
 
 /// The descriptions of the `[Step] description` lines of `message`.
@@ -319,17 +322,13 @@ fn goal_line(message: &str) -> Option<String> {
         .map(|line| line.chars().take(200).collect())
 }
 
-/// An empty plan with `goal`, for the steps a message declares: its id is
-/// `plan_` and the time in milliseconds, as the text protocol names plans.
-fn empty_plan(goal: String) -> PlanDocument {
-    let millis = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
+/// An empty plan `id` with `goal`, for the steps a message declares.
+fn empty_plan(id: String, goal: String) -> PlanDocument {
     let language = if goal.chars().any(is_cjk) { "zh" } else { "en" };
     PlanDocument {
         format: FORMAT.to_owned(),
         meta: Meta {
-            id: format!("plan_{millis}"),
+            id,
             title: None,
             goal,
             language: language.to_owned(),

@@ -109,6 +109,40 @@ pub struct CompleteArgs {
     /// What the task achieved: a short summary kept in the task's `result`.
     #[serde(default, alias = "result_message")]
     pub result: Option<String>,
+    /// Files (paths or URLs) the task produced, kept in the task's
+    /// `extra.attachments` (seed 004's `Step.attachments`).
+    #[serde(default)]
+    pub attachments: Option<Vec<String>>,
+}
+
+/// The kinds of event an agent logs (seed 004's ToolEvent, MessageEvent,
+/// ErrorEvent): `tool` (a tool call: its name, arguments and result),
+/// `message` (a message to the user), `error` (an error that happened).
+// The variants carry no doc comments, so the schema is a plain `enum` (which
+// every function-calling API takes) rather than a `oneOf` of constants.
+#[allow(missing_docs)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LogKind {
+    Tool,
+    Message,
+    Error,
+}
+
+/// Arguments of `logEvent`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LogArgs {
+    /// tool, message or error.
+    pub kind: LogKind,
+    /// What to record, at most 64 KiB: text (a message, an error), or an object as JSON text (a tool call: `{"name", "args", "result"}`), which is kept as the object. Clients without strict schemas may pass any JSON value.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub data: serde_json::Value,
+    /// The task it is about; the caller's current task when left out (none
+    /// when the caller has none).
+    #[serde(default)]
+    pub task_id: Option<TaskRef>,
 }
 
 /// Arguments of `failTask`.
@@ -349,11 +383,13 @@ pub enum Op {
     RetryTask(TaskIdArgs),
     /// Renew the leases of the tasks the caller holds.
     Heartbeat(NoArgs),
+    /// Append a tool, message or error event to the log.
+    LogEvent(LogArgs),
 }
 
 impl Op {
     /// Every operation name, in the order of docs/runner.md.
-    pub const NAMES: [&'static str; 19] = [
+    pub const NAMES: [&'static str; 20] = [
         "getCurrentTask",
         "startNextTask",
         "startTask",
@@ -373,6 +409,7 @@ impl Op {
         "replan",
         "retryTask",
         "heartbeat",
+        "logEvent",
     ];
 
     /// The operation's seed name (`startNextTask`).
@@ -397,6 +434,7 @@ impl Op {
             Op::Replan(_) => 16,
             Op::RetryTask(_) => 17,
             Op::Heartbeat(_) => 18,
+            Op::LogEvent(_) => 19,
         };
         Self::NAMES[index]
     }

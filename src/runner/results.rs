@@ -9,6 +9,8 @@ use serde_json::Value;
 
 use crate::document::{PlanStatus, TaskDoc, TaskStatus};
 
+use super::ops::LogKind;
+
 /// Why `startNextTask` started nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -204,6 +206,17 @@ pub struct Renewed {
     pub message: String,
 }
 
+/// `logEvent`: the event appended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Logged {
+    /// tool, message or error.
+    pub kind: LogKind,
+    /// The task it is about, if any.
+    pub task_id: Option<u32>,
+    /// `Logged a tool call for task 2`.
+    pub message: String,
+}
+
 /// `pausePlan`: what happened.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Message {
@@ -395,6 +408,8 @@ pub enum OpResult {
     Retried(Retried),
     /// `heartbeat`.
     Renewed(Renewed),
+    /// `logEvent`.
+    Logged(Logged),
     /// `observe`.
     Observed(Observed),
     /// `planc run prompt`.
@@ -426,6 +441,7 @@ impl OpResult {
             OpResult::Replanned(r) => Some(&r.message),
             OpResult::Retried(r) => Some(&r.message),
             OpResult::Renewed(r) => Some(&r.message),
+            OpResult::Logged(r) => Some(&r.message),
             OpResult::Created(r) => Some(&r.message),
         }
     }
@@ -466,6 +482,7 @@ pub fn result_schema(op: &str) -> Option<schemars::Schema> {
         "replan" => generator.subschema_for::<Replanned>(),
         "retryTask" => generator.subschema_for::<Retried>(),
         "heartbeat" => generator.subschema_for::<Renewed>(),
+        "logEvent" => generator.subschema_for::<Logged>(),
         "observe" => generator.subschema_for::<Observed>(),
         _ => return None,
     })

@@ -335,6 +335,10 @@ impl PlanAccess for Served<'_> {
             Err(_) => "this server's plan".to_owned(),
         }
     }
+
+    fn new_plan_id(&self) -> String {
+        self.id().unwrap_or_else(|_| "plan".to_owned())
+    }
 }
 
 /// A plan that refuses everything with one error: how a call that names no

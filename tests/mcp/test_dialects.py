@@ -34,6 +34,19 @@ def without_planc(value):
 
 
 @asynccontextmanager
+async def connect_session(cwd, key, dialect):
+    """`planc mcp --session KEY --dialect D`, run in `cwd`."""
+    params = StdioServerParameters(command=PLANC, args=["mcp", "--session", key, "--dialect", dialect],
+                                   cwd=str(cwd))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            tools = (await session.list_tools()).tools
+            session.output_schemas = {t.name: t.output_schema for t in tools}
+            yield session
+
+
+@asynccontextmanager
 async def connect(state, dialect):
     params = StdioServerParameters(command=PLANC, args=["mcp", str(state), "--dialect", dialect])
     async with stdio_client(params) as (read, write):
@@ -266,7 +279,8 @@ class DialectTest(unittest.TestCase):
                 self.assertEqual(done["plan"]["current_step_index"], 1)
                 paused = await ok(session, "observe", {"message": "还在搜索"})
                 self.assertEqual(paused["plan"]["status"], "paused")
-                self.assertIn("1/4", paused["summary"])
+                self.assertIn("1/4", paused["summary"]["text"])
+                self.assertEqual(paused["summary"]["current"]["name"], "输入 AI Agent 并搜索")
                 self.assertEqual(work.read()["state"]["status"], "paused")
                 error = await refused(session, "observe", {"message": "hello"})
                 self.assertEqual(error["error"]["code"], "PLAN_NOT_ACTIVE")
@@ -317,9 +331,145 @@ class DialectTest(unittest.TestCase):
                 self.assertEqual((done[0]["type"], done[0]["status"]), ("plan", "completed"))
                 error = await refused(session, "create_plan", {"title": "again", "steps": ["x"]})
                 self.assertEqual(error["events"][0]["code"], "PLAN_EXISTS")
-                error = await refused(session, "complete_step", {"result": "x", "attachments": []})
+                error = await refused(session, "complete_step", {"result": "x", "colour": "red"})
                 self.assertEqual(error["events"][0]["code"], "INVALID_ARGUMENT")
-                self.assertIn("attachments", error["events"][0]["error"])
+                self.assertIn("colour", error["events"][0]["error"])
+
+        try:
+            self.run_async(body)
+        finally:
+            work.cleanup()
+
+
+    def test_steps_seed_003_session_transition_words_and_fallback(self):
+        """Seed 003's own design: a plan per session at .sessions/KEY/plan.json, made from the first
+        round's [Step] lines (its first step already running); a transition word ("现在", "next")
+        moves on after one round on a step, five quiet rounds make the fallback move on, and
+        "继续" resumes a paused plan with a progress summary."""
+        work = Dir()
+        key = "tencent-reports"
+        state = work.dir / ".sessions" / key / "plan.json"
+
+        async def body():
+            async with connect_session(work.dir, key, "steps") as session:
+                # No steps declared: no plan yet (a simple task needs none).
+                error = await refused(session, "observe", {"message": "你好"})
+                self.assertEqual(error["error"]["code"], "PLAN_NOT_FOUND")
+                self.assertFalse(state.exists())
+                first = await ok(session, "observe", {
+                    "goal": "下载腾讯5年财报、提取数据、制作图表",
+                    "message": "我先规划一下。\n[Step] 查找腾讯近5年财报\n[Step] 下载财报 PDF\n"
+                               "[Step] 提取营收和利润\n[Step] 制作图表",
+                })
+                plan = first["plan"]
+                self.assertEqual(plan["goal"], "下载腾讯5年财报、提取数据、制作图表")
+                self.assertEqual([s["status"] for s in plan["steps"]], ["running", "pending", "pending", "pending"])
+                self.assertEqual((plan["current_step_index"], first["step_rounds"]), (0, 1))
+                saved = json.loads(state.read_text(encoding="utf-8"))
+                self.assertEqual(saved["state"]["step_rounds"], [{"task_id": 1, "rounds": 1}])
+
+                # One round spent on step 1: "现在" moves on; the text before it is the result.
+                moved = await ok(session, "observe", {"message": "找到了投资者关系页面。现在开始下载"})
+                self.assertEqual(moved["completed_by"], "transition")
+                self.assertEqual(moved["plan"]["steps"][0]["result"], "找到了投资者关系页面。")
+                self.assertEqual((moved["plan"]["current_step_index"], moved["step_rounds"]), (1, 0))
+                # On a step just started, a transition word is too early; "nowhere" holds no "now".
+                early = await ok(session, "observe", {"message": "Now downloading; the 2021 link goes nowhere"})
+                self.assertIsNone(early["completed_by"])
+                self.assertEqual(early["step_rounds"], 1)
+                # Four more rounds without a marker; the sixth message on the step moves on anyway.
+                for rounds in range(2, 6):
+                    quiet = await ok(session, "observe", {"message": "下载中…"})
+                    self.assertEqual((quiet["completed_by"], quiet["step_rounds"]), (None, rounds))
+                fallback = await ok(session, "observe", {"message": "下载中…"})
+                self.assertEqual(fallback["completed_by"], "fallback")
+                self.assertEqual([s["status"] for s in fallback["plan"]["steps"]],
+                                 ["completed", "completed", "running", "pending"])
+
+                # The iteration limit (here: a pause) and "继续": where the plan stands.
+                subprocess.run([PLANC, "run", "pause", "--session", key], cwd=work.dir, check=True,
+                               stdout=subprocess.DEVNULL)
+                error = await refused(session, "observe", {"message": "提取数据"})
+                self.assertEqual(error["error"]["code"], "PLAN_NOT_ACTIVE")
+                resumed = await ok(session, "observe", {"message": "继续"})
+                self.assertTrue(resumed["resumed"])
+                self.assertIsNone(resumed["completed_by"], "继续 that resumes is no transition word")
+                summary = resumed["summary"]
+                self.assertEqual((summary["done"], summary["total"], summary["remaining_count"]), (2, 4, 1))
+                self.assertEqual([b["name"] for b in summary["finished"]], ["查找腾讯近5年财报", "下载财报 PDF"])
+                self.assertEqual(summary["current"]["name"], "提取营收和利润")
+                self.assertEqual(summary["text"], "计划已恢复。进度：2/4。已完成：#1 查找腾讯近5年财报；#2 下载财报 PDF。"
+                                                  "当前：#3 提取营收和利润。剩余：#4 制作图表。")
+                done = await ok(session, "observe", {"message": "营收和利润已提取 [完成]"})
+                self.assertEqual(done["completed_by"], "marker")
+                self.assertEqual(done["plan"]["current_step_index"], 3)
+
+        try:
+            self.run_async(body)
+        finally:
+            work.cleanup()
+
+    def test_plan_act_seed_004_events_and_attachments(self):
+        """Seed 004's event system: the executor's ToolEvent (browser_navigate to baidu.com,
+        {success: true}), MessageEvent and ErrorEvent go to the plan's event log with the step
+        they belong to; a completed step keeps its attachments; every logged event carries the
+        step (task) or plan it changed."""
+        work = Dir()
+
+        async def body():
+            async with connect(work.state, "plan-act") as session:
+                await ok(session, "create_plan", {
+                    "title": "帮我在百度搜索 AI Agent 并总结前三个结果",
+                    "steps": ["打开百度搜索页面", "输入 AI Agent 并搜索", "提取前三个搜索结果", "总结结果内容"],
+                    "language": "zh",
+                })
+                await ok(session, "start_step")
+                tool = await ok(session, "log_event", {"kind": "tool", "data": {
+                    "name": "browser_navigate", "args": {"url": "https://www.baidu.com"},
+                    "result": {"success": True}}})
+                self.assertEqual(tool["event"]["type"], "tool")
+                self.assertEqual(tool["event"]["step"]["description"], "打开百度搜索页面")
+                self.assertEqual(tool["event"]["step"]["status"], "running")
+                completed = (await ok(session, "complete_step", {
+                    "result": "百度首页已打开", "attachments": ["screenshots/baidu.png"]}))["events"]
+                self.assertEqual(completed[0]["step"]["attachments"], ["screenshots/baidu.png"])
+                plan = (await ok(session, "get_plan"))["plan"]
+                self.assertEqual(plan["steps"][0]["attachments"], ["screenshots/baidu.png"])
+                await ok(session, "log_event", {"kind": "message", "data": "已打开百度首页"})
+                error = await refused(session, "log_event", {"kind": "warning", "data": "x"})
+                self.assertEqual(error["events"][0]["code"], "INVALID_ARGUMENT")
+                big = await refused(session, "log_event", {"kind": "error", "data": "x" * 70000})
+                self.assertIn("64 KiB", big["events"][0]["error"])
+
+            # The planc dialect: logEvent and completeTask's attachments, as an agent.
+            async with connect(work.state, "planc") as session:
+                started = await ok(session, "startNextTask", {"agent": "executor"})
+                self.assertEqual(started["data"]["task"]["id"], 2)
+                logged = await ok(session, "logEvent", {"kind": "error", "data": {"error": "验证码"},
+                                                        "agent": "executor"})
+                self.assertEqual(logged["data"], {"kind": "error", "task_id": 2, "message": "Logged an error for task 2"})
+                done = await ok(session, "completeTask", {"result": "搜索结果页面已加载",
+                                                          "attachments": ["results.html"], "agent": "executor"})
+                self.assertEqual(done["data"]["task_id"], 2)
+
+            log = work.dir / "plan.json.events.jsonl"
+            events = [e for line in log.read_text(encoding="utf-8").splitlines() for e in json.loads(line)["events"]]
+            by_kind = {}
+            for event in events:
+                by_kind.setdefault(event["kind"], []).append(event)
+            self.assertEqual(by_kind["created"][0]["plan"]["title"], "帮我在百度搜索 AI Agent 并总结前三个结果")
+            tool = by_kind["tool"][0]
+            self.assertEqual(tool["data"]["args"], {"url": "https://www.baidu.com"})
+            self.assertEqual((tool["task_id"], tool["task"]["status"]), (1, "in_progress"))
+            message = by_kind["message"][0]
+            self.assertEqual((message["data"], message.get("task_id")), ("已打开百度首页", None))
+            self.assertEqual(message["plan"]["status"], "running")
+            error = by_kind["error"][0]
+            self.assertEqual((error["agent"], error["task_id"], error["data"]), ("executor", 2, {"error": "验证码"}))
+            finished = by_kind["completed"]
+            self.assertEqual([e["task"]["extra"]["attachments"] for e in finished],
+                             [["screenshots/baidu.png"], ["results.html"]])
+            self.assertEqual(work.read()["tasks"][1]["extra"], {"attachments": ["results.html"]})
 
         try:
             self.run_async(body)

@@ -27,7 +27,7 @@ OPERATIONS = [
     "getCurrentTask", "startNextTask", "startTask", "completeTask", "failTask", "skipTask",
     "addTask", "updateTask", "removeTask", "getTaskById", "getTaskList", "getExecutableTaskList",
     "getPlanStatus", "pausePlan", "resumePlan", "resetPlan", "replan", "retryTask", "heartbeat",
-    "observe",
+    "logEvent", "observe",
 ]
 
 

@@ -52,7 +52,7 @@ def sdk_strict(schema):
 class OpenAiChatCompletions(unittest.TestCase):
     def test_each_tool_is_a_strict_function_tool(self):
         definitions = tools("openai")
-        self.assertEqual(len(definitions), 20)
+        self.assertEqual(len(definitions), 21)
         for tool in definitions:
             with self.subTest(tool["function"]["name"]):
                 conform(ChatCompletionFunctionToolParam, tool)
@@ -99,7 +99,7 @@ class OpenAiResponses(unittest.TestCase):
     def test_each_tool_is_a_strict_function_tool(self):
         definitions = tools("openai-responses")
         chat = tools("openai")
-        self.assertEqual(len(definitions), 20)
+        self.assertEqual(len(definitions), 21)
         for tool, chat_tool in zip(definitions, chat):
             with self.subTest(tool["name"]):
                 conform(FunctionToolParam, tool)
@@ -113,7 +113,7 @@ class Anthropic(unittest.TestCase):
     def test_each_tool_is_a_tool_param(self):
         definitions = tools("anthropic")
         mcp = tools("mcp")["tools"]
-        self.assertEqual(len(definitions), 20)
+        self.assertEqual(len(definitions), 21)
         for tool, mcp_tool in zip(definitions, mcp):
             with self.subTest(tool["name"]):
                 conform(ToolParam, tool)

@@ -6,11 +6,11 @@
 //!
 //! | dialect | seed | tools |
 //! |---|---|---|
-//! | `planc` | 001 | the runner's operations, plus `observe` |
+//! | `planc` | 001 | the runner's operations (`logEvent` included), plus `observe` |
 //! | `tasks` | 000 | `startNextTask`, `completeCurrentTask`, `addTask`, `modifyTask`, `skipTask`, `failCurrentTask` |
 //! | `plan-tool` | 002 | `create_plan_from_structure`, `get_task`, `update_task_status`, `get_ready_tasks`, `get_tasks_for_role`, `get_plan_status`, `get_plan_structure`, `delete_plan` |
 //! | `steps` | 003 | `observe`, `get_plan` |
-//! | `plan-act` | 004 | `create_plan`, `update_plan`, `get_plan`, `start_step`, `complete_step`, `fail_step` |
+//! | `plan-act` | 004 | `create_plan`, `update_plan`, `get_plan`, `start_step`, `complete_step`, `fail_step`, `log_event` |
 
 mod plan_act;
 mod plan_tool;
@@ -157,8 +157,9 @@ impl Dialect {
             Dialect::PlanAct => {
                 "This server holds a Plan-Act plan. The planner calls create_plan with a title and steps, \
                  and update_plan with the remaining steps after each step; the executor calls start_step, \
-                 then complete_step with the result or fail_step with the error. Each result lists the \
-                 events (plan created/updated/completed, step started/completed/failed) and the plan."
+                 then complete_step with the result (and the files it made as attachments) or fail_step \
+                 with the error; log_event records its tool calls, messages and errors. Each result lists \
+                 the events (plan created/updated/completed, step started/completed/failed) and the plan."
             }
         }
     }

@@ -17,8 +17,8 @@ use crate::emit::{render, Target};
 use crate::mcp::access::PlanAccess;
 use crate::mcp::tools::{output_schema, schema, ToolDef};
 use crate::runner::{
-    CompleteArgs, ErrorCode, FailArgs, Op, OpError, OpResult, ReplanArgs, ReplanStep, Runner,
-    StartNextArgs,
+    CompleteArgs, ErrorCode, FailArgs, LogArgs, LogKind, Op, OpError, OpResult, ReplanArgs,
+    ReplanStep, Runner, StartNextArgs,
 };
 
 use super::{arguments, Outcome};
@@ -180,6 +180,48 @@ struct UpdateArgs {
 struct CompleteStepArgs {
     /// What the step achieved.
     result: String,
+    /// Files the step produced (paths or URLs).
+    #[serde(default)]
+    attachments: Option<Vec<String>>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct LogEventArgs {
+    /// tool (a tool call), message (to the user) or error.
+    kind: LogKind,
+    /// What to record, at most 64 KiB: for a message or an error its text, for a tool call `{"name", "args", "result"}` as JSON text (kept as the object).
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    data: Value,
+}
+
+/// `log_event`: the event recorded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LoggedEvent {
+    /// The event, as seed 004 shapes it.
+    pub event: LogEvent,
+}
+
+/// `log_event`'s answer: the event logged, or (refused) an error event.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)] // only its schema is used
+enum LogAnswer {
+    Logged(LoggedEvent),
+    Refused(Events),
+}
+
+/// Seed 004's ToolEvent, MessageEvent or ErrorEvent, as logged.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LogEvent {
+    /// tool, message or error.
+    #[serde(rename = "type")]
+    pub kind: LogKind,
+    /// What was recorded.
+    pub data: Value,
+    /// The running step it belongs to, if any.
+    pub step: Option<Step>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -233,12 +275,17 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         def::<CompleteStepArgs, Events>(
             "complete_step",
-            "Executor: the running step succeeded; record its result. Answers a step event (completed), and a plan event (completed) after the last step.",
+            "Executor: the running step succeeded; record its result and the files it produced (attachments: paths or URLs). Answers a step event (completed), and a plan event (completed) after the last step.",
             false,
         ),
         def::<FailStepArgs, Events>(
             "fail_step",
             "Executor: the running step failed; record the error. Answers a step event (failed), and a plan event (failed) when the plan cannot go on.",
+            false,
+        ),
+        def::<LogEventArgs, LogAnswer>(
+            "log_event",
+            "Executor: record a tool call (kind tool, data {name, args, result}), a message to the user (kind message) or an error (kind error) in the plan's event log, with the running step. Changes no step.",
             false,
         ),
     ]
@@ -280,10 +327,39 @@ pub fn call(store: &dyn PlanAccess, name: &str, args: Value) -> Option<Outcome> 
             .and_then(|_| store.load())
             .and_then(|doc| Ok(Outcome::ok(PlanView { plan: plan(&doc)? }))),
         "start_step" => arguments::<NoArgs>(name, args).and_then(|_| start(store)),
+        "log_event" => arguments::<LogEventArgs>(name, args).and_then(|args| {
+            let op = Op::LogEvent(LogArgs {
+                kind: args.kind,
+                data: args.data.clone(),
+                task_id: None,
+            });
+            store
+                .transact(op.name(), |runner: &mut Runner| {
+                    let applied = runner.apply(&op)?;
+                    let step = match &applied.data {
+                        OpResult::Logged(logged) => logged
+                            .task_id
+                            .and_then(|id| runner.document().tasks.iter().find(|t| t.id == id))
+                            .map(step),
+                        other => return Err(unexpected(other)),
+                    };
+                    Ok((step, applied.events))
+                })
+                .map(|step| {
+                    Outcome::ok(LoggedEvent {
+                        event: LogEvent {
+                            kind: args.kind,
+                            data: crate::runner::logged_data(&args.data),
+                            step,
+                        },
+                    })
+                })
+        }),
         "complete_step" => arguments::<CompleteStepArgs>(name, args).and_then(|args| {
             let op = Op::CompleteTask(CompleteArgs {
                 task_id: None,
                 result: Some(args.result),
+                attachments: args.attachments,
             });
             change(store, &op, |result, doc| {
                 step_ended(result, doc, StepEventStatus::Completed)
@@ -411,7 +487,11 @@ pub(super) fn step(task: &TaskDoc) -> Step {
             _ => None,
         },
         error: if failed { task.result.clone() } else { None },
-        attachments: Vec::new(),
+        attachments: task
+            .extra
+            .get("attachments")
+            .and_then(|a| serde_json::from_value(a.clone()).ok())
+            .unwrap_or_default(),
     }
 }
 

@@ -469,6 +469,7 @@ fn update(store: &dyn PlanAccess, args: UpdateStatusArgs) -> Result<bool, OpErro
         TaskStatus::Completed => Op::CompleteTask(CompleteArgs {
             task_id: Some(task),
             result: args.result_summary,
+            attachments: None,
         }),
         TaskStatus::Error => Op::FailTask(FailArgs {
             task_id: Some(task),

@@ -233,6 +233,7 @@ pub fn call(store: &dyn PlanAccess, name: &str, args: Value) -> Option<Outcome> 
             let op = Op::CompleteTask(CompleteArgs {
                 task_id: None,
                 result: Some(args.result_message),
+                attachments: None,
             });
             finished(store, &op, "marked as completed.")
         }),

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::document::PlanDocument;
-use crate::runner::events::{Event, EventKind, LogRecord};
+use crate::runner::events::{Event, EventKind, LogRecord, PlanHeader};
 
 use super::fault;
 use super::files::Files;
@@ -134,19 +134,29 @@ impl EventLog {
 /// The record `planc run init` logs for a state it made: a pure function of
 /// the new state, so recovery can write it again.
 pub(super) fn init_record(doc: &PlanDocument) -> LogRecord {
+    let mut created = Event::plan(
+        EventKind::Created,
+        format!(
+            "Plan `{}` created with {} task(s)",
+            doc.meta.id,
+            doc.tasks.len()
+        ),
+    );
+    created.plan = Some(PlanHeader {
+        id: doc.meta.id.clone(),
+        title: doc.meta.title.clone(),
+        goal: doc.meta.goal.clone(),
+        language: doc.meta.language.clone(),
+        status: doc.state.status,
+        done: doc.tasks.iter().filter(|t| t.status.is_done()).count(),
+        total: doc.tasks.len(),
+    });
     LogRecord {
         revision: doc.state.revision,
         at: doc.meta.created_at.clone().unwrap_or_default(),
         op: "init".to_owned(),
         plan_status: doc.state.status,
-        events: vec![Event::plan(
-            EventKind::Created,
-            format!(
-                "Plan `{}` created with {} task(s)",
-                doc.meta.id,
-                doc.tasks.len()
-            ),
-        )],
+        events: vec![created],
     }
 }
 

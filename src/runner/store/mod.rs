@@ -272,6 +272,23 @@ impl Store {
         self.agent.as_deref()
     }
 
+    /// The id of a plan a message creates in this state file: its
+    /// session's key (`.sessions/KEY/plan.json`), else the file's name.
+    pub fn message_plan_id(&self) -> String {
+        let in_session = self
+            .path
+            .parent()
+            .and_then(|dir| dir.parent())
+            .and_then(|dir| dir.file_name())
+            .is_some_and(|name| name == super::SESSIONS_DIR);
+        let named = if in_session {
+            self.path.parent().and_then(|dir| dir.file_name())
+        } else {
+            self.path.file_stem()
+        };
+        named.map_or_else(|| "plan".to_owned(), |n| n.to_string_lossy().into_owned())
+    }
+
     /// Runs `change` on the state under the lock, after expiring the leases
     /// that ran out; when either returns events, commits the new state as the
     /// next revision (with `meta.updated_at`) together with one log record of
@@ -296,6 +313,7 @@ impl Store {
         let revision = doc.state.revision;
         let mut runner = Runner::new(doc)?;
         let mut events = runner.expire_leases(now_unix());
+        runner.attach(&mut events);
         let (value, changed) = change(&mut runner)?;
         events.extend(changed);
         if events.is_empty() {

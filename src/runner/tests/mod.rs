@@ -722,6 +722,7 @@ fn ops_deserialise_from_seed_argument_names() {
             }
             "addTask" => json!({"name": "x"}),
             "replan" => json!({"steps": []}),
+            "logEvent" => json!({"kind": "tool"}),
             _ => json!({}),
         };
         assert_eq!(Op::from_call(name, args).unwrap().name(), name);

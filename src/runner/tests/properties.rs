@@ -53,7 +53,7 @@ proptest! {
                 running.push(id);
             }
             let Some(id) = running.pop() else { break };
-            r.apply(&Op::CompleteTask(CompleteArgs { task_id: Some(TaskRef::Id(id)), result: None })).unwrap();
+            r.apply(&Op::CompleteTask(CompleteArgs { task_id: Some(TaskRef::Id(id)), result: None, attachments: None })).unwrap();
             finished[id as usize] = true;
         }
         prop_assert!(started[1..].iter().all(|&s| s == 1), "{:?}", started);
@@ -131,7 +131,7 @@ proptest! {
             let all = ids(&r);
             let op = match &action {
                 Action::StartNext => Op::StartNextTask(StartNextArgs::default()),
-                Action::Complete(i) => Op::CompleteTask(CompleteArgs { task_id: Some(TaskRef::Id(pick(&in_progress(&r), *i))), result: None }),
+                Action::Complete(i) => Op::CompleteTask(CompleteArgs { task_id: Some(TaskRef::Id(pick(&in_progress(&r), *i))), result: None, attachments: None }),
                 Action::Fail(i, retry) => Op::FailTask(FailArgs { task_id: Some(TaskRef::Id(pick(&in_progress(&r), *i))), error_message: None, should_retry: *retry }),
                 Action::Skip(i) => Op::SkipTask(SkipArgs { task_id: TaskRef::Id(pick(&all, *i)), reason: None }),
                 Action::Add(d, after) => Op::AddTask(AddArgs {
@@ -172,7 +172,7 @@ proptest! {
             let data = r.apply(&Op::StartNextTask(StartNextArgs::default())).unwrap().data.to_json();
             let next = data["task"]["id"].as_u64().map(|id| id as u32).or_else(|| in_progress(&r).first().copied());
             let Some(id) = next else { break };
-            r.apply(&Op::CompleteTask(CompleteArgs { task_id: Some(TaskRef::Id(id)), result: None })).unwrap();
+            r.apply(&Op::CompleteTask(CompleteArgs { task_id: Some(TaskRef::Id(id)), result: None, attachments: None })).unwrap();
         }
         r.assert_consistent();
         let status = r.document().state.status;
