@@ -37,7 +37,7 @@ fn main() {
 
 const AGENTS: usize = 16;
 /// Tasks each agent starts and completes per iteration (two changes each).
-const ROUNDS: usize = 50;
+const ROUNDS: usize = 20;
 const CHANGES: usize = AGENTS * ROUNDS * 2;
 
 /// `AGENTS` agents on `stores` (agent `a` uses `stores[a % len]`), each
