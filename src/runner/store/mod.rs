@@ -24,6 +24,7 @@ mod json;
 mod lock;
 mod log;
 mod plan_store;
+mod postgres;
 mod sqlite;
 
 use std::fs;

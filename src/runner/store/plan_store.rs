@@ -333,11 +333,8 @@ fn open_sqlite(path: &str) -> Result<Arc<dyn PlanStore>, OpError> {
     Ok(Arc::new(super::sqlite::SqliteStore::open(Path::new(path))?))
 }
 
-fn open_postgres(_url: &str) -> Result<Arc<dyn PlanStore>, OpError> {
-    Err(OpError::new(
-        ErrorCode::InvalidArgument,
-        "this planc has no PostgreSQL store yet",
-    ))
+fn open_postgres(url: &str) -> Result<Arc<dyn PlanStore>, OpError> {
+    Ok(Arc::new(super::postgres::PostgresStore::open(url)?))
 }
 
 /// The subscribers of a store: each committed event is sent to every live
