@@ -53,6 +53,7 @@ fn agents(stores: &[Arc<dyn PlanStore>], plans: &[String]) {
                 let complete = Op::CompleteTask(CompleteArgs {
                     task_id: None,
                     result: Some("done".to_owned()),
+                    attachments: None,
                 });
                 for _ in 0..ROUNDS {
                     assert!(store.apply(&plan, &next, &caller).unwrap().changed());
@@ -96,7 +97,10 @@ fn seen(rx: &Receiver<StoredEvent>, plans: &[String], n: usize) {
             .recv_timeout(left)
             .unwrap_or_else(|e| panic!("{} of {n} events arrived ({e})", got.len()));
         if plans.contains(&event.plan_id) && event.seq > 1 {
-            assert!(got.insert((event.plan_id, event.seq)), "an event came twice");
+            assert!(
+                got.insert((event.plan_id, event.seq)),
+                "an event came twice"
+            );
         }
     }
 }
@@ -211,6 +215,7 @@ fn json_dir_16_agents(bencher: Bencher) {
                             let complete = Op::CompleteTask(CompleteArgs {
                                 task_id: None,
                                 result: None,
+                                attachments: None,
                             });
                             store.apply("busy", &complete, &caller).unwrap();
                         }

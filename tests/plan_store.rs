@@ -35,6 +35,7 @@ fn complete(agent: &str) -> (Op, Caller) {
         Op::CompleteTask(CompleteArgs {
             task_id: None,
             result: Some(format!("done by {agent}")),
+            attachments: None,
         }),
         Caller::agent(Some(agent.to_owned())),
     )

@@ -110,7 +110,7 @@ pub struct CompleteArgs {
     #[serde(default, alias = "result_message")]
     pub result: Option<String>,
     /// Files (paths or URLs) the task produced, kept in the task's
-    /// `extra.attachments` (seed 004's `Step.attachments`).
+    /// `extra.attachments` (Plan-Act's `Step.attachments`).
     #[serde(default)]
     pub attachments: Option<Vec<String>>,
 }

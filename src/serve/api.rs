@@ -147,7 +147,9 @@ pub async fn create_plan(
     };
     let body = match body {
         Ok(body) => body,
-        Err(BytesRejection::FailedToBufferBody(_)) => return too_large(&shared),
+        Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return too_large(&shared)
+        }
         Err(rejection) => {
             return op_error(
                 &shared,
@@ -283,7 +285,9 @@ pub async fn apply_op(
 ) -> Response {
     let body = match body {
         Ok(body) => body,
-        Err(BytesRejection::FailedToBufferBody(_)) => return too_large(&shared),
+        Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return too_large(&shared)
+        }
         Err(rejection) => {
             return op_error(
                 &shared,

@@ -190,7 +190,7 @@ pub async fn guard(
     let route = route_of(request.uri().path());
     let response = match check(&shared, peer, &request) {
         Ok(()) => next.run(request).await,
-        Err(response) => response,
+        Err(response) => *response,
     };
     if let Ok(mut requests) = shared.metrics.requests.lock() {
         *requests
@@ -200,7 +200,7 @@ pub async fn guard(
     response
 }
 
-fn check(shared: &Shared, peer: SocketAddr, request: &Request) -> Result<(), Response> {
+fn check(shared: &Shared, peer: SocketAddr, request: &Request) -> Result<(), Box<Response>> {
     let config = &shared.config;
     let refuse = |status, code: &str, message: &str, details| {
         shared.metrics.error(code);
@@ -219,33 +219,33 @@ fn check(shared: &Shared, peer: SocketAddr, request: &Request) -> Result<(), Res
         response
             .headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from(wait));
-        return Err(response);
+        return Err(Box::new(response));
     }
     let headers = request.headers();
     if let Err(message) = check_host(config, headers) {
-        return Err(refuse(
+        return Err(Box::new(refuse(
             StatusCode::FORBIDDEN,
             "FORBIDDEN_HOST",
             &message,
             json!({"allowed_hosts": config.allowed_hosts}),
-        ));
+        )));
     }
     if let Err(message) = check_origin(config, headers) {
-        return Err(refuse(
+        return Err(Box::new(refuse(
             StatusCode::FORBIDDEN,
             "FORBIDDEN_ORIGIN",
             &message,
             json!({"allowed_origins": config.allowed_origins}),
-        ));
+        )));
     }
     if let Some(token) = &config.token {
         if !authorized(token, headers, request.uri().query()) {
-            return Err(refuse(
+            return Err(Box::new(refuse(
                 StatusCode::UNAUTHORIZED,
                 "UNAUTHORIZED",
                 "this server needs its token: send `Authorization: Bearer TOKEN` (or, where a header cannot be set, `?access_token=TOKEN`)",
                 Value::Null,
-            ));
+            )));
         }
     }
     let declared = headers
@@ -253,7 +253,7 @@ fn check(shared: &Shared, peer: SocketAddr, request: &Request) -> Result<(), Res
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > config.max_body as u64) {
-        return Err(too_large(shared));
+        return Err(Box::new(too_large(shared)));
     }
     Ok(())
 }
@@ -327,7 +327,7 @@ fn check_host(config: &super::Config, headers: &HeaderMap) -> Result<(), String>
         return Err("the request has no Host header".to_owned());
     };
     let name = host_part(host);
-    if config.allowed_hosts.iter().any(|a| *a == name) {
+    if config.allowed_hosts.contains(&name) {
         Ok(())
     } else {
         Err(format!(
