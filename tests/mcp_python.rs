@@ -2,8 +2,8 @@
 //! (tools and schemas, the planManager's JD scenario, tool errors, resource and prompt,
 //! two clients at once, parallel agents with identities, leases and retries,
 //! the example agent) and tests/mcp/test_dialects.py (one
-//! scenario per seed dialect, from the seed's own example, plus seed 003's
-//! sessions, transition words and fallback and seed 004's events and
+//! scenario per seed dialect, from the seed's own example, plus the steps system's
+//! sessions, transition words and fallback and Plan-Act's events and
 //! attachments; every result checked against its tool's output schema) with
 //! a virtual environment under the target directory.
 //!

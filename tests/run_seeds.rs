@@ -1,6 +1,6 @@
 //! Seeds 003 and 004 through the real binary: the text protocol's transition
 //! words, fallback, sessions, plans from `[Step]` lines and progress
-//! summaries; seed 004's events, `planc run log` and attachments.
+//! summaries; Plan-Act's events, `planc run log` and attachments.
 
 mod support;
 
@@ -36,7 +36,7 @@ fn usage(t: &Test, args: &[&str]) -> String {
     run.stderr
 }
 
-/// Seed 003's own scenario (the Tencent reports), in a session: the first
+/// The steps system's own scenario (the Tencent reports), in a session: the first
 /// message's `[Step]` lines create the plan, a transition word moves on
 /// after a round, five quiet rounds make the fallback move on, and "继续"
 /// resumes a paused plan with a progress summary.
@@ -360,7 +360,7 @@ fn observe_acts_for_the_calling_agent() {
     assert_eq!(last[0]["agent"], "y");
 }
 
-/// Seed 004's events: each carries the task or plan it changed; agents log
+/// Plan-Act's events: each carries the task or plan it changed; agents log
 /// tool calls, messages and errors; a completed step keeps its attachments.
 #[test]
 fn seed_004_events_log_and_attachments() {
@@ -441,7 +441,7 @@ fn seed_004_events_log_and_attachments() {
     assert_eq!(event["kind"], "completed");
     assert_eq!(event["task"]["result"], "百度首页已打开");
     assert_eq!(event["task"]["extra"]["attachments"][0], "shots/baidu.png");
-    // seed 004's Step shows them.
+    // Plan-Act's Step shows them.
     let run = t.planc(&["build", "s.json", "--target", "plan-act"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(

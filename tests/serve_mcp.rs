@@ -2,7 +2,7 @@
 //! streamable HTTP client: runs tests/mcp/test_serve.py (a plan_id needed
 //! only with many plans and checked, the agent from the session or the
 //! `X-Planc-Agent` header, dialects by `?dialect=` or `X-Planc-Dialect`, a
-//! seed 002 plan created through its own tool) against a server on a fresh
+//! the Plan Tool plan created through its own tool) against a server on a fresh
 //! store. The virtual environment is tests/mcp_python.rs's
 //! (tests/mcp/requirements.txt). Skipped, saying so, where python3 is
 //! missing — except with `CI=true`, where it fails instead.

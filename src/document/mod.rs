@@ -87,7 +87,7 @@ fn tidy(value: &mut serde_json::Value, keyed: bool) {
 pub const FORMAT: &str = "planc/1";
 
 /// A compiled plan (`planc build`) or a runner state (`planc run`). Task
-/// objects are seed 000/001 task objects plus planc's fields.
+/// objects are the planManager's and the PlanManager API's task objects plus planc's fields.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(title = "planc plan document", deny_unknown_fields)]
 pub struct PlanDocument {

@@ -478,7 +478,7 @@ pub(crate) fn logged_data(data: &serde_json::Value) -> serde_json::Value {
 }
 
 impl Runner {
-    /// `logEvent`: appends a tool, message or error event (seed 004's
+    /// `logEvent`: appends a tool, message or error event (Plan-Act's
     /// ToolEvent, MessageEvent, ErrorEvent) about a task — the one named,
     /// else the caller's current task, else none. Allowed while paused: it
     /// records, it changes no task.

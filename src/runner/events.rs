@@ -100,11 +100,11 @@ pub struct Event {
     /// What an agent logged (`tool`, `message` and `error` events).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
-    /// The task as the change left it (seed 004's StepEvent carries its
+    /// The task as the change left it (Plan-Act's StepEvent carries its
     /// step); for `removed`, as it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<Box<TaskDoc>>,
-    /// The plan's header as the change left it, on plan events (seed 004's
+    /// The plan's header as the change left it, on plan events (Plan-Act's
     /// PlanEvent carries its plan).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<PlanHeader>,

@@ -115,7 +115,7 @@ pub struct CompleteArgs {
     pub attachments: Option<Vec<String>>,
 }
 
-/// The kinds of event an agent logs (seed 004's ToolEvent, MessageEvent,
+/// The kinds of event an agent logs (Plan-Act's ToolEvent, MessageEvent,
 /// ErrorEvent): `tool` (a tool call: its name, arguments and result),
 /// `message` (a message to the user), `error` (an error that happened).
 // The variants carry no doc comments, so the schema is a plain `enum` (which

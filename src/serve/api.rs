@@ -404,7 +404,7 @@ pub async fn all_events(
     }
 }
 
-/// The name of an SSE message (seed 004's event types): `plan` when the
+/// The name of an SSE message (Plan-Act's event types): `plan` when the
 /// change touched the whole plan, `message` for an observed agent message,
 /// `step` for task changes.
 fn sse_name(event: &StoredEvent) -> &'static str {

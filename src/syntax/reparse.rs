@@ -245,6 +245,11 @@ fn reparse_at(
                 fix.span = edit.map_span(fix.span);
             }
             after.push(d);
+        } else if spans().any(|s| s.start() == old_span.start()) {
+            // At the item's first token: maybe the item before it stopped
+            // there ("found the keyword `step`"), which reading this item
+            // again would not say.
+            return None;
         } else if spans().all(|s| old_span.start() <= s.start() && s.end() <= old_span.end()) {
             inside_old += 1;
         } else {

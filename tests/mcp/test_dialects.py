@@ -130,7 +130,7 @@ class DialectTest(unittest.TestCase):
         self.run_async(body)
 
     def test_tasks_seed_000_jd_flow(self):
-        """Seed 000's workflow example: complete #1, start #2, a popup needs a task after #2."""
+        """The planManager's workflow example: complete #1, start #2, a popup needs a task after #2."""
         work = Dir("examples/jd_keyboard.plan")
 
         async def body():
@@ -185,7 +185,7 @@ class DialectTest(unittest.TestCase):
             work.cleanup()
 
     def test_plan_tool_seed_002_workflow(self):
-        """Seed 002: a plan instantiated from a workflow, agents by role, plan_id checked."""
+        """The Plan Tool: a plan instantiated from a workflow, agents by role, plan_id checked."""
         work = Dir()
         structure = {
             "name": "Quarterly report", "description": "Collect, analyse and publish the figures",
@@ -261,7 +261,7 @@ class DialectTest(unittest.TestCase):
             work.cleanup()
 
     def test_steps_seed_003_text_protocol(self):
-        """Seed 003: the agent's messages drive the plan; the iteration limit pauses it; 继续 resumes."""
+        """The steps system: the agent's messages drive the plan; the iteration limit pauses it; 继续 resumes."""
         work = Dir("examples/baidu_search.plan")
         state = work.read()
         state["meta"]["max_iterations"] = 3
@@ -297,7 +297,7 @@ class DialectTest(unittest.TestCase):
             work.cleanup()
 
     def test_plan_act_seed_004_baidu(self):
-        """Seed 004: the planner creates the plan, the executor runs the steps, the planner updates."""
+        """Plan-Act: the planner creates the plan, the executor runs the steps, the planner updates."""
         work = Dir()
 
         async def body():
@@ -342,7 +342,7 @@ class DialectTest(unittest.TestCase):
 
 
     def test_steps_seed_003_session_transition_words_and_fallback(self):
-        """Seed 003's own design: a plan per session at .sessions/KEY/plan.json, made from the first
+        """The steps system's own design: a plan per session at .sessions/KEY/plan.json, made from the first
         round's [Step] lines (its first step already running); a transition word ("现在", "next")
         moves on after one round on a step, five quiet rounds make the fallback move on, and
         "继续" resumes a paused plan with a progress summary."""
@@ -410,7 +410,7 @@ class DialectTest(unittest.TestCase):
             work.cleanup()
 
     def test_plan_act_seed_004_events_and_attachments(self):
-        """Seed 004's event system: the executor's ToolEvent (browser_navigate to baidu.com,
+        """Plan-Act's event system: the executor's ToolEvent (browser_navigate to baidu.com,
         {success: true}), MessageEvent and ErrorEvent go to the plan's event log with the step
         they belong to; a completed step keeps its attachments; every logged event carries the
         step (task) or plan it changed."""

@@ -136,7 +136,7 @@ class ServeMcpTest(unittest.TestCase):
                                      {"plan_id": "third", "result_message": "opened"})
                 self.assertEqual(data, {"success": True, "message": "Task 1 marked as completed."})
                 self.assertEqual(plan("third")["tasks"][0]["result"], "opened")
-            # seed 002: plan_id is the dialect's own argument; a new id creates a plan.
+            # the Plan Tool: plan_id is the dialect's own argument; a new id creates a plan.
             async with connect(headers={"X-Planc-Dialect": "plan-tool"}) as session:
                 names = [t.name for t in (await session.list_tools()).tools]
                 self.assertIn("create_plan_from_structure", names)
@@ -152,7 +152,7 @@ class ServeMcpTest(unittest.TestCase):
                 data, is_error = await call(session, "get_plan_status", {"plan_id": "elsewhere"})
                 self.assertTrue(is_error)
                 self.assertEqual(data["error"]["code"], "PLAN_NOT_FOUND")
-            # seed 004's planner creates a plan named after its document.
+            # Plan-Act's planner creates a plan named after its document.
             async with connect("?dialect=plan-act") as session:
                 data, is_error = await call(session, "get_plan", {"plan_id": "p002"})
                 self.assertFalse(is_error, data)

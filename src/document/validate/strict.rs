@@ -4,7 +4,7 @@
 //! from the document types, so the checker and `planc schema` share one
 //! source; the tests hold both to a corpus (`tests/documents`).
 //!
-//! A document without `format` is another shape (seed 001 or 000, a peer's):
+//! A document without `format` is another shape (the PlanManager API's or the planManager's, a peer's):
 //! read leniently, with defaults, and not held to the schema.
 
 use std::collections::HashSet;
@@ -208,7 +208,7 @@ impl Validator {
                         .label(self.file, span(&s.range), "not a `planc/1` status")
                         .help(
                             "`planc/1` works blocking out from the dependencies: write `pending` \
-                             (seed 001's `blocked` is read as `pending` in a document without `format`)",
+                             (the PlanManager API's `blocked` is read as `pending` in a document without `format`)",
                         ),
                 );
             }

@@ -199,7 +199,7 @@ struct LogEventArgs {
 /// `log_event`: the event recorded.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LoggedEvent {
-    /// The event, as seed 004 shapes it.
+    /// The event, as Plan-Act shapes it.
     pub event: LogEvent,
 }
 
@@ -212,7 +212,7 @@ enum LogAnswer {
     Refused(Events),
 }
 
-/// Seed 004's ToolEvent, MessageEvent or ErrorEvent, as logged.
+/// Plan-Act's ToolEvent, MessageEvent or ErrorEvent, as logged.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LogEvent {
     /// tool, message or error.

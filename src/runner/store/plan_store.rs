@@ -242,9 +242,9 @@ pub fn validate_plan_id(plan_id: &str) -> Result<(), OpError> {
         Some(why) => Err(OpError::new(
             ErrorCode::InvalidPlanId,
             format!(
-                "plan id {} {why}; use 1 to 128 bytes without `/`, `\\`, control \
+                "plan id `{}` {why}; use 1 to 128 bytes without `/`, `\\`, control \
                  characters or a leading dot (letters, digits, `-`, `_`, `.`)",
-                format!("`{}`", crate::escape::line(plan_id))
+                crate::escape::line(plan_id)
             ),
         )
         .with(json!({"plan_id": plan_id}))),
@@ -255,10 +255,7 @@ pub fn validate_plan_id(plan_id: &str) -> Result<(), OpError> {
 pub(crate) fn plan_not_found(plan_id: &str) -> OpError {
     OpError::new(
         ErrorCode::PlanNotFound,
-        format!(
-            "no plan {} in this store",
-            format!("`{}`", crate::escape::line(plan_id))
-        ),
+        format!("no plan `{}` in this store", crate::escape::line(plan_id)),
     )
     .with(json!({"plan_id": plan_id}))
 }
@@ -268,8 +265,8 @@ pub(crate) fn plan_exists(plan_id: &str) -> OpError {
     OpError::new(
         ErrorCode::PlanExists,
         format!(
-            "plan {} exists already; delete it first or start it over (force)",
-            format!("`{}`", crate::escape::line(plan_id))
+            "plan `{}` exists already; delete it first or start it over (force)",
+            crate::escape::line(plan_id)
         ),
     )
     .with(json!({"plan_id": plan_id}))
@@ -341,8 +338,11 @@ fn open_postgres(url: &str) -> Result<Arc<dyn PlanStore>, OpError> {
 /// one whose subscription began before it.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Subscribers {
-    senders: Arc<Mutex<Vec<(Sender<StoredEvent>, u64)>>>,
+    senders: Arc<Mutex<Vec<Subscriber>>>,
 }
+
+/// A live subscription: where its events go, and the position it began at.
+type Subscriber = (Sender<StoredEvent>, u64);
 
 impl Subscribers {
     /// A new subscription to every event.

@@ -41,7 +41,7 @@ use super::plan_store::{
 /// The channel of `NOTIFY`.
 const CHANNEL: &str = "planc_events";
 /// The key of the advisory lock migrations take.
-const MIGRATION_LOCK: i64 = 0x706c_616e_63;
+const MIGRATION_LOCK: i64 = 0x0070_6c61_6e63;
 /// The schema this planc writes.
 pub(crate) const SCHEMA_VERSION: i32 = 2;
 /// How long a subscriber's listener waits for a notification before it

@@ -55,10 +55,12 @@ const MAX_READERS: usize = 32;
 /// The schema this planc writes.
 pub(crate) const SCHEMA_VERSION: i64 = 2;
 
+/// One migration: it takes the schema to its version.
+type Migration = fn(&rusqlite::Transaction<'_>) -> rusqlite::Result<()>;
+
 /// The migrations, in order: each takes the schema from the version before
 /// it to its own.
-const MIGRATIONS: [(i64, fn(&rusqlite::Transaction<'_>) -> rusqlite::Result<()>); 2] =
-    [(1, migrate_to_1), (2, migrate_to_2)];
+const MIGRATIONS: [(i64, Migration); 2] = [(1, migrate_to_1), (2, migrate_to_2)];
 
 /// Version 1: plans and their events.
 fn migrate_to_1(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
