@@ -371,27 +371,6 @@ impl Subscribers {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn plan_ids_that_cannot_name_a_file_are_refused() {
-        for good in ["jd", "jd-1", "a.b", "plan_2026", "计划", "a b"] {
-            assert_eq!(validate_plan_id(good), Ok(()), "{good}");
-        }
-        for bad in [
-            "", ".", "..", ".hidden", "a/b", "a\\b", "../x", "a\nb", "a\0b", " a",
-        ] {
-            let error = validate_plan_id(bad).unwrap_err();
-            assert_eq!(error.code, ErrorCode::InvalidPlanId, "{bad:?}");
-            assert_eq!(error.details, json!({"plan_id": bad}));
-        }
-        assert!(validate_plan_id(&"x".repeat(128)).is_ok());
-        assert!(validate_plan_id(&"x".repeat(129)).is_err());
-    }
-}
-
 /// A change as a database backend makes it: runs `change` on `doc` (after
 /// expiring the leases that ran out) and, when anything changed, gives the
 /// next revision's state and its record — the same as [`super::Store`]
@@ -444,4 +423,25 @@ pub(super) fn prepare_create(
     let doc = Runner::new(doc)?.into_document();
     let record = super::log::init_record(&doc);
     Ok((doc, record))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_ids_that_cannot_name_a_file_are_refused() {
+        for good in ["jd", "jd-1", "a.b", "plan_2026", "计划", "a b"] {
+            assert_eq!(validate_plan_id(good), Ok(()), "{good}");
+        }
+        for bad in [
+            "", ".", "..", ".hidden", "a/b", "a\\b", "../x", "a\nb", "a\0b", " a",
+        ] {
+            let error = validate_plan_id(bad).unwrap_err();
+            assert_eq!(error.code, ErrorCode::InvalidPlanId, "{bad:?}");
+            assert_eq!(error.details, json!({"plan_id": bad}));
+        }
+        assert!(validate_plan_id(&"x".repeat(128)).is_ok());
+        assert!(validate_plan_id(&"x".repeat(129)).is_err());
+    }
 }
