@@ -707,3 +707,44 @@ fn postgres_schemas_are_migrated_or_refused() {
         .get(0);
     assert_eq!(version, 7);
 }
+
+/// Every store gives each event the task it is about, leases that ran out
+/// included (they expire inside the change, before the caller's operation).
+fn events_carry_their_task(url: &str) {
+    let store = open_store(url).expect("open the store");
+    store.create("leased", doc(2), false).expect("create");
+    let (op, caller) = next("a");
+    store
+        .apply("leased", &op, &caller.with_lease(Some(1)))
+        .expect("a starts a task for a second");
+    std::thread::sleep(Duration::from_millis(2100));
+    let (op, caller) = next("b");
+    store
+        .apply("leased", &op, &caller)
+        .expect("b starts the next task");
+    let events = store.events("leased", 0, 100).expect("events");
+    let kinds: Vec<(&str, bool)> = events
+        .iter()
+        .flat_map(|e| &e.record.events)
+        .filter(|e| e.task_id.is_some())
+        .map(|e| (e.kind.as_str(), e.task.is_some()))
+        .collect();
+    assert!(
+        kinds.iter().any(|(kind, _)| kind.contains("expired")),
+        "no expiry among {kinds:?}"
+    );
+    assert!(kinds.iter().all(|&(_, task)| task), "{kinds:?}");
+}
+
+#[test]
+fn sqlite_events_carry_their_task() {
+    events_carry_their_task(&Backend::sqlite().url);
+}
+
+#[test]
+fn postgres_events_carry_their_task() {
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
+    events_carry_their_task(&backend.url);
+}

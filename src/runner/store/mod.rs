@@ -311,32 +311,9 @@ impl Store {
         change: impl FnOnce(&mut Runner) -> Result<(T, Vec<Event>), OpError>,
     ) -> Result<(T, Option<LogRecord>), OpError> {
         let (transaction, doc) = Transaction::begin(self)?;
-        let revision = doc.state.revision;
-        let mut runner = Runner::new(doc)?;
-        let mut events = runner.expire_leases(now_unix());
-        runner.attach(&mut events);
-        let (value, changed) = change(&mut runner)?;
-        events.extend(changed);
-        if events.is_empty() {
+        let (value, next) = plan_store::next_revision(doc, op, change)?;
+        let Some((doc, record)) = next else {
             return Ok((value, None));
-        }
-        let now = now_rfc3339();
-        let mut doc = runner.into_document();
-        // One record per revision, whatever the change did to the counter.
-        doc.state.revision = revision.checked_add(1).ok_or_else(|| {
-            OpError::overflow(
-                "state.revision",
-                u64::MAX,
-                "this state accepts no more changes",
-            )
-        })?;
-        doc.meta.updated_at = Some(now.clone());
-        let record = LogRecord {
-            revision: doc.state.revision,
-            at: now,
-            op: op.to_owned(),
-            plan_status: doc.state.status,
-            events,
         };
         transaction.commit(&doc, &record)?;
         Ok((value, Some(record)))

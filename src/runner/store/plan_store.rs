@@ -371,24 +371,37 @@ impl Subscribers {
     }
 }
 
-/// A change as a database backend makes it: runs `change` on `doc` (after
-/// expiring the leases that ran out) and, when anything changed, gives the
-/// next revision's state and its record — the same as [`super::Store`]
-/// commits for a state file.
+/// A change as a database backend makes it: [`next_revision`] with a
+/// change that gives back only its events.
 pub(super) fn prepare_change(
     doc: PlanDocument,
     op: &str,
     change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
 ) -> Result<Option<(PlanDocument, LogRecord)>, OpError> {
+    next_revision(doc, op, |runner| Ok(((), change(runner)?))).map(|((), next)| next)
+}
+
+/// One change of a plan, the same for every store: runs `change` on `doc`
+/// (after expiring the leases that ran out, events carrying their task and
+/// plan) and, when anything changed, gives the next revision's state and
+/// its log record; a store commits the two together.
+pub(super) fn next_revision<T>(
+    doc: PlanDocument,
+    op: &str,
+    change: impl FnOnce(&mut Runner) -> Result<(T, Vec<Event>), OpError>,
+) -> Result<(T, Option<(PlanDocument, LogRecord)>), OpError> {
     let revision = doc.state.revision;
     let mut runner = Runner::new(doc)?;
     let mut events = runner.expire_leases(now_unix());
-    events.extend(change(&mut runner)?);
+    runner.attach(&mut events);
+    let (value, changed) = change(&mut runner)?;
+    events.extend(changed);
     if events.is_empty() {
-        return Ok(None);
+        return Ok((value, None));
     }
     let now = now_rfc3339();
     let mut doc = runner.into_document();
+    // One record per revision, whatever the change did to the counter.
     doc.state.revision = revision.checked_add(1).ok_or_else(|| {
         OpError::overflow(
             "state.revision",
@@ -404,7 +417,7 @@ pub(super) fn prepare_change(
         plan_status: doc.state.status,
         events,
     };
-    Ok(Some((doc, record)))
+    Ok((value, Some((doc, record))))
 }
 
 /// A new plan as a database backend stores it: `meta.id` set to `plan_id`,
