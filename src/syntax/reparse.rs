@@ -17,7 +17,7 @@
 use super::ast::*;
 use super::limits;
 use super::parser::{self, Parsed};
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::Diagnostic;
 use crate::span::{FileId, Span};
 
 #[cfg(test)]
@@ -148,9 +148,11 @@ pub fn reparse(
     edit: Edit,
     file: FileId,
 ) -> Option<Reparsed> {
-    if new_text.len() > limits::MAX_FILE_BYTES
-        || old_diagnostics.iter().any(|d| d.code != Code::Syntax)
-    {
+    // Error recovery reaches across items (an item that stops early leaves
+    // its error at the next one's first token; an unclosed body swallows
+    // what follows), so a file with a syntax error is read whole: only a
+    // clean file is read again item by item.
+    if new_text.len() > limits::MAX_FILE_BYTES || !old_diagnostics.is_empty() {
         return None;
     }
     let within = |span: Span| span.start() < edit.start && edit.old_end < span.end();
@@ -219,7 +221,7 @@ fn reparse_at(
         PlanItem::Use(use_) => closed(&use_.body),
         _ => true,
     };
-    if !ok {
+    if !ok || !read.diagnostics.is_empty() || !read.unparsed.is_empty() {
         return None;
     }
 

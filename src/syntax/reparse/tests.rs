@@ -151,27 +151,15 @@ fn a_keystroke_in_a_title_rereads_that_task_as_text() {
 }
 
 #[test]
-fn an_unclosed_string_rereads_its_step_with_the_mistake() {
+fn an_unclosed_string_is_read_whole() {
+    // Error recovery reaches across items, so an edit that makes a syntax
+    // error reads the file whole (and equals a whole parse).
     let text = crate::generate::plan_source(200, false);
     let parsed = parse(&text, FILE);
     let at = text.find("task t100 \"").expect("t100") + "task t100 \"Do".len();
-    let (new, whole, accepted) = step(&text, &parsed, at, at, "\"");
-    assert!(accepted, "the step is re-read");
+    let (_new, whole, accepted) = step(&text, &parsed, at, at, "\"");
+    assert!(!accepted, "the file is read whole");
     assert!(!whole.diagnostics.is_empty());
-    let reread = reparse(
-        &parsed.file,
-        &parsed.diagnostics,
-        &new,
-        Edit::between(&text, &new),
-        FILE,
-    )
-    .expect("re-read");
-    assert!(!reread.text_only);
-    assert_eq!(reread.place.task, None);
-    // Mended: the step reads clean again.
-    let (_, whole, accepted) = step(&new, &whole, at, at + 1, "");
-    assert!(accepted);
-    assert!(whole.diagnostics.is_empty());
 }
 
 #[test]
@@ -238,7 +226,7 @@ fn the_edit_between_two_texts_is_the_smallest_on_char_boundaries() {
 }
 
 #[test]
-fn most_random_edits_are_reread_and_all_equal_a_whole_parse() {
+fn random_edits_all_equal_a_whole_parse_and_some_are_reread() {
     let mut next = crate::generate::xorshift(0x5EED);
     let (mut accepted, mut total) = (0, 0);
     for base in base_texts() {
@@ -259,8 +247,8 @@ fn most_random_edits_are_reread_and_all_equal_a_whole_parse() {
             total += 1;
         }
     }
-    // Many of the snippets are braces and quotes that unbalance an item (its
-    // body then ends elsewhere, and the file is read whole); the rest cross
-    // items or land between them. Still, a good share is re-read.
-    assert!(accepted * 3 > total, "{accepted} of {total} re-read");
+    // Many of the snippets are braces and quotes that unbalance an item, and
+    // a file with a syntax error is read whole; others cross items or land
+    // between them. Still, edits of a clean file are re-read.
+    assert!(accepted * 50 > total, "{accepted} of {total} re-read");
 }
