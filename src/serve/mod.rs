@@ -15,6 +15,7 @@ mod guard;
 mod mcp;
 
 use std::net::{IpAddr, SocketAddr};
+use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -128,22 +129,36 @@ async fn page() -> impl IntoResponse {
 /// Serves `store` until SIGINT or SIGTERM; `ready` is called with the bound
 /// address once the server listens. In-flight requests finish before it
 /// returns, and every change it acknowledged is in the store.
+///
+/// The store is a blocking API (the PostgreSQL client runs its own small
+/// runtime, which may not start on an async worker): the async side reaches
+/// it only through `spawn_blocking`, it is subscribed to before the runtime
+/// starts, and this function holds it until the runtime is gone, so that
+/// its last handle is never dropped on a worker either.
 pub fn run(
     config: Config,
     store: Arc<dyn PlanStore>,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), String> {
     config.check()?;
+    let committed = store.subscribe();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime.block_on(serve(config, store, ready))
+    let served = runtime.block_on(serve(config, Arc::clone(&store), committed, ready));
+    drop(runtime);
+    drop(store);
+    if served.is_ok() {
+        eprintln!("planc serve: stopped");
+    }
+    served
 }
 
 async fn serve(
     config: Config,
     store: Arc<dyn PlanStore>,
+    committed: Receiver<StoredEvent>,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), String> {
     let listener = tokio::net::TcpListener::bind(config.listen)
@@ -163,7 +178,7 @@ async fn serve(
         stop,
         config: config.clone(),
     });
-    forward_events(&shared);
+    forward_events(&shared, committed);
 
     let cancel = CancellationToken::new();
     let mcp_config = StreamableHttpServerConfig::default()
@@ -215,16 +230,12 @@ async fn serve(
     .with_graceful_shutdown(shutdown)
     .await
     .map_err(|e| format!("the server stopped: {e}"))?;
-    drop(shared);
-    drop(store);
-    eprintln!("planc serve: stopped");
     Ok(())
 }
 
 /// Carries the store's committed changes to the streams (a thread: the
 /// store's subscription blocks).
-fn forward_events(shared: &Arc<Shared>) {
-    let receiver = shared.store.subscribe();
+fn forward_events(shared: &Arc<Shared>, receiver: Receiver<StoredEvent>) {
     let sender = shared.events.clone();
     let weak = Arc::downgrade(shared);
     std::thread::Builder::new()
