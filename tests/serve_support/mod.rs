@@ -377,3 +377,100 @@ pub fn skip(what: &str) -> bool {
     eprintln!("skipped: {what} is missing (.ci/run installs it)");
     true
 }
+
+/// An MCP session on `planc serve`'s `/mcp` over the streamable HTTP
+/// transport, spoken by hand: JSON-RPC requests POSTed with the session's
+/// `Mcp-Session-Id`, each answer read from the SSE (or JSON) response.
+pub struct McpSession {
+    addr: String,
+    path: String,
+    session: String,
+    next_id: u64,
+}
+
+impl McpSession {
+    /// `initialize` and `notifications/initialized` on `path` (`/mcp…`).
+    pub fn open(addr: &str, path: &str) -> McpSession {
+        let mut session = McpSession {
+            addr: addr.to_owned(),
+            path: path.to_owned(),
+            session: String::new(),
+            next_id: 1,
+        };
+        let (response, answer) = session.exchange(
+            "initialize",
+            serde_json::json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "planc-tests", "version": "0"},
+            }),
+        );
+        assert!(answer.get("result").is_some(), "initialize: {answer}");
+        session.session = response
+            .header("mcp-session-id")
+            .unwrap_or_else(|| panic!("no Mcp-Session-Id: {response:?}"))
+            .to_owned();
+        let notified = session.post(&serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/initialized",
+        }));
+        assert_eq!(notified.status, 202, "{}", notified.text());
+        session
+    }
+
+    fn post(&self, message: &Value) -> Response {
+        let mut headers = vec![
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+        ];
+        if !self.session.is_empty() {
+            headers.push(("Mcp-Session-Id", self.session.as_str()));
+        }
+        request(
+            &self.addr,
+            "POST",
+            &self.path,
+            &headers,
+            message.to_string().as_bytes(),
+        )
+    }
+
+    fn exchange(&mut self, method: &str, params: Value) -> (Response, Value) {
+        let id = self.next_id;
+        self.next_id += 1;
+        let response = self.post(&serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": method,
+            "params": params,
+        }));
+        assert_eq!(response.status, 200, "{method}: {}", response.text());
+        let text = response.text();
+        let answer = std::iter::once(text.as_str())
+            .chain(text.lines().filter_map(|line| line.strip_prefix("data:")))
+            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+            .find(|message| message["id"] == id)
+            .unwrap_or_else(|| panic!("{method}: no answer to request {id} in {text}"));
+        (response, answer)
+    }
+
+    /// One request: the JSON-RPC answer (`result` or `error`).
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        self.exchange(method, params).1
+    }
+
+    /// `tools/call`: the result's structured content, and whether it is an
+    /// error.
+    pub fn call(&mut self, tool: &str, arguments: Value) -> (Value, bool) {
+        let answer = self.request(
+            "tools/call",
+            serde_json::json!({"name": tool, "arguments": arguments}),
+        );
+        let result = &answer["result"];
+        assert!(result.is_object(), "{tool}: {answer}");
+        (
+            result["structuredContent"].clone(),
+            result["isError"].as_bool().unwrap_or(false),
+        )
+    }
+}
