@@ -20,7 +20,7 @@
 mod store_support;
 
 use std::sync::mpsc::Receiver;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use divan::counter::ItemsCount;
@@ -33,6 +33,15 @@ use store_support::{compile, wide_plan, Cluster};
 
 fn main() {
     divan::main();
+    // The PostgreSQL cluster, if one was started, stops here.
+    if let Some(cluster) = CLUSTER.get() {
+        drop(
+            cluster
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        );
+    }
 }
 
 const AGENTS: usize = 16;
@@ -149,16 +158,21 @@ fn sqlite_reads_16_readers(bencher: Bencher) {
         });
 }
 
-/// One cluster for the PostgreSQL benchmarks, with fsync on (the default).
-fn cluster() -> Option<&'static Cluster> {
-    static CLUSTER: OnceLock<Option<Cluster>> = OnceLock::new();
-    CLUSTER.get_or_init(|| Cluster::start(&[])).as_ref()
+/// The cluster of the PostgreSQL benchmarks (fsync on, the default),
+/// started by the first of them, stopped when they are all done.
+static CLUSTER: OnceLock<Mutex<Option<Cluster>>> = OnceLock::new();
+
+/// A new database on the benchmarks' cluster: its URL (`None` without
+/// PostgreSQL).
+fn database() -> Option<String> {
+    let cluster = CLUSTER.get_or_init(|| Mutex::new(Cluster::start(&[])));
+    let cluster = cluster.lock().unwrap_or_else(PoisonError::into_inner);
+    cluster.as_ref().map(Cluster::database)
 }
 
 #[divan::bench(sample_count = 5, sample_size = 1)]
 fn postgres_two_servers_16_agents(bencher: Bencher) {
-    let Some(cluster) = cluster() else { return };
-    let url = cluster.database();
+    let Some(url) = database() else { return };
     let servers = [open_store(&url).unwrap(), open_store(&url).unwrap()];
     let plans = one_plan();
     bencher
@@ -178,8 +192,7 @@ fn postgres_two_servers_16_agents(bencher: Bencher) {
 
 #[divan::bench(sample_count = 5, sample_size = 1)]
 fn postgres_16_plans(bencher: Bencher) {
-    let Some(cluster) = cluster() else { return };
-    let url = cluster.database();
+    let Some(url) = database() else { return };
     let servers = [open_store(&url).unwrap(), open_store(&url).unwrap()];
     let plans: Vec<String> = (0..AGENTS).map(|p| format!("plan-{p}")).collect();
     bencher

@@ -363,6 +363,53 @@ fn two_postgres_handles_share_one_database() {
     two_handles(&backend.url);
 }
 
+/// A handle that keeps the plan's last state (PostgreSQL's does) reads
+/// the row again whenever another handle changed it — even when the plan
+/// was started over and changed back to the same revision.
+#[test]
+fn a_kept_state_never_hides_another_handles_change() {
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
+    let (one, two) = (
+        open_store(&backend.url).unwrap(),
+        open_store(&backend.url).unwrap(),
+    );
+    one.create("p", doc(3), false).unwrap();
+    let (op, caller) = next("ann");
+    one.apply("p", &op, &caller).unwrap();
+    // One keeps revision 2 with task 1 held by ann.
+    assert_eq!(one.load("p").unwrap().state.revision, 2);
+
+    // Two starts the plan over and makes a different revision 2.
+    two.create("p", doc(3), true).unwrap();
+    let (op, caller) = next("bob");
+    two.apply("p", &op, &caller).unwrap();
+
+    let seen = one.load("p").unwrap();
+    assert_eq!(seen.state.revision, 2);
+    assert_eq!(
+        seen.tasks[0]
+            .holder
+            .as_ref()
+            .and_then(|h| h.agent.as_deref()),
+        Some("bob"),
+        "{}",
+        seen.to_json()
+    );
+    // A change through one starts from two's state.
+    let (op, caller) = next("cy");
+    one.apply("p", &op, &caller).unwrap();
+    let seen = two.load("p").unwrap();
+    assert_eq!(seen.state.revision, 3);
+    let holders: Vec<_> = seen
+        .tasks
+        .iter()
+        .map(|t| t.holder.as_ref().and_then(|h| h.agent.clone()))
+        .collect();
+    assert_eq!(holders, [Some("bob".into()), Some("cy".into()), None]);
+}
+
 /// A database made by the first schema (plans without summaries) is
 /// brought up to date when opened, and keeps its plans and events.
 #[test]

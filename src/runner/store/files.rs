@@ -124,7 +124,7 @@ impl Files {
             }
             file.as_file().set_permissions(like.permissions())?;
         }
-        if let Some(point) = fault.filter(|p| fault::armed(p).is_some()) {
+        if let Some(point) = fault.filter(|p| fault::armed(p)) {
             file.write_all(&bytes[..bytes.len() / 2])?;
             fault::point(point)?;
         }

@@ -10,6 +10,14 @@
 //! `pg_notify` — which PostgreSQL delivers only once the transaction has
 //! committed.
 //!
+//! **Round trips.** Each pooled connection prepares its statements once;
+//! a change is five round trips (`BEGIN`, the lock, the read, one statement
+//! that updates the row, inserts the event and notifies, `COMMIT`), each a
+//! bind and execute of a prepared statement. The store keeps each plan's
+//! last parsed state with the row version it came from (its revision and
+//! `xmin`, the transaction that wrote it): a read or a change fetches and
+//! parses the document only when the row moved since.
+//!
 //! **Global order.** An event's position is its transaction id (`xid8`; one
 //! event per transaction). Transaction ids are not commit order, so the
 //! feed only hands out events of transactions older than every transaction
@@ -24,8 +32,10 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::thread;
 use std::time::Duration;
 
+use std::collections::HashMap;
+
 use postgres::fallible_iterator::FallibleIterator;
-use postgres::{Client, NoTls, Transaction};
+use postgres::{Client, NoTls, Statement, Transaction};
 use serde_json::json;
 
 use crate::document::PlanDocument;
@@ -52,6 +62,8 @@ const POLL: Duration = Duration::from_millis(250);
 const SOON: Duration = Duration::from_millis(20);
 /// The most idle connections kept open.
 const MAX_IDLE: usize = 32;
+/// The most plans whose parsed state is kept.
+const MAX_CACHED: usize = 1024;
 
 type Migration = fn(&mut Transaction<'_>) -> Result<(), postgres::Error>;
 
@@ -115,9 +127,78 @@ struct Shared {
     url: String,
     /// The URL without its password.
     shown: String,
-    idle: Mutex<Vec<Client>>,
+    idle: Mutex<Vec<Conn>>,
     subscribers: Subscribers,
     listening: Mutex<bool>,
+    /// Each plan's last state read or written, by plan id.
+    states: Mutex<HashMap<String, Cached>>,
+}
+
+/// A plan's state as of one version of its row.
+struct Cached {
+    revision: i64,
+    /// The row's `xmin` (the 32-bit id of the transaction that wrote it).
+    xmin: i64,
+    doc: PlanDocument,
+}
+
+/// A pooled connection and its prepared statements.
+struct Conn {
+    client: Client,
+    statements: Statements,
+}
+
+/// The statements of the hot paths, prepared once per connection.
+struct Statements {
+    /// The plan's advisory lock.
+    lock: Statement,
+    /// The plan's row (`FOR UPDATE` or not): its revision, `xmin`, and its
+    /// document unless the revision and `xmin` are `$2` and `$3` (the
+    /// cached version).
+    read_for_update: Statement,
+    read: Statement,
+    /// The new state, its event and the notification, in one statement:
+    /// the event's position.
+    write: Statement,
+    /// A plan's events after a `seq`.
+    events: Statement,
+    /// The feed after a position.
+    feed: Statement,
+}
+
+/// The columns of a plan's row as the read statements give them.
+const READ_COLUMNS: &str = "revision, xmin::text::bigint,
+         CASE WHEN revision = $2 AND xmin::text::bigint = $3 THEN NULL ELSE doc END
+         FROM plans WHERE plan_id = $1";
+
+/// The events after a position of the transactions older than every one
+/// still running, in transaction order.
+const FEED: &str = "SELECT tx::text, plan_id, seq, record FROM events
+     WHERE tx > $1::text::xid8 AND tx < pg_snapshot_xmin(pg_current_snapshot())
+     ORDER BY tx LIMIT $2";
+
+impl Statements {
+    fn prepare(client: &mut Client) -> Result<Statements, postgres::Error> {
+        Ok(Statements {
+            lock: client.prepare("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")?,
+            read_for_update: client.prepare(&format!("SELECT {READ_COLUMNS} FOR UPDATE"))?,
+            read: client.prepare(&format!("SELECT {READ_COLUMNS}"))?,
+            write: client.prepare(&format!(
+                "WITH updated AS (
+                     UPDATE plans SET revision = $2, doc = $3, summary = $4 WHERE plan_id = $1
+                 ), inserted AS (
+                     INSERT INTO events (plan_id, seq, record) VALUES ($1, $2, $5)
+                     RETURNING tx
+                 )
+                 SELECT tx::text, pg_notify('{CHANNEL}', '') FROM inserted"
+            ))?,
+            events: client.prepare(
+                "SELECT tx::text, plan_id, seq, record FROM events
+                 WHERE plan_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+            )?,
+            feed: client.prepare(FEED)?,
+        })
+    }
 }
 
 impl PostgresStore {
@@ -130,10 +211,13 @@ impl PostgresStore {
             idle: Mutex::default(),
             subscribers: Subscribers::default(),
             listening: Mutex::new(false),
+            states: Mutex::default(),
         });
         let mut client = shared.connect()?;
         migrate(&mut client, &shared.shown)?;
-        shared.put_back(client);
+        let statements = Statements::prepare(&mut client)
+            .map_err(|e| sql_error(&shared.shown, "connect", &e))?;
+        shared.put_back(Conn { client, statements });
         Ok(PostgresStore { shared })
     }
 
@@ -141,13 +225,49 @@ impl PostgresStore {
         &self,
         work: impl FnOnce(&mut Client) -> Result<T, OpError>,
     ) -> Result<T, OpError> {
-        let mut client = self.shared.client()?;
-        let result = work(&mut client);
+        self.with_conn(|conn| work(&mut conn.client))
+    }
+
+    fn with_conn<T>(
+        &self,
+        work: impl FnOnce(&mut Conn) -> Result<T, OpError>,
+    ) -> Result<T, OpError> {
+        let mut conn = self.shared.conn()?;
+        let result = work(&mut conn);
         // A connection whose transaction broke is not reused.
-        if !client.is_closed() {
-            self.shared.put_back(client);
+        if !conn.client.is_closed() {
+            self.shared.put_back(conn);
         }
         result
+    }
+
+    /// The state of the row `(revision, xmin, doc)` read by a read
+    /// statement: `doc` when it was fetched (then cached), else the cached
+    /// state of that version — `None` if another thread replaced it in
+    /// between (then the document must be read).
+    fn state_of(
+        &self,
+        plan_id: &str,
+        row: &postgres::Row,
+    ) -> Result<Option<PlanDocument>, OpError> {
+        let (revision, xmin, text): (i64, i64, Option<&str>) = (row.get(0), row.get(1), row.get(2));
+        if let Some(text) = text {
+            let doc = parse_doc(&self.shared.shown, plan_id, text)?;
+            self.shared.remember(plan_id, revision, xmin, doc.clone());
+            return Ok(Some(doc));
+        }
+        Ok(lock(&self.shared.states)
+            .get(plan_id)
+            .filter(|cached| (cached.revision, cached.xmin) == (revision, xmin))
+            .map(|cached| cached.doc.clone()))
+    }
+
+    /// The (revision, xmin) of plan `plan_id`'s cached state (-1s when
+    /// there is none: no row has them).
+    fn cached_version(&self, plan_id: &str) -> (i64, i64) {
+        lock(&self.shared.states)
+            .get(plan_id)
+            .map_or((-1, -1), |cached| (cached.revision, cached.xmin))
     }
 
     fn error(&self, access: &str) -> impl Fn(postgres::Error) -> OpError + '_ {
@@ -161,18 +281,37 @@ impl Shared {
         Client::connect(&self.url, NoTls).map_err(|e| sql_error(&self.shown, "connect", &e))
     }
 
-    fn client(&self) -> Result<Client, OpError> {
-        if let Some(client) = lock(&self.idle).pop() {
-            return Ok(client);
+    fn conn(&self) -> Result<Conn, OpError> {
+        if let Some(conn) = lock(&self.idle).pop() {
+            return Ok(conn);
         }
-        self.connect()
+        let mut client = self.connect()?;
+        let statements =
+            Statements::prepare(&mut client).map_err(|e| sql_error(&self.shown, "connect", &e))?;
+        Ok(Conn { client, statements })
     }
 
-    fn put_back(&self, client: Client) {
+    fn put_back(&self, conn: Conn) {
         let mut idle = lock(&self.idle);
         if idle.len() < MAX_IDLE {
-            idle.push(client);
+            idle.push(conn);
         }
+    }
+
+    /// Keeps `doc` as plan `plan_id`'s state at row version (revision, xmin).
+    fn remember(&self, plan_id: &str, revision: i64, xmin: i64, doc: PlanDocument) {
+        let mut states = lock(&self.states);
+        if states.len() >= MAX_CACHED && !states.contains_key(plan_id) {
+            states.clear();
+        }
+        states.insert(
+            plan_id.to_owned(),
+            Cached {
+                revision,
+                xmin,
+                doc,
+            },
+        );
     }
 }
 
@@ -246,13 +385,19 @@ impl PlanStore for PostgresStore {
     fn load(&self, plan_id: &str) -> Result<PlanDocument, OpError> {
         validate_plan_id(plan_id)?;
         let read = self.error("read");
-        let row = self.with_client(|client| {
-            client
-                .query_opt("SELECT doc FROM plans WHERE plan_id = $1", &[&plan_id])
-                .map_err(&read)
-        })?;
-        let row = row.ok_or_else(|| plan_not_found(plan_id))?;
-        parse_doc(&self.shared.shown, plan_id, row.get(0))
+        let mut known = self.cached_version(plan_id);
+        loop {
+            let row = self.with_conn(|conn| {
+                conn.client
+                    .query_opt(&conn.statements.read, &[&plan_id, &known.0, &known.1])
+                    .map_err(&read)
+            })?;
+            let row = row.ok_or_else(|| plan_not_found(plan_id))?;
+            match self.state_of(plan_id, &row)? {
+                Some(doc) => return Ok(doc),
+                None => known = (-1, -1),
+            }
+        }
     }
 
     fn delete(&self, plan_id: &str) -> Result<(), OpError> {
@@ -270,7 +415,9 @@ impl PlanStore for PostgresStore {
             tx.execute("DELETE FROM events WHERE plan_id = $1", &[&plan_id])
                 .map_err(&write)?;
             tx.commit().map_err(&write)
-        })
+        })?;
+        lock(&self.shared.states).remove(plan_id);
+        Ok(())
     }
 
     fn transact(
@@ -281,49 +428,57 @@ impl PlanStore for PostgresStore {
     ) -> Result<Option<StoredEvent>, OpError> {
         validate_plan_id(plan_id)?;
         let write = self.error("write");
-        self.with_client(|client| {
-            let mut tx = client.transaction().map_err(&write)?;
-            plan_lock(&mut tx, plan_id).map_err(&write)?;
-            let row = tx
-                .query_opt(
-                    "SELECT doc FROM plans WHERE plan_id = $1 FOR UPDATE",
-                    &[&plan_id],
-                )
-                .map_err(&write)?
-                .ok_or_else(|| plan_not_found(plan_id))?;
-            let doc = parse_doc(&self.shared.shown, plan_id, row.get(0))?;
-            // Refused or unchanged: the transaction rolls back when dropped.
-            let Some((doc, record)) = prepare_change(doc, op, change)? else {
-                return Ok(None);
-            };
-            let revision = to_i64(doc.state.revision);
-            tx.execute(
-                "UPDATE plans SET revision = $2, doc = $3, summary = $4 WHERE plan_id = $1",
-                &[
-                    &plan_id,
-                    &revision,
-                    &doc.to_json(),
-                    &summary_json(plan_id, &doc),
-                ],
-            )
-            .map_err(&write)?;
-            let position: String = tx
-                .query_one(
-                    "INSERT INTO events (plan_id, seq, record) VALUES ($1, $2, $3)
-                     RETURNING tx::text",
-                    &[&plan_id, &revision, &record_json(&record)?],
-                )
-                .map_err(&write)?
-                .get(0);
-            notify(&mut tx).map_err(&write)?;
-            tx.commit().map_err(&write)?;
-            Ok(Some(StoredEvent {
-                plan_id: plan_id.to_owned(),
-                seq: record.revision,
-                position: position.parse().unwrap_or(0),
-                record,
-            }))
-        })
+        let mut known = self.cached_version(plan_id);
+        loop {
+            let done = self.with_conn(|conn| {
+                let Conn { client, statements } = conn;
+                let mut tx = client.transaction().map_err(&write)?;
+                tx.execute(&statements.lock, &[&plan_id]).map_err(&write)?;
+                let row = tx
+                    .query_opt(&statements.read_for_update, &[&plan_id, &known.0, &known.1])
+                    .map_err(&write)?
+                    .ok_or_else(|| plan_not_found(plan_id))?;
+                let Some(doc) = self.state_of(plan_id, &row)? else {
+                    return Ok(None);
+                };
+                // Refused or unchanged: the transaction rolls back when dropped.
+                let Some((doc, record)) = prepare_change(doc, op, change)? else {
+                    return Ok(Some(None));
+                };
+                let revision = to_i64(doc.state.revision);
+                let position: String = tx
+                    .query_one(
+                        &statements.write,
+                        &[
+                            &plan_id,
+                            &revision,
+                            &doc.to_json(),
+                            &summary_json(plan_id, &doc),
+                            &record_json(&record)?,
+                        ],
+                    )
+                    .map_err(&write)?
+                    .get(0);
+                tx.commit().map_err(&write)?;
+                let position: u64 = position.parse().unwrap_or(0);
+                // The row's xmin is this transaction's id, the low 32 bits
+                // of its 64-bit form.
+                self.shared
+                    .remember(plan_id, revision, (position & 0xffff_ffff) as i64, doc);
+                Ok(Some(Some(StoredEvent {
+                    plan_id: plan_id.to_owned(),
+                    seq: record.revision,
+                    position,
+                    record,
+                })))
+            })?;
+            match done {
+                Some(done) => return Ok(done),
+                // The cached state was replaced while the row was read: read
+                // the document.
+                None => known = (-1, -1),
+            }
+        }
     }
 
     fn events(
@@ -334,14 +489,13 @@ impl PlanStore for PostgresStore {
     ) -> Result<Vec<StoredEvent>, OpError> {
         validate_plan_id(plan_id)?;
         let read = self.error("read");
-        let rows = self.with_client(|client| {
-            let mut tx = client.transaction().map_err(&read)?;
+        let rows = self.with_conn(|conn| {
+            let mut tx = conn.client.transaction().map_err(&read)?;
             tx.query_opt("SELECT 1 FROM plans WHERE plan_id = $1", &[&plan_id])
                 .map_err(&read)?
                 .ok_or_else(|| plan_not_found(plan_id))?;
             tx.query(
-                "SELECT tx::text, plan_id, seq, record FROM events
-                 WHERE plan_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+                &conn.statements.events,
                 &[&plan_id, &to_i64(after_seq), &to_i64(limit as u64)],
             )
             .map_err(&read)
@@ -353,10 +507,15 @@ impl PlanStore for PostgresStore {
 
     fn feed(&self, after: u64, limit: usize) -> Result<Vec<StoredEvent>, OpError> {
         let read = self.error("read");
-        self.with_client(|client| feed(client, after, limit).map_err(&read))?
-            .iter()
-            .map(|row| stored(&self.shared.shown, row))
-            .collect()
+        self.with_conn(|conn| {
+            let (client, feed) = (&mut conn.client, &conn.statements.feed);
+            client
+                .query(feed, &[&after.to_string(), &to_i64(limit as u64)])
+                .map_err(&read)
+        })?
+        .iter()
+        .map(|row| stored(&self.shared.shown, row))
+        .collect()
     }
 
     fn subscribe(&self) -> Receiver<StoredEvent> {
@@ -396,21 +555,6 @@ fn notify(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
         .map(|_| ())
 }
 
-/// The events after `after` of the transactions older than every one still
-/// running, in transaction order.
-fn feed(
-    client: &mut impl postgres::GenericClient,
-    after: u64,
-    limit: usize,
-) -> Result<Vec<postgres::Row>, postgres::Error> {
-    client.query(
-        "SELECT tx::text, plan_id, seq, record FROM events
-         WHERE tx > $1::text::xid8 AND tx < pg_snapshot_xmin(pg_current_snapshot())
-         ORDER BY tx LIMIT $2",
-        &[&after.to_string(), &to_i64(limit as u64)],
-    )
-}
-
 /// The position below which every transaction has ended.
 fn horizon(client: &mut Client) -> Result<u64, postgres::Error> {
     let row = client.query_one(
@@ -427,6 +571,9 @@ fn listen(mut client: Client, shared: &Weak<Shared>, mut last: u64) {
     if client.batch_execute(&format!("LISTEN {CHANNEL}")).is_err() {
         return;
     }
+    let Ok(feed) = client.prepare(FEED) else {
+        return;
+    };
     let mut wait = Duration::ZERO;
     loop {
         let mut notified = false;
@@ -449,7 +596,7 @@ fn listen(mut client: Client, shared: &Weak<Shared>, mut last: u64) {
         let Some(store) = shared.upgrade() else {
             return;
         };
-        let rows = match feed(&mut client, last, 1000) {
+        let rows = match client.query(&feed, &[&last.to_string(), &1000i64]) {
             Ok(rows) => rows,
             Err(_) if client.is_closed() => return,
             Err(_) => Vec::new(),
