@@ -1,10 +1,10 @@
 //! `planc serve`'s MCP endpoint against the official Python MCP SDK's
 //! streamable HTTP client: runs tests/mcp/test_serve.py (a plan_id needed
 //! only with many plans and checked, the agent from the session or the
-//! `X-Planc-Agent` header, dialects by `?dialect=` or `X-Planc-Dialect`, a
-//! the Plan Tool plan created through its own tool) against a server on a fresh
-//! store. The virtual environment is tests/mcp_python.rs's
-//! (tests/mcp/requirements.txt). Skipped, saying so, where python3 is
+//! `X-Planc-Agent` header, dialects by `?dialect=` or `X-Planc-Dialect`, the
+//! Plan Tool plan created through its own tool, each plan a resource, the
+//! prompt naming its plan) against a server on a fresh store. The virtual
+//! environment is tests/mcp_python.rs's (tests/mcp/requirements.txt). Skipped, saying so, where python3 is
 //! missing — except with `CI=true`, where it fails instead.
 
 #![cfg(unix)]
@@ -39,5 +39,5 @@ fn python_mcp_sdk_drives_planc_serve_over_streamable_http() {
         String::from_utf8_lossy(&output.stdout),
         server.stderr.lock().unwrap()
     );
-    assert!(stderr.contains("Ran 4 tests"), "{stderr}");
+    assert!(stderr.contains("Ran 5 tests"), "{stderr}");
 }

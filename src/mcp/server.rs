@@ -7,14 +7,15 @@ use std::sync::Arc;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities,
-    ServerConfig, Tool, ToolAnnotations,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, Role, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 
+use crate::document::PlanDocument;
 use crate::runner::{self, OpError, Store};
 
 use super::dialect::{Dialect, Outcome};
@@ -99,8 +100,51 @@ pub(crate) fn tool_response(
     Ok(result.into())
 }
 
-fn internal(error: OpError) -> ErrorData {
+pub(crate) fn internal(error: OpError) -> ErrorData {
     ErrorData::internal_error(error.to_string(), Some(error.envelope()))
+}
+
+/// The plan document resource at `uri`, named `name`.
+pub(crate) fn plan_resource(uri: &str, name: &str) -> Resource {
+    Resource::new(uri, name)
+        .with_title("The plan document (live state)")
+        .with_description(
+            "The planc/1 plan document: goal, tasks with their status, dependencies and results.",
+        )
+        .with_mime_type("application/json")
+}
+
+/// A plan document read as resource `uri`.
+pub(crate) fn plan_contents(doc: &PlanDocument, uri: &str) -> ReadResourceResponse {
+    let contents = ResourceContents::text(doc.to_json(), uri).with_mime_type("application/json");
+    ReadResourceResult::new(vec![contents]).into()
+}
+
+/// The prompt of where the plan stands, taking `arguments`.
+pub(crate) fn plan_prompt(arguments: Option<Vec<PromptArgument>>) -> Prompt {
+    Prompt::new(
+        PROMPT_NAME,
+        Some("Where the plan stands (goal, progress, current task, what is next, recent results), for a system prompt"),
+        arguments,
+    )
+}
+
+/// `prompts/get` for a prompt other than [`PROMPT_NAME`]: an error.
+pub(crate) fn check_prompt_name(name: &str) -> Result<(), ErrorData> {
+    if name == PROMPT_NAME {
+        return Ok(());
+    }
+    Err(ErrorData::invalid_params(
+        format!("no prompt `{name}`; this server has `{PROMPT_NAME}`"),
+        Some(json!({"prompts": [PROMPT_NAME]})),
+    ))
+}
+
+/// The prompt's answer: `text`, the plan's system-prompt block.
+pub(crate) fn prompt_response(text: String) -> GetPromptResponse {
+    GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+        .with_description("The plan's current state")
+        .into()
 }
 
 impl ServerHandler for PlanServer {
@@ -147,11 +191,9 @@ impl ServerHandler for PlanServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let resource = Resource::new(PLAN_URI, "plan")
-            .with_title("The plan document (live state)")
-            .with_description("The planc/1 plan document: goal, tasks with their status, dependencies and results.")
-            .with_mime_type("application/json");
-        Ok(ListResourcesResult::with_all_items(vec![resource]))
+        Ok(ListResourcesResult::with_all_items(vec![plan_resource(
+            PLAN_URI, "plan",
+        )]))
     }
 
     async fn read_resource(
@@ -170,9 +212,7 @@ impl ServerHandler for PlanServer {
             .await
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
             .map_err(internal)?;
-        let contents =
-            ResourceContents::text(doc.to_json(), PLAN_URI).with_mime_type("application/json");
-        Ok(ReadResourceResult::new(vec![contents]).into())
+        Ok(plan_contents(&doc, PLAN_URI))
     }
 
     async fn list_prompts(
@@ -180,12 +220,7 @@ impl ServerHandler for PlanServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let prompt = Prompt::new(
-            PROMPT_NAME,
-            Some("Where the plan stands (goal, progress, current task, what is next, recent results), for a system prompt"),
-            None,
-        );
-        Ok(ListPromptsResult::with_all_items(vec![prompt]))
+        Ok(ListPromptsResult::with_all_items(vec![plan_prompt(None)]))
     }
 
     async fn get_prompt(
@@ -193,23 +228,13 @@ impl ServerHandler for PlanServer {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        if request.name != PROMPT_NAME {
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "no prompt `{}`; this server has `{PROMPT_NAME}`",
-                    request.name
-                ),
-                Some(json!({"prompts": [PROMPT_NAME]})),
-            ));
-        }
+        check_prompt_name(&request.name)?;
         let server = self.clone();
         let text = tokio::task::spawn_blocking(move || server.prompt_text())
             .await
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
             .map_err(internal)?;
-        let result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
-            .with_description("The plan's current state");
-        Ok(result.into())
+        Ok(prompt_response(text))
     }
 }
 

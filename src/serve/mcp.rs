@@ -9,14 +9,24 @@
 //!   (`session-` and the first 8 characters of its `Mcp-Session-Id`).
 //! - `plan_id` names the plan; it may be left out while the store holds
 //!   exactly one plan (or none, for the tools that create one).
+//!
+//! As `planc mcp` does, it also serves each plan's document as a resource
+//! (`planc://plans/{plan_id}`, the id percent-encoded; listed, and offered
+//! as a resource template; `planc://plan` is the only plan while there is
+//! one) and the prompt of where a plan stands (`plan_context`, its
+//! `plan_id` argument optional while the server holds one plan).
 
 use std::sync::{Arc, Mutex};
 
 use axum::http::request::Parts;
 use axum::http::HeaderMap;
+use percent_encoding::{percent_decode_str, utf8_percent_encode, NON_ALPHANUMERIC};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
+    Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    PromptArgument, ReadResourceRequestParams, ReadResourceResponse, ResourceTemplate,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -24,9 +34,85 @@ use serde_json::{json, Value};
 
 use crate::document::PlanDocument;
 use crate::mcp::access::{Change, PlanAccess};
-use crate::mcp::server::{mcp_tool, tool_response};
+use crate::mcp::server::{
+    check_prompt_name, internal, mcp_tool, plan_contents, plan_prompt, plan_resource,
+    prompt_response, tool_response, PLAN_URI,
+};
 use crate::mcp::{Dialect, ToolDef};
-use crate::runner::{Applied, Caller, ErrorCode, Op, OpError, PlanStore};
+use crate::runner::{self, Applied, Caller, ErrorCode, Op, OpError, PlanStore, PlanSummary};
+
+/// Where each plan's document is: this and the plan id, percent-encoded.
+const PLANS_URI: &str = "planc://plans/";
+/// The resource template of the plans' documents.
+const PLANS_URI_TEMPLATE: &str = "planc://plans/{plan_id}";
+
+/// The URI of plan `plan_id`'s document.
+fn plan_uri(plan_id: &str) -> String {
+    format!(
+        "{PLANS_URI}{}",
+        utf8_percent_encode(plan_id, NON_ALPHANUMERIC)
+    )
+}
+
+/// Runs `work` on the store off the async workers (the store blocks).
+async fn blocking<T: Send + 'static>(
+    store: &Arc<dyn PlanStore>,
+    work: impl FnOnce(&dyn PlanStore) -> Result<T, OpError> + Send + 'static,
+) -> Result<T, ErrorData> {
+    let store = Arc::clone(store);
+    tokio::task::spawn_blocking(move || work(store.as_ref()))
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("the store call stopped: {e}"), None))?
+        .map_err(refused)
+}
+
+/// A store's refusal as a protocol error: the caller's mistake (no such
+/// plan, a bad or missing id) as invalid parameters, anything else as an
+/// internal error; the error envelope is the data either way.
+fn refused(error: OpError) -> ErrorData {
+    match error.code {
+        ErrorCode::PlanNotFound | ErrorCode::InvalidPlanId | ErrorCode::InvalidArgument => {
+            ErrorData::invalid_params(error.to_string(), Some(error.envelope()))
+        }
+        _ => internal(error),
+    }
+}
+
+/// The plan a call that names none is about: the store's only plan; `None`
+/// when it holds none; refused when it holds many.
+fn only_plan(store: &dyn PlanStore) -> Result<Option<String>, OpError> {
+    let plans = store.list()?;
+    match plans.as_slice() {
+        [] => Ok(None),
+        [plan] => Ok(Some(plan.plan_id.clone())),
+        plans => {
+            let ids: Vec<&str> = plans.iter().map(|p| p.plan_id.as_str()).collect();
+            Err(OpError::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "this server holds {} plans; name one with plan_id ({})",
+                    plans.len(),
+                    ids.join(", ")
+                ),
+            )
+            .with(json!({"field": "plan_id", "plans": ids})))
+        }
+    }
+}
+
+/// The plan named, or else the store's only one (refused when there is
+/// none).
+fn named_or_only(store: &dyn PlanStore, named: Option<String>) -> Result<String, OpError> {
+    match named {
+        Some(id) => Ok(id),
+        None => only_plan(store)?.ok_or_else(|| {
+            OpError::new(
+                ErrorCode::PlanNotFound,
+                "this server holds no plan yet; create one (POST /api/plans, or a dialect's creating tool)",
+            )
+        }),
+    }
+}
 
 /// The header that names the caller.
 pub const AGENT_HEADER: &str = "x-planc-agent";
@@ -133,7 +219,13 @@ fn served_tools(dialect: Dialect) -> Vec<ToolDef> {
 impl ServerHandler for HttpPlans {
     fn get_info(&self) -> ServerConfig {
         let dialect = self.session_dialect();
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        let mut info = ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_prompts()
+                .build(),
+        );
         info.server_info = Implementation::new("planc", env!("CARGO_PKG_VERSION"));
         info.instructions = Some(format!(
             "{} This server holds many plans: name one with `plan_id` (it may be left out while it holds one).",
@@ -192,6 +284,106 @@ impl ServerHandler for HttpPlans {
         .map_err(|e| ErrorData::internal_error(format!("the tool call panicked: {e}"), None))?;
         tool_response(dialect, &request.name, outcome)
     }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let plans: Vec<PlanSummary> = blocking(&self.store, |store| store.list()).await?;
+        let resources = plans
+            .iter()
+            .map(|plan| plan_resource(&plan_uri(&plan.plan_id), &plan.plan_id))
+            .collect();
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let template = ResourceTemplate::new(PLANS_URI_TEMPLATE, "plan")
+            .with_title("A plan's document (live state)")
+            .with_description(
+                "The planc/1 plan document of plan {plan_id} (percent-encoded): goal, tasks with their status, dependencies and results.",
+            )
+            .with_mime_type("application/json");
+        Ok(ListResourceTemplatesResult::with_all_items(vec![template]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri.clone();
+        let named = if uri == PLAN_URI {
+            None
+        } else {
+            let id = uri.strip_prefix(PLANS_URI).map(|id| {
+                percent_decode_str(id)
+                    .decode_utf8()
+                    .map(|id| id.into_owned())
+            });
+            match id {
+                Some(Ok(id)) if !id.is_empty() => Some(id),
+                _ => {
+                    return Err(ErrorData::resource_not_found(
+                        format!(
+                            "no resource {}; this server has {PLANS_URI_TEMPLATE} (and {PLAN_URI} while it holds one plan)",
+                            crate::escape::line(&uri)
+                        ),
+                        Some(json!({"uri": uri})),
+                    ))
+                }
+            }
+        };
+        let doc = blocking(&self.store, move |store| {
+            store.load(&named_or_only(store, named)?)
+        })
+        .await?;
+        Ok(plan_contents(&doc, &request.uri))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let plan_id = PromptArgument::new("plan_id")
+            .with_description(
+                "The plan (GET /api/plans lists them). May be left out while the server holds a single plan.",
+            )
+            .with_required(false);
+        Ok(ListPromptsResult::with_all_items(vec![plan_prompt(Some(
+            vec![plan_id],
+        ))]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        check_prompt_name(&request.name)?;
+        let named = match request.arguments.as_ref().and_then(|a| a.get("plan_id")) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(id)) => Some(id.clone()),
+            Some(other) => {
+                return Err(ErrorData::invalid_params(
+                    format!("plan_id must be a string, not {other}"),
+                    Some(json!({"field": "plan_id"})),
+                ))
+            }
+        };
+        let text = blocking(&self.store, move |store| {
+            let plan_id = named_or_only(store, named)?;
+            Ok(runner::prompt(&store.runner(&plan_id)?))
+        })
+        .await?;
+        Ok(prompt_response(text))
+    }
 }
 
 /// One tool call on the plan it names.
@@ -224,22 +416,8 @@ fn call(
     };
     let plan_id = match named {
         Some(id) => Some(id),
-        None => match store.list() {
-            Ok(plans) if plans.len() == 1 => Some(plans[0].plan_id.clone()),
-            Ok(plans) if plans.is_empty() => None,
-            Ok(plans) => {
-                let ids: Vec<&str> = plans.iter().map(|p| p.plan_id.as_str()).collect();
-                let error = OpError::new(
-                    ErrorCode::InvalidArgument,
-                    format!(
-                        "this server holds {} plans; name one with plan_id ({})",
-                        plans.len(),
-                        ids.join(", ")
-                    ),
-                )
-                .with(json!({"field": "plan_id", "plans": ids}));
-                return dialect.call(&Refuse(error), name, arguments);
-            }
+        None => match only_plan(store) {
+            Ok(plan_id) => plan_id,
             Err(error) => return dialect.call(&Refuse(error), name, arguments),
         },
     };

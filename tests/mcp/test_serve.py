@@ -9,6 +9,7 @@ PLANC_SERVE_URL (http://127.0.0.1:PORT):
 import json
 import os
 import unittest
+import urllib.parse
 import urllib.request
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -46,7 +47,7 @@ async def connect(query="", headers=None):
     async with client:
         async with streamable_http_client(BASE + "/mcp" + query, http_client=client) as (read, write):
             async with ClientSession(read, write) as session:
-                await session.initialize()
+                session.initialized = await session.initialize()
                 yield session
 
 
@@ -163,6 +164,70 @@ class ServeMcpTest(unittest.TestCase):
             with self.assertRaises(Exception):
                 async with connect("?dialect=klingon"):
                     pass
+        self.run_async(body)
+
+    def test_5_each_plan_is_a_resource_and_the_prompt_takes_a_plan_id(self):
+        for plan_id in list(p["plan_id"] for p in api("GET", "/api/plans")["data"]["plans"]):
+            api("DELETE", f"/api/plans/{plan_id}")
+        api("POST", "/api/plans?id=solo", JD_PLAN.read_bytes())
+
+        async def body():
+            async with connect(headers={"X-Planc-Agent": "ann"}) as session:
+                caps = session.initialized.capabilities
+                self.assertIsNotNone(caps.resources)
+                self.assertIsNotNone(caps.prompts)
+                # One plan: its resource, planc://plan for it, the prompt without plan_id.
+                resources = (await session.list_resources()).resources
+                self.assertEqual([(str(r.uri), r.name, r.mime_type) for r in resources],
+                                 [("planc://plans/solo", "solo", "application/json")])
+                templates = (await session.list_resource_templates()).resource_templates
+                self.assertEqual([(t.uri_template, t.name) for t in templates],
+                                 [("planc://plans/{plan_id}", "plan")])
+                for uri in ["planc://plans/solo", "planc://plan"]:
+                    contents = (await session.read_resource(uri)).contents
+                    self.assertEqual(len(contents), 1)
+                    self.assertEqual((str(contents[0].uri), contents[0].mime_type), (uri, "application/json"))
+                    self.assertEqual(json.loads(contents[0].text), plan("solo"))
+                prompts = (await session.list_prompts()).prompts
+                self.assertEqual([p.name for p in prompts], ["plan_context"])
+                self.assertEqual([(a.name, a.required) for a in prompts[0].arguments], [("plan_id", False)])
+                text = (await session.get_prompt("plan_context")).messages[0].content.text
+                self.assertIn(plan("solo")["meta"]["goal"], text)
+
+                # Two plans (one with a name to encode): each its own resource; a
+                # change shows in the next read and prompt.
+                api("POST", "/api/plans?id=" + urllib.parse.quote("second plan"), JD_PLAN.read_bytes())
+                await call(session, "startNextTask", {"plan_id": "second plan"})
+                uris = sorted(str(r.uri) for r in (await session.list_resources()).resources)
+                self.assertEqual(uris, ["planc://plans/second%20plan", "planc://plans/solo"])
+                contents = (await session.read_resource("planc://plans/second%20plan")).contents
+                second = json.loads(contents[0].text)
+                self.assertEqual(second["meta"]["id"], "second plan")
+                self.assertEqual(second, plan(urllib.parse.quote("second plan")))
+                self.assertEqual(second["tasks"][0]["status"], "in_progress")
+                text = (await session.get_prompt("plan_context", {"plan_id": "second plan"})).messages[0].content.text
+                self.assertIn(second["tasks"][0]["name"], text)
+                self.assertIn("ann", text)
+                solo = (await session.get_prompt("plan_context", {"plan_id": "solo"})).messages[0].content.text
+                self.assertNotIn("ann", solo)
+
+                # Which plan, when many and none named; no such plan; no such resource.
+                for attempt in [
+                    lambda: session.get_prompt("plan_context"),
+                    lambda: session.read_resource("planc://plan"),
+                ]:
+                    with self.assertRaises(Exception) as raised:
+                        await attempt()
+                    self.assertIn("this server holds 2 plans; name one with plan_id", str(raised.exception))
+                with self.assertRaises(Exception) as raised:
+                    await session.read_resource("planc://plans/nope")
+                self.assertIn("no plan `nope`", str(raised.exception))
+                with self.assertRaises(Exception) as raised:
+                    await session.read_resource("file:///etc/passwd")
+                self.assertIn("no resource file:///etc/passwd", str(raised.exception))
+                with self.assertRaises(Exception) as raised:
+                    await session.get_prompt("other")
+                self.assertIn("no prompt `other`", str(raised.exception))
         self.run_async(body)
 
 
