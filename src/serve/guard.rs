@@ -189,7 +189,17 @@ pub async fn guard(
 ) -> Response {
     let route = route_of(request.uri().path());
     let response = match check(&shared, peer, &request) {
-        Ok(()) => next.run(request).await,
+        Ok(()) => {
+            let response = next.run(request).await;
+            // A body found too large while it was read (sent without a
+            // Content-Length): rmcp's `/mcp` answers in plain text; every
+            // refusal is in the envelope.
+            if response.status() == StatusCode::PAYLOAD_TOO_LARGE && !is_json(&response) {
+                too_large(&shared)
+            } else {
+                response
+            }
+        }
         Err(response) => *response,
     };
     if let Ok(mut requests) = shared.metrics.requests.lock() {
@@ -256,6 +266,15 @@ fn check(shared: &Shared, peer: SocketAddr, request: &Request) -> Result<(), Box
         return Err(Box::new(too_large(shared)));
     }
     Ok(())
+}
+
+/// Whether a response's body is JSON.
+fn is_json(response: &Response) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"))
 }
 
 /// `413` in the envelope.

@@ -163,6 +163,18 @@ impl Response {
 }
 
 fn send(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> TcpStream {
+    send_body(addr, method, path, headers, body, false)
+}
+
+/// Sends a request; its body `chunked` (no Content-Length) or not.
+fn send_body(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+    chunked: bool,
+) -> TcpStream {
     let mut stream = TcpStream::connect(addr).expect("connect");
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
@@ -173,6 +185,21 @@ fn send(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[
     }
     for (k, v) in headers {
         head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    if chunked {
+        head.push_str("Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+        stream.write_all(head.as_bytes()).expect("write");
+        for chunk in body.chunks(512) {
+            stream
+                .write_all(format!("{:x}\r\n", chunk.len()).as_bytes())
+                .expect("write");
+            // The server may answer (and close) before the whole body.
+            if stream.write_all(chunk).is_err() || stream.write_all(b"\r\n").is_err() {
+                return stream;
+            }
+        }
+        let _ = stream.write_all(b"0\r\n\r\n");
+        return stream;
     }
     head.push_str(&format!(
         "Content-Length: {}\r\nConnection: close\r\n\r\n",
@@ -220,7 +247,22 @@ pub fn request(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> Response {
-    let stream = send(addr, method, path, headers, body);
+    response(send(addr, method, path, headers, body))
+}
+
+/// One request with a chunked body (no Content-Length), the whole response.
+pub fn request_chunked(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Response {
+    response(send_body(addr, method, path, headers, body, true))
+}
+
+/// The whole response on `stream`.
+fn response(stream: TcpStream) -> Response {
     let mut reader = BufReader::new(stream);
     let (status, headers) = read_head(&mut reader);
     let mut body = Vec::new();
