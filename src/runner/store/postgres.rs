@@ -11,9 +11,9 @@
 //! committed.
 //!
 //! **Round trips.** Each pooled connection prepares its statements once;
-//! a change is five round trips (`BEGIN`, the lock, the read, one statement
-//! that updates the row, inserts the event and notifies, `COMMIT`), each a
-//! bind and execute of a prepared statement. The store keeps each plan's
+//! a change is four round trips: `BEGIN` with the plan's lock (its key, a
+//! number, asked once per plan), the read, one statement that updates the
+//! row, inserts the event and notifies, and `COMMIT`. The store keeps each plan's
 //! last parsed state with the row version it came from (its revision and
 //! `xmin`, the transaction that wrote it): a read or a change fetches and
 //! parses the document only when the row moved since.
@@ -132,6 +132,8 @@ struct Shared {
     listening: Mutex<bool>,
     /// Each plan's last state read or written, by plan id.
     states: Mutex<HashMap<String, Cached>>,
+    /// Each plan's advisory lock key, by plan id.
+    lock_keys: Mutex<HashMap<String, i64>>,
 }
 
 /// A plan's state as of one version of its row.
@@ -150,8 +152,8 @@ struct Conn {
 
 /// The statements of the hot paths, prepared once per connection.
 struct Statements {
-    /// The plan's advisory lock.
-    lock: Statement,
+    /// The key of a plan's advisory lock.
+    lock_key: Statement,
     /// The plan's row (`FOR UPDATE` or not): its revision, `xmin`, and its
     /// document unless the revision and `xmin` are `$2` and `$3` (the
     /// cached version).
@@ -180,7 +182,7 @@ const FEED: &str = "SELECT tx::text, plan_id, seq, record FROM events
 impl Statements {
     fn prepare(client: &mut Client) -> Result<Statements, postgres::Error> {
         Ok(Statements {
-            lock: client.prepare("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")?,
+            lock_key: client.prepare("SELECT hashtextextended($1, 0)")?,
             read_for_update: client.prepare(&format!("SELECT {READ_COLUMNS} FOR UPDATE"))?,
             read: client.prepare(&format!("SELECT {READ_COLUMNS}"))?,
             write: client.prepare(&format!(
@@ -212,6 +214,7 @@ impl PostgresStore {
             subscribers: Subscribers::default(),
             listening: Mutex::new(false),
             states: Mutex::default(),
+            lock_keys: Mutex::default(),
         });
         let mut client = shared.connect()?;
         migrate(&mut client, &shared.shown)?;
@@ -260,6 +263,25 @@ impl PostgresStore {
             .get(plan_id)
             .filter(|cached| (cached.revision, cached.xmin) == (revision, xmin))
             .map(|cached| cached.doc.clone()))
+    }
+
+    /// The key of plan `plan_id`'s advisory lock (`hashtextextended` of
+    /// its id, as [`plan_lock`] takes it), asked once per plan.
+    fn lock_key(&self, conn: &mut Conn, plan_id: &str) -> Result<i64, OpError> {
+        if let Some(key) = lock(&self.shared.lock_keys).get(plan_id) {
+            return Ok(*key);
+        }
+        let key: i64 = conn
+            .client
+            .query_one(&conn.statements.lock_key, &[&plan_id])
+            .map_err(self.error("read"))?
+            .get(0);
+        let mut keys = lock(&self.shared.lock_keys);
+        if keys.len() >= MAX_CACHED {
+            keys.clear();
+        }
+        keys.insert(plan_id.to_owned(), key);
+        Ok(key)
     }
 
     /// The (revision, xmin) of plan `plan_id`'s cached state (-1s when
@@ -431,10 +453,13 @@ impl PlanStore for PostgresStore {
         let mut known = self.cached_version(plan_id);
         loop {
             let done = self.with_conn(|conn| {
+                let key = self.lock_key(conn, plan_id)?;
                 let Conn { client, statements } = conn;
-                let mut tx = client.transaction().map_err(&write)?;
-                tx.execute(&statements.lock, &[&plan_id]).map_err(&write)?;
+                // `BEGIN` and the plan's lock in one round trip (the key is
+                // a number: nothing of the plan id is spliced into SQL).
+                let tx = Open::begin(client, key).map_err(&write)?;
                 let row = tx
+                    .client
                     .query_opt(&statements.read_for_update, &[&plan_id, &known.0, &known.1])
                     .map_err(&write)?
                     .ok_or_else(|| plan_not_found(plan_id))?;
@@ -447,6 +472,7 @@ impl PlanStore for PostgresStore {
                 };
                 let revision = to_i64(doc.state.revision);
                 let position: String = tx
+                    .client
                     .query_one(
                         &statements.write,
                         &[
@@ -534,6 +560,44 @@ impl PlanStore for PostgresStore {
             }
         }
         receiver
+    }
+}
+
+/// A transaction begun with the plan's advisory lock taken (see
+/// [`plan_lock`]), rolled back when dropped uncommitted.
+struct Open<'a> {
+    client: &'a mut Client,
+    done: bool,
+}
+
+impl<'a> Open<'a> {
+    fn begin(client: &'a mut Client, key: i64) -> Result<Open<'a>, postgres::Error> {
+        if let Err(error) =
+            client.batch_execute(&format!("BEGIN; SELECT pg_advisory_xact_lock({key})"))
+        {
+            // Begun but not locked (a timeout, say): end it.
+            let _ = client.batch_execute("ROLLBACK");
+            return Err(error);
+        }
+        Ok(Open {
+            client,
+            done: false,
+        })
+    }
+
+    fn commit(mut self) -> Result<(), postgres::Error> {
+        self.done = true;
+        self.client.batch_execute("COMMIT")
+    }
+}
+
+impl Drop for Open<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            // A connection that cannot roll back is broken: closed, and not
+            // reused.
+            let _ = self.client.batch_execute("ROLLBACK");
+        }
     }
 }
 
