@@ -29,7 +29,7 @@ pub struct RunArgs {
     #[arg(long, global = true)]
     json: bool,
     /// How long a change waits for another writer's lock before giving up
-    /// (STATE_LOCKED) [default: 5]
+    /// (STATE_LOCKED) [default: 5]; state files only, not with --store
     #[arg(
         long,
         global = true,
@@ -449,6 +449,14 @@ impl Place {
             args.command,
             RunCommand::Init { .. } | RunCommand::Observe { .. }
         );
+        if args.store.is_some() && args.lock_timeout.is_some() {
+            // A store waits for its own locks (a JSON store 5 s, SQLite 30 s);
+            // a wait it would not keep is refused, not ignored.
+            return Err(usage(
+                "--lock-timeout (or PLANC_LOCK_TIMEOUT) applies to state files, not to --store: \
+                 a store waits for its own locks",
+            ));
+        }
         let plan = match (&args.store, &args.plan_id) {
             (Some(url), Some(plan_id)) => match runner::open_store(url) {
                 Ok(store) => Some((store, plan_id.clone())),
