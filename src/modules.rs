@@ -159,14 +159,17 @@ pub fn load(name: &str, text: Arc<str>, loader: &dyn Loader) -> Modules {
         ast: parsed.file,
         imports: Vec::new(),
     });
-    let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
     // The root is read already; where the loader cannot place it (standard
     // input, a pipe, a file outside `--root`), its name stands for it.
     let root = normalise(Path::new(name));
-    by_path.insert(loader.locate(&root).unwrap_or(root), 0);
-    let mut stack = vec![0];
-    resolve_imports(&mut modules, 0, loader, &mut by_path, &mut stack);
-    modules
+    let mut resolver = Resolver {
+        modules,
+        loader,
+        by_path: HashMap::from([(loader.locate(&root).unwrap_or(root), 0)]),
+        stack: vec![0],
+    };
+    resolver.resolve_imports(0);
+    resolver.modules
 }
 
 /// `a/./b/../c` → `a/c`, without touching the file system. A `..` takes
@@ -190,116 +193,158 @@ pub(crate) fn normalise(path: &Path) -> PathBuf {
     out
 }
 
-fn resolve_imports(
-    modules: &mut Modules,
-    index: usize,
-    loader: &dyn Loader,
-    by_path: &mut HashMap<PathBuf, usize>,
-    stack: &mut Vec<usize>,
-) {
-    let file = modules.modules[index].file;
-    let base = modules.modules[index]
-        .path
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    // Only the imports are copied out (the loop below adds modules): copying
-    // every item of a 100,000-task file cost more than checking it.
-    let mut imports: Vec<(ast::Import, bool)> = Vec::new();
-    let mut seen_other = false;
-    for item in &modules.modules[index].ast.items {
-        match item {
-            ast::TopItem::Import(import) => imports.push((import.clone(), seen_other)),
-            _ => seen_other = true,
+/// Loads the imports of the modules read so far, depth first.
+struct Resolver<'l> {
+    modules: Modules,
+    loader: &'l dyn Loader,
+    /// Every file read, by what the loader located, to its module.
+    by_path: HashMap<PathBuf, usize>,
+    /// The modules being resolved, root first: an import of one of them is
+    /// a cycle.
+    stack: Vec<usize>,
+}
+
+impl Resolver<'_> {
+    /// Loads what module `index` imports, and what those import.
+    fn resolve_imports(&mut self, index: usize) {
+        let file = self.modules.modules[index].file;
+        let base = self.modules.modules[index]
+            .path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        for (import, after_other) in self.imports_of(index) {
+            if after_other {
+                self.modules.diagnostics.push(
+                    Diagnostic::new(Code::Import, "imports go at the top of the file")
+                        .label(file, import.span, "after other items")
+                        .help(
+                            "move this `import` above the first plan, template, role or parameter",
+                        ),
+                );
+            }
+            let written = import.path.template_text();
+            let path = normalise(&base.join(&written));
+            let at = (&written[..], file, import.path.span);
+            let Some(located) = self.or_diagnose(locate(self.loader, &path), at) else {
+                continue;
+            };
+            if let Some(&existing) = self.by_path.get(&located) {
+                self.link(index, existing, file, import.path.span);
+                continue;
+            }
+            let Some(text) = self.or_diagnose(self.loader.load(&located), at) else {
+                continue;
+            };
+            if !self.within_budget(&text, at) {
+                continue;
+            }
+            let new_index = self.add(path, &text);
+            self.by_path.insert(located, new_index);
+            self.modules.modules[index].imports.push(new_index);
+            self.stack.push(new_index);
+            self.resolve_imports(new_index);
+            self.stack.pop();
         }
     }
-    for (import, after_other) in &imports {
-        if *after_other {
-            modules.diagnostics.push(
-                Diagnostic::new(Code::Import, "imports go at the top of the file")
-                    .label(file, import.span, "after other items")
-                    .help("move this `import` above the first plan, template, role or parameter"),
-            );
-        }
-        let written = import.path.template_text();
-        let path = normalise(&base.join(&written));
-        let located = if path.extension().is_some_and(|e| e == "plan") {
-            loader.locate(&path)
-        } else {
-            Err(ImportError::NotPlan)
-        };
-        let located = match located {
-            Ok(located) => located,
-            Err(error) => {
-                let diagnostic = error.diagnostic(&written, file, import.path.span);
-                modules.diagnostics.push(diagnostic);
-                continue;
+
+    /// The imports of module `index`, each with whether another item stands
+    /// before it. Only the imports are copied out (the loop over them adds
+    /// modules): copying every item of a 100,000-task file cost more than
+    /// checking it.
+    fn imports_of(&self, index: usize) -> Vec<(ast::Import, bool)> {
+        let mut imports = Vec::new();
+        let mut seen_other = false;
+        for item in &self.modules.modules[index].ast.items {
+            match item {
+                ast::TopItem::Import(import) => imports.push((import.clone(), seen_other)),
+                _ => seen_other = true,
             }
-        };
-        if let Some(&existing) = by_path.get(&located) {
-            if let Some(position) = stack.iter().position(|&m| m == existing) {
-                let mut chain: Vec<String> = stack[position..]
-                    .iter()
-                    .map(|&m| modules.sources.get(modules.modules[m].file).name.clone())
-                    .collect();
-                chain.push(
-                    modules
-                        .sources
-                        .get(modules.modules[existing].file)
-                        .name
-                        .clone(),
-                );
-                modules.diagnostics.push(
-                    Diagnostic::new(Code::Import, format!("import cycle: {}", chain.join(" → ")))
-                        .label(file, import.path.span, "imports a file that imports this one")
-                        .help("files may not import each other in a circle; move what both need into a third file"),
-                );
-            } else if !modules.modules[index].imports.contains(&existing) {
+        }
+        imports
+    }
+
+    /// The value, or `None` with the import's diagnostic for the error.
+    fn or_diagnose<T>(
+        &mut self,
+        result: Result<T, ImportError>,
+        (written, file, span): (&str, FileId, Span),
+    ) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(error) => {
+                let diagnostic = error.diagnostic(written, file, span);
+                self.modules.diagnostics.push(diagnostic);
+                None
+            }
+        }
+    }
+
+    /// Module `index` imports `existing`, read already: a cycle when
+    /// `existing` is being resolved, else one more edge.
+    fn link(&mut self, index: usize, existing: usize, file: FileId, span: Span) {
+        let modules = &mut self.modules;
+        let Some(position) = self.stack.iter().position(|&m| m == existing) else {
+            if !modules.modules[index].imports.contains(&existing) {
                 modules.modules[index].imports.push(existing);
             }
-            continue;
-        }
-        let text = match loader.load(&located) {
-            Ok(text) => text,
-            Err(error) => {
-                let diagnostic = error.diagnostic(&written, file, import.path.span);
-                modules.diagnostics.push(diagnostic);
-                continue;
-            }
+            return;
         };
-        // Memory is bounded by a multiple of the input: the input of one
-        // check is bounded too, not only each file.
-        if modules.bytes.saturating_add(text.len()) > syntax::MAX_INPUT_BYTES {
-            modules.diagnostics.push(
-                Diagnostic::new(
-                    Code::Limit,
-                    format!(
-                        "cannot import `{written}`: the plan and its imports would be more than {} bytes",
-                        syntax::MAX_INPUT_BYTES
-                    ),
-                )
-                .label(file, import.path.span, "one import too many")
-                .help("planc reads at most 64 MiB in one check, the file and its imports together; split the plan"),
-            );
-            continue;
+        let name = |m: usize| modules.sources.get(modules.modules[m].file).name.clone();
+        let mut chain: Vec<String> = self.stack[position..].iter().map(|&m| name(m)).collect();
+        chain.push(name(existing));
+        modules.diagnostics.push(
+            Diagnostic::new(Code::Import, format!("import cycle: {}", chain.join(" → ")))
+                .label(file, span, "imports a file that imports this one")
+                .help("files may not import each other in a circle; move what both need into a third file"),
+        );
+    }
+
+    /// Whether `text` fits what one check reads, the plan and its imports
+    /// together; the diagnostic when it does not. Memory is bounded by a
+    /// multiple of the input: the input of one check is bounded too, not
+    /// only each file.
+    fn within_budget(&mut self, text: &str, (written, file, span): (&str, FileId, Span)) -> bool {
+        if self.modules.bytes.saturating_add(text.len()) <= syntax::MAX_INPUT_BYTES {
+            self.modules.bytes += text.len();
+            return true;
         }
-        modules.bytes += text.len();
-        let name = path.display().to_string();
-        let new_file = modules.sources.add(name, text.as_str());
-        let parsed = syntax::parse(&text, new_file);
+        self.modules.diagnostics.push(
+            Diagnostic::new(
+                Code::Limit,
+                format!(
+                    "cannot import `{written}`: the plan and its imports would be more than {} bytes",
+                    syntax::MAX_INPUT_BYTES
+                ),
+            )
+            .label(file, span, "one import too many")
+            .help("planc reads at most 64 MiB in one check, the file and its imports together; split the plan"),
+        );
+        false
+    }
+
+    /// Parses a newly read file as the next module; its index.
+    fn add(&mut self, path: PathBuf, text: &str) -> usize {
+        let modules = &mut self.modules;
+        let file = modules.sources.add(path.display().to_string(), text);
+        let parsed = syntax::parse(text, file);
         modules.diagnostics.extend(parsed.diagnostics);
-        let new_index = modules.modules.len();
         modules.modules.push(Module {
-            file: new_file,
+            file,
             path,
             ast: parsed.file,
             imports: Vec::new(),
         });
-        by_path.insert(located, new_index);
-        modules.modules[index].imports.push(new_index);
-        stack.push(new_index);
-        resolve_imports(modules, new_index, loader, by_path, stack);
-        stack.pop();
+        modules.modules.len() - 1
+    }
+}
+
+/// Where the loader finds the file of an import: only `.plan` files.
+fn locate(loader: &dyn Loader, path: &Path) -> Result<PathBuf, ImportError> {
+    if path.extension().is_some_and(|e| e == "plan") {
+        loader.locate(path)
+    } else {
+        Err(ImportError::NotPlan)
     }
 }
 

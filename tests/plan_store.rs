@@ -640,6 +640,37 @@ fn cli_matches_the_state_file(backend: Backend) {
     assert!(bad(&["status", "--store", &backend.url])
         .1
         .contains("--plan-id <ID>"));
+    // A store waits for its own locks: a lock timeout it would not keep is
+    // refused, from the command line or the environment, and nothing runs.
+    let status = || {
+        t.planc(&[&["run", "--json", "status"][..], &store].concat())
+            .stdout
+    };
+    let before = status();
+    let refused = (
+        2,
+        "error: --lock-timeout (or PLANC_LOCK_TIMEOUT) applies to state files, not to --store: \
+         a store waits for its own locks\n"
+            .to_owned(),
+    );
+    assert_eq!(
+        bad(&[&["pause", "--lock-timeout", "3"][..], &store].concat()),
+        refused
+    );
+    let from_env = support::planc()
+        .args([&["run", "pause"][..], &store].concat())
+        .current_dir(t.dir())
+        .env("PLANC_LOCK_TIMEOUT", "3")
+        .output()
+        .unwrap();
+    assert_eq!(
+        (
+            from_env.status.code(),
+            String::from_utf8_lossy(&from_env.stderr).into_owned()
+        ),
+        (Some(refused.0), refused.1)
+    );
+    assert_eq!(status(), before, "the refused pauses changed nothing");
 }
 
 #[test]

@@ -29,7 +29,7 @@ pub struct RunArgs {
     #[arg(long, global = true)]
     json: bool,
     /// How long a change waits for another writer's lock before giving up
-    /// (STATE_LOCKED) [default: 5]
+    /// (STATE_LOCKED) [default: 5]; state files only, not with --store
     #[arg(
         long,
         global = true,
@@ -118,6 +118,71 @@ enum RunCommand {
         #[command(flatten)]
         imports: input::ImportArgs,
     },
+    #[command(flatten)]
+    TaskWork(TaskWork),
+    #[command(flatten)]
+    PlanEdit(PlanEdit),
+    #[command(flatten)]
+    PlanRead(PlanRead),
+    #[command(flatten)]
+    PlanCourse(PlanCourse),
+    /// Replace the pending remainder with new steps from a JSON file (replan)
+    Replan {
+        /// The state file (made by `planc run init`); or --session; left out with --store
+        state: Option<String>,
+        /// A JSON list of task names or task objects (or {"steps": [...]}); `-` reads standard input
+        steps: Option<String>,
+    },
+    /// Append a tool, message or error event to the event log (logEvent)
+    Log {
+        /// The state file (made by `planc run init`); or --session
+        state: Option<String>,
+        /// What it records: tool, message or error
+        #[arg(long, value_enum)]
+        kind: LogKindArg,
+        /// What to record, as JSON (at most 64 KiB); `-` reads standard input
+        #[arg(long, value_name = "JSON")]
+        data: Option<String>,
+        /// The task it is about (default: the agent's current task)
+        #[arg(long, value_name = "ID")]
+        task: Option<String>,
+    },
+    /// Follow the event log (one line per change)
+    Watch {
+        /// The state file (made by `planc run init`); or --session; left out with --store
+        state: Option<String>,
+        /// Print what is logged so far and stop
+        #[arg(long)]
+        no_follow: bool,
+    },
+    /// Print a Markdown block about the plan for an agent's system prompt
+    Prompt {
+        /// The state file (made by `planc run init`); or --session; left out with --store
+        state: Option<String>,
+    },
+    /// Read an agent's message (standard input or --message) and apply its
+    /// markers, transition words and the fallback; a missing state is created
+    /// from the message's `[Step]` lines
+    Observe {
+        /// The state file (made by `planc run init`, or by the first message); or --session; left out with --store
+        state: Option<String>,
+        /// The agent's message (default: read standard input)
+        #[arg(long, value_name = "TEXT")]
+        message: Option<String>,
+        /// The goal of a plan the message creates (default: its first line
+        /// that is not a step)
+        #[arg(long, value_name = "TEXT")]
+        goal: Option<String>,
+        /// Hold a task this message starts for this long without a sign of
+        /// life (`30s`, `5m`, `1h`)
+        #[arg(long, value_name = "DURATION", value_parser = parse_lease)]
+        lease: Option<u64>,
+    },
+}
+
+/// Commands that move tasks through their life: start, renew, finish.
+#[derive(Subcommand)]
+enum TaskWork {
     /// Start the first executable task (startNextTask)
     Next {
         /// The state file (made by `planc run init`); or --session; left out with --store
@@ -192,6 +257,11 @@ enum RunCommand {
         #[arg(long, value_name = "TEXT")]
         reason: Option<String>,
     },
+}
+
+/// Commands that change the plan's tasks.
+#[derive(Subcommand)]
+enum PlanEdit {
     /// Add a task; with --after X, tasks that depended on X depend on it instead (addTask)
     Add {
         /// The state file (made by `planc run init`); or --session; left out with --store
@@ -230,6 +300,11 @@ enum RunCommand {
         /// The task: its id or key
         id: Option<String>,
     },
+}
+
+/// Commands that read the plan.
+#[derive(Subcommand)]
+enum PlanRead {
     /// Show the current task, or a given one (getCurrentTask / getTaskById)
     Show {
         /// The state file (made by `planc run init`); or --session; left out with --store
@@ -261,6 +336,11 @@ enum RunCommand {
         /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
     },
+}
+
+/// Commands that pause, resume or restart the plan.
+#[derive(Subcommand)]
+enum PlanCourse {
     /// Pause the plan: changes are refused until it is resumed (pausePlan)
     Pause {
         /// The state file (made by `planc run init`); or --session; left out with --store
@@ -275,58 +355,6 @@ enum RunCommand {
     Reset {
         /// The state file (made by `planc run init`); or --session; left out with --store
         state: Option<String>,
-    },
-    /// Replace the pending remainder with new steps from a JSON file (replan)
-    Replan {
-        /// The state file (made by `planc run init`); or --session; left out with --store
-        state: Option<String>,
-        /// A JSON list of task names or task objects (or {"steps": [...]}); `-` reads standard input
-        steps: Option<String>,
-    },
-    /// Append a tool, message or error event to the event log (logEvent)
-    Log {
-        /// The state file (made by `planc run init`); or --session
-        state: Option<String>,
-        /// What it records: tool, message or error
-        #[arg(long, value_enum)]
-        kind: LogKindArg,
-        /// What to record, as JSON (at most 64 KiB); `-` reads standard input
-        #[arg(long, value_name = "JSON")]
-        data: Option<String>,
-        /// The task it is about (default: the agent's current task)
-        #[arg(long, value_name = "ID")]
-        task: Option<String>,
-    },
-    /// Follow the event log (one line per change)
-    Watch {
-        /// The state file (made by `planc run init`); or --session; left out with --store
-        state: Option<String>,
-        /// Print what is logged so far and stop
-        #[arg(long)]
-        no_follow: bool,
-    },
-    /// Print a Markdown block about the plan for an agent's system prompt
-    Prompt {
-        /// The state file (made by `planc run init`); or --session; left out with --store
-        state: Option<String>,
-    },
-    /// Read an agent's message (standard input or --message) and apply its
-    /// markers, transition words and the fallback; a missing state is created
-    /// from the message's `[Step]` lines
-    Observe {
-        /// The state file (made by `planc run init`, or by the first message); or --session; left out with --store
-        state: Option<String>,
-        /// The agent's message (default: read standard input)
-        #[arg(long, value_name = "TEXT")]
-        message: Option<String>,
-        /// The goal of a plan the message creates (default: its first line
-        /// that is not a step)
-        #[arg(long, value_name = "TEXT")]
-        goal: Option<String>,
-        /// Hold a task this message starts for this long without a sign of
-        /// life (`30s`, `5m`, `1h`)
-        #[arg(long, value_name = "DURATION", value_parser = parse_lease)]
-        lease: Option<u64>,
     },
 }
 
@@ -414,6 +442,45 @@ struct Place {
 }
 
 impl Place {
+    /// Where the command line puts the plan: opens `--store`, and for the
+    /// commands that may create the state, the session's directory.
+    fn of(args: &RunArgs) -> Result<Place, i32> {
+        let creates = matches!(
+            args.command,
+            RunCommand::Init { .. } | RunCommand::Observe { .. }
+        );
+        if args.store.is_some() && args.lock_timeout.is_some() {
+            // A store waits for its own locks (a JSON store 5 s, SQLite 30 s);
+            // a wait it would not keep is refused, not ignored.
+            return Err(usage(
+                "--lock-timeout (or PLANC_LOCK_TIMEOUT) applies to state files, not to --store: \
+                 a store waits for its own locks",
+            ));
+        }
+        let plan = match (&args.store, &args.plan_id) {
+            (Some(url), Some(plan_id)) => match runner::open_store(url) {
+                Ok(store) => Some((store, plan_id.clone())),
+                Err(error) => {
+                    return Err(usage(&format!(
+                        "cannot open the store {}: {}",
+                        escape::line(url),
+                        escape::line(&error.message)
+                    )))
+                }
+            },
+            _ => None,
+        };
+        let session = match &args.session {
+            Some(key) => Some(session_state(key, creates)?),
+            None => None,
+        };
+        Ok(Place {
+            session,
+            plan,
+            lock_timeout: args.lock_timeout,
+        })
+    }
+
     /// The plan of the state file `state`, or of `--store`.
     fn target(&self, state: String) -> Target {
         match &self.plan {
@@ -472,6 +539,16 @@ impl Place {
         id: Option<String>,
     ) -> Result<(Target, String), i32> {
         self.with_required(state, id, "the task (its id or key)")
+    }
+
+    /// [`Place::with_required_id`], the id read as a task reference.
+    fn with_required_task(
+        &self,
+        state: Option<String>,
+        id: Option<String>,
+    ) -> Result<(Target, TaskRef), i32> {
+        let (target, id) = self.with_required_id(state, id)?;
+        Ok((target, task(&id)))
     }
 
     /// The plan and the argument after the state file, which the command needs.
@@ -536,33 +613,8 @@ pub fn run(args: RunArgs) -> i32 {
 fn run_command(args: RunArgs) -> Result<i32, i32> {
     let json = args.json;
     let mut caller = Caller::agent(args.agent.clone());
-    // Commands that may create the state create the session's directory.
-    let creates = matches!(
-        args.command,
-        RunCommand::Init { .. } | RunCommand::Observe { .. }
-    );
-    let plan = match (&args.store, &args.plan_id) {
-        (Some(url), Some(plan_id)) => match runner::open_store(url) {
-            Ok(store) => Some((store, plan_id.clone())),
-            Err(error) => {
-                return Err(usage(&format!(
-                    "cannot open the store {}: {}",
-                    escape::line(url),
-                    escape::line(&error.message)
-                )))
-            }
-        },
-        _ => None,
-    };
-    let place = Place {
-        session: match &args.session {
-            Some(key) => Some(session_state(key, creates)?),
-            None => None,
-        },
-        plan,
-        lock_timeout: args.lock_timeout,
-    };
-    let (state, op) = match args.command {
+    let place = Place::of(&args)?;
+    let (target, op) = match args.command {
         RunCommand::Init {
             plan,
             output,
@@ -573,28 +625,34 @@ fn run_command(args: RunArgs) -> Result<i32, i32> {
             let target = place.state(output)?;
             return Ok(init(&plan, &target, set, &imports, force, json));
         }
+        RunCommand::TaskWork(command) => command.op(&place, &mut caller)?,
+        RunCommand::PlanEdit(command) => command.op(&place)?,
+        RunCommand::PlanRead(command) => command.op(&place)?,
+        RunCommand::PlanCourse(command) => command.op(&place)?,
+        RunCommand::Replan { state, steps } => {
+            let (target, steps) = place.with_required(state, steps, "the steps file (or `-`)")?;
+            match read_steps(&steps)? {
+                Ok(args) => (target, Op::Replan(args)),
+                Err(error) => return Ok(report(Err(error), json)),
+            }
+        }
+        RunCommand::Log {
+            state,
+            kind,
+            data,
+            task: about,
+        } => {
+            let target = place.state(state)?;
+            match log_op(kind, data.as_deref(), about.as_deref())? {
+                Ok(op) => (target, op),
+                Err(error) => return Ok(report(Err(error), json)),
+            }
+        }
         RunCommand::Watch { state, no_follow } => {
             return Ok(watch(&place.state(state)?, no_follow, json))
         }
         RunCommand::Prompt { state } => {
-            return Ok(match place.state(state)?.runner() {
-                Ok(runner) => {
-                    let text = runner::prompt_as(&runner, &caller);
-                    if json {
-                        report(
-                            Ok(Applied {
-                                data: OpResult::Prompted(Prompted { prompt: text }),
-                                events: Vec::new(),
-                            }),
-                            true,
-                        )
-                    } else {
-                        print!("{text}");
-                        EXIT_OK
-                    }
-                }
-                Err(error) => report(Err(error), json),
-            })
+            return Ok(prompt(&place.state(state)?, &caller, json));
         }
         RunCommand::Observe {
             state,
@@ -611,185 +669,216 @@ fn run_command(args: RunArgs) -> Result<i32, i32> {
             let result = target.observe(&message, &caller, goal.as_deref());
             return Ok(report(result, json));
         }
-        RunCommand::Next {
-            state,
-            assignee,
-            lease,
-        } => {
-            caller.lease = lease;
-            (
-                place.state(state)?,
-                Op::StartNextTask(StartNextArgs { assignee }),
-            )
-        }
-        RunCommand::Start { state, id, lease } => {
-            caller.lease = lease;
-            let (state, id) = place.with_required_id(state, id)?;
-            (state, Op::StartTask(TaskIdArgs { task_id: task(&id) }))
-        }
-        RunCommand::Retry { state, id } => {
-            let (state, id) = place.with_required_id(state, id)?;
-            (state, Op::RetryTask(TaskIdArgs { task_id: task(&id) }))
-        }
-        RunCommand::Heartbeat { state, lease } => {
-            caller.lease = lease;
-            (place.state(state)?, Op::Heartbeat(NoArgs {}))
-        }
-        RunCommand::Complete {
-            state,
-            id,
-            result,
-            attachments,
-        } => {
-            let (state, id) = place.with_id(state, id)?;
-            (
+    };
+    Ok(report(target.apply_as(&op, &caller), json))
+}
+
+impl TaskWork {
+    /// The plan the command acts on and its operation; a `--lease` goes to
+    /// the caller.
+    fn op(self, place: &Place, caller: &mut Caller) -> Result<(Target, Op), i32> {
+        Ok(match self {
+            TaskWork::Next {
                 state,
-                Op::CompleteTask(CompleteArgs {
+                assignee,
+                lease,
+            } => {
+                caller.lease = lease;
+                let op = Op::StartNextTask(StartNextArgs { assignee });
+                (place.state(state)?, op)
+            }
+            TaskWork::Start { state, id, lease } => {
+                caller.lease = lease;
+                let (target, task_id) = place.with_required_task(state, id)?;
+                (target, Op::StartTask(TaskIdArgs { task_id }))
+            }
+            TaskWork::Retry { state, id } => {
+                let (target, task_id) = place.with_required_task(state, id)?;
+                (target, Op::RetryTask(TaskIdArgs { task_id }))
+            }
+            TaskWork::Heartbeat { state, lease } => {
+                caller.lease = lease;
+                (place.state(state)?, Op::Heartbeat(NoArgs {}))
+            }
+            TaskWork::Complete {
+                state,
+                id,
+                result,
+                attachments,
+            } => {
+                let (target, id) = place.with_id(state, id)?;
+                let op = Op::CompleteTask(CompleteArgs {
                     task_id: id.as_deref().map(task),
                     result,
                     attachments: (!attachments.is_empty()).then_some(attachments),
-                }),
-            )
-        }
-        RunCommand::Fail {
-            state,
-            id,
-            error,
-            no_retry,
-        } => {
-            let (state, id) = place.with_id(state, id)?;
-            (
+                });
+                (target, op)
+            }
+            TaskWork::Fail {
                 state,
-                Op::FailTask(FailArgs {
+                id,
+                error,
+                no_retry,
+            } => {
+                let (target, id) = place.with_id(state, id)?;
+                let op = Op::FailTask(FailArgs {
                     task_id: id.as_deref().map(task),
                     error_message: error,
                     should_retry: !no_retry,
-                }),
-            )
-        }
-        RunCommand::Skip { state, id, reason } => {
-            let (state, id) = place.with_required_id(state, id)?;
-            (
+                });
+                (target, op)
+            }
+            TaskWork::Skip { state, id, reason } => {
+                let (target, task_id) = place.with_required_task(state, id)?;
+                (target, Op::SkipTask(SkipArgs { task_id, reason }))
+            }
+        })
+    }
+}
+
+impl PlanEdit {
+    /// The plan the command acts on and its operation.
+    fn op(self, place: &Place) -> Result<(Target, Op), i32> {
+        Ok(match self {
+            PlanEdit::Add {
                 state,
-                Op::SkipTask(SkipArgs {
-                    task_id: task(&id),
-                    reason,
-                }),
-            )
-        }
-        RunCommand::Add {
-            state,
-            name,
-            after,
-            deps,
-            details,
-        } => (
-            place.state(state)?,
-            Op::AddTask(AddArgs {
                 name,
-                dependencies: tasks(deps),
-                reasoning: details.reasoning,
-                after_task_id: after.as_deref().map(task),
-                assignee: details.assignee,
-                description: details.description,
-            }),
-        ),
-        RunCommand::Update {
-            state,
-            id,
-            name,
-            deps,
-            details,
-        } => {
-            let (state, id) = place.with_required_id(state, id)?;
-            (
+                after,
+                deps,
+                details,
+            } => {
+                let op = Op::AddTask(AddArgs {
+                    name,
+                    dependencies: tasks(deps),
+                    reasoning: details.reasoning,
+                    after_task_id: after.as_deref().map(task),
+                    assignee: details.assignee,
+                    description: details.description,
+                });
+                (place.state(state)?, op)
+            }
+            PlanEdit::Update {
                 state,
-                Op::UpdateTask(UpdateArgs {
-                    task_id: task(&id),
+                id,
+                name,
+                deps,
+                details,
+            } => {
+                let (target, task_id) = place.with_required_task(state, id)?;
+                let op = Op::UpdateTask(UpdateArgs {
+                    task_id,
                     updates: None,
                     name,
                     dependencies: tasks(deps),
                     reasoning: details.reasoning,
                     assignee: details.assignee,
                     description: details.description,
-                }),
-            )
-        }
-        RunCommand::Remove { state, id } => {
-            let (state, id) = place.with_required_id(state, id)?;
-            (state, Op::RemoveTask(TaskIdArgs { task_id: task(&id) }))
-        }
-        RunCommand::Show { state, id } => match place.with_id(state, id)? {
-            (state, None) => (state, Op::GetCurrentTask(NoArgs {})),
-            (state, Some(id)) => (state, Op::GetTaskById(TaskIdArgs { task_id: task(&id) })),
-        },
-        RunCommand::List {
-            state,
-            status,
-            assignee,
-        } => (
-            place.state(state)?,
-            Op::GetTaskList(ListArgs { status, assignee }),
-        ),
-        RunCommand::Ready { state, assignee } => (
-            place.state(state)?,
-            Op::GetExecutableTaskList(StartNextArgs { assignee }),
-        ),
-        RunCommand::Log {
-            state,
-            kind,
-            data,
-            task: about,
-        } => {
-            let state = place.state(state)?;
-            let data = match data.as_deref() {
-                None => Value::Null,
-                Some(text) => {
-                    let text = if text == "-" {
-                        read_stdin()?
-                    } else {
-                        text.to_owned()
-                    };
-                    match serde_json::from_str(&text) {
-                        Ok(value) => value,
-                        Err(error) => {
-                            let error = OpError::new(
-                                runner::ErrorCode::InvalidArgument,
-                                format!("--data is not JSON: {error}"),
-                            )
-                            .with(serde_json::json!({"field": "data"}));
-                            return Ok(report(Err(error), json));
-                        }
-                    }
-                }
-            };
-            let kind = match kind {
-                LogKindArg::Tool => LogKind::Tool,
-                LogKindArg::Message => LogKind::Message,
-                LogKindArg::Error => LogKind::Error,
-            };
-            (
+                });
+                (target, op)
+            }
+            PlanEdit::Remove { state, id } => {
+                let (target, task_id) = place.with_required_task(state, id)?;
+                (target, Op::RemoveTask(TaskIdArgs { task_id }))
+            }
+        })
+    }
+}
+
+impl PlanRead {
+    /// The plan the command reads and its query.
+    fn op(self, place: &Place) -> Result<(Target, Op), i32> {
+        Ok(match self {
+            PlanRead::Show { state, id } => match place.with_id(state, id)? {
+                (target, None) => (target, Op::GetCurrentTask(NoArgs {})),
+                (target, Some(id)) => (target, Op::GetTaskById(TaskIdArgs { task_id: task(&id) })),
+            },
+            PlanRead::List {
                 state,
-                Op::LogEvent(LogArgs {
-                    kind,
-                    data,
-                    task_id: about.as_deref().map(task),
-                }),
-            )
+                status,
+                assignee,
+            } => (
+                place.state(state)?,
+                Op::GetTaskList(ListArgs { status, assignee }),
+            ),
+            PlanRead::Ready { state, assignee } => (
+                place.state(state)?,
+                Op::GetExecutableTaskList(StartNextArgs { assignee }),
+            ),
+            PlanRead::Status { state } => (place.state(state)?, Op::GetPlanStatus(NoArgs {})),
+        })
+    }
+}
+
+impl PlanCourse {
+    /// The plan the command acts on and its operation.
+    fn op(self, place: &Place) -> Result<(Target, Op), i32> {
+        Ok(match self {
+            PlanCourse::Pause { state } => (place.state(state)?, Op::PausePlan(NoArgs {})),
+            PlanCourse::Resume { state } => (place.state(state)?, Op::ResumePlan(NoArgs {})),
+            PlanCourse::Reset { state } => (place.state(state)?, Op::ResetPlan(NoArgs {})),
+        })
+    }
+}
+
+/// `planc run prompt`: the Markdown block for the caller, or its envelope.
+fn prompt(target: &Target, caller: &Caller, json: bool) -> i32 {
+    match target.runner() {
+        Ok(runner) => {
+            let text = runner::prompt_as(&runner, caller);
+            if json {
+                let applied = Applied {
+                    data: OpResult::Prompted(Prompted { prompt: text }),
+                    events: Vec::new(),
+                };
+                report(Ok(applied), true)
+            } else {
+                print!("{text}");
+                EXIT_OK
+            }
         }
-        RunCommand::Status { state } => (place.state(state)?, Op::GetPlanStatus(NoArgs {})),
-        RunCommand::Pause { state } => (place.state(state)?, Op::PausePlan(NoArgs {})),
-        RunCommand::Resume { state } => (place.state(state)?, Op::ResumePlan(NoArgs {})),
-        RunCommand::Reset { state } => (place.state(state)?, Op::ResetPlan(NoArgs {})),
-        RunCommand::Replan { state, steps } => {
-            let (state, steps) = place.with_required(state, steps, "the steps file (or `-`)")?;
-            match read_steps(&steps)? {
-                Ok(args) => (state, Op::Replan(args)),
-                Err(error) => return Ok(report(Err(error), json)),
+        Err(error) => report(Err(error), json),
+    }
+}
+
+/// The `logEvent` of `planc run log`: `data` is JSON text, or `-` for
+/// standard input (exit 2 when it cannot be read); data that is not JSON is
+/// the operation's error.
+fn log_op(
+    kind: LogKindArg,
+    data: Option<&str>,
+    about: Option<&str>,
+) -> Result<Result<Op, OpError>, i32> {
+    let data = match data {
+        None => Value::Null,
+        Some(text) => {
+            let text = if text == "-" {
+                read_stdin()?
+            } else {
+                text.to_owned()
+            };
+            match serde_json::from_str(&text) {
+                Ok(value) => value,
+                Err(error) => {
+                    let error = OpError::new(
+                        runner::ErrorCode::InvalidArgument,
+                        format!("--data is not JSON: {error}"),
+                    )
+                    .with(serde_json::json!({"field": "data"}));
+                    return Ok(Err(error));
+                }
             }
         }
     };
-    Ok(report(state.apply_as(&op, &caller), json))
+    let kind = match kind {
+        LogKindArg::Tool => LogKind::Tool,
+        LogKindArg::Message => LogKind::Message,
+        LogKindArg::Error => LogKind::Error,
+    };
+    Ok(Ok(Op::LogEvent(LogArgs {
+        kind,
+        data,
+        task_id: about.map(task),
+    })))
 }
 
 /// Prints a result as the envelope (`--json`) or a short summary; the exit code.

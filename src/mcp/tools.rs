@@ -90,19 +90,40 @@ const ID_NOTE: &str =
 
 /// Every tool, in the order of docs/runner.md.
 pub fn tools() -> Vec<ToolDef> {
-    let def = |name: &'static str, description: &str, input_schema, read_only| {
-        let mut tool = ToolDef {
-            name,
-            description: description.to_owned(),
-            input_schema,
-            output_schema: envelope_schema(name),
-            read_only,
-            destructive: matches!(name, "resetPlan" | "replan"),
-        };
-        tool.description = full_description(&tool);
-        tool
+    let tools: Vec<ToolDef> = [
+        work_tools(),
+        edit_tools(),
+        read_tools(),
+        course_tools(),
+        agent_tools(),
+    ]
+    .concat();
+    debug_assert!(tools.iter().map(|t| t.name).eq(Op::NAMES));
+    tools.into_iter().map(with_caller).collect()
+}
+
+/// A tool: its description made full, its output the envelope of its result.
+fn def(
+    name: &'static str,
+    description: &str,
+    input_schema: Map<String, Value>,
+    read_only: bool,
+) -> ToolDef {
+    let mut tool = ToolDef {
+        name,
+        description: description.to_owned(),
+        input_schema,
+        output_schema: envelope_schema(name),
+        read_only,
+        destructive: matches!(name, "resetPlan" | "replan"),
     };
-    let tools = vec![
+    tool.description = full_description(&tool);
+    tool
+}
+
+/// The tools that move tasks through their life: start, finish, skip.
+fn work_tools() -> Vec<ToolDef> {
+    vec![
         def(
             "getCurrentTask",
             "Get the task you are working on now (the current task), or null when none is current. Call this when you are unsure what to do next.",
@@ -139,6 +160,12 @@ pub fn tools() -> Vec<ToolDef> {
             schema::<SkipArgs>(),
             false,
         ),
+    ]
+}
+
+/// The tools that change the plan's tasks.
+fn edit_tools() -> Vec<ToolDef> {
+    vec![
         def(
             "addTask",
             "Add a task to handle something the plan did not foresee (a popup, a captcha, a missing step). With after_task_id = X, the task is inserted right after X and the pending tasks that depended on X now depend on the new task. dependencies default to [after_task_id].",
@@ -157,6 +184,12 @@ pub fn tools() -> Vec<ToolDef> {
             schema::<TaskIdArgs>(),
             false,
         ),
+    ]
+}
+
+/// The tools that read the plan.
+fn read_tools() -> Vec<ToolDef> {
+    vec![
         def("getTaskById", "Get one task with all its fields (status, dependencies, result, retry…).", schema::<TaskIdArgs>(), true),
         def(
             "getTaskList",
@@ -176,6 +209,12 @@ pub fn tools() -> Vec<ToolDef> {
             schema::<NoArgs>(),
             true,
         ),
+    ]
+}
+
+/// The tools that pause, resume, restart or replace the plan.
+fn course_tools() -> Vec<ToolDef> {
+    vec![
         def("pausePlan", "Pause the plan: every change is refused until resumePlan.", schema::<NoArgs>(), false),
         def("resumePlan", "Resume a paused plan where it stopped.", schema::<NoArgs>(), false),
         def(
@@ -190,6 +229,12 @@ pub fn tools() -> Vec<ToolDef> {
             schema::<ReplanArgs>(),
             false,
         ),
+    ]
+}
+
+/// The tools for an agent's own upkeep: retrying, holding its tasks, logging.
+fn agent_tools() -> Vec<ToolDef> {
+    vec![
         def(
             "retryTask",
             "Put a failed task back to pending, to be tried again (when its error is fixed). Tasks blocked by it may run once it is done.",
@@ -208,9 +253,7 @@ pub fn tools() -> Vec<ToolDef> {
             schema::<LogArgs>(),
             false,
         ),
-    ];
-    debug_assert!(tools.iter().map(|t| t.name).eq(Op::NAMES));
-    tools.into_iter().map(with_caller).collect()
+    ]
 }
 
 /// Adds the caller's arguments every tool takes: `agent`, and `lease` on

@@ -3,7 +3,7 @@
 //! cycles) and only then replaces the old one, so a refused edit changes nothing.
 //! Edits cost O(tasks + edges): they are rare next to status changes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::json;
 
@@ -52,34 +52,13 @@ impl Runner {
             extra: Default::default(),
             holder: None,
         };
-        let mut rewired = Vec::new();
-        match after {
-            Some(a) => {
-                // The planManager: the tasks that waited for X now wait for the new task.
-                let x = self.task(a).id;
-                for &d in &self.index.dependents[a] {
-                    let dependent = &mut doc.tasks[d];
-                    if dependent.status == TaskStatus::Pending {
-                        replace_dep(&mut dependent.dependencies, x, &[id]);
-                        rewired.push(dependent.id);
-                    }
-                }
-                rewired.sort_unstable();
-                rewired.dedup();
-                if let Some(step) = &task.step {
-                    if let Some(step) = doc.steps.iter_mut().find(|s| &s.id == step) {
-                        let at = step
-                            .tasks
-                            .iter()
-                            .position(|&t| t == x)
-                            .map_or(step.tasks.len(), |p| p + 1);
-                        step.tasks.insert(at, id);
-                    }
-                }
-                doc.tasks.insert(a + 1, task);
+        let rewired = match after {
+            Some(a) => self.insert_after(&mut doc, a, task),
+            None => {
+                doc.tasks.push(task);
+                Vec::new()
             }
-            None => doc.tasks.push(task),
-        }
+        };
         self.replace(doc)?;
         let i = self.index.position[&id];
         let mut message = format!("Task {id} added");
@@ -99,6 +78,35 @@ impl Runner {
             }),
             events,
         })
+    }
+
+    /// Inserts `task` right after the task at `a` (and in its step): the
+    /// pending tasks that waited for it wait for the new task instead, as in
+    /// the planManager. The ids of the tasks rewired.
+    fn insert_after(&self, doc: &mut PlanDocument, a: usize, task: TaskDoc) -> Vec<u32> {
+        let (x, id) = (self.task(a).id, task.id);
+        let mut rewired = Vec::new();
+        for &d in &self.index.dependents[a] {
+            let dependent = &mut doc.tasks[d];
+            if dependent.status == TaskStatus::Pending {
+                replace_dep(&mut dependent.dependencies, x, &[id]);
+                rewired.push(dependent.id);
+            }
+        }
+        rewired.sort_unstable();
+        rewired.dedup();
+        if let Some(step) = &task.step {
+            if let Some(step) = doc.steps.iter_mut().find(|s| &s.id == step) {
+                let at = step
+                    .tasks
+                    .iter()
+                    .position(|&t| t == x)
+                    .map_or(step.tasks.len(), |p| p + 1);
+                step.tasks.insert(at, id);
+            }
+        }
+        doc.tasks.insert(a + 1, task);
+        rewired
     }
 
     /// `updateTask`: change a pending task's name, dependencies, reasoning, assignee or description.
@@ -191,130 +199,100 @@ impl Runner {
     /// replace the pending and failed ones with `steps`.
     pub(super) fn replan(&mut self, args: &ReplanArgs) -> Result<Applied, OpError> {
         self.require_active()?;
-        let keep = |t: &TaskDoc| {
-            matches!(
-                t.status,
-                TaskStatus::Completed | TaskStatus::Skipped | TaskStatus::InProgress
-            )
-        };
         let mut doc = self.doc.clone();
-        let removed: Vec<u32> = doc
-            .tasks
-            .iter()
-            .filter(|t| !keep(t))
-            .map(|t| t.id)
-            .collect();
-        doc.tasks.retain(keep);
-        let kept_ids: HashMap<u32, ()> = doc.tasks.iter().map(|t| (t.id, ())).collect();
-        for task in &mut doc.tasks {
-            task.dependencies.retain(|d| kept_ids.contains_key(d));
-        }
-        for step in &mut doc.steps {
-            step.tasks.retain(|t| kept_ids.contains_key(t));
-        }
+        let removed = keep_started(&mut doc);
         let running: Vec<u32> = doc
             .tasks
             .iter()
             .filter(|t| t.status == TaskStatus::InProgress)
             .map(|t| t.id)
             .collect();
-
         // New ids come after every id the plan has had, so none is reused.
-        let first_id = self.next_id(args.steps.len())?;
-        let mut new_keys: HashMap<String, u32> = HashMap::new();
+        let new = NewTasks::of(&doc, &args.steps, self.next_id(args.steps.len())?)?;
         for (n, step) in args.steps.iter().enumerate() {
-            if let ReplanStep::Task(task) = step {
-                if let Some(key) = &task.key {
-                    let taken = doc
-                        .tasks
-                        .iter()
-                        .any(|t| t.key.as_deref() == Some(key.as_str()));
-                    if taken || new_keys.insert(key.clone(), first_id + n as u32).is_some() {
-                        return Err(OpError::new(
-                            ErrorCode::InvalidArgument,
-                            format!("the key `{key}` is used twice"),
-                        )
-                        .with(json!({"key": key})));
-                    }
-                }
-            }
-        }
-        let mut added = Vec::new();
-        for (n, step) in args.steps.iter().enumerate() {
-            let id = first_id + n as u32;
+            let id = new.first_id + n as u32;
+            // Each step waits for the one before; the first for the tasks in progress.
             let chained = if n == 0 {
                 running.clone()
             } else {
                 vec![id - 1]
             };
-            let task = match step {
-                ReplanStep::Name(name) => TaskDoc {
-                    id,
-                    name: non_empty(name, "a step's name")?,
-                    status: TaskStatus::Pending,
-                    dependencies: chained,
-                    reasoning: None,
-                    result: None,
-                    key: None,
-                    step: None,
-                    assignee: None,
-                    description: None,
-                    optional: false,
-                    retry: Retry::default(),
-                    priority: None,
-                    extra: Default::default(),
-                    holder: None,
-                },
-                ReplanStep::Task(t) => {
-                    let name = t.name.as_deref().or(t.description.as_deref()).unwrap_or("");
-                    self.check_role(t.assignee.as_deref())?;
-                    let dependencies = match &t.dependencies {
-                        None => chained,
-                        Some(deps) => deps
-                            .iter()
-                            .map(|d| {
-                                resolve_replan_dep(
-                                    d,
-                                    &doc,
-                                    &new_keys,
-                                    first_id,
-                                    args.steps.len(),
-                                    id,
-                                )
-                            })
-                            .collect::<Result<Vec<u32>, OpError>>()?,
-                    };
-                    TaskDoc {
-                        id,
-                        name: non_empty(name, "a step's name")?,
-                        status: TaskStatus::Pending,
-                        dependencies,
-                        reasoning: t.reasoning.clone(),
-                        result: None,
-                        key: t.key.clone(),
-                        step: None,
-                        assignee: t.assignee.clone(),
-                        description: t.description.clone().filter(|_| t.name.is_some()),
-                        optional: t.optional,
-                        retry: Retry {
-                            max: t.retry,
-                            count: 0,
-                        },
-                        priority: None,
-                        extra: Default::default(),
-                        holder: None,
-                    }
-                }
-            };
-            added.push(id);
+            let task = self.replan_task(step, id, chained, &doc, &new)?;
             doc.tasks.push(task);
         }
         self.replace(doc)?;
+        Ok(self.replanned(removed, new.ids()))
+    }
+
+    /// The task of one step of a replan: a name, or a task object whose
+    /// dependencies name kept tasks or new ones.
+    fn replan_task(
+        &self,
+        step: &ReplanStep,
+        id: u32,
+        chained: Vec<u32>,
+        doc: &PlanDocument,
+        new: &NewTasks,
+    ) -> Result<TaskDoc, OpError> {
+        Ok(match step {
+            ReplanStep::Name(name) => TaskDoc {
+                id,
+                name: non_empty(name, "a step's name")?,
+                status: TaskStatus::Pending,
+                dependencies: chained,
+                reasoning: None,
+                result: None,
+                key: None,
+                step: None,
+                assignee: None,
+                description: None,
+                optional: false,
+                retry: Retry::default(),
+                priority: None,
+                extra: Default::default(),
+                holder: None,
+            },
+            ReplanStep::Task(t) => {
+                let name = t.name.as_deref().or(t.description.as_deref()).unwrap_or("");
+                self.check_role(t.assignee.as_deref())?;
+                let dependencies = match &t.dependencies {
+                    None => chained,
+                    Some(deps) => deps
+                        .iter()
+                        .map(|d| new.resolve(d, doc, id))
+                        .collect::<Result<Vec<u32>, OpError>>()?,
+                };
+                TaskDoc {
+                    id,
+                    name: non_empty(name, "a step's name")?,
+                    status: TaskStatus::Pending,
+                    dependencies,
+                    reasoning: t.reasoning.clone(),
+                    result: None,
+                    key: t.key.clone(),
+                    step: None,
+                    assignee: t.assignee.clone(),
+                    description: t.description.clone().filter(|_| t.name.is_some()),
+                    optional: t.optional,
+                    retry: Retry {
+                        max: t.retry,
+                        count: 0,
+                    },
+                    priority: None,
+                    extra: Default::default(),
+                    holder: None,
+                }
+            }
+        })
+    }
+
+    /// What a replan did, once installed: the tasks kept, removed and added.
+    fn replanned(&mut self, removed: Vec<u32>, added: Vec<u32>) -> Applied {
+        let added_count = added.len();
+        let kept = self.doc.tasks.len() - added_count;
         let message = format!(
-            "Plan updated: kept {} task(s), replaced {} with {} new task(s)",
-            self.doc.tasks.len() - added.len(),
+            "Plan updated: kept {kept} task(s), replaced {} with {added_count} new task(s)",
             removed.len(),
-            added.len()
         );
         let new_tasks: Vec<TaskDoc> = added
             .iter()
@@ -322,13 +300,13 @@ impl Runner {
             .collect();
         let data = OpResult::Replanned(Replanned {
             message: message.clone(),
-            kept_tasks: self.doc.tasks.len() - added.len(),
+            kept_tasks: kept,
             removed_tasks: removed,
             new_tasks,
         });
         let mut events = vec![Event::plan(EventKind::Replanned, message)];
         events.extend(self.refresh_status());
-        Ok(Applied { data, events })
+        Applied { data, events }
     }
 
     /// Installs an edited document, re-indexed; refuses it (changing nothing) if it has a cycle.
@@ -411,41 +389,101 @@ impl Runner {
     }
 }
 
-/// A dependency of a new task in a replan: a kept task, or a new task by key or id.
-fn resolve_replan_dep(
-    dep: &TaskRef,
-    doc: &PlanDocument,
-    new_keys: &HashMap<String, u32>,
+/// Keeps the completed, skipped and in-progress tasks of `doc`, and only
+/// them in dependencies and steps; the ids of the tasks dropped.
+fn keep_started(doc: &mut PlanDocument) -> Vec<u32> {
+    let keep = |t: &TaskDoc| {
+        matches!(
+            t.status,
+            TaskStatus::Completed | TaskStatus::Skipped | TaskStatus::InProgress
+        )
+    };
+    let removed: Vec<u32> = doc
+        .tasks
+        .iter()
+        .filter(|t| !keep(t))
+        .map(|t| t.id)
+        .collect();
+    doc.tasks.retain(keep);
+    let kept_ids: HashSet<u32> = doc.tasks.iter().map(|t| t.id).collect();
+    for task in &mut doc.tasks {
+        task.dependencies.retain(|d| kept_ids.contains(d));
+    }
+    for step in &mut doc.steps {
+        step.tasks.retain(|t| kept_ids.contains(t));
+    }
+    removed
+}
+
+/// The new tasks of a replan: their ids from `first_id` on, one a step,
+/// and the keys they declare.
+struct NewTasks {
     first_id: u32,
     count: usize,
-    itself: u32,
-) -> Result<u32, OpError> {
-    let found = match dep {
-        TaskRef::Id(id)
-            if (u64::from(first_id)..u64::from(first_id) + count as u64)
-                .contains(&u64::from(*id)) =>
-        {
-            Some(*id)
-        }
-        TaskRef::Id(id) => doc.tasks.iter().find(|t| t.id == *id).map(|t| t.id),
-        TaskRef::Key(key) => new_keys.get(key).copied().or_else(|| {
-            doc.tasks
+    keys: HashMap<String, u32>,
+}
+
+impl NewTasks {
+    /// The new tasks of `steps`; a key used twice, among them or by a kept
+    /// task, is refused.
+    fn of(doc: &PlanDocument, steps: &[ReplanStep], first_id: u32) -> Result<NewTasks, OpError> {
+        let mut keys: HashMap<String, u32> = HashMap::new();
+        for (n, step) in steps.iter().enumerate() {
+            let ReplanStep::Task(task) = step else {
+                continue;
+            };
+            let Some(key) = &task.key else {
+                continue;
+            };
+            let taken = doc
+                .tasks
                 .iter()
-                .find(|t| t.key.as_deref() == Some(key.as_str()) || t.id.to_string() == *key)
-                .map(|t| t.id)
-        }),
-    };
-    match found {
-        Some(id) if id != itself => Ok(id),
-        Some(_) => Err(OpError::new(
-            ErrorCode::InvalidDependency,
-            format!("a new task cannot depend on itself ({dep})"),
-        )),
-        None => Err(OpError::new(
-            ErrorCode::InvalidDependency,
-            format!("dependency {dep} names no kept task and no new task"),
-        )
-        .with(json!({"dependency": dep}))),
+                .any(|t| t.key.as_deref() == Some(key.as_str()));
+            if taken || keys.insert(key.clone(), first_id + n as u32).is_some() {
+                return Err(OpError::new(
+                    ErrorCode::InvalidArgument,
+                    format!("the key `{key}` is used twice"),
+                )
+                .with(json!({"key": key})));
+            }
+        }
+        Ok(NewTasks {
+            first_id,
+            count: steps.len(),
+            keys,
+        })
+    }
+
+    /// The ids of the new tasks (the last may be `u32::MAX`).
+    fn ids(&self) -> Vec<u32> {
+        (0..self.count).map(|n| self.first_id + n as u32).collect()
+    }
+
+    /// A dependency of new task `itself`: a kept task, or a new task by key or id.
+    fn resolve(&self, dep: &TaskRef, doc: &PlanDocument, itself: u32) -> Result<u32, OpError> {
+        let new_ids = u64::from(self.first_id)..u64::from(self.first_id) + self.count as u64;
+        let found = match dep {
+            TaskRef::Id(id) if new_ids.contains(&u64::from(*id)) => Some(*id),
+            TaskRef::Id(id) => doc.tasks.iter().find(|t| t.id == *id).map(|t| t.id),
+            TaskRef::Key(key) => self.keys.get(key).copied().or_else(|| {
+                doc.tasks
+                    .iter()
+                    .find(|t| t.key.as_deref() == Some(key.as_str()) || t.id.to_string() == *key)
+                    .map(|t| t.id)
+            }),
+        };
+        match found {
+            Some(id) if id != itself => Ok(id),
+            Some(_) => Err(OpError::new(
+                ErrorCode::InvalidDependency,
+                format!("a new task cannot depend on itself ({dep})"),
+            )),
+            None => Err(OpError::new(
+                ErrorCode::InvalidDependency,
+                format!("dependency {dep} names no kept task and no new task"),
+            )
+            .with(json!({"dependency": dep}))),
+        }
     }
 }
 

@@ -23,6 +23,7 @@ use super::error::{ErrorCode, OpError};
 use super::events::{Event, EventKind};
 use super::ops::{AddArgs, CompleteArgs, FailArgs, NoArgs, Op, StartNextArgs, TaskRef};
 use super::prompt::{summary, SummaryReason};
+use super::results::Summary;
 use super::results::{Advance, Observed, OpResult};
 use super::{Applied, Caller, Runner};
 
@@ -59,24 +60,6 @@ pub const TRANSITION_WORDS: [&str; 11] = [
 /// the plan when `meta.max_iterations` is reached. Counts as one revision.
 pub fn observe(runner: &mut Runner, message: &str, caller: &Caller) -> Result<Applied, OpError> {
     caller.check()?;
-    let mut events = Vec::new();
-    let mut actions: Vec<String> = Vec::new();
-    let step = |runner: &mut Runner, op: Op, events: &mut Vec<Event>, actions: &mut Vec<String>| {
-        match runner.apply_unrevised(&op, caller) {
-            Ok(applied) => {
-                if let Some(message) = applied.data.message() {
-                    actions.push(message.to_owned());
-                }
-                events.extend(applied.events.iter().cloned());
-                Ok(applied)
-            }
-            Err(error) => {
-                actions.push(format!("{} ignored: {}", op.name(), error.message));
-                Err(error)
-            }
-        }
-    };
-
     let paused = runner.doc.state.status == PlanStatus::Paused;
     let resuming = paused && first_word(message, &RESUME_WORDS).is_some();
     if paused && !resuming {
@@ -85,202 +68,306 @@ pub fn observe(runner: &mut Runner, message: &str, caller: &Caller) -> Result<Ap
     // Both counters are checked before anything changes: a refused message
     // changes nothing.
     let revision = runner.next_revision()?;
-    let iteration = if resuming {
-        // A resumed plan gets a fresh iteration budget.
-        1
-    } else {
-        runner
-            .doc
-            .state
-            .iteration_count
-            .checked_add(1)
-            .ok_or_else(|| {
-                OpError::overflow(
-                    "state.iteration_count",
-                    u64::MAX,
-                    "reset the plan (resetPlan) to count again",
-                )
-            })?
+    let iteration = next_iteration(runner, resuming)?;
+    let mut round = Round {
+        runner,
+        caller,
+        message,
+        events: Vec::new(),
+        actions: Vec::new(),
+        summary: None,
     };
-    let mut summary_now = None;
     if resuming {
-        let _ = step(runner, Op::ResumePlan(NoArgs {}), &mut events, &mut actions);
-        if runner.doc.state.status == PlanStatus::Paused {
-            return Err(paused_error(runner));
-        }
-        summary_now = Some(summary(runner, caller, SummaryReason::Resumed));
+        round.resume()?;
     }
-    runner.doc.state.iteration_count = iteration;
-    events.push(Event::plan(
+    round.runner.doc.state.iteration_count = iteration;
+    round.events.push(Event::plan(
         EventKind::Iteration,
         format!("Iteration {iteration}"),
     ));
-
-    let was_empty = runner.doc.tasks.is_empty();
-    // `[Step] description` lines add tasks, each after the one before.
-    let mut previous: Option<u32> = runner.doc.tasks.last().map(|t| t.id);
-    for name in step_lines(message) {
-        let args = AddArgs {
-            name,
-            dependencies: Some(previous.map(TaskRef::Id).into_iter().collect()),
-            ..AddArgs::default()
-        };
-        if let Ok(applied) = step(runner, Op::AddTask(args), &mut events, &mut actions) {
-            if let OpResult::Added(added) = &applied.data {
-                previous = Some(added.new_task.id);
-            }
-        }
-    }
+    let was_empty = round.runner.doc.tasks.is_empty();
+    round.add_steps();
 
     // The caller's task when the message came, and the rounds it had had.
-    let started_on = runner.current_of(caller).map(|i| runner.task(i).id);
-    let rounds_before = started_on.map_or(0, |id| rounds_of(runner, id));
+    let started_on = round.current_id();
+    let rounds_before = started_on.map_or(0, |id| rounds_of(round.runner, id));
+    let marked = marker(message);
+    let advanced = match marked {
+        Some(marker) => round.apply_marker(marker),
+        None => match started_on.filter(|_| is_active(round.runner)) {
+            Some(id) => round.advance_without_marker(id, rounds_before, resuming),
+            None => None,
+        },
+    };
+    round.keep_on_a_task();
+    round.count(started_on, rounds_before, marked.is_some(), was_empty);
+    round.pause_at_the_limit(iteration);
+    round.finish(revision, iteration, advanced, resuming)
+}
 
+/// The iteration a message counts as: the next one, or the first of a
+/// fresh budget for a message that resumes the plan.
+fn next_iteration(runner: &Runner, resuming: bool) -> Result<u64, OpError> {
+    if resuming {
+        return Ok(1);
+    }
+    runner
+        .doc
+        .state
+        .iteration_count
+        .checked_add(1)
+        .ok_or_else(|| {
+            OpError::overflow(
+                "state.iteration_count",
+                u64::MAX,
+                "reset the plan (resetPlan) to count again",
+            )
+        })
+}
+
+/// The first marker of a message, done or failed: whether it is done, and
+/// where it stands (byte offset, length).
+fn marker(message: &str) -> Option<(bool, (usize, usize))> {
     let done = first_marker(message, &DONE_MARKERS);
     let failed = first_marker(message, &FAILED_MARKERS);
-    let outcome = match (done, failed) {
+    match (done, failed) {
         (Some(d), Some(f)) if f.0 < d.0 => Some((false, f)),
         (Some(d), _) => Some((true, d)),
         (None, Some(f)) => Some((false, f)),
         (None, None) => None,
-    };
-    let mut completed_by = None;
-    let mut matched = None;
-    let marked = outcome.is_some();
-    if let Some((is_done, (at, len))) = outcome {
-        if runner.current_of(caller).is_none() && is_active(runner) {
-            let _ = step(
-                runner,
-                Op::StartNextTask(StartNextArgs::default()),
-                &mut events,
-                &mut actions,
-            );
-        }
-        if let Some(i) = runner.current_of(caller) {
-            let task_id = Some(TaskRef::Id(runner.task(i).id));
-            let before = clean(&message[..at]);
-            let after = clean(message[at + len..].lines().next().unwrap_or(""));
-            let op = if is_done {
-                Op::CompleteTask(CompleteArgs {
-                    task_id,
-                    result: before.or(after),
-                    attachments: None,
-                })
-            } else {
-                Op::FailTask(FailArgs {
-                    task_id,
-                    error_message: after.or(before),
-                    should_retry: true,
-                })
-            };
-            if step(runner, op, &mut events, &mut actions).is_ok() && is_done {
-                completed_by = Some(Advance::Marker);
-                matched = Some(message[at..at + len].to_owned());
+    }
+}
+
+/// One message being read: the operations it applies, their events, and
+/// what it did in words.
+struct Round<'r> {
+    runner: &'r mut Runner,
+    caller: &'r Caller,
+    message: &'r str,
+    events: Vec<Event>,
+    actions: Vec<String>,
+    /// The progress summary, when the message resumed the plan or reached
+    /// the iteration limit.
+    summary: Option<Summary>,
+}
+
+impl Round<'_> {
+    /// Applies `op` as part of the round; a refused one is told in the
+    /// actions and changes nothing.
+    fn step(&mut self, op: Op) -> Result<Applied, OpError> {
+        match self.runner.apply_unrevised(&op, self.caller) {
+            Ok(applied) => {
+                if let Some(message) = applied.data.message() {
+                    self.actions.push(message.to_owned());
+                }
+                self.events.extend(applied.events.iter().cloned());
+                Ok(applied)
+            }
+            Err(error) => {
+                self.actions
+                    .push(format!("{} ignored: {}", op.name(), error.message));
+                Err(error)
             }
         }
-    } else if let Some(id) = started_on.filter(|_| is_active(runner)) {
-        let transition_after = runner
-            .doc
-            .meta
-            .transition_rounds
-            .unwrap_or(DEFAULT_TRANSITION_ROUNDS);
-        let fallback_after = runner
-            .doc
-            .meta
-            .fallback_rounds
-            .unwrap_or(DEFAULT_FALLBACK_ROUNDS);
+    }
+
+    /// The id of the caller's current task.
+    fn current_id(&self) -> Option<u32> {
+        self.runner
+            .current_of(self.caller)
+            .map(|i| self.runner.task(i).id)
+    }
+
+    /// Resumes the paused plan, with a summary of where it stands.
+    fn resume(&mut self) -> Result<(), OpError> {
+        let _ = self.step(Op::ResumePlan(NoArgs {}));
+        if self.runner.doc.state.status == PlanStatus::Paused {
+            return Err(paused_error(self.runner));
+        }
+        self.summary = Some(summary(self.runner, self.caller, SummaryReason::Resumed));
+        Ok(())
+    }
+
+    /// `[Step] description` lines add tasks, each after the one before.
+    fn add_steps(&mut self) {
+        let mut previous: Option<u32> = self.runner.doc.tasks.last().map(|t| t.id);
+        for name in step_lines(self.message) {
+            let args = AddArgs {
+                name,
+                dependencies: Some(previous.map(TaskRef::Id).into_iter().collect()),
+                ..AddArgs::default()
+            };
+            if let Ok(applied) = self.step(Op::AddTask(args)) {
+                if let OpResult::Added(added) = &applied.data {
+                    previous = Some(added.new_task.id);
+                }
+            }
+        }
+    }
+
+    /// Completes or fails the caller's task (starting one first when it has
+    /// none) by the marker at `at`: the text before a done marker is the
+    /// result, the line after a failed one the reason. What advanced the
+    /// task, and the marker, when it completed.
+    fn apply_marker(
+        &mut self,
+        (is_done, (at, len)): (bool, (usize, usize)),
+    ) -> Option<(Advance, String)> {
+        if self.runner.current_of(self.caller).is_none() && is_active(self.runner) {
+            let _ = self.step(Op::StartNextTask(StartNextArgs::default()));
+        }
+        let task_id = Some(TaskRef::Id(self.current_id()?));
+        let message = self.message;
+        let before = clean(&message[..at]);
+        let after = clean(message[at + len..].lines().next().unwrap_or(""));
+        let op = if is_done {
+            Op::CompleteTask(CompleteArgs {
+                task_id,
+                result: before.or(after),
+                attachments: None,
+            })
+        } else {
+            Op::FailTask(FailArgs {
+                task_id,
+                error_message: after.or(before),
+                should_retry: true,
+            })
+        };
+        let completed = self.step(op).is_ok() && is_done;
+        completed.then(|| (Advance::Marker, message[at..at + len].to_owned()))
+    }
+
+    /// Without a marker, task `id` moves on by a transition word once it has
+    /// had `transition_rounds`, or by the fallback after `fallback_rounds`.
+    fn advance_without_marker(
+        &mut self,
+        id: u32,
+        rounds_before: u64,
+        resuming: bool,
+    ) -> Option<(Advance, String)> {
+        let meta = &self.runner.doc.meta;
+        let transition_after = meta.transition_rounds.unwrap_or(DEFAULT_TRANSITION_ROUNDS);
+        let fallback_after = meta.fallback_rounds.unwrap_or(DEFAULT_FALLBACK_ROUNDS);
+        let message = self.message;
         // "continue" that resumes a plan says nothing about the step.
         let word = first_word(message, &TRANSITION_WORDS).filter(|_| !resuming);
-        let advance = match word {
-            Some((at, len)) if rounds_before >= transition_after => Some((
+        let (how, result, what) = match word {
+            Some((at, len)) if rounds_before >= transition_after => (
                 Advance::Transition,
                 clean(&message[..at]),
                 message[at..at + len].to_owned(),
-            )),
+            ),
             _ if rounds_before >= fallback_after => {
-                Some((Advance::Fallback, None, format!("{rounds_before} rounds")))
+                (Advance::Fallback, None, format!("{rounds_before} rounds"))
             }
+            _ => return None,
+        };
+        self.actions.push(match how {
+            Advance::Transition => format!(
+                "The transition word \"{what}\" after {rounds_before} round(s) on task {id} moves on"
+            ),
+            _ => format!(
+                "{rounds_before} round(s) on task {id} without a marker (fallback_rounds {fallback_after}): moving on"
+            ),
+        });
+        let op = Op::CompleteTask(CompleteArgs {
+            task_id: Some(TaskRef::Id(id)),
+            result,
+            attachments: None,
+        });
+        self.step(op).is_ok().then_some((how, what))
+    }
+
+    /// Keeps the agent on a task: starts the next one when it has none.
+    fn keep_on_a_task(&mut self) {
+        if is_active(self.runner)
+            && self.runner.current_of(self.caller).is_none()
+            && !self.runner.index.ready.is_empty()
+        {
+            let _ = self.step(Op::StartNextTask(StartNextArgs::default()));
+        }
+    }
+
+    /// Counts the round on the task the agent stayed on; a plan this
+    /// message created is already being worked on (its first step had this
+    /// round).
+    fn count(
+        &mut self,
+        started_on: Option<u32>,
+        rounds_before: u64,
+        marked: bool,
+        was_empty: bool,
+    ) {
+        let counted = match self.current_id() {
+            Some(id) if Some(id) == started_on && !marked => {
+                Some((id, rounds_before.saturating_add(1)))
+            }
+            Some(id) if was_empty => Some((id, 1)),
             _ => None,
         };
-        if let Some((how, result, what)) = advance {
-            let op = Op::CompleteTask(CompleteArgs {
-                task_id: Some(TaskRef::Id(id)),
-                result,
-                attachments: None,
-            });
-            actions.push(match how {
-                Advance::Transition => format!(
-                    "The transition word \"{what}\" after {rounds_before} round(s) on task {id} moves on"
-                ),
-                _ => format!(
-                    "{rounds_before} round(s) on task {id} without a marker (fallback_rounds {fallback_after}): moving on"
-                ),
-            });
-            if step(runner, op, &mut events, &mut actions).is_ok() {
-                completed_by = Some(how);
-                matched = Some(what);
+        set_rounds(self.runner, counted);
+    }
+
+    /// Pauses the plan, with a summary, when `iteration` reaches
+    /// `meta.max_iterations` and the plan has not ended.
+    fn pause_at_the_limit(&mut self, iteration: u64) {
+        let Some(max) = self.runner.doc.meta.max_iterations else {
+            return;
+        };
+        let status = self.runner.doc.state.status;
+        if iteration >= max && !matches!(status, PlanStatus::Completed | PlanStatus::Failed) {
+            let _ = self.step(Op::PausePlan(NoArgs {}));
+            self.summary = Some(summary(
+                self.runner,
+                self.caller,
+                SummaryReason::IterationLimit,
+            ));
+        }
+    }
+
+    /// Commits the round as `revision`, its events by the caller, and says
+    /// what it did.
+    fn finish(
+        mut self,
+        revision: u64,
+        iteration: u64,
+        advanced: Option<(Advance, String)>,
+        resumed: bool,
+    ) -> Result<Applied, OpError> {
+        let (runner, caller) = (self.runner, self.caller);
+        runner.doc.state.revision = revision;
+        runner.attach(&mut self.events);
+        for event in &mut self.events {
+            if event.agent.is_none() {
+                event.agent.clone_from(&caller.agent);
             }
         }
-    }
-
-    // Keep the agent on a task: start the next one when it has none.
-    if is_active(runner) && runner.current_of(caller).is_none() && !runner.index.ready.is_empty() {
-        let _ = step(
-            runner,
-            Op::StartNextTask(StartNextArgs::default()),
-            &mut events,
-            &mut actions,
-        );
-    }
-
-    // Count the round: on the task the agent stayed on; a plan this message
-    // created is already being worked on (its first step had this round).
-    let now_on = runner.current_of(caller).map(|i| runner.task(i).id);
-    let counted = match now_on {
-        Some(id) if Some(id) == started_on && !marked => {
-            Some((id, rounds_before.saturating_add(1)))
+        if caller.agent.is_some() {
+            runner.renew(caller);
         }
-        Some(id) if was_empty => Some((id, 1)),
-        _ => None,
-    };
-    set_rounds(runner, counted);
-
-    if let Some(max) = runner.doc.meta.max_iterations {
-        let status = runner.doc.state.status;
-        if iteration >= max && !matches!(status, PlanStatus::Completed | PlanStatus::Failed) {
-            let _ = step(runner, Op::PausePlan(NoArgs {}), &mut events, &mut actions);
-            summary_now = Some(summary(runner, caller, SummaryReason::IterationLimit));
-        }
+        let current = runner
+            .current_of(caller)
+            .map(|i| runner.doc.tasks[i].clone());
+        let step_rounds = current.as_ref().map_or(0, |t| rounds_of(runner, t.id));
+        let (completed_by, matched) = advanced.unzip();
+        let data = OpResult::Observed(Observed {
+            iteration_count: iteration,
+            max_iterations: runner.doc.meta.max_iterations,
+            actions: self.actions,
+            current_task: current,
+            step_rounds,
+            completed_by,
+            matched,
+            plan_status: runner.doc.state.status,
+            paused: runner.doc.state.status == PlanStatus::Paused,
+            resumed,
+            summary: self.summary,
+        });
+        Ok(Applied {
+            data,
+            events: self.events,
+        })
     }
-    runner.doc.state.revision = revision;
-    runner.attach(&mut events);
-    for event in &mut events {
-        if event.agent.is_none() {
-            event.agent.clone_from(&caller.agent);
-        }
-    }
-    if caller.agent.is_some() {
-        runner.renew(caller);
-    }
-
-    let current = runner
-        .current_of(caller)
-        .map(|i| runner.doc.tasks[i].clone());
-    let step_rounds = current.as_ref().map_or(0, |t| rounds_of(runner, t.id));
-    let data = OpResult::Observed(Observed {
-        iteration_count: iteration,
-        max_iterations: runner.doc.meta.max_iterations,
-        actions,
-        current_task: current,
-        step_rounds,
-        completed_by,
-        matched,
-        plan_status: runner.doc.state.status,
-        paused: runner.doc.state.status == PlanStatus::Paused,
-        resumed: resuming,
-        summary: summary_now,
-    });
-    Ok(Applied { data, events })
 }
 
 /// The plan `id` a message makes when there is none yet: empty, with `goal`

@@ -333,37 +333,51 @@ impl Validator {
 
     /// Settles ids and references, runs the cross-task checks, and writes `planc/1`.
     fn finish(&mut self, root: &Object, mut plan: Plan, fallback_id: &str) -> Option<Json> {
-        // Ids: the shape's or the `planc` object's; the others count on from the largest.
-        let mut used: HashSet<u32> = plan
-            .tasks
-            .iter()
-            .filter_map(|t| t.id.map(|i| i.0))
-            .collect();
-        let mut next = used.iter().max().copied().unwrap_or(0);
-        for draft in &mut plan.tasks {
-            if draft.id.is_none() {
-                next += 1;
-                while used.contains(&next) {
-                    next += 1;
-                }
-                used.insert(next);
-                draft.id = Some((next, draft.at));
-            }
-        }
-        let mut aliases: HashMap<&str, u32> = HashMap::new();
-        for draft in &plan.tasks {
-            let id = draft.id.expect("settled").0;
-            for alias in &draft.aliases {
-                aliases.entry(alias.as_str()).or_insert(id);
-            }
-            if let Some(Json::String(key)) = draft.fields.get("key") {
-                aliases.entry(key.as_str()).or_insert(id);
-            }
-        }
+        settle_ids(&mut plan.tasks);
+        let (infos, resolved) = self.resolve_dependencies(&plan.tasks);
+        self.cross_task_with(&infos);
+        let ids: HashSet<u32> = infos.iter().map(|t| t.id).collect();
+        let extension = fill_from_extension(&mut plan);
+        let steps = settled_steps(&mut plan, &extension, &ids);
+        let written = written_tasks(std::mem::take(&mut plan.tasks), resolved);
+        let roles = plan.roles.take().unwrap_or_else(|| {
+            Json::Array(
+                written
+                    .assignees
+                    .iter()
+                    .map(|a| json!({"id": a, "description": null}))
+                    .collect(),
+            )
+        });
+        let goal = plan.meta.get("goal").cloned().unwrap_or_else(|| {
+            self.diagnostics.push(
+                Diagnostic::new(Code::MissingGoal, "the plan has no goal").label(
+                    self.file,
+                    Span::new(span(root).start(), span(root).start() + 1),
+                    "no goal here",
+                ),
+            );
+            Json::Null
+        });
+        Some(json!({
+            "format": FORMAT,
+            "meta": plan_meta(&plan.meta, goal, fallback_id),
+            "roles": roles,
+            "steps": steps,
+            "state": plan_state(&plan.state, &written, &ids),
+            "tasks": written.tasks,
+        }))
+    }
+
+    /// Each task's dependencies as ids (a key is looked up among the ids and
+    /// aliases; a task with none listed waits for the one before), for the
+    /// cross-task checks and as written.
+    fn resolve_dependencies(&mut self, tasks: &[Draft]) -> (Vec<TaskInfo>, Vec<Vec<u32>>) {
+        let aliases = aliases(tasks);
         let mut infos = Vec::new();
         let mut previous: Option<u32> = None;
         let mut resolved: Vec<Vec<u32>> = Vec::new();
-        for draft in &plan.tasks {
+        for draft in tasks {
             let (id, id_span) = draft.id.expect("settled");
             let mut deps = Vec::new();
             match &draft.deps {
@@ -398,169 +412,234 @@ impl Validator {
                 deps,
             });
         }
-        self.cross_task_with(&infos);
-        let ids: HashSet<u32> = infos.iter().map(|t| t.id).collect();
-
-        let ext = std::mem::take(&mut plan.extension);
-        // The plan's `planc` object fills what the shape has no place for.
-        if let Some(Json::Object(meta)) = ext.get("meta") {
-            for (field, value) in meta {
-                plan.meta
-                    .entry(field.clone())
-                    .or_insert_with(|| value.clone());
-            }
-        }
-        if let Some(Json::Object(state)) = ext.get("state") {
-            for (field, value) in state {
-                plan.state
-                    .entry(field.clone())
-                    .or_insert_with(|| value.clone());
-            }
-        }
-        if let Some(roles) = ext.get("roles") {
-            plan.roles = Some(roles.clone());
-        }
-        let mut steps: Vec<Json> = Vec::new();
-        for step in std::mem::take(&mut plan.steps) {
-            let members = &step["members"];
-            let (from, to) = (
-                members[0].as_u64().unwrap_or(0) as usize,
-                members[1].as_u64().unwrap_or(0) as usize,
-            );
-            let tasks: Vec<u32> = plan.tasks[from..to]
-                .iter()
-                .map(|t| t.id.expect("settled").0)
-                .collect();
-            steps.push(json!({"id": step["id"], "name": step["name"], "tasks": tasks}));
-        }
-        if let Some(Json::Array(ext_steps)) = ext.get("steps") {
-            if steps.is_empty() {
-                for step in ext_steps {
-                    let mut step = step.clone();
-                    if let Some(Json::Array(tasks)) = step.get_mut("tasks") {
-                        tasks.retain(|t| t.as_u64().is_some_and(|t| ids.contains(&(t as u32))));
-                    }
-                    steps.push(step);
-                }
-            }
-        }
-
-        let mut tasks = Vec::new();
-        let mut assignees: Vec<String> = Vec::new();
-        let mut running = None;
-        for (draft, deps) in plan.tasks.into_iter().zip(resolved) {
-            let id = draft.id.expect("settled").0;
-            let mut f = draft.fields;
-            let status = f
-                .remove("status")
-                .as_ref()
-                .and_then(Json::as_str)
-                .unwrap_or("pending")
-                .to_owned();
-            if status == "in_progress" && running.is_none() {
-                running = Some(id);
-            }
-            if let Some(Json::String(a)) = f.get("assignee") {
-                if !assignees.contains(a) {
-                    assignees.push(a.clone());
-                }
-            }
-            let mut task = Map::new();
-            task.insert("id".into(), id.into());
-            task.insert("name".into(), f.remove("name").unwrap_or_default());
-            task.insert("status".into(), status.into());
-            task.insert("dependencies".into(), deps.into());
-            for field in [
-                "reasoning",
-                "result",
-                "key",
-                "step",
-                "assignee",
-                "description",
-            ] {
-                task.insert(field.into(), f.remove(field).unwrap_or(Json::Null));
-            }
-            task.insert(
-                "optional".into(),
-                f.remove("optional").unwrap_or(Json::Bool(false)),
-            );
-            task.insert(
-                "retry".into(),
-                f.remove("retry")
-                    .unwrap_or_else(|| json!({"max": null, "count": 0})),
-            );
-            if let Some(p) = f.remove("priority").filter(|p| !p.is_null()) {
-                task.insert("priority".into(), p);
-            }
-            let mut extra = match f.remove("extra") {
-                Some(Json::Object(map)) => map,
-                _ => Map::new(),
-            };
-            // Anything else the `planc` object held is kept too.
-            for (field, value) in f {
-                extra.entry(field).or_insert(value);
-            }
-            if !extra.is_empty() {
-                task.insert("extra".into(), Json::Object(extra));
-            }
-            tasks.push(Json::Object(task));
-        }
-        let roles = plan.roles.unwrap_or_else(|| {
-            Json::Array(
-                assignees
-                    .into_iter()
-                    .map(|a| json!({"id": a, "description": null}))
-                    .collect(),
-            )
-        });
-        let any_started = tasks.iter().any(|t| t["status"] != "pending");
-        let meta = |field: &str| plan.meta.get(field).cloned().unwrap_or(Json::Null);
-        let goal = plan.meta.get("goal").cloned().unwrap_or_else(|| {
-            self.diagnostics.push(
-                Diagnostic::new(Code::MissingGoal, "the plan has no goal").label(
-                    self.file,
-                    Span::new(span(root).start(), span(root).start() + 1),
-                    "no goal here",
-                ),
-            );
-            Json::Null
-        });
-        let id = plan
-            .meta
-            .get("id")
-            .cloned()
-            .filter(|i| i.as_str().is_some_and(|s| !s.is_empty()))
-            .unwrap_or_else(|| fallback_id.into());
-        let state = &plan.state;
-        let status = state
-            .get("status")
-            .cloned()
-            .unwrap_or_else(|| if any_started { "running" } else { "idle" }.into());
-        Some(json!({
-            "format": FORMAT,
-            "meta": {
-                "id": id,
-                "title": meta("title"),
-                "goal": goal,
-                "language": plan.meta.get("language").cloned().unwrap_or_else(|| "en".into()),
-                "max_iterations": meta("max_iterations"),
-                "transition_rounds": meta("transition_rounds"),
-                "fallback_rounds": meta("fallback_rounds"),
-                "params": plan.meta.get("params").cloned().unwrap_or_else(|| json!({})),
-                "source": meta("source"),
-                "created_at": meta("created_at"),
-                "updated_at": meta("updated_at"),
-            },
-            "roles": roles,
-            "steps": steps,
-            "state": {
-                "status": status,
-                "current_task_id": state.get("current_task_id").cloned().filter(|c| c.as_u64().is_some_and(|c| ids.contains(&(c as u32)))).or(running.map(Json::from)).unwrap_or(Json::Null),
-                "revision": state.get("revision").cloned().unwrap_or_else(|| 0.into()),
-                "iteration_count": state.get("iteration_count").cloned().unwrap_or_else(|| 0.into()),
-                "step_rounds": state.get("step_rounds").cloned().filter(|r| r.as_array().is_some_and(|r| r.iter().all(|e| e["task_id"].as_u64().is_some_and(|id| ids.contains(&(id as u32))) && e["rounds"].is_u64()))).unwrap_or_else(|| json!([])),
-            },
-            "tasks": tasks,
-        }))
+        (infos, resolved)
     }
+}
+
+/// Ids: the shape's or the `planc` object's; the others count on from the largest.
+fn settle_ids(tasks: &mut [Draft]) {
+    let mut used: HashSet<u32> = tasks.iter().filter_map(|t| t.id.map(|i| i.0)).collect();
+    let mut next = used.iter().max().copied().unwrap_or(0);
+    for draft in tasks {
+        if draft.id.is_none() {
+            next += 1;
+            while used.contains(&next) {
+                next += 1;
+            }
+            used.insert(next);
+            draft.id = Some((next, draft.at));
+        }
+    }
+}
+
+/// The names a dependency may use for a task: its aliases and its key, the
+/// first task to claim a name keeping it.
+fn aliases(tasks: &[Draft]) -> HashMap<&str, u32> {
+    let mut aliases: HashMap<&str, u32> = HashMap::new();
+    for draft in tasks {
+        let id = draft.id.expect("settled").0;
+        for alias in &draft.aliases {
+            aliases.entry(alias.as_str()).or_insert(id);
+        }
+        if let Some(Json::String(key)) = draft.fields.get("key") {
+            aliases.entry(key.as_str()).or_insert(id);
+        }
+    }
+    aliases
+}
+
+/// The plan's `planc` object fills what the shape has no place for: meta
+/// and state fields, the roles. The object, for its steps.
+fn fill_from_extension(plan: &mut Plan) -> Map<String, Json> {
+    let extension = std::mem::take(&mut plan.extension);
+    if let Some(Json::Object(meta)) = extension.get("meta") {
+        for (field, value) in meta {
+            plan.meta
+                .entry(field.clone())
+                .or_insert_with(|| value.clone());
+        }
+    }
+    if let Some(Json::Object(state)) = extension.get("state") {
+        for (field, value) in state {
+            plan.state
+                .entry(field.clone())
+                .or_insert_with(|| value.clone());
+        }
+    }
+    if let Some(roles) = extension.get("roles") {
+        plan.roles = Some(roles.clone());
+    }
+    extension
+}
+
+/// The shape's steps with their tasks' settled ids; a shape without steps
+/// takes the `planc` object's, less the tasks that are gone.
+fn settled_steps(plan: &mut Plan, extension: &Map<String, Json>, ids: &HashSet<u32>) -> Vec<Json> {
+    let mut steps: Vec<Json> = Vec::new();
+    for step in std::mem::take(&mut plan.steps) {
+        let members = &step["members"];
+        let (from, to) = (
+            members[0].as_u64().unwrap_or(0) as usize,
+            members[1].as_u64().unwrap_or(0) as usize,
+        );
+        let tasks: Vec<u32> = plan.tasks[from..to]
+            .iter()
+            .map(|t| t.id.expect("settled").0)
+            .collect();
+        steps.push(json!({"id": step["id"], "name": step["name"], "tasks": tasks}));
+    }
+    if let Some(Json::Array(extension_steps)) = extension.get("steps") {
+        if steps.is_empty() {
+            for step in extension_steps {
+                let mut step = step.clone();
+                if let Some(Json::Array(tasks)) = step.get_mut("tasks") {
+                    tasks.retain(|t| t.as_u64().is_some_and(|t| ids.contains(&(t as u32))));
+                }
+                steps.push(step);
+            }
+        }
+    }
+    steps
+}
+
+/// The tasks as `planc/1` writes them, and what the plan learns from them.
+struct WrittenTasks {
+    tasks: Vec<Json>,
+    /// Every assignee, in the order first named: the roles when the plan
+    /// declares none.
+    assignees: Vec<String>,
+    /// The first task in progress: the current task when the plan names none.
+    running: Option<u32>,
+}
+
+/// Writes each task with its resolved dependencies.
+fn written_tasks(drafts: Vec<Draft>, resolved: Vec<Vec<u32>>) -> WrittenTasks {
+    let mut written = WrittenTasks {
+        tasks: Vec::new(),
+        assignees: Vec::new(),
+        running: None,
+    };
+    for (draft, deps) in drafts.into_iter().zip(resolved) {
+        let id = draft.id.expect("settled").0;
+        let task = task_json(id, draft.fields, deps);
+        if task["status"] == "in_progress" && written.running.is_none() {
+            written.running = Some(id);
+        }
+        if let Some(a) = task["assignee"].as_str() {
+            if !written.assignees.iter().any(|known| known == a) {
+                written.assignees.push(a.to_owned());
+            }
+        }
+        written.tasks.push(task);
+    }
+    written
+}
+
+/// One task of `planc/1` from a draft's fields: every field in its place,
+/// the ones the format has no place for kept in `extra`.
+fn task_json(id: u32, mut f: Map<String, Json>, deps: Vec<u32>) -> Json {
+    let status = f
+        .remove("status")
+        .as_ref()
+        .and_then(Json::as_str)
+        .unwrap_or("pending")
+        .to_owned();
+    let mut task = Map::new();
+    task.insert("id".into(), id.into());
+    task.insert("name".into(), f.remove("name").unwrap_or_default());
+    task.insert("status".into(), status.into());
+    task.insert("dependencies".into(), deps.into());
+    for field in [
+        "reasoning",
+        "result",
+        "key",
+        "step",
+        "assignee",
+        "description",
+    ] {
+        task.insert(field.into(), f.remove(field).unwrap_or(Json::Null));
+    }
+    task.insert(
+        "optional".into(),
+        f.remove("optional").unwrap_or(Json::Bool(false)),
+    );
+    task.insert(
+        "retry".into(),
+        f.remove("retry")
+            .unwrap_or_else(|| json!({"max": null, "count": 0})),
+    );
+    if let Some(p) = f.remove("priority").filter(|p| !p.is_null()) {
+        task.insert("priority".into(), p);
+    }
+    let mut extra = match f.remove("extra") {
+        Some(Json::Object(map)) => map,
+        _ => Map::new(),
+    };
+    // Anything else the `planc` object held is kept too.
+    for (field, value) in f {
+        extra.entry(field).or_insert(value);
+    }
+    if !extra.is_empty() {
+        task.insert("extra".into(), Json::Object(extra));
+    }
+    Json::Object(task)
+}
+
+/// The plan's `meta`: its id (else `fallback_id`), its goal, and null or the
+/// default for each field the shape left out.
+fn plan_meta(meta: &Map<String, Json>, goal: Json, fallback_id: &str) -> Json {
+    let field = |name: &str| meta.get(name).cloned().unwrap_or(Json::Null);
+    let id = meta
+        .get("id")
+        .cloned()
+        .filter(|i| i.as_str().is_some_and(|s| !s.is_empty()))
+        .unwrap_or_else(|| fallback_id.into());
+    json!({
+        "id": id,
+        "title": field("title"),
+        "goal": goal,
+        "language": meta.get("language").cloned().unwrap_or_else(|| "en".into()),
+        "max_iterations": field("max_iterations"),
+        "transition_rounds": field("transition_rounds"),
+        "fallback_rounds": field("fallback_rounds"),
+        "params": meta.get("params").cloned().unwrap_or_else(|| json!({})),
+        "source": field("source"),
+        "created_at": field("created_at"),
+        "updated_at": field("updated_at"),
+    })
+}
+
+/// The plan's `state`: what the shape says, where it names tasks that
+/// exist; else what the tasks imply (running once any has started, the
+/// first task in progress current).
+fn plan_state(state: &Map<String, Json>, written: &WrittenTasks, ids: &HashSet<u32>) -> Json {
+    let known = |id: Option<u64>| id.is_some_and(|id| ids.contains(&(id as u32)));
+    let any_started = written.tasks.iter().any(|t| t["status"] != "pending");
+    let status = state
+        .get("status")
+        .cloned()
+        .unwrap_or_else(|| if any_started { "running" } else { "idle" }.into());
+    let current = state
+        .get("current_task_id")
+        .cloned()
+        .filter(|c| known(c.as_u64()))
+        .or(written.running.map(Json::from))
+        .unwrap_or(Json::Null);
+    let step_rounds = state
+        .get("step_rounds")
+        .cloned()
+        .filter(|r| {
+            r.as_array().is_some_and(|r| {
+                r.iter()
+                    .all(|e| known(e["task_id"].as_u64()) && e["rounds"].is_u64())
+            })
+        })
+        .unwrap_or_else(|| json!([]));
+    json!({
+        "status": status,
+        "current_task_id": current,
+        "revision": state.get("revision").cloned().unwrap_or_else(|| 0.into()),
+        "iteration_count": state.get("iteration_count").cloned().unwrap_or_else(|| 0.into()),
+        "step_rounds": step_rounds,
+    })
 }
