@@ -137,8 +137,10 @@ fn least_distance(a: &str, b: &str) -> Option<usize> {
     for byte in b.bytes() {
         counts[usize::from(byte)] -= 1;
     }
+    // Each letter's surplus is taken once: its count is cleared when met.
     let (mut more, mut fewer) = (0, 0);
-    for count in counts {
+    for byte in a.bytes().chain(b.bytes()) {
+        let count = std::mem::take(&mut counts[usize::from(byte)]);
         if count > 0 {
             more += count as usize;
         } else {
