@@ -101,6 +101,16 @@ fn closest_within<'a>(
             return None;
         }
         *budget -= cost;
+        // The letters one name has more of than the other bound the
+        // distance from below: a candidate that cannot qualify, or cannot
+        // beat the best so far, is not compared letter by letter. The
+        // budget is spent the same either way, so what is found is too.
+        if let Some(least) = least_distance(name, candidate) {
+            let beaten = best.is_some_and(|(d, _)| least >= d);
+            if beaten || (least > allowed && !name.eq_ignore_ascii_case(candidate)) {
+                continue;
+            }
+        }
         let distance = strsim::damerau_levenshtein(name, candidate);
         let case_only = distance > allowed && lower == candidate.to_lowercase();
         if (distance <= allowed || case_only) && best.is_none_or(|(d, _)| distance < d) {
@@ -108,6 +118,36 @@ fn closest_within<'a>(
         }
     }
     best.map(|(_, c)| c)
+}
+
+/// A lower bound on the Damerau–Levenshtein distance of two ASCII names
+/// (`None` for others): the number of letters, counted with repeats, that
+/// one has more of than the other. An insertion, a deletion or a
+/// substitution changes that number by at most one, a transposition not at
+/// all. For ASCII names, being equal but for case is being equal ignoring
+/// ASCII case.
+fn least_distance(a: &str, b: &str) -> Option<usize> {
+    if !a.is_ascii() || !b.is_ascii() {
+        return None;
+    }
+    let mut counts = [0i32; 128];
+    for byte in a.bytes() {
+        counts[usize::from(byte)] += 1;
+    }
+    for byte in b.bytes() {
+        counts[usize::from(byte)] -= 1;
+    }
+    // Each letter's surplus is taken once: its count is cleared when met.
+    let (mut more, mut fewer) = (0, 0);
+    for byte in a.bytes().chain(b.bytes()) {
+        let count = std::mem::take(&mut counts[usize::from(byte)]);
+        if count > 0 {
+            more += count as usize;
+        } else {
+            fewer += count.unsigned_abs() as usize;
+        }
+    }
+    Some(more.max(fewer))
 }
 
 /// `text` cut to at most `max` characters, with `…` where it was cut: for
@@ -121,7 +161,79 @@ pub fn shorten(text: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::closest;
+    use proptest::prelude::*;
+
+    use super::{closest, closest_within};
+
+    /// [`closest_within`] as it was before the lower bound: every candidate
+    /// that may qualify is compared letter by letter.
+    fn reference<'a>(
+        name: &str,
+        candidates: &'a [Option<String>],
+        budget: &mut usize,
+    ) -> Option<&'a str> {
+        let a = name.chars().count();
+        let lower = name.to_lowercase();
+        let mut best: Option<(usize, &str)> = None;
+        for candidate in candidates {
+            if *budget == 0 {
+                return None;
+            }
+            *budget -= 1;
+            let Some(candidate) = candidate.as_deref() else {
+                continue;
+            };
+            if candidate == name {
+                continue;
+            }
+            let too_long = 2 * a + 3;
+            let b = candidate.chars().take(too_long).count();
+            if b == too_long {
+                continue;
+            }
+            let longest = a.max(b);
+            let allowed = if longest < 3 { 0 } else { (longest / 3).max(1) };
+            if a.abs_diff(b) > allowed {
+                continue;
+            }
+            let cost = a.saturating_mul(b);
+            if *budget < cost {
+                *budget = 0;
+                return None;
+            }
+            *budget -= cost;
+            let distance = strsim::damerau_levenshtein(name, candidate);
+            let case_only = distance > allowed && lower == candidate.to_lowercase();
+            if (distance <= allowed || case_only) && best.is_none_or(|(d, _)| distance < d) {
+                best = Some((distance, candidate));
+            }
+        }
+        best.map(|(_, c)| c)
+    }
+
+    fn word() -> impl Strategy<Value = String> {
+        proptest::string::string_regex("[abAB01tx_é]{0,9}").expect("a pattern")
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(crate::generate::fuzz_cases(2_000)))]
+
+        /// The lower bound skips comparisons, never changes what is found
+        /// or what is left of the budget.
+        #[test]
+        fn the_lower_bound_finds_what_comparing_all_finds(
+            name in word(),
+            candidates in proptest::collection::vec(proptest::option::weighted(0.9, word()), 0..16),
+            budget in prop_oneof![0usize..400, Just(usize::MAX)],
+        ) {
+            let mut expected_left = budget;
+            let expected = reference(&name, &candidates, &mut expected_left);
+            let mut left = budget;
+            let found = closest_within(&name, candidates.iter().map(Option::as_deref), &mut left);
+            prop_assert_eq!(found, expected);
+            prop_assert_eq!(left, expected_left);
+        }
+    }
 
     #[test]
     fn finds_typos_and_ignores_strangers() {

@@ -150,9 +150,10 @@ pub fn reparse(
 ) -> Option<Reparsed> {
     // Error recovery reaches across items (an item that stops early leaves
     // its error at the next one's first token; an unclosed body swallows
-    // what follows), so a file with a syntax error is read whole: only a
-    // clean file is read again item by item.
-    if new_text.len() > limits::MAX_FILE_BYTES || !old_diagnostics.is_empty() {
+    // what follows; a run of bad tokens joins the next), so an item is read
+    // again only where the file's syntax errors, before the edit and after
+    // it, all lie inside that item (see `reparse_at`).
+    if new_text.len() > limits::MAX_FILE_BYTES {
         return None;
     }
     let within = |span: Span| span.start() < edit.start && edit.old_end < span.end();
@@ -221,7 +222,15 @@ fn reparse_at(
         PlanItem::Use(use_) => closed(&use_.body),
         _ => true,
     };
-    if !ok || !read.diagnostics.is_empty() || !read.unparsed.is_empty() {
+    if !ok {
+        return None;
+    }
+    // Text the reading could not make out (runs of bad tokens, or the rest
+    // of a file a limit stopped): only inside the item, old and new.
+    let inside = |outer: Span, s: &Span| outer.start() <= s.start() && s.end() <= outer.end();
+    if !old.unparsed.iter().all(|s| inside(old_span, s))
+        || !read.unparsed.iter().all(|s| inside(new_span, s))
+    {
         return None;
     }
 
@@ -257,6 +266,15 @@ fn reparse_at(
         } else {
             return None;
         }
+    }
+    // A syntax error in another item: its recovery may reach this one, or
+    // this one's the next (an item that stopped early, a run of bad
+    // tokens), so the file is read whole. With every error inside the
+    // item, old and new, the item is a whole node between clean ones: it
+    // begins where it began, its rule reads it to its closing token, and the
+    // grammar reads the clean items around it as the fast reader does.
+    if !before.is_empty() || !after.is_empty() {
+        return None;
     }
     let total = before.len() + read.diagnostics.len() + after.len();
     if total > 0

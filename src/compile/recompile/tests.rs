@@ -86,6 +86,16 @@ const SNIPPETS: &[&str] = &[
     "task",
     "r1",
     "0",
+    // A name one letter from others ("did you mean"), a duplicate, a
+    // reference to a near miss, a role misspelt.
+    "t",
+    "task t2 \"Twice\"\n",
+    " after t11x",
+    "assignee r",
+    // Mistakes that stay inside one item, typed into and mended.
+    "\" part",
+    " bogus",
+    "task \"",
 ];
 
 fn base(index: usize) -> String {

@@ -151,15 +151,37 @@ fn a_keystroke_in_a_title_rereads_that_task_as_text() {
 }
 
 #[test]
-fn an_unclosed_string_is_read_whole() {
-    // Error recovery reaches across items, so an edit that makes a syntax
-    // error reads the file whole (and equals a whole parse).
+fn an_unclosed_string_rereads_its_step_and_mending_it_too() {
+    // The mistake stays inside its step (a one-line string ends at the
+    // line's end, and the step's `}` closes it), so the step is read again,
+    // with the mistake, and read again once mended; both equal a whole parse.
     let text = crate::generate::plan_source(200, false);
     let parsed = parse(&text, FILE);
     let at = text.find("task t100 \"").expect("t100") + "task t100 \"Do".len();
-    let (_new, whole, accepted) = step(&text, &parsed, at, at, "\"");
-    assert!(!accepted, "the file is read whole");
+    let (new, whole, accepted) = step(&text, &parsed, at, at, "\"");
+    assert!(accepted, "the step is re-read");
     assert!(!whole.diagnostics.is_empty());
+    let reread = reparse(
+        &parsed.file,
+        &parsed.diagnostics,
+        &new,
+        Edit::between(&text, &new),
+        FILE,
+    )
+    .expect("re-read");
+    assert!(!reread.text_only);
+    assert_eq!(reread.place.task, None);
+    // Mended: the step reads clean again.
+    let (_, mended, accepted) = step(&new, &whole, at, at + 1, "");
+    assert!(accepted, "the mended step is re-read");
+    assert!(mended.diagnostics.is_empty());
+    // A mistake in another step: an edit here reads the file whole.
+    let other = new.find("task t150 \"").expect("t150") + "task t150 \"D".len();
+    let (_, _, accepted) = step(&new, &whole, other, other, "x");
+    assert!(
+        !accepted,
+        "an edit beside a mistake elsewhere is read whole"
+    );
 }
 
 #[test]
