@@ -4,8 +4,9 @@
 //! names its class; and a baseline, the examples through the same checks,
 //! which must pass.
 //!
-//! Every case runs in a child process under a wall-clock budget (a hang
-//! guard: the child is killed at it) and an address-space cap (64 times the
+//! Every case runs in a child process under a time budget (a hang guard,
+//! counted in the child's processor time, with a wall-clock limit for a
+//! child that blocks: the child is killed at either) and an address-space cap (64 times the
 //! input plus 256 MiB); the library's cases run this test binary again
 //! (`library_case_entry`). Each run must end by itself with code 0, 1 or 2,
 //! never panic, print a JSON array for `--format json`, print no raw

@@ -1,5 +1,5 @@
-//! Running one hostile case in a child process, under a wall-clock budget
-//! and a memory cap, and judging what it printed.
+//! Running one hostile case in a child process, under a time budget and a
+//! memory cap, and judging what it printed.
 
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -25,11 +25,14 @@ const PASSWD: &str = "root:x:0:0";
 /// library case (see `library_case_entry` in `main.rs`).
 pub const LIBRARY_CASE: &str = "PLANC_HOSTILE_LIBRARY_CASE";
 
-/// The wall-clock budget of a case of `bytes` input: generous but far below
-/// a hang. A release build gets 10 s plus 1.5 s per MiB; a debug build (what
-/// CI runs, on a busy 2-core machine, where the library case compiles a
-/// 1 MiB plan several times over) 20 s plus 10 s per MiB — still a fraction
-/// of the minutes the quadratic shapes took.
+/// The time budget of a case of `bytes` input: generous but far below a
+/// hang. A release build gets 10 s plus 1.5 s per MiB; a debug build (what
+/// CI runs, where the library case compiles a 1 MiB plan several times
+/// over) 20 s plus 10 s per MiB — still a fraction of the minutes the
+/// quadratic shapes took. It is counted in the child's processor time, so a
+/// busy machine does not make a slow case of a fast one; a child that uses
+/// no processor time (blocked on a read) is stopped at [`WALL_FACTOR`] times
+/// the budget in wall-clock time.
 pub fn budget(bytes: usize) -> Duration {
     let (base, per_mib) = if cfg!(debug_assertions) {
         (20_000, 10_000)
@@ -37,6 +40,51 @@ pub fn budget(bytes: usize) -> Duration {
         (10_000, 1_500)
     };
     Duration::from_millis(base + ((bytes as u64 * per_mib) >> 20))
+}
+
+/// How many times its budget a child may run by the wall clock, however
+/// little processor time it uses: the guard for a child that blocks.
+pub const WALL_FACTOR: u32 = 8;
+
+/// The processor time (user and system) process `pid` has used so far, from
+/// `/proc` (`None` where there is none: the wall clock alone guards then).
+fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name, which is in parentheses and may
+    // hold anything: state is the first, utime the 12th, stime the 13th.
+    let fields: Vec<&str> = stat
+        .get(stat.rfind(')')? + 1..)?
+        .split_whitespace()
+        .collect();
+    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // SAFETY: sysconf only reads a configuration value.
+    let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok()?;
+    (per_second > 0).then(|| Duration::from_millis(ticks * 1000 / per_second))
+}
+
+/// Waits for `process`, started at `started`, and kills it once it has used
+/// `budget` of processor time or [`WALL_FACTOR`] times it by the wall clock:
+/// its exit status (`None` when killed) and the processor time it used.
+fn wait_within(
+    process: &mut std::process::Child,
+    started: Instant,
+    budget: Duration,
+) -> Result<(Option<std::process::ExitStatus>, Duration), String> {
+    let pid = process.id();
+    let mut used = Duration::ZERO;
+    loop {
+        if let Some(status) = process.try_wait().map_err(|e| e.to_string())? {
+            return Ok((Some(status), used));
+        }
+        let wall = started.elapsed();
+        used = cpu_time(pid).unwrap_or(wall);
+        if used > budget || wall > budget * WALL_FACTOR {
+            let _ = process.kill();
+            let _ = process.wait();
+            return Ok((None, used));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// The address-space cap of a child given `bytes` of input: 64 times the
@@ -172,17 +220,7 @@ pub fn check(mut child: Child<'_>) -> Result<String, String> {
         .map_err(|e| format!("cannot start: {e}"))?;
     let stdout = drain(process.stdout.take().expect("piped"));
     let stderr = drain(process.stderr.take().expect("piped"));
-    let status = loop {
-        if let Some(status) = process.try_wait().map_err(|e| e.to_string())? {
-            break Some(status);
-        }
-        if started.elapsed() > budget {
-            let _ = process.kill();
-            let _ = process.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let (status, used) = wait_within(&mut process, started, budget)?;
     let elapsed = started.elapsed();
     let (stdout, out_flooded) = stdout.join().unwrap_or_default();
     let (stderr, err_flooded) = stderr.join().unwrap_or_default();
@@ -200,7 +238,8 @@ pub fn check(mut child: Child<'_>) -> Result<String, String> {
 
     let Some(status) = status else {
         return Err(format!(
-            "hang: still running after the {budget:?} budget; {}",
+            "hang: still running after {used:.1?} of processor time and {elapsed:.1?} in all (the budget: {budget:?} of processor time, {:?} in all); {}",
+            budget * WALL_FACTOR,
             context()
         ));
     };
@@ -316,4 +355,54 @@ pub fn human(text: &str) -> Result<(), String> {
         return Err(format!("has a forged line: {line:?}"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    use super::{wait_within, WALL_FACTOR};
+
+    fn start(script: &str) -> (std::process::Child, Instant) {
+        let child = Command::new("sh")
+            .args(["-c", script])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("sh starts");
+        (child, Instant::now())
+    }
+
+    /// A child that computes for ever is stopped by its processor time.
+    #[test]
+    fn the_guard_stops_a_busy_child_by_its_processor_time() {
+        let (mut child, started) = start("while :; do :; done");
+        let budget = Duration::from_millis(300);
+        let (status, used) = wait_within(&mut child, started, budget).expect("waits");
+        assert!(status.is_none(), "the loop ended by itself");
+        assert!(used > budget, "stopped after {used:?} of processor time");
+    }
+
+    /// A child that blocks uses no processor time: the wall clock stops it.
+    #[test]
+    fn the_guard_stops_a_blocked_child_by_the_wall_clock() {
+        let (mut child, started) = start("sleep 60");
+        let budget = Duration::from_millis(100);
+        let (status, used) = wait_within(&mut child, started, budget).expect("waits");
+        let wall = started.elapsed();
+        assert!(status.is_none(), "sleep ended by itself");
+        assert!(used < budget, "sleep used {used:?} of processor time");
+        assert!(
+            wall >= budget * WALL_FACTOR && wall < Duration::from_secs(30),
+            "stopped after {wall:?}"
+        );
+    }
+
+    /// A child that ends within its budget is waited for, not killed.
+    #[test]
+    fn the_guard_lets_a_quick_child_finish() {
+        let (mut child, started) = start("exit 3");
+        let (status, _) = wait_within(&mut child, started, Duration::from_secs(10)).expect("waits");
+        assert_eq!(status.and_then(|s| s.code()), Some(3));
+    }
 }
