@@ -67,6 +67,7 @@ fn closest_within<'a>(
 ) -> Option<&'a str> {
     let a = name.chars().count();
     let lower = name.to_lowercase();
+    let mut letters = Letters::of(name);
     let mut best: Option<(usize, &str)> = None;
     for candidate in candidates {
         if *budget == 0 {
@@ -105,7 +106,7 @@ fn closest_within<'a>(
         // distance from below: a candidate that cannot qualify, or cannot
         // beat the best so far, is not compared letter by letter. The
         // budget is spent the same either way, so what is found is too.
-        if let Some(least) = least_distance(name, candidate) {
+        if let Some(least) = letters.as_mut().and_then(|l| l.least_distance(candidate)) {
             let beaten = best.is_some_and(|(d, _)| least >= d);
             if beaten || (least > allowed && !name.eq_ignore_ascii_case(candidate)) {
                 continue;
@@ -120,34 +121,55 @@ fn closest_within<'a>(
     best.map(|(_, c)| c)
 }
 
-/// A lower bound on the Damerau–Levenshtein distance of two ASCII names
-/// (`None` for others): the number of letters, counted with repeats, that
-/// one has more of than the other. An insertion, a deletion or a
-/// substitution changes that number by at most one, a transposition not at
-/// all. For ASCII names, being equal but for case is being equal ignoring
-/// ASCII case.
-fn least_distance(a: &str, b: &str) -> Option<usize> {
-    if !a.is_ascii() || !b.is_ascii() {
-        return None;
-    }
-    let mut counts = [0i32; 128];
-    for byte in a.bytes() {
-        counts[usize::from(byte)] += 1;
-    }
-    for byte in b.bytes() {
-        counts[usize::from(byte)] -= 1;
-    }
-    // Each letter's surplus is taken once: its count is cleared when met.
-    let (mut more, mut fewer) = (0, 0);
-    for byte in a.bytes().chain(b.bytes()) {
-        let count = std::mem::take(&mut counts[usize::from(byte)]);
-        if count > 0 {
-            more += count as usize;
-        } else {
-            fewer += count.unsigned_abs() as usize;
+/// The letters of an ASCII name, counted: what bounds its distance to
+/// another name from below without comparing them letter by letter.
+struct Letters {
+    counts: [i32; 128],
+    len: usize,
+}
+
+impl Letters {
+    /// `None` for a name that is not ASCII.
+    fn of(name: &str) -> Option<Letters> {
+        if !name.is_ascii() {
+            return None;
         }
+        let mut counts = [0; 128];
+        for byte in name.bytes() {
+            counts[usize::from(byte)] += 1;
+        }
+        Some(Letters {
+            counts,
+            len: name.len(),
+        })
     }
-    Some(more.max(fewer))
+
+    /// A lower bound on the Damerau–Levenshtein distance of the name to an
+    /// ASCII `other` (`None` for others): the number of letters, counted
+    /// with repeats, that one has more of than the other. An insertion, a
+    /// deletion or a substitution changes that number by at most one, a
+    /// transposition not at all. (For ASCII names, being equal but for
+    /// case is being equal ignoring ASCII case.)
+    fn least_distance(&mut self, other: &str) -> Option<usize> {
+        if !other.is_ascii() {
+            return None;
+        }
+        // The letters `other` has more of, counted as they are taken away.
+        let mut fewer = 0;
+        for byte in other.bytes() {
+            let count = &mut self.counts[usize::from(byte)];
+            *count -= 1;
+            if *count < 0 {
+                fewer += 1;
+            }
+        }
+        for byte in other.bytes() {
+            self.counts[usize::from(byte)] += 1;
+        }
+        // The counts differ by the lengths in all: the name has `more`.
+        let more = (self.len + fewer).checked_sub(other.len())?;
+        Some(more.max(fewer))
+    }
 }
 
 /// `text` cut to at most `max` characters, with `…` where it was cut: for
