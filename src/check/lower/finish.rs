@@ -26,6 +26,19 @@ struct TaskEdges {
     named: rustc_hash::FxHashSet<Member>,
 }
 
+/// Empties `named` for an `after` of `refs` names, in time proportional to
+/// them. A hash set's `clear` costs its capacity, not its length: the set a
+/// long `after` grew, cleared again for every task after it, made a long
+/// chain after a wide fan-in quadratic. A set much larger than this `after`
+/// needs is dropped instead.
+fn empty_for(named: &mut rustc_hash::FxHashSet<Member>, refs: usize) {
+    if named.capacity() > 2 * refs + 64 {
+        *named = rustc_hash::FxHashSet::default();
+    } else {
+        named.clear();
+    }
+}
+
 /// A task's reference to a step or an instance of more than one task.
 struct ToGroup {
     /// How many single edges come before its edges in source order.
@@ -103,7 +116,7 @@ impl<'a> Lowering<'a, '_> {
     fn task_after(&self, c: &mut Checker, out: &mut TaskEdges, index: usize, after: &ast::After) {
         let file = c.file;
         let prefix = self.prefix(self.tasks[index].env);
-        out.named.clear();
+        empty_for(&mut out.named, after.refs.len());
         let mut repeated = false;
         for reference in &after.refs {
             let Some(member) = self.resolve(c, prefix, reference) else {
@@ -536,4 +549,29 @@ fn named_again(c: &Checker, task: &str, reference: &ast::Ident) -> Diagnostic {
     )
     .label(c.file, reference.span, "named again here")
     .help(format!("remove this `{}`", reference.name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{empty_for, Member};
+
+    /// After a long `after`, the set is not carried at its size into the
+    /// short ones that follow (emptying it would cost that size each time).
+    #[test]
+    fn a_long_after_does_not_make_every_later_one_pay_for_it() {
+        let mut named = rustc_hash::FxHashSet::default();
+        named.extend((0..100_000).map(Member::Task));
+        empty_for(&mut named, 1);
+        assert!(named.is_empty());
+        assert!(named.capacity() <= 2 + 64, "{}", named.capacity());
+        named.extend((0..50).map(Member::Task));
+        let capacity = named.capacity();
+        empty_for(&mut named, 50);
+        assert!(named.is_empty());
+        assert_eq!(
+            named.capacity(),
+            capacity,
+            "a set of the right size is kept"
+        );
+    }
 }
