@@ -9,31 +9,25 @@ use support::Test;
 
 /// Runs `planc ARGS` and returns its standard output; asserts exit 0.
 fn human(t: &Test, args: &[&str]) -> String {
-    let run = t.planc(args);
-    assert_eq!(
-        run.code,
-        0,
-        "planc {}:\n{}\n{}",
-        args.join(" "),
-        run.stdout,
-        run.stderr
-    );
-    run.stdout
+    t.expect(args, 0).stdout
 }
 
 /// Runs `planc ARGS` that must be refused as bad usage: its standard error.
 fn usage(t: &Test, args: &[&str]) -> String {
-    let run = t.planc(args);
-    assert_eq!(
-        run.code,
-        2,
-        "planc {}:\n{}\n{}",
-        args.join(" "),
-        run.stdout,
-        run.stderr
-    );
+    let run = t.expect(args, 2);
     assert_eq!(run.stdout, "");
     run.stderr
+}
+
+/// Sends an agent's `message` to the plan at `place` (`--session KEY`, or a
+/// state file): the result's data.
+fn observe(t: &Test, place: &[&str], message: &str) -> serde_json::Value {
+    t.ok(&[&["observe"][..], place, &["--message", message]].concat())
+}
+
+/// What moved the step on in an observed round, and the text that did.
+fn advanced(data: &serde_json::Value) -> (serde_json::Value, serde_json::Value) {
+    (data["completed_by"].clone(), data["matched"].clone())
 }
 
 /// The steps system's own scenario (the Tencent reports), in a session: the first
@@ -43,6 +37,7 @@ fn usage(t: &Test, args: &[&str]) -> String {
 #[test]
 fn seed_003_session_steps_transition_fallback_and_resume() {
     let t = Test::temp();
+    let chat = &["--session", "chat-1"][..];
     let first = "帮我下载腾讯5年财报并制作图表\n[Step] 查找财报\n[Step] 下载财报\n[Step] 制作图表";
     assert_eq!(
         human(
@@ -90,8 +85,8 @@ fn seed_003_session_steps_transition_fallback_and_resume() {
 
     // Five rounds on step 2 without a marker or a transition word…
     for rounds in 1..=5 {
-        let data = t.ok(&["observe", "--session", "chat-1", "--message", "下载中"]);
-        assert_eq!(data["completed_by"], json!(null));
+        let data = observe(&t, chat, "下载中");
+        assert_eq!(advanced(&data), (json!(null), json!(null)));
         assert_eq!(data["step_rounds"], rounds);
     }
     assert_eq!(
@@ -99,9 +94,8 @@ fn seed_003_session_steps_transition_fallback_and_resume() {
         json!([{"task_id": 2, "rounds": 5}])
     );
     // …and the sixth message moves on anyway.
-    let data = t.ok(&["observe", "--session", "chat-1", "--message", "下载中"]);
-    assert_eq!(data["completed_by"], "fallback");
-    assert_eq!(data["matched"], "5 rounds");
+    let data = observe(&t, chat, "下载中");
+    assert_eq!(advanced(&data), (json!("fallback"), json!("5 rounds")));
     assert_eq!(
         data["actions"],
         json!([
@@ -123,7 +117,7 @@ fn seed_003_session_steps_transition_fallback_and_resume() {
         ]),
         "PLAN_NOT_ACTIVE"
     );
-    let data = t.ok(&["observe", "--session", "chat-1", "--message", "请继续"]);
+    let data = observe(&t, chat, "请继续");
     assert_eq!(data["resumed"], true);
     assert_eq!(
         data["summary"],
@@ -174,6 +168,7 @@ fn plan_thresholds_and_the_iteration_limit() {
          task a \"A\"\n  task b \"B\" { after a }\n  task c \"C\" { after b }\n}\n",
     );
     human(&t, &["run", "init", "p.plan", "-o", "s.json"]);
+    let state = &["s.json"][..];
     let meta = t.state("s.json")["meta"].clone();
     assert_eq!(
         (
@@ -183,21 +178,15 @@ fn plan_thresholds_and_the_iteration_limit() {
         (json!(0), json!(2))
     );
     // Round 1 starts task a; with transition_rounds 0 a word acts at once.
-    assert_eq!(
-        t.ok(&["observe", "s.json", "--message", "go"])["current_task"]["id"],
-        1
-    );
-    let data = t.ok(&["observe", "s.json", "--message", "A done, then B"]);
-    assert_eq!(
-        (data["completed_by"].clone(), data["matched"].clone()),
-        (json!("transition"), json!("then"))
-    );
+    assert_eq!(observe(&t, state, "go")["current_task"]["id"], 1);
+    let data = observe(&t, state, "A done, then B");
+    assert_eq!(advanced(&data), (json!("transition"), json!("then")));
     assert_eq!(t.state("s.json")["tasks"][0]["result"], "A done");
     // fallback_rounds 2: two rounds on b, the third message moves on —
     // but the fourth iteration is the limit, so the plan pauses after it.
-    t.ok(&["observe", "s.json", "--message", "working on b"]);
-    let data = t.ok(&["observe", "s.json", "--message", "still on b"]);
-    assert_eq!(data["completed_by"], json!(null));
+    observe(&t, state, "working on b");
+    let data = observe(&t, state, "still on b");
+    assert_eq!(advanced(&data), (json!(null), json!(null)));
     assert_eq!(data["paused"], true);
     assert_eq!(
         data["summary"]["text"],
@@ -211,8 +200,8 @@ fn plan_thresholds_and_the_iteration_limit() {
         json!([{"task_id": 2, "rounds": 2}])
     );
     // A resumed plan: b has had its two rounds, this message moves on.
-    let data = t.ok(&["observe", "copy.json", "--message", "continue"]);
-    assert_eq!(data["completed_by"], "fallback");
+    let data = observe(&t, &["copy.json"], "continue");
+    assert_eq!(advanced(&data), (json!("fallback"), json!("2 rounds")));
     assert_eq!(data["current_task"]["id"], 3);
 }
 
@@ -276,38 +265,44 @@ fn session_keys_and_state_paths() {
         t.state(".sessions/k1/plan.json")["tasks"][0]["result"],
         "ok"
     );
-    assert_eq!(
-        usage(&t, &["run", "status", "s.json", "--session", "k1"]),
-        "error: give either --session or a state file, not both (`s.json` with --session)\n"
-    );
-    assert_eq!(
-        usage(&t, &["run", "complete", "--session", "k1", "s.json"]),
-        "error: give either --session or a state file, not both (`s.json` with --session)\n"
-    );
-    assert_eq!(
-        usage(&t, &["run", "status"]),
-        "error: give the state file (STATE) or --session KEY\n"
-    );
-    assert_eq!(
-        usage(&t, &["run", "status", "--session", "../etc"]),
-        "error: `../etc` is not a session key: it holds a path separator (`/` or `\\`); a key is one name such as `chat-42`\n"
-    );
-    assert_eq!(
-        usage(&t, &["run", "status", "--session", ".."]),
-        "error: `..` is not a session key: it holds `..` or is `.`; a key is one name such as `chat-42`\n"
-    );
-    assert_eq!(
-        usage(&t, &["run", "status", "--session", "a\u{1b}b"]),
-        "error: `a\\u{1b}b` is not a session key: it holds a control character; a key is one name such as `chat-42`\n"
-    );
-    assert_eq!(
-        usage(&t, &["mcp", "s.json", "--session", "k1"]),
-        "error: give either --session or a state file, not both (`s.json` with --session)\n"
-    );
-    assert_eq!(
-        usage(&t, &["mcp", "--session", "a/b"]),
-        "error: `a/b` is not a session key: it holds a path separator (`/` or `\\`); a key is one name such as `chat-42`\n"
-    );
+    let both = "error: give either --session or a state file, not both (`s.json` with --session)\n";
+    let not_a_key = |key: &str, why: &str| {
+        format!(
+            "error: `{key}` is not a session key: it {why}; a key is one name such as `chat-42`\n"
+        )
+    };
+    let separator = "holds a path separator (`/` or `\\`)";
+    let refused = [
+        (
+            &["run", "status", "s.json", "--session", "k1"][..],
+            both.to_owned(),
+        ),
+        (
+            &["run", "complete", "--session", "k1", "s.json"],
+            both.to_owned(),
+        ),
+        (
+            &["run", "status"],
+            "error: give the state file (STATE) or --session KEY\n".to_owned(),
+        ),
+        (
+            &["run", "status", "--session", "../etc"],
+            not_a_key("../etc", separator),
+        ),
+        (
+            &["run", "status", "--session", ".."],
+            not_a_key("..", "holds `..` or is `.`"),
+        ),
+        (
+            &["run", "status", "--session", "a\u{1b}b"],
+            not_a_key("a\\u{1b}b", "holds a control character"),
+        ),
+        (&["mcp", "s.json", "--session", "k1"], both.to_owned()),
+        (&["mcp", "--session", "a/b"], not_a_key("a/b", separator)),
+    ];
+    for (args, expected) in refused {
+        assert_eq!(usage(&t, args), expected, "planc {}", args.join(" "));
+    }
     // A message that declares no steps creates no plan.
     assert_eq!(
         t.err(&["observe", "--session", "new", "--message", "hello"]),

@@ -386,7 +386,64 @@ pub struct Retry {
     pub count: u32,
 }
 
+impl Meta {
+    /// The meta of a plan made at run time rather than built from a `.plan`
+    /// file: `id` and `goal`, in English, every other field left out.
+    pub fn new(id: impl Into<String>, goal: impl Into<String>) -> Meta {
+        Meta {
+            id: id.into(),
+            title: None,
+            goal: goal.into(),
+            language: "en".to_owned(),
+            max_iterations: None,
+            transition_rounds: None,
+            fallback_rounds: None,
+            params: IndexMap::new(),
+            source: None,
+            created_at: None,
+            updated_at: None,
+            retry: None,
+        }
+    }
+}
+
+impl TaskDoc {
+    /// A pending task `id` waiting for `dependencies`, every other field
+    /// left out.
+    pub fn pending(id: u32, name: impl Into<String>, dependencies: Vec<u32>) -> TaskDoc {
+        TaskDoc {
+            id,
+            name: name.into(),
+            status: TaskStatus::Pending,
+            dependencies,
+            reasoning: None,
+            result: None,
+            key: None,
+            step: None,
+            assignee: None,
+            description: None,
+            optional: false,
+            retry: Retry::default(),
+            priority: None,
+            extra: serde_json::Map::new(),
+            holder: None,
+        }
+    }
+}
+
 impl PlanDocument {
+    /// A plan that has not started: `meta`, its `tasks`, no roles or steps.
+    pub fn new(meta: Meta, tasks: Vec<TaskDoc>) -> PlanDocument {
+        PlanDocument {
+            format: FORMAT.to_owned(),
+            meta,
+            roles: Vec::new(),
+            steps: Vec::new(),
+            state: State::default(),
+            tasks,
+        }
+    }
+
     /// The document as pretty JSON with a final newline: the bytes planc writes.
     pub fn to_json(&self) -> String {
         // About 400 bytes a task (the generated plans of the benchmarks

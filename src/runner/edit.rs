@@ -36,21 +36,11 @@ impl Runner {
         };
         let mut doc = self.doc.clone();
         let task = TaskDoc {
-            id,
-            name,
-            status: TaskStatus::Pending,
-            dependencies,
             reasoning: args.reasoning.clone(),
-            result: None,
-            key: None,
             step: after.and_then(|a| self.task(a).step.clone()),
             assignee: args.assignee.clone().filter(|a| !a.is_empty()),
             description: args.description.clone(),
-            optional: false,
-            retry: Retry::default(),
-            priority: None,
-            extra: Default::default(),
-            holder: None,
+            ..TaskDoc::pending(id, name, dependencies)
         };
         let rewired = match after {
             Some(a) => self.insert_after(&mut doc, a, task),
@@ -235,23 +225,9 @@ impl Runner {
         new: &NewTasks,
     ) -> Result<TaskDoc, OpError> {
         Ok(match step {
-            ReplanStep::Name(name) => TaskDoc {
-                id,
-                name: non_empty(name, "a step's name")?,
-                status: TaskStatus::Pending,
-                dependencies: chained,
-                reasoning: None,
-                result: None,
-                key: None,
-                step: None,
-                assignee: None,
-                description: None,
-                optional: false,
-                retry: Retry::default(),
-                priority: None,
-                extra: Default::default(),
-                holder: None,
-            },
+            ReplanStep::Name(name) => {
+                TaskDoc::pending(id, non_empty(name, "a step's name")?, chained)
+            }
             ReplanStep::Task(t) => {
                 let name = t.name.as_deref().or(t.description.as_deref()).unwrap_or("");
                 self.check_role(t.assignee.as_deref())?;
@@ -263,14 +239,8 @@ impl Runner {
                         .collect::<Result<Vec<u32>, OpError>>()?,
                 };
                 TaskDoc {
-                    id,
-                    name: non_empty(name, "a step's name")?,
-                    status: TaskStatus::Pending,
-                    dependencies,
                     reasoning: t.reasoning.clone(),
-                    result: None,
                     key: t.key.clone(),
-                    step: None,
                     assignee: t.assignee.clone(),
                     description: t.description.clone().filter(|_| t.name.is_some()),
                     optional: t.optional,
@@ -278,9 +248,7 @@ impl Runner {
                         max: t.retry,
                         count: 0,
                     },
-                    priority: None,
-                    extra: Default::default(),
-                    holder: None,
+                    ..TaskDoc::pending(id, non_empty(name, "a step's name")?, dependencies)
                 }
             }
         })

@@ -273,7 +273,8 @@ impl Runner {
             && self.index.failed_required > 0
         {
             PlanStatus::Failed
-        } else if before == PlanStatus::Idle && untouched {
+        } else if (before == PlanStatus::Idle || total == 0) && untouched {
+            // A plan whose last task was removed holds nothing that ran: idle.
             PlanStatus::Idle
         } else {
             PlanStatus::Running

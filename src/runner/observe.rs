@@ -15,8 +15,8 @@
 use serde_json::json;
 
 use crate::document::{
-    Meta, PlanDocument, PlanStatus, State, StepRounds, TaskStatus, DEFAULT_FALLBACK_ROUNDS,
-    DEFAULT_TRANSITION_ROUNDS, FORMAT,
+    Meta, PlanDocument, PlanStatus, StepRounds, TaskStatus, DEFAULT_FALLBACK_ROUNDS,
+    DEFAULT_TRANSITION_ROUNDS,
 };
 
 use super::error::{ErrorCode, OpError};
@@ -412,27 +412,9 @@ fn goal_line(message: &str) -> Option<String> {
 /// An empty plan `id` with `goal`, for the steps a message declares.
 fn empty_plan(id: String, goal: String) -> PlanDocument {
     let language = if goal.chars().any(is_cjk) { "zh" } else { "en" };
-    PlanDocument {
-        format: FORMAT.to_owned(),
-        meta: Meta {
-            id,
-            title: None,
-            goal,
-            language: language.to_owned(),
-            max_iterations: None,
-            transition_rounds: None,
-            fallback_rounds: None,
-            params: Default::default(),
-            source: None,
-            created_at: None,
-            updated_at: None,
-            retry: None,
-        },
-        roles: Vec::new(),
-        steps: Vec::new(),
-        state: State::default(),
-        tasks: Vec::new(),
-    }
+    let mut meta = Meta::new(id, goal);
+    meta.language = language.to_owned();
+    PlanDocument::new(meta, Vec::new())
 }
 
 fn is_active(runner: &Runner) -> bool {

@@ -180,20 +180,24 @@ impl Test {
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         }
     }
-    /// Runs `planc run --json ARGS…` and returns the envelope; asserts the exit code.
-    pub fn op(&self, args: &[&str], code: i32) -> Value {
-        let mut all = vec!["run", "--json"];
-        all.extend_from_slice(args);
-        let run = self.planc(&all);
+    /// Runs `planc ARGS`, asserting its exit code (the message shows its output).
+    pub fn expect(&self, args: &[&str], code: i32) -> Output {
+        let run = self.planc(args);
         assert_eq!(
             run.code,
             code,
             "planc {}:\n{}\n{}",
-            all.join(" "),
+            args.join(" "),
             run.stdout,
             run.stderr
         );
-        run.json()
+        run
+    }
+
+    /// Runs `planc run --json ARGS…` and returns the envelope; asserts the exit code.
+    pub fn op(&self, args: &[&str], code: i32) -> Value {
+        self.expect(&[&["run", "--json"][..], args].concat(), code)
+            .json()
     }
 
     /// Runs an operation that must succeed; its `data`.

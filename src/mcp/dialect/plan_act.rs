@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::document::{self, Meta, PlanDocument, PlanStatus, Retry, State, TaskDoc, TaskStatus};
+use crate::document::{Meta, PlanDocument, PlanStatus, TaskDoc, TaskStatus};
 use crate::emit::{render, Target};
 use crate::mcp::access::PlanAccess;
 use crate::mcp::tools::{output_schema, schema, ToolDef};
@@ -534,45 +534,15 @@ fn create(store: &dyn PlanAccess, args: CreateArgs) -> Result<Outcome, OpError> 
                 format!("step {id} has an empty description"),
             ));
         }
-        tasks.push(TaskDoc {
-            id,
-            name: description.trim().to_owned(),
-            status: TaskStatus::Pending,
-            dependencies: if id > 1 { vec![id - 1] } else { Vec::new() },
-            reasoning: None,
-            result: None,
-            key: None,
-            step: None,
-            assignee: None,
-            description: None,
-            optional: false,
-            retry: Retry::default(),
-            priority: None,
-            extra: Default::default(),
-            holder: None,
-        });
+        let dependencies = if id > 1 { vec![id - 1] } else { Vec::new() };
+        tasks.push(TaskDoc::pending(id, description.trim(), dependencies));
     }
-    let doc = PlanDocument {
-        format: document::FORMAT.to_owned(),
-        meta: Meta {
-            id: "plan".to_owned(),
-            title: Some(args.title.clone()),
-            goal: args.title,
-            language: args.language.unwrap_or_else(|| "en".to_owned()),
-            max_iterations: None,
-            transition_rounds: None,
-            fallback_rounds: None,
-            params: Default::default(),
-            source: None,
-            created_at: None,
-            updated_at: None,
-            retry: None,
-        },
-        roles: Vec::new(),
-        steps: Vec::new(),
-        state: State::default(),
-        tasks,
+    let meta = Meta {
+        title: Some(args.title.clone()),
+        language: args.language.unwrap_or_else(|| "en".to_owned()),
+        ..Meta::new("plan", args.title)
     };
+    let doc = PlanDocument::new(meta, tasks);
     let doc = store.create(doc, false)?;
     Ok(Outcome::ok(Events {
         events: vec![Event::Plan {

@@ -16,9 +16,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::document::{
-    self, Meta, PlanDocument, Retry, RoleDoc, State, StepDoc, TaskDoc, TaskStatus as RunnerStatus,
-};
+use crate::document::{Meta, PlanDocument, RoleDoc, StepDoc, TaskDoc, TaskStatus as RunnerStatus};
 use crate::emit::{render, Target};
 use crate::mcp::access::PlanAccess;
 use crate::mcp::tools::{output_schema, schema, ToolDef};
@@ -534,21 +532,11 @@ fn create(store: &dyn PlanAccess, args: CreateArgs) -> Result<bool, OpError> {
             let id = tasks.len() as u32 + 1;
             ids.push(id);
             tasks.push(TaskDoc {
-                id,
-                name: task.name,
-                status: RunnerStatus::Pending,
-                dependencies: Vec::new(),
-                reasoning: None,
-                result: None,
                 key: Some(task.task_id),
                 step: Some(step.step_id.clone()),
                 assignee: task.assignee.filter(|a| !a.is_empty()),
                 description: task.description,
-                optional: false,
-                retry: Retry::default(),
-                priority: None,
-                extra: Default::default(),
-                holder: None,
+                ..TaskDoc::pending(id, task.name, Vec::new())
             });
         }
         steps.push(StepDoc {
@@ -568,26 +556,15 @@ fn create(store: &dyn PlanAccess, args: CreateArgs) -> Result<bool, OpError> {
             });
         }
     }
+    let meta = Meta {
+        title: Some(data.name.clone()),
+        source: data.workflow_template_source,
+        ..Meta::new(args.plan_id, data.description.unwrap_or(data.name))
+    };
     let doc = PlanDocument {
-        format: document::FORMAT.to_owned(),
-        meta: Meta {
-            id: args.plan_id,
-            title: Some(data.name.clone()),
-            goal: data.description.unwrap_or(data.name),
-            language: "en".to_owned(),
-            max_iterations: None,
-            transition_rounds: None,
-            fallback_rounds: None,
-            params: Default::default(),
-            source: data.workflow_template_source,
-            created_at: None,
-            updated_at: None,
-            retry: None,
-        },
         roles,
         steps,
-        state: State::default(),
-        tasks,
+        ..PlanDocument::new(meta, tasks)
     };
     store.create(doc, false)?;
     Ok(true)

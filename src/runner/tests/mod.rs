@@ -6,51 +6,19 @@ mod properties;
 use serde_json::json;
 
 use super::*;
-use crate::document::{Meta, Retry, State, TaskStatus, FORMAT};
+use crate::document::{Meta, TaskStatus};
 
 /// A plan whose task `n + 1` depends on the tasks listed at `deps[n]`.
 pub(crate) fn plan(deps: &[&[u32]]) -> PlanDocument {
-    PlanDocument {
-        format: FORMAT.to_owned(),
-        meta: Meta {
-            id: "t".to_owned(),
-            title: None,
-            goal: "test".to_owned(),
-            language: "en".to_owned(),
-            max_iterations: None,
-            transition_rounds: None,
-            fallback_rounds: None,
-            params: Default::default(),
-            source: None,
-            created_at: None,
-            updated_at: None,
-            retry: None,
-        },
-        roles: Vec::new(),
-        steps: Vec::new(),
-        state: State::default(),
-        tasks: deps
-            .iter()
-            .enumerate()
-            .map(|(i, d)| TaskDoc {
-                id: i as u32 + 1,
-                name: format!("task {}", i + 1),
-                status: TaskStatus::Pending,
-                dependencies: d.to_vec(),
-                reasoning: None,
-                result: None,
-                key: Some(format!("t{}", i + 1)),
-                step: None,
-                assignee: None,
-                description: None,
-                optional: false,
-                retry: Retry::default(),
-                priority: None,
-                extra: Default::default(),
-                holder: None,
-            })
-            .collect(),
-    }
+    let tasks = deps
+        .iter()
+        .enumerate()
+        .map(|(i, d)| TaskDoc {
+            key: Some(format!("t{}", i + 1)),
+            ..TaskDoc::pending(i as u32 + 1, format!("task {}", i + 1), d.to_vec())
+        })
+        .collect();
+    PlanDocument::new(Meta::new("t", "test"), tasks)
 }
 
 fn call(runner: &mut Runner, name: &str, args: serde_json::Value) -> Result<Applied, OpError> {
