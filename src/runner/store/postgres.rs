@@ -142,8 +142,20 @@ struct Shared {
     states: Mutex<HashMap<String, Cached>>,
     /// Each plan's advisory lock key, by plan id.
     lock_keys: Mutex<HashMap<String, i64>>,
-    /// Wakes the notifier (started at the first change).
-    notifier: Mutex<Option<Sender<()>>>,
+    /// Wakes the notifier (started at the first change), and hangs up
+    /// when it has ended.
+    notifier: Mutex<Option<(Sender<()>, Receiver<()>)>>,
+}
+
+impl Drop for Shared {
+    /// The last changes' notification goes out before the store does (a
+    /// `planc run` exits right after its change), waiting a second at most.
+    fn drop(&mut self) {
+        if let Some((wake, ended)) = lock(&self.notifier).take() {
+            drop(wake);
+            let _ = ended.recv_timeout(Duration::from_secs(1));
+        }
+    }
 }
 
 /// A plan's state as of one version of its row.
@@ -334,18 +346,22 @@ impl Shared {
     /// committed.
     fn notify(&self) {
         let mut notifier = lock(&self.notifier);
-        if let Some(sender) = notifier.as_ref() {
-            if sender.send(()).is_ok() {
+        if let Some((wake, _)) = notifier.as_ref() {
+            if wake.send(()).is_ok() {
                 return;
             }
         }
-        let (sender, changes) = channel();
+        let (wake, changes) = channel();
+        let (ending, ended) = channel::<()>();
         let url = self.url.clone();
         let started = thread::Builder::new()
             .name("planc-postgres-notifier".to_owned())
-            .spawn(move || notifier_loop(&url, &changes));
-        if started.is_ok() && sender.send(()).is_ok() {
-            *notifier = Some(sender);
+            .spawn(move || {
+                notifier_loop(&url, &changes);
+                drop(ending);
+            });
+        if started.is_ok() && wake.send(()).is_ok() {
+            *notifier = Some((wake, ended));
         }
     }
 
