@@ -121,7 +121,8 @@ fn start(store: &str) -> Server {
     Server(child, addr)
 }
 
-/// The (plan, seq) of every change on `addr`'s stream of every plan.
+/// The (plan, seq) of every change (not creation) on `addr`'s stream of
+/// every plan.
 fn follow(addr: &str) -> Arc<Mutex<HashSet<(String, u64)>>> {
     let seen = Arc::new(Mutex::new(HashSet::new()));
     let mut stream = TcpStream::connect(addr).expect("connect");
@@ -138,7 +139,10 @@ fn follow(addr: &str) -> Arc<Mutex<HashSet<(String, u64)>>> {
             let Ok(event) = serde_json::from_str::<Value>(data) else {
                 continue;
             };
-            if let (Some(plan), Some(seq)) = (event["plan_id"].as_str(), event["seq"].as_u64()) {
+            // Seq 1 is a plan's creation, not a change of the bench.
+            if let (Some(plan), Some(seq @ 2..)) =
+                (event["plan_id"].as_str(), event["seq"].as_u64())
+            {
                 into.lock().expect("the set").insert((plan.to_owned(), seq));
             }
         }

@@ -147,18 +147,24 @@ pub(crate) fn prompt_response(text: String) -> GetPromptResponse {
         .into()
 }
 
+/// What a planc MCP server says of itself: tools, resources and prompts,
+/// and `instructions`.
+pub(crate) fn server_config(instructions: String) -> ServerConfig {
+    let mut info = ServerConfig::new(
+        ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_prompts()
+            .build(),
+    );
+    info.server_info = Implementation::new("planc", env!("CARGO_PKG_VERSION"));
+    info.instructions = Some(instructions);
+    info
+}
+
 impl ServerHandler for PlanServer {
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_resources()
-                .enable_prompts()
-                .build(),
-        );
-        info.server_info = Implementation::new("planc", env!("CARGO_PKG_VERSION"));
-        info.instructions = Some(self.dialect.instructions().to_owned());
-        info
+        server_config(self.dialect.instructions().to_owned())
     }
 
     async fn list_tools(

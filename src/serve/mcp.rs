@@ -23,10 +23,9 @@ use axum::http::HeaderMap;
 use percent_encoding::{percent_decode_str, utf8_percent_encode, NON_ALPHANUMERIC};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
-    Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    PromptArgument, ReadResourceRequestParams, ReadResourceResponse, ResourceTemplate,
-    ServerCapabilities, ServerConfig,
+    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, PromptArgument,
+    ReadResourceRequestParams, ReadResourceResponse, ResourceTemplate, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -36,7 +35,7 @@ use crate::document::PlanDocument;
 use crate::mcp::access::{Change, PlanAccess};
 use crate::mcp::server::{
     check_prompt_name, internal, mcp_tool, plan_contents, plan_prompt, plan_resource,
-    prompt_response, tool_response, PLAN_URI,
+    prompt_response, server_config, tool_response, PLAN_URI,
 };
 use crate::mcp::{Dialect, ToolDef};
 use crate::runner::{self, Applied, Caller, ErrorCode, Op, OpError, PlanStore, PlanSummary};
@@ -218,20 +217,10 @@ fn served_tools(dialect: Dialect) -> Vec<ToolDef> {
 
 impl ServerHandler for HttpPlans {
     fn get_info(&self) -> ServerConfig {
-        let dialect = self.session_dialect();
-        let mut info = ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_resources()
-                .enable_prompts()
-                .build(),
-        );
-        info.server_info = Implementation::new("planc", env!("CARGO_PKG_VERSION"));
-        info.instructions = Some(format!(
+        server_config(format!(
             "{} This server holds many plans: name one with `plan_id` (it may be left out while it holds one).",
-            dialect.instructions()
-        ));
-        info
+            self.session_dialect().instructions()
+        ))
     }
 
     async fn initialize(

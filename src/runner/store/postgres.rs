@@ -6,14 +6,22 @@
 //! `seq`, and `tx`, the id of the transaction that committed it) and
 //! `schema_version`. A change is one transaction: the plan's advisory lock,
 //! `SELECT … FOR UPDATE` on its row (so changes to one plan queue, and none
-//! is lost), the runner, `UPDATE` of the row, `INSERT` of the event, and
-//! `pg_notify` — which PostgreSQL delivers only once the transaction has
-//! committed.
+//! is lost), the runner, `UPDATE` of the row and `INSERT` of the event.
+//!
+//! **Notifications.** Once a change has committed, a notifier thread sends
+//! `pg_notify` in a transaction of its own, without waiting for its WAL
+//! flush (`synchronous_commit` off for it alone), one for all the changes
+//! committed meanwhile. Not in the change's transaction: PostgreSQL
+//! serialises the commits of notifying transactions on one cluster-wide
+//! lock held through the commit's WAL flush, so changes that notified
+//! could not share a flush. A notification is only a wake-up (listeners
+//! read the feed, and look every [`POLL`] anyway): one lost in a crash
+//! loses nothing.
 //!
 //! **Round trips.** Each pooled connection prepares its statements once;
 //! a change is four round trips: `BEGIN` with the plan's lock (its key, a
 //! number, asked once per plan), the read, one statement that updates the
-//! row, inserts the event and notifies, and `COMMIT`. The store keeps each plan's
+//! row and inserts the event, and `COMMIT`. The store keeps each plan's
 //! last parsed state with the row version it came from (its revision and
 //! `xmin`, the transaction that wrote it): a read or a change fetches and
 //! parses the document only when the row moved since.
@@ -27,7 +35,7 @@
 //! Subscribers are fed from the feed, woken by `LISTEN`, so every process
 //! sees every change, in the same order.
 
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::thread;
 use std::time::Duration;
@@ -134,6 +142,20 @@ struct Shared {
     states: Mutex<HashMap<String, Cached>>,
     /// Each plan's advisory lock key, by plan id.
     lock_keys: Mutex<HashMap<String, i64>>,
+    /// Wakes the notifier (started at the first change), and hangs up
+    /// when it has ended.
+    notifier: Mutex<Option<(Sender<()>, Receiver<()>)>>,
+}
+
+impl Drop for Shared {
+    /// The last changes' notification goes out before the store does (a
+    /// `planc run` exits right after its change), waiting a second at most.
+    fn drop(&mut self) {
+        if let Some((wake, ended)) = lock(&self.notifier).take() {
+            drop(wake);
+            let _ = ended.recv_timeout(Duration::from_secs(1));
+        }
+    }
 }
 
 /// A plan's state as of one version of its row.
@@ -159,8 +181,7 @@ struct Statements {
     /// cached version).
     read_for_update: Statement,
     read: Statement,
-    /// The new state, its event and the notification, in one statement:
-    /// the event's position.
+    /// The new state and its event, in one statement: the event's position.
     write: Statement,
     /// A plan's events after a `seq`.
     events: Statement,
@@ -185,15 +206,15 @@ impl Statements {
             lock_key: client.prepare("SELECT hashtextextended($1, 0)")?,
             read_for_update: client.prepare(&format!("SELECT {READ_COLUMNS} FOR UPDATE"))?,
             read: client.prepare(&format!("SELECT {READ_COLUMNS}"))?,
-            write: client.prepare(&format!(
+            write: client.prepare(
                 "WITH updated AS (
                      UPDATE plans SET revision = $2, doc = $3, summary = $4 WHERE plan_id = $1
                  ), inserted AS (
                      INSERT INTO events (plan_id, seq, record) VALUES ($1, $2, $5)
                      RETURNING tx
                  )
-                 SELECT tx::text, pg_notify('{CHANNEL}', '') FROM inserted"
-            ))?,
+                 SELECT tx::text FROM inserted",
+            )?,
             events: client.prepare(
                 "SELECT tx::text, plan_id, seq, record FROM events
                  WHERE plan_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
@@ -215,6 +236,7 @@ impl PostgresStore {
             listening: Mutex::new(false),
             states: Mutex::default(),
             lock_keys: Mutex::default(),
+            notifier: Mutex::default(),
         });
         let mut client = shared.connect()?;
         migrate(&mut client, &shared.shown)?;
@@ -320,6 +342,29 @@ impl Shared {
         }
     }
 
+    /// Has the notifier tell every listener (every server) that a change
+    /// committed.
+    fn notify(&self) {
+        let mut notifier = lock(&self.notifier);
+        if let Some((wake, _)) = notifier.as_ref() {
+            if wake.send(()).is_ok() {
+                return;
+            }
+        }
+        let (wake, changes) = channel();
+        let (ending, ended) = channel::<()>();
+        let url = self.url.clone();
+        let started = thread::Builder::new()
+            .name("planc-postgres-notifier".to_owned())
+            .spawn(move || {
+                notifier_loop(&url, &changes);
+                drop(ending);
+            });
+        if started.is_ok() && wake.send(()).is_ok() {
+            *notifier = Some((wake, ended));
+        }
+    }
+
     /// Keeps `doc` as plan `plan_id`'s state at row version (revision, xmin).
     fn remember(&self, plan_id: &str, revision: i64, xmin: i64, doc: PlanDocument) {
         let mut states = lock(&self.states);
@@ -380,9 +425,9 @@ impl PlanStore for PostgresStore {
                 &[&plan_id, &record_text],
             )
             .map_err(&write)?;
-            notify(&mut tx).map_err(&write)?;
             tx.commit().map_err(&write)
         })?;
+        self.shared.notify();
         Ok(doc)
     }
 
@@ -486,6 +531,7 @@ impl PlanStore for PostgresStore {
                     .map_err(&write)?
                     .get(0);
                 tx.commit().map_err(&write)?;
+                self.shared.notify();
                 let position: u64 = position.parse().unwrap_or(0);
                 // The row's xmin is this transaction's id, the low 32 bits
                 // of its 64-bit form.
@@ -613,10 +659,31 @@ fn plan_lock(tx: &mut Transaction<'_>, plan_id: &str) -> Result<(), postgres::Er
     .map(|_| ())
 }
 
-/// `NOTIFY`, delivered when the transaction commits.
-fn notify(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
-    tx.execute("SELECT pg_notify($1, '')", &[&CHANNEL])
-        .map(|_| ())
+/// The notifier: one `NOTIFY` (in a transaction that does not wait for its
+/// WAL flush) for every batch of changes committed; ends with the store
+/// (when `changes` hangs up).
+fn notifier_loop(url: &str, changes: &Receiver<()>) {
+    let mut client: Option<Client> = None;
+    while changes.recv().is_ok() {
+        while changes.try_recv().is_ok() {}
+        for _ in 0..2 {
+            let connected = match client.as_mut() {
+                Some(client) if !client.is_closed() => client,
+                _ => match Client::connect(url, NoTls) {
+                    Ok(connected) => client.insert(connected),
+                    // Listeners look every POLL anyway.
+                    Err(_) => break,
+                },
+            };
+            let sent = connected.batch_execute(&format!(
+                "BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify('{CHANNEL}', ''); COMMIT"
+            ));
+            if sent.is_ok() {
+                break;
+            }
+            client = None;
+        }
+    }
 }
 
 /// The position below which every transaction has ended.
