@@ -20,6 +20,8 @@ pub struct Server {
     pub addr: String,
     /// What it wrote to standard error so far.
     pub stderr: Arc<Mutex<String>>,
+    /// The thread that reads standard error: it ends once the server has.
+    reader: Option<std::thread::JoinHandle<()>>,
 }
 
 /// The repository's path of `path`.
@@ -54,14 +56,16 @@ impl Server {
         let seen = Arc::new(Mutex::new(String::new()));
         let (tx, rx) = mpsc::channel();
         let log = Arc::clone(&seen);
-        std::thread::spawn(move || {
+        let reader = std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
                 if let Some(rest) = line.split("listening on http://").nth(1) {
                     let addr = rest.split_whitespace().next().unwrap_or("").to_owned();
                     let _ = tx.send(addr);
                 }
-                log.lock().unwrap().push_str(&format!("{line}\n"));
+                log.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push_str(&format!("{line}\n"));
             }
         });
         let addr = match rx.recv_timeout(Duration::from_secs(30)) {
@@ -75,6 +79,7 @@ impl Server {
             child,
             addr,
             stderr: seen,
+            reader: Some(reader),
         }
     }
 
@@ -110,13 +115,19 @@ impl Server {
         self.post(&format!("/api/plans/{id}/ops/{op}"), &args.to_string())
     }
 
-    /// Sends SIGTERM and waits: the exit code.
+    /// Sends SIGTERM and waits: the exit code (`stderr` then holds all it
+    /// wrote).
     pub fn terminate(mut self) -> Option<i32> {
         // SAFETY: a plain kill(2) of our own child.
         unsafe {
             libc::kill(self.child.id() as i32, libc::SIGTERM);
         }
         let status = self.child.wait().expect("planc serve exits");
+        // Everything it wrote is in `stderr` once the reader has seen the
+        // end of the pipe.
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
         status.code()
     }
 }
