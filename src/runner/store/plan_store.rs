@@ -371,6 +371,29 @@ impl Subscribers {
     }
 }
 
+/// Plan `plan_id`'s summary as the database backends store it.
+pub(super) fn summary_json(plan_id: &str, doc: &PlanDocument) -> String {
+    serde_json::to_string(&PlanSummary::of(plan_id, doc)).unwrap_or_else(|_| "{}".to_owned())
+}
+
+/// An event record as the database backends store it.
+pub(super) fn record_json(record: &LogRecord) -> Result<String, OpError> {
+    serde_json::to_string(record)
+        .map_err(|e| OpError::new(ErrorCode::StateIo, format!("cannot write an event: {e}")))
+}
+
+/// A count or revision as a database's signed 64-bit integer.
+pub(super) fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// A mutex's guard, poisoned or not (what it guards stays consistent).
+pub(super) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// A change as a database backend makes it: [`next_revision`] with a
 /// change that gives back only its events.
 pub(super) fn prepare_change(

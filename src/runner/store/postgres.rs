@@ -36,7 +36,7 @@
 //! sees every change, in the same order.
 
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::thread;
 use std::time::Duration;
 
@@ -52,8 +52,8 @@ use crate::runner::events::{Event, LogRecord};
 use crate::runner::Runner;
 
 use super::plan_store::{
-    plan_exists, plan_not_found, prepare_change, prepare_create, validate_plan_id, PlanStore,
-    PlanSummary, StoredEvent, Subscribers,
+    lock, plan_exists, plan_not_found, prepare_change, prepare_create, record_json, summary_json,
+    to_i64, validate_plan_id, PlanStore, PlanSummary, StoredEvent, Subscribers,
 };
 
 /// The channel of `NOTIFY`.
@@ -827,23 +827,6 @@ fn parse_doc(shown: &str, plan_id: &str, text: &str) -> Result<PlanDocument, OpE
         )
         .with(json!({"store": shown, "plan_id": plan_id}))
     })
-}
-
-fn summary_json(plan_id: &str, doc: &PlanDocument) -> String {
-    serde_json::to_string(&PlanSummary::of(plan_id, doc)).unwrap_or_else(|_| "{}".to_owned())
-}
-
-fn record_json(record: &LogRecord) -> Result<String, OpError> {
-    serde_json::to_string(record)
-        .map_err(|e| OpError::new(ErrorCode::StateIo, format!("cannot write an event: {e}")))
-}
-
-fn to_i64(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// `url` with the password (`user:PASSWORD@`, `password=…`) left out.

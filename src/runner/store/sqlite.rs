@@ -36,8 +36,8 @@ use crate::runner::events::{Event, LogRecord};
 use crate::runner::Runner;
 
 use super::plan_store::{
-    plan_exists, plan_not_found, prepare_change, prepare_create, validate_plan_id, PlanStore,
-    PlanSummary, StoredEvent, Subscribers,
+    lock, plan_exists, plan_not_found, prepare_change, prepare_create, record_json, summary_json,
+    to_i64, validate_plan_id, PlanStore, PlanSummary, StoredEvent, Subscribers,
 };
 
 /// How long a write waits for another process's write lock on the file.
@@ -526,7 +526,7 @@ impl PlanStore for SqliteStore {
                  WHERE plan_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
             )?;
             let rows = select.query_map(
-                params![plan_id, clamp(after_seq), clamp(limit as u64)],
+                params![plan_id, to_i64(after_seq), to_i64(limit as u64)],
                 row_event,
             )?;
             rows.collect::<rusqlite::Result<Vec<_>>>()
@@ -579,7 +579,7 @@ impl Shared {
                 "SELECT position, plan_id, seq, record FROM events
                  WHERE position > ?1 ORDER BY position LIMIT ?2",
             )?;
-            let rows = select.query_map(params![clamp(after), clamp(limit as u64)], row_event)?;
+            let rows = select.query_map(params![to_i64(after), to_i64(limit as u64)], row_event)?;
             rows.collect()
         })
     }
@@ -698,7 +698,7 @@ fn commit_batch(conn: &mut Connection, path: &Path, batch: &[Job]) -> Vec<Result
                 .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
             tx.execute(
                 "INSERT INTO events (plan_id, seq, record) VALUES (?1, ?2, ?3)",
-                params![plan_id, clamp(job.record.revision), record],
+                params![plan_id, to_i64(job.record.revision), record],
             )?;
             outcomes.push(Ok(tx.last_insert_rowid() as u64));
             revisions.insert(plan_id, Some(job.doc.state.revision));
@@ -709,7 +709,7 @@ fn commit_batch(conn: &mut Connection, path: &Path, batch: &[Job]) -> Vec<Result
             tx.execute(
                 "UPDATE plans SET revision = ?1, doc = ?2, summary = ?3 WHERE plan_id = ?4",
                 params![
-                    clamp(job.doc.state.revision),
+                    to_i64(job.doc.state.revision),
                     job.doc.to_json(),
                     summary_json(plan_id, &job.doc),
                     plan_id
@@ -805,24 +805,6 @@ fn parse_doc(path: &Path, plan_id: &str, text: &str) -> Result<PlanDocument, OpE
         )
         .with(json!({"path": path.display().to_string(), "plan_id": plan_id}))
     })
-}
-
-fn summary_json(plan_id: &str, doc: &PlanDocument) -> String {
-    serde_json::to_string(&PlanSummary::of(plan_id, doc)).unwrap_or_else(|_| "{}".to_owned())
-}
-
-fn record_json(record: &LogRecord) -> Result<String, OpError> {
-    serde_json::to_string(record)
-        .map_err(|e| OpError::new(ErrorCode::StateIo, format!("cannot write an event: {e}")))
-}
-
-/// A count as SQLite's signed integer.
-fn clamp(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn writer_gone(path: &Path) -> OpError {
