@@ -278,47 +278,12 @@ impl<'a, 'd> Lowering<'a, 'd> {
         env: Env,
     ) {
         let Some(template) = self.decls.template_named(&use_.template.name) else {
-            if c.unparsed.may_name(&use_.template.name) {
-                return;
-            }
-            let mut diagnostic = Diagnostic::new(
-                Code::UnknownTemplate,
-                format!("no template named `{}`", use_.template.name),
-            );
-            diagnostic = match self.decls.suggest_template(c, &use_.template.name) {
-                Some(best) => diagnostic
-                    .label(file, use_.template.span, format!("did you mean `{best}`?"))
-                    .fix(file, use_.template.span, best),
-                None => diagnostic.label(file, use_.template.span, "unknown template"),
-            };
-            c.diagnostics.push(
-                diagnostic
-                    .help("declare it with `template NAME(…) { … }` here or in an imported file"),
-            );
+            self.unknown_template(c, use_, file);
             return;
         };
         let decl = &self.decls.templates[template];
         c.reference(decl.def, use_.template.span);
-        if self.stack.len() >= MAX_TEMPLATE_DEPTH {
-            c.diagnostics.push(
-                Diagnostic::new(
-                    Code::Limit,
-                    format!("templates nest deeper than {MAX_TEMPLATE_DEPTH} levels"),
-                )
-                .label(file, use_.template.span, "too deep here")
-                .help("a template may use templates, but at most 16 deep; flatten the nesting"),
-            );
-            return;
-        }
-        if self.stack.contains(&template) {
-            c.diagnostics.push(
-                Diagnostic::new(
-                    Code::TemplateCycle,
-                    format!("template `{}` uses itself", decl.ast.name.name),
-                )
-                .label(file, use_.template.span, "used again inside itself")
-                .help("a template cannot contain an instance of itself, directly or through other templates"),
-            );
+        if self.refuses_nesting(c, template, use_, file) {
             return;
         }
         self.used_templates[template] = true;
@@ -365,9 +330,91 @@ impl<'a, 'd> Lowering<'a, 'd> {
             // The limit was reported; expanding further would only use memory.
             return;
         }
-        // Known before expanding: the sizes of acyclic templates are exact,
-        // so the first `use` that would cross the limit is refused; inside a
-        // template cycle (reported) each nested `use` is checked in turn.
+        if self.over_expansion_limit(c, template, use_, file) {
+            self.leave_unexpanded(template);
+            return;
+        }
+        self.stack.push(template);
+        let decl = &self.decls.templates[template];
+        self.expand(
+            c,
+            params,
+            &decl.ast.items,
+            decl.file,
+            &inner,
+            Env::Instance(env_index as u32),
+        );
+        self.stack.pop();
+        self.groups[group].tasks = (first..self.tasks.len()).collect();
+    }
+
+    /// Reports a `use` of a template that does not exist (unless a syntax
+    /// error may hide it), with the closest name.
+    fn unknown_template(&self, c: &mut Checker, use_: &ast::Use, file: FileId) {
+        if c.unparsed.may_name(&use_.template.name) {
+            return;
+        }
+        let mut diagnostic = Diagnostic::new(
+            Code::UnknownTemplate,
+            format!("no template named `{}`", use_.template.name),
+        );
+        diagnostic = match self.decls.suggest_template(c, &use_.template.name) {
+            Some(best) => diagnostic
+                .label(file, use_.template.span, format!("did you mean `{best}`?"))
+                .fix(file, use_.template.span, best),
+            None => diagnostic.label(file, use_.template.span, "unknown template"),
+        };
+        c.diagnostics.push(
+            diagnostic.help("declare it with `template NAME(…) { … }` here or in an imported file"),
+        );
+    }
+
+    /// Whether a `use` of `template` here is refused (and reported): too
+    /// deep, or inside the template itself.
+    fn refuses_nesting(
+        &self,
+        c: &mut Checker,
+        template: usize,
+        use_: &ast::Use,
+        file: FileId,
+    ) -> bool {
+        let decl = &self.decls.templates[template];
+        if self.stack.len() >= MAX_TEMPLATE_DEPTH {
+            c.diagnostics.push(
+                Diagnostic::new(
+                    Code::Limit,
+                    format!("templates nest deeper than {MAX_TEMPLATE_DEPTH} levels"),
+                )
+                .label(file, use_.template.span, "too deep here")
+                .help("a template may use templates, but at most 16 deep; flatten the nesting"),
+            );
+            return true;
+        }
+        if self.stack.contains(&template) {
+            c.diagnostics.push(
+                Diagnostic::new(
+                    Code::TemplateCycle,
+                    format!("template `{}` uses itself", decl.ast.name.name),
+                )
+                .label(file, use_.template.span, "used again inside itself")
+                .help("a template cannot contain an instance of itself, directly or through other templates"),
+            );
+            return true;
+        }
+        false
+    }
+
+    /// Whether expanding `template` here would pass the expansion limit
+    /// (known before expanding: the sizes of acyclic templates are exact, so
+    /// the first `use` that would cross the limit is refused; inside a
+    /// template cycle, reported, each nested `use` is checked in turn).
+    fn over_expansion_limit(
+        &self,
+        c: &mut Checker,
+        template: usize,
+        use_: &ast::Use,
+        file: FileId,
+    ) -> bool {
         let size = self.decls.templates[template].expansion;
         if c.expanded.saturating_add(size) > c.expansion_limit {
             let name = &self.decls.templates[template].ast.name.name;
@@ -396,21 +443,9 @@ impl<'a, 'd> Lowering<'a, 'd> {
                      use fewer or smaller templates"
                 )),
             );
-            self.leave_unexpanded(template);
-            return;
+            return true;
         }
-        self.stack.push(template);
-        let decl = &self.decls.templates[template];
-        self.expand(
-            c,
-            params,
-            &decl.ast.items,
-            decl.file,
-            &inner,
-            Env::Instance(env_index as u32),
-        );
-        self.stack.pop();
-        self.groups[group].tasks = (first..self.tasks.len()).collect();
+        false
     }
 
     /// Marks a template refused at the expansion limit, and every template

@@ -340,39 +340,7 @@ impl Validator {
             }
         }
 
-        // The goal: planc/1 and the PlanManager API keep it in meta; the planManager at the top.
-        let goal = match (meta, get(root, "overallGoal")) {
-            (Some(meta), _) if get(meta, "goal").is_some() => {
-                self.string(meta, "goal", "`meta`", true)
-            }
-            (_, Some(_)) => self.string(root, "overallGoal", "the plan", true),
-            (Some(meta), None) => {
-                self.diagnostics.push(
-                    Diagnostic::new(Code::MissingGoal, "the plan has no goal")
-                        .label(
-                            self.file,
-                            Span::new(span(meta).start(), span(meta).start() + 1),
-                            "`meta` has no `goal`",
-                        )
-                        .help("add `\"goal\": \"…\"` to `meta`: agents read it to stay on course"),
-                );
-                None
-            }
-            (None, None) => {
-                self.diagnostics.push(
-                    Diagnostic::new(Code::MissingGoal, "the plan has no goal")
-                        .label(
-                            self.file,
-                            Span::new(span(root).start(), span(root).start() + 1),
-                            "no `meta.goal` or `overallGoal`",
-                        )
-                        .help(
-                            "add `\"meta\": {\"goal\": \"…\"}`: agents read it to stay on course",
-                        ),
-                );
-                None
-            }
-        };
+        let goal = self.goal(root, meta);
 
         let roles = self.roles(root);
         let Some(tasks_value) = get(root, "tasks") else {
@@ -403,6 +371,26 @@ impl Validator {
         let steps = self.steps(root, &ids);
         let state = self.state(root, &ids, &normalised);
 
+        Some((
+            json!({
+                "format": FORMAT,
+                "meta": self.meta(meta, fallback_id, goal),
+                "roles": roles.map(|r| r.1).unwrap_or_default(),
+                "steps": steps,
+                "state": state,
+                "tasks": [],
+            }),
+            normalised,
+        ))
+    }
+
+    /// `meta` normalised: every field planc/1 has, defaults filled in.
+    fn meta(
+        &mut self,
+        meta: Option<&Object>,
+        fallback_id: &str,
+        goal: Option<String>,
+    ) -> serde_json::Value {
         let meta_string = |field: &str| {
             meta.and_then(|m| get(m, field)).and_then(|v| match v {
                 Value::StringLit(s) => Some(s.value.to_string()),
@@ -447,30 +435,57 @@ impl Validator {
             Value::NullKeyword(_) => None,
             other => self.integer(other, "`meta.retry`"),
         });
-        Some((
-            json!({
-                "format": FORMAT,
-                "meta": {
-                    "id": id,
-                    "title": meta_string("title"),
-                    "goal": goal.unwrap_or_default(),
-                    "language": meta_string("language").unwrap_or_else(|| "en".to_owned()),
-                    "max_iterations": max_iterations,
-                    "transition_rounds": transition_rounds,
-                    "fallback_rounds": fallback_rounds,
-                    "params": params,
-                    "source": meta_string("source"),
-                    "created_at": meta_string("created_at"),
-                    "updated_at": meta_string("updated_at"),
-                    "retry": retry,
-                },
-                "roles": roles.map(|r| r.1).unwrap_or_default(),
-                "steps": steps,
-                "state": state,
-                "tasks": [],
-            }),
-            normalised,
-        ))
+        json!({
+            "id": id,
+            "title": meta_string("title"),
+            "goal": goal.unwrap_or_default(),
+            "language": meta_string("language").unwrap_or_else(|| "en".to_owned()),
+            "max_iterations": max_iterations,
+            "transition_rounds": transition_rounds,
+            "fallback_rounds": fallback_rounds,
+            "params": params,
+            "source": meta_string("source"),
+            "created_at": meta_string("created_at"),
+            "updated_at": meta_string("updated_at"),
+            "retry": retry,
+        })
+    }
+
+    /// The goal: planc/1 and the PlanManager API keep it in `meta`, the
+    /// planManager at the top; a missing goal is reported.
+    fn goal(&mut self, root: &Object, meta: Option<&Object>) -> Option<String> {
+        match (meta, get(root, "overallGoal")) {
+            (Some(meta), _) if get(meta, "goal").is_some() => {
+                self.string(meta, "goal", "`meta`", true)
+            }
+            (_, Some(_)) => self.string(root, "overallGoal", "the plan", true),
+            (Some(meta), None) => {
+                self.diagnostics.push(
+                    Diagnostic::new(Code::MissingGoal, "the plan has no goal")
+                        .label(
+                            self.file,
+                            Span::new(span(meta).start(), span(meta).start() + 1),
+                            "`meta` has no `goal`",
+                        )
+                        .help("add `\"goal\": \"…\"` to `meta`: agents read it to stay on course"),
+                );
+                None
+            }
+            (None, None) => {
+                self.diagnostics.push(
+                    Diagnostic::new(Code::MissingGoal, "the plan has no goal")
+                        .label(
+                            self.file,
+                            Span::new(span(root).start(), span(root).start() + 1),
+                            "no `meta.goal` or `overallGoal`",
+                        )
+                        .help(
+                            "add `\"meta\": {\"goal\": \"…\"}`: agents read it to stay on course",
+                        ),
+                );
+                None
+            }
+        }
     }
 
     /// A JSON value as serde_json sees it (params are free-form).
