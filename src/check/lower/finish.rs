@@ -291,13 +291,14 @@ impl<'a> Lowering<'a, '_> {
         }
     }
 
-    /// Resolves every reference, interpolates every string, checks the graph
-    /// and returns the steps of the IR and, when they are kept, its tasks.
-    pub(in crate::check) fn finish(
-        mut self,
+    /// The steps of the IR, the task-to-task edges and the edges of the
+    /// `after`s of steps and instances: every name of the plan's structure
+    /// resolved (what cannot be is reported in source order).
+    fn resolve_structure(
+        &mut self,
         c: &mut Checker,
         params: &mut Option<&mut Params<'a>>,
-    ) -> Lowered {
+    ) -> (Vec<ir::Step>, Vec<graph::Edge>, Vec<graph::GroupEdge>) {
         // Most tasks name one other or two; more edges grow the list.
         let mut first = TaskEdges::with_capacity(self.tasks.len() * 2);
         let mut groups: Vec<graph::GroupEdge> = Vec::new();
@@ -325,6 +326,17 @@ impl<'a> Lowering<'a, '_> {
         }
         let edges = self.tasks_structure(c, first);
         self.report_unresolved(c);
+        (ir_steps, edges, groups)
+    }
+
+    /// Resolves every reference, interpolates every string, checks the graph
+    /// and returns the steps of the IR and, when they are kept, its tasks.
+    pub(in crate::check) fn finish(
+        mut self,
+        c: &mut Checker,
+        params: &mut Option<&mut Params<'a>>,
+    ) -> Lowered {
+        let (ir_steps, edges, groups) = self.resolve_structure(c, params);
 
         // The graph checks and the strings of the tasks need nothing of
         // each other: on a large plan they run side by side.
@@ -343,23 +355,7 @@ impl<'a> Lowering<'a, '_> {
             edges,
             groups,
         };
-        let check_graph = || {
-            let wanted = if keep_tasks {
-                graph::Wanted::Dependencies
-            } else {
-                graph::Wanted::Diagnostics
-            };
-            let report = graph::check(&graph, wanted);
-            if !keep_tasks {
-                return (report.diagnostics, Vec::new());
-            }
-            let dependencies: Vec<Vec<TaskId>> = report
-                .dependencies
-                .iter()
-                .map(|deps| deps.iter().map(|&d| d + 1).collect())
-                .collect();
-            (report.diagnostics, dependencies)
-        };
+        let check_graph = || check_graph(&graph, keep_tasks);
         // Interpolating the strings checks them; the IR tasks are built
         // only when they are kept (a string not kept is dropped at once, so
         // its memory is used again for the next).
@@ -425,6 +421,29 @@ impl<'a> Lowering<'a, '_> {
             used_template_params,
         }
     }
+}
+
+/// The graph's diagnostics and, when the tasks are kept, each task's
+/// dependencies (task ids).
+fn check_graph(
+    graph: &graph::DepGraph<'_>,
+    keep_tasks: bool,
+) -> (Vec<Diagnostic>, Vec<Vec<TaskId>>) {
+    let wanted = if keep_tasks {
+        graph::Wanted::Dependencies
+    } else {
+        graph::Wanted::Diagnostics
+    };
+    let report = graph::check(graph, wanted);
+    if !keep_tasks {
+        return (report.diagnostics, Vec::new());
+    }
+    let dependencies = report
+        .dependencies
+        .iter()
+        .map(|deps| deps.iter().map(|&d| d + 1).collect())
+        .collect();
+    (report.diagnostics, dependencies)
 }
 
 /// What a task's fields say, before its strings are interpolated: the
