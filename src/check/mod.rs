@@ -429,42 +429,11 @@ fn lower_plan<'a>(
         .fallback_rounds
         .and_then(|f| rounds(c, file, f, "fallback_rounds", 1));
     let retry = fields.retry.and_then(|f| plan_retry(c, file, f));
-    // A plan whose only items are `use`s of unknown templates has its errors already.
-    let has_use = plan
-        .items
-        .iter()
-        .any(|i| matches!(i, ast::PlanItem::Use(_)));
-    if lowering.is_empty() && !has_use && !c.unparsed.within(file, plan.span) {
-        c.diagnostics.push(
-            Diagnostic::new(
-                Code::Empty,
-                format!("plan `{}` has no tasks", plan.name.name),
-            )
-            .label(file, plan.name.span, "empty plan")
-            .help("add a task: `task first \"What to do first\"`"),
-        );
+    if lowering.is_empty() {
+        report_empty(c, plan, file);
     }
 
-    let roles: Vec<ir::Role> = decls
-        .all_roles
-        .iter()
-        .map(|&(role_file, role)| {
-            c.file = role_file;
-            ir::Role {
-                id: role.name.name.clone(),
-                description: role.description.as_ref().map(|d| {
-                    // Role descriptions of libraries cannot see the plan's parameters.
-                    if role_file == file {
-                        params
-                            .as_deref_mut()
-                            .map_or_else(|| d.template_text(), |p| p.interpolate(c, d))
-                    } else {
-                        d.template_text()
-                    }
-                }),
-            }
-        })
-        .collect();
+    let roles = plan_roles(c, decls, file, &mut params);
 
     let mut lowered = lowering.finish(c, &mut params);
     let steps = std::mem::take(&mut lowered.steps);
@@ -486,6 +455,55 @@ fn lower_plan<'a>(
         },
         lowered,
     )
+}
+
+/// The roles of the plan and its imports; the plan's own descriptions see
+/// its parameters.
+fn plan_roles<'a>(
+    c: &mut Checker,
+    decls: &Declarations<'a>,
+    file: FileId,
+    params: &mut Option<&mut Params<'a>>,
+) -> Vec<ir::Role> {
+    decls
+        .all_roles
+        .iter()
+        .map(|&(role_file, role)| {
+            c.file = role_file;
+            ir::Role {
+                id: role.name.name.clone(),
+                description: role.description.as_ref().map(|d| {
+                    // Role descriptions of libraries cannot see the plan's parameters.
+                    if role_file == file {
+                        params
+                            .as_deref_mut()
+                            .map_or_else(|| d.template_text(), |p| p.interpolate(c, d))
+                    } else {
+                        d.template_text()
+                    }
+                }),
+            }
+        })
+        .collect()
+}
+
+/// Reports a plan without tasks — unless it `use`s a template (an unknown
+/// one has its error already) or a syntax error may hide its tasks.
+fn report_empty(c: &mut Checker, plan: &ast::Plan, file: FileId) {
+    let has_use = plan
+        .items
+        .iter()
+        .any(|i| matches!(i, ast::PlanItem::Use(_)));
+    if !has_use && !c.unparsed.within(file, plan.span) {
+        c.diagnostics.push(
+            Diagnostic::new(
+                Code::Empty,
+                format!("plan `{}` has no tasks", plan.name.name),
+            )
+            .label(file, plan.name.span, "empty plan")
+            .help("add a task: `task first \"What to do first\"`"),
+        );
+    }
 }
 
 impl<'a> PlanFields<'a> {
