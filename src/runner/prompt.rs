@@ -215,7 +215,6 @@ fn brief_text(brief: &Brief) -> String {
 /// paragraph in the plan's language. What `observe` and `resumePlan` answer.
 pub fn summary(runner: &Runner, caller: &Caller, reason: SummaryReason) -> Summary {
     let doc = runner.document();
-    let zh = std::ptr::eq(words(runner), &ZH);
     let current_at = runner
         .current_of(caller)
         .or_else(|| runner.index.ready.first().copied());
@@ -252,6 +251,39 @@ pub fn summary(runner: &Runner, caller: &Caller, reason: SummaryReason) -> Summa
     let done = runner.index.done();
     let total = doc.tasks.len();
 
+    let earlier = finished_all.len() - finished.len();
+    let mut summary = Summary {
+        done,
+        total,
+        finished,
+        current,
+        remaining_count: remaining_all.len(),
+        remaining,
+        text: String::new(),
+    };
+    let zh = std::ptr::eq(words(runner), &ZH);
+    summary.text = paragraph(&summary, earlier, zh, reason, doc.state.iteration_count);
+    summary
+}
+
+/// The summary as a paragraph, in Chinese or English: `earlier` finished
+/// tasks are left out before the ones it lists.
+fn paragraph(
+    summary: &Summary,
+    earlier: usize,
+    zh: bool,
+    reason: SummaryReason,
+    iterations: u64,
+) -> String {
+    let Summary {
+        done,
+        total,
+        finished,
+        current,
+        remaining,
+        ..
+    } = summary;
+    let later = summary.remaining_count - remaining.len();
     let list = |items: &[Brief], more: usize, none: &str| {
         if items.is_empty() {
             return none.to_owned();
@@ -262,37 +294,34 @@ pub fn summary(runner: &Runner, caller: &Caller, reason: SummaryReason) -> Summa
         }
         text.join(if zh { "；" } else { "; " })
     };
-    let earlier = finished_all.len() - finished.len();
-    let later = remaining_all.len() - remaining.len();
     let current_text = current.as_ref().map(brief_text);
-    let text = if zh {
+    if zh {
         let head = match reason {
             SummaryReason::Resumed => "计划已恢复。".to_owned(),
-            SummaryReason::IterationLimit => format!(
-                "已达到迭代上限（{} 轮），计划已暂停。",
-                doc.state.iteration_count
-            ),
+            SummaryReason::IterationLimit => {
+                format!("已达到迭代上限（{} 轮），计划已暂停。", iterations)
+            }
         };
         let tail = match reason {
             SummaryReason::Resumed => "",
             SummaryReason::IterationLimit => "说“继续”恢复执行。",
         };
         let finished_text = if earlier > 0 {
-            format!("…+{earlier}；{}", list(&finished, 0, "无"))
+            format!("…+{earlier}；{}", list(finished, 0, "无"))
         } else {
-            list(&finished, 0, "无")
+            list(finished, 0, "无")
         };
         format!(
             "{head}进度：{done}/{total}。已完成：{finished_text}。当前：{}。剩余：{}。{tail}",
             current_text.as_deref().unwrap_or("无"),
-            list(&remaining, later, "无"),
+            list(remaining, later, "无"),
         )
     } else {
         let head = match reason {
             SummaryReason::Resumed => "Plan resumed.".to_owned(),
             SummaryReason::IterationLimit => format!(
                 "Reached the iteration limit ({} iterations); the plan is paused.",
-                doc.state.iteration_count
+                iterations
             ),
         };
         let tail = match reason {
@@ -300,23 +329,14 @@ pub fn summary(runner: &Runner, caller: &Caller, reason: SummaryReason) -> Summa
             SummaryReason::IterationLimit => " Say \"continue\" to resume.",
         };
         let finished_text = if earlier > 0 {
-            format!("…+{earlier}; {}", list(&finished, 0, "none"))
+            format!("…+{earlier}; {}", list(finished, 0, "none"))
         } else {
-            list(&finished, 0, "none")
+            list(finished, 0, "none")
         };
         format!(
             "{head} Progress: {done}/{total}. Done: {finished_text}. Current: {}. Left: {}.{tail}",
             current_text.as_deref().unwrap_or("none"),
-            list(&remaining, later, "none"),
+            list(remaining, later, "none"),
         )
-    };
-    Summary {
-        done,
-        total,
-        finished,
-        current,
-        remaining_count: remaining_all.len(),
-        remaining,
-        text,
     }
 }
