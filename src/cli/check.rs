@@ -54,33 +54,11 @@ pub fn run(args: CheckArgs) -> i32 {
     };
     // A file that cannot be read does not stop the others: each is checked
     // and reported, and the run ends with exit code 2.
-    let mut reports = Vec::new();
-    for path in &args.files {
-        let report = match input::read(path) {
-            Ok(input) => check_input(&input, &options, &args.imports),
-            Err(InputError::Io(message)) => {
-                let (sources, diagnostic) = input::unreadable(path, &message);
-                Report {
-                    name: path.clone(),
-                    sources,
-                    diagnostics: vec![diagnostic],
-                    tasks: None,
-                    unread: Some(message),
-                }
-            }
-            Err(InputError::Encoding(error)) => {
-                let (sources, diagnostic) = *error;
-                Report {
-                    name: path.clone(),
-                    sources,
-                    diagnostics: vec![diagnostic],
-                    tasks: None,
-                    unread: None,
-                }
-            }
-        };
-        reports.push(report);
-    }
+    let mut reports: Vec<Report> = args
+        .files
+        .iter()
+        .map(|path| read_and_check(path, &options, &args.imports))
+        .collect();
 
     let mut failed = false;
     let mut unread = false;
@@ -136,6 +114,33 @@ pub fn run(args: CheckArgs) -> i32 {
         EXIT_FAILURE
     } else {
         EXIT_OK
+    }
+}
+
+/// The report of one file: its check, or why it could not be read.
+fn read_and_check(path: &str, options: &Options, imports: &input::ImportArgs) -> Report {
+    match input::read(path) {
+        Ok(input) => check_input(&input, options, imports),
+        Err(InputError::Io(message)) => {
+            let (sources, diagnostic) = input::unreadable(path, &message);
+            Report {
+                name: path.to_owned(),
+                sources,
+                diagnostics: vec![diagnostic],
+                tasks: None,
+                unread: Some(message),
+            }
+        }
+        Err(InputError::Encoding(error)) => {
+            let (sources, diagnostic) = *error;
+            Report {
+                name: path.to_owned(),
+                sources,
+                diagnostics: vec![diagnostic],
+                tasks: None,
+                unread: None,
+            }
+        }
     }
 }
 
