@@ -1,9 +1,11 @@
 //! Checked IR → outputs: the `planc/1` document and the seed formats.
 
+mod extension;
 mod peers;
 mod targets;
 
 use indexmap::IndexMap;
+use serde::{Serialize, Serializer};
 
 use crate::document::{
     Meta, PlanDocument, Retry, RoleDoc, State, StepDoc, TaskDoc, TaskStatus, FORMAT,
@@ -88,5 +90,21 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
                 holder: None,
             })
             .collect(),
+    }
+}
+
+/// A JSON array written from an iterator made afresh whenever it is
+/// written, so an output is serialised without holding its tasks' objects:
+/// a seed format's text costs no more than the text itself.
+struct Each<F>(F);
+
+impl<F, I> Serialize for Each<F>
+where
+    F: Fn() -> I,
+    I: IntoIterator,
+    I::Item: Serialize,
+{
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq((self.0)())
     }
 }

@@ -1,59 +1,19 @@
 //! The peers' formats: task-master's `tasks.json`, an OpenManus planning
-//! plan, and Codex's `update_plan` arguments; and the `planc` objects that
-//! carry what a format has no place for (docs/interop.md).
+//! plan, and Codex's `update_plan` arguments (docs/interop.md).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
-use serde_json::{json, Map, Value};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::document::statuses::{
     peer_status, StatusTable, CODEX_STATUSES, OPENMANUS_STATUSES, TASKMASTER_STATUSES,
 };
-use crate::document::{PlanDocument, TaskDoc, TaskStatus};
+use crate::document::{json_text, PlanDocument, TaskDoc, TaskStatus};
 
-/// A task's planc fields other than `held` (those the format writes
-/// itself), leaving out what is null or a default; `None` when nothing is
-/// left. The status is kept when the format would read it back as another.
-pub(super) fn task_extension(task: &TaskDoc, held: &[&str], table: StatusTable) -> Option<Value> {
-    let Ok(Value::Object(mut map)) = serde_json::to_value(task) else {
-        return None;
-    };
-    let status = task.status.as_str();
-    let lossless = peer_status(table, status)
-        .and_then(|peer| table.iter().find(|(p, _)| *p == peer))
-        .is_some_and(|(_, back)| *back == status);
-    map.retain(|field, value| {
-        if field == "status" {
-            return !lossless;
-        }
-        !held.contains(&field.as_str())
-            && !value.is_null()
-            && *value != Value::Bool(false)
-            && *value != json!({"max": null, "count": 0})
-    });
-    (!map.is_empty()).then_some(Value::Object(map))
-}
-
-/// The plan's planc fields other than the `held` meta fields.
-pub(super) fn plan_extension(document: &PlanDocument, held: &[&str]) -> Value {
-    let mut out = Map::new();
-    if let Ok(Value::Object(mut meta)) = serde_json::to_value(&document.meta) {
-        meta.retain(|field, value| {
-            !held.contains(&field.as_str())
-                && !value.is_null()
-                && value.as_object().is_none_or(|o| !o.is_empty())
-        });
-        out.insert("meta".into(), Value::Object(meta));
-    }
-    if !document.roles.is_empty() {
-        out.insert("roles".into(), json!(document.roles));
-    }
-    if !document.steps.is_empty() {
-        out.insert("steps".into(), json!(document.steps));
-    }
-    out.insert("state".into(), json!(document.state));
-    Value::Object(out)
-}
+use super::extension::{PlanExtension, TaskExtension};
+use super::Each;
 
 /// The status `table`'s format writes for a task.
 fn status(table: StatusTable, task: &TaskDoc) -> &'static str {
@@ -62,23 +22,145 @@ fn status(table: StatusTable, task: &TaskDoc) -> &'static str {
 
 /// task-master's `tasks.json`, the tasks under `tag`. A task whose key is
 /// `P.S` (P a task's id, S a number) is subtask S of task P.
-pub(super) fn taskmaster(document: &PlanDocument, tag: &str) -> Value {
-    let by_id: HashMap<u32, &TaskDoc> = document.tasks.iter().map(|t| (t.id, t)).collect();
-    let parent_of = |t: &TaskDoc| -> Option<(u32, u32)> {
-        let (p, s) = t.key.as_deref()?.split_once('.')?;
-        let (p, s) = (p.parse::<u32>().ok()?, s.parse::<u32>().ok()?);
-        by_id.contains_key(&p).then_some((p, s))
+pub(super) fn taskmaster(document: &PlanDocument, tag: &str) -> String {
+    let mut tasks = TaskMaster {
+        by_id: document.tasks.iter().map(|t| (t.id, t)).collect(),
+        subtasks: HashMap::new(),
     };
-    let mut subtasks: HashMap<u32, Vec<&TaskDoc>> = HashMap::new();
     for t in &document.tasks {
-        if let Some((p, _)) = parent_of(t) {
-            subtasks.entry(p).or_default().push(t);
+        if let Some((p, _)) = tasks.parent_of(t) {
+            tasks.subtasks.entry(p).or_default().push(t);
         }
     }
-    let fields = |t: &TaskDoc, id: Value, dependencies: Vec<Value>| {
-        let mut object = Map::new();
-        object.insert("id".into(), id);
-        object.insert("title".into(), json!(t.name));
+    let meta = &document.meta;
+    let body = TaggedTasks {
+        tasks: Each(|| {
+            document
+                .tasks
+                .iter()
+                .filter(|t| tasks.parent_of(t).is_none())
+                .map(|t| TaskMasterTask {
+                    tasks: &tasks,
+                    task: t,
+                    parent: None,
+                })
+        }),
+        metadata: Metadata {
+            created: meta.created_at.as_deref(),
+            updated: meta.updated_at.as_deref().or(meta.created_at.as_deref()),
+            description: &meta.goal,
+        },
+        planc: PlanExtension::new(document, &["goal", "created_at", "updated_at"]),
+    };
+    json_text(&BTreeMap::from([(tag, body)]))
+}
+
+/// What task-master keeps under a tag.
+#[derive(Serialize)]
+struct TaggedTasks<'a, T> {
+    tasks: T,
+    metadata: Metadata<'a>,
+    planc: PlanExtension<'a>,
+}
+
+#[derive(Serialize)]
+struct Metadata<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    created: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    updated: Option<&'a str>,
+    description: &'a str,
+}
+
+/// The tasks by id, and the subtasks of each task in document order.
+struct TaskMaster<'a> {
+    by_id: HashMap<u32, &'a TaskDoc>,
+    subtasks: HashMap<u32, Vec<&'a TaskDoc>>,
+}
+
+impl TaskMaster<'_> {
+    /// The task and the number a subtask has under it.
+    fn parent_of(&self, task: &TaskDoc) -> Option<(u32, u32)> {
+        let (p, s) = task.key.as_deref()?.split_once('.')?;
+        let (p, s) = (p.parse::<u32>().ok()?, s.parse::<u32>().ok()?);
+        self.by_id.contains_key(&p).then_some((p, s))
+    }
+
+    /// How a task-master task names the task `id`: a number for a task, for
+    /// a sibling subtask of `parent` its number, else `"P.S"` (or `"N"` from
+    /// a subtask).
+    fn reference(&self, id: u32, parent: Option<u32>) -> Reference {
+        match self.by_id.get(&id).and_then(|t| self.parent_of(t)) {
+            Some((p, s)) if Some(p) == parent => Reference::Number(s),
+            Some((p, s)) => Reference::Subtask(p, s),
+            None if parent.is_some() => Reference::Text(id),
+            None => Reference::Number(id),
+        }
+    }
+}
+
+/// A dependency as task-master writes it.
+enum Reference {
+    Number(u32),
+    /// `"P.S"`
+    Subtask(u32, u32),
+    /// `"N"`
+    Text(u32),
+}
+
+impl Serialize for Reference {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Reference::Number(n) => serializer.serialize_u32(n),
+            Reference::Subtask(p, s) => serializer.collect_str(&format_args!("{p}.{s}")),
+            Reference::Text(n) => serializer.collect_str(&n),
+        }
+    }
+}
+
+/// The members task-master's tasks always have; a task's `extra` cannot
+/// take their place.
+const TASKMASTER_MEMBERS: [&str; 8] = [
+    "id",
+    "title",
+    "description",
+    "status",
+    "dependencies",
+    "priority",
+    "details",
+    "testStrategy",
+];
+
+/// A task-master task, or a subtask of the task `parent`.
+struct TaskMasterTask<'t, 'a> {
+    tasks: &'t TaskMaster<'a>,
+    task: &'a TaskDoc,
+    parent: Option<u32>,
+}
+
+impl Serialize for TaskMasterTask<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let t = self.task;
+        let tasks = self.tasks;
+        let children = match self.parent {
+            None => Some(
+                tasks
+                    .subtasks
+                    .get(&t.id)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default(),
+            ),
+            Some(_) => None,
+        };
+        let mut map = serializer.serialize_map(None)?;
+        match self.parent {
+            None => map.serialize_entry("id", &t.id)?,
+            Some(_) => {
+                let (_, number) = tasks.parent_of(t).unwrap_or_default();
+                map.serialize_entry("id", &number)?;
+            }
+        }
+        map.serialize_entry("title", &t.name)?;
         // task-master requires a description: without one, the reasoning or
         // the title stands in, and the `planc` object says there was none.
         let description = t
@@ -86,166 +168,149 @@ pub(super) fn taskmaster(document: &PlanDocument, tag: &str) -> Value {
             .as_ref()
             .or(t.reasoning.as_ref())
             .unwrap_or(&t.name);
-        object.insert("description".into(), json!(description));
+        map.serialize_entry("description", description)?;
         let own = t.extra.get("status").and_then(Value::as_str).filter(|s| {
             TASKMASTER_STATUSES
                 .iter()
                 .any(|(peer, planc)| peer == s && *planc == t.status.as_str())
         });
-        let written = own
-            .map(str::to_owned)
-            .unwrap_or_else(|| status(TASKMASTER_STATUSES, t).to_owned());
-        object.insert("status".into(), json!(written));
-        object.insert("dependencies".into(), json!(dependencies));
-        object.insert(
-            "priority".into(),
-            json!(t.priority.map_or("medium", |p| p.as_str())),
-        );
+        map.serialize_entry(
+            "status",
+            own.unwrap_or_else(|| status(TASKMASTER_STATUSES, t)),
+        )?;
+        map.serialize_entry(
+            "dependencies",
+            &Each(|| {
+                t.dependencies
+                    .iter()
+                    // A task's own subtasks are not its dependencies.
+                    .filter(|d| children.is_none_or(|c| c.iter().all(|c| c.id != **d)))
+                    .map(|d| tasks.reference(*d, self.parent))
+            }),
+        )?;
+        map.serialize_entry("priority", t.priority.map_or("medium", |p| p.as_str()))?;
         for field in ["details", "testStrategy"] {
-            object.insert(
-                field.into(),
-                t.extra.get(field).cloned().unwrap_or_else(|| json!("")),
-            );
-        }
-        for (field, value) in &t.extra {
-            if field != "status" {
-                object.entry(field.clone()).or_insert_with(|| value.clone());
+            match t.extra.get(field) {
+                Some(value) => map.serialize_entry(field, value)?,
+                None => map.serialize_entry(field, "")?,
             }
         }
-        let mut clone = t.clone();
-        let held: &[&str] = if parent_of(t).is_some() {
+        let held: &[&str] = match self.parent {
             // A subtask's key is its place; its planc id is not.
-            clone.key = None;
-            &["name", "description", "dependencies", "priority", "extra"]
-        } else {
-            &[
+            Some(_) => &["name", "description", "dependencies", "priority", "extra"],
+            None => &[
                 "id",
                 "name",
                 "description",
                 "dependencies",
                 "priority",
                 "extra",
-            ]
+            ],
         };
-        let mut ext = task_extension(&clone, held, TASKMASTER_STATUSES);
-        // Stand-ins for what task-master requires and the task lacks.
-        if t.description.is_none() {
-            ext.get_or_insert_with(|| json!({}))["description"] = Value::Null;
+        let mut extension = TaskExtension::new(t, held, TASKMASTER_STATUSES).stand_ins();
+        if self.parent.is_some() {
+            extension = extension.keyless();
         }
-        if t.priority.is_none() {
-            ext.get_or_insert_with(|| json!({}))["priority"] = Value::Null;
-        }
-        if let Some(ext) = ext {
-            object.insert("planc".into(), ext);
-        }
-        object
-    };
-    let tasks: Vec<Value> = document
-        .tasks
-        .iter()
-        .filter(|t| parent_of(t).is_none())
-        .map(|t| {
-            let children = subtasks.get(&t.id).map(Vec::as_slice).unwrap_or_default();
-            let child_ids: Vec<u32> = children.iter().map(|c| c.id).collect();
-            let deps = t
-                .dependencies
-                .iter()
-                .filter(|d| !child_ids.contains(d))
-                .map(|d| reference(*d, None, &by_id, &parent_of))
-                .collect();
-            let mut object = fields(t, json!(t.id), deps);
-            let list: Vec<Value> = children
-                .iter()
-                .map(|c| {
-                    let (_, s) = parent_of(c).expect("a subtask");
-                    let deps = c
-                        .dependencies
-                        .iter()
-                        .map(|d| reference(*d, Some(t.id), &by_id, &parent_of))
-                        .collect();
-                    Value::Object(fields(c, json!(s), deps))
+        let extension = (!extension.is_empty()).then_some(extension);
+        let subtasks = children.map(|children| {
+            Each(move || {
+                children.iter().map(move |c| TaskMasterTask {
+                    tasks,
+                    task: c,
+                    parent: Some(t.id),
                 })
-                .collect();
-            object.insert("subtasks".into(), json!(list));
-            Value::Object(object)
-        })
-        .collect();
-    let mut metadata = Map::new();
-    if let Some(created) = &document.meta.created_at {
-        metadata.insert("created".into(), json!(created));
-    }
-    if let Some(updated) = document
-        .meta
-        .updated_at
-        .as_ref()
-        .or(document.meta.created_at.as_ref())
-    {
-        metadata.insert("updated".into(), json!(updated));
-    }
-    metadata.insert("description".into(), json!(document.meta.goal));
-    json!({ tag: {
-        "tasks": tasks,
-        "metadata": metadata,
-        "planc": plan_extension(document, &["goal", "created_at", "updated_at"]),
-    }})
-}
-
-/// How a task-master task names the task `id`: a number for a task, for a
-/// sibling subtask of `parent` its number, else `"P.S"` (or `"N"` from a subtask).
-fn reference(
-    id: u32,
-    parent: Option<u32>,
-    by_id: &HashMap<u32, &TaskDoc>,
-    parent_of: &dyn Fn(&TaskDoc) -> Option<(u32, u32)>,
-) -> Value {
-    match by_id.get(&id).and_then(|t| parent_of(t)) {
-        Some((p, s)) if Some(p) == parent => json!(s),
-        Some((p, s)) => json!(format!("{p}.{s}")),
-        None if parent.is_some() => json!(id.to_string()),
-        None => json!(id),
+            })
+        });
+        // The other formats' fields in their order; the `planc` object and
+        // the subtasks take the place of an `extra` member of their name.
+        for (field, value) in &t.extra {
+            if field == "status" || TASKMASTER_MEMBERS.contains(&field.as_str()) {
+                continue;
+            }
+            match (field.as_str(), &extension, &subtasks) {
+                ("planc", Some(extension), _) => map.serialize_entry(field, extension)?,
+                ("subtasks", _, Some(subtasks)) => map.serialize_entry(field, subtasks)?,
+                _ => map.serialize_entry(field, value)?,
+            }
+        }
+        if let Some(extension) = extension.filter(|_| !t.extra.contains_key("planc")) {
+            map.serialize_entry("planc", &extension)?;
+        }
+        if let Some(subtasks) = subtasks.filter(|_| !t.extra.contains_key("subtasks")) {
+            map.serialize_entry("subtasks", &subtasks)?;
+        }
+        map.end()
     }
 }
 
 /// An OpenManus planning plan: steps in a line, statuses and notes beside them.
-pub(super) fn openmanus(document: &PlanDocument, order: &[&TaskDoc]) -> Value {
-    let mut plan = plan_extension(document, &["id", "title"]);
-    let tasks: Vec<Value> = order
-        .iter()
-        .map(|t| {
-            let mut ext = task_extension(t, &["name", "result"], OPENMANUS_STATUSES)
-                .unwrap_or_else(|| json!({}));
-            ext["id"] = json!(t.id);
-            ext["dependencies"] = json!(t.dependencies);
-            ext
-        })
-        .collect();
-    plan["tasks"] = json!(tasks);
-    json!({
-        "plan_id": document.meta.id,
-        "title": document.meta.title.clone().unwrap_or_else(|| document.meta.goal.clone()),
-        "steps": order.iter().map(|t| &t.name).collect::<Vec<_>>(),
-        "step_statuses": order.iter().map(|t| status(OPENMANUS_STATUSES, t)).collect::<Vec<_>>(),
-        "step_notes": order.iter().map(|t| t.result.clone().unwrap_or_default()).collect::<Vec<_>>(),
-        "planc": plan,
+#[derive(Serialize)]
+struct OpenManus<'a, Steps, Statuses, Notes, Tasks> {
+    plan_id: &'a str,
+    title: &'a str,
+    steps: Steps,
+    step_statuses: Statuses,
+    step_notes: Notes,
+    planc: PlanExtension<'a, Tasks>,
+}
+
+pub(super) fn openmanus(document: &PlanDocument, order: &[&TaskDoc]) -> String {
+    json_text(&OpenManus {
+        plan_id: &document.meta.id,
+        title: document
+            .meta
+            .title
+            .as_deref()
+            .unwrap_or(&document.meta.goal),
+        steps: Each(|| order.iter().map(|t| &t.name)),
+        step_statuses: Each(|| order.iter().map(|t| status(OPENMANUS_STATUSES, t))),
+        step_notes: Each(|| {
+            order
+                .iter()
+                .map(|t| t.result.as_deref().unwrap_or_default())
+        }),
+        planc: PlanExtension::with_tasks(
+            document,
+            &["id", "title"],
+            Each(|| {
+                order
+                    .iter()
+                    .map(|t| TaskExtension::new(t, &["name", "result"], OPENMANUS_STATUSES))
+            }),
+        ),
     })
+}
+
+/// Codex's `update_plan` arguments.
+#[derive(Serialize)]
+struct Codex<'a, T> {
+    explanation: &'a str,
+    plan: T,
+}
+
+#[derive(Serialize)]
+struct CodexStep<'a> {
+    step: &'a str,
+    status: &'static str,
 }
 
 /// Codex's `update_plan` arguments. At most one step is `in_progress`: the
 /// first running task in the line; other running tasks are written `pending`.
-pub(super) fn codex(document: &PlanDocument, order: &[&TaskDoc]) -> Value {
-    let mut running = false;
-    let plan: Vec<Value> = order
+pub(super) fn codex(document: &PlanDocument, order: &[&TaskDoc]) -> String {
+    let running = order
         .iter()
-        .map(|t| {
-            let mut written = status(CODEX_STATUSES, t);
-            if t.status == TaskStatus::InProgress {
-                if running {
-                    written = "pending";
-                }
-                running = true;
-            }
-            json!({"step": t.name, "status": written})
-        })
-        .collect();
-    json!({"explanation": document.meta.goal, "plan": plan})
+        .position(|t| t.status == TaskStatus::InProgress);
+    json_text(&Codex {
+        explanation: &document.meta.goal,
+        plan: Each(|| {
+            order.iter().enumerate().map(|(i, t)| CodexStep {
+                step: &t.name,
+                status: if t.status == TaskStatus::InProgress && Some(i) != running {
+                    "pending"
+                } else {
+                    status(CODEX_STATUSES, t)
+                },
+            })
+        }),
+    })
 }

@@ -3,15 +3,18 @@
 //! Every target is rendered from a plan document, so a live runner state can
 //! be exported as well as a freshly built plan.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::check::graph::topological_order;
 use crate::document::statuses::{LINEAR_STATUSES, PLAN_TOOL_STATUSES};
-use crate::document::{PlanDocument, PlanStatus, TaskDoc, TaskStatus};
+use crate::document::{json_text, PlanDocument, PlanStatus, TaskDoc, TaskStatus};
 
-use super::peers::{self, plan_extension, task_extension};
+use super::extension::{PlanExtension, TaskExtension};
+use super::{peers, Each};
 
 /// An output shape for `planc build --target`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,9 +69,12 @@ pub fn render(document: &PlanDocument, target: Target) -> String {
 }
 
 /// [`render`], with the task-master tag to write the tasks under (default `master`).
+///
+/// Every shape is serialised straight from the document (no JSON tree of
+/// the whole output is built), so rendering costs about the output's text.
 pub fn render_tagged(document: &PlanDocument, target: Target, tag: Option<&str>) -> String {
-    let value = match target {
-        Target::Planc => return document.to_json(),
+    match target {
+        Target::Planc => document.to_json(),
         Target::Tasks => tasks(document),
         Target::PlanTool => plan_tool(document),
         Target::Steps => steps(document),
@@ -76,22 +82,43 @@ pub fn render_tagged(document: &PlanDocument, target: Target, tag: Option<&str>)
         Target::TaskMaster => peers::taskmaster(document, tag.unwrap_or("master")),
         Target::OpenManus => peers::openmanus(document, &linear(document)),
         Target::Codex => peers::codex(document, &linear(document)),
-    };
-    crate::document::json_text(&value)
+    }
 }
 
-fn tasks(document: &PlanDocument) -> Value {
-    json!({
-        "overallGoal": document.meta.goal,
-        "currentTaskID": document.state.current_task_id,
-        "tasks": document.tasks.iter().map(|t| json!({
-            "id": t.id,
-            "name": t.name,
-            "status": t.status.as_str(),
-            "dependencies": t.dependencies,
-            "reasoning": t.reasoning,
-            "result": t.result,
-        })).collect::<Vec<_>>(),
+/// The planManager's `{overallGoal, currentTaskID, tasks}`.
+#[derive(Serialize)]
+struct Manager<'a, T> {
+    #[serde(rename = "overallGoal")]
+    overall_goal: &'a str,
+    #[serde(rename = "currentTaskID")]
+    current_task_id: Option<u32>,
+    tasks: T,
+}
+
+#[derive(Serialize)]
+struct ManagerTask<'a> {
+    id: u32,
+    name: &'a str,
+    status: TaskStatus,
+    dependencies: &'a [u32],
+    reasoning: &'a Option<String>,
+    result: &'a Option<String>,
+}
+
+fn tasks(document: &PlanDocument) -> String {
+    json_text(&Manager {
+        overall_goal: &document.meta.goal,
+        current_task_id: document.state.current_task_id,
+        tasks: Each(|| {
+            document.tasks.iter().map(|t| ManagerTask {
+                id: t.id,
+                name: &t.name,
+                status: t.status,
+                dependencies: &t.dependencies,
+                reasoning: &t.reasoning,
+                result: &t.result,
+            })
+        }),
     })
 }
 
@@ -105,23 +132,57 @@ fn plan_tool_status(status: TaskStatus) -> &'static str {
     }
 }
 
-fn plan_tool(document: &PlanDocument) -> Value {
+/// The Plan Tool's plan instance.
+#[derive(Serialize)]
+struct ToolPlan<'a, T> {
+    plan_id: &'a str,
+    name: &'a str,
+    description: &'a str,
+    workflow_template_source: &'a Option<String>,
+    status: &'static str,
+    steps: T,
+    planc: PlanExtension<'a>,
+}
+
+#[derive(Serialize)]
+struct ToolStep<'a, T> {
+    step_id: &'a str,
+    name: &'a str,
+    tasks: T,
+}
+
+#[derive(Serialize)]
+struct ToolTask<'a> {
+    task_id: Cow<'a, str>,
+    name: &'a str,
+    assignee: &'a Option<String>,
+    description: Option<&'a str>,
+    status: &'static str,
+    result_summary: &'a Option<String>,
+    planc: TaskExtension<'a>,
+}
+
+fn tool_task(t: &TaskDoc) -> ToolTask<'_> {
+    ToolTask {
+        task_id: t
+            .key
+            .as_deref()
+            .map_or_else(|| Cow::Owned(t.id.to_string()), Cow::Borrowed),
+        name: &t.name,
+        assignee: &t.assignee,
+        description: t.description.as_deref().or(t.reasoning.as_deref()),
+        status: plan_tool_status(t.status),
+        result_summary: &t.result,
+        planc: TaskExtension::new(
+            t,
+            &["name", "assignee", "description", "result", "step"],
+            PLAN_TOOL_STATUSES,
+        ),
+    }
+}
+
+fn plan_tool(document: &PlanDocument) -> String {
     let by_id: HashMap<u32, &TaskDoc> = document.tasks.iter().map(|t| (t.id, t)).collect();
-    let task = |t: &TaskDoc| {
-        let mut object = json!({
-            "task_id": t.key.clone().unwrap_or_else(|| t.id.to_string()),
-            "name": t.name,
-            "assignee": t.assignee,
-            "description": t.description.clone().or_else(|| t.reasoning.clone()),
-            "status": plan_tool_status(t.status),
-            "result_summary": t.result,
-        });
-        let held = ["name", "assignee", "description", "result", "step"];
-        let mut ext = task_extension(t, &held, PLAN_TOOL_STATUSES).unwrap_or_else(|| json!({}));
-        ext["dependencies"] = json!(t.dependencies);
-        object["planc"] = ext;
-        object
-    };
     // Steps in the order their first task appears; tasks outside any step
     // form the `(plan)` step, placed where the first of them stands.
     let mut groups: Vec<(Option<&str>, Vec<&TaskDoc>)> = Vec::new();
@@ -145,40 +206,34 @@ fn plan_tool(document: &PlanDocument) -> Value {
             groups.push((Some(step.id.as_str()), members));
         }
     }
-    let steps: Vec<Value> = groups
-        .into_iter()
-        .map(|(step, members)| {
-            let (id, name) = match step.and_then(|s| document.steps.iter().find(|d| d.id == s)) {
-                Some(d) => (d.id.clone(), d.name.clone()),
-                None => (
-                    PLAN_STEP_ID.to_owned(),
-                    document
-                        .meta
-                        .title
-                        .clone()
-                        .unwrap_or_else(|| document.meta.id.clone()),
-                ),
+    let title = document.meta.title.as_deref().unwrap_or(&document.meta.id);
+    let steps = Each(|| {
+        groups.iter().map(|(step, members)| {
+            let (step_id, name) = match step.and_then(|s| document.steps.iter().find(|d| d.id == s))
+            {
+                Some(d) => (d.id.as_str(), d.name.as_str()),
+                None => (PLAN_STEP_ID, title),
             };
-            json!({
-                "step_id": id,
-                "name": name,
-                "tasks": members.into_iter().map(task).collect::<Vec<_>>(),
-            })
+            ToolStep {
+                step_id,
+                name,
+                tasks: Each(move || members.iter().map(|t| tool_task(t))),
+            }
         })
-        .collect();
+    });
     let status = match document.state.status {
         PlanStatus::Completed => "completed",
         PlanStatus::Failed => "error",
         _ => "running",
     };
-    json!({
-        "plan_id": document.meta.id,
-        "name": document.meta.title.clone().unwrap_or_else(|| document.meta.id.clone()),
-        "description": document.meta.goal,
-        "workflow_template_source": document.meta.source,
-        "status": status,
-        "steps": steps,
-        "planc": plan_extension(document, &["id", "goal", "source"]),
+    json_text(&ToolPlan {
+        plan_id: &document.meta.id,
+        name: title,
+        description: &document.meta.goal,
+        workflow_template_source: &document.meta.source,
+        status,
+        steps,
+        planc: PlanExtension::new(document, &["id", "goal", "source"]),
     })
 }
 
@@ -215,7 +270,28 @@ fn linear_status(status: TaskStatus) -> &'static str {
     }
 }
 
-fn steps(document: &PlanDocument) -> Value {
+/// The steps system's plan: a line of steps.
+#[derive(Serialize)]
+struct StepsPlan<'a, T> {
+    id: &'a str,
+    goal: &'a str,
+    status: &'static str,
+    steps: T,
+    current_step_index: usize,
+    iteration_count: u64,
+    planc: PlanExtension<'a>,
+}
+
+#[derive(Serialize)]
+struct LinearStep<'a> {
+    id: String,
+    description: &'a str,
+    status: &'static str,
+    result: &'a Option<String>,
+    planc: TaskExtension<'a>,
+}
+
+fn steps(document: &PlanDocument) -> String {
     let order = linear(document);
     let current = order
         .iter()
@@ -228,55 +304,77 @@ fn steps(document: &PlanDocument) -> Value {
         PlanStatus::Failed => "failed",
         PlanStatus::Idle | PlanStatus::Running => "running",
     };
-    json!({
-        "id": document.meta.id,
-        "goal": document.meta.goal,
-        "status": status,
-        "steps": order.iter().enumerate().map(|(i, t)| json!({
-            "id": format!("step_{}", i + 1),
-            "description": t.name,
-            "status": linear_status(t.status),
-            "result": t.result,
-            "planc": linear_extension(t),
-        })).collect::<Vec<_>>(),
-        "current_step_index": current,
-        "iteration_count": document.state.iteration_count,
-        "planc": plan_extension(document, &["id", "goal"]),
+    json_text(&StepsPlan {
+        id: &document.meta.id,
+        goal: &document.meta.goal,
+        status,
+        steps: Each(|| {
+            order.iter().enumerate().map(|(i, t)| LinearStep {
+                id: format!("step_{}", i + 1),
+                description: &t.name,
+                status: linear_status(t.status),
+                result: &t.result,
+                planc: linear_extension(t),
+            })
+        }),
+        current_step_index: current,
+        iteration_count: document.state.iteration_count,
+        planc: PlanExtension::new(document, &["id", "goal"]),
     })
 }
 
-fn plan_act(document: &PlanDocument) -> Value {
-    json!({
-        "title": document.meta.title.clone().unwrap_or_else(|| document.meta.id.clone()),
-        "steps": linear(document).into_iter().map(|t| json!({
-            "description": t.name,
-            "status": linear_status(t.status),
-            "result": if t.status == TaskStatus::Failed { None } else { t.result.clone() },
-            "success": match t.status {
-                TaskStatus::Completed | TaskStatus::Skipped => Some(true),
-                TaskStatus::Failed => Some(false),
-                _ => None,
-            },
-            "error": if t.status == TaskStatus::Failed { t.result.clone() } else { None },
-            "attachments": t.extra.get("attachments").cloned().unwrap_or_else(|| json!([])),
-            "planc": linear_extension(t),
-        })).collect::<Vec<_>>(),
-        "language": document.meta.language,
-        "planc": plan_extension(document, &["title", "language"]),
+/// Plan-Act's `{title, steps, language}`.
+#[derive(Serialize)]
+struct PlanAct<'a, T> {
+    title: &'a str,
+    steps: T,
+    language: &'a str,
+    planc: PlanExtension<'a>,
+}
+
+#[derive(Serialize)]
+struct PlanActStep<'a> {
+    description: &'a str,
+    status: &'static str,
+    result: Option<&'a str>,
+    success: Option<bool>,
+    error: Option<&'a str>,
+    attachments: &'a Value,
+    planc: TaskExtension<'a>,
+}
+
+/// A step's attachments when the task has none.
+static NO_ATTACHMENTS: Value = Value::Array(Vec::new());
+
+fn plan_act(document: &PlanDocument) -> String {
+    let order = linear(document);
+    json_text(&PlanAct {
+        title: document.meta.title.as_deref().unwrap_or(&document.meta.id),
+        steps: Each(|| {
+            order.iter().map(|t| {
+                let failed = t.status == TaskStatus::Failed;
+                PlanActStep {
+                    description: &t.name,
+                    status: linear_status(t.status),
+                    result: t.result.as_deref().filter(|_| !failed),
+                    success: match t.status {
+                        TaskStatus::Completed | TaskStatus::Skipped => Some(true),
+                        TaskStatus::Failed => Some(false),
+                        _ => None,
+                    },
+                    error: t.result.as_deref().filter(|_| failed),
+                    attachments: t.extra.get("attachments").unwrap_or(&NO_ATTACHMENTS),
+                    planc: linear_extension(t),
+                }
+            })
+        }),
+        language: &document.meta.language,
+        planc: PlanExtension::new(document, &["title", "language"]),
     })
 }
 
-/// A step's `planc` object: its id and dependencies, and what else the line has no place for.
-fn linear_extension(task: &TaskDoc) -> Value {
-    let mut ext =
-        task_extension(task, &["name", "result"], LINEAR_STATUSES).unwrap_or_else(|| json!({}));
-    ext["id"] = json!(task.id);
-    ext["dependencies"] = json!(task.dependencies);
-    if let Some(Value::Object(extra)) = ext.get_mut("extra") {
-        extra.remove("attachments");
-        if extra.is_empty() {
-            ext.as_object_mut().expect("an object").remove("extra");
-        }
-    }
-    ext
+/// A step's `planc` object: its id and dependencies, and what else the line
+/// has no place for (its attachments are the step's own).
+fn linear_extension(task: &TaskDoc) -> TaskExtension<'_> {
+    TaskExtension::new(task, &["name", "result"], LINEAR_STATUSES).attachments_held()
 }
