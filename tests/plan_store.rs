@@ -750,6 +750,14 @@ fn postgres_schemas_are_migrated_or_refused() {
             &[&state.to_json()],
         )
         .unwrap();
+    let old_position: String = client
+        .query_one(
+            "INSERT INTO events (plan_id, seq, record) VALUES ('kept', 1, $1) RETURNING tx::text",
+            &[&r#"{"revision":1,"at":"2026-01-01T00:00:00Z","op":"init","plan_status":"idle","events":[]}"#],
+        )
+        .unwrap()
+        .get(0);
+    let old_position: u64 = old_position.parse().unwrap();
     let store = open_store(&backend.url).unwrap();
     let plans = store.list().unwrap();
     assert_eq!(plans.len(), 1);
@@ -764,7 +772,21 @@ fn postgres_schemas_are_migrated_or_refused() {
         .query_one("SELECT version FROM schema_version", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
+    // An event written before keeps its position (a stream resuming from
+    // it misses nothing); the new ones come after it.
+    let events = store.events("kept", 0, 10).unwrap();
+    assert_eq!(
+        seqs(&events),
+        [("kept".to_owned(), 1), ("kept".to_owned(), 2)]
+    );
+    assert_eq!(events[0].position, old_position);
+    assert!(events[1].position > old_position);
+    assert_eq!(wait_for_feed(&*store, 2), events);
+    assert_eq!(
+        seqs(&store.feed(old_position, 10).unwrap()),
+        seqs(&events[1..])
+    );
 
     client
         .batch_execute("UPDATE schema_version SET version = 7")
@@ -775,7 +797,7 @@ fn postgres_schemas_are_migrated_or_refused() {
         error.message,
         format!(
             "{} has schema version 7, made by a newer planc; this planc knows versions \
-             up to 2: upgrade planc to use it",
+             up to 3: upgrade planc to use it",
             backend.url
         )
     );
