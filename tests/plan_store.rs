@@ -873,11 +873,11 @@ fn postgres_batches_commit_together_and_refuse_alone() {
     };
     let store = open_store(&backend.url).unwrap();
     let rx = store.subscribe();
-    store.create("a", doc(3), false).unwrap();
+    store.create("a", doc(4), false).unwrap();
     store.create("b", doc(3), false).unwrap();
 
-    // Hold plan a's lock, so that the writer's first batch (ann's change)
-    // waits for it while the others queue behind.
+    // Hold plan a's lock, so that the two writers' first batches (ann's
+    // change, then zed's) wait for it while the others queue behind.
     let mut holder = ::postgres::Client::connect(&backend.url, ::postgres::NoTls).unwrap();
     holder
         .execute("SELECT pg_advisory_lock(hashtextextended('a', 0))", &[])
@@ -886,18 +886,23 @@ fn postgres_batches_commit_together_and_refuse_alone() {
         let store = Arc::clone(&store);
         std::thread::spawn(move || store.apply(plan, &op, &Caller::agent(Some(agent.to_owned()))))
     };
-    let first = apply("a", next("ann").0, "ann");
-    wait_until("the first batch to wait for plan a's lock", || {
-        let waiting: i64 = holder
-            .query_one(
-                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
-                 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-                &[],
-            )
-            .unwrap()
-            .get(0);
-        waiting == 1
-    });
+    let mut waiting = |n: i64| {
+        wait_until("the writers to wait for plan a's lock", || {
+            let waiting: i64 = holder
+                .query_one(
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+                     AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+                    &[],
+                )
+                .unwrap()
+                .get(0);
+            waiting == n
+        })
+    };
+    let ann = apply("a", next("ann").0, "ann");
+    waiting(1);
+    let zed = apply("a", next("zed").0, "zed");
+    waiting(2);
     let missing = Op::StartTask(TaskIdArgs {
         task_id: TaskRef::Id(99),
     });
@@ -912,7 +917,8 @@ fn postgres_batches_commit_together_and_refuse_alone() {
         .execute("SELECT pg_advisory_unlock(hashtextextended('a', 0))", &[])
         .unwrap();
 
-    assert!(first.join().unwrap().unwrap().changed());
+    assert!(ann.join().unwrap().unwrap().changed());
+    assert!(zed.join().unwrap().unwrap().changed());
     let [bob, cy, dee, eve] = queued.map(|change| change.join().unwrap());
     assert!(bob.unwrap().changed());
     assert!(cy.unwrap().changed());
@@ -936,22 +942,22 @@ fn postgres_batches_commit_together_and_refuse_alone() {
         held.sort();
         held
     };
-    assert_eq!(holders("a"), held(&["ann", "bob"]));
+    assert_eq!(holders("a"), held(&["ann", "bob", "zed"]));
     assert_eq!(holders("b"), held(&["cy", "eve"]));
-    assert_eq!(store.load("a").unwrap().state.revision, 3);
+    assert_eq!(store.load("a").unwrap().state.revision, 4);
     assert_eq!(store.load("b").unwrap().state.revision, 3);
 
-    // One event per change; ann's in a transaction of its own, the three
-    // of the second batch in one, at its first three places.
+    // One event per change; ann's and zed's each in a transaction of its
+    // own, the three of the last batch in one, at its first three places.
     let a = store.events("a", 0, 10).unwrap();
     let b = store.events("b", 0, 10).unwrap();
-    assert_eq!(a.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!(a.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3, 4]);
     assert_eq!(b.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
-    let batch = transaction(&a[2]);
-    assert_ne!(transaction(&a[1]), batch);
-    assert!(transaction(&a[1]) < batch);
+    let batch = transaction(&a[3]);
+    assert!(transaction(&a[1]) < transaction(&a[2]));
+    assert!(transaction(&a[2]) < batch);
     assert_eq!((transaction(&b[1]), transaction(&b[2])), (batch, batch));
-    let mut places: Vec<u64> = [&a[2], &b[1], &b[2]]
+    let mut places: Vec<u64> = [&a[3], &b[1], &b[2]]
         .iter()
         .map(|e| e.position % 1024)
         .collect();
@@ -960,10 +966,10 @@ fn postgres_batches_commit_together_and_refuse_alone() {
     assert!(b[1].position < b[2].position);
 
     // The feed and the subscriber have every event once, in position order.
-    let feed = wait_for_feed(&*store, 6);
-    assert_eq!(feed.len(), 6);
+    let feed = wait_for_feed(&*store, 7);
+    assert_eq!(feed.len(), 7);
     assert!(feed.windows(2).all(|w| w[0].position < w[1].position));
-    assert_eq!(receive(&rx, 6), feed);
+    assert_eq!(receive(&rx, 7), feed);
 }
 
 /// Many threads on two handles (two servers) changing four plans at once:

@@ -5,10 +5,11 @@
 //! `events` (a row per committed change: its record, the plan's revision as
 //! `seq`, and `pos`, its place in the global order) and `schema_version`.
 //!
-//! **Group commit.** A store handle has one writer thread, with a
-//! connection of its own. Concurrent changes queue for it; it takes every
-//! change queued meanwhile (at most [`MAX_BATCH`]) and commits them in one
-//! transaction, one WAL flush for all: the advisory locks of their plans,
+//! **Group commit.** A store handle has [`WRITERS`] writer threads, each
+//! with a connection of its own. Concurrent changes queue for them; a
+//! writer takes every change queued meanwhile (at most [`MAX_BATCH`]) and
+//! commits them in one transaction, one WAL flush for all (while it waits
+//! for that flush, the other writer takes the next batch): the advisory locks of their plans,
 //! in the order of their keys (so two servers' batches never deadlock),
 //! `SELECT … FOR UPDATE` of the plans' rows, then each change in queue order
 //! — computed by its caller's thread (the change never leaves it) on the
@@ -89,6 +90,9 @@ const MAX_CACHED: usize = 1024;
 const PER_TRANSACTION: i64 = 1024;
 /// The most changes one transaction commits.
 const MAX_BATCH: usize = 1000;
+/// The writer threads of a store handle: while one waits for its batch's
+/// commit (the WAL flush), another prepares the next batch.
+const WRITERS: usize = 2;
 const _: () = assert!((MAX_BATCH as i64) < PER_TRANSACTION);
 
 type Migration = fn(&mut Transaction<'_>) -> Result<(), postgres::Error>;
@@ -153,8 +157,8 @@ fn migrate_to_3(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
 /// Many plans in a PostgreSQL database.
 pub struct PostgresStore {
     shared: Arc<Shared>,
-    /// The writer's queue and thread (taken when the handle goes).
-    writer: Option<(Sender<Job>, JoinHandle<()>)>,
+    /// The writers' queue and threads (taken when the handle goes).
+    writer: Option<(Sender<Job>, Vec<JoinHandle<()>>)>,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -166,13 +170,15 @@ impl std::fmt::Debug for PostgresStore {
 }
 
 impl Drop for PostgresStore {
-    /// The writer ends (nothing is queued: every change waits for its
+    /// The writers end (nothing is queued: every change waits for its
     /// answer), so that the store's last reference, and with it the last
     /// notification, goes with this handle.
     fn drop(&mut self) {
-        if let Some((queue, writer)) = self.writer.take() {
+        if let Some((queue, writers)) = self.writer.take() {
             drop(queue);
-            let _ = writer.join();
+            for writer in writers {
+                let _ = writer.join();
+            }
         }
     }
 }
@@ -212,7 +218,7 @@ struct Cached {
     revision: i64,
     /// The row's `xmin` (the 32-bit id of the transaction that wrote it).
     xmin: i64,
-    doc: PlanDocument,
+    doc: Arc<PlanDocument>,
 }
 
 /// A pooled connection and its prepared statements.
@@ -328,7 +334,7 @@ struct Job {
 /// What the writer tells the caller of a change.
 enum ToCaller {
     /// Compute the change on this state.
-    Compute(Box<PlanDocument>),
+    Compute(Arc<PlanDocument>),
     /// The change's answer, once its batch has committed (or failed).
     Done(Result<Option<StoredEvent>, OpError>),
 }
@@ -358,19 +364,24 @@ impl PostgresStore {
             .map_err(|e| sql_error(&shared.shown, "connect", &e))?;
         shared.put_back(Conn { client, statements });
         let (queue, jobs) = channel();
-        let writing = Arc::clone(&shared);
-        let writer = thread::Builder::new()
-            .name("planc-postgres-writer".to_owned())
-            .spawn(move || write_loop(&writing, &jobs))
-            .map_err(|e| {
-                OpError::new(
-                    ErrorCode::StateIo,
-                    format!("cannot start the writer of {}: {e}", shared.shown),
-                )
-            })?;
+        let jobs = Arc::new(Mutex::new(jobs));
+        let mut writers = Vec::with_capacity(WRITERS);
+        for _ in 0..WRITERS {
+            let (writing, jobs) = (Arc::clone(&shared), Arc::clone(&jobs));
+            let writer = thread::Builder::new()
+                .name("planc-postgres-writer".to_owned())
+                .spawn(move || write_loop(&writing, &jobs))
+                .map_err(|e| {
+                    OpError::new(
+                        ErrorCode::StateIo,
+                        format!("cannot start the writer of {}: {e}", shared.shown),
+                    )
+                })?;
+            writers.push(writer);
+        }
         Ok(PostgresStore {
             shared,
-            writer: Some((queue, writer)),
+            writer: Some((queue, writers)),
         })
     }
 
@@ -406,13 +417,14 @@ impl PostgresStore {
         let (revision, xmin, text): (i64, i64, Option<&str>) = (row.get(0), row.get(1), row.get(2));
         if let Some(text) = text {
             let doc = parse_doc(&self.shared.shown, plan_id, text)?;
-            self.shared.remember(plan_id, revision, xmin, doc.clone());
+            self.shared
+                .remember(plan_id, revision, xmin, Arc::new(doc.clone()));
             return Ok(Some(doc));
         }
         Ok(lock(&self.shared.states)
             .get(plan_id)
             .filter(|cached| (cached.revision, cached.xmin) == (revision, xmin))
-            .map(|cached| cached.doc.clone()))
+            .map(|cached| (*cached.doc).clone()))
     }
 
     /// The (revision, xmin) of plan `plan_id`'s cached state (-1s when
@@ -486,7 +498,7 @@ impl Shared {
     }
 
     /// Keeps `doc` as plan `plan_id`'s state at row version (revision, xmin).
-    fn remember(&self, plan_id: &str, revision: i64, xmin: i64, doc: PlanDocument) {
+    fn remember(&self, plan_id: &str, revision: i64, xmin: i64, doc: Arc<PlanDocument>) {
         let mut states = lock(&self.states);
         if states.len() >= MAX_CACHED && !states.contains_key(plan_id) {
             states.clear();
@@ -503,11 +515,11 @@ impl Shared {
 
     /// The cached state of plan `plan_id`: its version and document
     /// (-1s and none when there is none).
-    fn cached(&self, plan_id: &str) -> (i64, i64, Option<PlanDocument>) {
+    fn cached(&self, plan_id: &str) -> (i64, i64, Option<Arc<PlanDocument>>) {
         lock(&self.states)
             .get(plan_id)
             .map_or((-1, -1, None), |cached| {
-                (cached.revision, cached.xmin, Some(cached.doc.clone()))
+                (cached.revision, cached.xmin, Some(Arc::clone(&cached.doc)))
             })
     }
 
@@ -689,7 +701,8 @@ impl PlanStore for PostgresStore {
         loop {
             match answers.recv() {
                 Ok(ToCaller::Compute(doc)) => {
-                    let _ = reply.send(prepare_change(*doc, op, change));
+                    let doc = Arc::unwrap_or_clone(doc);
+                    let _ = reply.send(prepare_change(doc, op, change));
                 }
                 Ok(ToCaller::Done(answer)) => return answer,
                 Err(_) => return Err(self.writer_gone()),
@@ -811,19 +824,26 @@ fn plan_lock(tx: &mut Transaction<'_>, plan_id: &str) -> Result<(), postgres::Er
     .map(|_| ())
 }
 
-/// The writer: commits the queued changes, as many at a time as are
-/// queued, on a connection of its own (made at the first change, and again
-/// after one broke). Ends when the store's handle goes.
-fn write_loop(shared: &Shared, queue: &Receiver<Job>) {
+/// A writer: commits the queued changes, as many at a time as are queued,
+/// on a connection of its own (made at its first batch, and again after
+/// one broke). Ends when the store's handle goes.
+fn write_loop(shared: &Shared, queue: &Mutex<Receiver<Job>>) {
     let mut conn: Option<WriterConn> = None;
-    while let Ok(first) = queue.recv() {
-        let mut batch = vec![first];
-        while batch.len() < MAX_BATCH {
-            match queue.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
+    loop {
+        let batch = {
+            let queue = lock(queue);
+            let Ok(first) = queue.recv() else {
+                return;
+            };
+            let mut batch = vec![first];
+            while batch.len() < MAX_BATCH {
+                match queue.try_recv() {
+                    Ok(job) => batch.push(job),
+                    Err(_) => break,
+                }
             }
-        }
+            batch
+        };
         shared.queued.fetch_sub(batch.len(), Ordering::SeqCst);
         if conn.as_ref().is_none_or(|conn| conn.client.is_closed()) {
             conn = None;
@@ -862,16 +882,13 @@ type Answer = Result<Option<StoredEvent>, OpError>;
 fn start(
     batch: &[Job],
     queue: &mut VecDeque<usize>,
-    state: &Result<PlanDocument, OpError>,
+    state: &Result<Arc<PlanDocument>, OpError>,
     answers: &mut [Option<Answer>],
 ) {
     while let Some(&i) = queue.front() {
         let answer = match state {
             Err(error) => Err(error.clone()),
-            Ok(doc) => match batch[i]
-                .to_caller
-                .send(ToCaller::Compute(Box::new(doc.clone())))
-            {
+            Ok(doc) => match batch[i].to_caller.send(ToCaller::Compute(Arc::clone(doc))) {
                 Ok(()) => return,
                 Err(_) => Ok(None),
             },
@@ -919,7 +936,7 @@ fn commit_batch(
     let tx = Open::begin(client, &keys).map_err(write)?;
 
     // Each plan's state: the cached one if the row has not moved since.
-    let mut known: Vec<(i64, i64, Option<PlanDocument>)> =
+    let mut known: Vec<(i64, i64, Option<Arc<PlanDocument>>)> =
         plans.iter().map(|plan| shared.cached(plan)).collect();
     let revisions: Vec<i64> = known.iter().map(|k| k.0).collect();
     let xmins: Vec<i64> = known.iter().map(|k| k.1).collect();
@@ -927,7 +944,7 @@ fn commit_batch(
         .client
         .query(&*read, &[&plans, &revisions, &xmins])
         .map_err(write)?;
-    let mut states: Vec<Result<PlanDocument, OpError>> =
+    let mut states: Vec<Result<Arc<PlanDocument>, OpError>> =
         plans.iter().map(|plan| Err(plan_not_found(plan))).collect();
     for row in &rows {
         let (plan_id, revision, xmin, text): (&str, i64, i64, Option<&str>) =
@@ -936,8 +953,10 @@ fn commit_batch(
             continue;
         };
         states[p] = match text {
-            Some(text) => parse_doc(&shared.shown, plan_id, text).inspect(|doc| {
-                shared.remember(plan_id, revision, xmin, doc.clone());
+            Some(text) => parse_doc(&shared.shown, plan_id, text).map(|doc| {
+                let doc = Arc::new(doc);
+                shared.remember(plan_id, revision, xmin, Arc::clone(&doc));
+                doc
             }),
             None => known[p].2.take().ok_or_else(|| plan_not_found(plan_id)),
         };
@@ -966,7 +985,7 @@ fn commit_batch(
                         record,
                         record_text,
                     });
-                    states[p] = Ok(doc);
+                    states[p] = Ok(Arc::new(doc));
                     changed[p] = true;
                     Ok(None)
                 }
