@@ -750,6 +750,14 @@ fn postgres_schemas_are_migrated_or_refused() {
             &[&state.to_json()],
         )
         .unwrap();
+    let old_position: String = client
+        .query_one(
+            "INSERT INTO events (plan_id, seq, record) VALUES ('kept', 1, $1) RETURNING tx::text",
+            &[&r#"{"revision":1,"at":"2026-01-01T00:00:00Z","op":"init","plan_status":"idle","events":[]}"#],
+        )
+        .unwrap()
+        .get(0);
+    let old_position: u64 = old_position.parse().unwrap();
     let store = open_store(&backend.url).unwrap();
     let plans = store.list().unwrap();
     assert_eq!(plans.len(), 1);
@@ -764,7 +772,21 @@ fn postgres_schemas_are_migrated_or_refused() {
         .query_one("SELECT version FROM schema_version", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
+    // An event written before keeps its position (a stream resuming from
+    // it misses nothing); the new ones come after it.
+    let events = store.events("kept", 0, 10).unwrap();
+    assert_eq!(
+        seqs(&events),
+        [("kept".to_owned(), 1), ("kept".to_owned(), 2)]
+    );
+    assert_eq!(events[0].position, old_position);
+    assert!(events[1].position > old_position);
+    assert_eq!(wait_for_feed(&*store, 2), events);
+    assert_eq!(
+        seqs(&store.feed(old_position, 10).unwrap()),
+        seqs(&events[1..])
+    );
 
     client
         .batch_execute("UPDATE schema_version SET version = 7")
@@ -775,7 +797,7 @@ fn postgres_schemas_are_migrated_or_refused() {
         error.message,
         format!(
             "{} has schema version 7, made by a newer planc; this planc knows versions \
-             up to 2: upgrade planc to use it",
+             up to 3: upgrade planc to use it",
             backend.url
         )
     );
@@ -825,4 +847,184 @@ fn postgres_events_carry_their_task() {
         return;
     };
     events_carry_their_task(&backend.url);
+}
+
+/// Waits until `ready` holds (30 s at most).
+fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !ready() {
+        assert!(Instant::now() < deadline, "waited 30 s for {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The transaction an event of a PostgreSQL store was committed in.
+fn transaction(event: &StoredEvent) -> u64 {
+    event.position / 1024
+}
+
+/// PostgreSQL commits the changes queued meanwhile in one transaction: a
+/// change the runner refuses is answered alone, and the batch's other
+/// changes (two of them to one plan) commit, each with its own event.
+#[test]
+fn postgres_batches_commit_together_and_refuse_alone() {
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
+    let store = open_store(&backend.url).unwrap();
+    let rx = store.subscribe();
+    store.create("a", doc(4), false).unwrap();
+    store.create("b", doc(3), false).unwrap();
+
+    // Hold plan a's lock, so that the two writers' first batches (ann's
+    // change, then zed's) wait for it while the others queue behind.
+    let mut holder = ::postgres::Client::connect(&backend.url, ::postgres::NoTls).unwrap();
+    holder
+        .execute("SELECT pg_advisory_lock(hashtextextended('a', 0))", &[])
+        .unwrap();
+    let apply = |plan: &'static str, op: Op, agent: &'static str| {
+        let store = Arc::clone(&store);
+        std::thread::spawn(move || store.apply(plan, &op, &Caller::agent(Some(agent.to_owned()))))
+    };
+    let mut waiting = |n: i64| {
+        wait_until("the writers to wait for plan a's lock", || {
+            let waiting: i64 = holder
+                .query_one(
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+                     AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+                    &[],
+                )
+                .unwrap()
+                .get(0);
+            waiting == n
+        })
+    };
+    let ann = apply("a", next("ann").0, "ann");
+    waiting(1);
+    let zed = apply("a", next("zed").0, "zed");
+    waiting(2);
+    let missing = Op::StartTask(TaskIdArgs {
+        task_id: TaskRef::Id(99),
+    });
+    let queued = [
+        apply("a", next("bob").0, "bob"),
+        apply("b", next("cy").0, "cy"),
+        apply("a", missing, "dee"),
+        apply("b", next("eve").0, "eve"),
+    ];
+    wait_until("four changes queued", || store.queued_changes() == 4);
+    holder
+        .execute("SELECT pg_advisory_unlock(hashtextextended('a', 0))", &[])
+        .unwrap();
+
+    assert!(ann.join().unwrap().unwrap().changed());
+    assert!(zed.join().unwrap().unwrap().changed());
+    let [bob, cy, dee, eve] = queued.map(|change| change.join().unwrap());
+    assert!(bob.unwrap().changed());
+    assert!(cy.unwrap().changed());
+    assert_eq!(code(dee), ErrorCode::TaskNotFound);
+    assert!(eve.unwrap().changed());
+
+    let holders = |plan: &str| -> Vec<Option<String>> {
+        let mut holders: Vec<_> = store
+            .load(plan)
+            .unwrap()
+            .tasks
+            .iter()
+            .map(|t| t.holder.as_ref().and_then(|h| h.agent.clone()))
+            .collect();
+        holders.sort();
+        holders
+    };
+    let held = |agents: &[&str]| -> Vec<Option<String>> {
+        let mut held: Vec<_> = agents.iter().map(|a| Some((*a).to_owned())).collect();
+        held.push(None);
+        held.sort();
+        held
+    };
+    assert_eq!(holders("a"), held(&["ann", "bob", "zed"]));
+    assert_eq!(holders("b"), held(&["cy", "eve"]));
+    assert_eq!(store.load("a").unwrap().state.revision, 4);
+    assert_eq!(store.load("b").unwrap().state.revision, 3);
+
+    // One event per change; ann's and zed's each in a transaction of its
+    // own, the three of the last batch in one, at its first three places.
+    let a = store.events("a", 0, 10).unwrap();
+    let b = store.events("b", 0, 10).unwrap();
+    assert_eq!(a.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3, 4]);
+    assert_eq!(b.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
+    let batch = transaction(&a[3]);
+    assert!(transaction(&a[1]) < transaction(&a[2]));
+    assert!(transaction(&a[2]) < batch);
+    assert_eq!((transaction(&b[1]), transaction(&b[2])), (batch, batch));
+    let mut places: Vec<u64> = [&a[3], &b[1], &b[2]]
+        .iter()
+        .map(|e| e.position % 1024)
+        .collect();
+    places.sort_unstable();
+    assert_eq!(places, [1, 2, 3]);
+    assert!(b[1].position < b[2].position);
+
+    // The feed and the subscriber have every event once, in position order.
+    let feed = wait_for_feed(&*store, 7);
+    assert_eq!(feed.len(), 7);
+    assert!(feed.windows(2).all(|w| w[0].position < w[1].position));
+    assert_eq!(receive(&rx, 7), feed);
+}
+
+/// Many threads on two handles (two servers) changing four plans at once:
+/// every change lands, each plan's events are its revisions once each, and
+/// both handles' subscribers get the feed, in its order.
+#[test]
+fn two_postgres_handles_change_many_plans_at_once() {
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
+    const PLANS: usize = 4;
+    const PER_THREAD: usize = 5;
+    let one = open_store(&backend.url).unwrap();
+    let two = open_store(&backend.url).unwrap();
+    let (rx1, rx2) = (one.subscribe(), two.subscribe());
+    for p in 0..PLANS {
+        one.create(&format!("p{p}"), doc(4 * PER_THREAD), false)
+            .unwrap();
+    }
+    let workers: Vec<_> = (0..16)
+        .map(|t| {
+            let store = Arc::clone(if t % 2 == 0 { &one } else { &two });
+            std::thread::spawn(move || {
+                let plan = format!("p{}", t % PLANS);
+                let agent = format!("agent-{t}");
+                for _ in 0..PER_THREAD {
+                    let (op, caller) = next(&agent);
+                    assert!(store.apply(&plan, &op, &caller).unwrap().changed());
+                    let (op, caller) = complete(&agent);
+                    assert!(store.apply(&plan, &op, &caller).unwrap().changed());
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.join().unwrap();
+    }
+    let changes = 4 * PER_THREAD * 2;
+    let mut total = 0;
+    for p in 0..PLANS {
+        let plan = format!("p{p}");
+        let state = two.load(&plan).unwrap();
+        assert_eq!(state.state.revision, 1 + changes as u64);
+        assert_eq!(state.state.status, PlanStatus::Completed);
+        let events = one.events(&plan, 0, 1000).unwrap();
+        assert_eq!(
+            events.iter().map(|e| e.seq).collect::<Vec<_>>(),
+            (1..=1 + changes as u64).collect::<Vec<_>>()
+        );
+        assert!(events.windows(2).all(|w| w[0].position < w[1].position));
+        total += events.len();
+    }
+    let feed = wait_for_feed(&*one, total);
+    assert_eq!(feed.len(), total);
+    assert!(feed.windows(2).all(|w| w[0].position < w[1].position));
+    assert_eq!(receive(&rx1, total), feed);
+    assert_eq!(receive(&rx2, total), feed);
 }

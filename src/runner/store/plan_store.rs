@@ -87,6 +87,12 @@ pub trait PlanStore: Send + Sync + std::fmt::Debug {
     /// the subscription.
     fn subscribe(&self) -> Receiver<StoredEvent>;
 
+    /// How many changes wait for a writer that commits them in batches
+    /// (PostgreSQL's), not yet taken into a batch; 0 for the others.
+    fn queued_changes(&self) -> usize {
+        0
+    }
+
     /// A runner over plan `plan_id`'s state, with the leases that ran out
     /// by now expired (in memory: the next change records it).
     fn runner(&self, plan_id: &str) -> Result<Runner, OpError> {
@@ -211,7 +217,8 @@ pub struct StoredEvent {
     /// plan's creation).
     pub seq: u64,
     /// Its place in the store's global order ([`PlanStore::feed`]): SQLite's
-    /// row id, PostgreSQL's transaction id, a single state file's revision,
+    /// row id, PostgreSQL's transaction id times 1,024 plus the event's place in
+    /// its transaction, a single state file's revision,
     /// a directory's ordinal (see docs/serve.md).
     pub position: u64,
     /// The record, as the JSON event log has it.

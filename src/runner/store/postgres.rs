@@ -3,44 +3,56 @@
 //!
 //! Tables: `plans` (a row per plan: state document, revision, summary),
 //! `events` (a row per committed change: its record, the plan's revision as
-//! `seq`, and `tx`, the id of the transaction that committed it) and
-//! `schema_version`. A change is one transaction: the plan's advisory lock,
-//! `SELECT … FOR UPDATE` on its row (so changes to one plan queue, and none
-//! is lost), the runner, `UPDATE` of the row and `INSERT` of the event.
+//! `seq`, and `pos`, its place in the global order) and `schema_version`.
 //!
-//! **Notifications.** Once a change has committed, a notifier thread sends
+//! **Group commit.** A store handle has [`WRITERS`] writer threads, each
+//! with a connection of its own. Concurrent changes queue for them; a
+//! writer takes every change queued meanwhile (at most [`MAX_BATCH`]) and
+//! commits them in one transaction, one WAL flush for all (while it waits
+//! for that flush, the other writer takes the next batch): the advisory locks of their plans,
+//! in the order of their keys (so two servers' batches never deadlock),
+//! `SELECT … FOR UPDATE` of the plans' rows, then each change in queue order
+//! — computed by its caller's thread (the change never leaves it) on the
+//! plan's state as the batch has it so far — then one statement that
+//! updates each changed row once and inserts every event, and `COMMIT`. A
+//! change the runner refuses (or that changes nothing) writes nothing and
+//! fails nothing else. Every caller has its answer only once `COMMIT` has
+//! returned; a batch that fails answers every caller with the failure.
+//!
+//! **Notifications.** Once a batch has committed, a notifier thread sends
 //! `pg_notify` in a transaction of its own, without waiting for its WAL
 //! flush (`synchronous_commit` off for it alone), one for all the changes
-//! committed meanwhile. Not in the change's transaction: PostgreSQL
+//! committed meanwhile. Not in the batch's transaction: PostgreSQL
 //! serialises the commits of notifying transactions on one cluster-wide
-//! lock held through the commit's WAL flush, so changes that notified
+//! lock held through the commit's WAL flush, so servers that notified
 //! could not share a flush. A notification is only a wake-up (listeners
 //! read the feed, and look every [`POLL`] anyway): one lost in a crash
 //! loses nothing.
 //!
-//! **Round trips.** Each pooled connection prepares its statements once;
-//! a change is four round trips: `BEGIN` with the plan's lock (its key, a
-//! number, asked once per plan), the read, one statement that updates the
-//! row and inserts the event, and `COMMIT`. The store keeps each plan's
-//! last parsed state with the row version it came from (its revision and
-//! `xmin`, the transaction that wrote it): a read or a change fetches and
-//! parses the document only when the row moved since.
+//! **Round trips.** A batch is four round trips whatever its size
+//! (statements prepared once per connection): `BEGIN` with the plans'
+//! locks (their keys, numbers, asked once per plan), the read, the write,
+//! and `COMMIT`. The store keeps each plan's last parsed state with the row
+//! version it came from (its revision and `xmin`, the transaction that
+//! wrote it): a read or a batch fetches and parses the document only when
+//! the row moved since.
 //!
-//! **Global order.** An event's position is its transaction id (`xid8`; one
-//! event per transaction). Transaction ids are not commit order, so the
-//! feed only hands out events of transactions older than every transaction
-//! still running (`pg_snapshot_xmin`): no event can later appear before one
-//! already handed out. A plan's changes take their transaction ids under
-//! the plan's lock, so a plan's events keep their `seq` order in the feed.
-//! Subscribers are fed from the feed, woken by `LISTEN`, so every process
-//! sees every change, in the same order.
+//! **Global order.** An event's position is its transaction's id (`xid8`)
+//! times [`PER_TRANSACTION`] plus its place in the transaction (from 1).
+//! Transaction ids are not commit order, so the feed only hands out events
+//! of transactions older than every transaction still running
+//! (`pg_snapshot_xmin`): no event can later appear before one already
+//! handed out. A transaction takes its id after its plans' locks, so a
+//! plan's events keep their `seq` order in the feed. Subscribers are fed
+//! from the feed, woken by `LISTEN`, so every process sees every change, in
+//! the same order.
 
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex, Weak};
-use std::thread;
+use std::thread::{self, JoinHandle};
 use std::time::Duration;
-
-use std::collections::HashMap;
 
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls, Statement, Transaction};
@@ -61,7 +73,7 @@ const CHANNEL: &str = "planc_events";
 /// The key of the advisory lock migrations take.
 const MIGRATION_LOCK: i64 = 0x0070_6c61_6e63;
 /// The schema this planc writes.
-pub(crate) const SCHEMA_VERSION: i32 = 2;
+pub(crate) const SCHEMA_VERSION: i32 = 3;
 /// How long a subscriber's listener waits for a notification before it
 /// looks at the feed anyway (a transaction that ended without notifying
 /// may have held events back).
@@ -72,12 +84,22 @@ const SOON: Duration = Duration::from_millis(20);
 const MAX_IDLE: usize = 32;
 /// The most plans whose parsed state is kept.
 const MAX_CACHED: usize = 1024;
+/// The positions of one transaction's events: its id times this, plus
+/// 1, 2, … (so a transaction holds fewer events than this). The SQL below
+/// spells it out.
+const PER_TRANSACTION: i64 = 1024;
+/// The most changes one transaction commits.
+const MAX_BATCH: usize = 1000;
+/// The writer threads of a store handle: while one waits for its batch's
+/// commit (the WAL flush), another prepares the next batch.
+const WRITERS: usize = 2;
+const _: () = assert!((MAX_BATCH as i64) < PER_TRANSACTION);
 
 type Migration = fn(&mut Transaction<'_>) -> Result<(), postgres::Error>;
 
 /// The migrations, in order: each takes the schema from the version before
 /// it to its own.
-const MIGRATIONS: [(i32, Migration); 2] = [(1, migrate_to_1), (2, migrate_to_2)];
+const MIGRATIONS: [(i32, Migration); 3] = [(1, migrate_to_1), (2, migrate_to_2), (3, migrate_to_3)];
 
 /// Version 1: plans and their events.
 fn migrate_to_1(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
@@ -117,9 +139,26 @@ fn migrate_to_2(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
     Ok(())
 }
 
+/// Version 3: many events per transaction (a batch of changes): each
+/// event's position is a column of its own, `pos`, its transaction's id
+/// times [`PER_TRANSACTION`] plus its place in the transaction. The events
+/// written before keep their position (their transaction's id, smaller
+/// than any new one), so a client resuming from one misses nothing.
+fn migrate_to_3(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
+    tx.batch_execute(
+        "ALTER TABLE events ADD COLUMN pos BIGINT;
+         UPDATE events SET pos = tx::text::bigint;
+         ALTER TABLE events ALTER COLUMN pos SET NOT NULL;
+         ALTER TABLE events DROP COLUMN tx;
+         CREATE UNIQUE INDEX events_pos ON events (pos);",
+    )
+}
+
 /// Many plans in a PostgreSQL database.
 pub struct PostgresStore {
     shared: Arc<Shared>,
+    /// The writers' queue and threads (taken when the handle goes).
+    writer: Option<(Sender<Job>, Vec<JoinHandle<()>>)>,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -127,6 +166,20 @@ impl std::fmt::Debug for PostgresStore {
         f.debug_struct("PostgresStore")
             .field("url", &self.shared.shown)
             .finish_non_exhaustive()
+    }
+}
+
+impl Drop for PostgresStore {
+    /// The writers end (nothing is queued: every change waits for its
+    /// answer), so that the store's last reference, and with it the last
+    /// notification, goes with this handle.
+    fn drop(&mut self) {
+        if let Some((queue, writers)) = self.writer.take() {
+            drop(queue);
+            for writer in writers {
+                let _ = writer.join();
+            }
+        }
     }
 }
 
@@ -145,6 +198,8 @@ struct Shared {
     /// Wakes the notifier (started at the first change), and hangs up
     /// when it has ended.
     notifier: Mutex<Option<(Sender<()>, Receiver<()>)>>,
+    /// The changes queued for the writer that it has not taken yet.
+    queued: AtomicUsize,
 }
 
 impl Drop for Shared {
@@ -163,7 +218,7 @@ struct Cached {
     revision: i64,
     /// The row's `xmin` (the 32-bit id of the transaction that wrote it).
     xmin: i64,
-    doc: PlanDocument,
+    doc: Arc<PlanDocument>,
 }
 
 /// A pooled connection and its prepared statements.
@@ -172,57 +227,121 @@ struct Conn {
     statements: Statements,
 }
 
-/// The statements of the hot paths, prepared once per connection.
+/// The statements of the reads, prepared once per pooled connection.
 struct Statements {
-    /// The key of a plan's advisory lock.
-    lock_key: Statement,
-    /// The plan's row (`FOR UPDATE` or not): its revision, `xmin`, and its
-    /// document unless the revision and `xmin` are `$2` and `$3` (the
-    /// cached version).
-    read_for_update: Statement,
+    /// The plan's row: its revision, `xmin`, and its document unless the
+    /// revision and `xmin` are `$2` and `$3` (the cached version).
     read: Statement,
-    /// The new state and its event, in one statement: the event's position.
-    write: Statement,
     /// A plan's events after a `seq`.
     events: Statement,
     /// The feed after a position.
     feed: Statement,
 }
 
-/// The columns of a plan's row as the read statements give them.
-const READ_COLUMNS: &str = "revision, xmin::text::bigint,
-         CASE WHEN revision = $2 AND xmin::text::bigint = $3 THEN NULL ELSE doc END
-         FROM plans WHERE plan_id = $1";
+/// The event columns the read statements give ([`stored`] reads them).
+const EVENT_COLUMNS: &str = "pos, plan_id, seq, record";
 
 /// The events after a position of the transactions older than every one
-/// still running, in transaction order.
-const FEED: &str = "SELECT tx::text, plan_id, seq, record FROM events
-     WHERE tx > $1::text::xid8 AND tx < pg_snapshot_xmin(pg_current_snapshot())
-     ORDER BY tx LIMIT $2";
+/// still running, in position order.
+const FEED: &str = "SELECT pos, plan_id, seq, record FROM events
+     WHERE pos > $1
+       AND pos < pg_snapshot_xmin(pg_current_snapshot())::text::bigint * 1024
+     ORDER BY pos LIMIT $2";
 
 impl Statements {
     fn prepare(client: &mut Client) -> Result<Statements, postgres::Error> {
         Ok(Statements {
-            lock_key: client.prepare("SELECT hashtextextended($1, 0)")?,
-            read_for_update: client.prepare(&format!("SELECT {READ_COLUMNS} FOR UPDATE"))?,
-            read: client.prepare(&format!("SELECT {READ_COLUMNS}"))?,
-            write: client.prepare(
-                "WITH updated AS (
-                     UPDATE plans SET revision = $2, doc = $3, summary = $4 WHERE plan_id = $1
-                 ), inserted AS (
-                     INSERT INTO events (plan_id, seq, record) VALUES ($1, $2, $5)
-                     RETURNING tx
-                 )
-                 SELECT tx::text FROM inserted",
+            read: client.prepare(
+                "SELECT revision, xmin::text::bigint,
+                     CASE WHEN revision = $2 AND xmin::text::bigint = $3 THEN NULL ELSE doc END
+                 FROM plans WHERE plan_id = $1",
             )?,
-            events: client.prepare(
-                "SELECT tx::text, plan_id, seq, record FROM events
-                 WHERE plan_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
-            )?,
+            events: client.prepare(&format!(
+                "SELECT {EVENT_COLUMNS} FROM events
+                 WHERE plan_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
+            ))?,
             feed: client.prepare(FEED)?,
         })
     }
 }
+
+/// The writer's connection and its statements.
+struct WriterConn {
+    client: Client,
+    /// The advisory lock keys of plans (`$1`, in order).
+    lock_keys: Statement,
+    /// The rows of plans (`$1`), locked: each plan's id, revision, `xmin`,
+    /// and its document unless its version is the one given (`$2`, `$3`).
+    read: Statement,
+    /// The batch's writes in one statement: the rows of the changed plans
+    /// (`$1`–`$4`) and the events (`$5`–`$7`, in order); the transaction's
+    /// id.
+    write: Statement,
+}
+
+impl WriterConn {
+    fn connect(shared: &Shared) -> Result<WriterConn, OpError> {
+        let mut client = shared.connect()?;
+        let mut prepare = |sql: &str| {
+            client
+                .prepare(sql)
+                .map_err(|e| sql_error(&shared.shown, "connect", &e))
+        };
+        let lock_keys = prepare(
+            "SELECT hashtextextended(id, 0) FROM unnest($1::text[]) WITH ORDINALITY AS u(id, n)
+             ORDER BY n",
+        )?;
+        let read = prepare(
+            "SELECT p.plan_id, p.revision, p.xmin::text::bigint,
+                 CASE WHEN p.revision = k.revision AND p.xmin::text::bigint = k.xmin
+                      THEN NULL ELSE p.doc END
+             FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS k(plan_id, revision, xmin)
+             JOIN plans p ON p.plan_id = k.plan_id
+             FOR UPDATE OF p",
+        )?;
+        let write = prepare(
+            "WITH updated AS (
+                 UPDATE plans p SET revision = u.revision, doc = u.doc, summary = u.summary
+                 FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[])
+                     AS u(plan_id, revision, doc, summary)
+                 WHERE p.plan_id = u.plan_id
+             ), inserted AS (
+                 INSERT INTO events (plan_id, seq, pos, record)
+                 SELECT e.plan_id, e.seq, pg_current_xact_id()::text::bigint * 1024 + e.n, e.record
+                 FROM unnest($5::text[], $6::bigint[], $7::text[]) WITH ORDINALITY
+                     AS e(plan_id, seq, record, n)
+             )
+             SELECT pg_current_xact_id()::text",
+        )?;
+        Ok(WriterConn {
+            client,
+            lock_keys,
+            read,
+            write,
+        })
+    }
+}
+
+/// A change on its way to the writer. The change itself stays with its
+/// caller's thread: the writer sends it the state to compute it on, and
+/// then its answer.
+struct Job {
+    plan_id: String,
+    to_caller: Sender<ToCaller>,
+    computed: Receiver<Computed>,
+}
+
+/// What the writer tells the caller of a change.
+enum ToCaller {
+    /// Compute the change on this state.
+    Compute(Arc<PlanDocument>),
+    /// The change's answer, once its batch has committed (or failed).
+    Done(Result<Option<StoredEvent>, OpError>),
+}
+
+/// A change computed: the new state and its record, nothing (no change),
+/// or why it was refused.
+type Computed = Result<Option<(PlanDocument, LogRecord)>, OpError>;
 
 impl PostgresStore {
     /// Connects to the database at `url` and brings its schema up to date;
@@ -237,13 +356,33 @@ impl PostgresStore {
             states: Mutex::default(),
             lock_keys: Mutex::default(),
             notifier: Mutex::default(),
+            queued: AtomicUsize::new(0),
         });
         let mut client = shared.connect()?;
         migrate(&mut client, &shared.shown)?;
         let statements = Statements::prepare(&mut client)
             .map_err(|e| sql_error(&shared.shown, "connect", &e))?;
         shared.put_back(Conn { client, statements });
-        Ok(PostgresStore { shared })
+        let (queue, jobs) = channel();
+        let jobs = Arc::new(Mutex::new(jobs));
+        let mut writers = Vec::with_capacity(WRITERS);
+        for _ in 0..WRITERS {
+            let (writing, jobs) = (Arc::clone(&shared), Arc::clone(&jobs));
+            let writer = thread::Builder::new()
+                .name("planc-postgres-writer".to_owned())
+                .spawn(move || write_loop(&writing, &jobs))
+                .map_err(|e| {
+                    OpError::new(
+                        ErrorCode::StateIo,
+                        format!("cannot start the writer of {}: {e}", shared.shown),
+                    )
+                })?;
+            writers.push(writer);
+        }
+        Ok(PostgresStore {
+            shared,
+            writer: Some((queue, writers)),
+        })
     }
 
     fn with_client<T>(
@@ -266,7 +405,7 @@ impl PostgresStore {
         result
     }
 
-    /// The state of the row `(revision, xmin, doc)` read by a read
+    /// The state of the row `(revision, xmin, doc)` read by the read
     /// statement: `doc` when it was fetched (then cached), else the cached
     /// state of that version — `None` if another thread replaced it in
     /// between (then the document must be read).
@@ -278,32 +417,14 @@ impl PostgresStore {
         let (revision, xmin, text): (i64, i64, Option<&str>) = (row.get(0), row.get(1), row.get(2));
         if let Some(text) = text {
             let doc = parse_doc(&self.shared.shown, plan_id, text)?;
-            self.shared.remember(plan_id, revision, xmin, doc.clone());
+            self.shared
+                .remember(plan_id, revision, xmin, Arc::new(doc.clone()));
             return Ok(Some(doc));
         }
         Ok(lock(&self.shared.states)
             .get(plan_id)
             .filter(|cached| (cached.revision, cached.xmin) == (revision, xmin))
-            .map(|cached| cached.doc.clone()))
-    }
-
-    /// The key of plan `plan_id`'s advisory lock (`hashtextextended` of
-    /// its id, as [`plan_lock`] takes it), asked once per plan.
-    fn lock_key(&self, conn: &mut Conn, plan_id: &str) -> Result<i64, OpError> {
-        if let Some(key) = lock(&self.shared.lock_keys).get(plan_id) {
-            return Ok(*key);
-        }
-        let key: i64 = conn
-            .client
-            .query_one(&conn.statements.lock_key, &[&plan_id])
-            .map_err(self.error("read"))?
-            .get(0);
-        let mut keys = lock(&self.shared.lock_keys);
-        if keys.len() >= MAX_CACHED {
-            keys.clear();
-        }
-        keys.insert(plan_id.to_owned(), key);
-        Ok(key)
+            .map(|cached| (*cached.doc).clone()))
     }
 
     /// The (revision, xmin) of plan `plan_id`'s cached state (-1s when
@@ -317,6 +438,17 @@ impl PostgresStore {
     fn error(&self, access: &str) -> impl Fn(postgres::Error) -> OpError + '_ {
         let access = access.to_owned();
         move |e| sql_error(&self.shared.shown, &access, &e)
+    }
+
+    fn writer_gone(&self) -> OpError {
+        OpError::new(
+            ErrorCode::StateIo,
+            format!(
+                "cannot write the PostgreSQL store {}: its writer has stopped",
+                self.shared.shown
+            ),
+        )
+        .with(json!({"store": self.shared.shown, "access": "write"}))
     }
 }
 
@@ -366,7 +498,7 @@ impl Shared {
     }
 
     /// Keeps `doc` as plan `plan_id`'s state at row version (revision, xmin).
-    fn remember(&self, plan_id: &str, revision: i64, xmin: i64, doc: PlanDocument) {
+    fn remember(&self, plan_id: &str, revision: i64, xmin: i64, doc: Arc<PlanDocument>) {
         let mut states = lock(&self.states);
         if states.len() >= MAX_CACHED && !states.contains_key(plan_id) {
             states.clear();
@@ -379,6 +511,60 @@ impl Shared {
                 doc,
             },
         );
+    }
+
+    /// The cached state of plan `plan_id`: its version and document
+    /// (-1s and none when there is none).
+    fn cached(&self, plan_id: &str) -> (i64, i64, Option<Arc<PlanDocument>>) {
+        lock(&self.states)
+            .get(plan_id)
+            .map_or((-1, -1, None), |cached| {
+                (cached.revision, cached.xmin, Some(Arc::clone(&cached.doc)))
+            })
+    }
+
+    /// The advisory lock keys of `plans` (`hashtextextended` of each id,
+    /// as [`plan_lock`] takes it), asked once per plan.
+    fn lock_keys(&self, conn: &mut WriterConn, plans: &[&str]) -> Result<Vec<i64>, OpError> {
+        let mut keys: Vec<Option<i64>> = {
+            let known = lock(&self.lock_keys);
+            plans.iter().map(|plan| known.get(*plan).copied()).collect()
+        };
+        let unknown: Vec<&str> = plans
+            .iter()
+            .zip(&keys)
+            .filter(|(_, key)| key.is_none())
+            .map(|(plan, _)| *plan)
+            .collect();
+        if !unknown.is_empty() {
+            let rows = conn
+                .client
+                .query(&conn.lock_keys, &[&unknown])
+                .map_err(|e| sql_error(&self.shown, "write", &e))?;
+            let mut known = lock(&self.lock_keys);
+            if known.len() + unknown.len() > MAX_CACHED {
+                known.clear();
+            }
+            let mut found = unknown
+                .iter()
+                .zip(rows.iter().map(|row| row.get::<_, i64>(0)));
+            for key in keys.iter_mut().filter(|key| key.is_none()) {
+                if let Some((plan, found)) = found.next() {
+                    known.insert((*plan).to_owned(), found);
+                    *key = Some(found);
+                }
+            }
+        }
+        keys.into_iter()
+            .map(|key| {
+                key.ok_or_else(|| {
+                    OpError::new(
+                        ErrorCode::StateIo,
+                        format!("{}: no lock key for a plan", self.shown),
+                    )
+                })
+            })
+            .collect()
     }
 }
 
@@ -421,7 +607,8 @@ impl PlanStore for PostgresStore {
                     .map_err(&write)?;
             }
             tx.execute(
-                "INSERT INTO events (plan_id, seq, record) VALUES ($1, 1, $2)",
+                "INSERT INTO events (plan_id, seq, pos, record)
+                 VALUES ($1, 1, pg_current_xact_id()::text::bigint * 1024 + 1, $2)",
                 &[&plan_id, &record_text],
             )
             .map_err(&write)?;
@@ -494,61 +681,31 @@ impl PlanStore for PostgresStore {
         change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
     ) -> Result<Option<StoredEvent>, OpError> {
         validate_plan_id(plan_id)?;
-        let write = self.error("write");
-        let mut known = self.cached_version(plan_id);
+        let Some((queue, _)) = &self.writer else {
+            return Err(self.writer_gone());
+        };
+        let (to_caller, answers) = channel();
+        let (reply, computed) = channel();
+        self.shared.queued.fetch_add(1, Ordering::SeqCst);
+        let job = Job {
+            plan_id: plan_id.to_owned(),
+            to_caller,
+            computed,
+        };
+        if queue.send(job).is_err() {
+            self.shared.queued.fetch_sub(1, Ordering::SeqCst);
+            return Err(self.writer_gone());
+        }
+        // The writer asks for the change once it holds the plan, then
+        // answers once the batch has committed.
         loop {
-            let done = self.with_conn(|conn| {
-                let key = self.lock_key(conn, plan_id)?;
-                let Conn { client, statements } = conn;
-                // `BEGIN` and the plan's lock in one round trip (the key is
-                // a number: nothing of the plan id is spliced into SQL).
-                let tx = Open::begin(client, key).map_err(&write)?;
-                let row = tx
-                    .client
-                    .query_opt(&statements.read_for_update, &[&plan_id, &known.0, &known.1])
-                    .map_err(&write)?
-                    .ok_or_else(|| plan_not_found(plan_id))?;
-                let Some(doc) = self.state_of(plan_id, &row)? else {
-                    return Ok(None);
-                };
-                // Refused or unchanged: the transaction rolls back when dropped.
-                let Some((doc, record)) = prepare_change(doc, op, change)? else {
-                    return Ok(Some(None));
-                };
-                let revision = to_i64(doc.state.revision);
-                let position: String = tx
-                    .client
-                    .query_one(
-                        &statements.write,
-                        &[
-                            &plan_id,
-                            &revision,
-                            &doc.to_json(),
-                            &summary_json(plan_id, &doc),
-                            &record_json(&record)?,
-                        ],
-                    )
-                    .map_err(&write)?
-                    .get(0);
-                tx.commit().map_err(&write)?;
-                self.shared.notify();
-                let position: u64 = position.parse().unwrap_or(0);
-                // The row's xmin is this transaction's id, the low 32 bits
-                // of its 64-bit form.
-                self.shared
-                    .remember(plan_id, revision, (position & 0xffff_ffff) as i64, doc);
-                Ok(Some(Some(StoredEvent {
-                    plan_id: plan_id.to_owned(),
-                    seq: record.revision,
-                    position,
-                    record,
-                })))
-            })?;
-            match done {
-                Some(done) => return Ok(done),
-                // The cached state was replaced while the row was read: read
-                // the document.
-                None => known = (-1, -1),
+            match answers.recv() {
+                Ok(ToCaller::Compute(doc)) => {
+                    let doc = Arc::unwrap_or_clone(doc);
+                    let _ = reply.send(prepare_change(doc, op, change));
+                }
+                Ok(ToCaller::Done(answer)) => return answer,
+                Err(_) => return Err(self.writer_gone()),
             }
         }
     }
@@ -582,7 +739,7 @@ impl PlanStore for PostgresStore {
         self.with_conn(|conn| {
             let (client, feed) = (&mut conn.client, &conn.statements.feed);
             client
-                .query(feed, &[&after.to_string(), &to_i64(limit as u64)])
+                .query(feed, &[&to_i64(after), &to_i64(limit as u64)])
                 .map_err(&read)
         })?
         .iter()
@@ -607,20 +764,28 @@ impl PlanStore for PostgresStore {
         }
         receiver
     }
+
+    fn queued_changes(&self) -> usize {
+        self.shared.queued.load(Ordering::SeqCst)
+    }
 }
 
-/// A transaction begun with the plan's advisory lock taken (see
-/// [`plan_lock`]), rolled back when dropped uncommitted.
+/// A transaction begun with advisory locks taken (see [`plan_lock`]),
+/// rolled back when dropped uncommitted.
 struct Open<'a> {
     client: &'a mut Client,
     done: bool,
 }
 
 impl<'a> Open<'a> {
-    fn begin(client: &'a mut Client, key: i64) -> Result<Open<'a>, postgres::Error> {
-        if let Err(error) =
-            client.batch_execute(&format!("BEGIN; SELECT pg_advisory_xact_lock({key})"))
-        {
+    /// `BEGIN` and the locks of `keys`, in their order, in one round trip
+    /// (the keys are numbers: nothing of a plan id is spliced into SQL).
+    fn begin(client: &'a mut Client, keys: &[i64]) -> Result<Open<'a>, postgres::Error> {
+        let mut sql = String::from("BEGIN");
+        for key in keys {
+            sql.push_str(&format!("; SELECT pg_advisory_xact_lock({key})"));
+        }
+        if let Err(error) = client.batch_execute(&sql) {
             // Begun but not locked (a timeout, say): end it.
             let _ = client.batch_execute("ROLLBACK");
             return Err(error);
@@ -648,15 +813,249 @@ impl Drop for Open<'_> {
 }
 
 /// Takes the plan's advisory lock for the rest of the transaction, before
-/// the transaction has an id: the changes of one plan get their
-/// transaction ids (their positions) in the order they commit, so a plan's
-/// events are fed in `seq` order.
+/// the transaction has an id: the transactions that change a plan get
+/// their ids (their events' positions) in the order they commit, so a
+/// plan's events are fed in `seq` order.
 fn plan_lock(tx: &mut Transaction<'_>, plan_id: &str) -> Result<(), postgres::Error> {
     tx.execute(
         "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
         &[&plan_id],
     )
     .map(|_| ())
+}
+
+/// A writer: commits the queued changes, as many at a time as are queued,
+/// on a connection of its own (made at its first batch, and again after
+/// one broke). Ends when the store's handle goes.
+fn write_loop(shared: &Shared, queue: &Mutex<Receiver<Job>>) {
+    let mut conn: Option<WriterConn> = None;
+    loop {
+        let batch = {
+            let queue = lock(queue);
+            let Ok(first) = queue.recv() else {
+                return;
+            };
+            let mut batch = vec![first];
+            while batch.len() < MAX_BATCH {
+                match queue.try_recv() {
+                    Ok(job) => batch.push(job),
+                    Err(_) => break,
+                }
+            }
+            batch
+        };
+        shared.queued.fetch_sub(batch.len(), Ordering::SeqCst);
+        if conn.as_ref().is_none_or(|conn| conn.client.is_closed()) {
+            conn = None;
+        }
+        let answers = match &mut conn {
+            Some(conn) => commit_batch(shared, conn, &batch),
+            None => match WriterConn::connect(shared) {
+                Ok(made) => commit_batch(shared, conn.insert(made), &batch),
+                Err(error) => Err(error),
+            },
+        };
+        let answers = match answers {
+            Ok(answers) => answers,
+            Err(error) => batch.iter().map(|_| Err(error.clone())).collect(),
+        };
+        for (job, answer) in batch.into_iter().zip(answers) {
+            let _ = job.to_caller.send(ToCaller::Done(answer));
+        }
+    }
+}
+
+/// One change of a batch, to be written.
+struct Write {
+    /// Its place in the batch.
+    job: usize,
+    record: LogRecord,
+    record_text: String,
+}
+
+/// What a change of a batch is answered.
+type Answer = Result<Option<StoredEvent>, OpError>;
+
+/// Asks the next change of a plan's `queue` to be computed on the plan's
+/// `state`; answers at once (without a change) those that cannot be: the
+/// plan is not there (or not a state), or the caller is gone.
+fn start(
+    batch: &[Job],
+    queue: &mut VecDeque<usize>,
+    state: &Result<Arc<PlanDocument>, OpError>,
+    answers: &mut [Option<Answer>],
+) {
+    while let Some(&i) = queue.front() {
+        let answer = match state {
+            Err(error) => Err(error.clone()),
+            Ok(doc) => match batch[i].to_caller.send(ToCaller::Compute(Arc::clone(doc))) {
+                Ok(()) => return,
+                Err(_) => Ok(None),
+            },
+        };
+        answers[i] = Some(answer);
+        queue.pop_front();
+    }
+}
+
+/// Commits `batch` in one transaction: each change's answer; `Err` when
+/// the transaction failed (then nothing of it was committed).
+fn commit_batch(
+    shared: &Shared,
+    conn: &mut WriterConn,
+    batch: &[Job],
+) -> Result<Vec<Answer>, OpError> {
+    let write = |e: postgres::Error| sql_error(&shared.shown, "write", &e);
+    // The batch's plans, in the order they first come.
+    let mut plans: Vec<&str> = Vec::new();
+    let mut plan_of: Vec<usize> = Vec::with_capacity(batch.len());
+    let mut queues: Vec<VecDeque<usize>> = Vec::new();
+    for (i, job) in batch.iter().enumerate() {
+        let p = match plans.iter().position(|plan| *plan == job.plan_id) {
+            Some(p) => p,
+            None => {
+                plans.push(&job.plan_id);
+                queues.push(VecDeque::new());
+                plans.len() - 1
+            }
+        };
+        plan_of.push(p);
+        queues[p].push_back(i);
+    }
+    // The plans' locks in the order of their keys: two batches (two
+    // servers) that share plans queue, never deadlock.
+    let mut keys = shared.lock_keys(conn, &plans)?;
+    keys.sort_unstable();
+    keys.dedup();
+    let WriterConn {
+        client,
+        read,
+        write: write_statement,
+        ..
+    } = conn;
+    let tx = Open::begin(client, &keys).map_err(write)?;
+
+    // Each plan's state: the cached one if the row has not moved since.
+    let mut known: Vec<(i64, i64, Option<Arc<PlanDocument>>)> =
+        plans.iter().map(|plan| shared.cached(plan)).collect();
+    let revisions: Vec<i64> = known.iter().map(|k| k.0).collect();
+    let xmins: Vec<i64> = known.iter().map(|k| k.1).collect();
+    let rows = tx
+        .client
+        .query(&*read, &[&plans, &revisions, &xmins])
+        .map_err(write)?;
+    let mut states: Vec<Result<Arc<PlanDocument>, OpError>> =
+        plans.iter().map(|plan| Err(plan_not_found(plan))).collect();
+    for row in &rows {
+        let (plan_id, revision, xmin, text): (&str, i64, i64, Option<&str>) =
+            (row.get(0), row.get(1), row.get(2), row.get(3));
+        let Some(p) = plans.iter().position(|plan| *plan == plan_id) else {
+            continue;
+        };
+        states[p] = match text {
+            Some(text) => parse_doc(&shared.shown, plan_id, text).map(|doc| {
+                let doc = Arc::new(doc);
+                shared.remember(plan_id, revision, xmin, Arc::clone(&doc));
+                doc
+            }),
+            None => known[p].2.take().ok_or_else(|| plan_not_found(plan_id)),
+        };
+    }
+
+    // The changes, each on its plan's state as the batch has it so far:
+    // the first change of every plan is computed at once (by its caller),
+    // each next one when the one before is in.
+    let mut answers: Vec<Option<Answer>> = batch.iter().map(|_| None).collect();
+    for p in 0..plans.len() {
+        start(batch, &mut queues[p], &states[p], &mut answers);
+    }
+    let mut writes: Vec<Write> = Vec::new();
+    let mut changed = vec![false; plans.len()];
+    for i in 0..batch.len() {
+        if answers[i].is_some() {
+            continue;
+        }
+        let p = plan_of[i];
+        queues[p].pop_front();
+        let answer = match batch[i].computed.recv() {
+            Ok(Ok(Some((doc, record)))) => match record_json(&record) {
+                Ok(record_text) => {
+                    writes.push(Write {
+                        job: i,
+                        record,
+                        record_text,
+                    });
+                    states[p] = Ok(Arc::new(doc));
+                    changed[p] = true;
+                    Ok(None)
+                }
+                Err(error) => Err(error),
+            },
+            Ok(answer) => answer.map(|_| None),
+            // The caller is gone (its change panicked): nothing to write.
+            Err(_) => Ok(None),
+        };
+        answers[i] = Some(answer);
+        start(batch, &mut queues[p], &states[p], &mut answers);
+    }
+    let mut answers: Vec<Answer> = answers
+        .into_iter()
+        .map(|answer| answer.unwrap_or(Ok(None)))
+        .collect();
+    if writes.is_empty() {
+        // Nothing changed: the transaction rolls back when dropped.
+        return Ok(answers);
+    }
+
+    // One statement writes each changed plan once and every event.
+    let mut rows = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (p, plan_id) in plans.iter().enumerate() {
+        if let (true, Ok(doc)) = (changed[p], &states[p]) {
+            rows.0.push(*plan_id);
+            rows.1.push(to_i64(doc.state.revision));
+            rows.2.push(doc.to_json());
+            rows.3.push(summary_json(plan_id, doc));
+        }
+    }
+    let event_plans: Vec<&str> = writes.iter().map(|w| plans[plan_of[w.job]]).collect();
+    let seqs: Vec<i64> = writes.iter().map(|w| to_i64(w.record.revision)).collect();
+    let records: Vec<&str> = writes.iter().map(|w| w.record_text.as_str()).collect();
+    let xid: String = tx
+        .client
+        .query_one(
+            &*write_statement,
+            &[
+                &rows.0,
+                &rows.1,
+                &rows.2,
+                &rows.3,
+                &event_plans,
+                &seqs,
+                &records,
+            ],
+        )
+        .map_err(write)?
+        .get(0);
+    tx.commit().map_err(write)?;
+    shared.notify();
+
+    let xid: i64 = xid.parse().unwrap_or(0);
+    for (n, w) in (1..).zip(writes) {
+        answers[w.job] = Ok(Some(StoredEvent {
+            plan_id: plans[plan_of[w.job]].to_owned(),
+            seq: w.record.revision,
+            position: (xid * PER_TRANSACTION + n) as u64,
+            record: w.record,
+        }));
+    }
+    // The rows' xmin is this transaction's id, the low 32 bits of it.
+    for (p, state) in states.into_iter().enumerate() {
+        if let (true, Ok(doc)) = (changed[p], state) {
+            let revision = to_i64(doc.state.revision);
+            shared.remember(plans[p], revision, xid & 0xffff_ffff, doc);
+        }
+    }
+    Ok(answers)
 }
 
 /// The notifier: one `NOTIFY` (in a transaction that does not wait for its
@@ -686,13 +1085,14 @@ fn notifier_loop(url: &str, changes: &Receiver<()>) {
     }
 }
 
-/// The position below which every transaction has ended.
+/// The last position of the transactions older than every one still
+/// running: every event up to it is committed (or never will be).
 fn horizon(client: &mut Client) -> Result<u64, postgres::Error> {
     let row = client.query_one(
-        "SELECT (pg_snapshot_xmin(pg_current_snapshot())::text::numeric - 1)::text",
+        "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint * 1024 - 1",
         &[],
     )?;
-    Ok(row.get::<_, String>(0).parse().unwrap_or(0))
+    Ok(u64::try_from(row.get::<_, i64>(0)).unwrap_or(0))
 }
 
 /// Feeds the subscribers: `LISTEN`s, and after each notification (or
@@ -727,7 +1127,7 @@ fn listen(mut client: Client, shared: &Weak<Shared>, mut last: u64) {
         let Some(store) = shared.upgrade() else {
             return;
         };
-        let rows = match client.query(&feed, &[&last.to_string(), &1000i64]) {
+        let rows = match client.query(&feed, &[&to_i64(last), &1000i64]) {
             Ok(rows) => rows,
             Err(_) if client.is_closed() => return,
             Err(_) => Vec::new(),
@@ -751,7 +1151,7 @@ fn listen(mut client: Client, shared: &Weak<Shared>, mut last: u64) {
 }
 
 fn stored(shown: &str, row: &postgres::Row) -> Result<StoredEvent, OpError> {
-    let (position, plan_id, seq, record): (String, String, i64, String) =
+    let (position, plan_id, seq, record): (i64, String, i64, String) =
         (row.get(0), row.get(1), row.get(2), row.get(3));
     let record: LogRecord = serde_json::from_str(&record).map_err(|e| {
         OpError::new(
@@ -766,7 +1166,7 @@ fn stored(shown: &str, row: &postgres::Row) -> Result<StoredEvent, OpError> {
     Ok(StoredEvent {
         plan_id,
         seq: seq as u64,
-        position: position.parse().unwrap_or(0),
+        position: u64::try_from(position).unwrap_or(0),
         record,
     })
 }
