@@ -11,6 +11,8 @@
 //! of the 3rd to 5th tasks before cannot reach one another, as every edge
 //! between a step's 6th and later tasks skips at least two tasks).
 
+#[doc(hidden)]
+pub mod edits;
 pub mod hostile;
 
 use std::fmt::Write;

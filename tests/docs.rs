@@ -156,9 +156,10 @@ fn every_file_the_module_table_names_exists() {
 }
 
 #[test]
-fn every_table_of_the_performance_page_has_its_bench_report_markers() {
+fn every_measured_table_has_its_bench_report_markers() {
     // `scripts/bench-report --check` runs nothing: it only finds each
-    // table's markers, in order, once each.
+    // table's markers (in docs/performance.md and docs/serve.md), in order,
+    // once each.
     let status = std::process::Command::new("python3")
         .arg(root().join("scripts/bench-report"))
         .arg("--check")

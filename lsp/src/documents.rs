@@ -341,6 +341,7 @@ mod tests {
 
     use std::sync::Arc;
 
+    use planc::generate::edits::Splice;
     use planc::line_index::LineIndex;
     use proptest::prelude::*;
     use tower_lsp_server::ls_types::Uri;
@@ -386,14 +387,6 @@ mod tests {
         " ",
     ];
 
-    fn floor(text: &str, offset: usize) -> usize {
-        let mut offset = offset.min(text.len());
-        while !text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        offset
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig {
             cases: planc::generate::fuzz_cases(64),
@@ -407,10 +400,8 @@ mod tests {
             let mut text = planc::generate::plan_source(40, false).replace("Stage 3", "Stage 3 𝄞 é");
             let (mut analysis, _) = job(&text, 0, None).run();
             for (revision, (at, len, snippet)) in edits.into_iter().enumerate() {
-                let start = floor(&text, (at * text.len() as f64) as usize);
-                let end = floor(&text, start + len);
-                let insert = SNIPPETS.get(snippet).copied().unwrap_or("");
-                text = format!("{}{insert}{}", &text[..start], &text[end..]);
+                text = Splice::pick(&text, (at * text.len() as f64) as usize, len, SNIPPETS, snippet)
+                    .apply(&text);
                 let revision = revision as u64 + 1;
                 let (incremental, published) = job(&text, revision, Some(analysis)).run();
                 let (_, whole) = job(&text, revision, None).run();

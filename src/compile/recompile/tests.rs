@@ -7,6 +7,7 @@ use proptest::prelude::*;
 
 use crate::check::Options;
 use crate::compile::{compile_shared, Compilation};
+use crate::generate::edits::Splice;
 
 const NAME: &str = "/nonexistent/planc-tests/edited.plan";
 
@@ -107,14 +108,6 @@ fn base(index: usize) -> String {
     }
 }
 
-fn floor(text: &str, offset: usize) -> usize {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    offset
-}
-
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: crate::generate::fuzz_cases(128),
@@ -133,10 +126,8 @@ proptest! {
         let mut text = base(base_index);
         let mut compilation = compile(&text);
         for (at, len, snippet) in edits {
-            let start = floor(&text, (at * text.len() as f64) as usize);
-            let end = floor(&text, start + len);
-            let insert = SNIPPETS.get(snippet).copied().unwrap_or("");
-            text = format!("{}{insert}{}", &text[..start], &text[end..]);
+            text = Splice::pick(&text, (at * text.len() as f64) as usize, len, SNIPPETS, snippet)
+                .apply(&text);
             compilation = compilation.recompile(Arc::from(text.as_str()));
             same_as_fresh(&compilation, &text)?;
         }

@@ -5,6 +5,7 @@ use proptest::prelude::*;
 
 use super::{reparse, Edit, Place};
 use crate::diagnostic::Diagnostic;
+use crate::generate::edits::Splice;
 use crate::span::FileId;
 use crate::syntax::{parse, Parsed};
 
@@ -31,7 +32,12 @@ fn step(
     end: usize,
     text: &str,
 ) -> (String, Parsed, bool) {
-    let new = format!("{}{text}{}", &old[..start], &old[end..]);
+    let new = Splice {
+        start,
+        end,
+        insert: text,
+    }
+    .apply(old);
     let edit = Edit::between(old, &new);
     assert_eq!(&old[..edit.start], &new[..edit.start]);
     assert_eq!(&old[edit.old_end..], &new[edit.new_end..]);
@@ -96,15 +102,6 @@ fn base_texts() -> Vec<String> {
     texts
 }
 
-/// The char boundary at or before `offset`.
-fn floor(text: &str, offset: usize) -> usize {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    offset
-}
-
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: crate::generate::fuzz_cases(256),
@@ -121,9 +118,8 @@ proptest! {
         let mut text = base_texts().swap_remove(base);
         let mut parsed = parse(&text, FILE);
         for (at, len, snippet) in edits {
-            let start = floor(&text, (at * text.len() as f64) as usize);
-            let end = floor(&text, start + len);
-            let insert = SNIPPETS.get(snippet).copied().unwrap_or("");
+            let Splice { start, end, insert } =
+                Splice::pick(&text, (at * text.len() as f64) as usize, len, SNIPPETS, snippet);
             let (new, whole, _) = step(&text, &parsed, start, end, insert);
             text = new;
             parsed = whole;
@@ -257,12 +253,13 @@ fn random_edits_all_equal_a_whole_parse_and_some_are_reread() {
             if n % 5 == 0 {
                 (text, parsed) = (base.clone(), parse(&base, FILE));
             }
-            let start = floor(&text, next(text.len()));
-            let end = floor(&text, start + next(12));
-            let insert = SNIPPETS
-                .get(next(SNIPPETS.len() + 1))
-                .copied()
-                .unwrap_or("");
+            let Splice { start, end, insert } = Splice::pick(
+                &text,
+                next(text.len()),
+                next(12),
+                SNIPPETS,
+                next(SNIPPETS.len() + 1),
+            );
             let (new, whole, reread) = step(&text, &parsed, start, end, insert);
             (text, parsed) = (new, whole);
             accepted += usize::from(reread);
