@@ -33,12 +33,15 @@ enum Field<'a> {
     True,
     Retry(&'a Retry),
     Priority(Priority),
+    /// A task's `extra`, and whether its `attachments` are held.
     Extra(&'a Map<String, Value>, bool),
     Holder(&'a Holder),
     Null,
 }
 
 impl<'a> TaskExtension<'a> {
+    /// The planc object of `task` in the format whose statuses are `table`
+    /// and which writes the `held` fields itself.
     pub(super) fn new(task: &'a TaskDoc, held: &'a [&'a str], table: StatusTable) -> Self {
         TaskExtension {
             task,
@@ -191,6 +194,7 @@ pub(super) struct PlanExtension<'a, T = ()> {
 }
 
 impl<'a> PlanExtension<'a> {
+    /// The plan's planc object, without tasks.
     pub(super) fn new(document: &'a PlanDocument, held: &'a [&'a str]) -> Self {
         PlanExtension {
             document,
