@@ -333,15 +333,27 @@ struct Job {
 
 /// What the writer tells the caller of a change.
 enum ToCaller {
-    /// Compute the change on this state.
-    Compute(Arc<PlanDocument>),
+    /// Compute the change on this state; `last`: no later change of the
+    /// batch is to this plan (so the caller writes out the new state's
+    /// text, on its own thread).
+    Compute { doc: Arc<PlanDocument>, last: bool },
     /// The change's answer, once its batch has committed (or failed).
     Done(Result<Option<StoredEvent>, OpError>),
 }
 
 /// A change computed: the new state and its record, nothing (no change),
 /// or why it was refused.
-type Computed = Result<Option<(PlanDocument, LogRecord)>, OpError>;
+type Computed = Result<Option<Change>, OpError>;
+
+/// A change, computed and written out by its caller.
+struct Change {
+    doc: PlanDocument,
+    record: LogRecord,
+    record_text: String,
+    /// The state's text and summary, when it was the batch's last change
+    /// of its plan.
+    texts: Option<(String, String)>,
+}
 
 impl PostgresStore {
     /// Connects to the database at `url` and brings its schema up to date;
@@ -700,9 +712,22 @@ impl PlanStore for PostgresStore {
         // answers once the batch has committed.
         loop {
             match answers.recv() {
-                Ok(ToCaller::Compute(doc)) => {
+                Ok(ToCaller::Compute { doc, last }) => {
                     let doc = Arc::unwrap_or_clone(doc);
-                    let _ = reply.send(prepare_change(doc, op, change));
+                    let computed = prepare_change(doc, op, change).and_then(|prepared| {
+                        prepared
+                            .map(|(doc, record)| {
+                                Ok(Change {
+                                    record_text: record_json(&record)?,
+                                    texts: last
+                                        .then(|| (doc.to_json(), summary_json(plan_id, &doc))),
+                                    doc,
+                                    record,
+                                })
+                            })
+                            .transpose()
+                    });
+                    let _ = reply.send(computed);
                 }
                 Ok(ToCaller::Done(answer)) => return answer,
                 Err(_) => return Err(self.writer_gone()),
@@ -888,10 +913,16 @@ fn start(
     while let Some(&i) = queue.front() {
         let answer = match state {
             Err(error) => Err(error.clone()),
-            Ok(doc) => match batch[i].to_caller.send(ToCaller::Compute(Arc::clone(doc))) {
-                Ok(()) => return,
-                Err(_) => Ok(None),
-            },
+            Ok(doc) => {
+                let compute = ToCaller::Compute {
+                    doc: Arc::clone(doc),
+                    last: queue.len() == 1,
+                };
+                match batch[i].to_caller.send(compute) {
+                    Ok(()) => return,
+                    Err(_) => Ok(None),
+                }
+            }
         };
         answers[i] = Some(answer);
         queue.pop_front();
@@ -971,6 +1002,9 @@ fn commit_batch(
     }
     let mut writes: Vec<Write> = Vec::new();
     let mut changed = vec![false; plans.len()];
+    // The text and summary of each changed plan's state, if its caller
+    // wrote them out.
+    let mut texts: Vec<Option<(String, String)>> = plans.iter().map(|_| None).collect();
     for i in 0..batch.len() {
         if answers[i].is_some() {
             continue;
@@ -978,19 +1012,17 @@ fn commit_batch(
         let p = plan_of[i];
         queues[p].pop_front();
         let answer = match batch[i].computed.recv() {
-            Ok(Ok(Some((doc, record)))) => match record_json(&record) {
-                Ok(record_text) => {
-                    writes.push(Write {
-                        job: i,
-                        record,
-                        record_text,
-                    });
-                    states[p] = Ok(Arc::new(doc));
-                    changed[p] = true;
-                    Ok(None)
-                }
-                Err(error) => Err(error),
-            },
+            Ok(Ok(Some(change))) => {
+                writes.push(Write {
+                    job: i,
+                    record: change.record,
+                    record_text: change.record_text,
+                });
+                states[p] = Ok(Arc::new(change.doc));
+                texts[p] = change.texts;
+                changed[p] = true;
+                Ok(None)
+            }
             Ok(answer) => answer.map(|_| None),
             // The caller is gone (its change panicked): nothing to write.
             Err(_) => Ok(None),
@@ -1011,10 +1043,13 @@ fn commit_batch(
     let mut rows = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (p, plan_id) in plans.iter().enumerate() {
         if let (true, Ok(doc)) = (changed[p], &states[p]) {
+            let (text, summary) = texts[p]
+                .take()
+                .unwrap_or_else(|| (doc.to_json(), summary_json(plan_id, doc)));
             rows.0.push(*plan_id);
             rows.1.push(to_i64(doc.state.revision));
-            rows.2.push(doc.to_json());
-            rows.3.push(summary_json(plan_id, doc));
+            rows.2.push(text);
+            rows.3.push(summary);
         }
     }
     let event_plans: Vec<&str> = writes.iter().map(|w| plans[plan_of[w.job]]).collect();
