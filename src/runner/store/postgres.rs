@@ -73,7 +73,7 @@ const CHANNEL: &str = "planc_events";
 /// The key of the advisory lock migrations take.
 const MIGRATION_LOCK: i64 = 0x0070_6c61_6e63;
 /// The schema this planc writes.
-pub(crate) const SCHEMA_VERSION: i32 = 3;
+pub(crate) const SCHEMA_VERSION: i32 = 4;
 /// How long a subscriber's listener waits for a notification before it
 /// looks at the feed anyway (a transaction that ended without notifying
 /// may have held events back).
@@ -99,7 +99,12 @@ type Migration = fn(&mut Transaction<'_>) -> Result<(), postgres::Error>;
 
 /// The migrations, in order: each takes the schema from the version before
 /// it to its own.
-const MIGRATIONS: [(i32, Migration); 3] = [(1, migrate_to_1), (2, migrate_to_2), (3, migrate_to_3)];
+const MIGRATIONS: [(i32, Migration); 4] = [
+    (1, migrate_to_1),
+    (2, migrate_to_2),
+    (3, migrate_to_3),
+    (4, migrate_to_4),
+];
 
 /// Version 1: plans and their events.
 fn migrate_to_1(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
@@ -151,6 +156,19 @@ fn migrate_to_3(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
          ALTER TABLE events ALTER COLUMN pos SET NOT NULL;
          ALTER TABLE events DROP COLUMN tx;
          CREATE UNIQUE INDEX events_pos ON events (pos);",
+    )
+}
+
+/// Version 4: plan documents (tens of kilobytes, rewritten by every
+/// change) compressed with lz4 rather than pglz, which costs PostgreSQL
+/// several times the CPU; where the server was built without lz4 (or
+/// predates per-column compression) they stay as they were.
+fn migrate_to_4(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
+    tx.batch_execute(
+        "DO $$ BEGIN
+             EXECUTE 'ALTER TABLE plans ALTER COLUMN doc SET COMPRESSION lz4';
+         EXCEPTION WHEN feature_not_supported OR syntax_error THEN NULL;
+         END $$",
     )
 }
 
