@@ -772,7 +772,17 @@ fn postgres_schemas_are_migrated_or_refused() {
         .query_one("SELECT version FROM schema_version", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 3);
+    assert_eq!(version, 4);
+    // Plan documents are compressed with lz4 (Debian's server has it).
+    let compression: Option<String> = client
+        .query_one(
+            "SELECT attcompression::text FROM pg_attribute
+             WHERE attrelid = 'plans'::regclass AND attname = 'doc'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(compression.as_deref(), Some("l"));
     // An event written before keeps its position (a stream resuming from
     // it misses nothing); the new ones come after it.
     let events = store.events("kept", 0, 10).unwrap();
@@ -797,7 +807,7 @@ fn postgres_schemas_are_migrated_or_refused() {
         error.message,
         format!(
             "{} has schema version 7, made by a newer planc; this planc knows versions \
-             up to 3: upgrade planc to use it",
+             up to 4: upgrade planc to use it",
             backend.url
         )
     );

@@ -73,7 +73,7 @@ const CHANNEL: &str = "planc_events";
 /// The key of the advisory lock migrations take.
 const MIGRATION_LOCK: i64 = 0x0070_6c61_6e63;
 /// The schema this planc writes.
-pub(crate) const SCHEMA_VERSION: i32 = 3;
+pub(crate) const SCHEMA_VERSION: i32 = 4;
 /// How long a subscriber's listener waits for a notification before it
 /// looks at the feed anyway (a transaction that ended without notifying
 /// may have held events back).
@@ -99,7 +99,12 @@ type Migration = fn(&mut Transaction<'_>) -> Result<(), postgres::Error>;
 
 /// The migrations, in order: each takes the schema from the version before
 /// it to its own.
-const MIGRATIONS: [(i32, Migration); 3] = [(1, migrate_to_1), (2, migrate_to_2), (3, migrate_to_3)];
+const MIGRATIONS: [(i32, Migration); 4] = [
+    (1, migrate_to_1),
+    (2, migrate_to_2),
+    (3, migrate_to_3),
+    (4, migrate_to_4),
+];
 
 /// Version 1: plans and their events.
 fn migrate_to_1(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
@@ -151,6 +156,19 @@ fn migrate_to_3(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
          ALTER TABLE events ALTER COLUMN pos SET NOT NULL;
          ALTER TABLE events DROP COLUMN tx;
          CREATE UNIQUE INDEX events_pos ON events (pos);",
+    )
+}
+
+/// Version 4: plan documents (tens of kilobytes, rewritten by every
+/// change) compressed with lz4 rather than pglz, which costs PostgreSQL
+/// several times the CPU; where the server was built without lz4 (or
+/// predates per-column compression) they stay as they were.
+fn migrate_to_4(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
+    tx.batch_execute(
+        "DO $$ BEGIN
+             EXECUTE 'ALTER TABLE plans ALTER COLUMN doc SET COMPRESSION lz4';
+         EXCEPTION WHEN feature_not_supported OR syntax_error THEN NULL;
+         END $$",
     )
 }
 
@@ -333,15 +351,27 @@ struct Job {
 
 /// What the writer tells the caller of a change.
 enum ToCaller {
-    /// Compute the change on this state.
-    Compute(Arc<PlanDocument>),
+    /// Compute the change on this state; `last`: no later change of the
+    /// batch is to this plan (so the caller writes out the new state's
+    /// text, on its own thread).
+    Compute { doc: Arc<PlanDocument>, last: bool },
     /// The change's answer, once its batch has committed (or failed).
     Done(Result<Option<StoredEvent>, OpError>),
 }
 
 /// A change computed: the new state and its record, nothing (no change),
 /// or why it was refused.
-type Computed = Result<Option<(PlanDocument, LogRecord)>, OpError>;
+type Computed = Result<Option<Change>, OpError>;
+
+/// A change, computed and written out by its caller.
+struct Change {
+    doc: PlanDocument,
+    record: LogRecord,
+    record_text: String,
+    /// The state's text and summary, when it was the batch's last change
+    /// of its plan.
+    texts: Option<(String, String)>,
+}
 
 impl PostgresStore {
     /// Connects to the database at `url` and brings its schema up to date;
@@ -700,9 +730,22 @@ impl PlanStore for PostgresStore {
         // answers once the batch has committed.
         loop {
             match answers.recv() {
-                Ok(ToCaller::Compute(doc)) => {
+                Ok(ToCaller::Compute { doc, last }) => {
                     let doc = Arc::unwrap_or_clone(doc);
-                    let _ = reply.send(prepare_change(doc, op, change));
+                    let computed = prepare_change(doc, op, change).and_then(|prepared| {
+                        prepared
+                            .map(|(doc, record)| {
+                                Ok(Change {
+                                    record_text: record_json(&record)?,
+                                    texts: last
+                                        .then(|| (doc.to_json(), summary_json(plan_id, &doc))),
+                                    doc,
+                                    record,
+                                })
+                            })
+                            .transpose()
+                    });
+                    let _ = reply.send(computed);
                 }
                 Ok(ToCaller::Done(answer)) => return answer,
                 Err(_) => return Err(self.writer_gone()),
@@ -888,10 +931,16 @@ fn start(
     while let Some(&i) = queue.front() {
         let answer = match state {
             Err(error) => Err(error.clone()),
-            Ok(doc) => match batch[i].to_caller.send(ToCaller::Compute(Arc::clone(doc))) {
-                Ok(()) => return,
-                Err(_) => Ok(None),
-            },
+            Ok(doc) => {
+                let compute = ToCaller::Compute {
+                    doc: Arc::clone(doc),
+                    last: queue.len() == 1,
+                };
+                match batch[i].to_caller.send(compute) {
+                    Ok(()) => return,
+                    Err(_) => Ok(None),
+                }
+            }
         };
         answers[i] = Some(answer);
         queue.pop_front();
@@ -971,6 +1020,9 @@ fn commit_batch(
     }
     let mut writes: Vec<Write> = Vec::new();
     let mut changed = vec![false; plans.len()];
+    // The text and summary of each changed plan's state, if its caller
+    // wrote them out.
+    let mut texts: Vec<Option<(String, String)>> = plans.iter().map(|_| None).collect();
     for i in 0..batch.len() {
         if answers[i].is_some() {
             continue;
@@ -978,19 +1030,17 @@ fn commit_batch(
         let p = plan_of[i];
         queues[p].pop_front();
         let answer = match batch[i].computed.recv() {
-            Ok(Ok(Some((doc, record)))) => match record_json(&record) {
-                Ok(record_text) => {
-                    writes.push(Write {
-                        job: i,
-                        record,
-                        record_text,
-                    });
-                    states[p] = Ok(Arc::new(doc));
-                    changed[p] = true;
-                    Ok(None)
-                }
-                Err(error) => Err(error),
-            },
+            Ok(Ok(Some(change))) => {
+                writes.push(Write {
+                    job: i,
+                    record: change.record,
+                    record_text: change.record_text,
+                });
+                states[p] = Ok(Arc::new(change.doc));
+                texts[p] = change.texts;
+                changed[p] = true;
+                Ok(None)
+            }
             Ok(answer) => answer.map(|_| None),
             // The caller is gone (its change panicked): nothing to write.
             Err(_) => Ok(None),
@@ -1011,10 +1061,13 @@ fn commit_batch(
     let mut rows = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (p, plan_id) in plans.iter().enumerate() {
         if let (true, Ok(doc)) = (changed[p], &states[p]) {
+            let (text, summary) = texts[p]
+                .take()
+                .unwrap_or_else(|| (doc.to_json(), summary_json(plan_id, doc)));
             rows.0.push(*plan_id);
             rows.1.push(to_i64(doc.state.revision));
-            rows.2.push(doc.to_json());
-            rows.3.push(summary_json(plan_id, doc));
+            rows.2.push(text);
+            rows.3.push(summary);
         }
     }
     let event_plans: Vec<&str> = writes.iter().map(|w| plans[plan_of[w.job]]).collect();
