@@ -947,15 +947,9 @@ fn start(
     }
 }
 
-/// Commits `batch` in one transaction: each change's answer; `Err` when
-/// the transaction failed (then nothing of it was committed).
-fn commit_batch(
-    shared: &Shared,
-    conn: &mut WriterConn,
-    batch: &[Job],
-) -> Result<Vec<Answer>, OpError> {
-    let write = |e: postgres::Error| sql_error(&shared.shown, "write", &e);
-    // The batch's plans, in the order they first come.
+/// The batch's plans, in the order they first come; the plan of each job;
+/// each plan's jobs, in order.
+fn by_plan(batch: &[Job]) -> (Vec<&str>, Vec<usize>, Vec<VecDeque<usize>>) {
     let mut plans: Vec<&str> = Vec::new();
     let mut plan_of: Vec<usize> = Vec::with_capacity(batch.len());
     let mut queues: Vec<VecDeque<usize>> = Vec::new();
@@ -971,28 +965,24 @@ fn commit_batch(
         plan_of.push(p);
         queues[p].push_back(i);
     }
-    // The plans' locks in the order of their keys: two batches (two
-    // servers) that share plans queue, never deadlock.
-    let mut keys = shared.lock_keys(conn, &plans)?;
-    keys.sort_unstable();
-    keys.dedup();
-    let WriterConn {
-        client,
-        read,
-        write: write_statement,
-        ..
-    } = conn;
-    let tx = Open::begin(client, &keys).map_err(write)?;
+    (plans, plan_of, queues)
+}
 
-    // Each plan's state: the cached one if the row has not moved since.
+/// Each plan's state, read in the batch's transaction (its rows locked):
+/// the cached one if the row has not moved since, else the stored one.
+fn read_states(
+    shared: &Shared,
+    client: &mut Client,
+    read: &Statement,
+    plans: &[&str],
+) -> Result<Vec<Result<Arc<PlanDocument>, OpError>>, OpError> {
     let mut known: Vec<(i64, i64, Option<Arc<PlanDocument>>)> =
         plans.iter().map(|plan| shared.cached(plan)).collect();
     let revisions: Vec<i64> = known.iter().map(|k| k.0).collect();
     let xmins: Vec<i64> = known.iter().map(|k| k.1).collect();
-    let rows = tx
-        .client
-        .query(&*read, &[&plans, &revisions, &xmins])
-        .map_err(write)?;
+    let rows = client
+        .query(read, &[&plans, &revisions, &xmins])
+        .map_err(|e| sql_error(&shared.shown, "write", &e))?;
     let mut states: Vec<Result<Arc<PlanDocument>, OpError>> =
         plans.iter().map(|plan| Err(plan_not_found(plan))).collect();
     for row in &rows {
@@ -1010,6 +1000,32 @@ fn commit_batch(
             None => known[p].2.take().ok_or_else(|| plan_not_found(plan_id)),
         };
     }
+    Ok(states)
+}
+
+/// Commits `batch` in one transaction: each change's answer; `Err` when
+/// the transaction failed (then nothing of it was committed).
+fn commit_batch(
+    shared: &Shared,
+    conn: &mut WriterConn,
+    batch: &[Job],
+) -> Result<Vec<Answer>, OpError> {
+    let write = |e: postgres::Error| sql_error(&shared.shown, "write", &e);
+    let (plans, plan_of, mut queues) = by_plan(batch);
+    // The plans' locks in the order of their keys: two batches (two
+    // servers) that share plans queue, never deadlock.
+    let mut keys = shared.lock_keys(conn, &plans)?;
+    keys.sort_unstable();
+    keys.dedup();
+    let WriterConn {
+        client,
+        read,
+        write: write_statement,
+        ..
+    } = conn;
+    let tx = Open::begin(client, &keys).map_err(write)?;
+
+    let mut states = read_states(shared, tx.client, read, &plans)?;
 
     // The changes, each on its plan's state as the batch has it so far:
     // the first change of every plan is computed at once (by its caller),
