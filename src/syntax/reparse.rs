@@ -209,6 +209,51 @@ fn reparse_at(
 ) -> Option<Reparsed> {
     let old_span = item_span(like);
     let new_span = Span::new(old_span.start(), edit.map(old_span.end()));
+    let read = read_item(old, new_text, file, old_span, new_span, like)?;
+    let (inside_old, diagnostics) =
+        syntax_diagnostics(old_diagnostics, old_span, read.diagnostics)?;
+    if !diagnostics.is_empty()
+        && (new_text.len() > limits::MAX_EXPLAINED_BYTES
+            || diagnostics.len() >= limits::MAX_SYNTAX_ERRORS
+            || limits::check(new_text, file).is_some())
+    {
+        return None;
+    }
+    let text_only = inside_old == 0
+        && diagnostics.is_empty()
+        && read.unparsed.is_empty()
+        && !has_unparsed(&old.unparsed, old_span)
+        && shape(like) == shape(&read.item);
+    let file_tree = File {
+        items: spliced_items(&old.items, place, edit, read.item)?,
+        comments: splice(&old.comments, old_span, read.comments, edit),
+        keywords: splice(&old.keywords, old_span, read.keywords, edit),
+        unparsed: splice(&old.unparsed, old_span, read.unparsed, edit),
+    };
+    Some(Reparsed {
+        parsed: Parsed {
+            file: file_tree,
+            diagnostics,
+        },
+        place,
+        old_span,
+        new_span,
+        text_only,
+    })
+}
+
+/// Reads `new_span` of the new text as an item like `like` (which stood at
+/// `old_span`); `None` unless the item reads as the whole file would read
+/// it: its rule reads it to a closing token, and any text it cannot make
+/// out lies inside the item, before the edit and after it.
+fn read_item(
+    old: &File,
+    new_text: &str,
+    file: FileId,
+    old_span: Span,
+    new_span: Span,
+    like: &PlanItem,
+) -> Option<parser::ItemParse> {
     // A complete last token: what follows may not continue it.
     let next = new_text.as_bytes().get(new_span.end());
     if !matches!(next, None | Some(b' ' | b'\t' | b'\r' | b'\n')) {
@@ -222,21 +267,23 @@ fn reparse_at(
         PlanItem::Use(use_) => closed(&use_.body),
         _ => true,
     };
-    if !ok {
-        return None;
-    }
     // Text the reading could not make out (runs of bad tokens, or the rest
     // of a file a limit stopped): only inside the item, old and new.
     let inside = |outer: Span, s: &Span| outer.start() <= s.start() && s.end() <= outer.end();
-    if !old.unparsed.iter().all(|s| inside(old_span, s))
-        || !read.unparsed.iter().all(|s| inside(new_span, s))
-    {
-        return None;
-    }
+    let unparsed_inside = old.unparsed.iter().all(|s| inside(old_span, s))
+        && read.unparsed.iter().all(|s| inside(new_span, s));
+    (ok && unparsed_inside).then_some(read)
+}
 
-    // The syntax diagnostics: those of the old item go, the others stay
-    // (moved if after it), the new item's come.
-    let (mut before, mut inside_old, mut after) = (Vec::new(), 0, Vec::new());
+/// The syntax diagnostics of the new text: those of the old item go, the
+/// re-read item's (`new`) come; with how many the old item had. `None`
+/// where an old syntax error lies outside the item or at its first token.
+fn syntax_diagnostics(
+    old_diagnostics: &[Diagnostic],
+    old_span: Span,
+    new: Vec<Diagnostic>,
+) -> Option<(usize, Vec<Diagnostic>)> {
+    let mut inside_old = 0;
     for d in old_diagnostics {
         // A syntax diagnostic's labels and fix are all in this file.
         let spans = || {
@@ -245,92 +292,112 @@ fn reparse_at(
                 .map(|l| l.span)
                 .chain(d.fix.iter().map(|f| f.span))
         };
-        if spans().all(|s| s.end() <= old_span.start()) {
-            before.push(d.clone());
-        } else if spans().all(|s| s.start() >= old_span.end()) {
-            let mut d = d.clone();
-            for label in &mut d.labels {
-                label.span = edit.map_span(label.span);
-            }
-            if let Some(fix) = &mut d.fix {
-                fix.span = edit.map_span(fix.span);
-            }
-            after.push(d);
-        } else if spans().any(|s| s.start() == old_span.start()) {
-            // At the item's first token: maybe the item before it stopped
-            // there ("found the keyword `step`"), which reading this item
-            // again would not say.
-            return None;
-        } else if spans().all(|s| old_span.start() <= s.start() && s.end() <= old_span.end()) {
-            inside_old += 1;
-        } else {
+        let before = spans().all(|s| s.end() <= old_span.start());
+        let after = spans().all(|s| s.start() >= old_span.end());
+        // At the item's first token: maybe the item before it stopped there
+        // ("found the keyword `step`"), which reading this item again would
+        // not say.
+        let at_first = spans().any(|s| s.start() == old_span.start());
+        let inside = spans().all(|s| old_span.start() <= s.start() && s.end() <= old_span.end());
+        // A syntax error in another item: its recovery may reach this one,
+        // or this one's the next (an item that stopped early, a run of bad
+        // tokens), so the file is read whole. With every error inside the
+        // item, old and new, the item is a whole node between clean ones:
+        // it begins where it began, its rule reads it to its closing token,
+        // and the grammar reads the clean items around it as the fast
+        // reader does.
+        if before || after || at_first || !inside {
             return None;
         }
+        inside_old += 1;
     }
-    // A syntax error in another item: its recovery may reach this one, or
-    // this one's the next (an item that stopped early, a run of bad
-    // tokens), so the file is read whole. With every error inside the
-    // item, old and new, the item is a whole node between clean ones: it
-    // begins where it began, its rule reads it to its closing token, and the
-    // grammar reads the clean items around it as the fast reader does.
-    if !before.is_empty() || !after.is_empty() {
-        return None;
-    }
-    let total = before.len() + read.diagnostics.len() + after.len();
-    if total > 0
-        && (new_text.len() > limits::MAX_EXPLAINED_BYTES
-            || total >= limits::MAX_SYNTAX_ERRORS
-            || limits::check(new_text, file).is_some())
-    {
-        return None;
-    }
+    // Every old error was inside the item: the new item's errors are the
+    // file's.
+    Some((inside_old, new))
+}
 
-    let (old_item, new_item) = (like, &read.item);
-    let text_only = inside_old == 0
-        && read.diagnostics.is_empty()
-        && read.unparsed.is_empty()
-        && !has_unparsed(&old.unparsed, old_span)
-        && shape(old_item) == shape(new_item);
-
-    let mut diagnostics = before;
-    diagnostics.extend(read.diagnostics);
-    diagnostics.extend(after);
-
-    let mut file_tree = File {
-        items: old.items.clone(),
-        comments: splice(&old.comments, old_span, read.comments, edit),
-        keywords: splice(&old.keywords, old_span, read.keywords, edit),
-        unparsed: splice(&old.unparsed, old_span, read.unparsed, edit),
-    };
-    for item in &mut file_tree.items[place.top..] {
-        item.visit(&mut |at| match at {
-            At::Span(span) => *span = edit.map_span(*span),
-            At::Text(_) => {}
+/// The old top items with the re-read item in its place at `place`: the
+/// items before it as they were, those after it with their spans moved by
+/// the edit (the items before it are not visited: no offset of theirs
+/// moves).
+fn spliced_items(
+    old: &[TopItem],
+    place: Place,
+    edit: Edit,
+    item: PlanItem,
+) -> Option<Vec<TopItem>> {
+    let mut items = Vec::with_capacity(old.len());
+    items.extend_from_slice(&old[..place.top]);
+    let body = |old_items: &[PlanItem], span: Span| -> Option<Vec<PlanItem>> {
+        let (before, after) = (&old_items[..place.item], &old_items[place.item + 1..]);
+        let move_after = || after.iter().map(|i| moved(i, edit)).collect::<Vec<_>>();
+        // On a large body, the items after the edit are copied and moved on
+        // a second thread while the items before it are copied.
+        let (mut body, after) = if span.len() >= PARALLEL_COPY_BYTES {
+            std::thread::scope(|scope| {
+                let after = scope.spawn(move_after);
+                let mut body = Vec::with_capacity(old_items.len());
+                body.extend_from_slice(before);
+                let after = after
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (body, after)
+            })
+        } else {
+            let mut body = Vec::with_capacity(old_items.len());
+            body.extend_from_slice(before);
+            (body, move_after())
+        };
+        body.push(match place.task {
+            None => item.clone(),
+            Some(task) => {
+                let PlanItem::Step(mut step) = moved(&old_items[place.item], edit) else {
+                    return None;
+                };
+                let PlanItem::Task(new) = item.clone() else {
+                    return None;
+                };
+                step.items[task] = StepItem::Task(new);
+                PlanItem::Step(step)
+            }
         });
-    }
-    let body = match &mut file_tree.items[place.top] {
-        TopItem::Plan(plan) => &mut plan.items,
-        TopItem::Template(template) => &mut template.items,
-        _ => return None,
+        body.extend(after);
+        Some(body)
     };
-    match (place.task, read.item) {
-        (None, item) => body[place.item] = item,
-        (Some(task), PlanItem::Task(new)) => match &mut body[place.item] {
-            PlanItem::Step(step) => step.items[task] = StepItem::Task(new),
-            _ => return None,
-        },
-        (Some(_), _) => return None,
-    }
-    Some(Reparsed {
-        parsed: Parsed {
-            file: file_tree,
-            diagnostics,
-        },
-        place,
-        old_span,
-        new_span,
-        text_only,
-    })
+    // The plan or template holding the item: its name, parameters and
+    // opening brace stand before the edit, its closing brace after it.
+    items.push(match &old[place.top] {
+        TopItem::Plan(plan) => TopItem::Plan(Plan {
+            span: edit.map_span(plan.span),
+            name: plan.name.clone(),
+            body: moved(&plan.body, edit),
+            items: body(&plan.items, plan.span)?,
+        }),
+        TopItem::Template(template) => TopItem::Template(Template {
+            span: edit.map_span(template.span),
+            name: template.name.clone(),
+            params: template.params.clone(),
+            body: moved(&template.body, edit),
+            items: body(&template.items, template.span)?,
+        }),
+        _ => return None,
+    });
+    items.extend(old[place.top + 1..].iter().map(|i| moved(i, edit)));
+    Some(items)
+}
+
+/// From this size of a plan or template on (about 2,500 tasks), a re-read
+/// copies its items on two threads.
+const PARALLEL_COPY_BYTES: usize = 200_000;
+
+/// A copy of a node with its spans moved by the edit.
+fn moved<T: Visit + Clone>(node: &T, edit: Edit) -> T {
+    let mut node = node.clone();
+    node.visit(&mut |at| match at {
+        At::Span(span) => *span = edit.map_span(*span),
+        At::Text(_) => {}
+    });
+    node
 }
 
 /// Whether a run of unparsed text lies in `span`.
