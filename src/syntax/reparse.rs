@@ -328,26 +328,9 @@ fn spliced_items(
 ) -> Option<Vec<TopItem>> {
     let mut items = Vec::with_capacity(old.len());
     items.extend_from_slice(&old[..place.top]);
-    let body = |old_items: &[PlanItem], span: Span| -> Option<Vec<PlanItem>> {
-        let (before, after) = (&old_items[..place.item], &old_items[place.item + 1..]);
-        let move_after = || after.iter().map(|i| moved(i, edit)).collect::<Vec<_>>();
-        // On a large body, the items after the edit are copied and moved on
-        // a second thread while the items before it are copied.
-        let (mut body, after) = if span.len() >= PARALLEL_COPY_BYTES {
-            std::thread::scope(|scope| {
-                let after = scope.spawn(move_after);
-                let mut body = Vec::with_capacity(old_items.len());
-                body.extend_from_slice(before);
-                let after = after
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                (body, after)
-            })
-        } else {
-            let mut body = Vec::with_capacity(old_items.len());
-            body.extend_from_slice(before);
-            (body, move_after())
-        };
+    let body = |old_items: &[PlanItem]| -> Option<Vec<PlanItem>> {
+        let mut body = Vec::with_capacity(old_items.len());
+        body.extend_from_slice(&old_items[..place.item]);
         body.push(match place.task {
             None => item.clone(),
             Some(task) => {
@@ -361,7 +344,7 @@ fn spliced_items(
                 PlanItem::Step(step)
             }
         });
-        body.extend(after);
+        body.extend(old_items[place.item + 1..].iter().map(|i| moved(i, edit)));
         Some(body)
     };
     // The plan or template holding the item: its name, parameters and
@@ -371,24 +354,20 @@ fn spliced_items(
             span: edit.map_span(plan.span),
             name: plan.name.clone(),
             body: moved(&plan.body, edit),
-            items: body(&plan.items, plan.span)?,
+            items: body(&plan.items)?,
         }),
         TopItem::Template(template) => TopItem::Template(Template {
             span: edit.map_span(template.span),
             name: template.name.clone(),
             params: template.params.clone(),
             body: moved(&template.body, edit),
-            items: body(&template.items, template.span)?,
+            items: body(&template.items)?,
         }),
         _ => return None,
     });
     items.extend(old[place.top + 1..].iter().map(|i| moved(i, edit)));
     Some(items)
 }
-
-/// From this size of a plan or template on (about 2,500 tasks), a re-read
-/// copies its items on two threads.
-const PARALLEL_COPY_BYTES: usize = 200_000;
 
 /// A copy of a node with its spans moved by the edit.
 fn moved<T: Visit + Clone>(node: &T, edit: Edit) -> T {

@@ -271,20 +271,3 @@ fn random_edits_all_equal_a_whole_parse_and_some_are_reread() {
     // between them. Still, edits of a clean file are re-read.
     assert!(accepted * 50 > total, "{accepted} of {total} re-read");
 }
-
-#[test]
-fn a_large_plan_copied_on_two_threads_equals_a_whole_parse() {
-    // 3,000 tasks is past `PARALLEL_COPY_BYTES`: the items after the edit
-    // are moved on a second thread. Edits at the start, middle and end, a
-    // title letter, a rename and an unclosed string, each accepted.
-    let text = crate::generate::plan_source(3_000, false);
-    assert!(text.len() >= super::PARALLEL_COPY_BYTES);
-    let parsed = parse(&text, FILE);
-    for task in ["t0", "t1500", "t2999"] {
-        let title = text.find(&format!("task {task} \"")).expect("the task") + task.len() + 7;
-        for (at, typed) in [(title, "x"), (title - 3, "y"), (title + 2, "\"")] {
-            let (_, _, accepted) = step(&text, &parsed, at, at, typed);
-            assert!(accepted, "{typed:?} in {task} is re-read");
-        }
-    }
-}
