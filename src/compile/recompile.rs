@@ -30,7 +30,7 @@ use crate::ir;
 use crate::modules::{FsLoader, Loader, Module};
 use crate::span::{FileId, SourceMap, Span};
 use crate::syntax::ast::{self, PlanItem, StepItem, StrPart, TopItem};
-use crate::syntax::{self, Edit, Reparsed};
+use crate::syntax::{self, Edit, Place, Reparsed};
 
 #[cfg(test)]
 mod tests;
@@ -234,26 +234,47 @@ fn move_labels(
 /// again; `None` unless the item is in the file's plan and the plan's tasks
 /// are its own (no template instances), one to one with the tree's.
 fn retext_plan(plan: &ir::Plan, old: &ast::File, reparsed: &Reparsed) -> Option<ir::Plan> {
-    let place = reparsed.place;
+    let (old_plan, new_plan) = own_plans(plan, old, reparsed)?;
+    let (first, edited) = edited_tasks(old_plan, new_plan, reparsed.place)?;
+    let mut plan = plan.clone();
+    for (offset, task) in edited.into_iter().enumerate() {
+        let ir_task = plan.tasks.get_mut(first + offset)?;
+        if ir_task.key != task.name.name {
+            return None;
+        }
+        retitle(ir_task, task, &plan.params)?;
+    }
+    Some(plan)
+}
+
+/// The file's plan before the edit and after it, if the edit is in it and
+/// its tasks are one to one with the IR plan's (no template instances).
+fn own_plans<'a>(
+    plan: &ir::Plan,
+    old: &'a ast::File,
+    reparsed: &'a Reparsed,
+) -> Option<(&'a ast::Plan, &'a ast::Plan)> {
+    let top = reparsed.place.top;
     let first_plan = old
         .items
         .iter()
         .position(|item| matches!(item, TopItem::Plan(_)))?;
-    let (TopItem::Plan(old_plan), TopItem::Plan(new_plan)) = (
-        &old.items[place.top],
-        &reparsed.parsed.file.items[place.top],
-    ) else {
+    let (TopItem::Plan(old_plan), TopItem::Plan(new_plan)) =
+        (&old.items[top], &reparsed.parsed.file.items[top])
+    else {
         return None;
     };
-    if place.top != first_plan
-        || old_plan
-            .items
-            .iter()
-            .any(|item| matches!(item, PlanItem::Use(_)))
-    {
-        return None;
-    }
-    let tasks_in = |item: &PlanItem| match item {
+    let instances = old_plan
+        .items
+        .iter()
+        .any(|item| matches!(item, PlanItem::Use(_)));
+    let total: usize = old_plan.items.iter().map(tasks_in).sum();
+    (top == first_plan && !instances && total == plan.tasks.len()).then_some((old_plan, new_plan))
+}
+
+/// The number of tasks an item of a plan body holds.
+fn tasks_in(item: &PlanItem) -> usize {
+    match item {
         PlanItem::Task(_) => 1,
         PlanItem::Step(step) => step
             .items
@@ -261,18 +282,26 @@ fn retext_plan(plan: &ir::Plan, old: &ast::File, reparsed: &Reparsed) -> Option<
             .filter(|i| matches!(i, StepItem::Task(_)))
             .count(),
         _ => 0,
-    };
-    let total: usize = old_plan.items.iter().map(tasks_in).sum();
-    if total != plan.tasks.len() {
-        return None;
     }
+}
+
+/// The index of the first task the re-read item holds in the plan, and the
+/// tasks it holds after the edit; `None` where the edit may have changed
+/// more than their strings (a step's title is the IR step's name).
+fn edited_tasks<'a>(
+    old_plan: &ast::Plan,
+    new_plan: &'a ast::Plan,
+    place: Place,
+) -> Option<(usize, Vec<&'a ast::Task>)> {
     let mut first = old_plan.items[..place.item]
         .iter()
         .map(tasks_in)
         .sum::<usize>();
-    let new_item = &new_plan.items[place.item];
-    let old_item = &old_plan.items[place.item];
-    let edited: Vec<&ast::Task> = match (new_item, old_item, place.task) {
+    let edited = match (
+        &new_plan.items[place.item],
+        &old_plan.items[place.item],
+        place.task,
+    ) {
         (PlanItem::Task(task), _, None) => vec![task],
         (PlanItem::Step(step), _, Some(index)) => {
             first += step.items[..index]
@@ -285,7 +314,6 @@ fn retext_plan(plan: &ir::Plan, old: &ast::File, reparsed: &Reparsed) -> Option<
             }
         }
         (PlanItem::Step(step), PlanItem::Step(old_step), None) => {
-            // A step's title is the IR step's name: not re-made here.
             let title = |s: &ast::Step| s.title.as_ref().map(ast::Str::template_text);
             if title(step) != title(old_step) {
                 return None;
@@ -300,34 +328,36 @@ fn retext_plan(plan: &ir::Plan, old: &ast::File, reparsed: &Reparsed) -> Option<
         }
         _ => return None,
     };
-    let mut plan = plan.clone();
-    for (offset, task) in edited.into_iter().enumerate() {
-        let ir_task = plan.tasks.get_mut(first + offset)?;
-        if ir_task.key != task.name.name {
-            return None;
-        }
-        let params = &plan.params;
-        ir_task.name = interpolate(params, &task.title)?;
-        let (mut reasoning, mut description) = (None, None);
-        for field in &task.fields {
-            match field {
-                ast::TaskField::Reasoning(f) if reasoning.is_none() => reasoning = Some(&f.value),
-                ast::TaskField::Description(f) if description.is_none() => {
-                    description = Some(&f.value);
-                }
-                _ => {}
+    Some((first, edited))
+}
+
+/// Gives an IR task the strings of its task as re-read: the title, and the
+/// first reasoning and description.
+fn retitle(ir_task: &mut ir::Task, task: &ast::Task, params: &[ir::ParamValue]) -> Option<()> {
+    let (mut reasoning, mut description) = (None, None);
+    for field in &task.fields {
+        match field {
+            ast::TaskField::Reasoning(f) if reasoning.is_none() => reasoning = Some(&f.value),
+            ast::TaskField::Description(f) if description.is_none() => {
+                description = Some(&f.value);
             }
+            _ => {}
         }
-        ir_task.reasoning = match reasoning {
-            Some(s) => Some(interpolate(params, s)?),
-            None => None,
-        };
-        ir_task.description = match description {
-            Some(s) => Some(interpolate(params, s)?),
-            None => None,
-        };
     }
-    Some(plan)
+    // `None` if a string names a parameter without a value.
+    let text = |s: Option<&ast::Str>| match s {
+        Some(s) => interpolate(params, s).map(Some),
+        None => Some(None),
+    };
+    let (name, reasoning, description) = (
+        interpolate(params, &task.title)?,
+        text(reasoning)?,
+        text(description)?,
+    );
+    ir_task.name = name;
+    ir_task.reasoning = reasoning;
+    ir_task.description = description;
+    Some(())
 }
 
 /// A string of the plan with its parameters' values; `None` if it names
