@@ -230,7 +230,7 @@ impl Validator {
     }
 
     /// A task's `priority`, by name.
-    fn task_priority(&mut self, value: Option<&Value>) -> Option<&'static str> {
+    pub(super) fn task_priority(&mut self, value: Option<&Value>) -> Option<&'static str> {
         match value {
             None | Some(Value::NullKeyword(_)) => None,
             Some(Value::StringLit(s)) => match Priority::from_name(&s.value) {
