@@ -206,6 +206,36 @@ const MAX_CYCLE_EDGES: usize = 12;
 /// One diagnostic per strongly connected component with more than one node,
 /// naming one cycle through it, every edge labelled, in order.
 fn find_cycles(graph: &DepGraph, dependencies: &Adjacency) -> Vec<Diagnostic> {
+    let components = cyclic_components(dependencies);
+    // At most `MAX_PER_CODE` cycles are named (and one more found, for the
+    // note that counts the rest to point at): the rest cost neither a search
+    // nor a diagnostic.
+    let hidden = components.len().saturating_sub(MAX_PER_CODE);
+    let mut cycles: Vec<Vec<usize>> = components
+        .iter()
+        .take(MAX_PER_CODE + 1)
+        .map(|component| cycle_through(component, dependencies))
+        .collect();
+    let next = (hidden > 0).then(|| cycles.pop()).flatten();
+    let labelled = cycle_edges(graph, cycles.iter().chain(&next));
+    let mut diagnostics: Vec<Diagnostic> = cycles
+        .iter()
+        .map(|cycle| cycle_diagnostic(graph, cycle, &labelled))
+        .collect();
+    if let Some(cycle) = next {
+        let at = labelled
+            .get(&(cycle[1 % cycle.len()], cycle[0]))
+            .copied()
+            .flatten()
+            .map(|edge| (edge.file, edge.span));
+        diagnostics.push(diagnostic::more_of(Code::Cycle, hidden, at));
+    }
+    diagnostics
+}
+
+/// The strongly connected components of more than one node, each sorted,
+/// in order of their first node.
+fn cyclic_components(dependencies: &Adjacency) -> Vec<Vec<usize>> {
     let n = dependencies.len();
     let mut g: DiGraph<(), ()> =
         DiGraph::with_capacity(n, dependencies.iter().map(<[u32]>::len).sum());
@@ -228,21 +258,18 @@ fn find_cycles(graph: &DepGraph, dependencies: &Adjacency) -> Vec<Diagnostic> {
         })
         .collect();
     components.sort();
+    components
+}
 
-    // At most `MAX_PER_CODE` cycles are named (and one more found, for the
-    // note that counts the rest to point at): the rest cost neither a search
-    // nor a diagnostic.
-    let hidden = components.len().saturating_sub(MAX_PER_CODE);
-    let mut cycles: Vec<Vec<usize>> = components
-        .iter()
-        .take(MAX_PER_CODE + 1)
-        .map(|component| cycle_through(component, dependencies))
-        .collect();
-    let next = (hidden > 0).then(|| cycles.pop()).flatten();
-    // The edges the labels show, each the first the source gives for its
-    // pair: found in one pass over the edges, not one per label.
+/// The edges the labels of `cycles` show, by `(dependent, dependency)`:
+/// each the first the source gives for its pair, found in one pass over the
+/// edges, not one per label.
+fn cycle_edges<'c>(
+    graph: &DepGraph,
+    cycles: impl Iterator<Item = &'c Vec<usize>>,
+) -> FxHashMap<(usize, usize), Option<EdgeRef>> {
     let mut labelled: FxHashMap<(usize, usize), Option<EdgeRef>> = FxHashMap::default();
-    for cycle in cycles.iter().chain(&next) {
+    for cycle in cycles {
         for i in 0..cycle.len().min(MAX_CYCLE_EDGES) {
             labelled.insert((cycle[(i + 1) % cycle.len()], cycle[i]), None);
         }
@@ -252,58 +279,53 @@ fn find_cycles(graph: &DepGraph, dependencies: &Adjacency) -> Vec<Diagnostic> {
             *slot = Some(edge);
         }
     }
+    labelled
+}
 
-    let mut diagnostics = Vec::new();
-    for cycle in cycles {
-        // A cycle through thousands of tasks is named and labelled in part:
-        // its first edges show where to break it.
-        let shown = cycle.len().min(MAX_CYCLE_EDGES);
-        let mut names: Vec<String> = cycle[..shown]
-            .iter()
-            .map(|&n| format!("`{}`", graph.nodes[n].name))
-            .collect();
-        if shown < cycle.len() {
-            names.push("…".to_owned());
-        }
-        names.push(format!("`{}`", graph.nodes[cycle[0]].name));
-        let message = if shown < cycle.len() {
-            format!(
-                "dependency cycle through {} tasks: {}",
-                cycle.len(),
-                names.join(" → ")
-            )
-        } else {
-            format!("dependency cycle: {}", names.join(" → "))
-        };
-        let mut diagnostic = Diagnostic::new(Code::Cycle, message);
-        for (i, &before) in cycle.iter().enumerate().take(shown) {
-            let after = cycle[(i + 1) % cycle.len()];
-            if let Some(Some(edge)) = labelled.get(&(after, before)) {
-                diagnostic = diagnostic.label(
-                    edge.file,
-                    edge.span,
-                    format!(
-                        "({}) `{}` comes after `{}`",
-                        i + 1,
-                        graph.nodes[after].name,
-                        graph.nodes[before].name
-                    ),
-                );
-            }
-        }
-        diagnostics.push(diagnostic.help(
-            "tasks in a cycle wait for each other forever; remove one of these dependencies",
-        ));
+/// The diagnostic of one cycle, in execution order. A cycle through
+/// thousands of tasks is named and labelled in part: its first edges show
+/// where to break it.
+fn cycle_diagnostic(
+    graph: &DepGraph,
+    cycle: &[usize],
+    labelled: &FxHashMap<(usize, usize), Option<EdgeRef>>,
+) -> Diagnostic {
+    let shown = cycle.len().min(MAX_CYCLE_EDGES);
+    let mut names: Vec<String> = cycle[..shown]
+        .iter()
+        .map(|&n| format!("`{}`", graph.nodes[n].name))
+        .collect();
+    if shown < cycle.len() {
+        names.push("…".to_owned());
     }
-    if let Some(cycle) = next {
-        let at = labelled
-            .get(&(cycle[1 % cycle.len()], cycle[0]))
-            .copied()
-            .flatten()
-            .map(|edge| (edge.file, edge.span));
-        diagnostics.push(diagnostic::more_of(Code::Cycle, hidden, at));
+    names.push(format!("`{}`", graph.nodes[cycle[0]].name));
+    let message = if shown < cycle.len() {
+        format!(
+            "dependency cycle through {} tasks: {}",
+            cycle.len(),
+            names.join(" → ")
+        )
+    } else {
+        format!("dependency cycle: {}", names.join(" → "))
+    };
+    let mut diagnostic = Diagnostic::new(Code::Cycle, message);
+    for (i, &before) in cycle.iter().enumerate().take(shown) {
+        let after = cycle[(i + 1) % cycle.len()];
+        if let Some(Some(edge)) = labelled.get(&(after, before)) {
+            diagnostic = diagnostic.label(
+                edge.file,
+                edge.span,
+                format!(
+                    "({}) `{}` comes after `{}`",
+                    i + 1,
+                    graph.nodes[after].name,
+                    graph.nodes[before].name
+                ),
+            );
+        }
     }
-    diagnostics
+    diagnostic
+        .help("tasks in a cycle wait for each other forever; remove one of these dependencies")
 }
 
 /// A shortest cycle through the first node of a strongly connected component,
@@ -374,44 +396,78 @@ struct Reduction {
 /// reduced; the others get empty lists.
 fn reduce(dependencies: &Adjacency, order: &[u32], searched: Option<&[bool]>) -> Reduction {
     let n = dependencies.len();
-    let mut position = vec![0u32; n];
-    for (i, &node) in order.iter().enumerate() {
-        position[node as usize] = i as u32;
-    }
-    // `mark[m] == node`: `m` was reached from a dependency of `node`, namely
-    // `witness[m]`. Stamps instead of a set cleared for every node.
-    let mut mark = vec![u32::MAX; n];
-    let mut witness = vec![0u32; n];
+    let mut search = Search::new(dependencies, order);
     let mut kept = Adjacency::with_capacity(n, n);
     let mut dropped = Adjacency::with_capacity(n, 0);
-    let mut by_position: Vec<u32> = Vec::new();
-    let mut stack: Vec<u32> = Vec::new();
     // The last node reduced: the tasks of a step that waits for another step
     // all have that step's tasks as their list, and the same reduction.
     let mut last: Option<usize> = None;
     for node in 0..n {
-        if searched.is_some_and(|searched| !searched[node]) {
-            kept.end_node();
-            dropped.end_node();
-            continue;
-        }
         let deps = dependencies.of(node);
-        if deps.len() < 2 {
+        if searched.is_some_and(|searched| !searched[node]) {
+            // Not reduced: empty lists.
+        } else if deps.len() < 2 {
             for &dep in deps {
                 kept.push(dep);
             }
-            kept.end_node();
-            dropped.end_node();
-            continue;
-        }
-        if let Some(last) = last.filter(|&last| dependencies.of(last) == deps) {
+        } else if let Some(last) = last.filter(|&last| dependencies.of(last) == deps) {
             kept.repeat(last);
-            kept.end_node();
             dropped.repeat(last);
-            dropped.end_node();
-            continue;
+        } else {
+            last = Some(node);
+            search.reduce(node, &mut kept, &mut dropped);
         }
-        last = Some(node);
+        kept.end_node();
+        dropped.end_node();
+    }
+    Reduction { kept, dropped }
+}
+
+/// The redundancy search of [`reduce`], its buffers reused from one node to
+/// the next.
+struct Search<'d> {
+    dependencies: &'d Adjacency,
+    /// Each node's place in the topological order.
+    position: Vec<u32>,
+    /// `mark[m] == node`: `m` was reached from a dependency of `node`, namely
+    /// `witness[m]`. Stamps instead of a set cleared for every node.
+    mark: Vec<u32>,
+    witness: Vec<u32>,
+    by_position: Vec<u32>,
+    stack: Vec<u32>,
+}
+
+impl<'d> Search<'d> {
+    fn new(dependencies: &'d Adjacency, order: &[u32]) -> Search<'d> {
+        let n = dependencies.len();
+        let mut position = vec![0u32; n];
+        for (i, &node) in order.iter().enumerate() {
+            position[node as usize] = i as u32;
+        }
+        Search {
+            dependencies,
+            position,
+            mark: vec![u32::MAX; n],
+            witness: vec![0u32; n],
+            by_position: Vec::new(),
+            stack: Vec::new(),
+        }
+    }
+
+    /// Splits `node`'s dependencies (two or more) into the current lists of
+    /// `kept` and of `dropped` (each with the kept dependency that implies it):
+    /// the latest in the order first, each marking its ancestors, so a
+    /// dependency found marked is implied by one kept.
+    fn reduce(&mut self, node: usize, kept: &mut Adjacency, dropped: &mut Adjacency<(u32, u32)>) {
+        let Search {
+            dependencies,
+            position,
+            mark,
+            witness,
+            by_position,
+            stack,
+        } = self;
+        let deps = dependencies.of(node);
         let stamp = node as u32;
         let floor = deps
             .iter()
@@ -422,7 +478,7 @@ fn reduce(dependencies: &Adjacency, order: &[u32], searched: Option<&[bool]>) ->
         by_position.extend_from_slice(deps);
         by_position.sort_unstable_by_key(|&d| std::cmp::Reverse(position[d as usize]));
         let mut budget = SEARCH_BUDGET;
-        for &dep in &by_position {
+        for &dep in by_position.iter() {
             if mark[dep as usize] == stamp {
                 dropped.push((dep, witness[dep as usize]));
                 continue;
@@ -447,12 +503,9 @@ fn reduce(dependencies: &Adjacency, order: &[u32], searched: Option<&[bool]>) ->
             }
         }
         kept.current_mut().sort_unstable();
-        kept.end_node();
         // Sorted, so a warning finds its entry without a scan.
         dropped.current_mut().sort_unstable();
-        dropped.end_node();
     }
-    Reduction { kept, dropped }
 }
 
 /// Warnings for `after a, b` where `b` already comes after `a`.

@@ -1,7 +1,7 @@
 //! Template instances: binding `use` arguments to a template's parameters,
 //! and interpolating the template's strings with them.
 
-use super::declare::Declarations;
+use super::declare::{Declarations, TemplateDecl, TemplateParam};
 use super::params::{article, literal_value, placeholder, type_help, unknown_param};
 use super::Checker;
 use crate::diagnostic::{Code, Diagnostic};
@@ -39,29 +39,10 @@ impl TemplateEnv {
         let mut misspelt = vec![false; decl.params.len()];
         for arg in &use_.args {
             let Some(i) = decl.param_named(&arg.name.name) else {
-                let suggestion = decl.suggest_param(c, &arg.name.name);
                 // The parameter meant is given, misspelt: no "missing" echo for it.
-                if let Some(meant) = suggestion.and_then(|best| decl.param_named(best)) {
+                if let Some(meant) = unknown_argument(c, decl, arg) {
                     misspelt[meant] = true;
                 }
-                let mut diagnostic = Diagnostic::new(
-                    Code::TemplateArg,
-                    format!(
-                        "template `{}` has no parameter `{}`",
-                        decl.ast.name.name, arg.name.name
-                    ),
-                );
-                diagnostic = match suggestion {
-                    Some(best) => diagnostic
-                        .label(c.file, arg.name.span, format!("did you mean `{best}`?"))
-                        .fix(c.file, arg.name.span, best),
-                    None => diagnostic.label(c.file, arg.name.span, "unknown argument"),
-                };
-                c.diagnostics.push(diagnostic.label(
-                    decl.file,
-                    decl.ast.name.span,
-                    "template declared here",
-                ));
                 continue;
             };
             if let Some(first) = given[i] {
@@ -76,32 +57,7 @@ impl TemplateEnv {
                 continue;
             }
             given[i] = Some(arg);
-            let Some(ty) = decl.params[i].ty else {
-                continue;
-            };
-            let value = match (&arg.value, ty) {
-                // A string argument is interpolated where the `use` stands,
-                // so plan parameters flow into templates.
-                (Literal::Str(s), Type::String) => Ok(Value::Str(outer(c, s))),
-                (literal, ty) => literal_value(ty, literal),
-            };
-            match value {
-                Ok(value) => values[i] = Some(value),
-                Err(found) => c.diagnostics.push(
-                    Diagnostic::new(
-                        Code::ParamType,
-                        format!(
-                            "argument `{}` of `{}` is {found}, but its type is `{}`",
-                            arg.name.name,
-                            decl.ast.name.name,
-                            ty.as_str()
-                        ),
-                    )
-                    .label(c.file, arg.value.span(), format!("not {}", article(ty)))
-                    .label(decl.file, decl.params[i].ast.ty.span, "type declared here")
-                    .help(type_help(ty)),
-                ),
-            }
+            values[i] = argument_value(c, decl, i, arg, outer);
         }
         for (i, param) in decl.params.iter().enumerate() {
             if given[i].is_some() || misspelt[i] {
@@ -109,25 +65,7 @@ impl TemplateEnv {
             }
             match &param.default {
                 Some(default) => values[i] = Some(default.clone()),
-                None if param.ast.default.is_none() => c.diagnostics.push(
-                    Diagnostic::new(
-                        Code::TemplateArg,
-                        format!(
-                            "missing argument `{}` for template `{}`",
-                            param.ast.name.name, decl.ast.name.name
-                        ),
-                    )
-                    .label(
-                        c.file,
-                        use_.template.span,
-                        format!("`{}` has no default", param.ast.name.name),
-                    )
-                    .label(decl.file, param.ast.name.span, "parameter declared here")
-                    .help(format!(
-                        "add `{} = …` to the arguments",
-                        param.ast.name.name
-                    )),
-                ),
+                None if param.ast.default.is_none() => missing_argument(c, decl, param, use_),
                 None => {}
             }
         }
@@ -173,4 +111,88 @@ impl TemplateEnv {
         }
         out
     }
+}
+
+/// Reports an argument the template has no parameter for; returns the
+/// parameter it is likely a misspelling of.
+fn unknown_argument(c: &mut Checker, decl: &TemplateDecl, arg: &ast::UseArg) -> Option<usize> {
+    let suggestion = decl.suggest_param(c, &arg.name.name);
+    let meant = suggestion.and_then(|best| decl.param_named(best));
+    let mut diagnostic = Diagnostic::new(
+        Code::TemplateArg,
+        format!(
+            "template `{}` has no parameter `{}`",
+            decl.ast.name.name, arg.name.name
+        ),
+    );
+    diagnostic = match suggestion {
+        Some(best) => diagnostic
+            .label(c.file, arg.name.span, format!("did you mean `{best}`?"))
+            .fix(c.file, arg.name.span, best),
+        None => diagnostic.label(c.file, arg.name.span, "unknown argument"),
+    };
+    c.diagnostics
+        .push(diagnostic.label(decl.file, decl.ast.name.span, "template declared here"));
+    meant
+}
+
+/// The value of `arg`, given for parameter `i` (`None`, reported, when it
+/// is not of the parameter's type; `None` too when the type is unknown).
+fn argument_value(
+    c: &mut Checker,
+    decl: &TemplateDecl,
+    i: usize,
+    arg: &ast::UseArg,
+    outer: &mut dyn FnMut(&mut Checker, &ast::Str) -> String,
+) -> Option<Value> {
+    let ty = decl.params[i].ty?;
+    let value = match (&arg.value, ty) {
+        // A string argument is interpolated where the `use` stands,
+        // so plan parameters flow into templates.
+        (Literal::Str(s), Type::String) => Ok(Value::Str(outer(c, s))),
+        (literal, ty) => literal_value(ty, literal),
+    };
+    match value {
+        Ok(value) => Some(value),
+        Err(found) => {
+            c.diagnostics.push(
+                Diagnostic::new(
+                    Code::ParamType,
+                    format!(
+                        "argument `{}` of `{}` is {found}, but its type is `{}`",
+                        arg.name.name,
+                        decl.ast.name.name,
+                        ty.as_str()
+                    ),
+                )
+                .label(c.file, arg.value.span(), format!("not {}", article(ty)))
+                .label(decl.file, decl.params[i].ast.ty.span, "type declared here")
+                .help(type_help(ty)),
+            );
+            None
+        }
+    }
+}
+
+/// Reports a parameter without a default that `use_` gives no argument for.
+fn missing_argument(c: &mut Checker, decl: &TemplateDecl, param: &TemplateParam, use_: &ast::Use) {
+    c.diagnostics.push(
+        Diagnostic::new(
+            Code::TemplateArg,
+            format!(
+                "missing argument `{}` for template `{}`",
+                param.ast.name.name, decl.ast.name.name
+            ),
+        )
+        .label(
+            c.file,
+            use_.template.span,
+            format!("`{}` has no default", param.ast.name.name),
+        )
+        .label(decl.file, param.ast.name.span, "parameter declared here")
+        .help(format!(
+            "add `{} = …` to the arguments",
+            param.ast.name.name
+        )),
+    );
 }

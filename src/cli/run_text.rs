@@ -10,6 +10,7 @@ use std::fmt::Write;
 
 use planc::document::TaskDoc;
 use planc::escape;
+use planc::runner::results::{Observed, PlanReport};
 use planc::runner::OpResult;
 
 fn task_line(task: &TaskDoc) -> String {
@@ -98,30 +99,7 @@ pub fn summary(result: &OpResult) -> String {
         OpResult::Task(found) => task_detail(&found.task),
         OpResult::TaskList(list) => task_list(&list.tasks, "no tasks"),
         OpResult::Executable(list) => task_list(&list.executable_tasks, "no executable task"),
-        OpResult::Status(data) => {
-            let mut out = format!(
-                "{}: {}/{} done ({:.0}%), {} in progress, {} pending, {} failed, {} executable",
-                data.status.as_str(),
-                data.completed_tasks + data.skipped_tasks,
-                data.total_tasks,
-                data.progress * 100.0,
-                data.in_progress_tasks,
-                data.pending_tasks,
-                data.failed_tasks,
-                data.executable_tasks,
-            );
-            if data.blocked_tasks > 0 {
-                let _ = write!(out, ", {} blocked", data.blocked_tasks);
-            }
-            if let Some(id) = data.current_task_id {
-                let _ = write!(out, "; current #{id}");
-            }
-            out.push('\n');
-            if let Some(reason) = &data.reason {
-                let _ = writeln!(out, "{}", escape::line(reason));
-            }
-            out
-        }
+        OpResult::Status(report) => status_summary(report),
         OpResult::Started(started) => match &started.task {
             Some(task) => format!("{}\n{}", escape::line(&started.message), task_detail(task)),
             None => format!("{}\n", escape::line(&started.message)),
@@ -136,30 +114,7 @@ pub fn summary(result: &OpResult) -> String {
             escape::line(&updated.message),
             task_line(&updated.updated_task)
         ),
-        OpResult::Observed(data) => {
-            let mut out = String::new();
-            for action in &data.actions {
-                let _ = writeln!(out, "{}", escape::line(action));
-            }
-            let _ = writeln!(
-                out,
-                "iteration {} ({})",
-                data.iteration_count,
-                data.plan_status.as_str()
-            );
-            if let Some(task) = &data.current_task {
-                let _ = writeln!(
-                    out,
-                    "current: {} ({} round(s) on it)",
-                    task_line(task),
-                    data.step_rounds
-                );
-            }
-            if let Some(summary) = &data.summary {
-                let _ = writeln!(out, "{}", escape::line(&summary.text));
-            }
-            out
-        }
+        OpResult::Observed(observed) => observed_summary(observed),
         OpResult::Resumed(resumed) => format!(
             "{}\n{}\n",
             escape::line(&resumed.message),
@@ -179,6 +134,59 @@ pub fn summary(result: &OpResult) -> String {
         OpResult::Renewed(r) => message_line(&r.message),
         OpResult::Created(r) => message_line(&r.message),
     }
+}
+
+/// `run status`: the counts on one line, then the reason the plan stopped.
+fn status_summary(data: &PlanReport) -> String {
+    let mut out = format!(
+        "{}: {}/{} done ({:.0}%), {} in progress, {} pending, {} failed, {} executable",
+        data.status.as_str(),
+        data.completed_tasks + data.skipped_tasks,
+        data.total_tasks,
+        data.progress * 100.0,
+        data.in_progress_tasks,
+        data.pending_tasks,
+        data.failed_tasks,
+        data.executable_tasks,
+    );
+    if data.blocked_tasks > 0 {
+        let _ = write!(out, ", {} blocked", data.blocked_tasks);
+    }
+    if let Some(id) = data.current_task_id {
+        let _ = write!(out, "; current #{id}");
+    }
+    out.push('\n');
+    if let Some(reason) = &data.reason {
+        let _ = writeln!(out, "{}", escape::line(reason));
+    }
+    out
+}
+
+/// `run observe`: what the runner did, the iteration, the current task and
+/// the summary.
+fn observed_summary(data: &Observed) -> String {
+    let mut out = String::new();
+    for action in &data.actions {
+        let _ = writeln!(out, "{}", escape::line(action));
+    }
+    let _ = writeln!(
+        out,
+        "iteration {} ({})",
+        data.iteration_count,
+        data.plan_status.as_str()
+    );
+    if let Some(task) = &data.current_task {
+        let _ = writeln!(
+            out,
+            "current: {} ({} round(s) on it)",
+            task_line(task),
+            data.step_rounds
+        );
+    }
+    if let Some(summary) = &data.summary {
+        let _ = writeln!(out, "{}", escape::line(&summary.text));
+    }
+    out
 }
 
 fn message_line(message: &str) -> String {

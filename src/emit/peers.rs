@@ -138,20 +138,61 @@ struct TaskMasterTask<'t, 'a> {
     parent: Option<u32>,
 }
 
-impl Serialize for TaskMasterTask<'_, '_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let t = self.task;
-        let tasks = self.tasks;
-        let children = match self.parent {
+impl<'t, 'a> TaskMasterTask<'t, 'a> {
+    /// A task's subtasks; `None` for a subtask (task-master nests one level).
+    fn children(&self) -> Option<&'t [&'a TaskDoc]> {
+        match self.parent {
             None => Some(
-                tasks
+                self.tasks
                     .subtasks
-                    .get(&t.id)
+                    .get(&self.task.id)
                     .map(Vec::as_slice)
                     .unwrap_or_default(),
             ),
             Some(_) => None,
+        }
+    }
+
+    /// task-master's status: the one `extra` keeps when it still means the
+    /// task's planc status (`review`, `deferred`, `blocked`), else planc's.
+    fn status(&self) -> &'a str {
+        let t = self.task;
+        let own = t.extra.get("status").and_then(Value::as_str).filter(|s| {
+            TASKMASTER_STATUSES
+                .iter()
+                .any(|(peer, planc)| peer == s && *planc == t.status.as_str())
+        });
+        own.unwrap_or_else(|| status(TASKMASTER_STATUSES, t))
+    }
+
+    /// The `planc` object: what task-master's members cannot hold (`None`
+    /// when there is nothing).
+    fn extension(&self) -> Option<TaskExtension<'a>> {
+        let held: &'static [&'static str] = match self.parent {
+            // A subtask's key is its place; its planc id is not.
+            Some(_) => &["name", "description", "dependencies", "priority", "extra"],
+            None => &[
+                "id",
+                "name",
+                "description",
+                "dependencies",
+                "priority",
+                "extra",
+            ],
         };
+        let mut extension = TaskExtension::new(self.task, held, TASKMASTER_STATUSES).stand_ins();
+        if self.parent.is_some() {
+            extension = extension.keyless();
+        }
+        (!extension.is_empty()).then_some(extension)
+    }
+}
+
+impl Serialize for TaskMasterTask<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let t = self.task;
+        let tasks = self.tasks;
+        let children = self.children();
         let mut map = serializer.serialize_map(None)?;
         match self.parent {
             None => map.serialize_entry("id", &t.id)?,
@@ -169,15 +210,7 @@ impl Serialize for TaskMasterTask<'_, '_> {
             .or(t.reasoning.as_ref())
             .unwrap_or(&t.name);
         map.serialize_entry("description", description)?;
-        let own = t.extra.get("status").and_then(Value::as_str).filter(|s| {
-            TASKMASTER_STATUSES
-                .iter()
-                .any(|(peer, planc)| peer == s && *planc == t.status.as_str())
-        });
-        map.serialize_entry(
-            "status",
-            own.unwrap_or_else(|| status(TASKMASTER_STATUSES, t)),
-        )?;
+        map.serialize_entry("status", self.status())?;
         map.serialize_entry(
             "dependencies",
             &Each(|| {
@@ -195,23 +228,7 @@ impl Serialize for TaskMasterTask<'_, '_> {
                 None => map.serialize_entry(field, "")?,
             }
         }
-        let held: &[&str] = match self.parent {
-            // A subtask's key is its place; its planc id is not.
-            Some(_) => &["name", "description", "dependencies", "priority", "extra"],
-            None => &[
-                "id",
-                "name",
-                "description",
-                "dependencies",
-                "priority",
-                "extra",
-            ],
-        };
-        let mut extension = TaskExtension::new(t, held, TASKMASTER_STATUSES).stand_ins();
-        if self.parent.is_some() {
-            extension = extension.keyless();
-        }
-        let extension = (!extension.is_empty()).then_some(extension);
+        let extension = self.extension();
         let subtasks = children.map(|children| {
             Each(move || {
                 children.iter().map(move |c| TaskMasterTask {

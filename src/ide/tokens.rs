@@ -64,6 +64,14 @@ pub fn semantic_tokens(compilation: &Compilation) -> Vec<Token> {
             push(reference.span, name_kind(kind), false);
         }
     }
+    for (span, kind) in literals(file) {
+        push(span, kind, false);
+    }
+    without_overlaps(tokens)
+}
+
+/// The literals of a file: strings, numbers, durations.
+fn literals(file: &ast::File) -> Vec<(Span, TokenKind)> {
     let mut literals = Literals::default();
     for item in &file.items {
         match item {
@@ -83,12 +91,13 @@ pub fn semantic_tokens(compilation: &Compilation) -> Vec<Token> {
             }
         }
     }
-    for (span, kind) in literals.0 {
-        push(span, kind, false);
-    }
+    literals.0
+}
+
+/// The tokens sorted, without overlaps: a string token is cut around the
+/// interpolations inside it; any other overlap keeps the first token.
+fn without_overlaps(mut tokens: Vec<Token>) -> Vec<Token> {
     tokens.sort_by_key(|t| (t.span.start(), std::cmp::Reverse(t.span.end())));
-    // A string token is cut around the interpolations inside it; any other
-    // overlap keeps the first token.
     let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
     for token in tokens {
         match out.last_mut() {

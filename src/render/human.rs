@@ -71,43 +71,7 @@ impl Report {
         }
         let parts: Vec<_> = files
             .iter()
-            .map(|&file| {
-                let source = sources.get(file);
-                let shown = lines.shown(sources, file);
-                let (text, index) = match &shown {
-                    Some(shown) => (shown.text.clone(), shown.lines.clone()),
-                    None => (source.text.clone(), lines.of(sources, file)),
-                };
-                let at = |offset: usize| shown.as_ref().map_or(offset, |s| s.offset(offset));
-                let too_long = diagnostic
-                    .labels
-                    .iter()
-                    .filter(|l| l.file == file)
-                    .any(|l| line_len(&source.text, l.span.start()) > MAX_SNIPPET_LINE);
-                let labels: Vec<LabeledSpan> = diagnostic
-                    .labels
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, l)| l.file == file)
-                    .map(|(i, l)| {
-                        let label =
-                            (!l.message.is_empty()).then(|| escape::line(&l.message).into_owned());
-                        let start = at(l.span.start());
-                        let span = (start, at(l.span.end()) - start);
-                        if i == 0 {
-                            LabeledSpan::new_primary_with_span(label, span)
-                        } else {
-                            LabeledSpan::new_with_span(label, span)
-                        }
-                    })
-                    .collect();
-                let source = IndexedSource {
-                    name: escape::path(&source.name).into_owned(),
-                    text,
-                    lines: index,
-                };
-                (source, too_long, labels)
-            })
+            .map(|&file| Report::part(diagnostic, sources, lines, file))
             .collect();
         let mut parts = parts.into_iter();
         let mut report = Report {
@@ -150,6 +114,51 @@ impl Report {
         }
         report.message = message;
         report
+    }
+
+    /// The part of `diagnostic` in `file`: the file's text (or the lines
+    /// shown of a large one), whether a label's line is too long to show,
+    /// and the labels in it.
+    fn part(
+        diagnostic: &Diagnostic,
+        sources: &SourceMap,
+        lines: &mut Lines,
+        file: FileId,
+    ) -> (IndexedSource, bool, Vec<LabeledSpan>) {
+        let source = sources.get(file);
+        let shown = lines.shown(sources, file);
+        let (text, index) = match &shown {
+            Some(shown) => (shown.text.clone(), shown.lines.clone()),
+            None => (source.text.clone(), lines.of(sources, file)),
+        };
+        let at = |offset: usize| shown.as_ref().map_or(offset, |s| s.offset(offset));
+        let too_long = diagnostic
+            .labels
+            .iter()
+            .filter(|l| l.file == file)
+            .any(|l| line_len(&source.text, l.span.start()) > MAX_SNIPPET_LINE);
+        let labels: Vec<LabeledSpan> = diagnostic
+            .labels
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.file == file)
+            .map(|(i, l)| {
+                let label = (!l.message.is_empty()).then(|| escape::line(&l.message).into_owned());
+                let start = at(l.span.start());
+                let span = (start, at(l.span.end()) - start);
+                if i == 0 {
+                    LabeledSpan::new_primary_with_span(label, span)
+                } else {
+                    LabeledSpan::new_with_span(label, span)
+                }
+            })
+            .collect();
+        let source = IndexedSource {
+            name: escape::path(&source.name).into_owned(),
+            text,
+            lines: index,
+        };
+        (source, too_long, labels)
     }
 }
 

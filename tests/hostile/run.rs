@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use planc::generate::hostile::{is_terminal_control, FORGED_LINE};
 
+use crate::support::cpu_time;
+
 /// Planted in files outside the project and in the children's environment
 /// (so `/proc/self/environ` holds it): no output may ever contain it.
 pub const SECRET: &str = "PLANC-HOSTILE-SECRET-5b1d9e";
@@ -45,22 +47,6 @@ pub fn budget(bytes: usize) -> Duration {
 /// How many times its budget a child may run by the wall clock, however
 /// little processor time it uses: the guard for a child that blocks.
 pub const WALL_FACTOR: u32 = 8;
-
-/// The processor time (user and system) process `pid` has used so far, from
-/// `/proc` (`None` where there is none: the wall clock alone guards then).
-fn cpu_time(pid: u32) -> Option<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The fields after the command name, which is in parentheses and may
-    // hold anything: state is the first, utime the 12th, stime the 13th.
-    let fields: Vec<&str> = stat
-        .get(stat.rfind(')')? + 1..)?
-        .split_whitespace()
-        .collect();
-    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    // SAFETY: sysconf only reads a configuration value.
-    let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok()?;
-    (per_second > 0).then(|| Duration::from_millis(ticks * 1000 / per_second))
-}
 
 /// Waits for `process`, started at `started`, and kills it once it has used
 /// `budget` of processor time or [`WALL_FACTOR`] times it by the wall clock:

@@ -11,6 +11,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -294,4 +296,42 @@ pub fn signal(pid: u32, name: &str) {
         .status()
         .unwrap();
     assert!(status.success());
+}
+
+/// The processor time (user and system) process `pid` has used so far, from
+/// `/proc` (`None` where there is none). A time budget counted in it holds
+/// on a loaded machine, where a wall-clock budget fails a fast case.
+pub fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name, which is in parentheses and may
+    // hold anything: state is the first, utime the 12th, stime the 13th.
+    let fields: Vec<&str> = stat
+        .get(stat.rfind(')')? + 1..)?
+        .split_whitespace()
+        .collect();
+    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // SAFETY: sysconf only reads a configuration value.
+    let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok()?;
+    (per_second > 0).then(|| Duration::from_millis(ticks * 1000 / per_second))
+}
+
+/// The runs [`processor_time`] measures in one test binary take turns.
+static MEASURED: Mutex<()> = Mutex::new(());
+
+/// Runs `work` in this process and returns what it returns with the
+/// processor time the process used meanwhile (the wall clock where `/proc`
+/// has none). The measured runs of a test binary take turns, so the time is
+/// the work's own, on all its threads, plus the little the other tests do
+/// meanwhile outside their measured runs (writing their inputs).
+pub fn processor_time<T>(work: impl FnOnce() -> T) -> (T, Duration) {
+    let _turn = MEASURED.lock().unwrap_or_else(PoisonError::into_inner);
+    let pid = std::process::id();
+    let started = Instant::now();
+    let before = cpu_time(pid);
+    let value = work();
+    let used = match (before, cpu_time(pid)) {
+        (Some(before), Some(after)) => after.saturating_sub(before),
+        _ => started.elapsed(),
+    };
+    (value, used)
 }

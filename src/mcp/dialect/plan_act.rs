@@ -308,53 +308,12 @@ pub fn call(store: &dyn PlanAccess, name: &str, args: Value) -> Option<Outcome> 
     }
     let result = match name {
         "create_plan" => arguments::<CreateArgs>(name, args).and_then(|args| create(store, args)),
-        "update_plan" => arguments::<UpdateArgs>(name, args).and_then(|args| {
-            let op = Op::Replan(ReplanArgs {
-                steps: args
-                    .steps
-                    .into_iter()
-                    .map(|s| ReplanStep::Name(s.description()))
-                    .collect(),
-            });
-            change(store, &op, |_, doc| {
-                Ok(vec![Event::Plan {
-                    status: PlanEventStatus::Updated,
-                    plan: plan(doc)?,
-                }])
-            })
-        }),
+        "update_plan" => arguments::<UpdateArgs>(name, args).and_then(|args| update(store, args)),
         "get_plan" => arguments::<NoArgs>(name, args)
             .and_then(|_| store.load())
             .and_then(|doc| Ok(Outcome::ok(PlanView { plan: plan(&doc)? }))),
         "start_step" => arguments::<NoArgs>(name, args).and_then(|_| start(store)),
-        "log_event" => arguments::<LogEventArgs>(name, args).and_then(|args| {
-            let op = Op::LogEvent(LogArgs {
-                kind: args.kind,
-                data: args.data.clone(),
-                task_id: None,
-            });
-            store
-                .transact(op.name(), |runner: &mut Runner| {
-                    let applied = runner.apply(&op)?;
-                    let step = match &applied.data {
-                        OpResult::Logged(logged) => logged
-                            .task_id
-                            .and_then(|id| runner.document().tasks.iter().find(|t| t.id == id))
-                            .map(step),
-                        other => return Err(unexpected(other)),
-                    };
-                    Ok((step, applied.events))
-                })
-                .map(|step| {
-                    Outcome::ok(LoggedEvent {
-                        event: LogEvent {
-                            kind: args.kind,
-                            data: crate::runner::logged_data(&args.data),
-                            step,
-                        },
-                    })
-                })
-        }),
+        "log_event" => arguments::<LogEventArgs>(name, args).and_then(|args| log(store, args)),
         "complete_step" => arguments::<CompleteStepArgs>(name, args).and_then(|args| {
             let op = Op::CompleteTask(CompleteArgs {
                 task_id: None,
@@ -378,6 +337,53 @@ pub fn call(store: &dyn PlanAccess, name: &str, args: Value) -> Option<Outcome> 
         _ => return None,
     };
     Some(result.unwrap_or_else(refused))
+}
+
+/// `update_plan`: the remaining steps replaced; a plan event (updated).
+fn update(store: &dyn PlanAccess, args: UpdateArgs) -> Result<Outcome, OpError> {
+    let op = Op::Replan(ReplanArgs {
+        steps: args
+            .steps
+            .into_iter()
+            .map(|s| ReplanStep::Name(s.description()))
+            .collect(),
+    });
+    change(store, &op, |_, doc| {
+        Ok(vec![Event::Plan {
+            status: PlanEventStatus::Updated,
+            plan: plan(doc)?,
+        }])
+    })
+}
+
+/// `log_event`: the event recorded in the log with the running step, if any.
+fn log(store: &dyn PlanAccess, args: LogEventArgs) -> Result<Outcome, OpError> {
+    let op = Op::LogEvent(LogArgs {
+        kind: args.kind,
+        data: args.data.clone(),
+        task_id: None,
+    });
+    store
+        .transact(op.name(), |runner: &mut Runner| {
+            let applied = runner.apply(&op)?;
+            let step = match &applied.data {
+                OpResult::Logged(logged) => logged
+                    .task_id
+                    .and_then(|id| runner.document().tasks.iter().find(|t| t.id == id))
+                    .map(step),
+                other => return Err(unexpected(other)),
+            };
+            Ok((step, applied.events))
+        })
+        .map(|step| {
+            Outcome::ok(LoggedEvent {
+                event: LogEvent {
+                    kind: args.kind,
+                    data: crate::runner::logged_data(&args.data),
+                    step,
+                },
+            })
+        })
 }
 
 /// A refused call: one error event.

@@ -8,7 +8,6 @@ use super::{extension_meta, has_goal, Draft, Plan, Ref};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::document::statuses::*;
 use crate::document::validate::{get, span, Validator};
-use crate::document::Priority;
 use crate::span::Span;
 
 impl Validator {
@@ -21,48 +20,7 @@ impl Validator {
         let (tag_name, list_holder) = if get(root, "tasks").is_some() {
             (None, root)
         } else {
-            let tags: Vec<&str> = root.properties.iter().map(|p| p.name.as_str()).collect();
-            let wanted = tag.or_else(|| {
-                if tags.contains(&"master") || tags.len() != 1 {
-                    Some("master")
-                } else {
-                    tags.first().copied()
-                }
-            });
-            let found = root
-                .properties
-                .iter()
-                .find(|p| Some(p.name.as_str()) == wanted)
-                .and_then(|p| match &p.value {
-                    Value::Object(o) => Some(o),
-                    _ => None,
-                });
-            let Some(found) = found else {
-                let at = span(root);
-                self.diagnostics.push(
-                    Diagnostic::new(
-                        Code::InvalidDocument,
-                        format!(
-                            "the task-master file has no tag `{}`",
-                            wanted.unwrap_or("master")
-                        ),
-                    )
-                    .label(
-                        self.file,
-                        Span::new(at.start(), at.start() + 1),
-                        "in this file",
-                    )
-                    .help(format!(
-                        "its tags are {}; planc reads the tag `--tag` names, else `master`, or the only tag of a file with one",
-                        tags.iter()
-                            .map(|t| format!("`{t}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )),
-                );
-                return None;
-            };
-            (wanted, found)
+            self.taskmaster_tag(root, tag)?
         };
         plan.extension = self.extension(list_holder);
         let tag_name = tag_name.unwrap_or("master");
@@ -88,29 +46,91 @@ impl Validator {
             };
             let parent = plan.tasks.len();
             let id = self.taskmaster_task(task, None, plan);
-            let Some(Value::Array(subtasks)) = get(task, "subtasks") else {
-                if let Some(other) =
-                    get(task, "subtasks").filter(|v| !matches!(v, Value::NullKeyword(_)))
-                {
-                    self.type_error(other, "`subtasks`", "an array");
-                }
+            self.taskmaster_subtasks(task, parent, id, plan);
+        }
+        Some(())
+    }
+
+    /// The tag of a tagged `tasks.json` to read (`tag`, else `master`, else
+    /// the only one), with its name; reported when the file has no such tag.
+    fn taskmaster_tag<'r, 'a>(
+        &mut self,
+        root: &'r Object<'a>,
+        tag: Option<&'r str>,
+    ) -> Option<(Option<&'r str>, &'r Object<'a>)> {
+        let tags: Vec<&str> = root.properties.iter().map(|p| p.name.as_str()).collect();
+        let wanted = tag.or_else(|| {
+            if tags.contains(&"master") || tags.len() != 1 {
+                Some("master")
+            } else {
+                tags.first().copied()
+            }
+        });
+        let found = root
+            .properties
+            .iter()
+            .find(|p| Some(p.name.as_str()) == wanted)
+            .and_then(|p| match &p.value {
+                Value::Object(o) => Some(o),
+                _ => None,
+            });
+        if found.is_none() {
+            let at = span(root);
+            self.diagnostics.push(
+                Diagnostic::new(
+                    Code::InvalidDocument,
+                    format!(
+                        "the task-master file has no tag `{}`",
+                        wanted.unwrap_or("master")
+                    ),
+                )
+                .label(
+                    self.file,
+                    Span::new(at.start(), at.start() + 1),
+                    "in this file",
+                )
+                .help(format!(
+                    "its tags are {}; planc reads the tag `--tag` names, else `master`, or the only tag of a file with one",
+                    tags.iter()
+                        .map(|t| format!("`{t}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            );
+        }
+        Some((wanted, found?))
+    }
+
+    /// The subtasks of `task` (read as the task at `parent` in the plan, of
+    /// id `id`): tasks keyed `ID.N`, which the parent waits for.
+    fn taskmaster_subtasks(
+        &mut self,
+        task: &Object,
+        parent: usize,
+        id: Option<u32>,
+        plan: &mut Plan,
+    ) {
+        let subtasks = match get(task, "subtasks") {
+            Some(Value::Array(subtasks)) => subtasks,
+            None | Some(Value::NullKeyword(_)) => return,
+            Some(other) => {
+                self.type_error(other, "`subtasks`", "an array");
+                return;
+            }
+        };
+        for subtask in &subtasks.elements {
+            let Value::Object(subtask) = subtask else {
+                self.type_error(subtask, "a subtask", "an object");
                 continue;
             };
-            for subtask in &subtasks.elements {
-                let Value::Object(subtask) = subtask else {
-                    self.type_error(subtask, "a subtask", "an object");
-                    continue;
-                };
-                let at = span(subtask);
-                if let Some(key) = self.taskmaster_task(subtask, id, plan) {
-                    // The parent is done when its subtasks are: it waits for them.
-                    if let Some(deps) = plan.tasks[parent].deps.as_mut() {
-                        deps.push((Ref::Key(format!("{}.{key}", id.unwrap_or(0))), at, false));
-                    }
+            let at = span(subtask);
+            if let Some(key) = self.taskmaster_task(subtask, id, plan) {
+                // The parent is done when its subtasks are: it waits for them.
+                if let Some(deps) = plan.tasks[parent].deps.as_mut() {
+                    deps.push((Ref::Key(format!("{}.{key}", id.unwrap_or(0))), at, false));
                 }
             }
         }
-        Some(())
     }
 
     /// One task-master task (or subtask of `parent`); returns its id.
@@ -122,32 +142,7 @@ impl Validator {
     ) -> Option<u32> {
         let mut draft = Draft::new(span(task));
         let id_value = get(task, "id");
-        let id = match id_value {
-            Some(Value::StringLit(s)) => match s.value.parse::<u32>() {
-                Ok(i) if i > 0 => Some(i),
-                _ => {
-                    self.type_error(
-                        id_value.expect("found"),
-                        "a task's `id`",
-                        "a whole number from 1",
-                    );
-                    None
-                }
-            },
-            Some(value) => self.integer(value, "a task's `id`").and_then(|i| {
-                (1..=u32::MAX as u64)
-                    .contains(&i)
-                    .then_some(i as u32)
-                    .or_else(|| {
-                        self.type_error(value, "a task's `id`", "a whole number from 1");
-                        None
-                    })
-            }),
-            None => {
-                self.missing(task, "a task", "id");
-                None
-            }
-        };
+        let id = self.taskmaster_id(task, id_value);
         match (parent, id) {
             (None, Some(id)) => {
                 draft.id = Some((id, id_value.map(span).unwrap_or_default()));
@@ -173,24 +168,59 @@ impl Validator {
                 extra.insert("status".into(), raw.clone().into());
             }
         }
-        match get(task, "priority") {
-            None | Some(Value::NullKeyword(_)) => {}
-            Some(Value::StringLit(s)) => match Priority::from_name(&s.value) {
-                Some(p) => draft.set("priority", p.as_str()),
-                None => self.error(
-                    Code::InvalidValue,
-                    span(&s.range),
-                    &format!(
-                        "unknown priority `{}`; it is `high`, `medium` or `low`",
-                        s.value
-                    ),
-                    "unknown priority",
-                ),
-            },
-            Some(other) => self.type_error(other, "`priority`", "a string"),
+        if let Some(priority) = self.task_priority(get(task, "priority")) {
+            draft.set("priority", priority);
         }
+        draft.deps = Some(self.taskmaster_dependencies(get(task, "dependencies"), parent));
+        self.taskmaster_extra(task, &mut extra);
+        if !extra.is_empty() {
+            draft.set("extra", extra);
+        }
+        let ext = self.extension(task);
+        let native = status
+            .map(|(_, raw)| raw)
+            .filter(|r| !r.is_empty())
+            .unwrap_or_else(|| "pending".into());
+        self.overlay(&mut draft, ext, span(task), &native, TASKMASTER_STATUSES);
+        plan.tasks.push(draft);
+        id
+    }
+
+    /// A task-master id: a whole number from 1, or a string holding one.
+    fn taskmaster_id(&mut self, task: &Object, id_value: Option<&Value>) -> Option<u32> {
+        match id_value {
+            Some(value @ Value::StringLit(s)) => match s.value.parse::<u32>() {
+                Ok(i) if i > 0 => Some(i),
+                _ => {
+                    self.type_error(value, "a task's `id`", "a whole number from 1");
+                    None
+                }
+            },
+            Some(value) => self.integer(value, "a task's `id`").and_then(|i| {
+                (1..=u32::MAX as u64)
+                    .contains(&i)
+                    .then_some(i as u32)
+                    .or_else(|| {
+                        self.type_error(value, "a task's `id`", "a whole number from 1");
+                        None
+                    })
+            }),
+            None => {
+                self.missing(task, "a task", "id");
+                None
+            }
+        }
+    }
+
+    /// A task-master task's `dependencies`: ids of tasks, or in a subtask of
+    /// `parent` numbers of its sibling subtasks; a string is a task's key.
+    fn taskmaster_dependencies(
+        &mut self,
+        value: Option<&Value>,
+        parent: Option<u32>,
+    ) -> Vec<(Ref, Span, bool)> {
         let mut deps = Vec::new();
-        match get(task, "dependencies") {
+        match value {
             None | Some(Value::NullKeyword(_)) => {}
             Some(Value::Array(list)) => {
                 for dep in &list.elements {
@@ -214,7 +244,11 @@ impl Validator {
             }
             Some(other) => self.type_error(other, "`dependencies`", "an array of task ids"),
         }
-        draft.deps = Some(deps);
+        deps
+    }
+
+    /// The fields of a task-master task planc has no place for, into `extra`.
+    fn taskmaster_extra(&mut self, task: &Object, extra: &mut Map<String, Json>) {
         const KNOWN: [&str; 9] = [
             "id",
             "title",
@@ -236,17 +270,6 @@ impl Validator {
                 }
             }
         }
-        if !extra.is_empty() {
-            draft.set("extra", extra);
-        }
-        let ext = self.extension(task);
-        let native = status
-            .map(|(_, raw)| raw)
-            .filter(|r| !r.is_empty())
-            .unwrap_or_else(|| "pending".into());
-        self.overlay(&mut draft, ext, span(task), &native, TASKMASTER_STATUSES);
-        plan.tasks.push(draft);
-        id
     }
 
     pub(super) fn openmanus(&mut self, root: &Object, plan: &mut Plan) {

@@ -1,0 +1,69 @@
+//! The checks across tasks: duplicate ids, unknown dependencies, and the
+//! dependency graph's (self-dependency, cycles, redundant edges).
+
+use std::collections::HashMap;
+
+use super::Validator;
+use crate::check::graph;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::Span;
+
+/// A task as read, for the cross-task checks.
+pub(super) struct TaskInfo {
+    pub(super) id: u32,
+    pub(super) id_span: Span,
+    pub(super) name: String,
+    /// Each dependency, where it is written, and whether the document
+    /// names it (`false`: implied by the shape, never called redundant).
+    pub(super) deps: Vec<(u32, Span, bool)>,
+}
+
+impl Validator {
+    /// Duplicate ids, unknown dependencies, and the graph checks.
+    pub(super) fn cross_task_with(&mut self, tasks: &[TaskInfo]) {
+        let mut index: HashMap<u32, usize> = HashMap::new();
+        for (i, task) in tasks.iter().enumerate() {
+            if let Some(&first) = index.get(&task.id) {
+                self.diagnostics.push(
+                    Diagnostic::new(
+                        Code::Duplicate,
+                        format!("two tasks have the id {}", task.id),
+                    )
+                    .label(self.file, task.id_span, "used again here")
+                    .label(self.file, tasks[first].id_span, "first used here")
+                    .help("task ids must be unique"),
+                );
+            } else {
+                index.insert(task.id, i);
+            }
+        }
+        let mut dep_graph = graph::DepGraph {
+            nodes: tasks
+                .iter()
+                .map(|t| graph::Node { name: &t.name })
+                .collect(),
+            edges: Vec::new(),
+            groups: Vec::new(),
+        };
+        for (i, task) in tasks.iter().enumerate() {
+            for &(dep, at, direct) in &task.deps {
+                match index.get(&dep) {
+                    Some(&j) => dep_graph.edges.push(graph::Edge {
+                        dependent: i,
+                        dependency: j,
+                        file: self.file,
+                        span: at,
+                        direct,
+                    }),
+                    None => self.diagnostics.push(
+                        Diagnostic::new(Code::UnknownRef, format!("no task has the id {dep}"))
+                            .label(self.file, at, "unknown task id")
+                            .help("a dependency is the `id` of another task in `tasks`"),
+                    ),
+                }
+            }
+        }
+        let report = graph::check(&dep_graph, graph::Wanted::Diagnostics);
+        self.diagnostics.extend(report.diagnostics);
+    }
+}
