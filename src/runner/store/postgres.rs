@@ -5,19 +5,33 @@
 //! `events` (a row per committed change: its record, the plan's revision as
 //! `seq`, and `pos`, its place in the global order) and `schema_version`.
 //!
-//! **Group commit.** A store handle has [`WRITERS`](writer::WRITERS) writer threads, each
-//! with a connection of its own. Concurrent changes queue for them; a
-//! writer takes every change queued meanwhile (at most [`MAX_BATCH`](writer::MAX_BATCH)) and
-//! commits them in one transaction, one WAL flush for all (while it waits
-//! for that flush, the other writer takes the next batch): the advisory locks of their plans,
-//! in the order of their keys (so two servers' batches never deadlock),
-//! `SELECT … FOR UPDATE` of the plans' rows, then each change in queue order
-//! — computed by its caller's thread (the change never leaves it) on the
-//! plan's state as the batch has it so far — then one statement that
-//! updates each changed row once and inserts every event, and `COMMIT`. A
-//! change the runner refuses (or that changes nothing) writes nothing and
+//! **Group commit** (in [`writer`]). A store handle has
+//! [`WRITERS`](writer::WRITERS) writer threads, each with a connection of
+//! its own. Concurrent changes queue for them; a writer takes every change
+//! queued meanwhile (at most [`MAX_BATCH`](writer::MAX_BATCH)) and commits
+//! them together, one WAL flush for all (while it waits for that flush,
+//! the other writer takes the next batch). A change is computed by its
+//! caller's thread (the change never leaves it), by the runner:
+//!
+//! - **ahead**, before it is queued, on the state the handle keeps of the
+//!   plan (the last it read or wrote, with that row's version). The writer
+//!   takes the advisory locks of those plans, in the order of their keys
+//!   (so two servers' batches never deadlock), and one statement writes
+//!   each plan's row only if it is still the version its first change was
+//!   computed on, with the events of the rows it wrote (the plan's next
+//!   changes in the batch are computed, meanwhile, on the state the one
+//!   before made); then `COMMIT`. Three round trips, no row read.
+//! - **on the row as it is**, for the plans whose state the handle did not
+//!   keep, whose row had moved (another handle changed the plan: the
+//!   change is made again), or whose change computed ahead was refused or
+//!   changed nothing (the kept state may be behind): a second transaction
+//!   takes their locks, reads their rows `FOR UPDATE`, has each change
+//!   computed in queue order on the plan's state as the batch has it so
+//!   far, writes each changed row once with every event, and commits.
+//!
+//! A change the runner refuses (or that changes nothing) writes nothing and
 //! fails nothing else. Every caller has its answer only once `COMMIT` has
-//! returned; a batch that fails answers every caller with the failure.
+//! returned; a transaction that fails answers its callers with the failure.
 //!
 //! **Notifications.** Once a batch has committed, a notifier thread sends
 //! `pg_notify` in a transaction of its own, without waiting for its WAL
@@ -29,11 +43,12 @@
 //! read the feed, and look every [`POLL`] anyway): one lost in a crash
 //! loses nothing.
 //!
-//! **Round trips.** A batch is four round trips whatever its size
-//! (statements prepared once per connection): `BEGIN` with the plans'
-//! locks (their keys, numbers, asked once per plan), the read, the write,
-//! and `COMMIT`. The store keeps each plan's last parsed state with the row
-//! version it came from (its revision and `xmin`, the transaction that
+//! **Round trips.** A batch is three round trips whatever its size when
+//! its changes were computed ahead on the rows' versions (`BEGIN` with the
+//! plans' locks — their keys, numbers, asked once per plan —, the write,
+//! `COMMIT`), four otherwise (the read too); statements are prepared once
+//! per connection. The store keeps each plan's last parsed state with the
+//! row version it came from (its revision and `xmin`, the transaction that
 //! wrote it): a read or a batch fetches and parses the document only when
 //! the row moved since.
 //!
@@ -71,7 +86,7 @@ use super::plan_store::{
     to_i64, validate_plan_id, PlanStore, PlanSummary, StoredEvent, Subscribers,
 };
 use migrations::migrate;
-use writer::{write_loop, Change, Job, ToCaller, WRITERS};
+use writer::{write_loop, Change, Job, Precomputed, ToCaller, WRITERS};
 
 /// The channel of `NOTIFY`.
 const CHANNEL: &str = "planc_events";
@@ -300,6 +315,26 @@ impl PostgresStore {
         move |e| sql_error(&self.shared.shown, &access, &e)
     }
 
+    /// The change computed on the state this handle keeps of plan
+    /// `plan_id`, with that state's row version — if it keeps one and the
+    /// change changes it (a refused change, or one that changes nothing, is
+    /// made again on the state the writer reads: the kept state may be
+    /// behind).
+    fn precompute(
+        &self,
+        plan_id: &str,
+        op: &str,
+        change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+    ) -> Option<Precomputed> {
+        let (revision, xmin, doc) = self.shared.cached(plan_id);
+        let (doc, record) = prepare_change(Arc::unwrap_or_clone(doc?), op, change).ok()??;
+        Some(Precomputed {
+            revision,
+            xmin,
+            change: Change::new(plan_id, doc, record, true).ok()?,
+        })
+    }
+
     fn writer_gone(&self) -> OpError {
         OpError::new(
             ErrorCode::StateIo,
@@ -396,7 +431,7 @@ impl PlanStore for PostgresStore {
         force: bool,
     ) -> Result<PlanDocument, OpError> {
         let (doc, record) = prepare_create(plan_id, doc)?;
-        let text = doc.to_json();
+        let text = doc_text(&doc);
         let summary = summary_json(plan_id, &doc);
         let record_text = record_json(&record)?;
         let write = self.error("write");
@@ -500,11 +535,16 @@ impl PlanStore for PostgresStore {
         let Some((queue, _)) = &self.writer else {
             return Err(self.writer_gone());
         };
+        // The change computed ahead, on the state this handle keeps of the
+        // plan: the writer commits it if the plan's row is still that
+        // version, and asks for it again (below) otherwise.
+        let precomputed = self.precompute(plan_id, op, change);
         let (to_caller, answers) = channel();
         let (reply, computed) = channel();
         self.shared.queued.fetch_add(1, Ordering::SeqCst);
         let job = Job {
             plan_id: plan_id.to_owned(),
+            precomputed,
             to_caller,
             computed,
         };
@@ -512,23 +552,16 @@ impl PlanStore for PostgresStore {
             self.shared.queued.fetch_sub(1, Ordering::SeqCst);
             return Err(self.writer_gone());
         }
-        // The writer asks for the change once it holds the plan, then
-        // answers once the batch has committed.
+        // The writer asks for the change (again) when the plan's state is
+        // not the one it was computed on, then answers once the batch has
+        // committed.
         loop {
             match answers.recv() {
                 Ok(ToCaller::Compute { doc, last }) => {
                     let doc = Arc::unwrap_or_clone(doc);
                     let computed = prepare_change(doc, op, change).and_then(|prepared| {
                         prepared
-                            .map(|(doc, record)| {
-                                Ok(Change {
-                                    record_text: record_json(&record)?,
-                                    texts: last
-                                        .then(|| (doc.to_json(), summary_json(plan_id, &doc))),
-                                    doc,
-                                    record,
-                                })
-                            })
+                            .map(|(doc, record)| Change::new(plan_id, doc, record, last))
                             .transpose()
                     });
                     let _ = reply.send(computed);
@@ -722,6 +755,13 @@ fn stored(shown: &str, row: &postgres::Row) -> Result<StoredEvent, OpError> {
         position: u64::try_from(position).unwrap_or(0),
         record,
     })
+}
+
+/// A state as the `doc` column holds it: compact JSON (the pretty text
+/// planc writes to files is much longer — indentation, a line a field — and
+/// every change writes and compresses it again; readers parse either).
+fn doc_text(doc: &PlanDocument) -> String {
+    serde_json::to_string(doc).unwrap_or_else(|_| doc.to_json())
 }
 
 fn parse_doc(shown: &str, plan_id: &str, text: &str) -> Result<PlanDocument, OpError> {

@@ -9,11 +9,13 @@ use std::sync::{Arc, Mutex};
 
 use postgres::{Client, Statement};
 
-use super::{parse_doc, sql_error, Shared, MAX_CACHED, PER_TRANSACTION};
+use super::{doc_text, parse_doc, sql_error, Shared, MAX_CACHED, PER_TRANSACTION};
 use crate::document::PlanDocument;
 use crate::runner::error::{ErrorCode, OpError};
 use crate::runner::events::LogRecord;
-use crate::runner::store::plan_store::{lock, plan_not_found, summary_json, to_i64, StoredEvent};
+use crate::runner::store::plan_store::{
+    lock, plan_not_found, record_json, summary_json, to_i64, StoredEvent,
+};
 
 /// The most changes one transaction commits.
 pub(super) const MAX_BATCH: usize = 1000;
@@ -34,6 +36,11 @@ struct WriterConn {
     /// (`$1`–`$4`) and the events (`$5`–`$7`, in order); the transaction's
     /// id.
     write: Statement,
+    /// The writes of changes computed ahead: as `write`, but each row
+    /// (`$1`, `$4`–`$6`) only if it is still the version it was computed on
+    /// (`$2`, `$3`), and the events (`$7`–`$9`) of those rows only; the
+    /// transaction's id and the plans written.
+    write_if: Statement,
 }
 
 impl WriterConn {
@@ -70,20 +77,42 @@ impl WriterConn {
              )
              SELECT pg_current_xact_id()::text",
         )?;
+        let write_if = prepare(
+            "WITH updated AS (
+                 UPDATE plans p SET revision = u.revision, doc = u.doc, summary = u.summary
+                 FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[],
+                             $6::text[])
+                     AS u(plan_id, base_revision, base_xmin, revision, doc, summary)
+                 WHERE p.plan_id = u.plan_id AND p.revision = u.base_revision
+                   AND p.xmin::text::bigint = u.base_xmin
+                 RETURNING p.plan_id
+             ), inserted AS (
+                 INSERT INTO events (plan_id, seq, pos, record)
+                 SELECT e.plan_id, e.seq, pg_current_xact_id()::text::bigint * 1024 + e.n, e.record
+                 FROM unnest($7::text[], $8::bigint[], $9::text[]) WITH ORDINALITY
+                     AS e(plan_id, seq, record, n)
+                 WHERE e.plan_id IN (SELECT plan_id FROM updated)
+             )
+             SELECT pg_current_xact_id()::text, ARRAY(SELECT plan_id FROM updated)",
+        )?;
         Ok(WriterConn {
             client,
             lock_keys,
             read,
             write,
+            write_if,
         })
     }
 }
 
 /// A change on its way to the writer. The change itself stays with its
-/// caller's thread: the writer sends it the state to compute it on, and
-/// then its answer.
+/// caller's thread: the caller computes it ahead on the state its handle
+/// keeps of the plan, and the writer sends it the plan's state to compute
+/// it on (again) when that was not the plan's state; then its answer.
 pub(super) struct Job {
     pub(super) plan_id: String,
+    /// The change as computed ahead, if it was.
+    pub(super) precomputed: Option<Precomputed>,
     pub(super) to_caller: Sender<ToCaller>,
     pub(super) computed: Receiver<Computed>,
 }
@@ -102,6 +131,14 @@ pub(super) enum ToCaller {
 /// or why it was refused.
 pub(super) type Computed = Result<Option<Change>, OpError>;
 
+/// A change computed ahead by its caller, on the state its handle kept of
+/// the plan: that state's row version (revision, `xmin`), and the change.
+pub(super) struct Precomputed {
+    pub(super) revision: i64,
+    pub(super) xmin: i64,
+    pub(super) change: Change,
+}
+
 /// A change, computed and written out by its caller.
 pub(super) struct Change {
     pub(super) doc: PlanDocument,
@@ -110,6 +147,24 @@ pub(super) struct Change {
     /// The state's text and summary, when it was the batch's last change
     /// of its plan.
     pub(super) texts: Option<(String, String)>,
+}
+
+impl Change {
+    /// The change to plan `plan_id` that made `doc` with `record`, written
+    /// out; the state's text and summary too when `last`.
+    pub(super) fn new(
+        plan_id: &str,
+        doc: PlanDocument,
+        record: LogRecord,
+        last: bool,
+    ) -> Result<Change, OpError> {
+        Ok(Change {
+            record_text: record_json(&record)?,
+            texts: last.then(|| (doc_text(&doc), summary_json(plan_id, &doc))),
+            doc,
+            record,
+        })
+    }
 }
 
 impl Shared {
@@ -206,7 +261,7 @@ impl Drop for Open<'_> {
 pub(super) fn write_loop(shared: &Shared, queue: &Mutex<Receiver<Job>>) {
     let mut conn: Option<WriterConn> = None;
     loop {
-        let batch = {
+        let mut batch = {
             let queue = lock(queue);
             let Ok(first) = queue.recv() else {
                 return;
@@ -225,9 +280,9 @@ pub(super) fn write_loop(shared: &Shared, queue: &Mutex<Receiver<Job>>) {
             conn = None;
         }
         let answers = match &mut conn {
-            Some(conn) => commit_batch(shared, conn, &batch),
+            Some(conn) => commit(shared, conn, &mut batch),
             None => match WriterConn::connect(shared) {
-                Ok(made) => commit_batch(shared, conn.insert(made), &batch),
+                Ok(made) => commit(shared, conn.insert(made), &mut batch),
                 Err(error) => Err(error),
             },
         };
@@ -256,7 +311,7 @@ type Answer = Result<Option<StoredEvent>, OpError>;
 /// `state`; answers at once (without a change) those that cannot be: the
 /// plan is not there (or not a state), or the caller is gone.
 fn start(
-    batch: &[Job],
+    batch: &[&Job],
     queue: &mut VecDeque<usize>,
     state: &Result<Arc<PlanDocument>, OpError>,
     answers: &mut [Option<Answer>],
@@ -282,7 +337,7 @@ fn start(
 
 /// The batch's plans, in the order they first come; the plan of each job;
 /// each plan's jobs, in order.
-fn by_plan(batch: &[Job]) -> (Vec<&str>, Vec<usize>, Vec<VecDeque<usize>>) {
+fn by_plan<'a>(batch: &[&'a Job]) -> (Vec<&'a str>, Vec<usize>, Vec<VecDeque<usize>>) {
     let mut plans: Vec<&str> = Vec::new();
     let mut plan_of: Vec<usize> = Vec::with_capacity(batch.len());
     let mut queues: Vec<VecDeque<usize>> = Vec::new();
@@ -336,12 +391,230 @@ fn read_states(
     Ok(states)
 }
 
+/// Commits `batch`: first the plans whose first change was computed ahead
+/// on the version of the plan's row that is still there (one transaction,
+/// without reading the rows), then the others — and those whose row had
+/// moved — in a second one, reading their rows ([`commit_batch`]). Each
+/// change's answer; `Err` when the first transaction failed (then nothing
+/// was committed).
+fn commit(
+    shared: &Shared,
+    conn: &mut WriterConn,
+    batch: &mut [Job],
+) -> Result<Vec<Answer>, OpError> {
+    let ahead = commit_precomputed(shared, conn, batch)?;
+    let rest: Vec<&Job> = batch
+        .iter()
+        .zip(&ahead)
+        .filter(|(_, answer)| answer.is_none())
+        .map(|(job, _)| job)
+        .collect();
+    if rest.is_empty() {
+        return Ok(ahead
+            .into_iter()
+            .map(|answer| answer.unwrap_or(Ok(None)))
+            .collect());
+    }
+    // The first transaction's changes are committed whatever befalls the
+    // second.
+    let mut later = match commit_batch(shared, conn, &rest) {
+        Ok(answers) => answers,
+        Err(error) => rest.iter().map(|_| Err(error.clone())).collect(),
+    }
+    .into_iter();
+    Ok(ahead
+        .into_iter()
+        .map(|answer| answer.unwrap_or_else(|| later.next().unwrap_or(Ok(None))))
+        .collect())
+}
+
+/// A plan of the batch whose first change was computed ahead: the version
+/// it was computed on, the state after each change so far, and the
+/// changes' writes and answers (final once the plan's row is written).
+struct Ahead {
+    plan: usize,
+    revision: i64,
+    xmin: i64,
+    state: Arc<PlanDocument>,
+    texts: Option<(String, String)>,
+    writes: Vec<Write>,
+    answers: Vec<(usize, Answer)>,
+}
+
+/// Commits, in one transaction that reads no row, the changes of the
+/// plans whose first change in `batch` was computed ahead (each next
+/// change of such a plan is computed now, by its caller, on the state
+/// before it): each plan's row is written, with its events, only if it is
+/// still the version that change was computed on. Each change's answer;
+/// `None` for the changes of the other plans, and of those whose row had
+/// moved (another handle changed the plan): they are to be made on the
+/// row as it is.
+fn commit_precomputed(
+    shared: &Shared,
+    conn: &mut WriterConn,
+    batch: &mut [Job],
+) -> Result<Vec<Option<Answer>>, OpError> {
+    let write = |e: postgres::Error| sql_error(&shared.shown, "write", &e);
+    let mut ahead: Vec<Option<Precomputed>> =
+        batch.iter_mut().map(|job| job.precomputed.take()).collect();
+    let jobs: Vec<&Job> = batch.iter().collect();
+    let mut answers: Vec<Option<Answer>> = jobs.iter().map(|_| None).collect();
+    let (plans, _, mut queues) = by_plan(&jobs);
+    let mut chains: Vec<Ahead> = Vec::new();
+    for (p, queue) in queues.iter_mut().enumerate() {
+        let Some(first) = queue.front().copied() else {
+            continue;
+        };
+        let Some(Precomputed {
+            revision,
+            xmin,
+            change,
+        }) = ahead[first].take()
+        else {
+            continue;
+        };
+        queue.pop_front();
+        let mut chain = Ahead {
+            plan: p,
+            revision,
+            xmin,
+            state: Arc::new(change.doc),
+            texts: change.texts,
+            writes: vec![Write {
+                job: first,
+                record: change.record,
+                record_text: change.record_text,
+            }],
+            answers: vec![(first, Ok(None))],
+        };
+        // The plan's next changes in the batch, each on the state the one
+        // before made.
+        while let Some(i) = queue.pop_front() {
+            let compute = ToCaller::Compute {
+                doc: Arc::clone(&chain.state),
+                last: queue.is_empty(),
+            };
+            let answer = match jobs[i]
+                .to_caller
+                .send(compute)
+                .map(|()| jobs[i].computed.recv())
+            {
+                Ok(Ok(Ok(Some(change)))) => {
+                    chain.writes.push(Write {
+                        job: i,
+                        record: change.record,
+                        record_text: change.record_text,
+                    });
+                    chain.state = Arc::new(change.doc);
+                    chain.texts = change.texts;
+                    Ok(None)
+                }
+                Ok(Ok(answer)) => answer.map(|_| None),
+                // The caller is gone (its change panicked): nothing to write.
+                Ok(Err(_)) | Err(_) => Ok(None),
+            };
+            chain.answers.push((i, answer));
+        }
+        chains.push(chain);
+    }
+    if chains.is_empty() {
+        return Ok(answers);
+    }
+
+    let changed: Vec<&str> = chains.iter().map(|chain| plans[chain.plan]).collect();
+    let mut keys = shared.lock_keys(conn, &changed)?;
+    keys.sort_unstable();
+    keys.dedup();
+    let mut rows = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for chain in &mut chains {
+        let doc = &chain.state;
+        let plan_id = plans[chain.plan];
+        let (text, summary) = chain
+            .texts
+            .take()
+            .unwrap_or_else(|| (doc_text(doc), summary_json(plan_id, doc)));
+        rows.0.push(chain.revision);
+        rows.1.push(chain.xmin);
+        rows.2.push(to_i64(doc.state.revision));
+        rows.3.push(text);
+        rows.4.push(summary);
+    }
+    // The events in the batch's order.
+    let mut writes: Vec<(usize, &Write)> = chains
+        .iter()
+        .flat_map(|chain| chain.writes.iter().map(move |w| (chain.plan, w)))
+        .collect();
+    writes.sort_unstable_by_key(|(_, w)| w.job);
+    let event_plans: Vec<&str> = writes.iter().map(|(p, _)| plans[*p]).collect();
+    let seqs: Vec<i64> = writes
+        .iter()
+        .map(|(_, w)| to_i64(w.record.revision))
+        .collect();
+    let records: Vec<&str> = writes.iter().map(|(_, w)| w.record_text.as_str()).collect();
+    let WriterConn {
+        client, write_if, ..
+    } = conn;
+    let tx = Open::begin(client, &keys).map_err(write)?;
+    let row = tx
+        .client
+        .query_one(
+            &*write_if,
+            &[
+                &changed,
+                &rows.0,
+                &rows.1,
+                &rows.2,
+                &rows.3,
+                &rows.4,
+                &event_plans,
+                &seqs,
+                &records,
+            ],
+        )
+        .map_err(write)?;
+    let (xid, written): (String, Vec<String>) = (row.get(0), row.get(1));
+    tx.commit().map_err(write)?;
+    if !written.is_empty() {
+        shared.notify();
+    }
+
+    // Each event's position: its place among the events sent (those of
+    // plans not written leave gaps).
+    let xid: i64 = xid.parse().unwrap_or(0);
+    let mut positions: Vec<Option<u64>> = jobs.iter().map(|_| None).collect();
+    for (n, (_, w)) in (1..).zip(&writes) {
+        positions[w.job] = Some((xid * PER_TRANSACTION + n) as u64);
+    }
+    for chain in chains {
+        let plan_id = plans[chain.plan];
+        if !written.iter().any(|plan| plan == plan_id) {
+            // Its row moved: its changes are made again on the row as it is.
+            continue;
+        }
+        for (i, answer) in chain.answers {
+            answers[i] = Some(answer);
+        }
+        for w in chain.writes {
+            answers[w.job] = Some(Ok(Some(StoredEvent {
+                plan_id: plan_id.to_owned(),
+                seq: w.record.revision,
+                position: positions[w.job].unwrap_or(0),
+                record: w.record,
+            })));
+        }
+        // The row's xmin is this transaction's id, the low 32 bits of it.
+        let revision = to_i64(chain.state.state.revision);
+        shared.remember(plan_id, revision, xid & 0xffff_ffff, chain.state);
+    }
+    Ok(answers)
+}
+
 /// Commits `batch` in one transaction: each change's answer; `Err` when
 /// the transaction failed (then nothing of it was committed).
 fn commit_batch(
     shared: &Shared,
     conn: &mut WriterConn,
-    batch: &[Job],
+    batch: &[&Job],
 ) -> Result<Vec<Answer>, OpError> {
     let write = |e: postgres::Error| sql_error(&shared.shown, "write", &e);
     let (plans, plan_of, mut queues) = by_plan(batch);
@@ -412,7 +685,7 @@ fn commit_batch(
         if let (true, Ok(doc)) = (changed[p], &states[p]) {
             let (text, summary) = texts[p]
                 .take()
-                .unwrap_or_else(|| (doc.to_json(), summary_json(plan_id, doc)));
+                .unwrap_or_else(|| (doc_text(doc), summary_json(plan_id, doc)));
             rows.0.push(*plan_id);
             rows.1.push(to_i64(doc.state.revision));
             rows.2.push(text);
