@@ -410,6 +410,74 @@ fn a_kept_state_never_hides_another_handles_change() {
     assert_eq!(holders, [Some("bob".into()), Some("cy".into()), None]);
 }
 
+/// A PostgreSQL handle computes a change ahead on the state it keeps of the
+/// plan, and commits it only if the plan's row is still that version: when
+/// another handle changed the plan since, the change is made again on the
+/// row as it is — refused if it is refused there, and with that row's task.
+#[test]
+fn a_change_computed_on_a_kept_state_is_made_again_on_the_plans_row() {
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
+    let (one, two) = (
+        open_store(&backend.url).unwrap(),
+        open_store(&backend.url).unwrap(),
+    );
+    let task = |applied: &planc::runner::Applied| applied.events[0].task_id;
+    one.create("p", doc(4), false).unwrap();
+    let (op, caller) = next("ann");
+    assert_eq!(task(&one.apply("p", &op, &caller).unwrap()), Some(1));
+    // One keeps revision 2: task 1 held by ann. Two gives task 2 to bob
+    // and completes ann's task.
+    let (op, caller) = next("bob");
+    assert_eq!(task(&two.apply("p", &op, &caller).unwrap()), Some(2));
+    let (op, caller) = complete("ann");
+    assert_eq!(task(&two.apply("p", &op, &caller).unwrap()), Some(1));
+
+    // On one's kept state ann still holds task 1; on the row she holds none.
+    let (op, caller) = complete("ann");
+    let refused = one.apply("p", &op, &caller).unwrap_err();
+    assert_eq!(
+        refused.code,
+        ErrorCode::NoCurrentTask,
+        "{}",
+        refused.message
+    );
+    assert_eq!(two.load("p").unwrap().state.revision, 4);
+
+    // One keeps revision 4 now; two gives task 3 to dan, so cy gets task 4
+    // (task 3 on the kept state).
+    let (op, caller) = next("dan");
+    assert_eq!(task(&two.apply("p", &op, &caller).unwrap()), Some(3));
+    let (op, caller) = next("cy");
+    let applied = one.apply("p", &op, &caller).unwrap();
+    assert_eq!(task(&applied), Some(4));
+
+    let state = two.load("p").unwrap();
+    assert_eq!(state.state.revision, 6);
+    let tasks: Vec<_> = state
+        .tasks
+        .iter()
+        .map(|t| (t.status, t.holder.as_ref().and_then(|h| h.agent.clone())))
+        .collect();
+    assert_eq!(
+        tasks,
+        [
+            (TaskStatus::Completed, None),
+            (TaskStatus::InProgress, Some("bob".to_owned())),
+            (TaskStatus::InProgress, Some("dan".to_owned())),
+            (TaskStatus::InProgress, Some("cy".to_owned())),
+        ]
+    );
+    let events = one.events("p", 0, 10).unwrap();
+    assert_eq!(
+        events.iter().map(|e| e.seq).collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5, 6]
+    );
+    assert_eq!(events[5].record.events[0].task_id, Some(4));
+    assert_eq!(events[5].record.events[0].agent.as_deref(), Some("cy"));
+}
+
 /// A database made by the first schema (plans without summaries) is
 /// brought up to date when opened, and keeps its plans and events.
 #[test]

@@ -5,19 +5,33 @@
 //! `events` (a row per committed change: its record, the plan's revision as
 //! `seq`, and `pos`, its place in the global order) and `schema_version`.
 //!
-//! **Group commit.** A store handle has [`WRITERS`] writer threads, each
-//! with a connection of its own. Concurrent changes queue for them; a
-//! writer takes every change queued meanwhile (at most [`MAX_BATCH`]) and
-//! commits them in one transaction, one WAL flush for all (while it waits
-//! for that flush, the other writer takes the next batch): the advisory locks of their plans,
-//! in the order of their keys (so two servers' batches never deadlock),
-//! `SELECT … FOR UPDATE` of the plans' rows, then each change in queue order
-//! — computed by its caller's thread (the change never leaves it) on the
-//! plan's state as the batch has it so far — then one statement that
-//! updates each changed row once and inserts every event, and `COMMIT`. A
-//! change the runner refuses (or that changes nothing) writes nothing and
+//! **Group commit** (in [`writer`]). A store handle has
+//! [`WRITERS`](writer::WRITERS) writer threads, each with a connection of
+//! its own. Concurrent changes queue for them; a writer takes every change
+//! queued meanwhile (at most [`MAX_BATCH`](writer::MAX_BATCH)) and commits
+//! them together, one WAL flush for all (while it waits for that flush,
+//! the other writer takes the next batch). A change is computed by its
+//! caller's thread (the change never leaves it), by the runner:
+//!
+//! - **ahead**, before it is queued, on the state the handle keeps of the
+//!   plan (the last it read or wrote, with that row's version). The writer
+//!   takes the advisory locks of those plans, in the order of their keys
+//!   (so two servers' batches never deadlock), and one statement writes
+//!   each plan's row only if it is still the version its first change was
+//!   computed on, with the events of the rows it wrote (the plan's next
+//!   changes in the batch are computed, meanwhile, on the state the one
+//!   before made); then `COMMIT`. Three round trips, no row read.
+//! - **on the row as it is**, for the plans whose state the handle did not
+//!   keep, whose row had moved (another handle changed the plan: the
+//!   change is made again), or whose change computed ahead was refused or
+//!   changed nothing (the kept state may be behind): a second transaction
+//!   takes their locks, reads their rows `FOR UPDATE`, has each change
+//!   computed in queue order on the plan's state as the batch has it so
+//!   far, writes each changed row once with every event, and commits.
+//!
+//! A change the runner refuses (or that changes nothing) writes nothing and
 //! fails nothing else. Every caller has its answer only once `COMMIT` has
-//! returned; a batch that fails answers every caller with the failure.
+//! returned; a transaction that fails answers its callers with the failure.
 //!
 //! **Notifications.** Once a batch has committed, a notifier thread sends
 //! `pg_notify` in a transaction of its own, without waiting for its WAL
@@ -29,11 +43,12 @@
 //! read the feed, and look every [`POLL`] anyway): one lost in a crash
 //! loses nothing.
 //!
-//! **Round trips.** A batch is four round trips whatever its size
-//! (statements prepared once per connection): `BEGIN` with the plans'
-//! locks (their keys, numbers, asked once per plan), the read, the write,
-//! and `COMMIT`. The store keeps each plan's last parsed state with the row
-//! version it came from (its revision and `xmin`, the transaction that
+//! **Round trips.** A batch is three round trips whatever its size when
+//! its changes were computed ahead on the rows' versions (`BEGIN` with the
+//! plans' locks — their keys, numbers, asked once per plan —, the write,
+//! `COMMIT`), four otherwise (the read too); statements are prepared once
+//! per connection. The store keeps each plan's last parsed state with the
+//! row version it came from (its revision and `xmin`, the transaction that
 //! wrote it): a read or a batch fetches and parses the document only when
 //! the row moved since.
 //!
@@ -47,7 +62,7 @@
 //! from the feed, woken by `LISTEN`, so every process sees every change, in
 //! the same order.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex, Weak};
@@ -64,12 +79,14 @@ use crate::runner::events::{Event, LogRecord};
 use crate::runner::Runner;
 
 mod migrations;
+mod writer;
 
 use super::plan_store::{
     lock, plan_exists, plan_not_found, prepare_change, prepare_create, record_json, summary_json,
     to_i64, validate_plan_id, PlanStore, PlanSummary, StoredEvent, Subscribers,
 };
 use migrations::migrate;
+use writer::{write_loop, Change, Job, Precomputed, ToCaller, WRITERS};
 
 /// The channel of `NOTIFY`.
 const CHANNEL: &str = "planc_events";
@@ -89,12 +106,6 @@ const MAX_CACHED: usize = 1024;
 /// 1, 2, … (so a transaction holds fewer events than this). The SQL below
 /// spells it out.
 const PER_TRANSACTION: i64 = 1024;
-/// The most changes one transaction commits.
-const MAX_BATCH: usize = 1000;
-/// The writer threads of a store handle: while one waits for its batch's
-/// commit (the WAL flush), another prepares the next batch.
-const WRITERS: usize = 2;
-const _: () = assert!((MAX_BATCH as i64) < PER_TRANSACTION);
 
 /// Many plans in a PostgreSQL database.
 pub struct PostgresStore {
@@ -207,96 +218,6 @@ impl Statements {
     }
 }
 
-/// The writer's connection and its statements.
-struct WriterConn {
-    client: Client,
-    /// The advisory lock keys of plans (`$1`, in order).
-    lock_keys: Statement,
-    /// The rows of plans (`$1`), locked: each plan's id, revision, `xmin`,
-    /// and its document unless its version is the one given (`$2`, `$3`).
-    read: Statement,
-    /// The batch's writes in one statement: the rows of the changed plans
-    /// (`$1`–`$4`) and the events (`$5`–`$7`, in order); the transaction's
-    /// id.
-    write: Statement,
-}
-
-impl WriterConn {
-    fn connect(shared: &Shared) -> Result<WriterConn, OpError> {
-        let mut client = shared.connect()?;
-        let mut prepare = |sql: &str| {
-            client
-                .prepare(sql)
-                .map_err(|e| sql_error(&shared.shown, "connect", &e))
-        };
-        let lock_keys = prepare(
-            "SELECT hashtextextended(id, 0) FROM unnest($1::text[]) WITH ORDINALITY AS u(id, n)
-             ORDER BY n",
-        )?;
-        let read = prepare(
-            "SELECT p.plan_id, p.revision, p.xmin::text::bigint,
-                 CASE WHEN p.revision = k.revision AND p.xmin::text::bigint = k.xmin
-                      THEN NULL ELSE p.doc END
-             FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS k(plan_id, revision, xmin)
-             JOIN plans p ON p.plan_id = k.plan_id
-             FOR UPDATE OF p",
-        )?;
-        let write = prepare(
-            "WITH updated AS (
-                 UPDATE plans p SET revision = u.revision, doc = u.doc, summary = u.summary
-                 FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[])
-                     AS u(plan_id, revision, doc, summary)
-                 WHERE p.plan_id = u.plan_id
-             ), inserted AS (
-                 INSERT INTO events (plan_id, seq, pos, record)
-                 SELECT e.plan_id, e.seq, pg_current_xact_id()::text::bigint * 1024 + e.n, e.record
-                 FROM unnest($5::text[], $6::bigint[], $7::text[]) WITH ORDINALITY
-                     AS e(plan_id, seq, record, n)
-             )
-             SELECT pg_current_xact_id()::text",
-        )?;
-        Ok(WriterConn {
-            client,
-            lock_keys,
-            read,
-            write,
-        })
-    }
-}
-
-/// A change on its way to the writer. The change itself stays with its
-/// caller's thread: the writer sends it the state to compute it on, and
-/// then its answer.
-struct Job {
-    plan_id: String,
-    to_caller: Sender<ToCaller>,
-    computed: Receiver<Computed>,
-}
-
-/// What the writer tells the caller of a change.
-enum ToCaller {
-    /// Compute the change on this state; `last`: no later change of the
-    /// batch is to this plan (so the caller writes out the new state's
-    /// text, on its own thread).
-    Compute { doc: Arc<PlanDocument>, last: bool },
-    /// The change's answer, once its batch has committed (or failed).
-    Done(Result<Option<StoredEvent>, OpError>),
-}
-
-/// A change computed: the new state and its record, nothing (no change),
-/// or why it was refused.
-type Computed = Result<Option<Change>, OpError>;
-
-/// A change, computed and written out by its caller.
-struct Change {
-    doc: PlanDocument,
-    record: LogRecord,
-    record_text: String,
-    /// The state's text and summary, when it was the batch's last change
-    /// of its plan.
-    texts: Option<(String, String)>,
-}
-
 impl PostgresStore {
     /// Connects to the database at `url` and brings its schema up to date;
     /// refuses a database made by a newer planc.
@@ -394,6 +315,26 @@ impl PostgresStore {
         move |e| sql_error(&self.shared.shown, &access, &e)
     }
 
+    /// The change computed on the state this handle keeps of plan
+    /// `plan_id`, with that state's row version — if it keeps one and the
+    /// change changes it (a refused change, or one that changes nothing, is
+    /// made again on the state the writer reads: the kept state may be
+    /// behind).
+    fn precompute(
+        &self,
+        plan_id: &str,
+        op: &str,
+        change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+    ) -> Option<Precomputed> {
+        let (revision, xmin, doc) = self.shared.cached(plan_id);
+        let (doc, record) = prepare_change(Arc::unwrap_or_clone(doc?), op, change).ok()??;
+        Some(Precomputed {
+            revision,
+            xmin,
+            change: Change::new(plan_id, doc, record, true).ok()?,
+        })
+    }
+
     fn writer_gone(&self) -> OpError {
         OpError::new(
             ErrorCode::StateIo,
@@ -476,50 +417,6 @@ impl Shared {
                 (cached.revision, cached.xmin, Some(Arc::clone(&cached.doc)))
             })
     }
-
-    /// The advisory lock keys of `plans` (`hashtextextended` of each id,
-    /// as [`plan_lock`] takes it), asked once per plan.
-    fn lock_keys(&self, conn: &mut WriterConn, plans: &[&str]) -> Result<Vec<i64>, OpError> {
-        let mut keys: Vec<Option<i64>> = {
-            let known = lock(&self.lock_keys);
-            plans.iter().map(|plan| known.get(*plan).copied()).collect()
-        };
-        let unknown: Vec<&str> = plans
-            .iter()
-            .zip(&keys)
-            .filter(|(_, key)| key.is_none())
-            .map(|(plan, _)| *plan)
-            .collect();
-        if !unknown.is_empty() {
-            let rows = conn
-                .client
-                .query(&conn.lock_keys, &[&unknown])
-                .map_err(|e| sql_error(&self.shown, "write", &e))?;
-            let mut known = lock(&self.lock_keys);
-            if known.len() + unknown.len() > MAX_CACHED {
-                known.clear();
-            }
-            let mut found = unknown
-                .iter()
-                .zip(rows.iter().map(|row| row.get::<_, i64>(0)));
-            for key in keys.iter_mut().filter(|key| key.is_none()) {
-                if let Some((plan, found)) = found.next() {
-                    known.insert((*plan).to_owned(), found);
-                    *key = Some(found);
-                }
-            }
-        }
-        keys.into_iter()
-            .map(|key| {
-                key.ok_or_else(|| {
-                    OpError::new(
-                        ErrorCode::StateIo,
-                        format!("{}: no lock key for a plan", self.shown),
-                    )
-                })
-            })
-            .collect()
-    }
 }
 
 impl PlanStore for PostgresStore {
@@ -534,7 +431,7 @@ impl PlanStore for PostgresStore {
         force: bool,
     ) -> Result<PlanDocument, OpError> {
         let (doc, record) = prepare_create(plan_id, doc)?;
-        let text = doc.to_json();
+        let text = doc_text(&doc);
         let summary = summary_json(plan_id, &doc);
         let record_text = record_json(&record)?;
         let write = self.error("write");
@@ -638,11 +535,16 @@ impl PlanStore for PostgresStore {
         let Some((queue, _)) = &self.writer else {
             return Err(self.writer_gone());
         };
+        // The change computed ahead, on the state this handle keeps of the
+        // plan: the writer commits it if the plan's row is still that
+        // version, and asks for it again (below) otherwise.
+        let precomputed = self.precompute(plan_id, op, change);
         let (to_caller, answers) = channel();
         let (reply, computed) = channel();
         self.shared.queued.fetch_add(1, Ordering::SeqCst);
         let job = Job {
             plan_id: plan_id.to_owned(),
+            precomputed,
             to_caller,
             computed,
         };
@@ -650,23 +552,16 @@ impl PlanStore for PostgresStore {
             self.shared.queued.fetch_sub(1, Ordering::SeqCst);
             return Err(self.writer_gone());
         }
-        // The writer asks for the change once it holds the plan, then
-        // answers once the batch has committed.
+        // The writer asks for the change (again) when the plan's state is
+        // not the one it was computed on, then answers once the batch has
+        // committed.
         loop {
             match answers.recv() {
                 Ok(ToCaller::Compute { doc, last }) => {
                     let doc = Arc::unwrap_or_clone(doc);
                     let computed = prepare_change(doc, op, change).and_then(|prepared| {
                         prepared
-                            .map(|(doc, record)| {
-                                Ok(Change {
-                                    record_text: record_json(&record)?,
-                                    texts: last
-                                        .then(|| (doc.to_json(), summary_json(plan_id, &doc))),
-                                    doc,
-                                    record,
-                                })
-                            })
+                            .map(|(doc, record)| Change::new(plan_id, doc, record, last))
                             .transpose()
                     });
                     let _ = reply.send(computed);
@@ -737,48 +632,6 @@ impl PlanStore for PostgresStore {
     }
 }
 
-/// A transaction begun with advisory locks taken (see [`plan_lock`]),
-/// rolled back when dropped uncommitted.
-struct Open<'a> {
-    client: &'a mut Client,
-    done: bool,
-}
-
-impl<'a> Open<'a> {
-    /// `BEGIN` and the locks of `keys`, in their order, in one round trip
-    /// (the keys are numbers: nothing of a plan id is spliced into SQL).
-    fn begin(client: &'a mut Client, keys: &[i64]) -> Result<Open<'a>, postgres::Error> {
-        let mut sql = String::from("BEGIN");
-        for key in keys {
-            sql.push_str(&format!("; SELECT pg_advisory_xact_lock({key})"));
-        }
-        if let Err(error) = client.batch_execute(&sql) {
-            // Begun but not locked (a timeout, say): end it.
-            let _ = client.batch_execute("ROLLBACK");
-            return Err(error);
-        }
-        Ok(Open {
-            client,
-            done: false,
-        })
-    }
-
-    fn commit(mut self) -> Result<(), postgres::Error> {
-        self.done = true;
-        self.client.batch_execute("COMMIT")
-    }
-}
-
-impl Drop for Open<'_> {
-    fn drop(&mut self) {
-        if !self.done {
-            // A connection that cannot roll back is broken: closed, and not
-            // reused.
-            let _ = self.client.batch_execute("ROLLBACK");
-        }
-    }
-}
-
 /// Takes the plan's advisory lock for the rest of the transaction, before
 /// the transaction has an id: the transactions that change a plan get
 /// their ids (their events' positions) in the order they commit, so a
@@ -789,266 +642,6 @@ fn plan_lock(tx: &mut Transaction<'_>, plan_id: &str) -> Result<(), postgres::Er
         &[&plan_id],
     )
     .map(|_| ())
-}
-
-/// A writer: commits the queued changes, as many at a time as are queued,
-/// on a connection of its own (made at its first batch, and again after
-/// one broke). Ends when the store's handle goes.
-fn write_loop(shared: &Shared, queue: &Mutex<Receiver<Job>>) {
-    let mut conn: Option<WriterConn> = None;
-    loop {
-        let batch = {
-            let queue = lock(queue);
-            let Ok(first) = queue.recv() else {
-                return;
-            };
-            let mut batch = vec![first];
-            while batch.len() < MAX_BATCH {
-                match queue.try_recv() {
-                    Ok(job) => batch.push(job),
-                    Err(_) => break,
-                }
-            }
-            batch
-        };
-        shared.queued.fetch_sub(batch.len(), Ordering::SeqCst);
-        if conn.as_ref().is_none_or(|conn| conn.client.is_closed()) {
-            conn = None;
-        }
-        let answers = match &mut conn {
-            Some(conn) => commit_batch(shared, conn, &batch),
-            None => match WriterConn::connect(shared) {
-                Ok(made) => commit_batch(shared, conn.insert(made), &batch),
-                Err(error) => Err(error),
-            },
-        };
-        let answers = match answers {
-            Ok(answers) => answers,
-            Err(error) => batch.iter().map(|_| Err(error.clone())).collect(),
-        };
-        for (job, answer) in batch.into_iter().zip(answers) {
-            let _ = job.to_caller.send(ToCaller::Done(answer));
-        }
-    }
-}
-
-/// One change of a batch, to be written.
-struct Write {
-    /// Its place in the batch.
-    job: usize,
-    record: LogRecord,
-    record_text: String,
-}
-
-/// What a change of a batch is answered.
-type Answer = Result<Option<StoredEvent>, OpError>;
-
-/// Asks the next change of a plan's `queue` to be computed on the plan's
-/// `state`; answers at once (without a change) those that cannot be: the
-/// plan is not there (or not a state), or the caller is gone.
-fn start(
-    batch: &[Job],
-    queue: &mut VecDeque<usize>,
-    state: &Result<Arc<PlanDocument>, OpError>,
-    answers: &mut [Option<Answer>],
-) {
-    while let Some(&i) = queue.front() {
-        let answer = match state {
-            Err(error) => Err(error.clone()),
-            Ok(doc) => {
-                let compute = ToCaller::Compute {
-                    doc: Arc::clone(doc),
-                    last: queue.len() == 1,
-                };
-                match batch[i].to_caller.send(compute) {
-                    Ok(()) => return,
-                    Err(_) => Ok(None),
-                }
-            }
-        };
-        answers[i] = Some(answer);
-        queue.pop_front();
-    }
-}
-
-/// The batch's plans, in the order they first come; the plan of each job;
-/// each plan's jobs, in order.
-fn by_plan(batch: &[Job]) -> (Vec<&str>, Vec<usize>, Vec<VecDeque<usize>>) {
-    let mut plans: Vec<&str> = Vec::new();
-    let mut plan_of: Vec<usize> = Vec::with_capacity(batch.len());
-    let mut queues: Vec<VecDeque<usize>> = Vec::new();
-    for (i, job) in batch.iter().enumerate() {
-        let p = match plans.iter().position(|plan| *plan == job.plan_id) {
-            Some(p) => p,
-            None => {
-                plans.push(&job.plan_id);
-                queues.push(VecDeque::new());
-                plans.len() - 1
-            }
-        };
-        plan_of.push(p);
-        queues[p].push_back(i);
-    }
-    (plans, plan_of, queues)
-}
-
-/// Each plan's state, read in the batch's transaction (its rows locked):
-/// the cached one if the row has not moved since, else the stored one.
-fn read_states(
-    shared: &Shared,
-    client: &mut Client,
-    read: &Statement,
-    plans: &[&str],
-) -> Result<Vec<Result<Arc<PlanDocument>, OpError>>, OpError> {
-    let mut known: Vec<(i64, i64, Option<Arc<PlanDocument>>)> =
-        plans.iter().map(|plan| shared.cached(plan)).collect();
-    let revisions: Vec<i64> = known.iter().map(|k| k.0).collect();
-    let xmins: Vec<i64> = known.iter().map(|k| k.1).collect();
-    let rows = client
-        .query(read, &[&plans, &revisions, &xmins])
-        .map_err(|e| sql_error(&shared.shown, "write", &e))?;
-    let mut states: Vec<Result<Arc<PlanDocument>, OpError>> =
-        plans.iter().map(|plan| Err(plan_not_found(plan))).collect();
-    for row in &rows {
-        let (plan_id, revision, xmin, text): (&str, i64, i64, Option<&str>) =
-            (row.get(0), row.get(1), row.get(2), row.get(3));
-        let Some(p) = plans.iter().position(|plan| *plan == plan_id) else {
-            continue;
-        };
-        states[p] = match text {
-            Some(text) => parse_doc(&shared.shown, plan_id, text).map(|doc| {
-                let doc = Arc::new(doc);
-                shared.remember(plan_id, revision, xmin, Arc::clone(&doc));
-                doc
-            }),
-            None => known[p].2.take().ok_or_else(|| plan_not_found(plan_id)),
-        };
-    }
-    Ok(states)
-}
-
-/// Commits `batch` in one transaction: each change's answer; `Err` when
-/// the transaction failed (then nothing of it was committed).
-fn commit_batch(
-    shared: &Shared,
-    conn: &mut WriterConn,
-    batch: &[Job],
-) -> Result<Vec<Answer>, OpError> {
-    let write = |e: postgres::Error| sql_error(&shared.shown, "write", &e);
-    let (plans, plan_of, mut queues) = by_plan(batch);
-    // The plans' locks in the order of their keys: two batches (two
-    // servers) that share plans queue, never deadlock.
-    let mut keys = shared.lock_keys(conn, &plans)?;
-    keys.sort_unstable();
-    keys.dedup();
-    let WriterConn {
-        client,
-        read,
-        write: write_statement,
-        ..
-    } = conn;
-    let tx = Open::begin(client, &keys).map_err(write)?;
-
-    let mut states = read_states(shared, tx.client, read, &plans)?;
-
-    // The changes, each on its plan's state as the batch has it so far:
-    // the first change of every plan is computed at once (by its caller),
-    // each next one when the one before is in.
-    let mut answers: Vec<Option<Answer>> = batch.iter().map(|_| None).collect();
-    for p in 0..plans.len() {
-        start(batch, &mut queues[p], &states[p], &mut answers);
-    }
-    let mut writes: Vec<Write> = Vec::new();
-    let mut changed = vec![false; plans.len()];
-    // The text and summary of each changed plan's state, if its caller
-    // wrote them out.
-    let mut texts: Vec<Option<(String, String)>> = plans.iter().map(|_| None).collect();
-    for i in 0..batch.len() {
-        if answers[i].is_some() {
-            continue;
-        }
-        let p = plan_of[i];
-        queues[p].pop_front();
-        let answer = match batch[i].computed.recv() {
-            Ok(Ok(Some(change))) => {
-                writes.push(Write {
-                    job: i,
-                    record: change.record,
-                    record_text: change.record_text,
-                });
-                states[p] = Ok(Arc::new(change.doc));
-                texts[p] = change.texts;
-                changed[p] = true;
-                Ok(None)
-            }
-            Ok(answer) => answer.map(|_| None),
-            // The caller is gone (its change panicked): nothing to write.
-            Err(_) => Ok(None),
-        };
-        answers[i] = Some(answer);
-        start(batch, &mut queues[p], &states[p], &mut answers);
-    }
-    let mut answers: Vec<Answer> = answers
-        .into_iter()
-        .map(|answer| answer.unwrap_or(Ok(None)))
-        .collect();
-    if writes.is_empty() {
-        // Nothing changed: the transaction rolls back when dropped.
-        return Ok(answers);
-    }
-
-    // One statement writes each changed plan once and every event.
-    let mut rows = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (p, plan_id) in plans.iter().enumerate() {
-        if let (true, Ok(doc)) = (changed[p], &states[p]) {
-            let (text, summary) = texts[p]
-                .take()
-                .unwrap_or_else(|| (doc.to_json(), summary_json(plan_id, doc)));
-            rows.0.push(*plan_id);
-            rows.1.push(to_i64(doc.state.revision));
-            rows.2.push(text);
-            rows.3.push(summary);
-        }
-    }
-    let event_plans: Vec<&str> = writes.iter().map(|w| plans[plan_of[w.job]]).collect();
-    let seqs: Vec<i64> = writes.iter().map(|w| to_i64(w.record.revision)).collect();
-    let records: Vec<&str> = writes.iter().map(|w| w.record_text.as_str()).collect();
-    let xid: String = tx
-        .client
-        .query_one(
-            &*write_statement,
-            &[
-                &rows.0,
-                &rows.1,
-                &rows.2,
-                &rows.3,
-                &event_plans,
-                &seqs,
-                &records,
-            ],
-        )
-        .map_err(write)?
-        .get(0);
-    tx.commit().map_err(write)?;
-    shared.notify();
-
-    let xid: i64 = xid.parse().unwrap_or(0);
-    for (n, w) in (1..).zip(writes) {
-        answers[w.job] = Ok(Some(StoredEvent {
-            plan_id: plans[plan_of[w.job]].to_owned(),
-            seq: w.record.revision,
-            position: (xid * PER_TRANSACTION + n) as u64,
-            record: w.record,
-        }));
-    }
-    // The rows' xmin is this transaction's id, the low 32 bits of it.
-    for (p, state) in states.into_iter().enumerate() {
-        if let (true, Ok(doc)) = (changed[p], state) {
-            let revision = to_i64(doc.state.revision);
-            shared.remember(plans[p], revision, xid & 0xffff_ffff, doc);
-        }
-    }
-    Ok(answers)
 }
 
 /// The notifier: one `NOTIFY` (in a transaction that does not wait for its
@@ -1162,6 +755,13 @@ fn stored(shown: &str, row: &postgres::Row) -> Result<StoredEvent, OpError> {
         position: u64::try_from(position).unwrap_or(0),
         record,
     })
+}
+
+/// A state as the `doc` column holds it: compact JSON (the pretty text
+/// planc writes to files is much longer — indentation, a line a field — and
+/// every change writes and compresses it again; readers parse either).
+fn doc_text(doc: &PlanDocument) -> String {
+    serde_json::to_string(doc).unwrap_or_else(|_| doc.to_json())
 }
 
 fn parse_doc(shown: &str, plan_id: &str, text: &str) -> Result<PlanDocument, OpError> {

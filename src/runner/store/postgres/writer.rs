@@ -1,0 +1,734 @@
+//! The group commit of the PostgreSQL store: its writer threads, each
+//! committing the changes queued meanwhile in one transaction (see the
+//! store's documentation, "Group commit").
+
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Arc, Mutex};
+
+use postgres::{Client, Statement};
+
+use super::{doc_text, parse_doc, sql_error, Shared, MAX_CACHED, PER_TRANSACTION};
+use crate::document::PlanDocument;
+use crate::runner::error::{ErrorCode, OpError};
+use crate::runner::events::LogRecord;
+use crate::runner::store::plan_store::{
+    lock, plan_not_found, record_json, summary_json, to_i64, StoredEvent,
+};
+
+/// The most changes one transaction commits.
+pub(super) const MAX_BATCH: usize = 1000;
+/// The writer threads of a store handle: while one waits for its batch's
+/// commit (the WAL flush), another prepares the next batch.
+pub(super) const WRITERS: usize = 2;
+const _: () = assert!((MAX_BATCH as i64) < PER_TRANSACTION);
+
+/// The writer's connection and its statements.
+struct WriterConn {
+    client: Client,
+    /// The advisory lock keys of plans (`$1`, in order).
+    lock_keys: Statement,
+    /// The rows of plans (`$1`), locked: each plan's id, revision, `xmin`,
+    /// and its document unless its version is the one given (`$2`, `$3`).
+    read: Statement,
+    /// The batch's writes in one statement: the rows of the changed plans
+    /// (`$1`–`$4`) and the events (`$5`–`$7`, in order); the transaction's
+    /// id.
+    write: Statement,
+    /// The writes of changes computed ahead: as `write`, but each row
+    /// (`$1`, `$4`–`$6`) only if it is still the version it was computed on
+    /// (`$2`, `$3`), and the events (`$7`–`$9`) of those rows only; the
+    /// transaction's id and the plans written.
+    write_if: Statement,
+}
+
+impl WriterConn {
+    fn connect(shared: &Shared) -> Result<WriterConn, OpError> {
+        let mut client = shared.connect()?;
+        let mut prepare = |sql: &str| {
+            client
+                .prepare(sql)
+                .map_err(|e| sql_error(&shared.shown, "connect", &e))
+        };
+        let lock_keys = prepare(
+            "SELECT hashtextextended(id, 0) FROM unnest($1::text[]) WITH ORDINALITY AS u(id, n)
+             ORDER BY n",
+        )?;
+        let read = prepare(
+            "SELECT p.plan_id, p.revision, p.xmin::text::bigint,
+                 CASE WHEN p.revision = k.revision AND p.xmin::text::bigint = k.xmin
+                      THEN NULL ELSE p.doc END
+             FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS k(plan_id, revision, xmin)
+             JOIN plans p ON p.plan_id = k.plan_id
+             FOR UPDATE OF p",
+        )?;
+        let write = prepare(
+            "WITH updated AS (
+                 UPDATE plans p SET revision = u.revision, doc = u.doc, summary = u.summary
+                 FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[])
+                     AS u(plan_id, revision, doc, summary)
+                 WHERE p.plan_id = u.plan_id
+             ), inserted AS (
+                 INSERT INTO events (plan_id, seq, pos, record)
+                 SELECT e.plan_id, e.seq, pg_current_xact_id()::text::bigint * 1024 + e.n, e.record
+                 FROM unnest($5::text[], $6::bigint[], $7::text[]) WITH ORDINALITY
+                     AS e(plan_id, seq, record, n)
+             )
+             SELECT pg_current_xact_id()::text",
+        )?;
+        let write_if = prepare(
+            "WITH updated AS (
+                 UPDATE plans p SET revision = u.revision, doc = u.doc, summary = u.summary
+                 FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[],
+                             $6::text[])
+                     AS u(plan_id, base_revision, base_xmin, revision, doc, summary)
+                 WHERE p.plan_id = u.plan_id AND p.revision = u.base_revision
+                   AND p.xmin::text::bigint = u.base_xmin
+                 RETURNING p.plan_id
+             ), inserted AS (
+                 INSERT INTO events (plan_id, seq, pos, record)
+                 SELECT e.plan_id, e.seq, pg_current_xact_id()::text::bigint * 1024 + e.n, e.record
+                 FROM unnest($7::text[], $8::bigint[], $9::text[]) WITH ORDINALITY
+                     AS e(plan_id, seq, record, n)
+                 WHERE e.plan_id IN (SELECT plan_id FROM updated)
+             )
+             SELECT pg_current_xact_id()::text, ARRAY(SELECT plan_id FROM updated)",
+        )?;
+        Ok(WriterConn {
+            client,
+            lock_keys,
+            read,
+            write,
+            write_if,
+        })
+    }
+}
+
+/// A change on its way to the writer. The change itself stays with its
+/// caller's thread: the caller computes it ahead on the state its handle
+/// keeps of the plan, and the writer sends it the plan's state to compute
+/// it on (again) when that was not the plan's state; then its answer.
+pub(super) struct Job {
+    pub(super) plan_id: String,
+    /// The change as computed ahead, if it was.
+    pub(super) precomputed: Option<Precomputed>,
+    pub(super) to_caller: Sender<ToCaller>,
+    pub(super) computed: Receiver<Computed>,
+}
+
+/// What the writer tells the caller of a change.
+pub(super) enum ToCaller {
+    /// Compute the change on this state; `last`: no later change of the
+    /// batch is to this plan (so the caller writes out the new state's
+    /// text, on its own thread).
+    Compute { doc: Arc<PlanDocument>, last: bool },
+    /// The change's answer, once its batch has committed (or failed).
+    Done(Result<Option<StoredEvent>, OpError>),
+}
+
+/// A change computed: the new state and its record, nothing (no change),
+/// or why it was refused.
+pub(super) type Computed = Result<Option<Change>, OpError>;
+
+/// A change computed ahead by its caller, on the state its handle kept of
+/// the plan: that state's row version (revision, `xmin`), and the change.
+pub(super) struct Precomputed {
+    pub(super) revision: i64,
+    pub(super) xmin: i64,
+    pub(super) change: Change,
+}
+
+/// A change, computed and written out by its caller.
+pub(super) struct Change {
+    pub(super) doc: PlanDocument,
+    pub(super) record: LogRecord,
+    pub(super) record_text: String,
+    /// The state's text and summary, when it was the batch's last change
+    /// of its plan.
+    pub(super) texts: Option<(String, String)>,
+}
+
+impl Change {
+    /// The change to plan `plan_id` that made `doc` with `record`, written
+    /// out; the state's text and summary too when `last`.
+    pub(super) fn new(
+        plan_id: &str,
+        doc: PlanDocument,
+        record: LogRecord,
+        last: bool,
+    ) -> Result<Change, OpError> {
+        Ok(Change {
+            record_text: record_json(&record)?,
+            texts: last.then(|| (doc_text(&doc), summary_json(plan_id, &doc))),
+            doc,
+            record,
+        })
+    }
+}
+
+impl Shared {
+    /// The advisory lock keys of `plans` (`hashtextextended` of each id,
+    /// as [`plan_lock`](super::plan_lock) takes it), asked once per plan.
+    fn lock_keys(&self, conn: &mut WriterConn, plans: &[&str]) -> Result<Vec<i64>, OpError> {
+        let mut keys: Vec<Option<i64>> = {
+            let known = lock(&self.lock_keys);
+            plans.iter().map(|plan| known.get(*plan).copied()).collect()
+        };
+        let unknown: Vec<&str> = plans
+            .iter()
+            .zip(&keys)
+            .filter(|(_, key)| key.is_none())
+            .map(|(plan, _)| *plan)
+            .collect();
+        if !unknown.is_empty() {
+            let rows = conn
+                .client
+                .query(&conn.lock_keys, &[&unknown])
+                .map_err(|e| sql_error(&self.shown, "write", &e))?;
+            let mut known = lock(&self.lock_keys);
+            if known.len() + unknown.len() > MAX_CACHED {
+                known.clear();
+            }
+            let mut found = unknown
+                .iter()
+                .zip(rows.iter().map(|row| row.get::<_, i64>(0)));
+            for key in keys.iter_mut().filter(|key| key.is_none()) {
+                if let Some((plan, found)) = found.next() {
+                    known.insert((*plan).to_owned(), found);
+                    *key = Some(found);
+                }
+            }
+        }
+        keys.into_iter()
+            .map(|key| {
+                key.ok_or_else(|| {
+                    OpError::new(
+                        ErrorCode::StateIo,
+                        format!("{}: no lock key for a plan", self.shown),
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
+/// A transaction begun with advisory locks taken (see [`plan_lock`](super::plan_lock)),
+/// rolled back when dropped uncommitted.
+struct Open<'a> {
+    client: &'a mut Client,
+    done: bool,
+}
+
+impl<'a> Open<'a> {
+    /// `BEGIN` and the locks of `keys`, in their order, in one round trip
+    /// (the keys are numbers: nothing of a plan id is spliced into SQL).
+    fn begin(client: &'a mut Client, keys: &[i64]) -> Result<Open<'a>, postgres::Error> {
+        let mut sql = String::from("BEGIN");
+        for key in keys {
+            sql.push_str(&format!("; SELECT pg_advisory_xact_lock({key})"));
+        }
+        if let Err(error) = client.batch_execute(&sql) {
+            // Begun but not locked (a timeout, say): end it.
+            let _ = client.batch_execute("ROLLBACK");
+            return Err(error);
+        }
+        Ok(Open {
+            client,
+            done: false,
+        })
+    }
+
+    fn commit(mut self) -> Result<(), postgres::Error> {
+        self.done = true;
+        self.client.batch_execute("COMMIT")
+    }
+}
+
+impl Drop for Open<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            // A connection that cannot roll back is broken: closed, and not
+            // reused.
+            let _ = self.client.batch_execute("ROLLBACK");
+        }
+    }
+}
+
+/// A writer: commits the queued changes, as many at a time as are queued,
+/// on a connection of its own (made at its first batch, and again after
+/// one broke). Ends when the store's handle goes.
+pub(super) fn write_loop(shared: &Shared, queue: &Mutex<Receiver<Job>>) {
+    let mut conn: Option<WriterConn> = None;
+    loop {
+        let mut batch = {
+            let queue = lock(queue);
+            let Ok(first) = queue.recv() else {
+                return;
+            };
+            let mut batch = vec![first];
+            while batch.len() < MAX_BATCH {
+                match queue.try_recv() {
+                    Ok(job) => batch.push(job),
+                    Err(_) => break,
+                }
+            }
+            batch
+        };
+        shared.queued.fetch_sub(batch.len(), Ordering::SeqCst);
+        if conn.as_ref().is_none_or(|conn| conn.client.is_closed()) {
+            conn = None;
+        }
+        let answers = match &mut conn {
+            Some(conn) => commit(shared, conn, &mut batch),
+            None => match WriterConn::connect(shared) {
+                Ok(made) => commit(shared, conn.insert(made), &mut batch),
+                Err(error) => Err(error),
+            },
+        };
+        let answers = match answers {
+            Ok(answers) => answers,
+            Err(error) => batch.iter().map(|_| Err(error.clone())).collect(),
+        };
+        for (job, answer) in batch.into_iter().zip(answers) {
+            let _ = job.to_caller.send(ToCaller::Done(answer));
+        }
+    }
+}
+
+/// One change of a batch, to be written.
+struct Write {
+    /// Its place in the batch.
+    job: usize,
+    record: LogRecord,
+    record_text: String,
+}
+
+/// What a change of a batch is answered.
+type Answer = Result<Option<StoredEvent>, OpError>;
+
+/// Asks the next change of a plan's `queue` to be computed on the plan's
+/// `state`; answers at once (without a change) those that cannot be: the
+/// plan is not there (or not a state), or the caller is gone.
+fn start(
+    batch: &[&Job],
+    queue: &mut VecDeque<usize>,
+    state: &Result<Arc<PlanDocument>, OpError>,
+    answers: &mut [Option<Answer>],
+) {
+    while let Some(&i) = queue.front() {
+        let answer = match state {
+            Err(error) => Err(error.clone()),
+            Ok(doc) => {
+                let compute = ToCaller::Compute {
+                    doc: Arc::clone(doc),
+                    last: queue.len() == 1,
+                };
+                match batch[i].to_caller.send(compute) {
+                    Ok(()) => return,
+                    Err(_) => Ok(None),
+                }
+            }
+        };
+        answers[i] = Some(answer);
+        queue.pop_front();
+    }
+}
+
+/// The batch's plans, in the order they first come; the plan of each job;
+/// each plan's jobs, in order.
+fn by_plan<'a>(batch: &[&'a Job]) -> (Vec<&'a str>, Vec<usize>, Vec<VecDeque<usize>>) {
+    let mut plans: Vec<&str> = Vec::new();
+    let mut plan_of: Vec<usize> = Vec::with_capacity(batch.len());
+    let mut queues: Vec<VecDeque<usize>> = Vec::new();
+    for (i, job) in batch.iter().enumerate() {
+        let p = match plans.iter().position(|plan| *plan == job.plan_id) {
+            Some(p) => p,
+            None => {
+                plans.push(&job.plan_id);
+                queues.push(VecDeque::new());
+                plans.len() - 1
+            }
+        };
+        plan_of.push(p);
+        queues[p].push_back(i);
+    }
+    (plans, plan_of, queues)
+}
+
+/// Each plan's state, read in the batch's transaction (its rows locked):
+/// the cached one if the row has not moved since, else the stored one.
+fn read_states(
+    shared: &Shared,
+    client: &mut Client,
+    read: &Statement,
+    plans: &[&str],
+) -> Result<Vec<Result<Arc<PlanDocument>, OpError>>, OpError> {
+    let mut known: Vec<(i64, i64, Option<Arc<PlanDocument>>)> =
+        plans.iter().map(|plan| shared.cached(plan)).collect();
+    let revisions: Vec<i64> = known.iter().map(|k| k.0).collect();
+    let xmins: Vec<i64> = known.iter().map(|k| k.1).collect();
+    let rows = client
+        .query(read, &[&plans, &revisions, &xmins])
+        .map_err(|e| sql_error(&shared.shown, "write", &e))?;
+    let mut states: Vec<Result<Arc<PlanDocument>, OpError>> =
+        plans.iter().map(|plan| Err(plan_not_found(plan))).collect();
+    for row in &rows {
+        let (plan_id, revision, xmin, text): (&str, i64, i64, Option<&str>) =
+            (row.get(0), row.get(1), row.get(2), row.get(3));
+        let Some(p) = plans.iter().position(|plan| *plan == plan_id) else {
+            continue;
+        };
+        states[p] = match text {
+            Some(text) => parse_doc(&shared.shown, plan_id, text).map(|doc| {
+                let doc = Arc::new(doc);
+                shared.remember(plan_id, revision, xmin, Arc::clone(&doc));
+                doc
+            }),
+            None => known[p].2.take().ok_or_else(|| plan_not_found(plan_id)),
+        };
+    }
+    Ok(states)
+}
+
+/// Commits `batch`: first the plans whose first change was computed ahead
+/// on the version of the plan's row that is still there (one transaction,
+/// without reading the rows), then the others — and those whose row had
+/// moved — in a second one, reading their rows ([`commit_batch`]). Each
+/// change's answer; `Err` when the first transaction failed (then nothing
+/// was committed).
+fn commit(
+    shared: &Shared,
+    conn: &mut WriterConn,
+    batch: &mut [Job],
+) -> Result<Vec<Answer>, OpError> {
+    let ahead = commit_precomputed(shared, conn, batch)?;
+    let rest: Vec<&Job> = batch
+        .iter()
+        .zip(&ahead)
+        .filter(|(_, answer)| answer.is_none())
+        .map(|(job, _)| job)
+        .collect();
+    if rest.is_empty() {
+        return Ok(ahead
+            .into_iter()
+            .map(|answer| answer.unwrap_or(Ok(None)))
+            .collect());
+    }
+    // The first transaction's changes are committed whatever befalls the
+    // second.
+    let mut later = match commit_batch(shared, conn, &rest) {
+        Ok(answers) => answers,
+        Err(error) => rest.iter().map(|_| Err(error.clone())).collect(),
+    }
+    .into_iter();
+    Ok(ahead
+        .into_iter()
+        .map(|answer| answer.unwrap_or_else(|| later.next().unwrap_or(Ok(None))))
+        .collect())
+}
+
+/// A plan of the batch whose first change was computed ahead: the version
+/// it was computed on, the state after each change so far, and the
+/// changes' writes and answers (final once the plan's row is written).
+struct Ahead {
+    plan: usize,
+    revision: i64,
+    xmin: i64,
+    state: Arc<PlanDocument>,
+    texts: Option<(String, String)>,
+    writes: Vec<Write>,
+    answers: Vec<(usize, Answer)>,
+}
+
+/// Commits, in one transaction that reads no row, the changes of the
+/// plans whose first change in `batch` was computed ahead (each next
+/// change of such a plan is computed now, by its caller, on the state
+/// before it): each plan's row is written, with its events, only if it is
+/// still the version that change was computed on. Each change's answer;
+/// `None` for the changes of the other plans, and of those whose row had
+/// moved (another handle changed the plan): they are to be made on the
+/// row as it is.
+fn commit_precomputed(
+    shared: &Shared,
+    conn: &mut WriterConn,
+    batch: &mut [Job],
+) -> Result<Vec<Option<Answer>>, OpError> {
+    let write = |e: postgres::Error| sql_error(&shared.shown, "write", &e);
+    let mut ahead: Vec<Option<Precomputed>> =
+        batch.iter_mut().map(|job| job.precomputed.take()).collect();
+    let jobs: Vec<&Job> = batch.iter().collect();
+    let mut answers: Vec<Option<Answer>> = jobs.iter().map(|_| None).collect();
+    let (plans, _, mut queues) = by_plan(&jobs);
+    let mut chains: Vec<Ahead> = Vec::new();
+    for (p, queue) in queues.iter_mut().enumerate() {
+        let Some(first) = queue.front().copied() else {
+            continue;
+        };
+        let Some(Precomputed {
+            revision,
+            xmin,
+            change,
+        }) = ahead[first].take()
+        else {
+            continue;
+        };
+        queue.pop_front();
+        let mut chain = Ahead {
+            plan: p,
+            revision,
+            xmin,
+            state: Arc::new(change.doc),
+            texts: change.texts,
+            writes: vec![Write {
+                job: first,
+                record: change.record,
+                record_text: change.record_text,
+            }],
+            answers: vec![(first, Ok(None))],
+        };
+        // The plan's next changes in the batch, each on the state the one
+        // before made.
+        while let Some(i) = queue.pop_front() {
+            let compute = ToCaller::Compute {
+                doc: Arc::clone(&chain.state),
+                last: queue.is_empty(),
+            };
+            let answer = match jobs[i]
+                .to_caller
+                .send(compute)
+                .map(|()| jobs[i].computed.recv())
+            {
+                Ok(Ok(Ok(Some(change)))) => {
+                    chain.writes.push(Write {
+                        job: i,
+                        record: change.record,
+                        record_text: change.record_text,
+                    });
+                    chain.state = Arc::new(change.doc);
+                    chain.texts = change.texts;
+                    Ok(None)
+                }
+                Ok(Ok(answer)) => answer.map(|_| None),
+                // The caller is gone (its change panicked): nothing to write.
+                Ok(Err(_)) | Err(_) => Ok(None),
+            };
+            chain.answers.push((i, answer));
+        }
+        chains.push(chain);
+    }
+    if chains.is_empty() {
+        return Ok(answers);
+    }
+
+    let changed: Vec<&str> = chains.iter().map(|chain| plans[chain.plan]).collect();
+    let mut keys = shared.lock_keys(conn, &changed)?;
+    keys.sort_unstable();
+    keys.dedup();
+    let mut rows = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for chain in &mut chains {
+        let doc = &chain.state;
+        let plan_id = plans[chain.plan];
+        let (text, summary) = chain
+            .texts
+            .take()
+            .unwrap_or_else(|| (doc_text(doc), summary_json(plan_id, doc)));
+        rows.0.push(chain.revision);
+        rows.1.push(chain.xmin);
+        rows.2.push(to_i64(doc.state.revision));
+        rows.3.push(text);
+        rows.4.push(summary);
+    }
+    // The events in the batch's order.
+    let mut writes: Vec<(usize, &Write)> = chains
+        .iter()
+        .flat_map(|chain| chain.writes.iter().map(move |w| (chain.plan, w)))
+        .collect();
+    writes.sort_unstable_by_key(|(_, w)| w.job);
+    let event_plans: Vec<&str> = writes.iter().map(|(p, _)| plans[*p]).collect();
+    let seqs: Vec<i64> = writes
+        .iter()
+        .map(|(_, w)| to_i64(w.record.revision))
+        .collect();
+    let records: Vec<&str> = writes.iter().map(|(_, w)| w.record_text.as_str()).collect();
+    let WriterConn {
+        client, write_if, ..
+    } = conn;
+    let tx = Open::begin(client, &keys).map_err(write)?;
+    let row = tx
+        .client
+        .query_one(
+            &*write_if,
+            &[
+                &changed,
+                &rows.0,
+                &rows.1,
+                &rows.2,
+                &rows.3,
+                &rows.4,
+                &event_plans,
+                &seqs,
+                &records,
+            ],
+        )
+        .map_err(write)?;
+    let (xid, written): (String, Vec<String>) = (row.get(0), row.get(1));
+    tx.commit().map_err(write)?;
+    if !written.is_empty() {
+        shared.notify();
+    }
+
+    // Each event's position: its place among the events sent (those of
+    // plans not written leave gaps).
+    let xid: i64 = xid.parse().unwrap_or(0);
+    let mut positions: Vec<Option<u64>> = jobs.iter().map(|_| None).collect();
+    for (n, (_, w)) in (1..).zip(&writes) {
+        positions[w.job] = Some((xid * PER_TRANSACTION + n) as u64);
+    }
+    for chain in chains {
+        let plan_id = plans[chain.plan];
+        if !written.iter().any(|plan| plan == plan_id) {
+            // Its row moved: its changes are made again on the row as it is.
+            continue;
+        }
+        for (i, answer) in chain.answers {
+            answers[i] = Some(answer);
+        }
+        for w in chain.writes {
+            answers[w.job] = Some(Ok(Some(StoredEvent {
+                plan_id: plan_id.to_owned(),
+                seq: w.record.revision,
+                position: positions[w.job].unwrap_or(0),
+                record: w.record,
+            })));
+        }
+        // The row's xmin is this transaction's id, the low 32 bits of it.
+        let revision = to_i64(chain.state.state.revision);
+        shared.remember(plan_id, revision, xid & 0xffff_ffff, chain.state);
+    }
+    Ok(answers)
+}
+
+/// Commits `batch` in one transaction: each change's answer; `Err` when
+/// the transaction failed (then nothing of it was committed).
+fn commit_batch(
+    shared: &Shared,
+    conn: &mut WriterConn,
+    batch: &[&Job],
+) -> Result<Vec<Answer>, OpError> {
+    let write = |e: postgres::Error| sql_error(&shared.shown, "write", &e);
+    let (plans, plan_of, mut queues) = by_plan(batch);
+    // The plans' locks in the order of their keys: two batches (two
+    // servers) that share plans queue, never deadlock.
+    let mut keys = shared.lock_keys(conn, &plans)?;
+    keys.sort_unstable();
+    keys.dedup();
+    let WriterConn {
+        client,
+        read,
+        write: write_statement,
+        ..
+    } = conn;
+    let tx = Open::begin(client, &keys).map_err(write)?;
+
+    let mut states = read_states(shared, tx.client, read, &plans)?;
+
+    // The changes, each on its plan's state as the batch has it so far:
+    // the first change of every plan is computed at once (by its caller),
+    // each next one when the one before is in.
+    let mut answers: Vec<Option<Answer>> = batch.iter().map(|_| None).collect();
+    for p in 0..plans.len() {
+        start(batch, &mut queues[p], &states[p], &mut answers);
+    }
+    let mut writes: Vec<Write> = Vec::new();
+    let mut changed = vec![false; plans.len()];
+    // The text and summary of each changed plan's state, if its caller
+    // wrote them out.
+    let mut texts: Vec<Option<(String, String)>> = plans.iter().map(|_| None).collect();
+    for i in 0..batch.len() {
+        if answers[i].is_some() {
+            continue;
+        }
+        let p = plan_of[i];
+        queues[p].pop_front();
+        let answer = match batch[i].computed.recv() {
+            Ok(Ok(Some(change))) => {
+                writes.push(Write {
+                    job: i,
+                    record: change.record,
+                    record_text: change.record_text,
+                });
+                states[p] = Ok(Arc::new(change.doc));
+                texts[p] = change.texts;
+                changed[p] = true;
+                Ok(None)
+            }
+            Ok(answer) => answer.map(|_| None),
+            // The caller is gone (its change panicked): nothing to write.
+            Err(_) => Ok(None),
+        };
+        answers[i] = Some(answer);
+        start(batch, &mut queues[p], &states[p], &mut answers);
+    }
+    let mut answers: Vec<Answer> = answers
+        .into_iter()
+        .map(|answer| answer.unwrap_or(Ok(None)))
+        .collect();
+    if writes.is_empty() {
+        // Nothing changed: the transaction rolls back when dropped.
+        return Ok(answers);
+    }
+
+    // One statement writes each changed plan once and every event.
+    let mut rows = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (p, plan_id) in plans.iter().enumerate() {
+        if let (true, Ok(doc)) = (changed[p], &states[p]) {
+            let (text, summary) = texts[p]
+                .take()
+                .unwrap_or_else(|| (doc_text(doc), summary_json(plan_id, doc)));
+            rows.0.push(*plan_id);
+            rows.1.push(to_i64(doc.state.revision));
+            rows.2.push(text);
+            rows.3.push(summary);
+        }
+    }
+    let event_plans: Vec<&str> = writes.iter().map(|w| plans[plan_of[w.job]]).collect();
+    let seqs: Vec<i64> = writes.iter().map(|w| to_i64(w.record.revision)).collect();
+    let records: Vec<&str> = writes.iter().map(|w| w.record_text.as_str()).collect();
+    let xid: String = tx
+        .client
+        .query_one(
+            &*write_statement,
+            &[
+                &rows.0,
+                &rows.1,
+                &rows.2,
+                &rows.3,
+                &event_plans,
+                &seqs,
+                &records,
+            ],
+        )
+        .map_err(write)?
+        .get(0);
+    tx.commit().map_err(write)?;
+    shared.notify();
+
+    let xid: i64 = xid.parse().unwrap_or(0);
+    for (n, w) in (1..).zip(writes) {
+        answers[w.job] = Ok(Some(StoredEvent {
+            plan_id: plans[plan_of[w.job]].to_owned(),
+            seq: w.record.revision,
+            position: (xid * PER_TRANSACTION + n) as u64,
+            record: w.record,
+        }));
+    }
+    // The rows' xmin is this transaction's id, the low 32 bits of it.
+    for (p, state) in states.into_iter().enumerate() {
+        if let (true, Ok(doc)) = (changed[p], state) {
+            let revision = to_i64(doc.state.revision);
+            shared.remember(plans[p], revision, xid & 0xffff_ffff, doc);
+        }
+    }
+    Ok(answers)
+}
