@@ -2,7 +2,9 @@
 //! then the graph checks beside the interpolation of the task strings (on two
 //! threads for a large plan), and the steps and tasks of the IR.
 
-use super::{side_by_side, Env, Lowered, Lowering, Member, Unknown, Unresolved};
+use super::{
+    side_by_side, Env, Lowered, Lowering, Member, StepSource, TaskSource, Unknown, Unresolved,
+};
 use crate::check::declare::Declarations;
 use crate::check::graph;
 use crate::check::params::Params;
@@ -356,47 +358,10 @@ impl<'a> Lowering<'a, '_> {
             groups,
         };
         let check_graph = || check_graph(&graph, keep_tasks);
-        // Interpolating the strings checks them; the IR tasks are built
-        // only when they are kept (a string not kept is dropped at once, so
-        // its memory is used again for the next).
-        let mut texts = |c: &mut Checker| {
-            let mut ir_tasks = Vec::with_capacity(if keep_tasks { tasks.len() } else { 0 });
-            for (index, source) in tasks.iter().enumerate() {
-                let fields = TaskFields::of(source.task);
-                c.file = source.file;
-                let mut text = |c: &mut Checker, s: &ast::Str| {
-                    interpolate(
-                        c,
-                        decls,
-                        &envs,
-                        &mut used_template_params,
-                        params,
-                        source.env,
-                        s,
-                    )
-                };
-                let reasoning = fields.reasoning.map(|s| text(c, s));
-                let description = fields.description.map(|s| text(c, s));
-                let name = text(c, &source.task.title);
-                if !keep_tasks {
-                    continue;
-                }
-                ir_tasks.push(ir::Task {
-                    id: index as TaskId + 1,
-                    key: source.key.clone(),
-                    name,
-                    step: source.step.map(|s| steps[s as usize].key.clone()),
-                    assignee: fields.assignee.cloned(),
-                    reasoning,
-                    description,
-                    optional: fields.optional,
-                    retry: fields.retry,
-                    priority: fields.priority,
-                    dependencies: Vec::new(),
-                });
-            }
-            ir_tasks
+        let mut text = |c: &mut Checker, env: Env, s: &ast::Str| {
+            interpolate(c, decls, &envs, &mut used_template_params, params, env, s)
         };
+        let mut texts = |c: &mut Checker| task_texts(c, &tasks, &steps, keep_tasks, &mut text);
         let ((graph_diagnostics, dependencies), mut ir_tasks) = if side_by_side(tasks.len()) {
             std::thread::scope(|scope| {
                 let graph = scope.spawn(check_graph);
@@ -421,6 +386,44 @@ impl<'a> Lowering<'a, '_> {
             used_template_params,
         }
     }
+}
+
+/// Interpolates the strings of every task, which checks them; builds the
+/// IR tasks only when they are kept (a string not kept is dropped at once,
+/// so its memory is used again for the next). `text` interpolates a string
+/// in its task's environment.
+fn task_texts(
+    c: &mut Checker,
+    tasks: &[TaskSource<'_>],
+    steps: &[StepSource<'_>],
+    keep_tasks: bool,
+    text: &mut dyn FnMut(&mut Checker, Env, &ast::Str) -> String,
+) -> Vec<ir::Task> {
+    let mut ir_tasks = Vec::with_capacity(if keep_tasks { tasks.len() } else { 0 });
+    for (index, source) in tasks.iter().enumerate() {
+        let fields = TaskFields::of(source.task);
+        c.file = source.file;
+        let reasoning = fields.reasoning.map(|s| text(c, source.env, s));
+        let description = fields.description.map(|s| text(c, source.env, s));
+        let name = text(c, source.env, &source.task.title);
+        if !keep_tasks {
+            continue;
+        }
+        ir_tasks.push(ir::Task {
+            id: index as TaskId + 1,
+            key: source.key.clone(),
+            name,
+            step: source.step.map(|s| steps[s as usize].key.clone()),
+            assignee: fields.assignee.cloned(),
+            reasoning,
+            description,
+            optional: fields.optional,
+            retry: fields.retry,
+            priority: fields.priority,
+            dependencies: Vec::new(),
+        });
+    }
+    ir_tasks
 }
 
 /// The graph's diagnostics and, when the tasks are kept, each task's
