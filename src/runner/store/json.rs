@@ -20,6 +20,9 @@ use super::plan_store::{
 };
 use super::Store;
 
+mod feed;
+use feed::Feed;
+
 /// How a state file in a directory store is named: `PLAN_ID.json`.
 const STATE_EXTENSION: &str = ".json";
 
@@ -147,11 +150,10 @@ impl PlanStore for JsonFileStore {
 /// A directory of JSON state files, one per plan: `PLAN_ID.json`, with
 /// `PLAN_ID.json.lock` and `PLAN_ID.json.events.jsonl` beside it.
 ///
-/// The files have no global order: [`PlanStore::feed`] orders every plan's
-/// events by time (whole seconds), then plan id, then revision, and a
-/// position is an event's place in that order. Events committed in the
-/// same second to two plans may land before ones already read; use SQLite
-/// or PostgreSQL where a resumable global feed matters.
+/// The files have no global order: [`PlanStore::feed`]'s order is kept in
+/// an index beside them (`.feed.jsonl`, see `json/feed.rs`), in which an
+/// event takes the next position when it is first found in its plan's log,
+/// and keeps it.
 #[derive(Debug)]
 pub struct JsonDirStore {
     dir: PathBuf,
@@ -208,22 +210,14 @@ impl JsonDirStore {
 
     /// Every event of every plan, in the feed's order.
     fn all_events(&self) -> Result<Vec<StoredEvent>, OpError> {
-        let mut all = Vec::new();
+        let mut feed = Feed::open(&self.dir)?;
+        let mut logs = Vec::new();
         for plan_id in self.plan_ids()? {
             let store = self.store(&plan_id)?;
-            all.extend(
-                records(&store)?
-                    .into_iter()
-                    .map(|record| stored(&plan_id, record, |_| 0)),
-            );
+            let records = records(&store)?;
+            logs.push((plan_id, records));
         }
-        all.sort_by(|a, b| {
-            (&a.record.at, &a.plan_id, a.seq).cmp(&(&b.record.at, &b.plan_id, b.seq))
-        });
-        for (i, event) in all.iter_mut().enumerate() {
-            event.position = i as u64 + 1;
-        }
-        Ok(all)
+        feed.order(logs)
     }
 
     /// Sends a committed event to the subscribers, with its feed position.
@@ -258,6 +252,9 @@ impl PlanStore for JsonDirStore {
             return Err(plan_exists(plan_id));
         }
         plan_id.clone_into(&mut doc.meta.id);
+        // The feed's lock is held from the new log to the reset of the
+        // plan's old events, so no reader takes the one for the other.
+        let mut feed = Feed::open(&self.dir)?;
         let doc = store.create(doc, force).map_err(|e| {
             // Another creator won the race.
             if !force && e.code == ErrorCode::StateIo && store.exists() {
@@ -266,6 +263,8 @@ impl PlanStore for JsonDirStore {
                 e
             }
         })?;
+        feed.reset(plan_id)?;
+        drop(feed);
         self.publish(plan_id, init(&doc));
         Ok(doc)
     }
@@ -292,7 +291,10 @@ impl PlanStore for JsonDirStore {
     }
 
     fn delete(&self, plan_id: &str) -> Result<(), OpError> {
-        self.existing(plan_id)?.delete(|_| Ok(()))
+        let store = self.existing(plan_id)?;
+        let mut feed = Feed::open(&self.dir)?;
+        store.delete(|_| Ok(()))?;
+        feed.reset(plan_id)
     }
 
     fn transact(
