@@ -413,6 +413,37 @@ fn a_directory_feed_resumes_where_it_left_off() {
     assert_eq!(other.feed(0, 100).unwrap(), store.feed(0, 100).unwrap());
 }
 
+/// A directory store's subscribers get the feed in its order: a change
+/// through one handle sends, after the events sent before, those another
+/// handle (another server on the directory) committed meanwhile, then its
+/// own — each once.
+#[test]
+fn a_directory_handle_sends_the_feed_in_order() {
+    let backend = Backend::json_dir();
+    let (one, two) = (
+        open_store(&backend.url).unwrap(),
+        open_store(&backend.url).unwrap(),
+    );
+    let rx = one.subscribe();
+    one.create("p", doc(2), false).unwrap();
+    two.create("q", doc(2), false).unwrap();
+    let (op, caller) = next("ann");
+    two.apply("q", &op, &caller).unwrap();
+    one.apply("p", &op, &caller).unwrap();
+    let feed = one.feed(0, 100).unwrap();
+    assert_eq!(
+        seqs(&feed),
+        [
+            ("p".to_owned(), 1),
+            ("q".to_owned(), 1),
+            ("q".to_owned(), 2),
+            ("p".to_owned(), 2)
+        ]
+    );
+    assert_eq!(receive(&rx, 4), feed);
+    assert!(rx.recv_timeout(Duration::from_millis(100)).is_err());
+}
+
 /// A handle that keeps the plan's last state (PostgreSQL's does) reads
 /// the row again whenever another handle changed it — even when the plan
 /// was started over and changed back to the same revision.

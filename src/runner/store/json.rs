@@ -7,6 +7,7 @@
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use serde_json::json;
 
@@ -154,10 +155,16 @@ impl PlanStore for JsonFileStore {
 /// an index beside them (`.feed.jsonl`, see `json/feed.rs`), in which an
 /// event takes the next position when it is first found in its plan's log,
 /// and keeps it.
+///
+/// Its subscribers get the feed in order: each change through the handle
+/// sends, in position order, every event the feed has past the last one
+/// sent — with its own, those other handles committed meanwhile.
 #[derive(Debug)]
 pub struct JsonDirStore {
     dir: PathBuf,
     subscribers: Subscribers,
+    /// The last position sent to the subscribers (none before the first).
+    sent: Mutex<Option<u64>>,
 }
 
 impl JsonDirStore {
@@ -167,6 +174,7 @@ impl JsonDirStore {
         Ok(JsonDirStore {
             dir: dir.to_path_buf(),
             subscribers: Subscribers::default(),
+            sent: Mutex::new(None),
         })
     }
 
@@ -210,7 +218,11 @@ impl JsonDirStore {
 
     /// Every event of every plan, in the feed's order.
     fn all_events(&self) -> Result<Vec<StoredEvent>, OpError> {
-        let mut feed = Feed::open(&self.dir)?;
+        self.all_events_in(&mut Feed::open(&self.dir)?)
+    }
+
+    /// [`JsonDirStore::all_events`] with the feed's index locked already.
+    fn all_events_in(&self, feed: &mut Feed) -> Result<Vec<StoredEvent>, OpError> {
         let mut logs = Vec::new();
         for plan_id in self.plan_ids()? {
             let store = self.store(&plan_id)?;
@@ -220,18 +232,37 @@ impl JsonDirStore {
         feed.order(logs)
     }
 
-    /// Sends a committed event to the subscribers, with its feed position.
+    /// A committed event with its feed position, sent to the subscribers
+    /// after the feed's events before it that were not sent yet. The feed's
+    /// lock is held while sending, so two changes are sent in the order of
+    /// their positions whichever thread found them.
     fn publish(&self, plan_id: &str, record: LogRecord) -> StoredEvent {
         let mut event = stored(plan_id, record, |_| 0);
-        if let Ok(all) = self.all_events() {
-            if let Some(found) = all
-                .iter()
-                .find(|e| e.plan_id == plan_id && e.seq == event.seq)
-            {
-                event.position = found.position;
-            }
+        let mut feed = Feed::open(&self.dir);
+        let all = feed.as_mut().map(|feed| self.all_events_in(feed));
+        let Some(found) = all
+            .iter()
+            .flatten()
+            .flatten()
+            .find(|e| e.plan_id == plan_id && e.seq == event.seq)
+        else {
+            // The feed could not be read: the event alone, without a position.
+            self.subscribers.send(&event);
+            return event;
+        };
+        event.position = found.position;
+        let mut sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
+        let after = sent.unwrap_or(event.position - 1);
+        for unsent in all
+            .iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.position > after)
+        {
+            self.subscribers.send(unsent);
+            *sent = Some(unsent.position);
         }
-        self.subscribers.send(&event);
+        drop(feed);
         event
     }
 }
