@@ -8,6 +8,11 @@
 //! The sizes grow with `PLANC_FUZZ_CASES` (up to 8 times the CI size). At
 //! most `MAX_PER_CODE` (100) diagnostics of a code are reported; one
 //! `planc::limit` note counts the rest.
+//!
+//! The checked plan then goes to the build targets: a plan of many steps
+//! must render in linear time for each (the Plan Tool's plan instance
+//! groups tasks by step, and once searched the steps and the groups for
+//! every task).
 
 mod support;
 
@@ -16,6 +21,7 @@ use std::time::Duration;
 
 use planc::check::Options;
 use planc::diagnostic::{Code, MAX_PER_CODE};
+use planc::emit::Target;
 use planc::generate::fuzz_cases;
 use planc::span::FileId;
 
@@ -348,4 +354,27 @@ fn a_name_repeated_in_after_is_one_dependency() {
     let built = planc::compile("hostile.plan", &plan(&body), &Options::default());
     let plan = built.checked.plan.expect("a plan");
     assert!(plan.tasks[1..].iter().all(|t| t.dependencies == [1]));
+}
+
+#[test]
+fn many_steps_render_in_linear_time_for_every_target() {
+    // Each target renders this plan in about a second (a debug build); the
+    // Plan Tool took 40 seconds when its grouping was quadratic.
+    let n = size(40_000);
+    let mut body = String::new();
+    for i in 0..n {
+        writeln!(body, "    step s{i} {{ task t{i} \"T\" }}").unwrap();
+        // Tasks outside any step: the `(plan)` step of the Plan Tool.
+        if i % 64 == 0 {
+            writeln!(body, "    task loose{i} \"L\"").unwrap();
+        }
+    }
+    let compiled = planc::compile("hostile.plan", &plan(&body), &Options::default());
+    assert_eq!(compiled.diagnostics, []);
+    let document = compiled.document().expect("a plan");
+    for (name, target) in Target::ALL {
+        let (rendered, used) = support::processor_time(|| planc::emit::render(&document, target));
+        assert!(used < BUDGET, "{name}: {used:?} of processor time");
+        assert!(rendered.len() > n, "{name}: {} bytes", rendered.len());
+    }
 }

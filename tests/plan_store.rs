@@ -363,6 +363,87 @@ fn two_postgres_handles_share_one_database() {
     two_handles(&backend.url);
 }
 
+/// A directory store's feed resumes where a reader left off: a position
+/// handed out never moves. Events of two plans are fed in commit order,
+/// whatever their ids and the clock's seconds say; deleting a plan moves
+/// no other event; a plan made again under an old id gets new positions.
+/// (The feed was once sorted at each read by time in whole seconds, then
+/// plan id: a reader resuming from the last position it saw missed
+/// events, and saw others twice.)
+#[test]
+fn a_directory_feed_resumes_where_it_left_off() {
+    let backend = Backend::json_dir();
+    let store = open_store(&backend.url).unwrap();
+    let owned = |pairs: &[(&str, u64)]| -> Vec<(String, u64)> {
+        pairs.iter().map(|&(p, s)| (p.to_owned(), s)).collect()
+    };
+    store.create("zeta", doc(2), false).unwrap();
+    store.create("alpha", doc(2), false).unwrap();
+    let seen = store.feed(0, 100).unwrap();
+    assert_eq!(seqs(&seen), owned(&[("zeta", 1), ("alpha", 1)]));
+    let last = seen[1].position;
+
+    // zeta deleted, then alpha changed: a reader resuming after `last`
+    // gets alpha's change, and the events read before keep their places.
+    store.delete("zeta").unwrap();
+    let (op, caller) = next("ann");
+    store.apply("alpha", &op, &caller).unwrap();
+    let resumed = store.feed(last, 100).unwrap();
+    assert_eq!(seqs(&resumed), owned(&[("alpha", 2)]));
+    let all = store.feed(0, 100).unwrap();
+    assert_eq!(seqs(&all), owned(&[("alpha", 1), ("alpha", 2)]));
+    assert_eq!(all[0].position, seen[1].position);
+    let last = all[1].position;
+
+    // zeta made again (revision 1 again, maybe in the same second): new
+    // events, after everything handed out; and so for alpha started over.
+    store.create("zeta", doc(1), false).unwrap();
+    store.create("alpha", doc(1), true).unwrap();
+    let resumed = store.feed(last, 100).unwrap();
+    assert_eq!(seqs(&resumed), owned(&[("zeta", 1), ("alpha", 1)]));
+    assert!(resumed[0].position > last && resumed[0].position < resumed[1].position);
+    assert_eq!(
+        seqs(&store.events("alpha", 0, 100).unwrap()),
+        owned(&[("alpha", 1)])
+    );
+
+    // A second handle on the directory (another server) hands out the
+    // same positions.
+    let other = open_store(&backend.url).unwrap();
+    assert_eq!(other.feed(0, 100).unwrap(), store.feed(0, 100).unwrap());
+}
+
+/// A directory store's subscribers get the feed in its order: a change
+/// through one handle sends, after the events sent before, those another
+/// handle (another server on the directory) committed meanwhile, then its
+/// own — each once.
+#[test]
+fn a_directory_handle_sends_the_feed_in_order() {
+    let backend = Backend::json_dir();
+    let (one, two) = (
+        open_store(&backend.url).unwrap(),
+        open_store(&backend.url).unwrap(),
+    );
+    let rx = one.subscribe();
+    one.create("p", doc(2), false).unwrap();
+    two.create("q", doc(2), false).unwrap();
+    let (op, caller) = next("ann");
+    two.apply("q", &op, &caller).unwrap();
+    one.apply("p", &op, &caller).unwrap();
+    let feed = one.feed(0, 100).unwrap();
+    assert_eq!(
+        seqs(&feed),
+        [
+            ("p".to_owned(), 1),
+            ("q".to_owned(), 1),
+            ("q".to_owned(), 2),
+            ("p".to_owned(), 2)
+        ]
+    );
+    assert_eq!(receive(&rx, 4), feed);
+    assert!(rx.recv_timeout(Duration::from_millis(100)).is_err());
+}
+
 /// A handle that keeps the plan's last state (PostgreSQL's does) reads
 /// the row again whenever another handle changed it — even when the plan
 /// was started over and changed back to the same revision.

@@ -4,6 +4,7 @@
 //! be exported as well as a freshly built plan.
 
 use std::borrow::Cow;
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use serde::Serialize;
@@ -11,7 +12,7 @@ use serde_json::Value;
 
 use crate::check::graph::topological_order;
 use crate::document::statuses::{LINEAR_STATUSES, PLAN_TOOL_STATUSES};
-use crate::document::{json_text, PlanDocument, PlanStatus, TaskDoc, TaskStatus};
+use crate::document::{json_text, PlanDocument, PlanStatus, StepDoc, TaskDoc, TaskStatus};
 
 use super::extension::{PlanExtension, TaskExtension};
 use super::{peers, Each};
@@ -183,34 +184,43 @@ fn tool_task(t: &TaskDoc) -> ToolTask<'_> {
 
 fn plan_tool(document: &PlanDocument) -> String {
     let by_id: HashMap<u32, &TaskDoc> = document.tasks.iter().map(|t| (t.id, t)).collect();
+    // The first step of each id, as a search of the list would find it.
+    let mut steps: HashMap<&str, &StepDoc> = HashMap::with_capacity(document.steps.len());
+    for step in &document.steps {
+        steps.entry(step.id.as_str()).or_insert(step);
+    }
     // Steps in the order their first task appears; tasks outside any step
-    // form the `(plan)` step, placed where the first of them stands.
-    let mut groups: Vec<(Option<&str>, Vec<&TaskDoc>)> = Vec::new();
+    // form the `(plan)` step, placed where the first of them stands. Each
+    // group is found by its step's id (a search of the groups for every
+    // task was quadratic in the steps).
+    let mut groups: Vec<(Option<&StepDoc>, Vec<&TaskDoc>)> = Vec::new();
+    let mut group_of: HashMap<Option<&str>, usize> = HashMap::new();
     for t in &document.tasks {
-        let step = t
-            .step
-            .as_deref()
-            .filter(|s| document.steps.iter().any(|d| d.id == *s));
-        match groups.iter_mut().find(|(s, _)| *s == step) {
-            Some((_, members)) => members.push(t),
-            None => groups.push((step, vec![t])),
+        let step = t.step.as_deref().and_then(|s| steps.get(s).copied());
+        let key = step.map(|d| d.id.as_str());
+        match group_of.get(&key) {
+            Some(&i) => groups[i].1.push(t),
+            None => {
+                group_of.insert(key, groups.len());
+                groups.push((step, vec![t]));
+            }
         }
     }
     for step in &document.steps {
-        if !groups.iter().any(|(s, _)| *s == Some(step.id.as_str())) {
+        if let Entry::Vacant(vacant) = group_of.entry(Some(step.id.as_str())) {
+            vacant.insert(groups.len());
             let members = step
                 .tasks
                 .iter()
                 .filter_map(|id| by_id.get(id).copied())
                 .collect();
-            groups.push((Some(step.id.as_str()), members));
+            groups.push((Some(step), members));
         }
     }
     let title = document.meta.title.as_deref().unwrap_or(&document.meta.id);
     let steps = Each(|| {
         groups.iter().map(|(step, members)| {
-            let (step_id, name) = match step.and_then(|s| document.steps.iter().find(|d| d.id == s))
-            {
+            let (step_id, name) = match step {
                 Some(d) => (d.id.as_str(), d.name.as_str()),
                 None => (PLAN_STEP_ID, title),
             };

@@ -60,7 +60,7 @@ impl Backend {
         Backend {
             url: format!("dir:{}", dir.path().join("plans").display()),
             multi: true,
-            commit_ordered: false,
+            commit_ordered: true,
             _dir: Guard::Dir(dir),
         }
     }

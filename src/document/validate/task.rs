@@ -13,6 +13,8 @@ use crate::span::Span;
 use crate::suggest;
 
 impl Validator {
+    /// A task: what the cross-task checks need when its id is valid, and
+    /// the task typed when none of its fields has an error.
     pub(super) fn task(
         &mut self,
         task: &Object,

@@ -7,6 +7,7 @@
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use serde_json::json;
 
@@ -19,6 +20,9 @@ use super::plan_store::{
     plan_exists, plan_not_found, validate_plan_id, PlanStore, PlanSummary, StoredEvent, Subscribers,
 };
 use super::Store;
+
+mod feed;
+use feed::Feed;
 
 /// How a state file in a directory store is named: `PLAN_ID.json`.
 const STATE_EXTENSION: &str = ".json";
@@ -147,15 +151,20 @@ impl PlanStore for JsonFileStore {
 /// A directory of JSON state files, one per plan: `PLAN_ID.json`, with
 /// `PLAN_ID.json.lock` and `PLAN_ID.json.events.jsonl` beside it.
 ///
-/// The files have no global order: [`PlanStore::feed`] orders every plan's
-/// events by time (whole seconds), then plan id, then revision, and a
-/// position is an event's place in that order. Events committed in the
-/// same second to two plans may land before ones already read; use SQLite
-/// or PostgreSQL where a resumable global feed matters.
+/// The files have no global order: [`PlanStore::feed`]'s order is kept in
+/// an index beside them (`.feed.jsonl`, see `json/feed.rs`), in which an
+/// event takes the next position when it is first found in its plan's log,
+/// and keeps it.
+///
+/// Its subscribers get the feed in order: each change through the handle
+/// sends, in position order, every event the feed has past the last one
+/// sent — with its own, those other handles committed meanwhile.
 #[derive(Debug)]
 pub struct JsonDirStore {
     dir: PathBuf,
     subscribers: Subscribers,
+    /// The last position sent to the subscribers (none before the first).
+    sent: Mutex<Option<u64>>,
 }
 
 impl JsonDirStore {
@@ -165,6 +174,7 @@ impl JsonDirStore {
         Ok(JsonDirStore {
             dir: dir.to_path_buf(),
             subscribers: Subscribers::default(),
+            sent: Mutex::new(None),
         })
     }
 
@@ -208,36 +218,51 @@ impl JsonDirStore {
 
     /// Every event of every plan, in the feed's order.
     fn all_events(&self) -> Result<Vec<StoredEvent>, OpError> {
-        let mut all = Vec::new();
-        for plan_id in self.plan_ids()? {
-            let store = self.store(&plan_id)?;
-            all.extend(
-                records(&store)?
-                    .into_iter()
-                    .map(|record| stored(&plan_id, record, |_| 0)),
-            );
-        }
-        all.sort_by(|a, b| {
-            (&a.record.at, &a.plan_id, a.seq).cmp(&(&b.record.at, &b.plan_id, b.seq))
-        });
-        for (i, event) in all.iter_mut().enumerate() {
-            event.position = i as u64 + 1;
-        }
-        Ok(all)
+        self.all_events_in(&mut Feed::open(&self.dir)?)
     }
 
-    /// Sends a committed event to the subscribers, with its feed position.
+    /// [`JsonDirStore::all_events`] with the feed's index locked already.
+    fn all_events_in(&self, feed: &mut Feed) -> Result<Vec<StoredEvent>, OpError> {
+        let mut logs = Vec::new();
+        for plan_id in self.plan_ids()? {
+            let store = self.store(&plan_id)?;
+            let records = records(&store)?;
+            logs.push((plan_id, records));
+        }
+        feed.order(logs)
+    }
+
+    /// A committed event with its feed position, sent to the subscribers
+    /// after the feed's events before it that were not sent yet. The feed's
+    /// lock is held while sending, so two changes are sent in the order of
+    /// their positions whichever thread found them.
     fn publish(&self, plan_id: &str, record: LogRecord) -> StoredEvent {
         let mut event = stored(plan_id, record, |_| 0);
-        if let Ok(all) = self.all_events() {
-            if let Some(found) = all
-                .iter()
-                .find(|e| e.plan_id == plan_id && e.seq == event.seq)
-            {
-                event.position = found.position;
-            }
+        let mut feed = Feed::open(&self.dir);
+        let all = feed.as_mut().map(|feed| self.all_events_in(feed));
+        let Some(found) = all
+            .iter()
+            .flatten()
+            .flatten()
+            .find(|e| e.plan_id == plan_id && e.seq == event.seq)
+        else {
+            // The feed could not be read: the event alone, without a position.
+            self.subscribers.send(&event);
+            return event;
+        };
+        event.position = found.position;
+        let mut sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
+        let after = sent.unwrap_or(event.position - 1);
+        for unsent in all
+            .iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.position > after)
+        {
+            self.subscribers.send(unsent);
+            *sent = Some(unsent.position);
         }
-        self.subscribers.send(&event);
+        drop(feed);
         event
     }
 }
@@ -258,6 +283,9 @@ impl PlanStore for JsonDirStore {
             return Err(plan_exists(plan_id));
         }
         plan_id.clone_into(&mut doc.meta.id);
+        // The feed's lock is held from the new log to the reset of the
+        // plan's old events, so no reader takes the one for the other.
+        let mut feed = Feed::open(&self.dir)?;
         let doc = store.create(doc, force).map_err(|e| {
             // Another creator won the race.
             if !force && e.code == ErrorCode::StateIo && store.exists() {
@@ -266,6 +294,8 @@ impl PlanStore for JsonDirStore {
                 e
             }
         })?;
+        feed.reset(plan_id)?;
+        drop(feed);
         self.publish(plan_id, init(&doc));
         Ok(doc)
     }
@@ -292,7 +322,10 @@ impl PlanStore for JsonDirStore {
     }
 
     fn delete(&self, plan_id: &str) -> Result<(), OpError> {
-        self.existing(plan_id)?.delete(|_| Ok(()))
+        let store = self.existing(plan_id)?;
+        let mut feed = Feed::open(&self.dir)?;
+        store.delete(|_| Ok(()))?;
+        feed.reset(plan_id)
     }
 
     fn transact(
