@@ -19,9 +19,11 @@ use crate::runner::store::plan_store::{
 
 /// The most changes one transaction commits.
 pub(super) const MAX_BATCH: usize = 1000;
-/// The writer threads of a store handle: while one waits for its batch's
-/// commit (the WAL flush), another prepares the next batch.
-pub(super) const WRITERS: usize = 2;
+/// The writer threads of a store handle. One: a batch is one statement
+/// (its changes computed ahead by their callers), and the changes queued
+/// while it commits make the next batch — fewer, larger transactions, so
+/// fewer commits and WAL flushes a change than two writers made.
+pub(super) const WRITERS: usize = 1;
 const _: () = assert!((MAX_BATCH as i64) < PER_TRANSACTION);
 
 /// The writer's connection and its statements.
