@@ -5,13 +5,13 @@
 //! `events` (a row per committed change: its record, the plan's revision as
 //! `seq`, and `pos`, its place in the global order) and `schema_version`.
 //!
-//! **Group commit** (in [`writer`]). A store handle has
-//! [`WRITERS`](writer::WRITERS) writer threads, each with a connection of
-//! its own. Concurrent changes queue for them; a writer takes every change
-//! queued meanwhile (at most [`MAX_BATCH`](writer::MAX_BATCH)) and commits
-//! them together, one WAL flush for all (while it waits for that flush,
-//! the other writer takes the next batch). A change is computed by its
-//! caller's thread (the change never leaves it), by the runner:
+//! **Group commit** (in [`writer`]). A store handle has a writer thread
+//! ([`WRITERS`](writer::WRITERS)) with a connection of its own.
+//! Concurrent changes queue for it; it takes every change queued meanwhile
+//! (at most [`MAX_BATCH`](writer::MAX_BATCH)) and commits them together,
+//! one WAL flush for all; the changes queued while it commits make the
+//! next batch. A change is computed by its caller's thread (the change
+//! never leaves it), by the runner:
 //!
 //! - **ahead**, before it is queued, on the state the handle keeps of the
 //!   plan (the last it read or wrote, with that row's version); the plan's
