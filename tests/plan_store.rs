@@ -1024,7 +1024,7 @@ fn transaction(event: &StoredEvent) -> u64 {
 
 /// PostgreSQL commits the changes queued meanwhile in one transaction: a
 /// change the runner refuses is answered alone, and the batch's other
-/// changes (two of them to one plan) commit, each with its own event.
+/// changes (three of them to one plan) commit, each with its own event.
 #[test]
 fn postgres_batches_commit_together_and_refuse_alone() {
     let Some(backend) = Backend::postgres() else {
@@ -1035,8 +1035,8 @@ fn postgres_batches_commit_together_and_refuse_alone() {
     store.create("a", doc(4), false).unwrap();
     store.create("b", doc(3), false).unwrap();
 
-    // Hold plan a's lock, so that the two writers' first batches (ann's
-    // change, then zed's) wait for it while the others queue behind.
+    // Hold plan a's lock, so that the writer's first batch (ann's change)
+    // waits for it while the others queue behind.
     let mut holder = ::postgres::Client::connect(&backend.url, ::postgres::NoTls).unwrap();
     holder
         .execute("SELECT pg_advisory_lock(hashtextextended('a', 0))", &[])
@@ -1061,7 +1061,7 @@ fn postgres_batches_commit_together_and_refuse_alone() {
     let ann = apply("a", next("ann").0, "ann");
     waiting(1);
     let zed = apply("a", next("zed").0, "zed");
-    waiting(2);
+    wait_until("zed's change queued", || store.queued_changes() == 1);
     let missing = Op::StartTask(TaskIdArgs {
         task_id: TaskRef::Id(99),
     });
@@ -1071,7 +1071,7 @@ fn postgres_batches_commit_together_and_refuse_alone() {
         apply("a", missing, "dee"),
         apply("b", next("eve").0, "eve"),
     ];
-    wait_until("four changes queued", || store.queued_changes() == 4);
+    wait_until("five changes queued", || store.queued_changes() == 5);
     holder
         .execute("SELECT pg_advisory_unlock(hashtextextended('a', 0))", &[])
         .unwrap();
@@ -1106,22 +1106,26 @@ fn postgres_batches_commit_together_and_refuse_alone() {
     assert_eq!(store.load("a").unwrap().state.revision, 4);
     assert_eq!(store.load("b").unwrap().state.revision, 3);
 
-    // One event per change; ann's and zed's each in a transaction of its
-    // own, the three of the last batch in one, at its first three places.
+    // One event per change; ann's in a transaction of its own, the four of
+    // the next batch in one, at its first four places, zed's before bob's.
     let a = store.events("a", 0, 10).unwrap();
     let b = store.events("b", 0, 10).unwrap();
     assert_eq!(a.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3, 4]);
     assert_eq!(b.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
-    let batch = transaction(&a[3]);
-    assert!(transaction(&a[1]) < transaction(&a[2]));
-    assert!(transaction(&a[2]) < batch);
-    assert_eq!((transaction(&b[1]), transaction(&b[2])), (batch, batch));
-    let mut places: Vec<u64> = [&a[3], &b[1], &b[2]]
+    assert_eq!(a[2].record.events[0].agent.as_deref(), Some("zed"));
+    let batch = transaction(&a[2]);
+    assert!(transaction(&a[1]) < batch);
+    assert_eq!(
+        [&a[3], &b[1], &b[2]].map(transaction),
+        [batch, batch, batch]
+    );
+    let mut places: Vec<u64> = [&a[2], &a[3], &b[1], &b[2]]
         .iter()
         .map(|e| e.position % 1024)
         .collect();
     places.sort_unstable();
-    assert_eq!(places, [1, 2, 3]);
+    assert_eq!(places, [1, 2, 3, 4]);
+    assert!(a[2].position < a[3].position);
     assert!(b[1].position < b[2].position);
 
     // The feed and the subscriber have every event once, in position order.

@@ -140,6 +140,47 @@ fn the_json_api_creates_lists_shows_changes_and_deletes_plans() {
     assert_eq!(server.get("/health").json()["data"]["plans"], 1);
 }
 
+/// A client that resumes from an id this server has not reached yet (it
+/// came from another server, further on) gets nothing at or below that id
+/// when the changes arrive, on a plan's stream and on every plan's.
+#[test]
+fn a_stream_resumed_ahead_of_the_server_sends_nothing_up_to_its_id() {
+    let dir = tempdir();
+    let server = Server::start(&["--store", &store_url(dir.path())]);
+    server.create("jd", "examples/jd_keyboard.plan");
+    let mut plan = EventStream::open(
+        &server.addr,
+        "/api/plans/jd/events",
+        &[("Last-Event-ID", "3")],
+    );
+    let mut every = EventStream::open(&server.addr, "/api/events", &[("Last-Event-ID", "3")]);
+    std::thread::sleep(Duration::from_millis(300));
+    server.op("jd", "startNextTask", json!({"agent": "a"}));
+    server.op(
+        "jd",
+        "completeTask",
+        json!({"agent": "a", "result": "done"}),
+    );
+    server.op("jd", "pausePlan", json!({}));
+    let (message, data) = plan.next_json();
+    assert_eq!(
+        (
+            message.id.as_deref(),
+            data["seq"].as_u64(),
+            data["op"].as_str()
+        ),
+        (Some("4"), Some(4), Some("pausePlan")),
+        "{data}"
+    );
+    // SQLite's positions: the creation is 1, the changes 2, 3 and 4.
+    let (message, data) = every.next_json();
+    assert_eq!(
+        (message.id.as_deref(), data["seq"].as_u64()),
+        (Some("4"), Some(4)),
+        "{data}"
+    );
+}
+
 #[test]
 fn event_streams_resume_after_last_event_id_and_follow_live_changes() {
     let dir = tempdir();

@@ -461,6 +461,11 @@ struct Follow {
     plan: Option<String>,
     /// The id of the last message sent.
     last: u64,
+    /// The id the stream resumed after (`Last-Event-ID`, `?after=`): the
+    /// client has everything up to it, so nothing at or below it is sent —
+    /// not even what the live channel brings late (a server whose listener
+    /// is behind the one the client came from).
+    floor: u64,
     /// Read from the store (`false`) or the live channel (`true`), not
     /// sent yet.
     backlog: VecDeque<(StoredEvent, bool)>,
@@ -503,7 +508,7 @@ impl Follow {
                 let id = self.id(&event);
                 let key = (event.plan_id.clone(), event.seq);
                 let fresh = if live {
-                    !self.sent.contains(&key)
+                    id > self.floor && !self.sent.contains(&key)
                 } else {
                     id > self.last
                 };
@@ -561,6 +566,7 @@ fn stream(shared: Arc<Shared>, plan: Option<String>, start: Option<u64>) -> Resp
     let follow = Follow {
         plan,
         last: start.unwrap_or(0),
+        floor: start.unwrap_or(0),
         backlog: VecDeque::new(),
         caught_up: start.is_none(),
         sent: HashSet::new(),

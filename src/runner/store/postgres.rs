@@ -5,22 +5,22 @@
 //! `events` (a row per committed change: its record, the plan's revision as
 //! `seq`, and `pos`, its place in the global order) and `schema_version`.
 //!
-//! **Group commit** (in [`writer`]). A store handle has
-//! [`WRITERS`](writer::WRITERS) writer threads, each with a connection of
-//! its own. Concurrent changes queue for them; a writer takes every change
-//! queued meanwhile (at most [`MAX_BATCH`](writer::MAX_BATCH)) and commits
-//! them together, one WAL flush for all (while it waits for that flush,
-//! the other writer takes the next batch). A change is computed by its
-//! caller's thread (the change never leaves it), by the runner:
+//! **Group commit** (in [`writer`]). A store handle has a writer thread
+//! ([`WRITERS`](writer::WRITERS)) with a connection of its own.
+//! Concurrent changes queue for it; it takes every change queued meanwhile
+//! (at most [`MAX_BATCH`](writer::MAX_BATCH)) and commits them together,
+//! one WAL flush for all; the changes queued while it commits make the
+//! next batch. A change is computed by its caller's thread (the change
+//! never leaves it), by the runner:
 //!
 //! - **ahead**, before it is queued, on the state the handle keeps of the
-//!   plan (the last it read or wrote, with that row's version). The writer
-//!   takes the advisory locks of those plans, in the order of their keys
-//!   (so two servers' batches never deadlock), and one statement writes
-//!   each plan's row only if it is still the version its first change was
-//!   computed on, with the events of the rows it wrote (the plan's next
-//!   changes in the batch are computed, meanwhile, on the state the one
-//!   before made); then `COMMIT`. Three round trips, no row read.
+//!   plan (the last it read or wrote, with that row's version); the plan's
+//!   next changes in the batch are computed on the state the one before
+//!   made. Then one statement, a transaction of its own (one round trip,
+//!   no row read): the advisory locks of those plans, in the order of their
+//!   keys (so two servers' batches never deadlock), before anything else;
+//!   each plan's row written only if it is still the version its first
+//!   change was computed on; the events of the rows it wrote.
 //! - **on the row as it is**, for the plans whose state the handle did not
 //!   keep, whose row had moved (another handle changed the plan: the
 //!   change is made again), or whose change computed ahead was refused or
@@ -36,18 +36,19 @@
 //! **Notifications.** Once a batch has committed, a notifier thread sends
 //! `pg_notify` in a transaction of its own, without waiting for its WAL
 //! flush (`synchronous_commit` off for it alone), one for all the changes
-//! committed meanwhile. Not in the batch's transaction: PostgreSQL
+//! committed meanwhile (at most one every [`NOTIFY_PAUSE`]: each wakes
+//! every server's listener to read the feed). Not in the batch's transaction: PostgreSQL
 //! serialises the commits of notifying transactions on one cluster-wide
 //! lock held through the commit's WAL flush, so servers that notified
 //! could not share a flush. A notification is only a wake-up (listeners
 //! read the feed, and look every [`POLL`] anyway): one lost in a crash
 //! loses nothing.
 //!
-//! **Round trips.** A batch is three round trips whatever its size when
-//! its changes were computed ahead on the rows' versions (`BEGIN` with the
-//! plans' locks — their keys, numbers, asked once per plan —, the write,
-//! `COMMIT`), four otherwise (the read too); statements are prepared once
-//! per connection. The store keeps each plan's last parsed state with the
+//! **Round trips.** A batch is one round trip whatever its size when its
+//! changes were computed ahead on the rows' versions; otherwise four
+//! (`BEGIN` with the plans' locks, the read, the write, `COMMIT`). The
+//! locks' keys (numbers) are asked once per plan; statements are prepared
+//! once per connection. The store keeps each plan's last parsed state with the
 //! row version it came from (its revision and `xmin`, the transaction that
 //! wrote it): a read or a batch fetches and parses the document only when
 //! the row moved since.
@@ -96,6 +97,8 @@ pub(crate) const SCHEMA_VERSION: i32 = 4;
 /// looks at the feed anyway (a transaction that ended without notifying
 /// may have held events back).
 const POLL: Duration = Duration::from_millis(250);
+/// The least time between two notifications of one store handle.
+const NOTIFY_PAUSE: Duration = Duration::from_millis(10);
 /// How soon it looks again when a notified event is still held back.
 const SOON: Duration = Duration::from_millis(20);
 /// The most idle connections kept open.
@@ -645,8 +648,8 @@ fn plan_lock(tx: &mut Transaction<'_>, plan_id: &str) -> Result<(), postgres::Er
 }
 
 /// The notifier: one `NOTIFY` (in a transaction that does not wait for its
-/// WAL flush) for every batch of changes committed; ends with the store
-/// (when `changes` hangs up).
+/// WAL flush) for the batches of changes committed meanwhile, at most one
+/// every [`NOTIFY_PAUSE`]; ends with the store (when `changes` hangs up).
 fn notifier_loop(url: &str, changes: &Receiver<()>) {
     let mut client: Option<Client> = None;
     while changes.recv().is_ok() {
@@ -668,6 +671,9 @@ fn notifier_loop(url: &str, changes: &Receiver<()>) {
             }
             client = None;
         }
+        // Every notification wakes every listener (every server) to read
+        // the feed: the batches committed during the pause share the next.
+        thread::sleep(NOTIFY_PAUSE);
     }
 }
 

@@ -19,9 +19,11 @@ use crate::runner::store::plan_store::{
 
 /// The most changes one transaction commits.
 pub(super) const MAX_BATCH: usize = 1000;
-/// The writer threads of a store handle: while one waits for its batch's
-/// commit (the WAL flush), another prepares the next batch.
-pub(super) const WRITERS: usize = 2;
+/// The writer threads of a store handle. One: a batch is one statement
+/// (its changes computed ahead by their callers), and the changes queued
+/// while it commits make the next batch — fewer, larger transactions, so
+/// fewer commits and WAL flushes a change than two writers made.
+pub(super) const WRITERS: usize = 1;
 const _: () = assert!((MAX_BATCH as i64) < PER_TRANSACTION);
 
 /// The writer's connection and its statements.
@@ -36,10 +38,11 @@ struct WriterConn {
     /// (`$1`–`$4`) and the events (`$5`–`$7`, in order); the transaction's
     /// id.
     write: Statement,
-    /// The writes of changes computed ahead: as `write`, but each row
-    /// (`$1`, `$4`–`$6`) only if it is still the version it was computed on
-    /// (`$2`, `$3`), and the events (`$7`–`$9`) of those rows only; the
-    /// transaction's id and the plans written.
+    /// The writes of changes computed ahead, a transaction of its own:
+    /// the advisory locks of `$10` (in order), then as `write`, but each
+    /// row (`$1`, `$4`–`$6`) only if it is still the version it was
+    /// computed on (`$2`, `$3`), and the events (`$7`–`$9`) of those rows
+    /// only; the plans written and the last event's position.
     write_if: Statement,
 }
 
@@ -77,13 +80,23 @@ impl WriterConn {
              )
              SELECT pg_current_xact_id()::text",
         )?;
+        // One statement, committed when it ends. The locks are the
+        // update's one-time condition, so they are all held before it
+        // touches a row (and takes its transaction id). Its snapshot may
+        // predate a change committed while it waited for a lock: the update
+        // then checks the version against the row as that change left it
+        // (PostgreSQL re-reads an updated row before updating it).
         let write_if = prepare(
-            "WITH updated AS (
+            "WITH locked AS MATERIALIZED (
+                 SELECT count(*) AS n
+                 FROM (SELECT pg_advisory_xact_lock(k) FROM unnest($10::bigint[]) AS k) l
+             ), updated AS (
                  UPDATE plans p SET revision = u.revision, doc = u.doc, summary = u.summary
                  FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[],
                              $6::text[])
                      AS u(plan_id, base_revision, base_xmin, revision, doc, summary)
-                 WHERE p.plan_id = u.plan_id AND p.revision = u.base_revision
+                 WHERE (SELECT n FROM locked) = cardinality($10::bigint[])
+                   AND p.plan_id = u.plan_id AND p.revision = u.base_revision
                    AND p.xmin::text::bigint = u.base_xmin
                  RETURNING p.plan_id
              ), inserted AS (
@@ -92,8 +105,9 @@ impl WriterConn {
                  FROM unnest($7::text[], $8::bigint[], $9::text[]) WITH ORDINALITY
                      AS e(plan_id, seq, record, n)
                  WHERE e.plan_id IN (SELECT plan_id FROM updated)
+                 RETURNING pos
              )
-             SELECT pg_current_xact_id()::text, ARRAY(SELECT plan_id FROM updated)",
+             SELECT ARRAY(SELECT plan_id FROM updated), (SELECT max(pos) FROM inserted)",
         )?;
         Ok(WriterConn {
             client,
@@ -392,8 +406,8 @@ fn read_states(
 }
 
 /// Commits `batch`: first the plans whose first change was computed ahead
-/// on the version of the plan's row that is still there (one transaction,
-/// without reading the rows), then the others — and those whose row had
+/// on the version of the plan's row that is still there (one statement,
+/// reading no row), then the others — and those whose row had
 /// moved — in a second one, reading their rows ([`commit_batch`]). Each
 /// change's answer; `Err` when the first transaction failed (then nothing
 /// was committed).
@@ -441,8 +455,8 @@ struct Ahead {
     answers: Vec<(usize, Answer)>,
 }
 
-/// Commits, in one transaction that reads no row, the changes of the
-/// plans whose first change in `batch` was computed ahead (each next
+/// Commits, in one statement that reads no row, the changes of the plans
+/// whose first change in `batch` was computed ahead (each next
 /// change of such a plan is computed now, by its caller, on the state
 /// before it): each plan's row is written, with its events, only if it is
 /// still the version that change was computed on. Each change's answer;
@@ -551,14 +565,10 @@ fn commit_precomputed(
         .map(|(_, w)| to_i64(w.record.revision))
         .collect();
     let records: Vec<&str> = writes.iter().map(|(_, w)| w.record_text.as_str()).collect();
-    let WriterConn {
-        client, write_if, ..
-    } = conn;
-    let tx = Open::begin(client, &keys).map_err(write)?;
-    let row = tx
+    let row = conn
         .client
         .query_one(
-            &*write_if,
+            &conn.write_if,
             &[
                 &changed,
                 &rows.0,
@@ -569,18 +579,18 @@ fn commit_precomputed(
                 &event_plans,
                 &seqs,
                 &records,
+                &keys,
             ],
         )
         .map_err(write)?;
-    let (xid, written): (String, Vec<String>) = (row.get(0), row.get(1));
-    tx.commit().map_err(write)?;
+    let (written, last): (Vec<String>, Option<i64>) = (row.get(0), row.get(1));
     if !written.is_empty() {
         shared.notify();
     }
 
     // Each event's position: its place among the events sent (those of
     // plans not written leave gaps).
-    let xid: i64 = xid.parse().unwrap_or(0);
+    let xid: i64 = last.unwrap_or(0) / PER_TRANSACTION;
     let mut positions: Vec<Option<u64>> = jobs.iter().map(|_| None).collect();
     for (n, (_, w)) in (1..).zip(&writes) {
         positions[w.job] = Some((xid * PER_TRANSACTION + n) as u64);
