@@ -468,79 +468,136 @@ fn commit_precomputed(
     conn: &mut WriterConn,
     batch: &mut [Job],
 ) -> Result<Vec<Option<Answer>>, OpError> {
-    let write = |e: postgres::Error| sql_error(&shared.shown, "write", &e);
     let mut ahead: Vec<Option<Precomputed>> =
         batch.iter_mut().map(|job| job.precomputed.take()).collect();
     let jobs: Vec<&Job> = batch.iter().collect();
     let mut answers: Vec<Option<Answer>> = jobs.iter().map(|_| None).collect();
     let (plans, _, mut queues) = by_plan(&jobs);
-    let mut chains: Vec<Ahead> = Vec::new();
-    for (p, queue) in queues.iter_mut().enumerate() {
-        let Some(first) = queue.front().copied() else {
-            continue;
-        };
-        let Some(Precomputed {
-            revision,
-            xmin,
-            change,
-        }) = ahead[first].take()
-        else {
-            continue;
-        };
-        queue.pop_front();
-        let mut chain = Ahead {
-            plan: p,
-            revision,
-            xmin,
-            state: Arc::new(change.doc),
-            texts: change.texts,
-            writes: vec![Write {
-                job: first,
-                record: change.record,
-                record_text: change.record_text,
-            }],
-            answers: vec![(first, Ok(None))],
-        };
-        // The plan's next changes in the batch, each on the state the one
-        // before made.
-        while let Some(i) = queue.pop_front() {
-            let compute = ToCaller::Compute {
-                doc: Arc::clone(&chain.state),
-                last: queue.is_empty(),
-            };
-            let answer = match jobs[i]
-                .to_caller
-                .send(compute)
-                .map(|()| jobs[i].computed.recv())
-            {
-                Ok(Ok(Ok(Some(change)))) => {
-                    chain.writes.push(Write {
-                        job: i,
-                        record: change.record,
-                        record_text: change.record_text,
-                    });
-                    chain.state = Arc::new(change.doc);
-                    chain.texts = change.texts;
-                    Ok(None)
-                }
-                Ok(Ok(answer)) => answer.map(|_| None),
-                // The caller is gone (its change panicked): nothing to write.
-                Ok(Err(_)) | Err(_) => Ok(None),
-            };
-            chain.answers.push((i, answer));
-        }
-        chains.push(chain);
-    }
+    let mut chains: Vec<Ahead> = queues
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(p, queue)| chain_ahead(&jobs, &mut ahead, p, queue))
+        .collect();
     if chains.is_empty() {
         return Ok(answers);
     }
+    let Written {
+        plans: written,
+        xid,
+        positions,
+    } = write_if_unmoved(shared, conn, &plans, &mut chains, jobs.len())?;
+    for chain in chains {
+        let plan_id = plans[chain.plan];
+        if !written.iter().any(|plan| plan == plan_id) {
+            // Its row moved: its changes are made again on the row as it is.
+            continue;
+        }
+        for (i, answer) in chain.answers {
+            answers[i] = Some(answer);
+        }
+        for w in chain.writes {
+            answers[w.job] = Some(Ok(Some(StoredEvent {
+                plan_id: plan_id.to_owned(),
+                seq: w.record.revision,
+                position: positions[w.job].unwrap_or(0),
+                record: w.record,
+            })));
+        }
+        // The row's xmin is this transaction's id, the low 32 bits of it.
+        let revision = to_i64(chain.state.state.revision);
+        shared.remember(plan_id, revision, xid & 0xffff_ffff, chain.state);
+    }
+    Ok(answers)
+}
 
+/// The changes of plan `plan` (its jobs in `queue`) if its first change
+/// was computed ahead: that change, then each next one, computed now by its
+/// caller on the state the one before made. `None` if the first change
+/// was not computed ahead (the plan's changes are made on its row).
+fn chain_ahead(
+    jobs: &[&Job],
+    ahead: &mut [Option<Precomputed>],
+    plan: usize,
+    queue: &mut VecDeque<usize>,
+) -> Option<Ahead> {
+    let first = queue.front().copied()?;
+    let Precomputed {
+        revision,
+        xmin,
+        change,
+    } = ahead[first].take()?;
+    queue.pop_front();
+    let mut chain = Ahead {
+        plan,
+        revision,
+        xmin,
+        state: Arc::new(change.doc),
+        texts: change.texts,
+        writes: vec![Write {
+            job: first,
+            record: change.record,
+            record_text: change.record_text,
+        }],
+        answers: vec![(first, Ok(None))],
+    };
+    while let Some(i) = queue.pop_front() {
+        let compute = ToCaller::Compute {
+            doc: Arc::clone(&chain.state),
+            last: queue.is_empty(),
+        };
+        let answer = match jobs[i]
+            .to_caller
+            .send(compute)
+            .map(|()| jobs[i].computed.recv())
+        {
+            Ok(Ok(Ok(Some(change)))) => {
+                chain.writes.push(Write {
+                    job: i,
+                    record: change.record,
+                    record_text: change.record_text,
+                });
+                chain.state = Arc::new(change.doc);
+                chain.texts = change.texts;
+                Ok(None)
+            }
+            Ok(Ok(answer)) => answer.map(|_| None),
+            // The caller is gone (its change panicked): nothing to write.
+            Ok(Err(_)) | Err(_) => Ok(None),
+        };
+        chain.answers.push((i, answer));
+    }
+    Some(chain)
+}
+
+/// What [`write_if_unmoved`] wrote.
+struct Written {
+    /// The plans whose rows were still the versions their changes were
+    /// computed on, and were written.
+    plans: Vec<String>,
+    /// The transaction's id.
+    xid: i64,
+    /// Per job of the batch: its event's position, if it had one.
+    positions: Vec<Option<u64>>,
+}
+
+/// Sends the one statement that takes the plans' locks and writes each
+/// chain's row, with its events, only if the row is still the version the
+/// chain was computed on (`jobs`: the number of jobs of the batch; the
+/// events of plans not written leave gaps in the positions).
+fn write_if_unmoved(
+    shared: &Shared,
+    conn: &mut WriterConn,
+    plans: &[&str],
+    chains: &mut [Ahead],
+    jobs: usize,
+) -> Result<Written, OpError> {
+    let write = |e: postgres::Error| sql_error(&shared.shown, "write", &e);
     let changed: Vec<&str> = chains.iter().map(|chain| plans[chain.plan]).collect();
     let mut keys = shared.lock_keys(conn, &changed)?;
     keys.sort_unstable();
     keys.dedup();
     let mut rows = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for chain in &mut chains {
+    for chain in chains.iter_mut() {
         let doc = &chain.state;
         let plan_id = plans[chain.plan];
         let (text, summary) = chain
@@ -587,36 +644,104 @@ fn commit_precomputed(
     if !written.is_empty() {
         shared.notify();
     }
-
-    // Each event's position: its place among the events sent (those of
-    // plans not written leave gaps).
+    // Each event's position: its place among the events sent.
     let xid: i64 = last.unwrap_or(0) / PER_TRANSACTION;
-    let mut positions: Vec<Option<u64>> = jobs.iter().map(|_| None).collect();
+    let mut positions: Vec<Option<u64>> = vec![None; jobs];
     for (n, (_, w)) in (1..).zip(&writes) {
         positions[w.job] = Some((xid * PER_TRANSACTION + n) as u64);
     }
-    for chain in chains {
-        let plan_id = plans[chain.plan];
-        if !written.iter().any(|plan| plan == plan_id) {
-            // Its row moved: its changes are made again on the row as it is.
+    Ok(Written {
+        plans: written,
+        xid,
+        positions,
+    })
+}
+
+/// What the changes of a batch made on the plans' rows as read.
+struct OnRows {
+    /// Each change's answer so far (`None`: answered once committed).
+    answers: Vec<Option<Answer>>,
+    /// The changes to write, in the batch's order.
+    writes: Vec<Write>,
+    /// Per plan: whether a change changed it.
+    changed: Vec<bool>,
+    /// Per plan: the text and summary of its state, if its last caller wrote
+    /// them out.
+    texts: Vec<Option<(String, String)>>,
+}
+
+/// The changes of `batch`, each on its plan's state (`states`, updated) as
+/// the batch has it so far: the first change of every plan is computed at
+/// once (by its caller), each next one when the one before is in.
+fn compute_on_rows(
+    batch: &[&Job],
+    plan_of: &[usize],
+    queues: &mut [VecDeque<usize>],
+    states: &mut [Result<Arc<PlanDocument>, OpError>],
+) -> OnRows {
+    let plans = queues.len();
+    let mut answers: Vec<Option<Answer>> = batch.iter().map(|_| None).collect();
+    for p in 0..plans {
+        start(batch, &mut queues[p], &states[p], &mut answers);
+    }
+    let mut writes: Vec<Write> = Vec::new();
+    let mut changed = vec![false; plans];
+    let mut texts: Vec<Option<(String, String)>> = (0..plans).map(|_| None).collect();
+    for i in 0..batch.len() {
+        if answers[i].is_some() {
             continue;
         }
-        for (i, answer) in chain.answers {
-            answers[i] = Some(answer);
-        }
-        for w in chain.writes {
-            answers[w.job] = Some(Ok(Some(StoredEvent {
-                plan_id: plan_id.to_owned(),
-                seq: w.record.revision,
-                position: positions[w.job].unwrap_or(0),
-                record: w.record,
-            })));
-        }
-        // The row's xmin is this transaction's id, the low 32 bits of it.
-        let revision = to_i64(chain.state.state.revision);
-        shared.remember(plan_id, revision, xid & 0xffff_ffff, chain.state);
+        let p = plan_of[i];
+        queues[p].pop_front();
+        let answer = match batch[i].computed.recv() {
+            Ok(Ok(Some(change))) => {
+                writes.push(Write {
+                    job: i,
+                    record: change.record,
+                    record_text: change.record_text,
+                });
+                states[p] = Ok(Arc::new(change.doc));
+                texts[p] = change.texts;
+                changed[p] = true;
+                Ok(None)
+            }
+            Ok(answer) => answer.map(|_| None),
+            // The caller is gone (its change panicked): nothing to write.
+            Err(_) => Ok(None),
+        };
+        answers[i] = Some(answer);
+        start(batch, &mut queues[p], &states[p], &mut answers);
     }
-    Ok(answers)
+    OnRows {
+        answers,
+        writes,
+        changed,
+        texts,
+    }
+}
+
+/// The rows of the changed plans, as the write statement takes them: plan
+/// ids, revisions, documents' texts and summaries (those their callers
+/// wrote out taken from `texts`).
+fn changed_rows<'a>(
+    plans: &[&'a str],
+    states: &[Result<Arc<PlanDocument>, OpError>],
+    changed: &[bool],
+    texts: &mut [Option<(String, String)>],
+) -> (Vec<&'a str>, Vec<i64>, Vec<String>, Vec<String>) {
+    let mut rows = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (p, plan_id) in plans.iter().enumerate() {
+        if let (true, Ok(doc)) = (changed[p], &states[p]) {
+            let (text, summary) = texts[p]
+                .take()
+                .unwrap_or_else(|| (doc_text(doc), summary_json(plan_id, doc)));
+            rows.0.push(*plan_id);
+            rows.1.push(to_i64(doc.state.revision));
+            rows.2.push(text);
+            rows.3.push(summary);
+        }
+    }
+    rows
 }
 
 /// Commits `batch` in one transaction: each change's answer; `Err` when
@@ -643,43 +768,12 @@ fn commit_batch(
 
     let mut states = read_states(shared, tx.client, read, &plans)?;
 
-    // The changes, each on its plan's state as the batch has it so far:
-    // the first change of every plan is computed at once (by its caller),
-    // each next one when the one before is in.
-    let mut answers: Vec<Option<Answer>> = batch.iter().map(|_| None).collect();
-    for p in 0..plans.len() {
-        start(batch, &mut queues[p], &states[p], &mut answers);
-    }
-    let mut writes: Vec<Write> = Vec::new();
-    let mut changed = vec![false; plans.len()];
-    // The text and summary of each changed plan's state, if its caller
-    // wrote them out.
-    let mut texts: Vec<Option<(String, String)>> = plans.iter().map(|_| None).collect();
-    for i in 0..batch.len() {
-        if answers[i].is_some() {
-            continue;
-        }
-        let p = plan_of[i];
-        queues[p].pop_front();
-        let answer = match batch[i].computed.recv() {
-            Ok(Ok(Some(change))) => {
-                writes.push(Write {
-                    job: i,
-                    record: change.record,
-                    record_text: change.record_text,
-                });
-                states[p] = Ok(Arc::new(change.doc));
-                texts[p] = change.texts;
-                changed[p] = true;
-                Ok(None)
-            }
-            Ok(answer) => answer.map(|_| None),
-            // The caller is gone (its change panicked): nothing to write.
-            Err(_) => Ok(None),
-        };
-        answers[i] = Some(answer);
-        start(batch, &mut queues[p], &states[p], &mut answers);
-    }
+    let OnRows {
+        answers,
+        writes,
+        changed,
+        mut texts,
+    } = compute_on_rows(batch, &plan_of, &mut queues, &mut states);
     let mut answers: Vec<Answer> = answers
         .into_iter()
         .map(|answer| answer.unwrap_or(Ok(None)))
@@ -690,18 +784,7 @@ fn commit_batch(
     }
 
     // One statement writes each changed plan once and every event.
-    let mut rows = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (p, plan_id) in plans.iter().enumerate() {
-        if let (true, Ok(doc)) = (changed[p], &states[p]) {
-            let (text, summary) = texts[p]
-                .take()
-                .unwrap_or_else(|| (doc_text(doc), summary_json(plan_id, doc)));
-            rows.0.push(*plan_id);
-            rows.1.push(to_i64(doc.state.revision));
-            rows.2.push(text);
-            rows.3.push(summary);
-        }
-    }
+    let rows = changed_rows(&plans, &states, &changed, &mut texts);
     let event_plans: Vec<&str> = writes.iter().map(|w| plans[plan_of[w.job]]).collect();
     let seqs: Vec<i64> = writes.iter().map(|w| to_i64(w.record.revision)).collect();
     let records: Vec<&str> = writes.iter().map(|w| w.record_text.as_str()).collect();
