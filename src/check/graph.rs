@@ -474,9 +474,16 @@ impl<'d> Search<'d> {
             .map(|&d| position[d as usize])
             .min()
             .unwrap_or(0);
+        // The latest first. Where the order keeps source order (almost
+        // always), the list, sorted by node, is sorted by position already.
+        let in_order = deps
+            .windows(2)
+            .all(|w| position[w[0] as usize] < position[w[1] as usize]);
         by_position.clear();
-        by_position.extend_from_slice(deps);
-        by_position.sort_unstable_by_key(|&d| std::cmp::Reverse(position[d as usize]));
+        by_position.extend(deps.iter().rev());
+        if !in_order {
+            by_position.sort_unstable_by_key(|&d| std::cmp::Reverse(position[d as usize]));
+        }
         let mut budget = SEARCH_BUDGET;
         for &dep in by_position.iter() {
             if mark[dep as usize] == stamp {
@@ -502,9 +509,16 @@ impl<'d> Search<'d> {
                 }
             }
         }
-        kept.current_mut().sort_unstable();
-        // Sorted, so a warning finds its entry without a scan.
-        dropped.current_mut().sort_unstable();
+        // Sorted by node (each list was filled latest first, so in that
+        // order it only needs turning round); the dropped list sorted so a
+        // warning finds its entry without a scan.
+        if in_order {
+            kept.current_mut().reverse();
+            dropped.current_mut().reverse();
+        } else {
+            kept.current_mut().sort_unstable();
+            dropped.current_mut().sort_unstable();
+        }
     }
 }
 
