@@ -124,57 +124,94 @@ pub(crate) fn check(text: &str, file: FileId) -> Option<Diagnostic> {
 /// outside strings and comments.
 fn deepest_brace(text: &str) -> Option<usize> {
     let mut depth = 0usize;
-    for (offset, byte) in code_bytes(text) {
-        match byte {
-            b'{' => {
-                depth += 1;
-                if depth > MAX_NESTING {
-                    return Some(offset);
-                }
+    for (offset, opens) in braces(text) {
+        if opens {
+            depth += 1;
+            if depth > MAX_NESTING {
+                return Some(offset);
             }
-            b'}' => depth = depth.saturating_sub(1),
-            _ => {}
+        } else {
+            depth = depth.saturating_sub(1);
         }
     }
     None
 }
 
-/// The bytes of `text` outside strings and comments, with their offsets: a
-/// lexical view just precise enough to count braces.
+/// The bytes that may start a brace, a string or a comment.
+const SPECIAL: [bool; 256] = {
+    let mut special = [false; 256];
+    special[b'{' as usize] = true;
+    special[b'}' as usize] = true;
+    special[b'"' as usize] = true;
+    special[b'#' as usize] = true;
+    special
+};
+
+/// The braces of `text` outside strings and comments, with their offsets
+/// (`true` for `{`): a lexical view just precise enough to count them. It
+/// runs on every keystroke that leaves a syntax error in a large file, so
+/// it skips the rest of the text in runs (`memchr` inside strings and
+/// comments) instead of looking at each byte in turn.
 ///
 /// It must see a string or a comment wherever the grammar's recovery does
 /// (`bad_string`, `COMMENT`): a brace it takes for text but the grammar for
 /// code would escape the nesting limit. So a comment ends at `\n` or `\r`,
 /// a one-line string at its line's end, a `"""` string at the end of the
 /// file, and `\` skips the next byte in both kinds of string.
-pub(crate) fn code_bytes(text: &str) -> impl Iterator<Item = (usize, u8)> + '_ {
+pub(crate) fn braces(text: &str) -> impl Iterator<Item = (usize, bool)> + '_ {
     let bytes = text.as_bytes();
     let mut i = 0;
     std::iter::from_fn(move || {
         while i < bytes.len() {
             match bytes[i] {
+                b'{' | b'}' => {
+                    i += 1;
+                    return Some((i - 1, bytes[i - 1] == b'{'));
+                }
                 b'#' => {
-                    while i < bytes.len() && bytes[i] != b'\n' && bytes[i] != b'\r' {
-                        i += 1;
-                    }
+                    i = memchr::memchr2(b'\n', b'\r', &bytes[i..]).map_or(bytes.len(), |k| i + k);
                 }
                 b'"' if bytes[i..].starts_with(b"\"\"\"") => {
                     i += 3;
-                    while i < bytes.len() && !bytes[i..].starts_with(b"\"\"\"") {
-                        i += if bytes[i] == b'\\' { 2 } else { 1 };
+                    loop {
+                        let Some(k) = memchr::memchr2(b'"', b'\\', &bytes[i.min(bytes.len())..])
+                        else {
+                            i = bytes.len();
+                            break;
+                        };
+                        i += k;
+                        if bytes[i] == b'\\' {
+                            i += 2;
+                        } else if bytes[i..].starts_with(b"\"\"\"") {
+                            i += 3;
+                            break;
+                        } else {
+                            i += 1;
+                        }
                     }
-                    i += 3;
                 }
                 b'"' => {
                     i += 1;
-                    while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
-                        i += if bytes[i] == b'\\' { 2 } else { 1 };
+                    loop {
+                        let rest = &bytes[i.min(bytes.len())..];
+                        let Some(k) = memchr::memchr3(b'"', b'\n', b'\\', rest) else {
+                            i = bytes.len();
+                            break;
+                        };
+                        i += k;
+                        if bytes[i] == b'\\' {
+                            i += 2;
+                        } else {
+                            i += 1;
+                            break;
+                        }
                     }
-                    i += 1;
                 }
-                byte => {
+                _ => {
                     i += 1;
-                    return Some((i - 1, byte));
+                    while i < bytes.len() && !SPECIAL[bytes[i] as usize] {
+                        i += 1;
+                    }
                 }
             }
         }
@@ -215,4 +252,55 @@ pub fn check_json(text: &str, file: FileId) -> Option<Diagnostic> {
         i += 1;
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    /// The lexical view [`super::braces`] must give, byte by byte.
+    fn braces_one_by_one(text: &str) -> Vec<(usize, bool)> {
+        let bytes = text.as_bytes();
+        let mut found = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'#' => {
+                    while i < bytes.len() && bytes[i] != b'\n' && bytes[i] != b'\r' {
+                        i += 1;
+                    }
+                }
+                b'"' if bytes[i..].starts_with(b"\"\"\"") => {
+                    i += 3;
+                    while i < bytes.len() && !bytes[i..].starts_with(b"\"\"\"") {
+                        i += if bytes[i] == b'\\' { 2 } else { 1 };
+                    }
+                    i += 3;
+                }
+                b'"' => {
+                    i += 1;
+                    while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
+                        i += if bytes[i] == b'\\' { 2 } else { 1 };
+                    }
+                    i += 1;
+                }
+                byte => {
+                    if byte == b'{' || byte == b'}' {
+                        found.push((i, byte == b'{'));
+                    }
+                    i += 1;
+                }
+            }
+        }
+        found
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+        #[test]
+        fn braces_are_found_as_byte_by_byte(text in "[{}\"#\\\\\n\ra ]{0,40}") {
+            let fast: Vec<_> = super::braces(&text).collect();
+            prop_assert_eq!(fast, braces_one_by_one(&text));
+        }
+    }
 }
