@@ -2,6 +2,8 @@
 //! expanded to task ids. Built by [`check`](crate::check), read by
 //! [`emit`](crate::emit).
 
+use std::sync::Arc;
+
 use crate::span::{FileId, Span};
 use crate::syntax::ast::SmolStr;
 
@@ -25,8 +27,9 @@ pub struct Plan {
     pub params: Vec<ParamValue>,
     pub roles: Vec<Role>,
     pub steps: Vec<Step>,
-    /// Tasks in source order; `tasks[i].id == i + 1`.
-    pub tasks: Vec<Task>,
+    /// Tasks in source order; `tasks[i].id == i + 1`. Each is shared: a
+    /// keystroke in one task's text copies the list, not every task.
+    pub tasks: Vec<Arc<Task>>,
 }
 
 /// A parameter and the value it has in this build.

@@ -437,7 +437,10 @@ fn lower_plan<'a>(
 
     let mut lowered = lowering.finish(c, &mut params);
     let steps = std::mem::take(&mut lowered.steps);
-    let tasks = std::mem::take(&mut lowered.tasks);
+    let tasks = std::mem::take(&mut lowered.tasks)
+        .into_iter()
+        .map(std::sync::Arc::new)
+        .collect();
     (
         ir::Plan {
             id: plan.name.name.clone(),

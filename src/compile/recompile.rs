@@ -168,30 +168,18 @@ impl Compilation {
                 .map(|d| move_labels(d, root, &moved))
                 .collect()
         };
+        // Copied whole, then moved in place: tens of thousands of symbols
+        // on a large plan, most of them before or after the edit.
         let symbols = &self.checked.symbols;
-        let definitions = symbols
-            .definitions
-            .iter()
-            .map(|d| {
-                let mut d = d.clone();
-                if d.file == root {
-                    d.span = moved(d.span)?;
-                    d.full_span = moved(d.full_span)?;
-                }
-                Some(d)
-            })
-            .collect::<Option<Vec<_>>>()?;
-        let references = symbols
-            .references
-            .iter()
-            .map(|r| {
-                let mut r = r.clone();
-                if r.file == root {
-                    r.span = moved(r.span)?;
-                }
-                Some(r)
-            })
-            .collect::<Option<Vec<_>>>()?;
+        let mut definitions = symbols.definitions.clone();
+        for d in definitions.iter_mut().filter(|d| d.file == root) {
+            d.span = moved(d.span)?;
+            d.full_span = moved(d.full_span)?;
+        }
+        let mut references = symbols.references.clone();
+        for r in references.iter_mut().filter(|r| r.file == root) {
+            r.span = moved(r.span)?;
+        }
         let plan = match &self.checked.plan {
             Some(plan) => Some(retext_plan(plan, self.syntax(), reparsed)?),
             None => None,
@@ -238,7 +226,7 @@ fn retext_plan(plan: &ir::Plan, old: &ast::File, reparsed: &Reparsed) -> Option<
     let (first, edited) = edited_tasks(old_plan, new_plan, reparsed.place)?;
     let mut plan = plan.clone();
     for (offset, task) in edited.into_iter().enumerate() {
-        let ir_task = plan.tasks.get_mut(first + offset)?;
+        let ir_task = Arc::make_mut(plan.tasks.get_mut(first + offset)?);
         if ir_task.key != task.name.name {
             return None;
         }
@@ -302,14 +290,14 @@ fn edited_tasks<'a>(
         &old_plan.items[place.item],
         place.task,
     ) {
-        (PlanItem::Task(task), _, None) => vec![task],
+        (PlanItem::Task(task), _, None) => vec![&**task],
         (PlanItem::Step(step), _, Some(index)) => {
             first += step.items[..index]
                 .iter()
                 .filter(|i| matches!(i, StepItem::Task(_)))
                 .count();
             match &step.items[index] {
-                StepItem::Task(task) => vec![task],
+                StepItem::Task(task) => vec![&**task],
                 _ => return None,
             }
         }
@@ -321,7 +309,7 @@ fn edited_tasks<'a>(
             step.items
                 .iter()
                 .filter_map(|i| match i {
-                    StepItem::Task(task) => Some(task),
+                    StepItem::Task(task) => Some(&**task),
                     _ => None,
                 })
                 .collect()

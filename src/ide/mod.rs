@@ -72,7 +72,7 @@ fn same_namespace(a: SymbolKind, b: SymbolKind) -> bool {
 /// order, so the k-th task definition is the k-th task of the plan.
 fn task_of(compilation: &Compilation, def: usize) -> Option<&ir::Task> {
     nth_of_kind(compilation, def, SymbolKind::Task).and_then(|k| {
-        let task = compilation.checked.plan.as_ref()?.tasks.get(k)?;
+        let task: &ir::Task = compilation.checked.plan.as_ref()?.tasks.get(k)?;
         (task.key == compilation.checked.symbols.definitions[def].name).then_some(task)
     })
 }

@@ -3,6 +3,8 @@
 //! The tree is what the source says, in source order, before any name is
 //! resolved; the formatter prints it back and the checker lowers it to IR.
 
+use std::sync::Arc;
+
 use crate::span::Span;
 
 pub use smol_str::SmolStr;
@@ -89,8 +91,9 @@ pub enum PlanItem {
     Retry(IntField),
     Param(Param),
     Role(Role),
-    Step(Step),
-    Task(Task),
+    /// Shared with the trees of earlier texts (see [`StepItem::Task`]).
+    Step(Arc<Step>),
+    Task(Arc<Task>),
     Use(Use),
 }
 
@@ -170,7 +173,9 @@ pub struct Step {
 pub enum StepItem {
     After(After),
     Sequential(Span),
-    Task(Task),
+    /// Shared: the tree of a text after an edit holds the very items of
+    /// the old tree that stand before the edit, not copies.
+    Task(Arc<Task>),
 }
 
 /// `task NAME "title" [{ … }]`.

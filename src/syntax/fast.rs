@@ -24,6 +24,7 @@ use super::keywords::is_keyword;
 use super::strings::{Piece, StringError};
 use crate::span::Span;
 use split::{guess_item_start, read_tail, Tail, PARALLEL_THRESHOLD};
+use std::sync::Arc;
 
 /// Gives up: the grammar reads the file instead.
 struct GiveUp;
@@ -505,8 +506,8 @@ impl<'a> Reader<'a> {
 
     fn plan_item(&mut self, keyword: Span, word: &str) -> Read<PlanItem> {
         Ok(match word {
-            "task" => PlanItem::Task(self.task(keyword)?),
-            "step" => PlanItem::Step(self.step(keyword)?),
+            "task" => PlanItem::Task(Arc::new(self.task(keyword)?)),
+            "step" => PlanItem::Step(Arc::new(self.step(keyword)?)),
             "param" => PlanItem::Param(self.param(keyword.start())?),
             "role" => PlanItem::Role(self.role(keyword)?),
             "title" => PlanItem::Title(self.str_field(keyword)?),
@@ -608,7 +609,7 @@ impl<'a> Reader<'a> {
         while !self.next_is(b'}') {
             let (keyword, word) = self.keyword()?;
             let item = match word {
-                "task" => StepItem::Task(self.task(keyword)?),
+                "task" => StepItem::Task(Arc::new(self.task(keyword)?)),
                 "after" => StepItem::After(self.after(keyword)?),
                 "sequential" => StepItem::Sequential(keyword),
                 _ => return Err(GiveUp),

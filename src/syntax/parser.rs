@@ -3,6 +3,7 @@
 
 use pest::iterators::Pair;
 use pest::Parser as _;
+use std::sync::Arc;
 
 use super::ast::*;
 use super::fast::{self, OpenPlan, Prefix};
@@ -499,8 +500,8 @@ impl<'a> Walker<'a> {
             Rule::retry => PlanItem::Retry(self.int_field(pair)),
             Rule::param => PlanItem::Param(self.param(pair)),
             Rule::role => PlanItem::Role(self.role(pair)),
-            Rule::step => PlanItem::Step(self.step(pair)),
-            Rule::task => PlanItem::Task(self.task(pair)),
+            Rule::step => PlanItem::Step(Arc::new(self.step(pair))),
+            Rule::task => PlanItem::Task(Arc::new(self.task(pair))),
             Rule::use_ => PlanItem::Use(self.use_(pair)),
             _ => return None,
         })
@@ -612,7 +613,7 @@ impl<'a> Walker<'a> {
                     self.keywords.push(keyword);
                     items.push(StepItem::Sequential(keyword));
                 }
-                Rule::task => items.push(StepItem::Task(self.task(child))),
+                Rule::task => items.push(StepItem::Task(Arc::new(self.task(child)))),
                 _ => {}
             }
         }

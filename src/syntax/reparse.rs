@@ -318,8 +318,9 @@ fn syntax_diagnostics(
 
 /// The old top items with the re-read item in its place at `place`: the
 /// items before it as they were, those after it with their spans moved by
-/// the edit (the items before it are not visited: no offset of theirs
-/// moves).
+/// the edit. The steps and tasks before it are the old tree's own (shared,
+/// not copied: no offset of theirs moves); those after it are copied as
+/// their spans are moved.
 fn spliced_items(
     old: &[TopItem],
     place: Place,
@@ -340,7 +341,7 @@ fn spliced_items(
                 let PlanItem::Task(new) = item.clone() else {
                     return None;
                 };
-                step.items[task] = StepItem::Task(new);
+                std::sync::Arc::make_mut(&mut step).items[task] = StepItem::Task(new);
                 PlanItem::Step(step)
             }
         });
@@ -443,17 +444,23 @@ enum At<'a> {
 
 /// Visits every span and every string text of a node.
 trait Visit {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>));
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F);
+}
+
+impl<T: Visit + Clone> Visit for std::sync::Arc<T> {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
+        std::sync::Arc::make_mut(self).visit(f);
+    }
 }
 
 impl Visit for Span {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         f(At::Span(self));
     }
 }
 
 impl<T: Visit> Visit for Option<T> {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         if let Some(inner) = self {
             inner.visit(f);
         }
@@ -461,7 +468,7 @@ impl<T: Visit> Visit for Option<T> {
 }
 
 impl<T: Visit> Visit for Vec<T> {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         for inner in self {
             inner.visit(f);
         }
@@ -469,13 +476,13 @@ impl<T: Visit> Visit for Vec<T> {
 }
 
 impl Visit for Ident {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         self.span.visit(f);
     }
 }
 
 impl Visit for Str {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         self.span.visit(f);
         for part in &mut self.parts {
             match part {
@@ -487,7 +494,7 @@ impl Visit for Str {
 }
 
 impl Visit for StrField {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         self.span.visit(f);
         self.keyword.visit(f);
         self.value.visit(f);
@@ -495,13 +502,13 @@ impl Visit for StrField {
 }
 
 impl Visit for Int {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         self.span.visit(f);
     }
 }
 
 impl Visit for IntField {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         self.span.visit(f);
         self.keyword.visit(f);
         self.value.visit(f);
@@ -509,7 +516,7 @@ impl Visit for IntField {
 }
 
 impl Visit for Literal {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         match self {
             Literal::Str(s) => s.visit(f),
             Literal::Int(i) => i.visit(f),
@@ -519,7 +526,7 @@ impl Visit for Literal {
 }
 
 impl Visit for Param {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         self.span.visit(f);
         self.name.visit(f);
         self.ty.visit(f);
@@ -528,7 +535,7 @@ impl Visit for Param {
 }
 
 impl Visit for Role {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         self.span.visit(f);
         self.name.visit(f);
         self.description.visit(f);
@@ -536,21 +543,21 @@ impl Visit for Role {
 }
 
 impl Visit for Body {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         self.open.visit(f);
         self.close.visit(f);
     }
 }
 
 impl Visit for After {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         self.span.visit(f);
         self.refs.visit(f);
     }
 }
 
 impl Visit for TaskField {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         match self {
             TaskField::After(a) => a.visit(f),
             TaskField::Assignee { span, role } => {
@@ -569,7 +576,7 @@ impl Visit for TaskField {
 }
 
 impl Visit for Task {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         self.span.visit(f);
         self.name.visit(f);
         self.title.visit(f);
@@ -579,7 +586,7 @@ impl Visit for Task {
 }
 
 impl Visit for StepItem {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         match self {
             StepItem::After(a) => a.visit(f),
             StepItem::Sequential(span) => span.visit(f),
@@ -589,7 +596,7 @@ impl Visit for StepItem {
 }
 
 impl Visit for Step {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         self.span.visit(f);
         self.name.visit(f);
         self.title.visit(f);
@@ -599,7 +606,7 @@ impl Visit for Step {
 }
 
 impl Visit for UseArg {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         self.span.visit(f);
         self.name.visit(f);
         self.value.visit(f);
@@ -607,7 +614,7 @@ impl Visit for UseArg {
 }
 
 impl Visit for Use {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         self.span.visit(f);
         self.template.visit(f);
         self.args.visit(f);
@@ -618,7 +625,7 @@ impl Visit for Use {
 }
 
 impl Visit for PlanItem {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         match self {
             PlanItem::Title(s) | PlanItem::Goal(s) | PlanItem::Language(s) => s.visit(f),
             PlanItem::MaxIterations(i)
@@ -635,14 +642,14 @@ impl Visit for PlanItem {
 }
 
 impl Visit for Import {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         self.span.visit(f);
         self.path.visit(f);
     }
 }
 
 impl Visit for Plan {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         self.span.visit(f);
         self.name.visit(f);
         self.body.visit(f);
@@ -651,7 +658,7 @@ impl Visit for Plan {
 }
 
 impl Visit for Template {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         self.span.visit(f);
         self.name.visit(f);
         self.params.visit(f);
@@ -661,7 +668,7 @@ impl Visit for Template {
 }
 
 impl Visit for TopItem {
-    fn visit(&mut self, f: &mut dyn FnMut(At<'_>)) {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         match self {
             TopItem::Import(i) => i.visit(f),
             TopItem::Template(t) => t.visit(f),
