@@ -11,62 +11,26 @@
 //! tests/mcp/requirements.txt`) and reused while the requirements are unchanged.
 //! `PLANC_MCP_PYTHON=/path/to/python` uses a Python that has them already.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::PathBuf;
 use std::process::Command;
 
-fn repo(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
+use support::venv::venv;
 
-fn run(command: &mut Command) -> Result<(), String> {
-    let output = command
-        .output()
-        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{command:?} failed ({}):\n{}\n{}",
-            output.status,
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ))
+/// A Python with the MCP SDK: `PLANC_MCP_PYTHON`, or the virtual environment
+/// `mcp-venv` that tests/serve_mcp.rs uses too, made by the same code
+/// (tests/support/venv.rs).
+fn python() -> PathBuf {
+    match std::env::var_os("PLANC_MCP_PYTHON") {
+        Some(python) => python.into(),
+        None => venv("mcp-venv", "tests/mcp/requirements.txt").join("bin/python"),
     }
-}
-
-/// A Python with the MCP SDK: `PLANC_MCP_PYTHON`, or a venv made on first use.
-fn python() -> Result<PathBuf, String> {
-    if let Some(python) = std::env::var_os("PLANC_MCP_PYTHON") {
-        return Ok(python.into());
-    }
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp-venv");
-    let python = venv.join("bin").join("python");
-    let requirements = repo("tests/mcp/requirements.txt");
-    let wanted = std::fs::read_to_string(&requirements).map_err(|e| e.to_string())?;
-    let stamp = venv.join("planc-requirements.txt");
-    if python.exists() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) {
-        return Ok(python);
-    }
-    run(Command::new("python3")
-        .args(["-m", "venv", "--clear"])
-        .arg(&venv))?;
-    run(Command::new(&python)
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "-r",
-        ])
-        .arg(&requirements))?;
-    std::fs::write(&stamp, wanted).map_err(|e| e.to_string())?;
-    Ok(python)
 }
 
 #[test]
 fn python_mcp_sdk_drives_planc_mcp() {
-    let python = python().unwrap_or_else(|e| panic!("cannot set up the Python MCP SDK: {e}"));
+    let python = python();
     let output = Command::new(&python)
         .args([
             "-m",
