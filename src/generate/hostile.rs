@@ -3,7 +3,7 @@
 //! (from a seed and a byte count), plus random mixes of them.
 //!
 //! Deterministic like the rest of [`crate::generate`]: the same arguments
-//! give the same text. `tests/hostile.rs` runs every shape through the
+//! give the same text. `tests/hostile/main.rs` runs every shape through the
 //! library and the `planc` binary; `scripts/fuzz-nightly` runs it at
 //! nightly size. The shapes that need the file system (imports leaving the
 //! project, `/dev/zero`, FIFOs) are built from [`imports`] by the suite.
@@ -12,7 +12,7 @@ use std::fmt::Write;
 
 use super::xorshift;
 
-/// The kinds of hostile input, one `#[test]` each in `tests/hostile.rs`.
+/// The kinds of hostile input, one `#[test]` each in `tests/hostile/main.rs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
     /// Text whose checking once took more than linear time.

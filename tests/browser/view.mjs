@@ -1,5 +1,5 @@
 // The web view of `planc serve` in headless Chromium: open the page, drive a
-// plan through the JSON API, and see the page change (tests/serve_browser.rs).
+// plan through the JSON API, and see the page change (tests/it/serve_browser.rs).
 //
 //   node view.mjs http://127.0.0.1:PORT /usr/bin/chromium
 import { mkdtempSync, rmSync } from "node:fs";

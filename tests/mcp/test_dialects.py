@@ -1,7 +1,7 @@
 """`planc mcp --dialect D` driven by the official Python MCP SDK: one scenario per
 seed, written from the seed's own example, checking the state file after the calls.
 
-Run by tests/mcp_python.rs (cargo test), which sets PLANC_BIN and the venv:
+Run by tests/it/mcp_python.rs (cargo test), which sets PLANC_BIN and the venv:
     PLANC_BIN=target/debug/planc python -m unittest tests/mcp/test_dialects.py
 """
 

@@ -1,6 +1,6 @@
 """`planc mcp` driven by the official Python MCP SDK.
 
-Run by tests/mcp_python.rs (cargo test), which sets PLANC_BIN and the venv:
+Run by tests/it/mcp_python.rs (cargo test), which sets PLANC_BIN and the venv:
     PLANC_BIN=target/debug/planc python -m unittest tests/mcp/test_mcp.py
 """
 

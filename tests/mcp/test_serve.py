@@ -1,7 +1,7 @@
 """`planc serve`'s MCP endpoint (`/mcp`, streamable HTTP) driven by the official
 Python MCP SDK's streamable HTTP client.
 
-Run by tests/serve_mcp.rs, which starts `planc serve` on a fresh store and sets
+Run by tests/it/serve_mcp.rs, which starts `planc serve` on a fresh store and sets
 PLANC_SERVE_URL (http://127.0.0.1:PORT):
     PLANC_SERVE_URL=http://127.0.0.1:7411 python -m unittest tests/mcp/test_serve.py
 """

@@ -1,0 +1,13 @@
+//! The integration tests of `planc-lsp`, one test binary: each module was a
+//! test file of its own (`cargo test -p planc-lsp --test it protocol::` runs
+//! one). One binary links the planc library once instead of once per file.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod helix;
+mod json;
+mod lifecycle;
+mod protocol;
+mod responsiveness;
+mod robustness;
+mod stdio;

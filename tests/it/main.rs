@@ -1,0 +1,55 @@
+//! The integration tests of `planc`, one test binary: each module was a test
+//! file of its own (`cargo test --test it cli::` runs one). One binary links
+//! the planc library once instead of once per file, which is most of what
+//! compiling the tests costs.
+//!
+//! The test binaries kept apart, in tests/: those that measure this
+//! process's processor time (hostile_check.rs, hostile_syntax.rs: other
+//! tests on other threads would count in it), the one with a counting
+//! global allocator (emit_memory.rs), and the suites `scripts/fuzz-nightly`
+//! runs on their own (robustness.rs, and hostile/, which runs its own binary
+//! again for each library case).
+
+mod agents;
+mod bad_input;
+mod bench_peers;
+mod ci_packaging;
+mod cli;
+mod cli_lsp;
+mod cli_tag;
+mod diagnostic_cap;
+mod diagnostics;
+mod dialects;
+mod docs;
+mod documents;
+mod escape;
+mod every_mistake;
+mod examples;
+mod fmt;
+mod graph;
+mod input;
+mod interop;
+mod mcp_python;
+mod mcp_stdio;
+mod plan_store;
+mod readme;
+mod reuse;
+mod run_cli;
+mod run_seeds;
+mod run_store;
+mod schema;
+mod serve;
+mod serve_browser;
+mod serve_mcp;
+mod serve_postgres;
+mod targets;
+mod tools_cli;
+mod tools_sdk;
+mod tools_strict;
+
+#[path = "../serve_support/mod.rs"]
+mod serve_support;
+#[path = "../store_support/mod.rs"]
+mod store_support;
+#[path = "../support/mod.rs"]
+mod support;

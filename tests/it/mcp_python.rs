@@ -1,0 +1,52 @@
+//! `planc mcp` against the official Python MCP SDK: runs tests/mcp/test_mcp.py
+//! (tools and schemas, the planManager's JD scenario, tool errors, resource and prompt,
+//! two clients at once, parallel agents with identities, leases and retries,
+//! the example agent) and tests/mcp/test_dialects.py (one
+//! scenario per seed dialect, from the seed's own example, plus the steps system's
+//! sessions, transition words and fallback and Plan-Act's events and
+//! attachments; every result checked against its tool's output schema) with
+//! a virtual environment under the target directory.
+//!
+//! The environment is made once (`python3 -m venv`, `pip install -r
+//! tests/mcp/requirements.txt`) and reused while the requirements are unchanged.
+//! `PLANC_MCP_PYTHON=/path/to/python` uses a Python that has them already.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::support::venv::venv;
+
+/// A Python with the MCP SDK: `PLANC_MCP_PYTHON`, or the virtual environment
+/// `mcp-venv` that tests/it/serve_mcp.rs uses too, made by the same code
+/// (tests/support/venv.rs), so the two take turns making it.
+fn python() -> PathBuf {
+    match std::env::var_os("PLANC_MCP_PYTHON") {
+        Some(python) => python.into(),
+        None => venv("mcp-venv", "tests/mcp/requirements.txt").join("bin/python"),
+    }
+}
+
+#[test]
+fn python_mcp_sdk_drives_planc_mcp() {
+    let python = python();
+    let output = Command::new(&python)
+        .args([
+            "-m",
+            "unittest",
+            "-v",
+            "tests/mcp/test_mcp.py",
+            "tests/mcp/test_dialects.py",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("PLANC_BIN", env!("CARGO_BIN_EXE_planc"))
+        .output()
+        .expect("python runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    eprintln!("{stderr}");
+    assert!(
+        output.status.success(),
+        "the Python MCP tests failed:\n{}\n{stderr}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert!(stderr.contains("Ran 15 tests"), "{stderr}");
+}
