@@ -15,6 +15,13 @@
 //!   which items an edit affects; it costs about as much as the parse it
 //!   saves on a large plan.
 //!
+//! - an edit of a task's own name, when nothing names the old name or the
+//!   new one (the name of a task being typed) and the file has no
+//!   templates and no syntax errors, is not checked again either: no
+//!   reference, edge or search of the check can see the name, so what it
+//!   found moves with the text as above, with the one definition and the
+//!   plan's task renamed ([`Compilation::lone_rename`] says when);
+//!
 //! Where the edit cannot be bounded (it crosses items, changes imports, or
 //! meets a limit) the file is compiled whole. Every path gives what
 //! [`compile_shared_with`] gives for the new text; a differential test over
@@ -25,7 +32,7 @@ use std::sync::Arc;
 
 use super::{assemble, compile_shared_with, Compilation, Parts};
 use crate::check::Checked;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::ir;
 use crate::modules::{FsLoader, Loader, Module};
 use crate::span::{FileId, SourceMap, Span};
@@ -64,13 +71,17 @@ impl Compilation {
         };
         let mut sources = self.sources.clone();
         sources.set_text(self.file, text);
-        let reparsed = if reparsed.text_only {
-            match self.retext(reparsed, edit, sources.clone()) {
+        let rename = if reparsed.text_only {
+            Some(None)
+        } else {
+            self.lone_rename(&reparsed).map(Some)
+        };
+        let reparsed = match rename {
+            Some(rename) => match self.retext(reparsed, edit, sources.clone(), rename.as_ref()) {
                 Ok(compilation) => return compilation,
                 Err(reparsed) => reparsed,
-            }
-        } else {
-            reparsed
+            },
+            None => reparsed,
         };
         self.recheck(*reparsed, edit, sources)
     }
@@ -107,16 +118,92 @@ impl Compilation {
         assemble(sources, self.modules_with(reparsed.parsed.file), parts)
     }
 
-    /// After an edit inside the text of strings or comments: what the check
-    /// found, moved with the text; the re-read file back where that cannot
-    /// be told without checking again.
+    /// Whether the edit renames one task and changes nothing else that the
+    /// check could see: the task's own name is all that differs in the
+    /// re-read item; neither name is defined elsewhere or referenced (no
+    /// reference to the task, no `unknown_ref`, so no "did you mean" search
+    /// over the names either); no diagnostic lies in the task (a message
+    /// could quote its name); no template or instance (whose expansion
+    /// could name it); no syntax error before or after (unparsed text could
+    /// hide a name). References must have been recorded to tell.
+    fn lone_rename(&self, reparsed: &Reparsed) -> Option<Rename> {
+        let old_tree = self.syntax();
+        let new_tree = &reparsed.parsed.file;
+        let syntax_errors = !reparsed.parsed.diagnostics.is_empty()
+            || !self.parts.root_syntax.is_empty()
+            || !old_tree.unparsed.is_empty()
+            || !new_tree.unparsed.is_empty();
+        if syntax_errors
+            || self.parts.options.skip_references
+            || self.modules.iter().any(has_templates)
+        {
+            return None;
+        }
+        let (Some(PlanItem::Task(old)), Some(PlanItem::Task(new))) = (
+            syntax::item_at(old_tree, reparsed.place),
+            syntax::item_at(new_tree, reparsed.place),
+        ) else {
+            return None;
+        };
+        if old.name.name == new.name.name || !syntax::same_but_name(&old, &new) {
+            return None;
+        }
+        let symbols = &self.checked.symbols;
+        let mut definition = None;
+        for (index, d) in symbols.definitions.iter().enumerate() {
+            if d.name == new.name.name {
+                return None;
+            }
+            if d.name == old.name.name {
+                let this = d.kind == ir::SymbolKind::Task
+                    && d.file == self.file
+                    && d.span == old.name.span;
+                if !this || definition.replace(index).is_some() {
+                    return None;
+                }
+            }
+        }
+        let definition = definition?;
+        if symbols
+            .references
+            .iter()
+            .any(|r| r.definition == definition)
+        {
+            return None;
+        }
+        let old_span = reparsed.old_span;
+        let in_task = |d: &Diagnostic| {
+            d.labels.iter().any(|l| {
+                l.file == self.file
+                    && l.span.start() < old_span.end()
+                    && l.span.end() > old_span.start()
+            })
+        };
+        if self
+            .diagnostics
+            .iter()
+            .any(|d| d.code == Code::UnknownRef || in_task(d))
+        {
+            return None;
+        }
+        Some(Rename {
+            definition,
+            old: old.name.name.clone(),
+            new: new.name.name.clone(),
+        })
+    }
+
+    /// After an edit inside the text of strings or comments, or a lone
+    /// rename: what the check found, moved with the text; the re-read file
+    /// back where that cannot be told without checking again.
     fn retext(
         &self,
         reparsed: Box<Reparsed>,
         edit: Edit,
         sources: SourceMap,
+        rename: Option<&Rename>,
     ) -> Result<Compilation, Box<Reparsed>> {
-        match self.moved_analysis(&reparsed, edit) {
+        match self.moved_analysis(&reparsed, edit, rename) {
             Some((checked, diagnostics, loading)) => {
                 let parts = Parts {
                     root_syntax: reparsed.parsed.diagnostics,
@@ -143,6 +230,7 @@ impl Compilation {
         &self,
         reparsed: &Reparsed,
         edit: Edit,
+        rename: Option<&Rename>,
     ) -> Option<(Checked, Vec<Diagnostic>, Vec<Diagnostic>)> {
         let (old_span, place) = (reparsed.old_span, reparsed.place);
         let old_item = syntax::item_at(self.syntax(), place)?;
@@ -176,12 +264,15 @@ impl Compilation {
             d.span = moved(d.span)?;
             d.full_span = moved(d.full_span)?;
         }
+        if let Some(rename) = rename {
+            definitions[rename.definition].name = rename.new.clone();
+        }
         let mut references = symbols.references.clone();
         for r in references.iter_mut().filter(|r| r.file == root) {
             r.span = moved(r.span)?;
         }
         let plan = match &self.checked.plan {
-            Some(plan) => Some(retext_plan(plan, self.syntax(), reparsed)?),
+            Some(plan) => Some(retext_plan(plan, self.syntax(), reparsed, rename)?),
             None => None,
         };
         let checked = Checked {
@@ -199,6 +290,23 @@ impl Compilation {
             move_all(&self.parts.loading)?,
         ))
     }
+}
+
+/// A task's own name, changed where nothing else sees it.
+struct Rename {
+    /// The task's definition, by index in [`ir::Symbols::definitions`].
+    definition: usize,
+    old: ast::SmolStr,
+    new: ast::SmolStr,
+}
+
+/// Whether a module declares a template or a plan of it uses one.
+fn has_templates(module: &Module) -> bool {
+    module.ast.items.iter().any(|item| match item {
+        TopItem::Template(_) => true,
+        TopItem::Plan(plan) => plan.items.iter().any(|i| matches!(i, PlanItem::Use(_))),
+        _ => false,
+    })
 }
 
 /// A diagnostic with its labels and fix in `file` moved; `None` if one
@@ -221,14 +329,23 @@ fn move_labels(
 /// The plan with the strings of the re-read item's tasks interpolated
 /// again; `None` unless the item is in the file's plan and the plan's tasks
 /// are its own (no template instances), one to one with the tree's.
-fn retext_plan(plan: &ir::Plan, old: &ast::File, reparsed: &Reparsed) -> Option<ir::Plan> {
+fn retext_plan(
+    plan: &ir::Plan,
+    old: &ast::File,
+    reparsed: &Reparsed,
+    rename: Option<&Rename>,
+) -> Option<ir::Plan> {
     let (old_plan, new_plan) = own_plans(plan, old, reparsed)?;
     let (first, edited) = edited_tasks(old_plan, new_plan, reparsed.place)?;
     let mut plan = plan.clone();
     for (offset, task) in edited.into_iter().enumerate() {
         let ir_task = Arc::make_mut(plan.tasks.get_mut(first + offset)?);
-        if ir_task.key != task.name.name {
-            return None;
+        match rename {
+            Some(rename) if ir_task.key == rename.old && task.name.name == rename.new => {
+                ir_task.key = rename.new.clone();
+            }
+            _ if ir_task.key != task.name.name => return None,
+            _ => {}
         }
         retitle(ir_task, task, &plan.params)?;
     }

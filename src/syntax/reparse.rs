@@ -411,6 +411,20 @@ fn shape(item: &PlanItem) -> PlanItem {
     item
 }
 
+/// Whether two tasks differ at most in their own name and their spans.
+pub(crate) fn same_but_name(a: &Task, b: &Task) -> bool {
+    let nameless = |task: &Task| {
+        shape(&PlanItem::Task(std::sync::Arc::new(Task {
+            name: Ident {
+                name: SmolStr::default(),
+                span: Span::default(),
+            },
+            ..task.clone()
+        })))
+    };
+    nameless(a) == nameless(b)
+}
+
 /// The span of an item of a plan or template body.
 pub(crate) fn item_span(item: &PlanItem) -> Span {
     match item {

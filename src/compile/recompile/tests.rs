@@ -159,7 +159,7 @@ fn typing_in_a_title_moves_the_diagnostics_and_retitles_the_task() {
     let mut sources = old.sources.clone();
     sources.set_text(old.file, Arc::from(new.as_str()));
     let retexted = old
-        .retext(Box::new(reparsed), edit, sources)
+        .retext(Box::new(reparsed), edit, sources, None)
         .unwrap_or_else(|_| panic!("moved, not checked again"));
     check(&retexted, &new);
     let plan = recompiled.checked.plan.as_ref().expect("a plan");
@@ -188,4 +188,55 @@ fn renaming_a_task_reports_the_references_to_the_old_name() {
     let again = recompiled.recompile(Arc::from(text.as_str()));
     check(&again, &text);
     assert!(again.diagnostics.is_empty());
+}
+
+/// The old compilation's view of the edit to `new`.
+fn reparsed(old: &Compilation, new: &str) -> crate::syntax::Reparsed {
+    let text = &old.sources.get(old.file).text;
+    let edit = crate::syntax::Edit::between(text, new);
+    crate::syntax::reparse(old.syntax(), &old.parts.root_syntax, new, edit, old.file)
+        .expect("the task is re-read")
+}
+
+#[test]
+fn typing_the_name_of_a_task_nothing_names_is_not_checked_again() {
+    // The last task: nothing waits for it.
+    let text = crate::generate::plan_source(200, false);
+    let mut old = compile(&text);
+    let at = text.find("task t199").expect("t199") + "task t199".len();
+    let mut typed = String::new();
+    for letter in ["_", "n", "e", "w"] {
+        typed.push_str(letter);
+        let new = format!("{}{typed}{}", &text[..at], &text[at..]);
+        assert!(old.lone_rename(&reparsed(&old, &new)).is_some(), "{typed}");
+        old = old.recompile(Arc::from(new.as_str()));
+        check(&old, &new);
+    }
+    let plan = old.checked.plan.as_ref().expect("a plan");
+    assert_eq!(plan.tasks[199].key, "t199_new");
+    let definitions = &old.checked.symbols.definitions;
+    assert!(definitions.iter().any(|d| d.name == "t199_new"));
+    assert!(!definitions.iter().any(|d| d.name == "t199"));
+}
+
+#[test]
+fn a_rename_that_something_could_see_is_checked_again() {
+    let text = crate::generate::plan_source(200, false);
+    let old = compile(&text);
+    let renamed = |from: &str, to: &str| {
+        let at = text.find(&format!("task {from} ")).expect("the task");
+        let new = format!(
+            "{}task {to}{}",
+            &text[..at],
+            &text[at + "task ".len() + from.len()..]
+        );
+        let recompiled = old.recompile(Arc::from(new.as_str()));
+        check(&recompiled, &new);
+        old.lone_rename(&reparsed(&old, &new)).is_some()
+    };
+    // Nothing names t199; t0 is waited for; t198 and s0 are names already.
+    assert!(renamed("t199", "t199x"));
+    assert!(!renamed("t0", "t0x"));
+    assert!(!renamed("t199", "t198"));
+    assert!(!renamed("t199", "s0"));
 }
