@@ -11,7 +11,7 @@ mod serve_support;
 mod store_support;
 
 use serde_json::{json, Value};
-use serve_support::{EventStream, McpSession, Server};
+use serve_support::{streams_follow_a_plan_started_over, EventStream, McpSession, Server};
 use store_support::Cluster;
 
 /// The (seq, op, first event's kind, its agent) of the next message.
@@ -105,4 +105,18 @@ fn two_servers_on_one_postgres_share_plans_and_stream_every_change() {
     for stream in feeds.iter_mut().chain(plan_streams.iter_mut()) {
         assert_eq!(stream.next(), None);
     }
+}
+
+/// A plan started over (forced, then deleted and created again) through
+/// one server: the streams open on the other deliver every event of each
+/// new plan, in order, none twice.
+#[test]
+fn streams_on_another_server_follow_a_plan_started_over() {
+    let Some(cluster) = Cluster::shared() else {
+        return;
+    };
+    let url = cluster.database();
+    let one = Server::start(&["--store", &url]);
+    let two = Server::start(&["--store", &url, "--keep-alive", "3600"]);
+    streams_follow_a_plan_started_over(&one, &two);
 }
