@@ -2,7 +2,8 @@
 //! cluster under a temporary directory, as tests/plan_store.rs's): a plan
 //! created through one is changed through the other's JSON API and its
 //! `/mcp`; both servers' event streams (every plan's and the plan's) deliver
-//! every change, in order; SIGTERM stops each cleanly (exit 0). Skipped,
+//! every change, in order, and follow the plan when it is started over
+//! through the other server; SIGTERM stops each cleanly (exit 0). Skipped,
 //! saying so, where PostgreSQL is not installed.
 
 #![cfg(unix)]
