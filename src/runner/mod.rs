@@ -41,8 +41,8 @@ pub use prompt::{prompt, prompt_as, summary, SummaryReason};
 pub use results::{result_schema, OpResult};
 pub use session::{session_path, MAX_SESSION_KEY_BYTES, SESSIONS_DIR, SESSION_STATE};
 pub use store::{
-    open_store, transact_with, validate_plan_id, LogReader, PlanCounts, PlanStore, PlanSummary,
-    Store, StoredEvent, DEFAULT_LOCK_TIMEOUT,
+    open_store, transact_with, validate_plan_id, CommitCounts, LogReader, PlanCounts, PlanStore,
+    PlanSummary, PostgresStore, Store, StoredEvent, DEFAULT_LOCK_TIMEOUT,
 };
 
 use index::Index;

@@ -2,7 +2,7 @@
 //! `/metrics`. Every answer is the runner's envelope: `{"success": true,
 //! "data": …}` or `{"success": false, "error": {code, message, details}}`.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -385,11 +385,18 @@ pub async fn plan_events(
         Ok(start) => start,
         Err(error) => return op_error(&shared, &error),
     };
+    // The plan's creation (`PLAN_NOT_FOUND` when there is none): a client
+    // that resumes after an id, or starts from now, has it.
     let plan_id = id.clone();
-    if let Err(error) = blocking(&shared, move |store| store.load(&plan_id).map(drop)).await {
-        return op_error(&shared, &error);
-    }
-    stream(shared, Some(id), start)
+    let created = match blocking(&shared, move |store| store.events(&plan_id, 0, 1)).await {
+        Ok(created) => created.first().map_or(0, |created| created.position),
+        Err(error) => return op_error(&shared, &error),
+    };
+    let position = match start {
+        Some(0) => 0,
+        _ => created,
+    };
+    stream(shared, Some(id), start, position)
 }
 
 /// `GET /api/events`: every plan's events, `id:` = the store's position.
@@ -399,7 +406,7 @@ pub async fn all_events(
     Query(query): Query<EventsQuery>,
 ) -> Response {
     match start_of(&headers, &query) {
-        Ok(start) => stream(shared, None, start),
+        Ok(start) => stream(shared, None, start, start.unwrap_or(0)),
         Err(error) => op_error(&shared, &error),
     }
 }
@@ -451,32 +458,73 @@ pub fn event_json(event: &StoredEvent) -> Value {
     })
 }
 
-/// How many sent changes a stream remembers, to drop the ones the live
-/// channel brings again.
-const SENT_MEMORY: usize = 8192;
+/// Where a stream stands: the last event it sent, or the one its client
+/// resumed after.
+///
+/// Every store but a single state file gives each event a position that no
+/// other event has had or will have — a plan started over or created again
+/// gets new ones — and both its reads and its subscription hand events out
+/// in the order of their positions. So an event the stream has sent (or
+/// that the client resumed after) is any event at or below the position of
+/// the last one: what the live channel brings again after a read from the
+/// store, or late (a server whose listener is behind the one the client
+/// came from), is dropped by its position alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Cursor {
+    /// Whether ids are `seq`s (a plan's stream) or positions (every plan's).
+    by_seq: bool,
+    /// The id of the last message sent, or the one the client resumed
+    /// after: on a plan's stream its `seq` (the plan's revision, from 1
+    /// again once the plan is started over), on every plan's its position.
+    last: u64,
+    /// The position of the last event sent, or of the last one the client
+    /// has (0: none): nothing at or below it is sent.
+    position: u64,
+}
+
+impl Cursor {
+    /// The id of `event` in this stream.
+    fn id(&self, event: &StoredEvent) -> u64 {
+        match self.by_seq {
+            true => event.seq,
+            false => event.position,
+        }
+    }
+
+    /// Whether `event` is to be sent (then it is the last one sent).
+    ///
+    /// On a plan's stream, a creation (`seq` 1) past the last event sent is
+    /// the plan started over (forced, or deleted and created again): the
+    /// stream follows the new plan from its first event, whatever id the
+    /// client had. Any other event at or below the last id is one the
+    /// client has: it resumed after that id of the plan as it is.
+    fn admit(&mut self, event: &StoredEvent) -> bool {
+        if event.position <= self.position {
+            return false;
+        }
+        if self.by_seq && event.seq == 1 {
+            self.last = 0;
+        }
+        let id = self.id(event);
+        if id <= self.last {
+            return false;
+        }
+        self.last = id;
+        self.position = event.position;
+        true
+    }
+}
 
 /// The state of one stream.
 struct Follow {
     shared: Arc<Shared>,
     plan: Option<String>,
-    /// The id of the last message sent.
-    last: u64,
-    /// The id the stream resumed after (`Last-Event-ID`, `?after=`): the
-    /// client has everything up to it, so nothing at or below it is sent —
-    /// not even what the live channel brings late (a server whose listener
-    /// is behind the one the client came from).
-    floor: u64,
-    /// Read from the store (`false`) or the live channel (`true`), not
-    /// sent yet.
-    backlog: VecDeque<(StoredEvent, bool)>,
-    /// Whether the store has nothing after `last` that the live channel
+    cursor: Cursor,
+    /// Read from the store, or brought by the live channel; not sent yet.
+    backlog: VecDeque<StoredEvent>,
+    /// Whether the store has nothing after the cursor that the live channel
     /// will not bring.
     caught_up: bool,
-    /// The (plan, seq) of the changes sent lately: a change read from the
-    /// store may come again on the live channel (and a directory store's
-    /// positions do not grow with time, so ids cannot tell).
-    sent: HashSet<(String, u64)>,
-    sent_order: VecDeque<(String, u64)>,
     live: broadcast::Receiver<StoredEvent>,
     stop: tokio::sync::watch::Receiver<bool>,
     _open: OpenStream,
@@ -491,52 +539,51 @@ impl Drop for OpenStream {
     }
 }
 
+/// What a stream reads from the store at once.
+const PAGE: usize = 512;
+
 impl Follow {
-    /// The id of `event` in this stream.
-    fn id(&self, event: &StoredEvent) -> u64 {
-        match self.plan {
-            Some(_) => event.seq,
-            None => event.position,
-        }
+    /// The next events from the store, after the last one sent: a page of
+    /// the feed, or of the plan's events. A plan's page is read from the
+    /// plan's first event instead when its creation is past the last event
+    /// sent (the plan was started over since): read after its creation, a
+    /// page could hold the new plan's later events without its first ones.
+    async fn read(&mut self) -> Result<Vec<StoredEvent>, OpError> {
+        let Cursor { last, position, .. } = self.cursor;
+        let (plan, after) = (self.plan.clone(), last);
+        blocking(&self.shared, move |store| {
+            let Some(plan) = plan else {
+                return store.feed(after, PAGE);
+            };
+            let page = store.events(&plan, after, PAGE)?;
+            if after == 0 {
+                return Ok(page);
+            }
+            let created = store.events(&plan, 0, 1)?;
+            match created.first() {
+                Some(created) if created.position > position => store.events(&plan, 0, PAGE),
+                _ => Ok(page),
+            }
+        })
+        .await
     }
 
     /// The next event to send, or `None` when the stream ends (shutdown,
     /// the plan deleted with nothing left to read, a store error).
     async fn next(&mut self) -> Option<StoredEvent> {
         loop {
-            if let Some((event, live)) = self.backlog.pop_front() {
-                let id = self.id(&event);
-                let key = (event.plan_id.clone(), event.seq);
-                let fresh = if live {
-                    id > self.floor && !self.sent.contains(&key)
-                } else {
-                    id > self.last
-                };
-                if !fresh {
-                    continue;
+            if let Some(event) = self.backlog.pop_front() {
+                if self.cursor.admit(&event) {
+                    return Some(event);
                 }
-                self.last = self.last.max(id);
-                if self.sent_order.len() >= SENT_MEMORY {
-                    if let Some(old) = self.sent_order.pop_front() {
-                        self.sent.remove(&old);
-                    }
-                }
-                self.sent.insert(key.clone());
-                self.sent_order.push_back(key);
-                return Some(event);
+                continue;
             }
             if !self.caught_up {
-                let (plan, after) = (self.plan.clone(), self.last);
-                let page = blocking(&self.shared, move |store| match &plan {
-                    Some(plan) => store.events(plan, after, 512),
-                    None => store.feed(after, 512),
-                })
-                .await
-                .ok()?;
+                let page = self.read().await.ok()?;
                 if page.is_empty() {
                     self.caught_up = true;
                 } else {
-                    self.backlog.extend(page.into_iter().map(|e| (e, false)));
+                    self.backlog.extend(page);
                 }
                 continue;
             }
@@ -549,7 +596,7 @@ impl Follow {
                         if self.plan.as_ref().is_some_and(|p| *p != event.plan_id) {
                             continue;
                         }
-                        self.backlog.push_back((event, true));
+                        self.backlog.push_back(event);
                     }
                     // Missed some: read them from the store.
                     Err(broadcast::error::RecvError::Lagged(_)) => self.caught_up = false,
@@ -561,16 +608,24 @@ impl Follow {
     }
 }
 
-fn stream(shared: Arc<Shared>, plan: Option<String>, start: Option<u64>) -> Response {
+/// A stream of plan `plan` (every plan's: `None`) after `start` (`None`:
+/// from now on); `position`: the position of the last event the client has.
+fn stream(
+    shared: Arc<Shared>,
+    plan: Option<String>,
+    start: Option<u64>,
+    position: u64,
+) -> Response {
     shared.metrics.streams_open.fetch_add(1, Ordering::Relaxed);
     let follow = Follow {
+        cursor: Cursor {
+            by_seq: plan.is_some(),
+            last: start.unwrap_or(0),
+            position,
+        },
         plan,
-        last: start.unwrap_or(0),
-        floor: start.unwrap_or(0),
         backlog: VecDeque::new(),
         caught_up: start.is_none(),
-        sent: HashSet::new(),
-        sent_order: VecDeque::new(),
         live: shared.events.subscribe(),
         stop: shared.stop.clone(),
         _open: OpenStream(Arc::clone(&shared)),
@@ -584,7 +639,7 @@ fn stream(shared: Arc<Shared>, plan: Option<String>, start: Option<u64>) -> Resp
             .events_streamed
             .fetch_add(1, Ordering::Relaxed);
         let message = SseEvent::default()
-            .id(follow.id(&event).to_string())
+            .id(follow.cursor.id(&event).to_string())
             .event(sse_name(&event))
             .data(event_json(&event).to_string());
         Some((Ok::<_, Infallible>(message), follow))
@@ -618,4 +673,117 @@ pub async fn not_found(State(shared): State<Arc<Shared>>, uri: axum::http::Uri) 
         ),
         Value::Null,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::PlanStatus;
+    use crate::runner::LogRecord;
+
+    /// A change of plan `plan`: (seq, position).
+    fn event(plan: &str, (seq, position): (u64, u64)) -> StoredEvent {
+        StoredEvent {
+            plan_id: plan.to_owned(),
+            seq,
+            position,
+            record: LogRecord {
+                revision: seq,
+                at: "2026-11-27T00:00:00Z".to_owned(),
+                op: if seq == 1 { "init" } else { "pausePlan" }.to_owned(),
+                plan_status: PlanStatus::Running,
+                events: Vec::new(),
+            },
+        }
+    }
+
+    /// What a stream at `cursor` sends of `events` (plan `p`'s), in turn.
+    fn sent(mut cursor: Cursor, events: &[(u64, u64)]) -> Vec<(u64, u64)> {
+        events
+            .iter()
+            .filter(|&&e| cursor.admit(&event("p", e)))
+            .copied()
+            .collect()
+    }
+
+    #[test]
+    fn a_plans_stream_follows_a_start_over_and_sends_nothing_twice() {
+        let cursor = Cursor {
+            by_seq: true,
+            last: 0,
+            position: 0,
+        };
+        let events = [
+            // Read from the store.
+            (1, 10),
+            (2, 11),
+            (3, 12),
+            // Live: two again, then a new one.
+            (2, 11),
+            (3, 12),
+            (4, 14),
+            // Started over: the new plan's creation and change, one again,
+            // and the old plan's last, late.
+            (1, 20),
+            (2, 21),
+            (2, 21),
+            (4, 14),
+            (3, 22),
+        ];
+        assert_eq!(
+            sent(cursor, &events),
+            [
+                (1, 10),
+                (2, 11),
+                (3, 12),
+                (4, 14),
+                (1, 20),
+                (2, 21),
+                (3, 22)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_resumed_plans_stream_sends_nothing_up_to_its_id_until_a_start_over() {
+        // Resumed after 3; the plan's creation, which the client has, is at 10.
+        let cursor = Cursor {
+            by_seq: true,
+            last: 3,
+            position: 10,
+        };
+        let events = [(1, 10), (2, 11), (3, 12), (4, 13), (1, 30), (2, 31)];
+        assert_eq!(sent(cursor, &events), [(4, 13), (1, 30), (2, 31)]);
+    }
+
+    #[test]
+    fn every_plans_stream_sends_each_position_once_in_order() {
+        let mut cursor = Cursor {
+            by_seq: false,
+            last: 5,
+            position: 5,
+        };
+        let events = [
+            event("p", (1, 3)),
+            event("p", (2, 6)),
+            event("q", (1, 7)),
+            event("p", (2, 6)),
+            // p started over.
+            event("p", (1, 9)),
+        ];
+        let mut sent = Vec::new();
+        for e in &events {
+            if cursor.admit(e) {
+                sent.push((e.plan_id.clone(), e.seq, cursor.id(e)));
+            }
+        }
+        assert_eq!(
+            sent,
+            [
+                ("p".to_owned(), 2, 6),
+                ("q".to_owned(), 1, 7),
+                ("p".to_owned(), 1, 9)
+            ]
+        );
+    }
 }

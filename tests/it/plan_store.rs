@@ -556,6 +556,63 @@ fn a_change_computed_on_a_kept_state_is_made_again_on_the_plans_row() {
     assert_eq!(events[5].record.events[0].agent.as_deref(), Some("cy"));
 }
 
+/// A PostgreSQL handle keeps the state of a plan it creates (and starts
+/// over): the first change after it is computed ahead and committed in one
+/// statement, as the next ones are; only a handle that keeps no state of
+/// the plan, or whose kept state another handle moved past, makes a change
+/// on the row it reads.
+#[test]
+fn a_postgres_plan_is_changed_ahead_from_its_creation_on() {
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
+    use planc::runner::{CommitCounts, PostgresStore};
+    let counts = |ahead, on_rows| CommitCounts { ahead, on_rows };
+    let one = PostgresStore::open(&backend.url).unwrap();
+    let two = PostgresStore::open(&backend.url).unwrap();
+    let task = |applied: planc::runner::Applied| applied.events[0].task_id;
+
+    one.create("p", doc(4), false).unwrap();
+    let (op, caller) = next("ann");
+    assert_eq!(task(one.apply("p", &op, &caller).unwrap()), Some(1));
+    assert_eq!(one.commit_counts(), counts(1, 0));
+    let (op, caller) = complete("ann");
+    assert_eq!(task(one.apply("p", &op, &caller).unwrap()), Some(1));
+    assert_eq!(one.commit_counts(), counts(2, 0));
+
+    // Started over, then deleted and created again: the first change of
+    // each new plan is computed ahead too, on the new plan.
+    one.create("p", doc(4), true).unwrap();
+    let (op, caller) = next("bob");
+    assert_eq!(task(one.apply("p", &op, &caller).unwrap()), Some(1));
+    one.delete("p").unwrap();
+    one.create("p", doc(4), false).unwrap();
+    let (op, caller) = next("cy");
+    assert_eq!(task(one.apply("p", &op, &caller).unwrap()), Some(1));
+    assert_eq!(one.commit_counts(), counts(4, 0));
+
+    // Two keeps nothing of the plan: its change is made on the row. Then
+    // one's kept state is behind the row: its change is made again there.
+    let (op, caller) = next("dan");
+    assert_eq!(task(two.apply("p", &op, &caller).unwrap()), Some(2));
+    assert_eq!(two.commit_counts(), counts(0, 1));
+    let (op, caller) = next("eve");
+    assert_eq!(task(one.apply("p", &op, &caller).unwrap()), Some(3));
+    assert_eq!(one.commit_counts(), counts(4, 1));
+
+    // Two starts the plan over: its first change is computed ahead.
+    two.create("p", doc(4), true).unwrap();
+    let (op, caller) = next("fay");
+    assert_eq!(task(two.apply("p", &op, &caller).unwrap()), Some(1));
+    assert_eq!(two.commit_counts(), counts(1, 1));
+
+    let state = one.load("p").unwrap();
+    assert_eq!(state.state.revision, 2);
+    let events = one.events("p", 0, 10).unwrap();
+    assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(events[1].record.events[0].agent.as_deref(), Some("fay"));
+}
+
 /// A database made by the first schema (plans without summaries) is
 /// brought up to date when opened, and keeps its plans and events.
 #[test]
@@ -1019,9 +1076,11 @@ fn transaction(event: &StoredEvent) -> u64 {
     event.position / 1024
 }
 
-/// PostgreSQL commits the changes queued meanwhile in one transaction: a
-/// change the runner refuses is answered alone, and the batch's other
-/// changes (three of them to one plan) commit, each with its own event.
+/// PostgreSQL commits the changes queued meanwhile together (those computed
+/// ahead on the rows' versions in one statement, the others in one
+/// transaction): a change the runner refuses is answered alone, and the
+/// batch's other changes (three of them to one plan) commit, each with its
+/// own event.
 #[test]
 fn postgres_batches_commit_together_and_refuse_alone() {
     let Some(backend) = Backend::postgres() else {
@@ -1103,26 +1162,24 @@ fn postgres_batches_commit_together_and_refuse_alone() {
     assert_eq!(store.load("a").unwrap().state.revision, 4);
     assert_eq!(store.load("b").unwrap().state.revision, 3);
 
-    // One event per change; ann's in a transaction of its own, the four of
-    // the next batch in one, at its first four places, zed's before bob's.
+    // One event per change; ann's in a transaction of its own. The next
+    // batch: b's two changes computed ahead (on the state the handle kept
+    // since it created b) and committed in its one statement; a's two,
+    // computed ahead on the state before ann's change, made again on the
+    // row in a second transaction, at its first two places, zed's first.
     let a = store.events("a", 0, 10).unwrap();
     let b = store.events("b", 0, 10).unwrap();
     assert_eq!(a.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3, 4]);
     assert_eq!(b.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
     assert_eq!(a[2].record.events[0].agent.as_deref(), Some("zed"));
-    let batch = transaction(&a[2]);
-    assert!(transaction(&a[1]) < batch);
+    let (ahead, on_rows) = (transaction(&b[1]), transaction(&a[2]));
+    assert!(transaction(&a[1]) < ahead, "{a:?}\n{b:?}");
+    assert!(ahead < on_rows, "{a:?}\n{b:?}");
     assert_eq!(
-        [&a[3], &b[1], &b[2]].map(transaction),
-        [batch, batch, batch]
+        [&b[1], &b[2], &a[2], &a[3]].map(transaction),
+        [ahead, ahead, on_rows, on_rows]
     );
-    let mut places: Vec<u64> = [&a[2], &a[3], &b[1], &b[2]]
-        .iter()
-        .map(|e| e.position % 1024)
-        .collect();
-    places.sort_unstable();
-    assert_eq!(places, [1, 2, 3, 4]);
-    assert!(a[2].position < a[3].position);
+    assert_eq!([&a[2], &a[3]].map(|e| e.position % 1024), [1, 2]);
     assert!(b[1].position < b[2].position);
 
     // The feed and the subscriber have every event once, in position order.

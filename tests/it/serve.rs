@@ -7,7 +7,10 @@
 
 use std::time::Duration;
 
-use crate::serve_support::{repo, request, request_chunked, store_url, EventStream, Server};
+use crate::serve_support::{
+    repo, request, request_chunked, store_url, streams_follow_a_plan_started_over, EventStream,
+    Server,
+};
 use serde_json::{json, Value};
 
 fn tempdir() -> tempfile::TempDir {
@@ -600,4 +603,21 @@ fn the_web_view_is_one_page_that_sets_text_never_html() {
         text,
         std::fs::read_to_string(repo("src/serve/page.html")).expect("the page")
     );
+}
+
+#[test]
+fn streams_follow_a_plan_started_over_in_sqlite() {
+    let dir = tempdir();
+    let store = format!("sqlite:{}", dir.path().join("plans.db").display());
+    // No keep-alive comment: a missing event ends the wait (30 s) and fails.
+    let server = Server::start(&["--store", &store, "--keep-alive", "3600"]);
+    streams_follow_a_plan_started_over(&server, &server);
+}
+
+#[test]
+fn streams_follow_a_plan_started_over_in_a_directory() {
+    let dir = tempdir();
+    let store = format!("dir:{}", dir.path().join("plans").display());
+    let server = Server::start(&["--store", &store, "--keep-alive", "3600"]);
+    streams_follow_a_plan_started_over(&server, &server);
 }

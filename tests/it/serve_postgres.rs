@@ -2,12 +2,13 @@
 //! cluster under a temporary directory, as tests/it/plan_store.rs's): a plan
 //! created through one is changed through the other's JSON API and its
 //! `/mcp`; both servers' event streams (every plan's and the plan's) deliver
-//! every change, in order; SIGTERM stops each cleanly (exit 0). Skipped,
+//! every change, in order, and follow the plan when it is started over
+//! through the other server; SIGTERM stops each cleanly (exit 0). Skipped,
 //! saying so, where PostgreSQL is not installed.
 
 #![cfg(unix)]
 
-use crate::serve_support::{EventStream, McpSession, Server};
+use crate::serve_support::{streams_follow_a_plan_started_over, EventStream, McpSession, Server};
 use crate::store_support::Cluster;
 use serde_json::{json, Value};
 
@@ -102,4 +103,18 @@ fn two_servers_on_one_postgres_share_plans_and_stream_every_change() {
     for stream in feeds.iter_mut().chain(plan_streams.iter_mut()) {
         assert_eq!(stream.next(), None);
     }
+}
+
+/// A plan started over (forced, then deleted and created again) through
+/// one server: the streams open on the other deliver every event of each
+/// new plan, in order, none twice.
+#[test]
+fn streams_on_another_server_follow_a_plan_started_over() {
+    let Some(cluster) = Cluster::shared() else {
+        return;
+    };
+    let url = cluster.database();
+    let one = Server::start(&["--store", &url]);
+    let two = Server::start(&["--store", &url, "--keep-alive", "3600"]);
+    streams_follow_a_plan_started_over(&one, &two);
 }

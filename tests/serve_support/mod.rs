@@ -531,3 +531,108 @@ impl McpSession {
         )
     }
 }
+
+/// The (id, plan id, seq, op) of a stream's next message.
+pub fn next_change(stream: &mut EventStream) -> (u64, String, u64, String) {
+    let (message, data) = stream.next_json();
+    let id = message.id.as_deref().and_then(|id| id.parse().ok());
+    (
+        id.unwrap_or_else(|| panic!("no numeric id: {message:?}")),
+        data["plan_id"].as_str().unwrap_or_default().to_owned(),
+        data["seq"].as_u64().unwrap_or_default(),
+        data["op"].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
+/// A plan's stream (from the start, and resumed after its last id) and the
+/// stream of every plan, open on `watched` while the plan is started over
+/// (`force`) through `server` and then deleted and created again: each
+/// delivers every event of each new plan, in order, none twice — a plan's
+/// stream with the new plan's revisions as ids (from 1 again), every
+/// plan's with growing positions. (Start `watched` with a long
+/// `--keep-alive`: a missing event then fails the read in 30 s.)
+pub fn streams_follow_a_plan_started_over(server: &Server, watched: &Server) {
+    let source = std::fs::read(repo("examples/jd_keyboard.plan")).expect("the plan");
+    server.create("jd", "examples/jd_keyboard.plan");
+    server.op("jd", "startNextTask", serde_json::json!({"agent": "a"}));
+    server.op(
+        "jd",
+        "completeTask",
+        serde_json::json!({"agent": "a", "result": "x"}),
+    );
+    server.op("jd", "pausePlan", serde_json::json!({}));
+    let mut plan = EventStream::open(&watched.addr, "/api/plans/jd/events", &[]);
+    let mut resumed = EventStream::open(
+        &watched.addr,
+        "/api/plans/jd/events",
+        &[("Last-Event-ID", "4")],
+    );
+    let mut every = EventStream::open(&watched.addr, "/api/events", &[]);
+    let old: Vec<(u64, String)> = [(1, "init"), (2, "startNextTask"), (3, "completeTask")]
+        .into_iter()
+        .chain([(4, "pausePlan")])
+        .map(|(seq, op)| (seq, op.to_owned()))
+        .collect();
+    for stream in [&mut plan, &mut every] {
+        let seen: Vec<(u64, String)> = (0..4)
+            .map(|_| next_change(stream))
+            .map(|(_, _, seq, op)| (seq, op))
+            .collect();
+        assert_eq!(seen, old);
+    }
+    // The resumed stream has caught up (it has nothing to send).
+    std::thread::sleep(std::time::Duration::from_millis(300));
+
+    // Started over: its creation and two changes.
+    let forced = server.request("POST", "/api/plans?id=jd&force=true", &[], &source);
+    assert_eq!(forced.status, 201, "{}", forced.text());
+    server.op("jd", "startNextTask", serde_json::json!({"agent": "b"}));
+    server.op(
+        "jd",
+        "completeTask",
+        serde_json::json!({"agent": "b", "result": "y"}),
+    );
+    // Deleted and created again, and a change.
+    let deleted = server.request("DELETE", "/api/plans/jd", &[], b"");
+    assert_eq!(deleted.status, 200, "{}", deleted.text());
+    server.create("jd", "examples/jd_keyboard.plan");
+    server.op("jd", "pausePlan", serde_json::json!({}));
+
+    let new: Vec<(u64, String)> = [
+        (1, "init"),
+        (2, "startNextTask"),
+        (3, "completeTask"),
+        (1, "init"),
+        (2, "pausePlan"),
+    ]
+    .into_iter()
+    .map(|(seq, op)| (seq, op.to_owned()))
+    .collect();
+    for (name, stream) in [("the plan's", &mut plan), ("resumed", &mut resumed)] {
+        let seen: Vec<(u64, String)> = (0..new.len())
+            .map(|_| next_change(stream))
+            .map(|(id, plan_id, seq, op)| {
+                assert_eq!((id, plan_id.as_str()), (seq, "jd"), "{name}");
+                (seq, op)
+            })
+            .collect();
+        assert_eq!(seen, new, "{name} stream");
+    }
+    let mut positions = Vec::new();
+    let seen: Vec<(u64, String)> = (0..new.len())
+        .map(|_| next_change(&mut every))
+        .map(|(id, _, seq, op)| {
+            positions.push(id);
+            (seq, op)
+        })
+        .collect();
+    assert_eq!(seen, new, "every plan's stream");
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{positions:?}");
+
+    // Nothing more, and the streams go on: the next change comes next.
+    server.op("jd", "resumePlan", serde_json::json!({}));
+    for stream in [&mut plan, &mut resumed, &mut every] {
+        let (_, _, seq, op) = next_change(stream);
+        assert_eq!((seq, op.as_str()), (3, "resumePlan"));
+    }
+}

@@ -51,6 +51,7 @@ pub use log::LogReader;
 pub use plan_store::{
     open_store, transact_with, validate_plan_id, PlanCounts, PlanStore, PlanSummary, StoredEvent,
 };
+pub use postgres::{CommitCounts, PostgresStore};
 
 /// What a state file may be: a regular file (never a device or a FIFO, which
 /// would fill memory or block) of at most 256 MiB — four times the largest

@@ -219,7 +219,9 @@ pub struct StoredEvent {
     /// Its place in the store's global order ([`PlanStore::feed`]): SQLite's
     /// row id, PostgreSQL's transaction id times 1,024 plus the event's place in
     /// its transaction, a single state file's revision,
-    /// a directory's ordinal (see docs/serve.md).
+    /// a directory's line in its feed index (see docs/serve.md). Never given
+    /// to another event, even of the same plan started over — except in a
+    /// single state file, whose revisions count from 1 again.
     pub position: u64,
     /// The record, as the JSON event log has it.
     pub record: LogRecord,

@@ -14,9 +14,10 @@
 //! never leaves it), by the runner:
 //!
 //! - **ahead**, before it is queued, on the state the handle keeps of the
-//!   plan (the last it read or wrote, with that row's version); the plan's
-//!   next changes in the batch are computed on the state the one before
-//!   made. Then one statement, a transaction of its own (one round trip,
+//!   plan (the last it created, read or wrote, with that row's version;
+//!   [`PostgresStore::commit_counts`] counts the changes made each way);
+//!   the plan's next changes in the batch are computed on the state the
+//!   one before made. Then one statement, a transaction of its own (one round trip,
 //!   no row read): the advisory locks of those plans, in the order of their
 //!   keys (so two servers' batches never deadlock), before anything else;
 //!   each plan's row written only if it is still the version its first
@@ -47,11 +48,11 @@
 //! **Round trips.** A batch is one round trip whatever its size when its
 //! changes were computed ahead on the rows' versions; otherwise four
 //! (`BEGIN` with the plans' locks, the read, the write, `COMMIT`). The
-//! locks' keys (numbers) are asked once per plan; statements are prepared
-//! once per connection. The store keeps each plan's last parsed state with the
-//! row version it came from (its revision and `xmin`, the transaction that
-//! wrote it): a read or a batch fetches and parses the document only when
-//! the row moved since.
+//! locks' keys (numbers) are asked once per plan; statements (creating
+//! and deleting plans' too) are prepared once per connection. The store
+//! keeps each plan's last parsed state with the row version it came from
+//! (its revision and `xmin`, the transaction that wrote it): a read or a
+//! batch fetches and parses the document only when the row moved since.
 //!
 //! **Global order.** An event's position is its transaction's id (`xid8`)
 //! times [`PER_TRANSACTION`] plus its place in the transaction (from 1).
@@ -64,14 +65,14 @@
 //! the same order.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex, Weak};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use postgres::fallible_iterator::FallibleIterator;
-use postgres::{Client, NoTls, Statement, Transaction};
+use postgres::{Client, NoTls, Statement};
 use serde_json::json;
 
 use crate::document::PlanDocument;
@@ -156,6 +157,23 @@ struct Shared {
     notifier: Mutex<Option<(Sender<()>, Receiver<()>)>>,
     /// The changes queued for the writer that it has not taken yet.
     queued: AtomicUsize,
+    /// The changes committed as computed ahead (one statement), and those
+    /// made on the rows as read (four round trips).
+    committed_ahead: AtomicU64,
+    committed_on_rows: AtomicU64,
+}
+
+/// How a store handle committed its changes so far
+/// ([`PostgresStore::commit_counts`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CommitCounts {
+    /// Computed ahead by their callers on the state the handle kept, and
+    /// written in one statement that reads no row.
+    pub ahead: u64,
+    /// Made on the plan's row as the writer read it (the handle kept no
+    /// state of the plan, the row had moved, or the change computed ahead
+    /// was refused or changed nothing): four round trips.
+    pub on_rows: u64,
 }
 
 impl Drop for Shared {
@@ -183,7 +201,8 @@ struct Conn {
     statements: Statements,
 }
 
-/// The statements of the reads, prepared once per pooled connection.
+/// The statements of the reads, and of creating and deleting plans,
+/// prepared once per pooled connection.
 struct Statements {
     /// The plan's row: its revision, `xmin`, and its document unless the
     /// revision and `xmin` are `$2` and `$3` (the cached version).
@@ -192,6 +211,19 @@ struct Statements {
     events: Statement,
     /// The feed after a position.
     feed: Statement,
+    /// Takes plan `$1`'s advisory lock for the transaction.
+    lock: Statement,
+    /// Inserts plan `$1` (document `$2`, summary `$3`) at revision 1 unless
+    /// it exists; the new row's `xmin`.
+    create: Statement,
+    /// Starts plan `$1` over (as `create`); the row's `xmin`.
+    recreate: Statement,
+    /// The creation event (`$2`) of plan `$1`, at `seq` 1.
+    created: Statement,
+    /// Deletes plan `$1`'s row.
+    delete: Statement,
+    /// Deletes plan `$1`'s events.
+    delete_events: Statement,
 }
 
 /// The event columns the read statements give ([`stored`] reads them).
@@ -217,9 +249,30 @@ impl Statements {
                  WHERE plan_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
             ))?,
             feed: client.prepare(FEED)?,
+            lock: client.prepare(PLAN_LOCK)?,
+            create: client.prepare(
+                "INSERT INTO plans (plan_id, revision, doc, summary) VALUES ($1, 1, $2, $3)
+                 ON CONFLICT (plan_id) DO NOTHING RETURNING xmin::text::bigint",
+            )?,
+            recreate: client.prepare(
+                "UPDATE plans SET revision = 1, doc = $2, summary = $3 WHERE plan_id = $1
+                 RETURNING xmin::text::bigint",
+            )?,
+            created: client.prepare(
+                "INSERT INTO events (plan_id, seq, pos, record)
+                 VALUES ($1, 1, pg_current_xact_id()::text::bigint * 1024 + 1, $2)",
+            )?,
+            delete: client.prepare("DELETE FROM plans WHERE plan_id = $1")?,
+            delete_events: client.prepare("DELETE FROM events WHERE plan_id = $1")?,
         })
     }
 }
+
+/// Takes a plan's advisory lock for the rest of the transaction, before the
+/// transaction has an id: the transactions that change a plan get their
+/// ids (their events' positions) in the order they commit, so a plan's
+/// events are fed in `seq` order.
+const PLAN_LOCK: &str = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))";
 
 impl PostgresStore {
     /// Connects to the database at `url` and brings its schema up to date;
@@ -235,6 +288,8 @@ impl PostgresStore {
             lock_keys: Mutex::default(),
             notifier: Mutex::default(),
             queued: AtomicUsize::new(0),
+            committed_ahead: AtomicU64::new(0),
+            committed_on_rows: AtomicU64::new(0),
         });
         let mut client = shared.connect()?;
         migrate(&mut client, &shared.shown)?;
@@ -261,6 +316,14 @@ impl PostgresStore {
             shared,
             writer: Some((queue, writers)),
         })
+    }
+
+    /// How many changes this handle committed each way so far.
+    pub fn commit_counts(&self) -> CommitCounts {
+        CommitCounts {
+            ahead: self.shared.committed_ahead.load(Ordering::Relaxed),
+            on_rows: self.shared.committed_on_rows.load(Ordering::Relaxed),
+        }
     }
 
     fn with_client<T>(
@@ -438,37 +501,39 @@ impl PlanStore for PostgresStore {
         let summary = summary_json(plan_id, &doc);
         let record_text = record_json(&record)?;
         let write = self.error("write");
-        self.with_client(|client| {
-            let mut tx = client.transaction().map_err(&write)?;
-            plan_lock(&mut tx, plan_id).map_err(&write)?;
-            let inserted = tx
-                .execute(
-                    "INSERT INTO plans (plan_id, revision, doc, summary) VALUES ($1, 1, $2, $3)
-                     ON CONFLICT (plan_id) DO NOTHING",
-                    &[&plan_id, &text, &summary],
-                )
+        let xmin = self.with_conn(|conn| {
+            let statements = &conn.statements;
+            let mut tx = conn.client.transaction().map_err(&write)?;
+            tx.execute(&statements.lock, &[&plan_id]).map_err(&write)?;
+            let mut row = tx
+                .query_opt(&statements.create, &[&plan_id, &text, &summary])
                 .map_err(&write)?;
-            if inserted == 0 {
+            if row.is_none() {
                 if !force {
                     return Err(plan_exists(plan_id));
                 }
-                tx.execute(
-                    "UPDATE plans SET revision = 1, doc = $2, summary = $3 WHERE plan_id = $1",
-                    &[&plan_id, &text, &summary],
-                )
-                .map_err(&write)?;
-                tx.execute("DELETE FROM events WHERE plan_id = $1", &[&plan_id])
+                row = tx
+                    .query_opt(&statements.recreate, &[&plan_id, &text, &summary])
+                    .map_err(&write)?;
+                tx.execute(&statements.delete_events, &[&plan_id])
                     .map_err(&write)?;
             }
-            tx.execute(
-                "INSERT INTO events (plan_id, seq, pos, record)
-                 VALUES ($1, 1, pg_current_xact_id()::text::bigint * 1024 + 1, $2)",
-                &[&plan_id, &record_text],
-            )
-            .map_err(&write)?;
-            tx.commit().map_err(&write)
+            tx.execute(&statements.created, &[&plan_id, &record_text])
+                .map_err(&write)?;
+            tx.commit().map_err(&write)?;
+            Ok(row.map(|row| row.get::<_, i64>(0)))
         })?;
         self.shared.notify();
+        // The state this handle keeps of the plan, so that its first change
+        // is computed ahead like the next ones.
+        match xmin {
+            Some(xmin) => self
+                .shared
+                .remember(plan_id, 1, xmin, Arc::new(doc.clone())),
+            None => {
+                lock(&self.shared.states).remove(plan_id);
+            }
+        }
         Ok(doc)
     }
 
@@ -511,16 +576,17 @@ impl PlanStore for PostgresStore {
     fn delete(&self, plan_id: &str) -> Result<(), OpError> {
         validate_plan_id(plan_id)?;
         let write = self.error("write");
-        self.with_client(|client| {
-            let mut tx = client.transaction().map_err(&write)?;
-            plan_lock(&mut tx, plan_id).map_err(&write)?;
+        self.with_conn(|conn| {
+            let statements = &conn.statements;
+            let mut tx = conn.client.transaction().map_err(&write)?;
+            tx.execute(&statements.lock, &[&plan_id]).map_err(&write)?;
             let deleted = tx
-                .execute("DELETE FROM plans WHERE plan_id = $1", &[&plan_id])
+                .execute(&statements.delete, &[&plan_id])
                 .map_err(&write)?;
             if deleted == 0 {
                 return Err(plan_not_found(plan_id));
             }
-            tx.execute("DELETE FROM events WHERE plan_id = $1", &[&plan_id])
+            tx.execute(&statements.delete_events, &[&plan_id])
                 .map_err(&write)?;
             tx.commit().map_err(&write)
         })?;
@@ -633,18 +699,6 @@ impl PlanStore for PostgresStore {
     fn queued_changes(&self) -> usize {
         self.shared.queued.load(Ordering::SeqCst)
     }
-}
-
-/// Takes the plan's advisory lock for the rest of the transaction, before
-/// the transaction has an id: the transactions that change a plan get
-/// their ids (their events' positions) in the order they commit, so a
-/// plan's events are fed in `seq` order.
-fn plan_lock(tx: &mut Transaction<'_>, plan_id: &str) -> Result<(), postgres::Error> {
-    tx.execute(
-        "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
-        &[&plan_id],
-    )
-    .map(|_| ())
 }
 
 /// The notifier: one `NOTIFY` (in a transaction that does not wait for its

@@ -2,7 +2,7 @@
 //! committing the changes queued meanwhile in one transaction (see the
 //! store's documentation, "Group commit").
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
@@ -183,7 +183,7 @@ impl Change {
 
 impl Shared {
     /// The advisory lock keys of `plans` (`hashtextextended` of each id,
-    /// as [`plan_lock`](super::plan_lock) takes it), asked once per plan.
+    /// as [`PLAN_LOCK`](super::PLAN_LOCK) takes it), asked once per plan.
     fn lock_keys(&self, conn: &mut WriterConn, plans: &[&str]) -> Result<Vec<i64>, OpError> {
         let mut keys: Vec<Option<i64>> = {
             let known = lock(&self.lock_keys);
@@ -227,7 +227,7 @@ impl Shared {
     }
 }
 
-/// A transaction begun with advisory locks taken (see [`plan_lock`](super::plan_lock)),
+/// A transaction begun with advisory locks taken (see [`PLAN_LOCK`](super::PLAN_LOCK)),
 /// rolled back when dropped uncommitted.
 struct Open<'a> {
     client: &'a mut Client,
@@ -353,17 +353,15 @@ fn start(
 /// each plan's jobs, in order.
 fn by_plan<'a>(batch: &[&'a Job]) -> (Vec<&'a str>, Vec<usize>, Vec<VecDeque<usize>>) {
     let mut plans: Vec<&str> = Vec::new();
+    let mut places: HashMap<&str, usize> = HashMap::new();
     let mut plan_of: Vec<usize> = Vec::with_capacity(batch.len());
     let mut queues: Vec<VecDeque<usize>> = Vec::new();
     for (i, job) in batch.iter().enumerate() {
-        let p = match plans.iter().position(|plan| *plan == job.plan_id) {
-            Some(p) => p,
-            None => {
-                plans.push(&job.plan_id);
-                queues.push(VecDeque::new());
-                plans.len() - 1
-            }
-        };
+        let p = *places.entry(job.plan_id.as_str()).or_insert_with(|| {
+            plans.push(&job.plan_id);
+            queues.push(VecDeque::new());
+            plans.len() - 1
+        });
         plan_of.push(p);
         queues[p].push_back(i);
     }
@@ -387,10 +385,15 @@ fn read_states(
         .map_err(|e| sql_error(&shared.shown, "write", &e))?;
     let mut states: Vec<Result<Arc<PlanDocument>, OpError>> =
         plans.iter().map(|plan| Err(plan_not_found(plan))).collect();
+    let places: HashMap<&str, usize> = plans
+        .iter()
+        .enumerate()
+        .map(|(p, plan)| (*plan, p))
+        .collect();
     for row in &rows {
         let (plan_id, revision, xmin, text): (&str, i64, i64, Option<&str>) =
             (row.get(0), row.get(1), row.get(2), row.get(3));
-        let Some(p) = plans.iter().position(|plan| *plan == plan_id) else {
+        let Some(&p) = places.get(plan_id) else {
             continue;
         };
         states[p] = match text {
@@ -495,6 +498,9 @@ fn commit_precomputed(
         for (i, answer) in chain.answers {
             answers[i] = Some(answer);
         }
+        shared
+            .committed_ahead
+            .fetch_add(chain.writes.len() as u64, Ordering::Relaxed);
         for w in chain.writes {
             answers[w.job] = Some(Ok(Some(StoredEvent {
                 plan_id: plan_id.to_owned(),
@@ -806,6 +812,9 @@ fn commit_batch(
         .get(0);
     tx.commit().map_err(write)?;
     shared.notify();
+    shared
+        .committed_on_rows
+        .fetch_add(writes.len() as u64, Ordering::Relaxed);
 
     let xid: i64 = xid.parse().unwrap_or(0);
     for (n, w) in (1..).zip(writes) {
