@@ -43,6 +43,12 @@ const KEYSTROKES: &[Keystroke] = &[
         leaves_mistake: false,
     },
     Keystroke {
+        name: "a letter in the name of a task nothing names (a new task's)",
+        after: |tasks| format!("task t{}", tasks - 1),
+        typed: "x",
+        leaves_mistake: false,
+    },
+    Keystroke {
         name: "a quote that leaves a string unclosed",
         after: |tasks| format!("task t{} \"Do", tasks / 2),
         typed: "\"",

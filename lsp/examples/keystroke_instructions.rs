@@ -11,7 +11,8 @@
 //! ```
 //!
 //! Arguments: the number of tasks, the keystroke (`title`, `rename`,
-//! `quote`, or `whole` for a whole compile), and `N` (default 8).
+//! `name` (the last task's, which nothing names), `quote`, or `whole` for a
+//! whole compile), and `N` (default 8).
 
 use std::sync::Arc;
 
@@ -22,7 +23,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(tasks), Some(kind)) = (args.first().and_then(|a| a.parse().ok()), args.get(1)) else {
-        eprintln!("usage: keystroke_instructions TASKS title|rename|quote|whole [N]");
+        eprintln!("usage: keystroke_instructions TASKS title|rename|name|quote|whole [N]");
         std::process::exit(2);
     };
     let times: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(8);
@@ -30,6 +31,8 @@ fn main() {
     let (after, typed) = match kind.as_str() {
         "title" => (format!("task t{} \"Do", tasks / 2), "x"),
         "rename" => (format!("task t{}", tasks / 2), "x"),
+        // The last task: nothing waits for it.
+        "name" => (format!("task t{}", tasks - 1), "x"),
         "quote" => (format!("task t{} \"Do", tasks / 2), "\""),
         _ => (String::new(), ""),
     };
