@@ -560,6 +560,19 @@ fn new_events() -> Vec<(u64, String)> {
     .collect()
 }
 
+/// Reads `expected`'s (seq, op)s from plan `jd`'s stream `name`, each with
+/// its seq as its id.
+fn expect_plan_changes(stream: &mut EventStream, name: &str, expected: &[(u64, String)]) {
+    let seen: Vec<(u64, String)> = (0..expected.len())
+        .map(|_| next_change(stream))
+        .map(|(id, plan_id, seq, op)| {
+            assert_eq!((id, plan_id.as_str()), (seq, "jd"), "{name}");
+            (seq, op)
+        })
+        .collect();
+    assert_eq!(seen, expected, "{name} stream");
+}
+
 /// A plan's stream (from the start, and resumed after its last id) and the
 /// stream of every plan, open on `watched` while the plan is started over
 /// (`force`) through `server` and then deleted and created again: each
@@ -613,14 +626,7 @@ pub fn streams_follow_a_plan_started_over(server: &Server, watched: &Server) {
     // that has not read them yet by then never does (docs/serve.md).
     let forced_over = &new_events()[..3];
     for (name, stream) in [("the plan's", &mut plan), ("resumed", &mut resumed)] {
-        let seen: Vec<(u64, String)> = (0..forced_over.len())
-            .map(|_| next_change(stream))
-            .map(|(id, plan_id, seq, op)| {
-                assert_eq!((id, plan_id.as_str()), (seq, "jd"), "{name}");
-                (seq, op)
-            })
-            .collect();
-        assert_eq!(seen, forced_over, "{name} stream");
+        expect_plan_changes(stream, name, forced_over);
     }
     let mut positions = Vec::new();
     let mut every_plan = |count: usize, positions: &mut Vec<u64>| -> Vec<(u64, String)> {
@@ -646,14 +652,7 @@ pub fn streams_follow_a_plan_started_over(server: &Server, watched: &Server) {
 
     let created_again = &new_events()[3..];
     for (name, stream) in [("the plan's", &mut plan), ("resumed", &mut resumed)] {
-        let seen: Vec<(u64, String)> = (0..created_again.len())
-            .map(|_| next_change(stream))
-            .map(|(id, plan_id, seq, op)| {
-                assert_eq!((id, plan_id.as_str()), (seq, "jd"), "{name}");
-                (seq, op)
-            })
-            .collect();
-        assert_eq!(seen, created_again, "{name} stream");
+        expect_plan_changes(stream, name, created_again);
     }
     assert_eq!(
         every_plan(created_again.len(), &mut positions),
