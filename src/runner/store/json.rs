@@ -258,14 +258,7 @@ impl JsonDirStore {
         bytes_read: &mut u64,
         plans: Option<&[String]>,
     ) -> Result<Feed<'c>, OpError> {
-        let mut feed = Feed::open(&self.dir, index, false)?;
-        *bytes_read += feed.bytes_read;
-        if feed.from_scratch {
-            logs.clear();
-        }
-        for plan in feed.reset.drain() {
-            logs.remove(&plan);
-        }
+        let mut feed = open_feed(&self.dir, index, logs, bytes_read, false)?;
         let all;
         let plans = match plans {
             Some(plans) => plans,
@@ -427,7 +420,15 @@ impl PlanStore for JsonDirStore {
         // The feed's lock is held from the new log to the reset of the
         // plan's old events, so no reader takes the one for the other.
         let mut cache = self.cache();
-        let mut feed = Feed::open(&self.dir, &mut cache.index, true)?;
+        let Cache {
+            index,
+            logs,
+            bytes_read,
+            ..
+        } = &mut *cache;
+        let mut feed = open_feed(&self.dir, index, logs, bytes_read, true)?;
+        // Its log is new.
+        logs.remove(plan_id);
         let doc = store.create_unfed(doc, force).map_err(|e| {
             // Another creator won the race.
             if !force && e.code == ErrorCode::StateIo && store.exists() {
@@ -437,14 +438,7 @@ impl PlanStore for JsonDirStore {
             }
         })?;
         feed.reset(plan_id)?;
-        let (reset, read) = (std::mem::take(&mut feed.reset), feed.bytes_read);
         drop(feed);
-        cache.bytes_read += read;
-        for plan in reset {
-            cache.logs.remove(&plan);
-        }
-        // Its log is new.
-        cache.logs.remove(plan_id);
         drop(cache);
         self.publish(plan_id, init(&doc));
         Ok(doc)
@@ -474,17 +468,16 @@ impl PlanStore for JsonDirStore {
     fn delete(&self, plan_id: &str) -> Result<(), OpError> {
         let store = self.existing(plan_id)?;
         let mut cache = self.cache();
-        let mut feed = Feed::open(&self.dir, &mut cache.index, true)?;
+        let Cache {
+            index,
+            logs,
+            bytes_read,
+            ..
+        } = &mut *cache;
+        let mut feed = open_feed(&self.dir, index, logs, bytes_read, true)?;
+        logs.remove(plan_id);
         store.delete(|_| Ok(()))?;
-        feed.reset(plan_id)?;
-        let (reset, read) = (std::mem::take(&mut feed.reset), feed.bytes_read);
-        drop(feed);
-        cache.bytes_read += read;
-        for plan in reset {
-            cache.logs.remove(&plan);
-        }
-        cache.logs.remove(plan_id);
-        Ok(())
+        feed.reset(plan_id)
     }
 
     fn transact(
@@ -546,6 +539,27 @@ impl PlanStore for JsonDirStore {
     fn subscribe(&self) -> std::sync::mpsc::Receiver<StoredEvent> {
         self.subscribers.subscribe()
     }
+}
+
+/// Locks the index of `dir` and reads what is new in it (see [`Feed::open`]),
+/// forgetting what was read of the logs of the plans it reset (of every
+/// plan when it was read again from the top): they are read again.
+fn open_feed<'c>(
+    dir: &Path,
+    index: &'c mut Index,
+    logs: &mut HashMap<String, PlanLog>,
+    bytes_read: &mut u64,
+    lock_required: bool,
+) -> Result<Feed<'c>, OpError> {
+    let mut feed = Feed::open(dir, index, lock_required)?;
+    *bytes_read += feed.bytes_read;
+    if feed.from_scratch {
+        logs.clear();
+    }
+    for plan in feed.reset.drain() {
+        logs.remove(&plan);
+    }
+    Ok(feed)
 }
 
 /// The committed records of a state's event log (lines that are not
