@@ -315,8 +315,9 @@ impl JsonDirStore {
             let Some(log) = logs.get(plan_id) else {
                 continue;
             };
-            let in_log = log.records.get(&seq);
-            if !in_log.is_some_and(|entry| feed.index.position(plan_id, seq, &entry.at).is_some()) {
+            let indexed = log.records.get(&seq);
+            let indexed = indexed.and_then(|entry| feed.index.position(plan_id, seq, &entry.at));
+            if indexed.is_none() {
                 continue;
             }
             let (path, _) = self.store(plan_id)?.log_files()?;
