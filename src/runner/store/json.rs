@@ -373,7 +373,12 @@ impl JsonDirStore {
         others.sort();
         others.dedup();
         for other in &others {
-            let Ok((path, state)) = self.store(other).and_then(|s| s.log_files()) else {
+            let Ok(store) = self.store(other) else {
+                continue;
+            };
+            let Some((path, state)) = store.log_files().ok().filter(|_| store.exists()) else {
+                // Deleted (outside the store): its events are not in the feed.
+                logs.remove(other);
                 continue;
             };
             let log = logs.entry(other.clone()).or_default();
