@@ -7,7 +7,9 @@
 //!   on), both subscribed: every event must reach both;
 //! - `postgres_16_plans`: the same, 16 agents on 16 plans (one each);
 //! - `sqlite_reads_16_readers`: 16 threads loading the plan (`getPlanStatus`);
-//! - `json_dir_16_agents`: the state-file baseline.
+//! - `json_dir_16_agents`: the state-file baseline;
+//! - `json_dir_16_agents_after_1600_changes`: the same in a directory with a
+//!   history (16 other plans of 100 changes each).
 //!
 //! Each iteration checks that no update was lost (the final revision and
 //! every task completed). The counter is state changes (or reads): divan
@@ -27,7 +29,8 @@ use divan::counter::ItemsCount;
 use divan::Bencher;
 use planc::document::TaskStatus;
 use planc::runner::{
-    open_store, Caller, CompleteArgs, NoArgs, Op, PlanStore, StartNextArgs, StoredEvent,
+    open_store, Caller, CompleteArgs, LogArgs, LogKind, NoArgs, Op, PlanStore, StartNextArgs,
+    StoredEvent,
 };
 use store_support::{compile, wide_plan, Cluster};
 
@@ -206,9 +209,41 @@ fn postgres_16_plans(bencher: Bencher) {
 
 #[divan::bench(sample_count = 3, sample_size = 1)]
 fn json_dir_16_agents(bencher: Bencher) {
-    const ROUNDS_HERE: usize = 5;
     let dir = tempfile::tempdir().unwrap();
     let store = open_store(&format!("dir:{}", dir.path().display())).unwrap();
+    json_dir_agents(bencher, store);
+}
+
+/// The same, in a directory with a history: 16 other plans of 100 changes
+/// each (made through their state files, then read into the feed once).
+/// A change's cost must not grow with it.
+#[divan::bench(sample_count = 3, sample_size = 1)]
+fn json_dir_16_agents_after_1600_changes(bencher: Bencher) {
+    const PLANS: usize = 16;
+    const CHANGES_EACH: usize = 100;
+    let dir = tempfile::tempdir().unwrap();
+    let doc = compile(&wide_plan(2));
+    let note = Op::LogEvent(LogArgs {
+        kind: LogKind::Message,
+        data: "an older change".into(),
+        task_id: None,
+    });
+    for p in 0..PLANS {
+        let state = planc::runner::Store::new(dir.path().join(format!("old-{p}.json")));
+        state.create(doc.clone(), false).unwrap();
+        for _ in 0..CHANGES_EACH {
+            state.apply(&note).unwrap();
+        }
+    }
+    let store = open_store(&format!("dir:{}", dir.path().display())).unwrap();
+    let history = store.feed(0, usize::MAX).unwrap();
+    assert_eq!(history.len(), PLANS * (1 + CHANGES_EACH));
+    json_dir_agents(bencher, store);
+}
+
+/// 16 agents starting and completing 5 tasks each on one plan of `store`.
+fn json_dir_agents(bencher: Bencher, store: Arc<dyn PlanStore>) {
+    const ROUNDS_HERE: usize = 5;
     bencher
         .counter(ItemsCount::new(AGENTS * ROUNDS_HERE * 2))
         .with_inputs(|| {

@@ -441,6 +441,127 @@ fn a_directory_handle_sends_the_feed_in_order() {
     assert!(rx.recv_timeout(Duration::from_millis(100)).is_err());
 }
 
+/// A state file in a directory store started over outside the store
+/// (`planc run init --force STATE`, here through the library's `Store`) in
+/// the same second as it was made: its new events get new positions, after
+/// everything handed out. (They were told apart from the old ones by their
+/// times in whole seconds only, so the new events took the old ones'
+/// positions and a stream resumed after them never got them.)
+#[test]
+fn a_state_started_over_outside_the_store_gets_new_positions() {
+    let at = |events: &[StoredEvent]| -> Vec<String> {
+        events.iter().map(|e| e.record.at.clone()).collect()
+    };
+    for attempt in 0.. {
+        let dir = tempfile::tempdir().unwrap();
+        let plans = dir.path().join("plans");
+        let store = open_store(&format!("dir:{}", plans.display())).unwrap();
+        store.create("p", doc(2), false).unwrap();
+        let (op, caller) = next("ann");
+        store.apply("p", &op, &caller).unwrap();
+        let seen = store.feed(0, 100).unwrap();
+        let last = seen.last().unwrap().position;
+
+        planc::runner::Store::new(plans.join("p.json"))
+            .create(doc(2), true)
+            .unwrap();
+        store.apply("p", &op, &caller).unwrap();
+        let again = store.events("p", 0, 100).unwrap();
+        if at(&again) != at(&seen) {
+            // A second went by: not the case this test is about.
+            assert!(attempt < 20, "never within one second");
+            continue;
+        }
+        assert_eq!(
+            seqs(&again),
+            [("p".to_owned(), 1), ("p".to_owned(), 2)],
+            "the new events"
+        );
+        let resumed = store.feed(last, 100).unwrap();
+        assert_eq!(resumed, again);
+        assert!(resumed[0].position > last);
+        // Another handle (another server) agrees.
+        let other = open_store(&format!("dir:{}", plans.display())).unwrap();
+        assert_eq!(other.feed(0, 100).unwrap(), resumed);
+        break;
+    }
+}
+
+/// A directory store in a directory this process may not write (a
+/// read-only mount, another user's files) can still be read: its plans,
+/// their events and the feed, with the positions a writable handle gives
+/// them; a change is refused with `STATE_IO`. Twice: a directory of state
+/// files no store ever read (no feed index, no lock file), and one whose
+/// index misses an event made outside the store.
+#[test]
+fn a_read_only_directory_store_can_be_read() {
+    use planc::runner::Store;
+    use std::os::unix::fs::PermissionsExt;
+    use std::path::Path;
+
+    fn set_mode(dir: &Path, dir_mode: u32, file_mode: u32) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let mode = std::fs::Permissions::from_mode(file_mode);
+            std::fs::set_permissions(&path, mode).unwrap();
+        }
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(dir_mode)).unwrap();
+    }
+    /// Whether a file can be made in `dir` (root can whatever the mode).
+    fn writable(dir: &Path) -> bool {
+        let probe = dir.join(".probe");
+        let made = std::fs::File::create(&probe).is_ok();
+        let _ = std::fs::remove_file(&probe);
+        made
+    }
+    let (op, caller) = next("ann");
+    let dir = tempfile::tempdir().unwrap();
+    let plans = dir.path().join("plans");
+    std::fs::create_dir(&plans).unwrap();
+    let url = format!("dir:{}", plans.display());
+    // State files made without the store (`planc run init -o plans/ID.json`).
+    for (id, tasks) in [("q", 2), ("p", 3)] {
+        let state = Store::new(plans.join(format!("{id}.json")));
+        state.create(doc(tasks), false).unwrap();
+        state.apply_as(&op, &caller).unwrap();
+    }
+    set_mode(&plans, 0o555, 0o444);
+    if writable(&plans) {
+        set_mode(&plans, 0o755, 0o644);
+        eprintln!("skipped: this process writes read-only directories (root)");
+        return;
+    }
+    let read_only = open_store(&url).unwrap();
+    let feed = read_only.feed(0, 100).unwrap();
+    assert_eq!(feed.len(), 4);
+    assert_eq!(read_only.events("p", 0, 100).unwrap().len(), 2);
+    assert_eq!(read_only.list().unwrap().len(), 2);
+    assert_eq!(read_only.feed(feed[1].position, 1).unwrap(), feed[2..3]);
+    assert_eq!(code(read_only.apply("p", &op, &caller)), ErrorCode::StateIo);
+    assert_eq!(
+        std::fs::read_dir(&plans).unwrap().count(),
+        6,
+        "nothing was written"
+    );
+    // A writable handle hands out the same positions.
+    set_mode(&plans, 0o755, 0o644);
+    let writable_store = open_store(&url).unwrap();
+    assert_eq!(writable_store.feed(0, 100).unwrap(), feed);
+
+    // An event the index does not hold yet gets the next position.
+    Store::new(plans.join("q.json"))
+        .apply_as(&op, &caller)
+        .unwrap();
+    set_mode(&plans, 0o555, 0o444);
+    let read_only = open_store(&url).unwrap();
+    let feed = read_only.feed(0, 100).unwrap();
+    assert_eq!(feed.len(), 5);
+    assert_eq!(seqs(&feed[4..]), [("q".to_owned(), 3)]);
+    assert_eq!(read_only.feed(feed[3].position, 10).unwrap(), feed[4..]);
+    set_mode(&plans, 0o755, 0o644);
+    assert_eq!(writable_store.feed(0, 100).unwrap(), feed);
+}
+
 /// A handle that keeps the plan's last state (PostgreSQL's does) reads
 /// the row again whenever another handle changed it — even when the plan
 /// was started over and changed back to the same revision.

@@ -4,6 +4,7 @@
 //! event log, atomic renames), so `planc run STATE` and a store on the same
 //! files see each other's changes.
 
+use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -19,10 +20,13 @@ use crate::runner::Runner;
 use super::plan_store::{
     plan_exists, plan_not_found, validate_plan_id, PlanStore, PlanSummary, StoredEvent, Subscribers,
 };
-use super::Store;
+use super::{io_error, Store};
 
 mod feed;
-use feed::Feed;
+mod logs;
+pub(super) use feed::OutsideReset;
+use feed::{Feed, Index};
+use logs::PlanLog;
 
 /// How a state file in a directory store is named: `PLAN_ID.json`.
 const STATE_EXTENSION: &str = ".json";
@@ -156,6 +160,13 @@ impl PlanStore for JsonFileStore {
 /// event takes the next position when it is first found in its plan's log,
 /// and keeps it.
 ///
+/// A handle keeps what it has read of the index and of each plan's log
+/// (how far, and where each record is), so a change reads only the lines
+/// written since: its own plan's new records and the index's new lines.
+/// A read of the feed or of a plan's events also looks at every plan's log
+/// for records written since (by `planc run STATE` outside the store), and
+/// reads again only the records it hands out.
+///
 /// Its subscribers get the feed in order: each change through the handle
 /// sends, in position order, every event the feed has past the last one
 /// sent — with its own, those other handles committed meanwhile.
@@ -163,8 +174,19 @@ impl PlanStore for JsonFileStore {
 pub struct JsonDirStore {
     dir: PathBuf,
     subscribers: Subscribers,
+    cache: Mutex<Cache>,
+}
+
+/// What a handle has read of the directory.
+#[derive(Debug, Default)]
+struct Cache {
+    index: Index,
+    /// Per plan, its log.
+    logs: HashMap<String, PlanLog>,
     /// The last position sent to the subscribers (none before the first).
-    sent: Mutex<Option<u64>>,
+    sent: Option<u64>,
+    /// Bytes read from the index and the logs, in all.
+    bytes_read: u64,
 }
 
 impl JsonDirStore {
@@ -174,7 +196,7 @@ impl JsonDirStore {
         Ok(JsonDirStore {
             dir: dir.to_path_buf(),
             subscribers: Subscribers::default(),
-            sent: Mutex::new(None),
+            cache: Mutex::new(Cache::default()),
         })
     }
 
@@ -216,20 +238,103 @@ impl JsonDirStore {
         Ok(ids)
     }
 
-    /// Every event of every plan, in the feed's order.
-    fn all_events(&self) -> Result<Vec<StoredEvent>, OpError> {
-        self.all_events_in(&mut Feed::open(&self.dir)?)
+    fn cache(&self) -> std::sync::MutexGuard<'_, Cache> {
+        self.cache.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// [`JsonDirStore::all_events`] with the feed's index locked already.
-    fn all_events_in(&self, feed: &mut Feed) -> Result<Vec<StoredEvent>, OpError> {
-        let mut logs = Vec::new();
-        for plan_id in self.plan_ids()? {
-            let store = self.store(&plan_id)?;
-            let records = records(&store)?;
-            logs.push((plan_id, records));
+    /// The bytes this handle has read from the index and the logs.
+    #[cfg(test)]
+    fn bytes_read(&self) -> u64 {
+        self.cache().bytes_read
+    }
+
+    /// Locks the index and reads what is new in it and in the logs of
+    /// `plans`, and gives their events the index does not hold yet the next
+    /// positions. Every plan's when `plans` is none.
+    fn sync<'c>(
+        &self,
+        index: &'c mut Index,
+        logs: &mut HashMap<String, PlanLog>,
+        bytes_read: &mut u64,
+        plans: Option<&[String]>,
+    ) -> Result<Feed<'c>, OpError> {
+        let mut feed = open_feed(&self.dir, index, logs, bytes_read, false)?;
+        let all;
+        let plans = match plans {
+            Some(plans) => plans,
+            None => {
+                all = self.plan_ids()?;
+                // Deleted plans are forgotten.
+                logs.retain(|plan, _| all.binary_search(plan).is_ok());
+                &all
+            }
+        };
+        let mut new = Vec::new();
+        let mut read = || -> Result<(), OpError> {
+            for plan in plans {
+                let (path, state) = self.store(plan)?.log_files()?;
+                let log = logs.entry(plan.clone()).or_default();
+                *bytes_read += log
+                    .refresh(&path, &state)
+                    .map_err(|e| io_error(&path, "read", e))?;
+                for seq in log.pending.drain(..) {
+                    let at = &log.records[&seq].at;
+                    if feed.index.position(plan, seq, at).is_none() {
+                        new.push((at.clone(), plan.clone(), seq));
+                    }
+                }
+            }
+            feed.add(std::mem::take(&mut new))
+        };
+        if let Err(e) = read() {
+            // Their new records are read again next time.
+            for plan in plans {
+                logs.remove(plan);
+            }
+            return Err(e);
         }
-        feed.order(logs)
+        Ok(feed)
+    }
+
+    /// The events at `positions` (position, plan id, revision) that are in
+    /// their plans' logs, read from there, up to `limit`.
+    fn read_events<'p>(
+        &self,
+        feed: &Feed,
+        logs: &mut HashMap<String, PlanLog>,
+        bytes_read: &mut u64,
+        positions: impl Iterator<Item = (u64, &'p str, u64)>,
+        limit: usize,
+    ) -> Result<Vec<StoredEvent>, OpError> {
+        let mut events = Vec::new();
+        let mut stale = Vec::new();
+        for (position, plan_id, seq) in positions {
+            if events.len() >= limit {
+                break;
+            }
+            let Some(log) = logs.get(plan_id) else {
+                continue;
+            };
+            let indexed = log.records.get(&seq);
+            let indexed = indexed.and_then(|entry| feed.index.position(plan_id, seq, &entry.at));
+            if indexed.is_none() {
+                continue;
+            }
+            let (path, _) = self.store(plan_id)?.log_files()?;
+            let (record, read) = log
+                .read(&path, seq)
+                .map_err(|e| io_error(&path, "read", e))?;
+            *bytes_read += read;
+            match record {
+                Some(record) => events.push(stored(plan_id, record, |_| position)),
+                // Started over behind the index's back: read again next time.
+                None => stale.push(plan_id.to_owned()),
+            }
+        }
+        for plan in stale {
+            logs.remove(&plan);
+        }
+        Ok(events)
     }
 
     /// A committed event with its feed position, sent to the subscribers
@@ -238,27 +343,62 @@ impl JsonDirStore {
     /// their positions whichever thread found them.
     fn publish(&self, plan_id: &str, record: LogRecord) -> StoredEvent {
         let mut event = stored(plan_id, record, |_| 0);
-        let mut feed = Feed::open(&self.dir);
-        let all = feed.as_mut().map(|feed| self.all_events_in(feed));
-        let Some(found) = all
-            .iter()
-            .flatten()
-            .flatten()
-            .find(|e| e.plan_id == plan_id && e.seq == event.seq)
-        else {
+        let mut cache = self.cache();
+        let Cache {
+            index,
+            logs,
+            sent,
+            bytes_read,
+        } = &mut *cache;
+        let plan = [plan_id.to_owned()];
+        let feed = self.sync(index, logs, bytes_read, Some(&plan));
+        let Some((feed, position)) = feed.ok().and_then(|feed| {
+            let position = feed.index.position(plan_id, event.seq, &event.record.at)?;
+            Some((feed, position))
+        }) else {
             // The feed could not be read: the event alone, without a position.
             self.subscribers.send(&event);
             return event;
         };
-        event.position = found.position;
-        let mut sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
-        let after = sent.unwrap_or(event.position - 1);
-        for unsent in all
-            .iter()
-            .flatten()
-            .flatten()
-            .filter(|e| e.position > after)
-        {
+        event.position = position;
+        let after = sent.unwrap_or(position - 1);
+        // The other plans with events to send: their logs' new records.
+        let mut others: Vec<String> = feed
+            .index
+            .after(after)
+            .map(|(_, plan, _)| plan)
+            .filter(|plan| *plan != plan_id)
+            .map(str::to_owned)
+            .collect();
+        others.sort();
+        others.dedup();
+        for other in &others {
+            let Ok(store) = self.store(other) else {
+                continue;
+            };
+            let Some((path, state)) = store.log_files().ok().filter(|_| store.exists()) else {
+                // Deleted (outside the store): its events are not in the feed.
+                logs.remove(other);
+                continue;
+            };
+            let log = logs.entry(other.clone()).or_default();
+            *bytes_read += log.refresh(&path, &state).unwrap_or(0);
+        }
+        let mut unsent = Vec::new();
+        for (place, plan, seq) in feed.index.after(after) {
+            if place == position {
+                unsent.push(event.clone());
+            } else if let Ok(mut read) = self.read_events(
+                &feed,
+                logs,
+                bytes_read,
+                std::iter::once((place, plan, seq)),
+                1,
+            ) {
+                unsent.append(&mut read);
+            }
+        }
+        for unsent in &unsent {
             self.subscribers.send(unsent);
             *sent = Some(unsent.position);
         }
@@ -285,8 +425,17 @@ impl PlanStore for JsonDirStore {
         plan_id.clone_into(&mut doc.meta.id);
         // The feed's lock is held from the new log to the reset of the
         // plan's old events, so no reader takes the one for the other.
-        let mut feed = Feed::open(&self.dir)?;
-        let doc = store.create(doc, force).map_err(|e| {
+        let mut cache = self.cache();
+        let Cache {
+            index,
+            logs,
+            bytes_read,
+            ..
+        } = &mut *cache;
+        let mut feed = open_feed(&self.dir, index, logs, bytes_read, true)?;
+        // Its log is new.
+        logs.remove(plan_id);
+        let doc = store.create_unfed(doc, force).map_err(|e| {
             // Another creator won the race.
             if !force && e.code == ErrorCode::StateIo && store.exists() {
                 plan_exists(plan_id)
@@ -296,6 +445,7 @@ impl PlanStore for JsonDirStore {
         })?;
         feed.reset(plan_id)?;
         drop(feed);
+        drop(cache);
         self.publish(plan_id, init(&doc));
         Ok(doc)
     }
@@ -323,7 +473,15 @@ impl PlanStore for JsonDirStore {
 
     fn delete(&self, plan_id: &str) -> Result<(), OpError> {
         let store = self.existing(plan_id)?;
-        let mut feed = Feed::open(&self.dir)?;
+        let mut cache = self.cache();
+        let Cache {
+            index,
+            logs,
+            bytes_read,
+            ..
+        } = &mut *cache;
+        let mut feed = open_feed(&self.dir, index, logs, bytes_read, true)?;
+        logs.remove(plan_id);
         store.delete(|_| Ok(()))?;
         feed.reset(plan_id)
     }
@@ -351,25 +509,63 @@ impl PlanStore for JsonDirStore {
         limit: usize,
     ) -> Result<Vec<StoredEvent>, OpError> {
         self.existing(plan_id)?;
-        let mut events: Vec<StoredEvent> = self
-            .all_events()?
+        let mut cache = self.cache();
+        let Cache {
+            index,
+            logs,
+            bytes_read,
+            ..
+        } = &mut *cache;
+        let feed = self.sync(index, logs, bytes_read, None)?;
+        let mut positions: Vec<(u64, &str, u64)> = logs
+            .get(plan_id)
             .into_iter()
-            .filter(|e| e.plan_id == plan_id && e.seq > after_seq)
+            .flat_map(|log| log.records.range(after_seq.saturating_add(1)..))
+            .filter_map(|(&seq, entry)| {
+                let position = feed.index.position(plan_id, seq, &entry.at)?;
+                Some((position, plan_id, seq))
+            })
             .collect();
-        events.truncate(limit);
-        Ok(events)
+        positions.sort_unstable();
+        self.read_events(&feed, logs, bytes_read, positions.into_iter(), limit)
     }
 
     fn feed(&self, after: u64, limit: usize) -> Result<Vec<StoredEvent>, OpError> {
-        let mut all = self.all_events()?;
-        all.retain(|e| e.position > after);
-        all.truncate(limit);
-        Ok(all)
+        let mut cache = self.cache();
+        let Cache {
+            index,
+            logs,
+            bytes_read,
+            ..
+        } = &mut *cache;
+        let feed = self.sync(index, logs, bytes_read, None)?;
+        self.read_events(&feed, logs, bytes_read, feed.index.after(after), limit)
     }
 
     fn subscribe(&self) -> std::sync::mpsc::Receiver<StoredEvent> {
         self.subscribers.subscribe()
     }
+}
+
+/// Locks the index of `dir` and reads what is new in it (see [`Feed::open`]),
+/// forgetting what was read of the logs of the plans it reset (of every
+/// plan when it was read again from the top): they are read again.
+fn open_feed<'c>(
+    dir: &Path,
+    index: &'c mut Index,
+    logs: &mut HashMap<String, PlanLog>,
+    bytes_read: &mut u64,
+    lock_required: bool,
+) -> Result<Feed<'c>, OpError> {
+    let mut feed = Feed::open(dir, index, lock_required)?;
+    *bytes_read += feed.bytes_read;
+    if feed.from_scratch {
+        logs.clear();
+    }
+    for plan in feed.reset.drain() {
+        logs.remove(&plan);
+    }
+    Ok(feed)
 }
 
 /// The committed records of a state's event log (lines that are not
@@ -409,4 +605,79 @@ fn dir_error(dir: &Path, access: &str, error: io::Error) -> OpError {
         format!("cannot {access} the directory {}: {error}", dir.display()),
     )
     .with(json!({"path": dir.display().to_string(), "access": access}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::ops::{LogArgs, LogKind, Op};
+    use crate::runner::tests::plan;
+    use crate::runner::Caller;
+
+    /// The bytes of the directory's index and logs.
+    fn history(dir: &Path) -> u64 {
+        fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name == ".feed.jsonl" || name.ends_with(".events.jsonl")
+            })
+            .map(|e| e.metadata().unwrap().len())
+            .sum()
+    }
+
+    /// A change reads what was written since the handle's last read: its
+    /// own record and the index's new lines, however long the history
+    /// (the feed and every log were once read whole at each change). So
+    /// does a read of the feed's last events.
+    #[test]
+    fn a_change_reads_what_is_new_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = JsonDirStore::open(dir.path()).unwrap();
+        let other = JsonDirStore::open(dir.path()).unwrap();
+        for id in ["a", "b", "c"] {
+            store.create(id, plan(&[&[]]), false).unwrap();
+        }
+        let note = Op::LogEvent(LogArgs {
+            kind: LogKind::Message,
+            data: "a note".into(),
+            task_id: None,
+        });
+        let change = |store: &JsonDirStore, plan_id| {
+            let before = store.bytes_read();
+            store.apply(plan_id, &note, &Caller::default()).unwrap();
+            store.bytes_read() - before
+        };
+        change(&store, "a");
+        // Another handle's change: its line in the index and its record.
+        change(&other, "b");
+        let early = change(&store, "a");
+        for i in 0..300 {
+            change(&other, ["a", "b", "c"][i % 3]);
+            change(&store, ["a", "b", "c"][(i + 1) % 3]);
+        }
+        change(&other, "b");
+        let late = change(&store, "a");
+        let history = history(dir.path());
+        assert!(history > 100_000, "{history}");
+        // Revisions and positions have a digit or two more.
+        assert!(
+            late <= early + 16,
+            "{late} bytes read at the end, {early} at the start"
+        );
+
+        let before = store.bytes_read();
+        let feed = store.feed(0, 10_000).unwrap();
+        assert_eq!(feed.len(), 3 + 2 + 1 + 600 + 2);
+        let whole = store.bytes_read() - before;
+        let before = store.bytes_read();
+        let last = store.feed(feed[feed.len() - 3].position, 10).unwrap();
+        assert_eq!(last[..], feed[feed.len() - 2..]);
+        let read = store.bytes_read() - before;
+        assert!(
+            read * 100 < whole,
+            "{read} bytes for 2 events, {whole} for all"
+        );
+    }
 }

@@ -74,6 +74,16 @@ impl Lock {
         }
     }
 
+    /// [`Lock::acquire`] for a reader that can do without the lock: none
+    /// when the lock file does not exist and cannot be made (a read-only
+    /// directory or file system).
+    pub fn acquire_if_possible(path: &Path, wait: LockWait) -> Result<Option<Lock>, OpError> {
+        match open(path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound || is_read_only(&e) => Ok(None),
+            _ => Lock::acquire(path, wait).map(Some),
+        }
+    }
+
     /// `STATE_LOCKED` unless the lock path still names the locked file (it
     /// was removed or replaced while held, so another writer may be in).
     pub fn verify(&self) -> Result<(), OpError> {
@@ -120,9 +130,18 @@ fn open(path: &Path) -> io::Result<File> {
         .write(true)
         .open(path)
     {
-        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => File::open(path),
+        Err(e) if is_read_only(&e) => File::open(path),
         opened => opened,
     }
+}
+
+/// Whether `error` says a file may not be written (its mode or owner, its
+/// directory's, or a read-only file system).
+pub(super) fn is_read_only(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem
+    )
 }
 
 /// Blocks on the lock of `file` until `deadline`: the locked file, or none

@@ -167,7 +167,7 @@ fn line(record: &LogRecord) -> io::Result<Vec<u8>> {
 }
 
 /// The revision of a log line, if it is a whole JSON record.
-fn record_revision(line: &[u8]) -> Option<u64> {
+pub(super) fn record_revision(line: &[u8]) -> Option<u64> {
     #[derive(Deserialize)]
     struct Revision {
         revision: u64,
@@ -178,7 +178,7 @@ fn record_revision(line: &[u8]) -> Option<u64> {
 }
 
 /// The offset of the last `\n` before `end`.
-fn last_newline(file: &mut File, end: u64) -> io::Result<Option<u64>> {
+pub(super) fn last_newline(file: &mut File, end: u64) -> io::Result<Option<u64>> {
     let mut buffer = vec![0; CHUNK];
     let mut end = end;
     while end > 0 {
@@ -194,7 +194,7 @@ fn last_newline(file: &mut File, end: u64) -> io::Result<Option<u64>> {
     Ok(None)
 }
 
-fn read_range(file: &mut File, start: u64, end: u64) -> io::Result<Vec<u8>> {
+pub(super) fn read_range(file: &mut File, start: u64, end: u64) -> io::Result<Vec<u8>> {
     let mut bytes = vec![0; (end - start) as usize];
     file.seek(SeekFrom::Start(start))?;
     file.read_exact(&mut bytes)?;
@@ -287,7 +287,7 @@ impl LogReader {
 }
 
 /// The revision of the state file, if it can be read.
-fn state_revision(path: &Path) -> Option<u64> {
+pub(super) fn state_revision(path: &Path) -> Option<u64> {
     #[derive(Deserialize)]
     struct Document {
         state: State,

@@ -133,7 +133,25 @@ impl Store {
     /// Creates the state file from a plan document (`planc run init`): sets
     /// `created_at`, revision 1, and starts the event log afresh. Refuses to
     /// overwrite an existing state unless `force`, and a read-only one always.
-    pub fn create(&self, mut doc: PlanDocument, force: bool) -> Result<PlanDocument, OpError> {
+    ///
+    /// A state file of a directory store (`DIR/ID.json`, beside the feed
+    /// index `DIR/.feed.jsonl`) started here rather than through the store
+    /// gets a reset line in the index, under its lock, so the store gives
+    /// its new events new positions (see `json/feed.rs`).
+    pub fn create(&self, doc: PlanDocument, force: bool) -> Result<PlanDocument, OpError> {
+        let unwritable = |path: &Path, e| io_error(path, "write", e);
+        let files = Files::resolve(&self.path).map_err(|e| unwritable(&self.path, e))?;
+        let Some(mut feed) = json::OutsideReset::begin(&files.dir, &files.name)? else {
+            return self.create_unfed(doc, force);
+        };
+        let doc = self.create_unfed(doc, force)?;
+        feed.reset()?;
+        Ok(doc)
+    }
+
+    /// [`Store::create`] without the feed index's reset line (a directory
+    /// store writes its own).
+    fn create_unfed(&self, mut doc: PlanDocument, force: bool) -> Result<PlanDocument, OpError> {
         let unwritable = |path: &Path, e| io_error(path, "write", e);
         let files = Files::resolve(&self.path).map_err(|e| unwritable(&self.path, e))?;
         let lock = Lock::acquire(&files.lock, self.wait)?;
@@ -324,12 +342,19 @@ impl Store {
     /// A state from planc 0.1 whose log has not been moved yet (see
     /// [`Transaction::begin`]) is read from its old log.
     pub fn log_reader(&self) -> Result<LogReader, OpError> {
+        let (path, state) = self.log_files()?;
+        LogReader::open(path.clone(), state).map_err(|e| io_error(&path, "read", e))
+    }
+
+    /// The event log to read (a planc 0.1 log not moved yet: that one) and
+    /// the real state file.
+    fn log_files(&self) -> Result<(PathBuf, PathBuf), OpError> {
         let files = Files::resolve(&self.path).map_err(|e| io_error(&self.path, "read", e))?;
         let path = match files.legacy_log() {
             Some(legacy) if !files.log.exists() && legacy.exists() => legacy,
             _ => files.log,
         };
-        LogReader::open(path.clone(), files.state).map_err(|e| io_error(&path, "read", e))
+        Ok((path, files.state))
     }
 
     /// `STATE_IO` unless the caller may write the state file: a rename would
