@@ -39,6 +39,19 @@ pub(crate) fn xorshift(mut seed: u64) -> impl FnMut(usize) -> usize {
     }
 }
 
+/// The name of a task of a [`plan_source`] text that others wait for: the
+/// first one an `after` names in the second half of the text (the
+/// language server's benchmark renames it). `None` if no `after` there
+/// names a task.
+pub fn waited_for_task(text: &str) -> Option<&str> {
+    let middle = text.len() / 2;
+    let at = middle + text.get(middle..)?.find(" after t")? + " after ".len();
+    let len = text[at..]
+        .find(|c: char| !c.is_ascii_alphanumeric())
+        .unwrap_or(text.len() - at);
+    Some(&text[at..at + len])
+}
+
 /// The source of a plan with `tasks` tasks; with `cycle`, the first task
 /// also waits for the last, closing a cycle through the whole plan.
 pub fn plan_source(tasks: usize, cycle: bool) -> String {
@@ -126,5 +139,18 @@ mod tests {
             .diagnostics
             .iter()
             .any(|d| d.code == crate::diagnostic::Code::Cycle));
+    }
+
+    #[test]
+    fn the_task_waited_for_is_one_others_wait_for() {
+        for tasks in [1_000, 10_000, 100_000] {
+            let text = super::plan_source(tasks, false);
+            let name = super::waited_for_task(&text).expect("an `after` in the second half");
+            assert!(text.contains(&format!("task {name} \"")), "{name}");
+            let waits = [" ", ",", "\n"]
+                .iter()
+                .any(|end| text.contains(&format!("after {name}{end}")));
+            assert!(waits, "{name}");
+        }
     }
 }

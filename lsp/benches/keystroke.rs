@@ -22,8 +22,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// An edit typed and taken back again, in turns.
 struct Keystroke {
     name: &'static str,
-    /// Where it is typed: after the first occurrence of this text.
-    after: fn(usize) -> String,
+    /// Where it is typed, in the plan of this many tasks: after the first
+    /// occurrence of this text.
+    after: fn(&str, usize) -> String,
     typed: &'static str,
     /// Whether the text with the keystroke has diagnostics.
     leaves_mistake: bool,
@@ -32,29 +33,34 @@ struct Keystroke {
 const KEYSTROKES: &[Keystroke] = &[
     Keystroke {
         name: "a letter in a task's title",
-        after: |tasks| format!("task t{} \"Do", tasks / 2),
+        after: |_, tasks| format!("task t{} \"Do", tasks / 2),
         typed: "x",
         leaves_mistake: false,
     },
     Keystroke {
-        name: "a letter in a task's name (a rename)",
-        after: |tasks| format!("task t{}", tasks / 2),
+        name: "a letter in the name of a task others wait for (a rename)",
+        after: |text, _| format!("task {}", waited_for(text)),
         typed: "x",
         leaves_mistake: false,
     },
     Keystroke {
         name: "a letter in the name of a task nothing names (a new task's)",
-        after: |tasks| format!("task t{}", tasks - 1),
+        after: |_, tasks| format!("task t{}", tasks - 1),
         typed: "x",
         leaves_mistake: false,
     },
     Keystroke {
         name: "a quote that leaves a string unclosed",
-        after: |tasks| format!("task t{} \"Do", tasks / 2),
+        after: |_, tasks| format!("task t{} \"Do", tasks / 2),
         typed: "\"",
         leaves_mistake: true,
     },
 ];
+
+/// A task others wait for, near the middle of the plan.
+fn waited_for(text: &str) -> &str {
+    planc::generate::waited_for_task(text).expect("an `after` in the plan's second half")
+}
 
 fn sizes() -> Vec<usize> {
     let asked: Vec<usize> = std::env::args()
@@ -116,8 +122,9 @@ fn main() {
 
 /// Times keystrokes sent to the server, each until its diagnostics arrive.
 async fn over_protocol(text: &str, tasks: usize, keystroke: &Keystroke) -> (f64, f64) {
-    let (line, col) = find(text, &(keystroke.after)(tasks), 0);
-    let col = col + (keystroke.after)(tasks).len() as u32;
+    let after = (keystroke.after)(text, tasks);
+    let (line, col) = find(text, &after, 0);
+    let col = col + after.len() as u32;
     let mut client = TestClient::start().await;
     let published = client.open(text).await;
     assert_eq!(published["diagnostics"], serde_json::json!([]));
@@ -155,8 +162,10 @@ async fn over_protocol(text: &str, tasks: usize, keystroke: &Keystroke) -> (f64,
 /// Times `Compilation::recompile` of the same edits.
 fn recompile(text: &str, tasks: usize, keystroke: &Keystroke) -> (f64, f64) {
     let options = planc::check::Options::default();
-    let at =
-        text.find(&(keystroke.after)(tasks)).expect("the place") + (keystroke.after)(tasks).len();
+    let at = text
+        .find(&(keystroke.after)(text, tasks))
+        .expect("the place")
+        + (keystroke.after)(text, tasks).len();
     let typed: Arc<str> = Arc::from(format!("{}{}{}", &text[..at], keystroke.typed, &text[at..]));
     let plain: Arc<str> = Arc::from(text);
     let mut compilation = planc::compile_shared("/bench/big.plan", Arc::clone(&plain), &options);

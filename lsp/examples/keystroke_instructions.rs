@@ -30,7 +30,14 @@ fn main() {
     let text = planc::generate::plan_source(tasks, false);
     let (after, typed) = match kind.as_str() {
         "title" => (format!("task t{} \"Do", tasks / 2), "x"),
-        "rename" => (format!("task t{}", tasks / 2), "x"),
+        // A task others wait for, near the middle.
+        "rename" => (
+            format!(
+                "task {}",
+                planc::generate::waited_for_task(&text).expect("an `after`")
+            ),
+            "x",
+        ),
         // The last task: nothing waits for it.
         "name" => (format!("task t{}", tasks - 1), "x"),
         "quote" => (format!("task t{} \"Do", tasks / 2), "\""),
