@@ -101,7 +101,7 @@ pub(super) enum Unknown {
 pub(super) struct Lowered {
     pub steps: Vec<ir::Step>,
     /// Empty when the tasks are not kept.
-    pub tasks: Vec<ir::Task>,
+    pub tasks: Vec<std::sync::Arc<ir::Task>>,
     pub task_count: usize,
     /// Templates instantiated (so the unused ones are checked on their own).
     pub used_templates: Vec<bool>,

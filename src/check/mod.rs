@@ -437,10 +437,7 @@ fn lower_plan<'a>(
 
     let mut lowered = lowering.finish(c, &mut params);
     let steps = std::mem::take(&mut lowered.steps);
-    let tasks = std::mem::take(&mut lowered.tasks)
-        .into_iter()
-        .map(std::sync::Arc::new)
-        .collect();
+    let tasks = std::mem::take(&mut lowered.tasks);
     (
         ir::Plan {
             id: plan.name.name.clone(),

@@ -380,7 +380,7 @@ impl<'a> Lowering<'a, '_> {
         }
         Lowered {
             steps: ir_steps,
-            tasks: ir_tasks,
+            tasks: ir_tasks.into_iter().map(std::sync::Arc::new).collect(),
             task_count: tasks.len(),
             used_templates,
             used_template_params,

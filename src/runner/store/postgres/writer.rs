@@ -750,6 +750,34 @@ fn changed_rows<'a>(
     rows
 }
 
+/// The one statement that writes each changed plan's row once (`rows`, as
+/// [`changed_rows`] gives them) and every event (`writes`, of the plans
+/// `event_plans`): the transaction's id, as text.
+fn write_rows(
+    client: &mut Client,
+    statement: &Statement,
+    rows: (Vec<&str>, Vec<i64>, Vec<String>, Vec<String>),
+    event_plans: &[&str],
+    writes: &[Write],
+) -> Result<String, postgres::Error> {
+    let seqs: Vec<i64> = writes.iter().map(|w| to_i64(w.record.revision)).collect();
+    let records: Vec<&str> = writes.iter().map(|w| w.record_text.as_str()).collect();
+    let (ids, revisions, texts, summaries) = rows;
+    let row = client.query_one(
+        statement,
+        &[
+            &ids,
+            &revisions,
+            &texts,
+            &summaries,
+            &event_plans,
+            &seqs,
+            &records,
+        ],
+    )?;
+    Ok(row.get(0))
+}
+
 /// Commits `batch` in one transaction: each change's answer; `Err` when
 /// the transaction failed (then nothing of it was committed).
 fn commit_batch(
@@ -789,27 +817,9 @@ fn commit_batch(
         return Ok(answers);
     }
 
-    // One statement writes each changed plan once and every event.
     let rows = changed_rows(&plans, &states, &changed, &mut texts);
     let event_plans: Vec<&str> = writes.iter().map(|w| plans[plan_of[w.job]]).collect();
-    let seqs: Vec<i64> = writes.iter().map(|w| to_i64(w.record.revision)).collect();
-    let records: Vec<&str> = writes.iter().map(|w| w.record_text.as_str()).collect();
-    let xid: String = tx
-        .client
-        .query_one(
-            &*write_statement,
-            &[
-                &rows.0,
-                &rows.1,
-                &rows.2,
-                &rows.3,
-                &event_plans,
-                &seqs,
-                &records,
-            ],
-        )
-        .map_err(write)?
-        .get(0);
+    let xid = write_rows(tx.client, write_statement, rows, &event_plans, &writes).map_err(write)?;
     tx.commit().map_err(write)?;
     shared.notify();
     shared
