@@ -124,16 +124,7 @@ const ASCII_IDENT_CHAR: [bool; 256] = {
 
 /// The bytes trivia can start with: whitespace, `#` and the first byte of
 /// the byte order mark.
-const TRIVIA_START: [bool; 256] = {
-    let mut table = [false; 256];
-    table[b' ' as usize] = true;
-    table[b'\n' as usize] = true;
-    table[b'\t' as usize] = true;
-    table[b'\r' as usize] = true;
-    table[b'#' as usize] = true;
-    table[0xEF] = true;
-    table
-};
+const TRIVIA_START: [bool; 256] = super::limits::byte_set(b" \n\t\r#\xEF");
 
 /// `text` as a `SmolStr`: names and short runs of text are copied byte by
 /// byte into it, which is quicker for a few bytes than the general copy.

@@ -137,15 +137,19 @@ fn deepest_brace(text: &str) -> Option<usize> {
     None
 }
 
+/// A table of the bytes in `bytes`, for the scanners' loops.
+pub(crate) const fn byte_set(bytes: &[u8]) -> [bool; 256] {
+    let mut set = [false; 256];
+    let mut i = 0;
+    while i < bytes.len() {
+        set[bytes[i] as usize] = true;
+        i += 1;
+    }
+    set
+}
+
 /// The bytes that may start a brace, a string or a comment.
-const SPECIAL: [bool; 256] = {
-    let mut special = [false; 256];
-    special[b'{' as usize] = true;
-    special[b'}' as usize] = true;
-    special[b'"' as usize] = true;
-    special[b'#' as usize] = true;
-    special
-};
+const SPECIAL: [bool; 256] = byte_set(b"{}\"#");
 
 /// The braces of `text` outside strings and comments, with their offsets
 /// (`true` for `{`): a lexical view just precise enough to count them. It

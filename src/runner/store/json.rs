@@ -242,6 +242,29 @@ impl JsonDirStore {
         self.cache.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Creates or deletes plan `plan_id`'s state (`write`) and writes the
+    /// plan's reset line, holding the feed's lock from before the write to
+    /// after the reset, so no reader takes the old events for the new; what
+    /// was read of the plan's log is forgotten.
+    fn resetting<T>(
+        &self,
+        plan_id: &str,
+        write: impl FnOnce() -> Result<T, OpError>,
+    ) -> Result<T, OpError> {
+        let mut cache = self.cache();
+        let Cache {
+            index,
+            logs,
+            bytes_read,
+            ..
+        } = &mut *cache;
+        let mut feed = open_feed(&self.dir, index, logs, bytes_read, true)?;
+        logs.remove(plan_id);
+        let written = write()?;
+        feed.reset(plan_id)?;
+        Ok(written)
+    }
+
     /// The bytes this handle has read from the index and the logs.
     #[cfg(test)]
     fn bytes_read(&self) -> u64 {
@@ -423,29 +446,16 @@ impl PlanStore for JsonDirStore {
             return Err(plan_exists(plan_id));
         }
         plan_id.clone_into(&mut doc.meta.id);
-        // The feed's lock is held from the new log to the reset of the
-        // plan's old events, so no reader takes the one for the other.
-        let mut cache = self.cache();
-        let Cache {
-            index,
-            logs,
-            bytes_read,
-            ..
-        } = &mut *cache;
-        let mut feed = open_feed(&self.dir, index, logs, bytes_read, true)?;
-        // Its log is new.
-        logs.remove(plan_id);
-        let doc = store.create_unfed(doc, force).map_err(|e| {
-            // Another creator won the race.
-            if !force && e.code == ErrorCode::StateIo && store.exists() {
-                plan_exists(plan_id)
-            } else {
-                e
-            }
+        let doc = self.resetting(plan_id, || {
+            store.create_unfed(doc, force).map_err(|e| {
+                // Another creator won the race.
+                if !force && e.code == ErrorCode::StateIo && store.exists() {
+                    plan_exists(plan_id)
+                } else {
+                    e
+                }
+            })
         })?;
-        feed.reset(plan_id)?;
-        drop(feed);
-        drop(cache);
         self.publish(plan_id, init(&doc));
         Ok(doc)
     }
@@ -473,17 +483,7 @@ impl PlanStore for JsonDirStore {
 
     fn delete(&self, plan_id: &str) -> Result<(), OpError> {
         let store = self.existing(plan_id)?;
-        let mut cache = self.cache();
-        let Cache {
-            index,
-            logs,
-            bytes_read,
-            ..
-        } = &mut *cache;
-        let mut feed = open_feed(&self.dir, index, logs, bytes_read, true)?;
-        logs.remove(plan_id);
-        store.delete(|_| Ok(()))?;
-        feed.reset(plan_id)
+        self.resetting(plan_id, || store.delete(|_| Ok(())))
     }
 
     fn transact(
