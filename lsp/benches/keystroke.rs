@@ -162,10 +162,8 @@ async fn over_protocol(text: &str, tasks: usize, keystroke: &Keystroke) -> (f64,
 /// Times `Compilation::recompile` of the same edits.
 fn recompile(text: &str, tasks: usize, keystroke: &Keystroke) -> (f64, f64) {
     let options = planc::check::Options::default();
-    let at = text
-        .find(&(keystroke.after)(text, tasks))
-        .expect("the place")
-        + (keystroke.after)(text, tasks).len();
+    let after = (keystroke.after)(text, tasks);
+    let at = text.find(&after).expect("the place") + after.len();
     let typed: Arc<str> = Arc::from(format!("{}{}{}", &text[..at], keystroke.typed, &text[at..]));
     let plain: Arc<str> = Arc::from(text);
     let mut compilation = planc::compile_shared("/bench/big.plan", Arc::clone(&plain), &options);
