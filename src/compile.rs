@@ -103,7 +103,7 @@ pub fn compile_shared_with(
         options: options.clone(),
         json: false,
     };
-    assemble(loaded.sources, loaded.modules, parts)
+    assemble(loaded.sources, loaded.modules, parts, None)
 }
 
 /// Checks a JSON plan document (shown as `name`) as `planc check` does: the
@@ -138,9 +138,16 @@ pub fn compile_json(name: &str, text: Arc<str>) -> Compilation {
 }
 
 /// Checks the parsed modules, and gathers the diagnostics.
-fn assemble(sources: SourceMap, modules: Vec<Module>, parts: Parts) -> Compilation {
+/// `previous` is the check of the file before an edit, if it is checked
+/// again after one.
+fn assemble(
+    sources: SourceMap,
+    modules: Vec<Module>,
+    parts: Parts,
+    previous: Option<&Checked>,
+) -> Compilation {
     // The checker leaves out what could echo a syntax error itself.
-    let checked = check::check(&modules, &sources, &parts.options);
+    let checked = check::check_reusing(&modules, &sources, &parts.options, previous);
     let file = modules[0].file;
     let mut diagnostics = parts.root_syntax.clone();
     diagnostics.extend(parts.loading.iter().cloned());

@@ -131,10 +131,31 @@ pub struct GraphReport {
     /// dependency implied by another is dropped.
     pub dependencies: Adjacency,
     pub has_cycle: bool,
+    /// What a check of the graph after an edit can reuse; kept when the
+    /// reduced lists were wanted and every node names only nodes before it.
+    pub memo: Option<Memo>,
+}
+
+/// What [`check_reusing`] reuses of an earlier check: the lists it reduced
+/// and what it found for them. Only for graphs whose nodes each name only
+/// nodes before them (source order is the topological order), as plans
+/// almost always are.
+#[derive(Debug)]
+pub struct Memo {
+    /// Each node's sorted, distinct dependencies before the reduction.
+    dependencies: Adjacency,
+    reduction: Reduction,
 }
 
 /// Runs every graph check.
 pub fn check(graph: &DepGraph, wanted: Wanted) -> GraphReport {
+    check_reusing(graph, wanted, None)
+}
+
+/// Runs every graph check, reusing what the check of an earlier version of
+/// the graph (an edit ago) found where the edit cannot have changed it: the
+/// same report as [`check`] in less time when few lists changed.
+pub fn check_reusing(graph: &DepGraph, wanted: Wanted, previous: Option<&Memo>) -> GraphReport {
     let mut diagnostics = Vec::new();
     let n = graph.nodes.len();
     let may_wait_for_itself = |g: &GroupEdge| {
@@ -174,6 +195,7 @@ pub fn check(graph: &DepGraph, wanted: Wanted) -> GraphReport {
 
     let order = stable_order(n, |node| dependencies.of(node));
     let has_cycle = order.len() < n;
+    let mut memo = None;
     if has_cycle {
         diagnostics.extend(find_cycles(graph, &dependencies));
     } else {
@@ -187,16 +209,29 @@ pub fn check(graph: &DepGraph, wanted: Wanted) -> GraphReport {
                 Some(direct)
             }
         };
-        let reduction = reduce(&dependencies, &order, searched.as_deref());
+        let in_source_order = order
+            .iter()
+            .enumerate()
+            .all(|(i, &node)| i == node as usize);
+        let reusable = previous.filter(|_| in_source_order && searched.is_none());
+        let reduction = match reusable {
+            Some(previous) => reduce_again(&dependencies, previous),
+            None => reduce(&dependencies, &order, searched.as_deref()),
+        };
         diagnostics.extend(redundant(graph, &reduction));
         if wanted == Wanted::Dependencies {
-            dependencies = reduction.kept;
+            let unreduced = std::mem::replace(&mut dependencies, reduction.kept.clone());
+            memo = in_source_order.then_some(Memo {
+                dependencies: unreduced,
+                reduction,
+            });
         }
     }
     GraphReport {
         diagnostics,
         dependencies,
         has_cycle,
+        memo,
     }
 }
 
@@ -385,6 +420,7 @@ const SEARCH_BUDGET: usize = 1024;
 /// For each node: its dependencies without those implied by another one
 /// (the transitive reduction, within [`SEARCH_BUDGET`]), and each dropped
 /// dependency with the kept dependency that implies it.
+#[derive(Debug)]
 struct Reduction {
     kept: Adjacency,
     /// `(dropped dependency, the kept dependency that implies it)`, sorted.
@@ -423,6 +459,61 @@ fn reduce(dependencies: &Adjacency, order: &[u32], searched: Option<&[bool]>) ->
     Reduction { kept, dropped }
 }
 
+/// [`reduce`] of a graph in source order (each node names only nodes before
+/// it), reusing the reduction of the graph before an edit (also in source
+/// order) where the edit cannot have changed it.
+///
+/// The search for a node's list walks up from its dependencies and reads
+/// only the lists of nodes from its earliest dependency (`floor`) up to the
+/// node itself; within the search budget, what it finds depends on those
+/// lists alone. So a node is searched again only when its list changed or
+/// the list of a node in that window did; every other node's lists are
+/// copied. A plan's edit changes a few lists, and windows are short.
+fn reduce_again(dependencies: &Adjacency, previous: &Memo) -> Reduction {
+    let n = dependencies.len();
+    if previous.dependencies.len() != n {
+        let order: Vec<u32> = (0..n as u32).collect();
+        return reduce(dependencies, &order, None);
+    }
+    let changed: Vec<u32> = (0..n as u32)
+        .filter(|&node| dependencies.of(node as usize) != previous.dependencies.of(node as usize))
+        .collect();
+    let old = &previous.reduction;
+    let mut search: Option<Search> = None;
+    let mut kept = Adjacency::with_capacity(n, n);
+    let mut dropped = Adjacency::with_capacity(n, 0);
+    for node in 0..n {
+        let deps = dependencies.of(node);
+        if deps.len() < 2 {
+            for &dep in deps {
+                kept.push(dep);
+            }
+        } else {
+            // Sorted, and in source order: the first is the earliest.
+            let floor = deps[0];
+            let first_changed = changed.partition_point(|&c| c < floor);
+            let again = changed
+                .get(first_changed)
+                .is_some_and(|&c| c as usize <= node);
+            if again {
+                search
+                    .get_or_insert_with(|| Search::in_source_order(dependencies))
+                    .reduce(node, &mut kept, &mut dropped);
+            } else {
+                for &dep in old.kept.of(node) {
+                    kept.push(dep);
+                }
+                for &pair in old.dropped.of(node) {
+                    dropped.push(pair);
+                }
+            }
+        }
+        kept.end_node();
+        dropped.end_node();
+    }
+    Reduction { kept, dropped }
+}
+
 /// The redundancy search of [`reduce`], its buffers reused from one node to
 /// the next.
 struct Search<'d> {
@@ -438,6 +529,19 @@ struct Search<'d> {
 }
 
 impl<'d> Search<'d> {
+    /// The search of a graph whose source order is its topological order.
+    fn in_source_order(dependencies: &'d Adjacency) -> Search<'d> {
+        let n = dependencies.len();
+        Search {
+            dependencies,
+            position: (0..n as u32).collect(),
+            mark: vec![u32::MAX; n],
+            witness: vec![0u32; n],
+            by_position: Vec::new(),
+            stack: Vec::new(),
+        }
+    }
+
     fn new(dependencies: &'d Adjacency, order: &[u32]) -> Search<'d> {
         let n = dependencies.len();
         let mut position = vec![0u32; n];
@@ -726,6 +830,79 @@ mod tests {
         assert!(codes.filter(|&c| c == Code::RedundantDependency).count() > 100);
         let diagnostics = check(&graph, Wanted::Diagnostics);
         assert_eq!(diagnostics.diagnostics, all.diagnostics);
+    }
+
+    /// A graph in source order: each node names up to four nodes among the
+    /// twelve before it, sometimes one far back.
+    fn random_edges(n: usize, next: &mut impl FnMut(usize) -> usize) -> Vec<Vec<usize>> {
+        (0..n)
+            .map(|node| {
+                (0..next(5))
+                    .filter(|_| node > 0)
+                    .map(|_| match next(8) {
+                        0 => next(node),
+                        _ => node - 1 - next(node.min(12)),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn graph_of<'a>(names: &'a [String], lists: &[Vec<usize>]) -> DepGraph<'a> {
+        let mut edges = Vec::new();
+        for (node, list) in lists.iter().enumerate() {
+            for &dependency in list {
+                edges.push(single(node, dependency, edges.len(), true));
+            }
+        }
+        DepGraph {
+            nodes: names.iter().map(|name| Node { name }).collect(),
+            edges,
+            groups: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_check_reusing_an_earlier_one_finds_what_a_fresh_check_finds() {
+        let mut next = crate::generate::xorshift(0x9E37_79B9_7F4A_7C15);
+        let names: Vec<String> = (0..400).map(|i| format!("t{i}")).collect();
+        for _ in 0..20 {
+            let n = 50 + next(350);
+            let mut lists = random_edges(n, &mut next);
+            let mut memo = check(&graph_of(&names, &lists), Wanted::Dependencies).memo;
+            for _ in 0..30 {
+                // An edit: a few lists changed, now and then a node named
+                // after itself or a later one (no memo then), or one node
+                // more or fewer.
+                for _ in 0..1 + next(3) {
+                    let node = next(lists.len());
+                    let fresh = random_edges(node + 1, &mut next).pop().unwrap_or_default();
+                    lists[node] = fresh;
+                    if next(20) == 0 {
+                        let n = lists.len();
+                        lists[node].push(node + next(3));
+                        lists[node].retain(|&d| d < n);
+                    }
+                }
+                match next(10) {
+                    0 => lists.push(vec![lists.len() - 1]),
+                    1 if lists.len() > 2 => {
+                        lists.pop();
+                        let n = lists.len();
+                        lists.iter_mut().for_each(|l| l.retain(|&d| d < n));
+                    }
+                    _ => {}
+                }
+                let graph = graph_of(&names, &lists);
+                let fresh = check(&graph, Wanted::Dependencies);
+                let reused = check_reusing(&graph, Wanted::Dependencies, memo.as_ref());
+                assert_eq!(reused.diagnostics, fresh.diagnostics);
+                assert_eq!(reused.dependencies, fresh.dependencies);
+                assert_eq!(reused.has_cycle, fresh.has_cycle);
+                assert_eq!(reused.memo.is_some(), fresh.memo.is_some());
+                memo = reused.memo;
+            }
+        }
     }
 
     #[test]

@@ -62,6 +62,16 @@ pub struct Checked {
     pub task_count: Option<usize>,
     pub diagnostics: Vec<Diagnostic>,
     pub symbols: Symbols,
+    /// What a check of an edited version of the file can reuse.
+    pub(crate) reuse: Reuse,
+}
+
+/// What one check keeps for the next check of an edited version of the same
+/// file ([`check_reusing`]): what it found that an edit may leave as it was.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Reuse {
+    /// The plan's dependency graph as reduced.
+    graph: Option<Arc<graph::Memo>>,
 }
 
 impl Checked {
@@ -104,6 +114,10 @@ pub(crate) struct Checker {
     /// is searched once (a later search could find the budget spent, and
     /// report the same place differently).
     reported_unknown: rustc_hash::FxHashSet<(FileId, Span)>,
+    /// What the check of the file before an edit kept, and what this one
+    /// keeps.
+    previous: Reuse,
+    reuse: Reuse,
 }
 
 impl Checker {
@@ -123,6 +137,8 @@ impl Checker {
             expansion_limit: crate::syntax::MAX_EXPANSION as u64,
             group_pairs: 0,
             group_pair_limit: crate::syntax::DEPENDENCY_PAIRS_BASE as u64,
+            previous: Reuse::default(),
+            reuse: Reuse::default(),
         }
     }
 
@@ -202,10 +218,24 @@ impl Checker {
 /// unknown or unused that the unparsed text mentions, a missing goal or an
 /// empty body where the body holds unparsed text).
 pub fn check(modules: &[Module], sources: &SourceMap, options: &Options) -> Checked {
+    check_reusing(modules, sources, options, None)
+}
+
+/// Like [`check`], reusing what the check of an earlier version of the same
+/// file found where an edit cannot have changed it: the outcome is the same.
+pub(crate) fn check_reusing(
+    modules: &[Module],
+    sources: &SourceMap,
+    options: &Options,
+    previous: Option<&Checked>,
+) -> Checked {
     let Some(root) = modules.first() else {
         return Checked::default();
     };
     let mut c = Checker::new(root.file, !options.skip_references);
+    if let Some(previous) = previous {
+        c.previous = previous.reuse.clone();
+    }
     c.unparsed = Arc::new(Unparsed::of(modules, sources));
     let input_bytes = modules.iter().map(|m| sources.get(m.file).text.len()).sum();
     c.expansion_limit = crate::syntax::expansion_limit(input_bytes) as u64;
@@ -268,6 +298,7 @@ pub fn check(modules: &[Module], sources: &SourceMap, options: &Options) -> Chec
         task_count,
         diagnostics: c.diagnostics,
         symbols: c.symbols,
+        reuse: c.reuse,
     }
 }
 

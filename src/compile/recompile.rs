@@ -115,7 +115,12 @@ impl Compilation {
             options: self.parts.options.clone(),
             json: false,
         };
-        assemble(sources, self.modules_with(reparsed.parsed.file), parts)
+        assemble(
+            sources,
+            self.modules_with(reparsed.parsed.file),
+            parts,
+            Some(&self.checked),
+        )
     }
 
     /// Whether the edit renames one task and changes nothing else that the
@@ -283,6 +288,8 @@ impl Compilation {
                 definitions,
                 references,
             },
+            // The graph is as it was.
+            reuse: self.checked.reuse.clone(),
         };
         Some((
             checked,

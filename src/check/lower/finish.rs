@@ -357,12 +357,14 @@ impl<'a> Lowering<'a, '_> {
             edges,
             groups,
         };
-        let check_graph = || check_graph(&graph, keep_tasks);
+        // The plan's graph (its tasks kept) may reuse the last check's.
+        let previous = c.previous.graph.clone().filter(|_| keep_tasks);
+        let check_graph = || check_graph(&graph, keep_tasks, previous.as_deref());
         let mut text = |c: &mut Checker, env: Env, s: &ast::Str| {
             interpolate(c, decls, &envs, &mut used_template_params, params, env, s)
         };
         let mut texts = |c: &mut Checker| task_texts(c, &tasks, &steps, keep_tasks, &mut text);
-        let ((graph_diagnostics, dependencies), mut ir_tasks) = if side_by_side(tasks.len()) {
+        let ((graph_diagnostics, dependencies, memo), mut ir_tasks) = if side_by_side(tasks.len()) {
             std::thread::scope(|scope| {
                 let graph = scope.spawn(check_graph);
                 let ir_tasks = texts(c);
@@ -375,6 +377,9 @@ impl<'a> Lowering<'a, '_> {
             (check_graph(), texts(c))
         };
         c.diagnostics.extend(graph_diagnostics);
+        if keep_tasks {
+            c.reuse.graph = memo.map(std::sync::Arc::new);
+        }
         for (task, deps) in ir_tasks.iter_mut().zip(dependencies) {
             task.dependencies = deps;
         }
@@ -427,26 +432,27 @@ fn task_texts(
 }
 
 /// The graph's diagnostics and, when the tasks are kept, each task's
-/// dependencies (task ids).
+/// dependencies (task ids) and what the next check may reuse.
 fn check_graph(
     graph: &graph::DepGraph<'_>,
     keep_tasks: bool,
-) -> (Vec<Diagnostic>, Vec<Vec<TaskId>>) {
+    previous: Option<&graph::Memo>,
+) -> (Vec<Diagnostic>, Vec<Vec<TaskId>>, Option<graph::Memo>) {
     let wanted = if keep_tasks {
         graph::Wanted::Dependencies
     } else {
         graph::Wanted::Diagnostics
     };
-    let report = graph::check(graph, wanted);
+    let report = graph::check_reusing(graph, wanted, previous);
     if !keep_tasks {
-        return (report.diagnostics, Vec::new());
+        return (report.diagnostics, Vec::new(), None);
     }
     let dependencies = report
         .dependencies
         .iter()
         .map(|deps| deps.iter().map(|&d| d + 1).collect())
         .collect();
-    (report.diagnostics, dependencies)
+    (report.diagnostics, dependencies, report.memo)
 }
 
 /// What a task's fields say, before its strings are interpolated: the
