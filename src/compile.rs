@@ -149,6 +149,19 @@ fn assemble(
     // The checker leaves out what could echo a syntax error itself.
     let checked = check::check_reusing(&modules, &sources, &parts.options, previous);
     let file = modules[0].file;
+    Compilation {
+        sources,
+        file,
+        modules,
+        diagnostics: gathered(&parts, &checked),
+        checked,
+        parts: Arc::new(parts),
+    }
+}
+
+/// Every diagnostic of a compilation, in order: the syntax errors of the
+/// root file, those of loading its imports, and the check's.
+fn gathered(parts: &Parts, checked: &Checked) -> Vec<Diagnostic> {
     let mut diagnostics = parts.root_syntax.clone();
     diagnostics.extend(parts.loading.iter().cloned());
     diagnostics.extend(checked.diagnostics.iter().cloned());
@@ -157,14 +170,7 @@ fn assemble(
     // may import thousands of missing files).
     diagnostic::cap_per_code(&mut diagnostics);
     diagnostic::sort(&mut diagnostics);
-    Compilation {
-        sources,
-        file,
-        modules,
-        checked,
-        diagnostics,
-        parts: Arc::new(parts),
-    }
+    diagnostics
 }
 
 /// Decodes a file's bytes as UTF-8, or says where it is not.

@@ -166,6 +166,23 @@ impl Diagnostic {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
+
+    /// The diagnostic with its labels and fix in `file` moved by `map` (to
+    /// the text after an edit); `None` if one cannot be.
+    pub(crate) fn moved(
+        &self,
+        file: FileId,
+        map: &dyn Fn(Span) -> Option<Span>,
+    ) -> Option<Diagnostic> {
+        let mut d = self.clone();
+        for label in d.labels.iter_mut().filter(|l| l.file == file) {
+            label.span = map(label.span)?;
+        }
+        if let Some(fix) = d.fix.as_mut().filter(|f| f.file == file) {
+            fix.span = map(fix.span)?;
+        }
+        Some(d)
+    }
 }
 
 /// Sorts diagnostics by file and position, so output is stable and readable.

@@ -48,6 +48,11 @@ impl Budget {
         self.closest_among(name, candidates.into_iter().map(Some))
     }
 
+    /// What is left.
+    pub fn left(&self) -> usize {
+        self.left
+    }
+
     /// Like [`closest`](Self::closest) among the `Some` candidates; a `None`
     /// (a name of another scope, say) costs a unit to look at.
     pub fn closest_among<'a>(

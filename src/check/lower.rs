@@ -83,13 +83,15 @@ enum Member {
 
 /// A name a task or step field gives that names nothing (yet to be
 /// reported).
+#[derive(Clone, Debug)]
 pub(super) struct Unresolved {
-    file: FileId,
-    name: ast::Ident,
-    kind: Unknown,
+    pub file: FileId,
+    pub name: ast::Ident,
+    pub kind: Unknown,
 }
 
 /// What an [`Unresolved`] name was meant to name.
+#[derive(Clone, Debug)]
 pub(super) enum Unknown {
     /// A task, step or instance, looked up under `prefix`.
     TaskOrStep { prefix: SmolStr },
@@ -591,23 +593,11 @@ impl<'a, 'd> Lowering<'a, 'd> {
             }
             let (diagnostic, suggestion, help) = match &kind {
                 Unknown::TaskOrStep { prefix } => {
-                    // Every name is looked at, those of other scopes too:
-                    // the search's budget counts them.
-                    let local = self.names.names().map(|n| n.strip_prefix(prefix.as_str()));
-                    let help = if prefix.is_empty() {
-                        "`after` names a task, a step (all of its tasks) or a template instance (all of its tasks)".to_owned()
-                    } else {
-                        "inside a template, `after` names the template's own tasks and steps"
-                            .to_owned()
-                    };
-                    (
-                        Diagnostic::new(
-                            Code::UnknownRef,
-                            format!("no task or step named `{}`", name.name),
-                        ),
-                        c.suggestions.closest_among(&name.name, local),
-                        help,
-                    )
+                    let names = self.names.names();
+                    let diagnostic =
+                        unknown_task_or_step(&mut c.suggestions, file, &name, prefix, names);
+                    c.diagnostics.push(diagnostic);
+                    continue;
                 }
                 Unknown::Role => {
                     let roles = self.decls.roles.names().map(Some);
@@ -632,14 +622,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
                 Some(best) => diagnostic
                     .label(file, name.span, format!("did you mean `{best}`?"))
                     .fix(file, name.span, best),
-                None => diagnostic.label(
-                    file,
-                    name.span,
-                    match kind {
-                        Unknown::TaskOrStep { .. } => "unknown task or step",
-                        Unknown::Role => "unknown role",
-                    },
-                ),
+                None => diagnostic.label(file, name.span, "unknown role"),
             };
             c.diagnostics.push(diagnostic.help(help));
         }
@@ -649,6 +632,38 @@ impl<'a, 'd> Lowering<'a, 'd> {
     pub(super) fn is_empty(&self) -> bool {
         self.tasks.is_empty()
     }
+}
+
+/// The diagnostic of an `after` naming no task, step or instance, looked up
+/// under `prefix`; `names` are those of the plan's tasks, steps and
+/// instances in the order they were declared, among which a "did you mean"
+/// is searched within `budget`.
+pub(super) fn unknown_task_or_step<'n>(
+    budget: &mut crate::suggest::Budget,
+    file: FileId,
+    name: &ast::Ident,
+    prefix: &str,
+    names: impl Iterator<Item = &'n str>,
+) -> Diagnostic {
+    // Every name is looked at, those of other scopes too: the search's
+    // budget counts them.
+    let local = names.map(|n| n.strip_prefix(prefix));
+    let help = if prefix.is_empty() {
+        "`after` names a task, a step (all of its tasks) or a template instance (all of its tasks)"
+    } else {
+        "inside a template, `after` names the template's own tasks and steps"
+    };
+    let diagnostic = Diagnostic::new(
+        Code::UnknownRef,
+        format!("no task or step named `{}`", name.name),
+    );
+    let diagnostic = match budget.closest_among(&name.name, local) {
+        Some(best) => diagnostic
+            .label(file, name.span, format!("did you mean `{best}`?"))
+            .fix(file, name.span, best),
+        None => diagnostic.label(file, name.span, "unknown task or step"),
+    };
+    diagnostic.help(help)
 }
 
 /// `prefix` and `name` joined: a name's key inside a template instance.

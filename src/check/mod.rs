@@ -11,6 +11,7 @@ mod declare;
 pub mod graph;
 mod lower;
 mod params;
+pub(crate) mod rename;
 mod scope;
 mod template;
 mod unparsed;
@@ -72,7 +73,50 @@ pub struct Checked {
 pub(crate) struct Reuse {
     /// The plan's dependency graph as reduced.
     graph: Option<Arc<graph::Memo>>,
+    /// What the plan's tasks made, for a rename ([`rename::renamed`]); kept
+    /// when references are recorded, the plan is kept, and the diagnostics
+    /// are few.
+    plan: Option<Arc<PlanReuse>>,
 }
+
+/// What the check of a plan's tasks found, kept so that the rename of a
+/// task can be checked again without the tasks that do not name it.
+#[derive(Debug)]
+struct PlanReuse {
+    /// The names no field could resolve, in the order they were searched
+    /// for: those from `tasks_unresolved` on were met in the tasks' fields,
+    /// in source order.
+    unresolved: Vec<lower::Unresolved>,
+    tasks_unresolved: usize,
+    /// The references the tasks' fields made, in source order: a range of
+    /// [`Symbols::references`].
+    task_references: std::ops::Range<usize>,
+    /// The graph's edges as the `after`s made them.
+    edges: Vec<graph::Edge>,
+    groups: Vec<graph::GroupEdge>,
+    /// The check's diagnostics but those of the unresolved names and of the
+    /// graph, as found (before they were sorted and capped).
+    other: Vec<Diagnostic>,
+}
+
+/// What the lowering of the plan records for [`PlanReuse`]: the
+/// diagnostics of the unresolved names and of the graph are the ranges
+/// `unknown` and `graph` of the check's list.
+struct Trace {
+    unresolved: Vec<lower::Unresolved>,
+    tasks_unresolved: usize,
+    task_references: std::ops::Range<usize>,
+    unknown: std::ops::Range<usize>,
+    /// The "did you mean" budget left before and after their searches.
+    searches: (usize, usize),
+    graph: std::ops::Range<usize>,
+    edges: Vec<graph::Edge>,
+    groups: Vec<graph::GroupEdge>,
+}
+
+/// The most diagnostics a check may have for its [`PlanReuse`] to be kept:
+/// a plan being edited has few; one with many is checked whole.
+const MAX_KEPT_DIAGNOSTICS: usize = 1000;
 
 impl Checked {
     /// Whether any diagnostic is an error.
@@ -118,6 +162,8 @@ pub(crate) struct Checker {
     /// keeps.
     previous: Reuse,
     reuse: Reuse,
+    /// What the plan's lowering recorded for [`PlanReuse`].
+    trace: Option<Trace>,
 }
 
 impl Checker {
@@ -139,6 +185,7 @@ impl Checker {
             group_pair_limit: crate::syntax::DEPENDENCY_PAIRS_BASE as u64,
             previous: Reuse::default(),
             reuse: Reuse::default(),
+            trace: None,
         }
     }
 
@@ -280,18 +327,16 @@ pub(crate) fn check_reusing(
     report_unused_template_params(&mut c, &decls, &usage);
     report_unused_roles(&mut c, &decls);
 
-    // A template used twice reports its own mistakes twice; keep one of each.
-    c.diagnostics.sort_by(|a, b| {
-        let key = |d: &Diagnostic| {
-            (
-                d.primary().map(|l| (l.file, l.span.start(), l.span.end())),
-                d.code,
-            )
-        };
-        key(a).cmp(&key(b)).then_with(|| a.message.cmp(&b.message))
-    });
-    c.diagnostics.dedup();
-    crate::diagnostic::cap_per_code(&mut c.diagnostics);
+    if let Some(trace) = c.trace.take() {
+        // The searches for the unresolved names were the only ones: what
+        // they spend changes what no other search finds.
+        let (before, after) = trace.searches;
+        let alone = before == suggest::SUGGESTION_BUDGET && after == c.suggestions.left();
+        if alone && c.diagnostics.len() <= MAX_KEPT_DIAGNOSTICS {
+            c.reuse.plan = Some(Arc::new(PlanReuse::of(trace, &c.diagnostics)));
+        }
+    }
+    in_order(&mut c.diagnostics);
 
     Checked {
         plan,
@@ -300,6 +345,42 @@ pub(crate) fn check_reusing(
         symbols: c.symbols,
         reuse: c.reuse,
     }
+}
+
+impl PlanReuse {
+    fn of(trace: Trace, diagnostics: &[Diagnostic]) -> PlanReuse {
+        let other = diagnostics
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !trace.unknown.contains(i) && !trace.graph.contains(i))
+            .map(|(_, d)| d.clone())
+            .collect();
+        PlanReuse {
+            unresolved: trace.unresolved,
+            tasks_unresolved: trace.tasks_unresolved,
+            task_references: trace.task_references,
+            edges: trace.edges,
+            groups: trace.groups,
+            other,
+        }
+    }
+}
+
+/// Puts a check's diagnostics in order: sorted by place, code and message,
+/// those repeated left out (a template used twice reports its own mistakes
+/// twice), and capped per code.
+fn in_order(diagnostics: &mut Vec<Diagnostic>) {
+    diagnostics.sort_by(|a, b| {
+        let key = |d: &Diagnostic| {
+            (
+                d.primary().map(|l| (l.file, l.span.start(), l.span.end())),
+                d.code,
+            )
+        };
+        key(a).cmp(&key(b)).then_with(|| a.message.cmp(&b.message))
+    });
+    diagnostics.dedup();
+    crate::diagnostic::cap_per_code(diagnostics);
 }
 
 /// Which templates and template parameters some lowering used.

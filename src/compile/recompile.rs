@@ -31,11 +31,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::{assemble, compile_shared_with, Compilation, Parts};
-use crate::check::Checked;
+use crate::check::{self, Checked};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir;
 use crate::modules::{FsLoader, Loader, Module};
-use crate::span::{FileId, SourceMap, Span};
+use crate::span::{SourceMap, Span};
 use crate::syntax::ast::{self, PlanItem, StepItem, StrPart, TopItem};
 use crate::syntax::{self, Edit, Place, Reparsed};
 
@@ -71,19 +71,22 @@ impl Compilation {
         };
         let mut sources = self.sources.clone();
         sources.set_text(self.file, text);
-        let rename = if reparsed.text_only {
-            Some(None)
-        } else {
-            self.lone_rename(&reparsed).map(Some)
+        let rename = match reparsed.text_only {
+            true => None,
+            false => self.renaming(&reparsed),
         };
-        let reparsed = match rename {
-            Some(rename) => match self.retext(reparsed, edit, sources.clone(), rename.as_ref()) {
-                Ok(compilation) => return compilation,
-                Err(reparsed) => reparsed,
-            },
-            None => reparsed,
+        let reparsed = match &rename {
+            _ if reparsed.text_only => self.retext(reparsed, edit, sources.clone(), None),
+            Some(rename) if !rename.seen => {
+                self.retext(reparsed, edit, sources.clone(), Some(rename))
+            }
+            Some(rename) => self.rename_checked(reparsed, edit, sources.clone(), rename),
+            None => Err(reparsed),
         };
-        self.recheck(*reparsed, edit, sources)
+        match reparsed {
+            Ok(compilation) => compilation,
+            Err(reparsed) => self.recheck(*reparsed, edit, sources),
+        }
     }
 
     /// The root module with a new tree, and the imported ones as they were.
@@ -107,7 +110,7 @@ impl Compilation {
             .parts
             .loading
             .iter()
-            .filter_map(|d| move_labels(d, self.file, &moved))
+            .filter_map(|d| d.moved(self.file, &moved))
             .collect();
         let parts = Parts {
             root_syntax: reparsed.parsed.diagnostics,
@@ -131,7 +134,7 @@ impl Compilation {
     /// could quote its name); no template or instance (whose expansion
     /// could name it); no syntax error before or after (unparsed text could
     /// hide a name). References must have been recorded to tell.
-    fn lone_rename(&self, reparsed: &Reparsed) -> Option<Rename> {
+    fn renaming(&self, reparsed: &Reparsed) -> Option<Rename> {
         let old_tree = self.syntax();
         let new_tree = &reparsed.parsed.file;
         let syntax_errors = !reparsed.parsed.diagnostics.is_empty()
@@ -169,13 +172,10 @@ impl Compilation {
             }
         }
         let definition = definition?;
-        if symbols
+        let referenced = symbols
             .references
             .iter()
-            .any(|r| r.definition == definition)
-        {
-            return None;
-        }
+            .any(|r| r.definition == definition);
         let old_span = reparsed.old_span;
         let in_task = |d: &Diagnostic| {
             d.labels.iter().any(|l| {
@@ -184,17 +184,72 @@ impl Compilation {
                     && l.span.end() > old_span.start()
             })
         };
-        if self
-            .diagnostics
-            .iter()
-            .any(|d| d.code == Code::UnknownRef || in_task(d))
-        {
-            return None;
-        }
+        let unknown = self.diagnostics.iter().any(|d| d.code == Code::UnknownRef);
+        let seen = referenced || unknown || self.diagnostics.iter().any(in_task);
         Some(Rename {
             definition,
             old: old.name.name.clone(),
             new: new.name.name.clone(),
+            seen,
+        })
+    }
+
+    /// After a rename that something sees (a reference to either name, or a
+    /// diagnostic in the task): what the check found, moved with the text,
+    /// and what names either name checked again ([`check::rename`]); the
+    /// re-read file back where that does not follow the rename.
+    fn rename_checked(
+        &self,
+        reparsed: Box<Reparsed>,
+        edit: Edit,
+        sources: SourceMap,
+        rename: &Rename,
+    ) -> Result<Compilation, Box<Reparsed>> {
+        let checked =
+            self.moved_analysis(&reparsed, edit, Some(rename))
+                .and_then(|(moved, _, loading)| {
+                    let map = self.mover(&reparsed, edit)?;
+                    let plan = reparsed
+                        .parsed
+                        .file
+                        .items
+                        .iter()
+                        .find_map(|item| match item {
+                            TopItem::Plan(plan) => Some(plan),
+                            _ => None,
+                        })?;
+                    let renamed = check::rename::Renamed {
+                        definition: rename.definition,
+                        old: &rename.old,
+                        new: &rename.new,
+                        item: reparsed.old_span,
+                    };
+                    let checked = check::rename::renamed(
+                        &self.checked,
+                        moved,
+                        &map,
+                        plan,
+                        self.file,
+                        &renamed,
+                    )?;
+                    Some((checked, loading))
+                });
+        let Some((checked, loading)) = checked else {
+            return Err(reparsed);
+        };
+        let parts = Parts {
+            root_syntax: reparsed.parsed.diagnostics,
+            loading,
+            options: self.parts.options.clone(),
+            json: false,
+        };
+        Ok(Compilation {
+            diagnostics: super::gathered(&parts, &checked),
+            sources,
+            file: self.file,
+            modules: self.modules_with(reparsed.parsed.file),
+            checked,
+            parts: Arc::new(parts),
         })
     }
 
@@ -229,14 +284,14 @@ impl Compilation {
         }
     }
 
-    /// What the check found, the diagnostics and the loading diagnostics,
-    /// moved with the text of a text-only edit.
-    fn moved_analysis(
+    /// Moves a span of the old text to the new one, after an edit that left
+    /// the re-read item's shape as it was; `None` for a span inside the item
+    /// that is not one of its own.
+    fn mover<'s>(
         &self,
         reparsed: &Reparsed,
         edit: Edit,
-        rename: Option<&Rename>,
-    ) -> Option<(Checked, Vec<Diagnostic>, Vec<Diagnostic>)> {
+    ) -> Option<impl Fn(Span) -> Option<Span> + 's> {
         let (old_span, place) = (reparsed.old_span, reparsed.place);
         let old_item = syntax::item_at(self.syntax(), place)?;
         let new_item = syntax::item_at(&reparsed.parsed.file, place)?;
@@ -245,8 +300,7 @@ impl Compilation {
             .into_iter()
             .zip(syntax::spans(&new_item))
             .collect();
-        let root = self.file;
-        let moved = |span: Span| -> Option<Span> {
+        Some(move |span: Span| -> Option<Span> {
             let outside = span.end() <= old_span.start() || span.start() >= old_span.end();
             let around = span.start() < old_span.start() && span.end() > old_span.end();
             if outside || around {
@@ -254,12 +308,21 @@ impl Compilation {
             } else {
                 inside.get(&span).copied()
             }
-        };
+        })
+    }
+
+    /// What the check found, the diagnostics and the loading diagnostics,
+    /// moved with the text of a text-only edit.
+    fn moved_analysis(
+        &self,
+        reparsed: &Reparsed,
+        edit: Edit,
+        rename: Option<&Rename>,
+    ) -> Option<(Checked, Vec<Diagnostic>, Vec<Diagnostic>)> {
+        let root = self.file;
+        let moved = self.mover(reparsed, edit)?;
         let move_all = |diagnostics: &[Diagnostic]| -> Option<Vec<Diagnostic>> {
-            diagnostics
-                .iter()
-                .map(|d| move_labels(d, root, &moved))
-                .collect()
+            diagnostics.iter().map(|d| d.moved(root, &moved)).collect()
         };
         // Copied whole, then moved in place: tens of thousands of symbols
         // on a large plan, most of them before or after the edit.
@@ -288,8 +351,8 @@ impl Compilation {
                 definitions,
                 references,
             },
-            // The graph is as it was.
-            reuse: self.checked.reuse.clone(),
+            // The graph is as it was; the plan's spans move.
+            reuse: self.checked.reuse.moved(root, &moved),
         };
         Some((
             checked,
@@ -299,12 +362,17 @@ impl Compilation {
     }
 }
 
-/// A task's own name, changed where nothing else sees it.
+/// A task's own name, changed.
 struct Rename {
     /// The task's definition, by index in [`ir::Symbols::definitions`].
     definition: usize,
     old: ast::SmolStr,
     new: ast::SmolStr,
+    /// Whether anything the check found could see the name: a reference to
+    /// the task, a name no reference resolves (so a "did you mean" search
+    /// over the names), or a diagnostic in the task (whose message could
+    /// quote its name).
+    seen: bool,
 }
 
 /// Whether a module declares a template or a plan of it uses one.
@@ -314,23 +382,6 @@ fn has_templates(module: &Module) -> bool {
         TopItem::Plan(plan) => plan.items.iter().any(|i| matches!(i, PlanItem::Use(_))),
         _ => false,
     })
-}
-
-/// A diagnostic with its labels and fix in `file` moved; `None` if one
-/// cannot be.
-fn move_labels(
-    d: &Diagnostic,
-    file: FileId,
-    moved: &dyn Fn(Span) -> Option<Span>,
-) -> Option<Diagnostic> {
-    let mut d = d.clone();
-    for label in d.labels.iter_mut().filter(|l| l.file == file) {
-        label.span = moved(label.span)?;
-    }
-    if let Some(fix) = d.fix.as_mut().filter(|f| f.file == file) {
-        fix.span = moved(fix.span)?;
-    }
-    Some(d)
 }
 
 /// The plan with the strings of the re-read item's tasks interpolated

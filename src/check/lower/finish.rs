@@ -9,7 +9,7 @@ use crate::check::declare::Declarations;
 use crate::check::graph;
 use crate::check::params::Params;
 use crate::check::template::TemplateEnv;
-use crate::check::Checker;
+use crate::check::{Checker, Trace};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, TaskId};
 use crate::span::FileId;
@@ -326,8 +326,26 @@ impl<'a> Lowering<'a, '_> {
                 );
             }
         }
+        let (tasks_unresolved, tasks_references) = (c.unresolved.len(), c.symbols.references.len());
         let edges = self.tasks_structure(c, first);
+        if self.keep_tasks && c.record_references {
+            c.trace = Some(Trace {
+                unresolved: c.unresolved.clone(),
+                tasks_unresolved,
+                task_references: tasks_references..c.symbols.references.len(),
+                unknown: 0..0,
+                searches: (0, 0),
+                graph: 0..0,
+                edges: Vec::new(),
+                groups: Vec::new(),
+            });
+        }
+        let (unknown_from, budget) = (c.diagnostics.len(), c.suggestions.left());
         self.report_unresolved(c);
+        if let Some(trace) = c.trace.as_mut().filter(|_| self.keep_tasks) {
+            trace.unknown = unknown_from..c.diagnostics.len();
+            trace.searches = (budget, c.suggestions.left());
+        }
         (ir_steps, edges, groups)
     }
 
@@ -376,9 +394,15 @@ impl<'a> Lowering<'a, '_> {
         } else {
             (check_graph(), texts(c))
         };
+        let graph_from = c.diagnostics.len();
         c.diagnostics.extend(graph_diagnostics);
         if keep_tasks {
             c.reuse.graph = memo.map(std::sync::Arc::new);
+            if let Some(trace) = c.trace.as_mut() {
+                trace.graph = graph_from..c.diagnostics.len();
+                trace.edges = graph.edges;
+                trace.groups = graph.groups;
+            }
         }
         for (task, deps) in ir_tasks.iter_mut().zip(dependencies) {
             task.dependencies = deps;

@@ -132,6 +132,46 @@ proptest! {
             same_as_fresh(&compilation, &text)?;
         }
     }
+
+    /// Tasks' names typed into, letter by letter, as a rename is, after a
+    /// few random edits (references that dangle, roles, duplicates,
+    /// cycles, syntax errors): what names the task is checked again alone
+    /// (`check::rename`), or the file whole.
+    #[test]
+    fn a_rename_recompiled_equals_a_fresh_compile(
+        cycle in proptest::bool::weighted(0.2),
+        edits in proptest::collection::vec((0.0..1.0f64, 0..16usize, 0..SNIPPETS.len() + 1), 0..3),
+        keys in proptest::collection::vec((0.0..1.0f64, 0..9usize), 1..12),
+    ) {
+        let mut text = base(usize::from(cycle));
+        for (at, len, snippet) in edits {
+            text = Splice::pick(&text, (at * text.len() as f64) as usize, len, SNIPPETS, snippet)
+                .apply(&text);
+        }
+        let mut compilation = compile(&text);
+        for (pick, key) in keys {
+            // The end of a task's name.
+            let ends: Vec<usize> = text
+                .match_indices("task ")
+                .map(|(at, _)| at + 5)
+                .map(|at| at + text[at..].find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(0))
+                .collect();
+            let Some(&end) = ends.get((pick * ends.len() as f64) as usize) else {
+                break;
+            };
+            let start = text[..end].rfind(' ').map_or(end, |at| at + 1);
+            // Mostly a letter typed or taken back; now and then the name
+            // of another task (a duplicate), or no change.
+            text = match key {
+                0..=3 => format!("{}{}{}", &text[..end], ["x", "_1", "y", "2"][key], &text[end..]),
+                4..=6 if end > start + 1 => format!("{}{}", &text[..end - 1], &text[end..]),
+                7 => format!("{}{}{}", &text[..start], "t1", &text[end..]),
+                _ => text.clone(),
+            };
+            compilation = compilation.recompile(Arc::from(text.as_str()));
+            same_as_fresh(&compilation, &text)?;
+        }
+    }
 }
 
 fn check(compilation: &Compilation, text: &str) {
@@ -208,7 +248,7 @@ fn typing_the_name_of_a_task_nothing_names_is_not_checked_again() {
     for letter in ["_", "n", "e", "w"] {
         typed.push_str(letter);
         let new = format!("{}{typed}{}", &text[..at], &text[at..]);
-        assert!(old.lone_rename(&reparsed(&old, &new)).is_some(), "{typed}");
+        assert_eq!(path(&old, &new), Path::Lone, "{typed}");
         old = old.recompile(Arc::from(new.as_str()));
         check(&old, &new);
     }
@@ -232,11 +272,75 @@ fn a_rename_that_something_could_see_is_checked_again() {
         );
         let recompiled = old.recompile(Arc::from(new.as_str()));
         check(&recompiled, &new);
-        old.lone_rename(&reparsed(&old, &new)).is_some()
+        path(&old, &new)
     };
-    // Nothing names t199; t0 is waited for; t198 and s0 are names already.
-    assert!(renamed("t199", "t199x"));
-    assert!(!renamed("t0", "t0x"));
-    assert!(!renamed("t199", "t198"));
-    assert!(!renamed("t199", "s0"));
+    // Nothing names t199; t0 is waited for (by tasks' `after`s); t198 and
+    // s0 are names already.
+    assert_eq!(renamed("t199", "t199x"), Path::Lone);
+    assert_eq!(renamed("t0", "t0x"), Path::Renamed);
+    assert_eq!(renamed("t199", "t198"), Path::Whole);
+    assert_eq!(renamed("t199", "s0"), Path::Whole);
+}
+
+#[test]
+fn typing_the_name_of_a_task_others_wait_for_checks_only_what_names_it() {
+    let text = crate::generate::plan_source(300, false);
+    let waited = crate::generate::waited_for_task(&text).expect("a task waited for");
+    let at =
+        text.find(&format!("task {waited} ")).expect("the task") + "task ".len() + waited.len();
+    let mut old = compile(&text);
+    let mut typed = String::new();
+    // Letter by letter (the references dangle, then are suggested the new
+    // name), then back.
+    let mut texts = Vec::new();
+    for letter in ["_", "n", "e", "w"] {
+        typed.push_str(letter);
+        texts.push(format!("{}{typed}{}", &text[..at], &text[at..]));
+    }
+    for _ in 0..4 {
+        typed.pop();
+        texts.push(format!("{}{typed}{}", &text[..at], &text[at..]));
+    }
+    for new in texts {
+        assert_eq!(path(&old, &new), Path::Renamed);
+        old = old.recompile(Arc::from(new.as_str()));
+        check(&old, &new);
+    }
+    assert!(old.diagnostics.is_empty());
+    let renamed = format!("{}x{}", &text[..at], &text[at..]);
+    let recompiled = old.recompile(Arc::from(renamed.as_str()));
+    check(&recompiled, &renamed);
+    let unknown = recompiled
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == crate::diagnostic::Code::UnknownRef);
+    assert!(unknown.count() > 0);
+}
+
+/// How a recompile of the old compilation to `new` goes.
+#[derive(Debug, PartialEq)]
+enum Path {
+    /// Moved with the text, nothing checked again.
+    Lone,
+    /// What names the task's old or new name checked again.
+    Renamed,
+    /// Checked again whole.
+    Whole,
+}
+
+fn path(old: &Compilation, new: &str) -> Path {
+    let text = &old.sources.get(old.file).text;
+    let edit = crate::syntax::Edit::between(text, new);
+    let Some(rename) = old.renaming(&reparsed(old, new)) else {
+        return Path::Whole;
+    };
+    if !rename.seen {
+        return Path::Lone;
+    }
+    let mut sources = old.sources.clone();
+    sources.set_text(old.file, Arc::from(new));
+    match old.rename_checked(Box::new(reparsed(old, new)), edit, sources, &rename) {
+        Ok(_) => Path::Renamed,
+        Err(_) => Path::Whole,
+    }
 }

@@ -1,0 +1,399 @@
+//! The check after an edit that renames one task, from the check before it:
+//! only what names the task's old or new name is looked at again.
+//!
+//! A rename changes which references resolve: those to the old name no
+//! longer do, those to the new one now do. What depends on that is made
+//! again from what the last check kept ([`PlanReuse`]): the references, the
+//! unresolved names and their "did you mean" searches (all of them, in the
+//! same order and budget, since the names they search among changed), the
+//! dependency graph's edges and its checks (reusing its reduction), and
+//! the tasks' dependencies. Everything else the check found is moved with
+//! the text by the caller. Where a rename touches what this does not
+//! follow (a step's `after`, a name given twice, a cycle, a role unknown),
+//! it gives `None` and the file is checked again whole.
+
+use std::sync::Arc;
+
+use super::graph::{self, DepGraph, Edge, Node, Wanted};
+use super::lower::{unknown_task_or_step, Unknown, Unresolved};
+use super::{in_order, Checked, PlanReuse, Reuse};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::{self, SymbolKind, TaskId};
+use crate::span::{FileId, Span};
+use crate::suggest;
+use crate::syntax::ast::{self, PlanItem, SmolStr, StepItem};
+
+/// A task's name changed by an edit.
+pub(crate) struct Renamed<'a> {
+    /// The task's definition, by index in [`ir::Symbols::definitions`].
+    pub definition: usize,
+    pub old: &'a SmolStr,
+    pub new: &'a SmolStr,
+    /// The re-read item (a task, or the step that holds it), in the old
+    /// text.
+    pub item: Span,
+}
+
+/// The check of the edited file: `previous` is the check before the edit,
+/// `moved` the same moved with the text (its definition and plan task
+/// renamed, the edited task's strings interpolated again), `map` moves a
+/// span of the old text to the new one, and `plan` is the edited file's
+/// plan. `None` where the rename reaches beyond what this follows.
+pub(crate) fn renamed(
+    previous: &Checked,
+    mut moved: Checked,
+    map: &dyn Fn(Span) -> Option<Span>,
+    plan: &ast::Plan,
+    file: FileId,
+    rename: &Renamed,
+) -> Option<Checked> {
+    let kept = previous.reuse.plan.as_deref()?;
+    let memo = previous.reuse.graph.as_deref()?;
+    let plain =
+        |u: &Unresolved| matches!(&u.kind, Unknown::TaskOrStep { prefix } if prefix.is_empty());
+    let same_names = !previous
+        .diagnostics
+        .iter()
+        .any(|d| d.code == Code::Duplicate);
+    // A diagnostic in the task other than those made again here could
+    // quote its name.
+    let in_item = |d: &Diagnostic| {
+        d.labels.iter().any(|l| {
+            l.file == file
+                && l.span.start() < rename.item.end()
+                && l.span.end() > rename.item.start()
+        })
+    };
+    if !same_names || !kept.unresolved.iter().all(plain) || kept.other.iter().any(in_item) {
+        return None;
+    }
+    let ir_plan = moved.plan.as_mut()?;
+    let task = ir_plan.tasks.iter().position(|t| t.key == *rename.new)?;
+
+    // The references to the old name: each made one edge in a task's own
+    // `after` (not a step's, and not named twice there).
+    let old_refs: Vec<usize> = previous
+        .symbols
+        .references
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.definition == rename.definition)
+        .map(|(i, _)| i)
+        .collect();
+    let to_task: Vec<usize> = (0..kept.edges.len())
+        .filter(|&e| kept.edges[e].direct && kept.edges[e].dependency == task)
+        .collect();
+    let mut dropped_edges = vec![false; kept.edges.len()];
+    for &i in &old_refs {
+        let r = &previous.symbols.references[i];
+        if !kept.task_references.contains(&i) {
+            return None;
+        }
+        let mut made = to_task.iter().filter(|&&e| {
+            let e = &kept.edges[e];
+            e.file == r.file && e.span == r.span
+        });
+        let &edge = made.next()?;
+        if made.next().is_some() || kept.edges[edge].dependent == task {
+            return None;
+        }
+        dropped_edges[edge] = true;
+    }
+
+    // The names the edit makes resolve: each in the first `after` of a task
+    // other than the renamed one, and only once there.
+    let mut resolved = Vec::new();
+    for (i, u) in kept.unresolved.iter().enumerate() {
+        if u.name.name != *rename.new {
+            continue;
+        }
+        let span = map(u.name.span)?;
+        let (dependent, holder) = task_holding(plan, span)?;
+        if i < kept.tasks_unresolved || u.file != file || dependent == task {
+            return None;
+        }
+        let after = holder.fields.iter().find_map(|f| match f {
+            ast::TaskField::After(after) => Some(after),
+            _ => None,
+        })?;
+        let named = |name: &SmolStr| after.refs.iter().filter(|r| r.name == *name).count();
+        let here = after.refs.iter().any(|r| r.span == span);
+        if !here || named(rename.new) != 1 || named(rename.old) > 0 {
+            return None;
+        }
+        resolved.push((i, dependent, span));
+    }
+
+    // The unresolved names after the edit, in the order they are searched
+    // for: the old name's references join the tasks' part, in source order.
+    let mut unresolved = Vec::with_capacity(kept.unresolved.len() + old_refs.len());
+    let mut now_resolved = resolved.iter().map(|&(i, ..)| i).peekable();
+    for (i, u) in kept.unresolved.iter().enumerate() {
+        if now_resolved.next_if_eq(&i).is_some() {
+            continue;
+        }
+        let mut u = u.clone();
+        u.name.span = map(u.name.span)?;
+        unresolved.push(u);
+    }
+    let tasks_unresolved = kept.tasks_unresolved;
+    for &i in &old_refs {
+        let r = &moved.symbols.references[i];
+        let at = tasks_unresolved
+            + unresolved[tasks_unresolved..]
+                .partition_point(|u| u.name.span.start() < r.span.start());
+        let name = ast::Ident {
+            name: rename.old.clone(),
+            span: r.span,
+        };
+        let kind = Unknown::TaskOrStep {
+            prefix: SmolStr::default(),
+        };
+        unresolved.insert(at, Unresolved { file, name, kind });
+    }
+
+    // Their diagnostics, searched among the tasks' and steps' names in the
+    // order they were declared.
+    let names: Vec<&str> = moved
+        .symbols
+        .definitions
+        .iter()
+        .filter(|d| matches!(d.kind, SymbolKind::Task | SymbolKind::Step) && d.file == file)
+        .map(|d| d.name.as_str())
+        .collect();
+    let mut budget = suggest::Budget::default();
+    let mut diagnostics: Vec<Diagnostic> = kept
+        .other
+        .iter()
+        .map(|d| d.moved(file, map))
+        .collect::<Option<_>>()?;
+    let other = diagnostics.clone();
+    for u in &unresolved {
+        let names = names.iter().copied();
+        diagnostics.push(unknown_task_or_step(
+            &mut budget,
+            u.file,
+            &u.name,
+            "",
+            names,
+        ));
+    }
+
+    // The graph with the edges changed, checked reusing the last reduction.
+    let (edges, groups) = edges_after(kept, &dropped_edges, &resolved, task, file, map)?;
+    let graph = DepGraph {
+        nodes: ir_plan
+            .tasks
+            .iter()
+            .map(|t| Node { name: &t.key })
+            .collect(),
+        edges,
+        groups,
+    };
+    let report = graph::check_reusing(&graph, Wanted::Dependencies, Some(memo));
+    let DepGraph { edges, groups, .. } = graph;
+    if report.has_cycle {
+        return None;
+    }
+    diagnostics.extend(report.diagnostics);
+    in_order(&mut diagnostics);
+    for (index, deps) in report.dependencies.iter().enumerate() {
+        let ids = deps.iter().map(|&d| d as TaskId + 1);
+        if !ir_plan.tasks[index]
+            .dependencies
+            .iter()
+            .copied()
+            .eq(ids.clone())
+        {
+            Arc::make_mut(&mut ir_plan.tasks[index]).dependencies = ids.collect();
+        }
+    }
+
+    // The references: the old name's gone, the new name's in the tasks' part.
+    let references = &mut moved.symbols.references;
+    let mut task_references = kept.task_references.clone();
+    let mut gone = old_refs.iter().peekable();
+    let mut index = 0;
+    references.retain(|_| {
+        let keep = gone.next_if_eq(&&index).is_none();
+        index += 1;
+        keep
+    });
+    task_references.end -= old_refs.len();
+    for &(_, _, span) in &resolved {
+        let block = &references[task_references.clone()];
+        let at = task_references.start + block.partition_point(|r| r.span.start() < span.start());
+        let reference = ir::Reference {
+            definition: rename.definition,
+            file,
+            span,
+        };
+        references.insert(at, reference);
+        task_references.end += 1;
+    }
+
+    let plan_reuse = PlanReuse {
+        unresolved,
+        tasks_unresolved,
+        task_references,
+        edges,
+        groups,
+        other,
+    };
+    Some(Checked {
+        diagnostics,
+        reuse: Reuse {
+            graph: report.memo.map(Arc::new),
+            plan: Some(Arc::new(plan_reuse)),
+        },
+        ..moved
+    })
+}
+
+impl Reuse {
+    /// What a check kept, moved with the text of an edit that changed
+    /// nothing the check sees (`map` moves a span of the old text to the
+    /// new one): the graph as it was, the plan's spans moved (or nothing
+    /// kept of the plan if one cannot be).
+    pub(crate) fn moved(&self, file: FileId, map: &dyn Fn(Span) -> Option<Span>) -> Reuse {
+        Reuse {
+            graph: self.graph.clone(),
+            plan: self
+                .plan
+                .as_deref()
+                .and_then(|plan| plan.moved(file, map))
+                .map(Arc::new),
+        }
+    }
+}
+
+impl PlanReuse {
+    fn moved(&self, file: FileId, map: &dyn Fn(Span) -> Option<Span>) -> Option<PlanReuse> {
+        let in_file = |f: FileId, span: Span| if f == file { map(span) } else { Some(span) };
+        let edges = self
+            .edges
+            .iter()
+            .map(|e| {
+                Some(Edge {
+                    span: in_file(e.file, e.span)?,
+                    ..e.clone()
+                })
+            })
+            .collect::<Option<_>>()?;
+        let groups = self
+            .groups
+            .iter()
+            .map(|g| {
+                Some(graph::GroupEdge {
+                    span: in_file(g.file, g.span)?,
+                    ..g.clone()
+                })
+            })
+            .collect::<Option<_>>()?;
+        let unresolved = self
+            .unresolved
+            .iter()
+            .map(|u| {
+                let mut u = u.clone();
+                u.name.span = in_file(u.file, u.name.span)?;
+                Some(u)
+            })
+            .collect::<Option<_>>()?;
+        let other = self
+            .other
+            .iter()
+            .map(|d| d.moved(file, map))
+            .collect::<Option<_>>()?;
+        Some(PlanReuse {
+            unresolved,
+            tasks_unresolved: self.tasks_unresolved,
+            task_references: self.task_references.clone(),
+            edges,
+            groups,
+            other,
+        })
+    }
+}
+
+/// The graph's edges after the rename: moved with the text, those of the
+/// old name's references left out, one for each reference the new name
+/// resolves (after the others: the order of single edges changes nothing
+/// the checks report but a cycle's labels, and a cycle is checked whole).
+fn edges_after(
+    kept: &PlanReuse,
+    dropped: &[bool],
+    resolved: &[(usize, usize, Span)],
+    task: usize,
+    file: FileId,
+    map: &dyn Fn(Span) -> Option<Span>,
+) -> Option<(Vec<Edge>, Vec<graph::GroupEdge>)> {
+    let mut edges = Vec::with_capacity(kept.edges.len() + resolved.len());
+    // How many edges before each place were dropped: a group's place counts
+    // the single edges before it.
+    let mut dropped_before = Vec::with_capacity(kept.edges.len() + 1);
+    let mut count = 0;
+    for (edge, &gone) in kept.edges.iter().zip(dropped) {
+        dropped_before.push(count);
+        if gone {
+            count += 1;
+            continue;
+        }
+        let span = if edge.file == file {
+            map(edge.span)?
+        } else {
+            edge.span
+        };
+        edges.push(Edge {
+            span,
+            ..edge.clone()
+        });
+    }
+    dropped_before.push(count);
+    for &(_, dependent, span) in resolved {
+        edges.push(Edge {
+            dependent,
+            dependency: task,
+            file,
+            span,
+            direct: true,
+        });
+    }
+    let groups = kept
+        .groups
+        .iter()
+        .map(|g| {
+            let span = if g.file == file { map(g.span)? } else { g.span };
+            Some(graph::GroupEdge {
+                span,
+                after_edges: g.after_edges - dropped_before[g.after_edges],
+                ..g.clone()
+            })
+        })
+        .collect::<Option<_>>()?;
+    Some((edges, groups))
+}
+
+/// The task of `plan` whose text holds `span`, with its index among the
+/// plan's tasks.
+fn task_holding(plan: &ast::Plan, span: Span) -> Option<(usize, &ast::Task)> {
+    let within = |outer: Span| outer.start() <= span.start() && span.end() <= outer.end();
+    let mut index = 0;
+    for item in &plan.items {
+        match item {
+            PlanItem::Task(task) if within(task.span) => return Some((index, task)),
+            PlanItem::Task(_) => index += 1,
+            PlanItem::Step(step) => {
+                for item in &step.items {
+                    if let StepItem::Task(task) = item {
+                        if within(task.span) {
+                            return Some((index, task));
+                        }
+                        index += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
