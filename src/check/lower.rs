@@ -27,7 +27,7 @@ thread_local! {
 }
 
 /// Whether to check the graph on a second thread.
-fn side_by_side(tasks: usize) -> bool {
+pub(super) fn side_by_side(tasks: usize) -> bool {
     #[cfg(test)]
     if ONE_THREAD.get() {
         return false;

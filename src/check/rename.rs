@@ -15,7 +15,7 @@
 use std::sync::Arc;
 
 use super::graph::{self, DepGraph, Edge, Node, Wanted};
-use super::lower::{unknown_task_or_step, Unknown, Unresolved};
+use super::lower::{side_by_side, unknown_task_or_step, Unknown, Unresolved};
 use super::{in_order, Checked, PlanReuse, Reuse};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, SymbolKind, TaskId};
@@ -49,14 +49,100 @@ pub(crate) fn renamed(
 ) -> Option<Checked> {
     let kept = previous.reuse.plan.as_deref()?;
     let memo = previous.reuse.graph.as_deref()?;
+    if !followed(previous, kept, file, rename) {
+        return None;
+    }
+    let mut ir_plan = moved.plan.take()?;
+    let task = ir_plan.tasks.iter().position(|t| t.key == *rename.new)?;
+    let (old_refs, dropped) = old_references(previous, kept, rename.definition, task)?;
+    let resolved = now_resolved(kept, map, plan, file, rename, task)?;
+    let (edges, groups) = edges_after(kept, &dropped, &resolved, task, file, map)?;
+    let graph = DepGraph {
+        nodes: ir_plan
+            .tasks
+            .iter()
+            .map(|t| Node { name: &t.key })
+            .collect(),
+        edges,
+        groups,
+    };
+
+    // The graph (reusing the last reduction) beside the names' searches.
+    let searches = || -> Option<_> {
+        let refs = &moved.symbols.references;
+        let old_spans = old_refs.iter().map(|&i| refs[i].span);
+        let unresolved = unresolved_after(kept, map, &resolved, old_spans, rename.old, file)?;
+        let other: Vec<Diagnostic> = kept
+            .other
+            .iter()
+            .map(|d| d.moved(file, map))
+            .collect::<Option<_>>()?;
+        let unknown = unknown_diagnostics(&unresolved, &moved.symbols.definitions, file);
+        Some((unresolved, other, unknown))
+    };
+    let check_graph = || graph::check_reusing(&graph, Wanted::Dependencies, Some(memo));
+    let (report, searched) = if side_by_side(graph.nodes.len()) {
+        std::thread::scope(|scope| {
+            let report = scope.spawn(check_graph);
+            let searched = searches();
+            let report = report
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (report, searched)
+        })
+    } else {
+        (check_graph(), searches())
+    };
+    let (unresolved, other, unknown) = searched?;
+    let DepGraph { edges, groups, .. } = graph;
+    if report.has_cycle {
+        return None;
+    }
+    let mut diagnostics = other.clone();
+    diagnostics.extend(unknown);
+    diagnostics.extend(report.diagnostics);
+    in_order(&mut diagnostics);
+    for (index, deps) in report.dependencies.iter().enumerate() {
+        let ids = deps.iter().map(|&d| d as TaskId + 1);
+        if !ir_plan.tasks[index]
+            .dependencies
+            .iter()
+            .copied()
+            .eq(ids.clone())
+        {
+            Arc::make_mut(&mut ir_plan.tasks[index]).dependencies = ids.collect();
+        }
+    }
+    let references = &mut moved.symbols.references;
+    let task_references = references_after(references, kept, &old_refs, &resolved, rename, file);
+    let plan_reuse = PlanReuse {
+        unresolved,
+        tasks_unresolved: kept.tasks_unresolved,
+        task_references,
+        edges,
+        groups,
+        other,
+    };
+    Some(Checked {
+        plan: Some(ir_plan),
+        diagnostics,
+        reuse: Reuse {
+            graph: report.memo.map(Arc::new),
+            plan: Some(Arc::new(plan_reuse)),
+        },
+        ..moved
+    })
+}
+
+/// Whether the check before the edit is one this follows: no name declared
+/// twice (the names searched among would not be the definitions), every
+/// unresolved name one of a task or step outside templates (no role: its
+/// search could change which roles are reported unused), and no diagnostic
+/// in the re-read item but those made again here (a message could quote
+/// the old name).
+fn followed(previous: &Checked, kept: &PlanReuse, file: FileId, rename: &Renamed) -> bool {
     let plain =
         |u: &Unresolved| matches!(&u.kind, Unknown::TaskOrStep { prefix } if prefix.is_empty());
-    let same_names = !previous
-        .diagnostics
-        .iter()
-        .any(|d| d.code == Code::Duplicate);
-    // A diagnostic in the task other than those made again here could
-    // quote its name.
     let in_item = |d: &Diagnostic| {
         d.labels.iter().any(|l| {
             l.file == file
@@ -64,28 +150,33 @@ pub(crate) fn renamed(
                 && l.span.end() > rename.item.start()
         })
     };
-    if !same_names || !kept.unresolved.iter().all(plain) || kept.other.iter().any(in_item) {
-        return None;
-    }
-    let ir_plan = moved.plan.as_mut()?;
-    let task = ir_plan.tasks.iter().position(|t| t.key == *rename.new)?;
-
-    // The references to the old name: each made one edge in a task's own
-    // `after` (not a step's, and not named twice there).
-    let old_refs: Vec<usize> = previous
-        .symbols
-        .references
+    let twice = previous
+        .diagnostics
         .iter()
-        .enumerate()
-        .filter(|(_, r)| r.definition == rename.definition)
-        .map(|(i, _)| i)
+        .any(|d| d.code == Code::Duplicate);
+    !twice && kept.unresolved.iter().all(plain) && !kept.other.iter().any(in_item)
+}
+
+/// The references to the old name (by index in the old references), and
+/// the edges they made (marked): each made one edge in a task's own
+/// `after` (not a step's, and not named twice there), and not of the task
+/// itself.
+fn old_references(
+    previous: &Checked,
+    kept: &PlanReuse,
+    definition: usize,
+    task: usize,
+) -> Option<(Vec<usize>, Vec<bool>)> {
+    let references = &previous.symbols.references;
+    let old_refs: Vec<usize> = (0..references.len())
+        .filter(|&i| references[i].definition == definition)
         .collect();
     let to_task: Vec<usize> = (0..kept.edges.len())
         .filter(|&e| kept.edges[e].direct && kept.edges[e].dependency == task)
         .collect();
-    let mut dropped_edges = vec![false; kept.edges.len()];
+    let mut dropped = vec![false; kept.edges.len()];
     for &i in &old_refs {
-        let r = &previous.symbols.references[i];
+        let r = &references[i];
         if !kept.task_references.contains(&i) {
             return None;
         }
@@ -97,11 +188,22 @@ pub(crate) fn renamed(
         if made.next().is_some() || kept.edges[edge].dependent == task {
             return None;
         }
-        dropped_edges[edge] = true;
+        dropped[edge] = true;
     }
+    Some((old_refs, dropped))
+}
 
-    // The names the edit makes resolve: each in the first `after` of a task
-    // other than the renamed one, and only once there.
+/// The unresolved names the edit makes resolve: `(index among the
+/// unresolved, the task that names it, its span)`. Each must stand in the
+/// first `after` of a task other than the renamed one, once there.
+fn now_resolved(
+    kept: &PlanReuse,
+    map: &dyn Fn(Span) -> Option<Span>,
+    plan: &ast::Plan,
+    file: FileId,
+    rename: &Renamed,
+    task: usize,
+) -> Option<Vec<(usize, usize, Span)>> {
     let mut resolved = Vec::new();
     for (i, u) in kept.unresolved.iter().enumerate() {
         if u.name.name != *rename.new {
@@ -123,10 +225,21 @@ pub(crate) fn renamed(
         }
         resolved.push((i, dependent, span));
     }
+    Some(resolved)
+}
 
-    // The unresolved names after the edit, in the order they are searched
-    // for: the old name's references join the tasks' part, in source order.
-    let mut unresolved = Vec::with_capacity(kept.unresolved.len() + old_refs.len());
+/// The unresolved names after the edit, in the order they are searched
+/// for: those now resolved left out, the old name's references (at
+/// `old_spans`, in the new text) joining the tasks' part in source order.
+fn unresolved_after(
+    kept: &PlanReuse,
+    map: &dyn Fn(Span) -> Option<Span>,
+    resolved: &[(usize, usize, Span)],
+    old_spans: impl Iterator<Item = Span>,
+    old: &SmolStr,
+    file: FileId,
+) -> Option<Vec<Unresolved>> {
+    let mut unresolved = Vec::with_capacity(kept.unresolved.len() + 1);
     let mut now_resolved = resolved.iter().map(|&(i, ..)| i).peekable();
     for (i, u) in kept.unresolved.iter().enumerate() {
         if now_resolved.next_if_eq(&i).is_some() {
@@ -136,81 +249,52 @@ pub(crate) fn renamed(
         u.name.span = map(u.name.span)?;
         unresolved.push(u);
     }
-    let tasks_unresolved = kept.tasks_unresolved;
-    for &i in &old_refs {
-        let r = &moved.symbols.references[i];
-        let at = tasks_unresolved
-            + unresolved[tasks_unresolved..]
-                .partition_point(|u| u.name.span.start() < r.span.start());
+    let tasks = kept.tasks_unresolved;
+    for span in old_spans {
+        let at =
+            tasks + unresolved[tasks..].partition_point(|u| u.name.span.start() < span.start());
         let name = ast::Ident {
-            name: rename.old.clone(),
-            span: r.span,
+            name: old.clone(),
+            span,
         };
         let kind = Unknown::TaskOrStep {
             prefix: SmolStr::default(),
         };
         unresolved.insert(at, Unresolved { file, name, kind });
     }
+    Some(unresolved)
+}
 
-    // Their diagnostics, searched among the tasks' and steps' names in the
-    // order they were declared.
-    let names: Vec<&str> = moved
-        .symbols
-        .definitions
+/// The diagnostics of the unresolved names, their "did you mean" searched
+/// in order within one budget among the tasks' and steps' names in the
+/// order they were declared, as the check searches them.
+fn unknown_diagnostics(
+    unresolved: &[Unresolved],
+    definitions: &[ir::Definition],
+    file: FileId,
+) -> Vec<Diagnostic> {
+    let names: Vec<&str> = definitions
         .iter()
         .filter(|d| matches!(d.kind, SymbolKind::Task | SymbolKind::Step) && d.file == file)
         .map(|d| d.name.as_str())
         .collect();
     let mut budget = suggest::Budget::default();
-    let mut diagnostics: Vec<Diagnostic> = kept
-        .other
+    unresolved
         .iter()
-        .map(|d| d.moved(file, map))
-        .collect::<Option<_>>()?;
-    let other = diagnostics.clone();
-    for u in &unresolved {
-        let names = names.iter().copied();
-        diagnostics.push(unknown_task_or_step(
-            &mut budget,
-            u.file,
-            &u.name,
-            "",
-            names,
-        ));
-    }
+        .map(|u| unknown_task_or_step(&mut budget, u.file, &u.name, "", names.iter().copied()))
+        .collect()
+}
 
-    // The graph with the edges changed, checked reusing the last reduction.
-    let (edges, groups) = edges_after(kept, &dropped_edges, &resolved, task, file, map)?;
-    let graph = DepGraph {
-        nodes: ir_plan
-            .tasks
-            .iter()
-            .map(|t| Node { name: &t.key })
-            .collect(),
-        edges,
-        groups,
-    };
-    let report = graph::check_reusing(&graph, Wanted::Dependencies, Some(memo));
-    let DepGraph { edges, groups, .. } = graph;
-    if report.has_cycle {
-        return None;
-    }
-    diagnostics.extend(report.diagnostics);
-    in_order(&mut diagnostics);
-    for (index, deps) in report.dependencies.iter().enumerate() {
-        let ids = deps.iter().map(|&d| d as TaskId + 1);
-        if !ir_plan.tasks[index]
-            .dependencies
-            .iter()
-            .copied()
-            .eq(ids.clone())
-        {
-            Arc::make_mut(&mut ir_plan.tasks[index]).dependencies = ids.collect();
-        }
-    }
-
-    // The references: the old name's gone, the new name's in the tasks' part.
-    let references = &mut moved.symbols.references;
+/// The references after the rename: the old name's left out, the new
+/// name's added to the tasks' part in source order. Returns that part.
+fn references_after(
+    references: &mut Vec<ir::Reference>,
+    kept: &PlanReuse,
+    old_refs: &[usize],
+    resolved: &[(usize, usize, Span)],
+    rename: &Renamed,
+    file: FileId,
+) -> std::ops::Range<usize> {
     let mut task_references = kept.task_references.clone();
     let mut gone = old_refs.iter().peekable();
     let mut index = 0;
@@ -220,7 +304,7 @@ pub(crate) fn renamed(
         keep
     });
     task_references.end -= old_refs.len();
-    for &(_, _, span) in &resolved {
+    for &(_, _, span) in resolved {
         let block = &references[task_references.clone()];
         let at = task_references.start + block.partition_point(|r| r.span.start() < span.start());
         let reference = ir::Reference {
@@ -231,23 +315,7 @@ pub(crate) fn renamed(
         references.insert(at, reference);
         task_references.end += 1;
     }
-
-    let plan_reuse = PlanReuse {
-        unresolved,
-        tasks_unresolved,
-        task_references,
-        edges,
-        groups,
-        other,
-    };
-    Some(Checked {
-        diagnostics,
-        reuse: Reuse {
-            graph: report.memo.map(Arc::new),
-            plan: Some(Arc::new(plan_reuse)),
-        },
-        ..moved
-    })
+    task_references
 }
 
 impl Reuse {

@@ -317,6 +317,23 @@ fn typing_the_name_of_a_task_others_wait_for_checks_only_what_names_it() {
     assert!(unknown.count() > 0);
 }
 
+#[test]
+fn a_large_plan_is_recompiled_on_two_threads_as_on_one() {
+    // Past the sizes at which the items after an edit are copied, and a
+    // rename's graph checked, on a second thread.
+    let text = crate::generate::plan_source(5000, false);
+    let waited = crate::generate::waited_for_task(&text).expect("a task waited for");
+    let at = text.find(&format!("task {waited} ")).expect("the task") + "task ".len();
+    let renamed = format!("{}{waited}x{}", &text[..at], &text[at + waited.len()..]);
+    let title = renamed.find("\"Do part 2500").expect("a title") + 1;
+    let retitled = format!("{}x{}", &renamed[..title], &renamed[title..]);
+    let mut old = compile(&text);
+    for new in [&renamed, &retitled, &text] {
+        old = old.recompile(Arc::from(new.as_str()));
+        check(&old, new);
+    }
+}
+
 /// How a recompile of the old compilation to `new` goes.
 #[derive(Debug, PartialEq)]
 enum Path {
