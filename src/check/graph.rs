@@ -156,34 +156,8 @@ pub fn check(graph: &DepGraph, wanted: Wanted) -> GraphReport {
 /// the graph (an edit ago) found where the edit cannot have changed it: the
 /// same report as [`check`] in less time when few lists changed.
 pub fn check_reusing(graph: &DepGraph, wanted: Wanted, previous: Option<&Memo>) -> GraphReport {
-    let mut diagnostics = Vec::new();
+    let mut diagnostics = self_dependencies(graph);
     let n = graph.nodes.len();
-    let may_wait_for_itself = |g: &GroupEdge| {
-        let range = |list: &[usize]| (list.iter().min().copied(), list.iter().max().copied());
-        let ((Some(a_min), Some(a_max)), (Some(b_min), Some(b_max))) =
-            (range(&g.dependents), range(&g.dependencies))
-        else {
-            return false;
-        };
-        a_min <= b_max && b_min <= a_max
-    };
-    // Rare: looked for edge by edge only when some edge may be one.
-    let self_edges = graph.edges.iter().any(|e| e.dependent == e.dependency)
-        || graph.groups.iter().any(may_wait_for_itself);
-    if self_edges {
-        for edge in graph.all_edges().filter(|e| e.dependent == e.dependency) {
-            let name = graph.nodes[edge.dependent].name;
-            diagnostics.push(
-                Diagnostic::new(Code::SelfDependency, format!("`{name}` comes after itself"))
-                    .label(
-                        edge.file,
-                        edge.span,
-                        format!("`{name}` cannot wait for itself"),
-                    )
-                    .help("remove this dependency"),
-            );
-        }
-    }
     let mut dependencies = Adjacency::from_pairs(n, |f| {
         graph.for_each_pair(|dependent, dependency| {
             if dependent != dependency {
@@ -215,7 +189,7 @@ pub fn check_reusing(graph: &DepGraph, wanted: Wanted, previous: Option<&Memo>) 
             .all(|(i, &node)| i == node as usize);
         let reusable = previous.filter(|_| in_source_order && searched.is_none());
         let reduction = match reusable {
-            Some(previous) => reduce_again(&dependencies, previous),
+            Some(previous) => reduce_again(&dependencies, previous, None),
             None => reduce(&dependencies, &order, searched.as_deref()),
         };
         diagnostics.extend(redundant(graph, &reduction));
@@ -233,6 +207,111 @@ pub fn check_reusing(graph: &DepGraph, wanted: Wanted, previous: Option<&Memo>) 
         has_cycle,
         memo,
     }
+}
+
+/// Like [`check_reusing`] with [`Wanted::Dependencies`], told which nodes
+/// an edit may have changed the edges of (those of every other node are as
+/// they were for `previous`): only their lists are made again, from the
+/// edges that name them as dependents, not every list from every edge.
+pub fn check_changed(graph: &DepGraph, previous: &Memo, nodes: &[usize]) -> GraphReport {
+    let n = graph.nodes.len();
+    let mut nodes = nodes.to_vec();
+    nodes.sort_unstable();
+    nodes.dedup();
+    // Each changed list is read off every edge: for a few nodes only.
+    let few = nodes.len() <= 16 && nodes.last().is_none_or(|&v| v < n);
+    let lists: Vec<Vec<u32>> = match few && previous.dependencies.len() == n {
+        true => nodes.iter().map(|&node| pairs_of(graph, node)).collect(),
+        false => Vec::new(),
+    };
+    let in_source_order =
+        |(node, list): (&usize, &Vec<u32>)| list.last().is_none_or(|&d| (d as usize) < *node);
+    if lists.len() != nodes.len() || !nodes.iter().zip(&lists).all(in_source_order) {
+        return check_reusing(graph, Wanted::Dependencies, Some(previous));
+    }
+    let old = &previous.dependencies;
+    let mut dependencies = Adjacency::with_capacity(n, old.iter().map(<[u32]>::len).sum());
+    let mut changed = Vec::with_capacity(nodes.len());
+    let mut next = nodes.iter().zip(&lists).peekable();
+    for node in 0..n {
+        let list = match next.next_if(|(&v, _)| v == node) {
+            Some((_, list)) if list.as_slice() != old.of(node) => {
+                changed.push(node as u32);
+                list.as_slice()
+            }
+            _ => old.of(node),
+        };
+        for &dep in list {
+            dependencies.push(dep);
+        }
+        dependencies.end_node();
+    }
+    let mut diagnostics = self_dependencies(graph);
+    let reduction = reduce_again(&dependencies, previous, Some(&changed));
+    diagnostics.extend(redundant(graph, &reduction));
+    GraphReport {
+        diagnostics,
+        dependencies: reduction.kept.clone(),
+        has_cycle: false,
+        memo: Some(Memo {
+            dependencies,
+            reduction,
+        }),
+    }
+}
+
+/// A node's sorted, distinct dependencies, itself left out, from every
+/// edge that names it as a dependent.
+fn pairs_of(graph: &DepGraph, node: usize) -> Vec<u32> {
+    let mut list: Vec<u32> = graph
+        .groups
+        .iter()
+        .filter(|g| g.dependents.contains(&node))
+        .flat_map(|g| g.dependencies.iter().map(|&d| d as u32))
+        .chain(
+            graph
+                .edges
+                .iter()
+                .filter(|e| e.dependent == node)
+                .map(|e| e.dependency as u32),
+        )
+        .filter(|&d| d as usize != node)
+        .collect();
+    list.sort_unstable();
+    list.dedup();
+    list
+}
+
+/// A diagnostic for each edge of a node to itself, in source order.
+fn self_dependencies(graph: &DepGraph) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    let may_wait_for_itself = |g: &GroupEdge| {
+        let range = |list: &[usize]| (list.iter().min().copied(), list.iter().max().copied());
+        let ((Some(a_min), Some(a_max)), (Some(b_min), Some(b_max))) =
+            (range(&g.dependents), range(&g.dependencies))
+        else {
+            return false;
+        };
+        a_min <= b_max && b_min <= a_max
+    };
+    // Rare: looked for edge by edge only when some edge may be one.
+    let self_edges = graph.edges.iter().any(|e| e.dependent == e.dependency)
+        || graph.groups.iter().any(may_wait_for_itself);
+    if self_edges {
+        for edge in graph.all_edges().filter(|e| e.dependent == e.dependency) {
+            let name = graph.nodes[edge.dependent].name;
+            diagnostics.push(
+                Diagnostic::new(Code::SelfDependency, format!("`{name}` comes after itself"))
+                    .label(
+                        edge.file,
+                        edge.span,
+                        format!("`{name}` cannot wait for itself"),
+                    )
+                    .help("remove this dependency"),
+            );
+        }
+    }
+    diagnostics
 }
 
 /// The most edges of one cycle that a diagnostic names and labels.
@@ -469,15 +548,27 @@ fn reduce(dependencies: &Adjacency, order: &[u32], searched: Option<&[bool]>) ->
 /// lists alone. So a node is searched again only when its list changed or
 /// the list of a node in that window did; every other node's lists are
 /// copied. A plan's edit changes a few lists, and windows are short.
-fn reduce_again(dependencies: &Adjacency, previous: &Memo) -> Reduction {
+///
+/// `changed` lists the nodes whose lists changed, sorted, when the caller
+/// knows them; otherwise every list is compared.
+fn reduce_again(dependencies: &Adjacency, previous: &Memo, changed: Option<&[u32]>) -> Reduction {
     let n = dependencies.len();
     if previous.dependencies.len() != n {
         let order: Vec<u32> = (0..n as u32).collect();
         return reduce(dependencies, &order, None);
     }
-    let changed: Vec<u32> = (0..n as u32)
-        .filter(|&node| dependencies.of(node as usize) != previous.dependencies.of(node as usize))
-        .collect();
+    let compared: Vec<u32>;
+    let changed = match changed {
+        Some(changed) => changed,
+        None => {
+            compared = (0..n as u32)
+                .filter(|&node| {
+                    dependencies.of(node as usize) != previous.dependencies.of(node as usize)
+                })
+                .collect();
+            &compared
+        }
+    };
     let old = &previous.reduction;
     let mut search: Option<Search> = None;
     let mut kept = Adjacency::with_capacity(n, n);
@@ -874,8 +965,11 @@ mod tests {
                 // An edit: a few lists changed, now and then a node named
                 // after itself or a later one (no memo then), or one node
                 // more or fewer.
+                let before = lists.clone();
+                let mut edited = Vec::new();
                 for _ in 0..1 + next(3) {
                     let node = next(lists.len());
+                    edited.push(node);
                     let fresh = random_edges(node + 1, &mut next).pop().unwrap_or_default();
                     lists[node] = fresh;
                     if next(20) == 0 {
@@ -893,6 +987,12 @@ mod tests {
                     }
                     _ => {}
                 }
+                // A node added or taken away changes its list, and taking
+                // one away changes the lists that named it.
+                let empty = Vec::new();
+                let list = |lists: &[Vec<usize>], v: usize| lists.get(v).unwrap_or(&empty).clone();
+                let longest = lists.len().max(before.len());
+                edited.extend((0..longest).filter(|&v| list(&lists, v) != list(&before, v)));
                 let graph = graph_of(&names, &lists);
                 let fresh = check(&graph, Wanted::Dependencies);
                 let reused = check_reusing(&graph, Wanted::Dependencies, memo.as_ref());
@@ -900,6 +1000,14 @@ mod tests {
                 assert_eq!(reused.dependencies, fresh.dependencies);
                 assert_eq!(reused.has_cycle, fresh.has_cycle);
                 assert_eq!(reused.memo.is_some(), fresh.memo.is_some());
+                // Told which nodes were edited, the same again.
+                if let Some(previous) = &memo {
+                    let changed = check_changed(&graph, previous, &edited);
+                    assert_eq!(changed.diagnostics, fresh.diagnostics);
+                    assert_eq!(changed.dependencies, fresh.dependencies);
+                    assert_eq!(changed.has_cycle, fresh.has_cycle);
+                    assert_eq!(changed.memo.is_some(), fresh.memo.is_some());
+                }
                 memo = reused.memo;
             }
         }

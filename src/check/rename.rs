@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use super::graph::{self, DepGraph, Edge, Node, Wanted};
+use super::graph::{self, DepGraph, Edge, Node};
 use super::lower::{side_by_side, unknown_task_or_step, Unknown, Unresolved};
 use super::{in_order, Checked, PlanReuse, Reuse};
 use crate::diagnostic::{Code, Diagnostic};
@@ -80,7 +80,13 @@ pub(crate) fn renamed(
         let unknown = unknown_diagnostics(&unresolved, &moved.symbols.definitions, file);
         Some((unresolved, other, unknown))
     };
-    let check_graph = || graph::check_reusing(&graph, Wanted::Dependencies, Some(memo));
+    // The tasks whose edges changed: those that name either name.
+    let dependents = kept.edges.iter().zip(&dropped).filter(|(_, &gone)| gone);
+    let changed: Vec<usize> = dependents
+        .map(|(e, _)| e.dependent)
+        .chain(resolved.iter().map(|&(_, dependent, _)| dependent))
+        .collect();
+    let check_graph = || graph::check_changed(&graph, memo, &changed);
     let (report, searched) = if side_by_side(graph.nodes.len()) {
         std::thread::scope(|scope| {
             let report = scope.spawn(check_graph);
