@@ -24,7 +24,7 @@ pub struct Node<'a> {
 }
 
 /// "`dependent` comes after `dependency`", and where the source says so.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Edge {
     pub dependent: usize,
     pub dependency: usize,

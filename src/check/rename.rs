@@ -329,31 +329,42 @@ impl Reuse {
     /// nothing the check sees (`map` moves a span of the old text to the
     /// new one): the graph as it was, the plan's spans moved (or nothing
     /// kept of the plan if one cannot be).
-    pub(crate) fn moved(&self, file: FileId, map: &dyn Fn(Span) -> Option<Span>) -> Reuse {
+    ///
+    /// `from` is where the edit starts: a span that ends before it stays.
+    pub(crate) fn moved(
+        &self,
+        file: FileId,
+        map: &dyn Fn(Span) -> Option<Span>,
+        from: usize,
+    ) -> Reuse {
         Reuse {
             graph: self.graph.clone(),
             plan: self
                 .plan
                 .as_deref()
-                .and_then(|plan| plan.moved(file, map))
+                .and_then(|plan| plan.moved(file, map, from))
                 .map(Arc::new),
         }
     }
 }
 
 impl PlanReuse {
-    fn moved(&self, file: FileId, map: &dyn Fn(Span) -> Option<Span>) -> Option<PlanReuse> {
-        let in_file = |f: FileId, span: Span| if f == file { map(span) } else { Some(span) };
-        let edges = self
-            .edges
-            .iter()
-            .map(|e| {
-                Some(Edge {
-                    span: in_file(e.file, e.span)?,
-                    ..e.clone()
-                })
-            })
-            .collect::<Option<_>>()?;
+    fn moved(
+        &self,
+        file: FileId,
+        map: &dyn Fn(Span) -> Option<Span>,
+        from: usize,
+    ) -> Option<PlanReuse> {
+        let in_file = |f: FileId, span: Span| match f == file && span.end() > from {
+            true => map(span),
+            false => Some(span),
+        };
+        // Copied whole (tens of thousands on a large plan), then those
+        // after the edit moved in place.
+        let mut edges = self.edges.clone();
+        for edge in &mut edges {
+            edge.span = in_file(edge.file, edge.span)?;
+        }
         let groups = self
             .groups
             .iter()
@@ -417,10 +428,7 @@ fn edges_after(
         } else {
             edge.span
         };
-        edges.push(Edge {
-            span,
-            ..edge.clone()
-        });
+        edges.push(Edge { span, ..*edge });
     }
     dropped_before.push(count);
     for &(_, dependent, span) in resolved {

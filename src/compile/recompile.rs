@@ -263,7 +263,15 @@ impl Compilation {
         sources: SourceMap,
         rename: Option<&Rename>,
     ) -> Result<Compilation, Box<Reparsed>> {
-        match self.moved_analysis(&reparsed, edit, rename) {
+        let moved = self
+            .moved_analysis(&reparsed, edit, rename)
+            .and_then(|mut moved| {
+                // The graph is as it was; what the plan kept moves.
+                let map = self.mover(&reparsed, edit)?;
+                moved.0.reuse = self.checked.reuse.moved(self.file, &map, edit.start);
+                Some(moved)
+            });
+        match moved {
             Some((checked, diagnostics, loading)) => {
                 let parts = Parts {
                     root_syntax: reparsed.parsed.diagnostics,
@@ -351,8 +359,8 @@ impl Compilation {
                 definitions,
                 references,
             },
-            // The graph is as it was; the plan's spans move.
-            reuse: self.checked.reuse.moved(root, &moved),
+            // Made by the caller.
+            reuse: Default::default(),
         };
         Some((
             checked,
