@@ -251,7 +251,7 @@ fn read_open(mut file: File, expected: u64, limit: usize) -> Result<Arc<[u8]>, R
 /// at once when it is large); returns how many bytes were read, fewer than
 /// the buffer holds when the file is shorter.
 fn read_start(file: &File, buffer: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
-    let two_cores = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    let two_cores = crate::two_cores();
     if cfg!(unix) && two_cores && buffer.len() >= PARALLEL_READ {
         let (first, second) = buffer.split_at_mut(buffer.len() / 2);
         let offset = first.len();

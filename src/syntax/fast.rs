@@ -60,10 +60,9 @@ pub(super) struct OpenPlan {
 /// anything the grammar would report (or anything this reader does not
 /// know), what it read up to the item where it gave up.
 pub(super) fn read(text: &str) -> Result<File, Box<Prefix>> {
-    let guess = (text.len() >= PARALLEL_THRESHOLD
-        && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2))
-    .then(|| guess_item_start(text))
-    .flatten();
+    let guess = (text.len() >= PARALLEL_THRESHOLD && crate::two_cores())
+        .then(|| guess_item_start(text))
+        .flatten();
     let Some(guess) = guess else {
         return Reader::new(text, text.len()).read_file();
     };

@@ -384,8 +384,7 @@ fn moved_into(out: &mut Vec<PlanItem>, items: &[PlanItem], edit: Edit) {
             _ => 1,
         })
         .sum();
-    let two =
-        tasks >= PARALLEL_COPY && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    let two = tasks >= PARALLEL_COPY && crate::two_cores();
     if !two {
         out.extend(items.iter().map(|i| moved(i, edit)));
         return;
