@@ -8,19 +8,20 @@
 //!   and shape) changes no name, so nothing is checked again: what the check
 //!   found moves with the text ([`Compilation::retext`]), and the edited
 //!   tasks' strings are interpolated again;
-//! - any other edit is checked again over the new tree, with the imported
-//!   files as they were read before. The check is one pass over names and
-//!   the dependency graph (declarations, references, cycles, "did you mean"
-//!   searches spent in source order, caps per code), and it is what decides
-//!   which items an edit affects; it costs about as much as the parse it
-//!   saves on a large plan.
-//!
 //! - an edit of a task's own name, when nothing names the old name or the
 //!   new one (the name of a task being typed) and the file has no
 //!   templates and no syntax errors, is not checked again either: no
 //!   reference, edge or search of the check can see the name, so what it
 //!   found moves with the text as above, with the one definition and the
-//!   plan's task renamed ([`Compilation::lone_rename`] says when);
+//!   plan's task renamed ([`Compilation::renaming`] says when);
+//! - a rename that something sees (references to either name) moves what
+//!   the check found with the text and checks again only what names the
+//!   old or the new name ([`check::rename`]), where that follows it;
+//! - any other edit is checked again over the new tree, with the imported
+//!   files as they were read before, reusing the dependency graph's last
+//!   reduction where the edit cannot have changed it. The check is one pass
+//!   over names and the dependency graph (declarations, references, cycles,
+//!   "did you mean" searches spent in source order, caps per code).
 //!
 //! Where the edit cannot be bounded (it crosses items, changes imports, or
 //! meets a limit) the file is compiled whole. Every path gives what
