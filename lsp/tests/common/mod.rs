@@ -249,6 +249,18 @@ pub fn at(line: u32, character: u32) -> Value {
     json!({ "textDocument": { "uri": URI }, "position": { "line": line, "character": character } })
 }
 
+/// The (line, UTF-16 column) of a byte offset of `text` (moved back to a
+/// char boundary).
+pub fn position(text: &str, mut offset: usize) -> (u32, u32) {
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[..offset].matches('\n').count() as u32;
+    let col: usize = text[line_start..offset].chars().map(char::len_utf16).sum();
+    (line, col as u32)
+}
+
 /// The (line, UTF-16 column) of the first occurrence of `needle` in `text`,
 /// plus `shift` characters.
 pub fn find(text: &str, needle: &str, shift: u32) -> (u32, u32) {

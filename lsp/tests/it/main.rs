@@ -4,6 +4,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod edits;
 mod helix;
 mod json;
 mod lifecycle;

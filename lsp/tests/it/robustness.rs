@@ -1,20 +1,9 @@
 //! The server stays up on any input: every prefix of every example, and
 //! random edits, each followed by requests that must still be answered.
 
-use crate::common::{self, at, TestClient, DEMO, URI};
+use crate::common::{self, at, position, TestClient, DEMO, URI};
 use proptest::prelude::*;
 use serde_json::json;
-
-/// The (line, UTF-16 column) of a byte offset.
-fn position(text: &str, mut offset: usize) -> (u32, u32) {
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let line = text[..offset].matches('\n').count() as u32;
-    let col: usize = text[line_start..offset].chars().map(char::len_utf16).sum();
-    (line, col as u32)
-}
 
 /// Asks for everything at `offset`; each request must get an answer, not an error.
 async fn ask_everything(client: &mut TestClient, text: &str, offset: usize) {
