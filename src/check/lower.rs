@@ -75,7 +75,7 @@ struct GroupSource<'a> {
 
 /// What a task-or-step name stands for.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum Member {
+pub(in crate::check) enum Member {
     Task(usize),
     Step(usize),
     Group(usize),
@@ -677,7 +677,7 @@ fn qualified(prefix: &str, name: &SmolStr) -> SmolStr {
     SmolStr::from(key)
 }
 
-mod finish;
+pub(super) mod finish;
 #[cfg(test)]
 mod tests;
 

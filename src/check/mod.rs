@@ -8,6 +8,7 @@
 
 mod adjacency;
 mod declare;
+pub(crate) mod edited;
 pub mod graph;
 mod lower;
 mod params;
@@ -91,6 +92,13 @@ struct PlanReuse {
     /// The references the tasks' fields made, in source order: a range of
     /// [`Symbols::references`].
     task_references: std::ops::Range<usize>,
+    /// The references the tasks' strings made (to parameters), a later
+    /// range: task by task, in source order, each task's reasoning,
+    /// description and title in that order.
+    texts_references: std::ops::Range<usize>,
+    /// How many diagnostics the check did not report because unparsed text
+    /// could be what they are about ([`Checker::withheld`]).
+    withheld: usize,
     /// The graph's edges as the `after`s made them.
     edges: Vec<graph::Edge>,
     groups: Vec<graph::GroupEdge>,
@@ -107,6 +115,7 @@ struct Trace {
     tasks_unresolved: usize,
     task_references: std::ops::Range<usize>,
     unknown: std::ops::Range<usize>,
+    texts_references: std::ops::Range<usize>,
     /// The "did you mean" budget left before and after their searches.
     searches: (usize, usize),
     graph: std::ops::Range<usize>,
@@ -164,6 +173,9 @@ pub(crate) struct Checker {
     reuse: Reuse,
     /// What the plan's lowering recorded for [`PlanReuse`].
     trace: Option<Trace>,
+    /// How many diagnostics were not reported because unparsed text could
+    /// have been what they are about (unresolved names not counted).
+    withheld: usize,
 }
 
 impl Checker {
@@ -186,6 +198,7 @@ impl Checker {
             previous: Reuse::default(),
             reuse: Reuse::default(),
             trace: None,
+            withheld: 0,
         }
     }
 
@@ -208,12 +221,30 @@ impl Checker {
         self.symbols.references.extend(other.symbols.references);
         self.suggested_roles.extend(other.suggested_roles);
         self.unresolved.extend(other.unresolved);
+        self.withheld += other.withheld;
         if self.referenced.len() < other.referenced.len() {
             self.referenced.resize(other.referenced.len(), false);
         }
         for (mine, theirs) in self.referenced.iter_mut().zip(other.referenced) {
             *mine |= theirs;
         }
+    }
+
+    /// Whether a diagnostic about `name` is reported: not if unparsed text
+    /// mentions it (it may declare or use it there), which is counted.
+    fn withheld_for(&mut self, name: &str) -> bool {
+        let echo = self.unparsed.may_name(name);
+        self.withheld += usize::from(echo);
+        !echo
+    }
+
+    /// Whether a diagnostic about what `span` of `file` holds (a missing
+    /// goal, an empty body) is reported: not if unparsed text stands in it,
+    /// which is counted.
+    fn withheld_within(&mut self, file: FileId, span: Span) -> bool {
+        let echo = self.unparsed.within(file, span);
+        self.withheld += usize::from(echo);
+        !echo
     }
 
     fn define(&mut self, kind: SymbolKind, name: &ast::Ident, full_span: Span) -> usize {
@@ -333,7 +364,7 @@ pub(crate) fn check_reusing(
         let (before, after) = trace.searches;
         let alone = before == suggest::SUGGESTION_BUDGET && after == c.suggestions.left();
         if alone && c.diagnostics.len() <= MAX_KEPT_DIAGNOSTICS {
-            c.reuse.plan = Some(Arc::new(PlanReuse::of(trace, &c.diagnostics)));
+            c.reuse.plan = Some(Arc::new(PlanReuse::of(trace, &c.diagnostics, c.withheld)));
         }
     }
     in_order(&mut c.diagnostics);
@@ -348,7 +379,7 @@ pub(crate) fn check_reusing(
 }
 
 impl PlanReuse {
-    fn of(trace: Trace, diagnostics: &[Diagnostic]) -> PlanReuse {
+    fn of(trace: Trace, diagnostics: &[Diagnostic], withheld: usize) -> PlanReuse {
         let other = diagnostics
             .iter()
             .enumerate()
@@ -359,6 +390,8 @@ impl PlanReuse {
             unresolved: trace.unresolved,
             tasks_unresolved: trace.tasks_unresolved,
             task_references: trace.task_references,
+            texts_references: trace.texts_references,
+            withheld,
             edges: trace.edges,
             groups: trace.groups,
             other,
@@ -465,15 +498,18 @@ fn report_unused_roles(c: &mut Checker, decls: &Declarations) {
     for reference in &c.symbols.references {
         referenced[reference.definition] = true;
     }
+    let suggested = std::mem::take(&mut c.suggested_roles);
     let suggested_roles: rustc_hash::FxHashSet<&str> =
-        c.suggested_roles.iter().map(String::as_str).collect();
+        suggested.iter().map(String::as_str).collect();
     let mut unused_roles = Vec::new();
     for &(file, role, def) in &decls.plan_roles {
         let name = role.name.name.as_str();
-        if !referenced[def] && !suggested_roles.contains(name) && !c.unparsed.may_name(name) {
+        if !referenced[def] && !suggested_roles.contains(name) && c.withheld_for(name) {
             unused_roles.push((file, role));
         }
     }
+    drop(suggested_roles);
+    c.suggested_roles = suggested;
     for (file, role) in unused_roles {
         c.diagnostics.push(
             Diagnostic::new(
@@ -524,7 +560,7 @@ fn lower_plan<'a>(
     let title = interpolate(c, fields.title);
     let goal = interpolate(c, fields.goal);
     let language = interpolate(c, fields.language);
-    if goal.is_none() && !c.unparsed.within(file, plan.span) {
+    if goal.is_none() && c.withheld_within(file, plan.span) {
         c.diagnostics.push(
             Diagnostic::new(Code::MissingGoal, format!("plan `{}` has no goal", plan.name.name))
                 .label(file, plan.name.span, "this plan needs a `goal`")
@@ -606,7 +642,7 @@ fn report_empty(c: &mut Checker, plan: &ast::Plan, file: FileId) {
         .items
         .iter()
         .any(|i| matches!(i, ast::PlanItem::Use(_)));
-    if !has_use && !c.unparsed.within(file, plan.span) {
+    if !has_use && c.withheld_within(file, plan.span) {
         c.diagnostics.push(
             Diagnostic::new(
                 Code::Empty,

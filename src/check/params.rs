@@ -247,7 +247,7 @@ impl<'a> Params<'a> {
                     );
                 }
             }
-            if !decl.used && decl.in_plan && !c.unparsed.may_name(&decl.ast.name.name) {
+            if !decl.used && decl.in_plan && c.withheld_for(&decl.ast.name.name) {
                 c.diagnostics.push(
                     Diagnostic::new(
                         Code::Unused,
@@ -296,7 +296,7 @@ pub(super) fn placeholder(out: &mut String, name: &str) {
 /// Reports a `{name}` that names no parameter in scope.
 pub(super) fn unknown_param(c: &mut Checker, ident: &ast::Ident, suggestion: Option<&str>) {
     // Unparsed text may declare it.
-    if c.unparsed.may_name(&ident.name) {
+    if !c.withheld_for(&ident.name) {
         return;
     }
     let mut diagnostic = Diagnostic::new(

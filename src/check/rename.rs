@@ -124,7 +124,13 @@ pub(crate) fn renamed(
     let plan_reuse = PlanReuse {
         unresolved,
         tasks_unresolved: kept.tasks_unresolved,
+        texts_references: shifted(
+            &kept.texts_references,
+            task_references.len(),
+            kept.task_references.len(),
+        ),
         task_references,
+        withheld: kept.withheld,
         edges,
         groups,
         other,
@@ -393,11 +399,23 @@ impl PlanReuse {
             unresolved,
             tasks_unresolved: self.tasks_unresolved,
             task_references: self.task_references.clone(),
+            texts_references: self.texts_references.clone(),
+            withheld: self.withheld,
             edges,
             groups,
             other,
         })
     }
+}
+
+/// A range after a block whose length went from `was` to `is`, moved with
+/// it.
+pub(super) fn shifted(
+    range: &std::ops::Range<usize>,
+    is: usize,
+    was: usize,
+) -> std::ops::Range<usize> {
+    (range.start + is - was)..(range.end + is - was)
 }
 
 /// The graph's edges after the rename: moved with the text, those of the

@@ -40,6 +40,11 @@ impl Unparsed {
         unparsed
     }
 
+    /// Whether no text went unparsed.
+    pub(super) fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
     /// Whether `name` (or, for `a.b`, one of its parts) is written in
     /// unparsed text, where it may be declared or used.
     pub(super) fn may_name(&self, name: &str) -> bool {

@@ -104,27 +104,82 @@ impl Compilation {
         modules
     }
 
-    /// Checks the re-read tree.
+    /// Checks the re-read tree: only the edited task, if the edit stays
+    /// inside one task and keeps its name ([`check::edited`]), else whole.
     fn recheck(&self, reparsed: Reparsed, edit: Edit, sources: SourceMap) -> Compilation {
         let moved = |span: Span| Some(edit.map_span(span));
-        let loading = self
+        let loading: Vec<Diagnostic> = self
             .parts
             .loading
             .iter()
             .filter_map(|d| d.moved(self.file, &moved))
             .collect();
+        let tasks = match (
+            syntax::item_at(self.syntax(), reparsed.place),
+            syntax::item_at(&reparsed.parsed.file, reparsed.place),
+        ) {
+            (Some(old), Some(new)) => syntax::edited_task(&old, &new, edit),
+            _ => None,
+        };
         let parts = Parts {
             root_syntax: reparsed.parsed.diagnostics,
             loading,
             options: self.parts.options.clone(),
             json: false,
         };
-        assemble(
-            sources,
-            self.modules_with(reparsed.parsed.file),
-            parts,
-            Some(&self.checked),
-        )
+        let modules = self.modules_with(reparsed.parsed.file);
+        let edited = tasks.and_then(|(old, new)| {
+            let task = check::edited::EditedTask {
+                old: &old,
+                new: &new,
+            };
+            self.edited(&task, edit, (&modules, &sources))
+        });
+        match edited {
+            Some(checked) => Compilation {
+                diagnostics: super::gathered(&parts, &checked),
+                sources,
+                file: self.file,
+                modules,
+                checked,
+                parts: Arc::new(parts),
+            },
+            None => assemble(sources, modules, parts, Some(&self.checked)),
+        }
+    }
+
+    /// The check after an edit inside one task that keeps its name, from
+    /// this one: `None` where [`check::edited`] does not follow the edit,
+    /// or the file has templates or does not record references.
+    fn edited(
+        &self,
+        task: &check::edited::EditedTask,
+        edit: Edit,
+        (modules, sources): (&[Module], &SourceMap),
+    ) -> Option<Checked> {
+        let options = &self.parts.options;
+        let simple = !options.skip_references && !options.skip_plan;
+        if !simple || task.old.name != task.new.name || self.modules.iter().any(has_templates) {
+            return None;
+        }
+        // Inside the task, only its name and its whole span move (what
+        // else it made is made again).
+        let (old, new) = (task.old, task.new);
+        let old_span = old.span;
+        let map = |span: Span| -> Option<Span> {
+            let outside = span.end() <= old_span.start() || span.start() >= old_span.end();
+            let around = span.start() < old_span.start() && span.end() > old_span.end();
+            if outside || around {
+                Some(edit.map_span(span))
+            } else if span == old.name.span {
+                Some(new.name.span)
+            } else if span == old.span {
+                Some(new.span)
+            } else {
+                None
+            }
+        };
+        check::edited::edited(&self.checked, &map, (modules, sources), self.file, task)
     }
 
     /// Whether the edit renames one task and changes nothing else that the

@@ -17,5 +17,5 @@ pub use limits::{
 };
 pub use parser::{parse, Parsed};
 pub use recover::Context;
-pub(crate) use reparse::{item_at, same_but_name, spans};
+pub(crate) use reparse::{edited_task, item_at, same_but_name, spans};
 pub use reparse::{reparse, Edit, Place, Reparsed};

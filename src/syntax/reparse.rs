@@ -14,6 +14,8 @@
 //! on the number of syntax errors are checked as the whole-file parse checks
 //! them, and the reader gives up where they could differ.
 
+use std::sync::Arc;
+
 use super::ast::*;
 use super::limits;
 use super::parser::{self, Parsed};
@@ -453,6 +455,47 @@ pub(crate) fn same_but_name(a: &Task, b: &Task) -> bool {
         })))
     };
     nameless(a) == nameless(b)
+}
+
+/// The one task an edit changed, as it was and as it is, when the item
+/// read again is that task, or a step in which nothing else changed (its
+/// name, title, `after`s, `sequential` and other tasks the same but where
+/// they stand): `(old, new)`.
+pub(crate) fn edited_task(
+    old: &PlanItem,
+    new: &PlanItem,
+    edit: Edit,
+) -> Option<(Arc<Task>, Arc<Task>)> {
+    let (old_step, new_step) = match (old, new) {
+        (PlanItem::Task(old), PlanItem::Task(new)) => return Some((old.clone(), new.clone())),
+        (PlanItem::Step(old), PlanItem::Step(new)) => (old, new),
+        _ => return None,
+    };
+    let holds = |item: &StepItem| match item {
+        StepItem::Task(task) => task.span.start() <= edit.start && edit.old_end <= task.span.end(),
+        _ => false,
+    };
+    let at = old_step.items.iter().position(holds)?;
+    let (StepItem::Task(old_task), Some(StepItem::Task(new_task))) =
+        (&old_step.items[at], new_step.items.get(at))
+    else {
+        return None;
+    };
+    // The steps without the task, their spans and texts left out, but not
+    // the text of their strings.
+    let without = |step: &Step| {
+        let mut step = step.clone();
+        step.items.remove(at);
+        let mut item = PlanItem::Step(Arc::new(step));
+        item.visit(&mut |at| match at {
+            At::Span(span) => *span = Span::default(),
+            At::Text(_) => {}
+        });
+        item
+    };
+    let same =
+        old_step.items.len() == new_step.items.len() && without(old_step) == without(new_step);
+    same.then(|| (old_task.clone(), new_task.clone()))
 }
 
 /// The span of an item of a plan or template body.

@@ -21,9 +21,9 @@ use crate::syntax::ast::{self, SmolStr};
 /// edges are made once every task has been looked at (in source order,
 /// within the budget of [`crate::syntax::dependency_pair_limit`]).
 #[derive(Default)]
-struct TaskEdges {
-    edges: Vec<graph::Edge>,
-    to_groups: Vec<ToGroup>,
+pub(in crate::check) struct TaskEdges {
+    pub edges: Vec<graph::Edge>,
+    pub to_groups: Vec<ToGroup>,
     /// What the `after` being read has named so far.
     named: rustc_hash::FxHashSet<Member>,
 }
@@ -42,7 +42,7 @@ fn empty_for(named: &mut rustc_hash::FxHashSet<Member>, refs: usize) {
 }
 
 /// A task's reference to a step or an instance of more than one task.
-struct ToGroup {
+pub(in crate::check) struct ToGroup {
     /// How many single edges come before its edges in source order.
     at: usize,
     dependent: usize,
@@ -73,82 +73,126 @@ impl TaskEdges {
     }
 }
 
-impl<'a> Lowering<'a, '_> {
-    /// Checks a task's fields: references resolved (its edges added), roles
-    /// looked up, values in range, no field given twice. (What the fields
-    /// say is read by [`TaskFields::of`] when the task is built.)
-    fn structure(&self, c: &mut Checker, out: &mut TaskEdges, index: usize) {
-        let (task, file) = (self.tasks[index].task, self.tasks[index].file);
-        c.file = file;
-        // Where each kind of field was first given, by `field_kind`.
-        let mut seen: [Option<Span>; 7] = [None; 7];
-        for field in &task.fields {
-            let seen = &mut seen[field_kind(field)];
-            if let Some(first) = *seen {
-                c.duplicate_field(field.keyword(), first, field.span());
-                continue;
-            }
-            *seen = Some(field.span());
-            match field {
-                ast::TaskField::After(after) => self.task_after(c, out, index, after),
-                ast::TaskField::Assignee { role, .. } => {
-                    if let Some(def) = self.decls.roles.lookup(&role.name) {
-                        c.reference(def, role.span);
-                    } else {
-                        c.unresolved.push(Unresolved {
-                            file,
-                            name: role.clone(),
-                            kind: Unknown::Role,
-                        });
-                    }
-                }
-                ast::TaskField::Retry(f) => check_retry(c, f),
-                ast::TaskField::Priority { level, .. } => check_priority(c, level),
-                ast::TaskField::Reasoning(_)
-                | ast::TaskField::Description(_)
-                | ast::TaskField::Optional(_) => {}
-            }
-        }
+/// What checking a task's fields reads of its plan: the names its `after`
+/// and `assignee` give. The lowering answers from its name tables; a check
+/// of one edited task (`check::edited`) from the last check's symbols.
+pub(in crate::check) trait Names {
+    /// What a reference under `prefix` names, its reference recorded;
+    /// `None`, the name put in `c.unresolved`, if nothing.
+    fn resolve(&self, c: &mut Checker, prefix: &str, reference: &ast::Ident) -> Option<Member>;
+    /// The tasks a name stands for.
+    fn tasks_of<'m>(&'m self, member: &'m Member) -> &'m [usize];
+    /// The definition of a role.
+    fn role(&self, name: &str) -> Option<usize>;
+}
+
+impl Names for Lowering<'_, '_> {
+    fn resolve(&self, c: &mut Checker, prefix: &str, reference: &ast::Ident) -> Option<Member> {
+        Lowering::resolve(self, c, prefix, reference)
     }
 
-    /// A task's `after`: each reference resolved; a task named makes one
-    /// edge, a step or an instance is kept for [`Self::group_edges`]. A name
-    /// given again makes nothing more (one warning for the first repeat):
-    /// `after a,a,…` costs its text, not an edge per repeat.
-    fn task_after(&self, c: &mut Checker, out: &mut TaskEdges, index: usize, after: &ast::After) {
-        let file = c.file;
-        let prefix = self.prefix(self.tasks[index].env);
-        empty_for(&mut out.named, after.refs.len());
-        let mut repeated = false;
-        for reference in &after.refs {
-            let Some(member) = self.resolve(c, prefix, reference) else {
-                continue;
-            };
-            if !out.named.insert(member) {
-                if !std::mem::replace(&mut repeated, true) {
-                    c.diagnostics
-                        .push(named_again(c, &self.tasks[index].key, reference));
-                }
-                continue;
-            }
-            match *self.tasks_of(&member) {
-                [] => {}
-                [dependency] => out.edges.push(graph::Edge {
-                    dependent: index,
-                    dependency,
-                    file,
-                    span: reference.span,
-                    direct: matches!(member, Member::Task(_)),
-                }),
-                _ => out.to_groups.push(ToGroup {
-                    at: out.edges.len(),
-                    dependent: index,
-                    member,
-                    file,
-                    reference: reference.clone(),
-                }),
-            }
+    fn tasks_of<'m>(&'m self, member: &'m Member) -> &'m [usize] {
+        Lowering::tasks_of(self, member)
+    }
+
+    fn role(&self, name: &str) -> Option<usize> {
+        self.decls.roles.lookup(name)
+    }
+}
+
+/// Checks a task's fields: references resolved (its edges added), roles
+/// looked up, values in range, no field given twice. (What the fields say
+/// is read by [`TaskFields::of`] when the task is built.) `index` is the
+/// task's, `key` its name, `prefix` that of the names it gives.
+pub(in crate::check) fn structure(
+    names: &impl Names,
+    c: &mut Checker,
+    out: &mut TaskEdges,
+    (index, task, key, prefix): (usize, &ast::Task, &str, &str),
+) {
+    let file = c.file;
+    // Where each kind of field was first given, by `field_kind`.
+    let mut seen: [Option<Span>; 7] = [None; 7];
+    for field in &task.fields {
+        let seen = &mut seen[field_kind(field)];
+        if let Some(first) = *seen {
+            c.duplicate_field(field.keyword(), first, field.span());
+            continue;
         }
+        *seen = Some(field.span());
+        match field {
+            ast::TaskField::After(after) => task_after(names, c, out, (index, key, prefix), after),
+            ast::TaskField::Assignee { role, .. } => {
+                if let Some(def) = names.role(&role.name) {
+                    c.reference(def, role.span);
+                } else {
+                    c.unresolved.push(Unresolved {
+                        file,
+                        name: role.clone(),
+                        kind: Unknown::Role,
+                    });
+                }
+            }
+            ast::TaskField::Retry(f) => check_retry(c, f),
+            ast::TaskField::Priority { level, .. } => check_priority(c, level),
+            ast::TaskField::Reasoning(_)
+            | ast::TaskField::Description(_)
+            | ast::TaskField::Optional(_) => {}
+        }
+    }
+}
+
+/// A task's `after`: each reference resolved; a task named makes one
+/// edge, a step or an instance is kept for [`Lowering::group_edges`]. A
+/// name given again makes nothing more (one warning for the first repeat):
+/// `after a,a,…` costs its text, not an edge per repeat.
+fn task_after(
+    names: &impl Names,
+    c: &mut Checker,
+    out: &mut TaskEdges,
+    (index, key, prefix): (usize, &str, &str),
+    after: &ast::After,
+) {
+    let file = c.file;
+    empty_for(&mut out.named, after.refs.len());
+    let mut repeated = false;
+    for reference in &after.refs {
+        let Some(member) = names.resolve(c, prefix, reference) else {
+            continue;
+        };
+        if !out.named.insert(member) {
+            if !std::mem::replace(&mut repeated, true) {
+                c.diagnostics.push(named_again(c, key, reference));
+            }
+            continue;
+        }
+        match *names.tasks_of(&member) {
+            [] => {}
+            [dependency] => out.edges.push(graph::Edge {
+                dependent: index,
+                dependency,
+                file,
+                span: reference.span,
+                direct: matches!(member, Member::Task(_)),
+            }),
+            _ => out.to_groups.push(ToGroup {
+                at: out.edges.len(),
+                dependent: index,
+                member,
+                file,
+                reference: reference.clone(),
+            }),
+        }
+    }
+}
+
+impl<'a> Lowering<'a, '_> {
+    /// Checks the fields of task `index` ([`structure`]).
+    fn structure(&self, c: &mut Checker, out: &mut TaskEdges, index: usize) {
+        let source = &self.tasks[index];
+        c.file = source.file;
+        let prefix = self.prefix(source.env);
+        structure(self, c, out, (index, source.task, &source.key, prefix));
     }
 
     /// The edges of the tasks' references to steps and instances, in source
@@ -272,7 +316,7 @@ impl<'a> Lowering<'a, '_> {
                 });
             }
         }
-        if self.steps[s].tasks.is_empty() && !c.unparsed.within(file, step.span) {
+        if self.steps[s].tasks.is_empty() && c.withheld_within(file, step.span) {
             c.diagnostics.push(
                 Diagnostic::new(
                     Code::Empty,
@@ -334,6 +378,7 @@ impl<'a> Lowering<'a, '_> {
                 tasks_unresolved,
                 task_references: tasks_references..c.symbols.references.len(),
                 unknown: 0..0,
+                texts_references: 0..0,
                 searches: (0, 0),
                 graph: 0..0,
                 edges: Vec::new(),
@@ -381,6 +426,7 @@ impl<'a> Lowering<'a, '_> {
         let mut text = |c: &mut Checker, env: Env, s: &ast::Str| {
             interpolate(c, decls, &envs, &mut used_template_params, params, env, s)
         };
+        let texts_from = c.symbols.references.len();
         let mut texts = |c: &mut Checker| task_texts(c, &tasks, &steps, keep_tasks, &mut text);
         let ((graph_diagnostics, dependencies, memo), mut ir_tasks) = if side_by_side(tasks.len()) {
             std::thread::scope(|scope| {
@@ -398,7 +444,9 @@ impl<'a> Lowering<'a, '_> {
         c.diagnostics.extend(graph_diagnostics);
         if keep_tasks {
             c.reuse.graph = memo.map(std::sync::Arc::new);
+            let texts_to = c.symbols.references.len();
             if let Some(trace) = c.trace.as_mut() {
+                trace.texts_references = texts_from..texts_to;
                 trace.graph = graph_from..c.diagnostics.len();
                 trace.edges = graph.edges;
                 trace.groups = graph.groups;
@@ -483,17 +531,17 @@ fn check_graph(
 /// first field of each kind counts (a second one is reported by
 /// `structure`).
 #[derive(Default)]
-struct TaskFields<'a> {
-    assignee: Option<&'a SmolStr>,
-    reasoning: Option<&'a ast::Str>,
-    description: Option<&'a ast::Str>,
-    retry: Option<u32>,
-    optional: bool,
-    priority: Option<ir::Priority>,
+pub(in crate::check) struct TaskFields<'a> {
+    pub(in crate::check) assignee: Option<&'a SmolStr>,
+    pub(in crate::check) reasoning: Option<&'a ast::Str>,
+    pub(in crate::check) description: Option<&'a ast::Str>,
+    pub(in crate::check) retry: Option<u32>,
+    pub(in crate::check) optional: bool,
+    pub(in crate::check) priority: Option<ir::Priority>,
 }
 
 impl<'a> TaskFields<'a> {
-    fn of(task: &'a ast::Task) -> TaskFields<'a> {
+    pub(in crate::check) fn of(task: &'a ast::Task) -> TaskFields<'a> {
         let mut fields = TaskFields::default();
         let mut seen = [false; 7];
         for field in &task.fields {

@@ -99,6 +99,28 @@ const SNIPPETS: &[&str] = &[
     "task \"",
 ];
 
+/// Fields typed into a task's body.
+const FIELDS: &[&str] = &[
+    "after t3 ",
+    "after t1, t1 ",
+    "after t1, t2 ",
+    "after t99 ",
+    "after tt1 ",
+    "after s2 ",
+    "retry 2000 ",
+    "retry 1 ",
+    "priority hgh ",
+    "priority low ",
+    "assignee r1 ",
+    "assignee r9 ",
+    "optional ",
+    "reasoning \"Why {team}\" ",
+    "description \"{nope}\" ",
+    "description \"Plain\" ",
+    "\"",
+    "x ",
+];
+
 fn base(index: usize) -> String {
     match index {
         0 => crate::generate::plan_source(60, false),
@@ -128,6 +150,48 @@ proptest! {
         for (at, len, snippet) in edits {
             text = Splice::pick(&text, (at * text.len() as f64) as usize, len, SNIPPETS, snippet)
                 .apply(&text);
+            compilation = compilation.recompile(Arc::from(text.as_str()));
+            same_as_fresh(&compilation, &text)?;
+        }
+    }
+
+    /// Fields typed into a task's body and taken out again, one edit after
+    /// another: references, repeated and unknown names, fields given twice,
+    /// values out of range, roles, strings with parameters, quotes left
+    /// unclosed; what the task made is checked again alone
+    /// (`check::edited`), or the file whole.
+    #[test]
+    fn a_task_edited_recompiled_equals_a_fresh_compile(
+        cycle in proptest::bool::weighted(0.1),
+        keys in proptest::collection::vec((0.0..1.0f64, 0..FIELDS.len(), proptest::bool::ANY), 1..12),
+    ) {
+        let mut text = base(usize::from(cycle));
+        let mut compilation = compile(&text);
+        let mut typed: Vec<(usize, &str)> = Vec::new();
+        for (pick, field, take_back) in keys {
+            text = match typed.pop() {
+                Some((at, field)) if take_back => {
+                    format!("{}{}", &text[..at], &text[at + field.len()..])
+                }
+                last => {
+                    typed.extend(last);
+                    // Just inside a task's body.
+                    let bodies: Vec<usize> = text
+                        .match_indices("\" { ")
+                        .map(|(at, _)| at + 3)
+                        .filter(|&at| typed.iter().all(|&(t, f)| at < t || at > t + f.len()))
+                        .collect();
+                    let Some(&at) = bodies.get((pick * bodies.len() as f64) as usize) else {
+                        break;
+                    };
+                    // Places typed before move with the text.
+                    for (t, _) in typed.iter_mut().filter(|(t, _)| *t > at) {
+                        *t += FIELDS[field].len();
+                    }
+                    typed.push((at, FIELDS[field]));
+                    format!("{}{}{}", &text[..at], FIELDS[field], &text[at..])
+                }
+            };
             compilation = compilation.recompile(Arc::from(text.as_str()));
             same_as_fresh(&compilation, &text)?;
         }
@@ -334,6 +398,66 @@ fn a_large_plan_is_recompiled_on_two_threads_as_on_one() {
     }
 }
 
+#[test]
+fn typing_inside_a_task_checks_only_that_task() {
+    let text = crate::generate::plan_source(300, false);
+    let at = text.find("task t150 \"Do").expect("the task") + "task t150 \"Do".len();
+    let after = text[at..].find(" after ").expect("an after") + at + " after ".len();
+    let edits = [
+        // A quote that leaves a string unclosed, and mended.
+        format!("{}\"{}", &text[..at], &text[at..]),
+        text.clone(),
+        // A reference typed into the `after`, letter by letter, and back.
+        format!("{}t{}", &text[..after], &text[after..]),
+        format!("{}t1{}", &text[..after], &text[after..]),
+        format!("{}t1, {}", &text[..after], &text[after..]),
+        text.clone(),
+    ];
+    let mut old = compile(&text);
+    for new in edits {
+        assert_eq!(
+            path(&old, &new),
+            Path::Edited,
+            "{}",
+            &new[at - 20..after + 20]
+        );
+        old = old.recompile(Arc::from(new.as_str()));
+        check(&old, &new);
+    }
+    assert!(old.diagnostics.is_empty());
+}
+
+#[test]
+fn a_role_or_parameter_an_edit_leaves_unused_is_reported() {
+    let text = "plan p {\n    goal \"G\"\n    param who: string = \"me\"\n    role solo \"Solo\"\n    role other \"Other\"\n    task a \"A {who}\" { assignee solo }\n    task b \"B\" { after a assignee other }\n}\n";
+    let edits = [
+        text.replace("assignee solo", "assignee other"),
+        text.to_owned(),
+        text.replace("\"A {who}\"", "\"A\""),
+        text.to_owned(),
+        text.replace("assignee solo }", "assignee solo retry 3 }"),
+    ];
+    let mut old = compile(text);
+    for new in edits {
+        let expected = if new.contains("retry") {
+            Path::Edited
+        } else {
+            Path::Whole
+        };
+        assert_eq!(path(&old, &new), expected, "{new}");
+        old = old.recompile(Arc::from(new.as_str()));
+        check(&old, &new);
+    }
+    let unused = |text: &str| {
+        compile(text)
+            .diagnostics
+            .iter()
+            .any(|d| d.code == crate::diagnostic::Code::Unused)
+    };
+    assert!(unused(&text.replace("assignee solo", "assignee other")));
+    assert!(unused(&text.replace("\"A {who}\"", "\"A\"")));
+}
+
 /// How a recompile of the old compilation to `new` goes.
 #[derive(Debug, PartialEq)]
 enum Path {
@@ -341,6 +465,8 @@ enum Path {
     Lone,
     /// What names the task's old or new name checked again.
     Renamed,
+    /// The one task edited checked again.
+    Edited,
     /// Checked again whole.
     Whole,
 }
@@ -349,7 +475,31 @@ fn path(old: &Compilation, new: &str) -> Path {
     let text = &old.sources.get(old.file).text;
     let edit = crate::syntax::Edit::between(text, new);
     let Some(rename) = old.renaming(&reparsed(old, new)) else {
-        return Path::Whole;
+        let reparsed = reparsed(old, new);
+        if reparsed.text_only {
+            return Path::Lone;
+        }
+        let items = (
+            crate::syntax::item_at(old.syntax(), reparsed.place),
+            crate::syntax::item_at(&reparsed.parsed.file, reparsed.place),
+        );
+        let (Some(a), Some(b)) = items else {
+            return Path::Whole;
+        };
+        let Some((was, is)) = crate::syntax::edited_task(&a, &b, edit) else {
+            return Path::Whole;
+        };
+        let mut sources = old.sources.clone();
+        sources.set_text(old.file, Arc::from(new));
+        let task = crate::check::edited::EditedTask {
+            old: &was,
+            new: &is,
+        };
+        let modules = old.modules_with(reparsed.parsed.file.clone());
+        return match old.edited(&task, edit, (&modules, &sources)) {
+            Some(_) => Path::Edited,
+            None => Path::Whole,
+        };
     };
     if !rename.seen {
         return Path::Lone;

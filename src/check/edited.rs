@@ -1,0 +1,498 @@
+//! The check after an edit inside one task that keeps its name (a reference
+//! typed into its `after`, a field added, a string left unclosed and
+//! mended), from the check before it: the task's fields and strings are
+//! checked again alone, and what depends on them is made again from what
+//! the last check kept ([`PlanReuse`]): its references, the unresolved
+//! names and their "did you mean" searches (all of them, in the same order
+//! and budget), its edges and the graph's checks (reusing the reduction),
+//! its IR task. Everything else the check found is moved with the text by
+//! the caller. Where the edit reaches beyond what this follows (a role or
+//! parameter that becomes used or unused, a step named, a diagnostic that
+//! unparsed text could silence), it gives `None` and the file is checked
+//! again whole.
+
+use std::sync::Arc;
+
+use super::graph::{self, DepGraph, Edge, Node};
+use super::lower::finish::{structure, Names, TaskEdges, TaskFields};
+use super::lower::{unknown_task_or_step, Member, Unknown, Unresolved};
+use super::rename::shifted;
+use super::unparsed::Unparsed;
+use super::{in_order, Checked, Checker, PlanReuse, Reuse};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::{self, SymbolKind, TaskId};
+use crate::modules::Module;
+use crate::span::{FileId, SourceMap, Span};
+use crate::suggest;
+use crate::syntax::ast::{self, StrPart};
+
+/// A task edited, its name kept: as it was and as it is.
+pub(crate) struct EditedTask<'a> {
+    pub old: &'a ast::Task,
+    pub new: &'a ast::Task,
+}
+
+/// The check of the edited file: `previous` is the check before the edit,
+/// `map` moves a span of the old text to the new one (`None` inside the
+/// task, but for its name and whole span), `modules` and `sources` are the
+/// edited file's. `None` where the edit reaches beyond what this follows.
+pub(crate) fn edited(
+    previous: &Checked,
+    map: &dyn Fn(Span) -> Option<Span>,
+    (modules, sources): (&[Module], &SourceMap),
+    file: FileId,
+    task: &EditedTask,
+) -> Option<Checked> {
+    let kept = previous.reuse.plan.as_deref()?;
+    let memo = previous.reuse.graph.as_deref()?;
+    let plain =
+        |u: &Unresolved| matches!(&u.kind, Unknown::TaskOrStep { prefix } if prefix.is_empty());
+    let twice = previous
+        .diagnostics
+        .iter()
+        .any(|d| d.code == Code::Duplicate);
+    if twice || kept.withheld > 0 || !kept.unresolved.iter().all(plain) {
+        return None;
+    }
+    let unparsed = Unparsed::of(modules, sources);
+    // Unparsed text could silence a diagnostic of these (about a name it
+    // mentions, or a body it stands in): left to a whole check.
+    let echoes = |d: &Diagnostic| {
+        matches!(
+            d.code,
+            Code::Unused | Code::MissingGoal | Code::Empty | Code::UnknownParam
+        )
+    };
+    if !unparsed.is_empty() && kept.other.iter().any(echoes) {
+        return None;
+    }
+    let mut plan = previous.plan.clone()?;
+    let index = plan
+        .tasks
+        .iter()
+        .position(|t| t.key == task.new.name.name)?;
+    let gone = Gone::of(
+        previous,
+        kept,
+        file,
+        task.old.span,
+        index,
+        task.old.name.span,
+    )?;
+
+    // The task's fields and strings, checked again alone.
+    let names = PlanNames {
+        definitions: &previous.symbols.definitions,
+        file,
+        step_named: std::cell::Cell::new(false),
+    };
+    let mut c = Checker::new(file, true);
+    let mut out = TaskEdges::default();
+    let key = task.new.name.name.as_str();
+    structure(&names, &mut c, &mut out, (index, task.new, key, ""));
+    if names.step_named.get() || !out.to_groups.is_empty() || !c.unresolved.iter().all(plain) {
+        return None;
+    }
+    let (ir_task, text_refs) =
+        ir_task(&plan, index, task.new, &previous.symbols.definitions, file)?;
+    *Arc::make_mut(&mut plan.tasks[index]) = ir_task;
+
+    // References: the task's own out, its new ones in their places.
+    let mut references = Vec::with_capacity(previous.symbols.references.len() + 4);
+    let (mut task_references, mut texts_references) =
+        (kept.task_references.clone(), kept.texts_references.clone());
+    for (i, r) in previous.symbols.references.iter().enumerate() {
+        if gone.references.binary_search(&i).is_err() {
+            let span = if r.file == file { map(r.span)? } else { r.span };
+            references.push(ir::Reference { span, ..*r });
+        }
+    }
+    let removed_in_tasks = gone
+        .references
+        .iter()
+        .filter(|i| task_references.contains(i))
+        .count();
+    let removed_in_texts = gone.references.len() - removed_in_tasks;
+    task_references.end -= removed_in_tasks;
+    texts_references = shifted(
+        &texts_references,
+        task_references.len(),
+        kept.task_references.len(),
+    );
+    texts_references.end -= removed_in_texts;
+    let added = c.symbols.references.len();
+    insert_at(
+        &mut references,
+        &task_references,
+        task.new.span,
+        c.symbols.references,
+    );
+    task_references.end += added;
+    texts_references = (texts_references.start + added)..(texts_references.end + added);
+    insert_at(
+        &mut references,
+        &texts_references,
+        task.new.span,
+        text_refs.clone(),
+    );
+    texts_references.end += text_refs.len();
+    if !same_use(
+        &previous.symbols,
+        &references,
+        &previous.symbols.definitions,
+    ) {
+        return None;
+    }
+
+    // The unresolved names, and their diagnostics.
+    let mut unresolved = Vec::with_capacity(kept.unresolved.len() + c.unresolved.len());
+    for (i, u) in kept.unresolved.iter().enumerate() {
+        if gone.unresolved.binary_search(&i).is_err() {
+            let mut u = u.clone();
+            u.name.span = map(u.name.span)?;
+            unresolved.push(u);
+        }
+    }
+    let tasks_unresolved = kept.tasks_unresolved;
+    let at = tasks_unresolved
+        + unresolved[tasks_unresolved..]
+            .partition_point(|u| u.name.span.start() < task.new.span.start());
+    unresolved.splice(at..at, c.unresolved);
+    let unknown = unknown_diagnostics(&unresolved, &previous.symbols.definitions, file, &unparsed);
+
+    // The graph, with the task's edges made again.
+    let mut edges: Vec<Edge> = Vec::with_capacity(kept.edges.len() + out.edges.len());
+    for (i, e) in kept.edges.iter().enumerate() {
+        if gone.edges.binary_search(&i).is_err() {
+            let span = if e.file == file { map(e.span)? } else { e.span };
+            edges.push(Edge { span, ..*e });
+        }
+    }
+    let after_edges =
+        |g: &graph::GroupEdge| g.after_edges - gone.edges.partition_point(|&e| e < g.after_edges);
+    let groups = kept
+        .groups
+        .iter()
+        .map(|g| {
+            let span = if g.file == file { map(g.span)? } else { g.span };
+            Some(graph::GroupEdge {
+                span,
+                after_edges: after_edges(g),
+                ..g.clone()
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    edges.extend(out.edges);
+    let graph = DepGraph {
+        nodes: plan.tasks.iter().map(|t| Node { name: &t.key }).collect(),
+        edges,
+        groups,
+    };
+    let report = graph::check_changed(&graph, memo, &[index]);
+    let DepGraph { edges, groups, .. } = graph;
+    if report.has_cycle {
+        return None;
+    }
+    for (node, deps) in report.dependencies.iter().enumerate() {
+        let ids = deps.iter().map(|&d| d as TaskId + 1);
+        if !plan.tasks[node]
+            .dependencies
+            .iter()
+            .copied()
+            .eq(ids.clone())
+        {
+            Arc::make_mut(&mut plan.tasks[node]).dependencies = ids.collect();
+        }
+    }
+
+    // The diagnostics: the others moved, the task's made again.
+    let mut other = Vec::with_capacity(kept.other.len() + c.diagnostics.len());
+    for (i, d) in kept.other.iter().enumerate() {
+        if gone.other.binary_search(&i).is_err() {
+            other.push(d.moved(file, map)?);
+        }
+    }
+    other.extend(c.diagnostics);
+    let mut diagnostics = other.clone();
+    diagnostics.extend(unknown);
+    diagnostics.extend(report.diagnostics);
+    in_order(&mut diagnostics);
+
+    let mut definitions = previous.symbols.definitions.clone();
+    for d in definitions.iter_mut().filter(|d| d.file == file) {
+        d.span = map(d.span)?;
+        d.full_span = map(d.full_span)?;
+    }
+    let plan_reuse = PlanReuse {
+        unresolved,
+        tasks_unresolved,
+        task_references,
+        texts_references,
+        withheld: 0,
+        edges,
+        groups,
+        other,
+    };
+    Some(Checked {
+        plan: Some(plan),
+        task_count: previous.task_count,
+        diagnostics,
+        symbols: ir::Symbols {
+            definitions,
+            references,
+        },
+        reuse: Reuse {
+            graph: report.memo.map(Arc::new),
+            plan: Some(Arc::new(plan_reuse)),
+        },
+    })
+}
+
+/// What the task made in the last check, by index (sorted): its references
+/// (in its fields and its strings), unresolved names, edges (those of its
+/// `after`; a step's `sequential` ones, labelled with its name, stay) and
+/// diagnostics (those of its fields: a field given twice, a value out of
+/// range, a name given twice). `None` if it made something else this does
+/// not make again (an edge to a step's tasks, a diagnostic of another kind
+/// in it).
+struct Gone {
+    references: Vec<usize>,
+    unresolved: Vec<usize>,
+    edges: Vec<usize>,
+    other: Vec<usize>,
+}
+
+impl Gone {
+    fn of(
+        previous: &Checked,
+        kept: &PlanReuse,
+        file: FileId,
+        span: Span,
+        index: usize,
+        name: Span,
+    ) -> Option<Gone> {
+        let inside =
+            |f: FileId, s: Span| f == file && span.start() <= s.start() && s.end() <= span.end();
+        let references: Vec<usize> = (0..previous.symbols.references.len())
+            .filter(|&i| {
+                let r = &previous.symbols.references[i];
+                inside(r.file, r.span)
+            })
+            .collect();
+        let ours =
+            |i: &usize| kept.task_references.contains(i) || kept.texts_references.contains(i);
+        let unresolved: Vec<usize> = (0..kept.unresolved.len())
+            .filter(|&i| inside(kept.unresolved[i].file, kept.unresolved[i].name.span))
+            .collect();
+        let mut edges = Vec::new();
+        for (i, e) in kept.edges.iter().enumerate() {
+            if !inside(e.file, e.span) || e.span == name {
+                continue;
+            }
+            if !e.direct || e.dependent != index {
+                return None;
+            }
+            edges.push(i);
+        }
+        let mut other = Vec::new();
+        for (i, d) in kept.other.iter().enumerate() {
+            let labels_inside = d.labels.iter().filter(|l| inside(l.file, l.span)).count();
+            if labels_inside == 0 {
+                continue;
+            }
+            let fields = matches!(
+                d.code,
+                Code::DuplicateField | Code::InvalidValue | Code::RedundantDependency
+            );
+            if !fields || labels_inside < d.labels.len() {
+                return None;
+            }
+            other.push(i);
+        }
+        let in_groups = kept.groups.iter().any(|g| inside(g.file, g.span));
+        let tasks_part = unresolved.iter().all(|&i| i >= kept.tasks_unresolved);
+        (references.iter().all(ours) && tasks_part && !in_groups).then_some(Gone {
+            references,
+            unresolved,
+            edges,
+            other,
+        })
+    }
+}
+
+/// The names a task's fields give, looked up in the last check's
+/// definitions (a few references, each a pass over the names: no table to
+/// build per keystroke). A step named is noted, for the caller to refuse.
+struct PlanNames<'d> {
+    definitions: &'d [ir::Definition],
+    file: FileId,
+    step_named: std::cell::Cell<bool>,
+}
+
+impl Names for PlanNames<'_> {
+    fn resolve(&self, c: &mut Checker, prefix: &str, reference: &ast::Ident) -> Option<Member> {
+        let mut task = 0;
+        for (def, d) in self.definitions.iter().enumerate() {
+            let named = d.name == reference.name && d.file == self.file;
+            match d.kind {
+                SymbolKind::Task if named => {
+                    c.reference(def, reference.span);
+                    return Some(Member::Task(task));
+                }
+                SymbolKind::Task => task += 1,
+                SymbolKind::Step if named => {
+                    self.step_named.set(true);
+                    c.reference(def, reference.span);
+                    return Some(Member::Step(0));
+                }
+                _ => {}
+            }
+        }
+        c.unresolved.push(Unresolved {
+            file: c.file,
+            name: reference.clone(),
+            kind: Unknown::TaskOrStep {
+                prefix: prefix.into(),
+            },
+        });
+        None
+    }
+
+    fn tasks_of<'m>(&'m self, member: &'m Member) -> &'m [usize] {
+        match member {
+            Member::Task(i) => std::slice::from_ref(i),
+            // Refused by the caller.
+            Member::Step(_) | Member::Group(_) => &[],
+        }
+    }
+
+    fn role(&self, name: &str) -> Option<usize> {
+        self.definitions
+            .iter()
+            .position(|d| d.kind == SymbolKind::Role && d.name == name)
+    }
+}
+
+/// The IR task of the edited task, and the references its strings make to
+/// the plan's parameters (its reasoning's, description's and title's, in
+/// that order, as the check makes them). `None` if a string names a
+/// parameter that is not one of the plan's, or has no value.
+fn ir_task(
+    plan: &ir::Plan,
+    index: usize,
+    task: &ast::Task,
+    definitions: &[ir::Definition],
+    file: FileId,
+) -> Option<(ir::Task, Vec<ir::Reference>)> {
+    let fields = TaskFields::of(task);
+    let mut references = Vec::new();
+    let mut text = |s: &ast::Str| -> Option<String> {
+        let mut out = String::new();
+        for part in &s.parts {
+            match part {
+                StrPart::Text(text) => out.push_str(text),
+                StrPart::Param(ident) => {
+                    let mut defs = definitions
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, d)| d.kind == SymbolKind::Param && d.name == ident.name);
+                    let (definition, _) = defs.next()?;
+                    let value = plan
+                        .params
+                        .iter()
+                        .find(|p| p.name.as_str() == ident.name.as_str())?;
+                    if defs.next().is_some() {
+                        return None;
+                    }
+                    value.value.as_ref()?.write_text(&mut out);
+                    references.push(ir::Reference {
+                        definition,
+                        file,
+                        span: ident.span,
+                    });
+                }
+            }
+        }
+        Some(out)
+    };
+    let reasoning = fields
+        .reasoning
+        .map(&mut text)
+        .map_or(Ok(None), |t| t.ok_or(()).map(Some))
+        .ok()?;
+    let description = fields
+        .description
+        .map(&mut text)
+        .map_or(Ok(None), |t| t.ok_or(()).map(Some))
+        .ok()?;
+    let name = text(&task.title)?;
+    let old = &plan.tasks[index];
+    let ir_task = ir::Task {
+        name,
+        assignee: fields.assignee.cloned(),
+        reasoning,
+        description,
+        optional: fields.optional,
+        retry: fields.retry,
+        priority: fields.priority,
+        ..(**old).clone()
+    };
+    Some((ir_task, references))
+}
+
+/// Puts `new` (references inside the task at `span`, in their order) into
+/// the block `range` of `references`, where the task's stood.
+fn insert_at(
+    references: &mut Vec<ir::Reference>,
+    range: &std::ops::Range<usize>,
+    span: Span,
+    new: Vec<ir::Reference>,
+) {
+    let block = &references[range.clone()];
+    let at = range.start + block.partition_point(|r| r.span.start() < span.start());
+    references.splice(at..at, new);
+}
+
+/// Whether every role and parameter referenced before is still referenced,
+/// and none that was not is now: which are unused is reported elsewhere.
+fn same_use(
+    before: &ir::Symbols,
+    references: &[ir::Reference],
+    definitions: &[ir::Definition],
+) -> bool {
+    let counted = |refs: &[ir::Reference]| {
+        let mut used = vec![false; definitions.len()];
+        for r in refs {
+            if matches!(
+                definitions[r.definition].kind,
+                SymbolKind::Role | SymbolKind::Param
+            ) {
+                used[r.definition] = true;
+            }
+        }
+        used
+    };
+    counted(&before.references) == counted(references)
+}
+
+/// The diagnostics of the unresolved names, as the check makes them: those
+/// unparsed text mentions left out (no search), the others' "did you mean"
+/// searched in order within one budget among the tasks' and steps' names.
+fn unknown_diagnostics(
+    unresolved: &[Unresolved],
+    definitions: &[ir::Definition],
+    file: FileId,
+    unparsed: &Unparsed,
+) -> Vec<Diagnostic> {
+    let names: Vec<&str> = definitions
+        .iter()
+        .filter(|d| matches!(d.kind, SymbolKind::Task | SymbolKind::Step) && d.file == file)
+        .map(|d| d.name.as_str())
+        .collect();
+    let mut budget = suggest::Budget::default();
+    unresolved
+        .iter()
+        .filter(|u| !unparsed.may_name(&u.name.name))
+        .map(|u| unknown_task_or_step(&mut budget, u.file, &u.name, "", names.iter().copied()))
+        .collect()
+}
