@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use super::graph::{self, DepGraph, Edge, Node};
 use super::lower::finish::{structure, Names, TaskEdges, TaskFields};
-use super::lower::{unknown_task_or_step, Member, Unknown, Unresolved};
+use super::lower::{side_by_side, unknown_task_or_step, Member, Unknown, Unresolved};
 use super::rename::shifted;
 use super::unparsed::Unparsed;
 use super::{in_order, Checked, Checker, PlanReuse, Reuse};
@@ -45,40 +45,25 @@ pub(crate) fn edited(
 ) -> Option<Checked> {
     let kept = previous.reuse.plan.as_deref()?;
     let memo = previous.reuse.graph.as_deref()?;
-    let plain =
-        |u: &Unresolved| matches!(&u.kind, Unknown::TaskOrStep { prefix } if prefix.is_empty());
-    let twice = previous
-        .diagnostics
-        .iter()
-        .any(|d| d.code == Code::Duplicate);
-    if twice || kept.withheld > 0 || !kept.unresolved.iter().all(plain) {
-        return None;
-    }
     let unparsed = Unparsed::of(modules, sources);
-    // Unparsed text could silence a diagnostic of these (about a name it
-    // mentions, or a body it stands in): left to a whole check.
-    let echoes = |d: &Diagnostic| {
-        matches!(
-            d.code,
-            Code::Unused | Code::MissingGoal | Code::Empty | Code::UnknownParam
-        )
-    };
-    if !unparsed.is_empty() && kept.other.iter().any(echoes) {
+    if !followed(previous, kept, &unparsed) {
         return None;
     }
+    // What ends before the task stays where it was.
+    let from = task.old.span.start();
+    let map = |span: Span| {
+        if span.end() <= from {
+            Some(span)
+        } else {
+            map(span)
+        }
+    };
     let mut plan = previous.plan.clone()?;
     let index = plan
         .tasks
         .iter()
         .position(|t| t.key == task.new.name.name)?;
-    let gone = Gone::of(
-        previous,
-        kept,
-        file,
-        task.old.span,
-        index,
-        task.old.name.span,
-    )?;
+    let gone = Gone::of(previous, kept, file, task.old, index)?;
 
     // The task's fields and strings, checked again alone.
     let names = PlanNames {
@@ -90,105 +75,60 @@ pub(crate) fn edited(
     let mut out = TaskEdges::default();
     let key = task.new.name.name.as_str();
     structure(&names, &mut c, &mut out, (index, task.new, key, ""));
-    if names.step_named.get() || !out.to_groups.is_empty() || !c.unresolved.iter().all(plain) {
+    let plain = c.unresolved.iter().all(plain_name);
+    if names.step_named.get() || !out.to_groups.is_empty() || !plain {
         return None;
     }
-    let (ir_task, text_refs) =
-        ir_task(&plan, index, task.new, &previous.symbols.definitions, file)?;
+    let definitions = &previous.symbols.definitions;
+    let (ir_task, text_refs) = ir_task(&plan, index, task.new, definitions, file)?;
     *Arc::make_mut(&mut plan.tasks[index]) = ir_task;
-
-    // References: the task's own out, its new ones in their places.
-    let mut references = Vec::with_capacity(previous.symbols.references.len() + 4);
-    let (mut task_references, mut texts_references) =
-        (kept.task_references.clone(), kept.texts_references.clone());
-    for (i, r) in previous.symbols.references.iter().enumerate() {
-        if gone.references.binary_search(&i).is_err() {
-            let span = if r.file == file { map(r.span)? } else { r.span };
-            references.push(ir::Reference { span, ..*r });
-        }
-    }
-    let removed_in_tasks = gone
-        .references
-        .iter()
-        .filter(|i| task_references.contains(i))
-        .count();
-    let removed_in_texts = gone.references.len() - removed_in_tasks;
-    task_references.end -= removed_in_tasks;
-    texts_references = shifted(
-        &texts_references,
-        task_references.len(),
-        kept.task_references.len(),
-    );
-    texts_references.end -= removed_in_texts;
-    let added = c.symbols.references.len();
-    insert_at(
-        &mut references,
-        &task_references,
-        task.new.span,
-        c.symbols.references,
-    );
-    task_references.end += added;
-    texts_references = (texts_references.start + added)..(texts_references.end + added);
-    insert_at(
-        &mut references,
-        &texts_references,
-        task.new.span,
-        text_refs.clone(),
-    );
-    texts_references.end += text_refs.len();
-    if !same_use(
-        &previous.symbols,
-        &references,
-        &previous.symbols.definitions,
-    ) {
-        return None;
-    }
-
-    // The unresolved names, and their diagnostics.
-    let mut unresolved = Vec::with_capacity(kept.unresolved.len() + c.unresolved.len());
-    for (i, u) in kept.unresolved.iter().enumerate() {
-        if gone.unresolved.binary_search(&i).is_err() {
-            let mut u = u.clone();
-            u.name.span = map(u.name.span)?;
-            unresolved.push(u);
-        }
-    }
-    let tasks_unresolved = kept.tasks_unresolved;
-    let at = tasks_unresolved
-        + unresolved[tasks_unresolved..]
-            .partition_point(|u| u.name.span.start() < task.new.span.start());
-    unresolved.splice(at..at, c.unresolved);
-    let unknown = unknown_diagnostics(&unresolved, &previous.symbols.definitions, file, &unparsed);
-
-    // The graph, with the task's edges made again.
-    let mut edges: Vec<Edge> = Vec::with_capacity(kept.edges.len() + out.edges.len());
-    for (i, e) in kept.edges.iter().enumerate() {
-        if gone.edges.binary_search(&i).is_err() {
-            let span = if e.file == file { map(e.span)? } else { e.span };
-            edges.push(Edge { span, ..*e });
-        }
-    }
-    let after_edges =
-        |g: &graph::GroupEdge| g.after_edges - gone.edges.partition_point(|&e| e < g.after_edges);
-    let groups = kept
-        .groups
-        .iter()
-        .map(|g| {
-            let span = if g.file == file { map(g.span)? } else { g.span };
-            Some(graph::GroupEdge {
-                span,
-                after_edges: after_edges(g),
-                ..g.clone()
-            })
-        })
-        .collect::<Option<Vec<_>>>()?;
-    edges.extend(out.edges);
+    let (edges, groups) = edges_after(kept, &gone, &map, file, out.edges)?;
     let graph = DepGraph {
         nodes: plan.tasks.iter().map(|t| Node { name: &t.key }).collect(),
         edges,
         groups,
     };
-    let report = graph::check_changed(&graph, memo, &[index]);
+
+    // The graph (reusing the last reduction) beside the rest.
+    let rest = || -> Option<_> {
+        let task_refs = std::mem::take(&mut c.symbols.references);
+        let new = (task.new.span, task_refs, text_refs);
+        let refs = References::after(previous, kept, &gone, &map, file, new)?;
+        if !same_use(&previous.symbols, &refs.list, definitions) {
+            return None;
+        }
+        let at = task.new.span.start();
+        let met = std::mem::take(&mut c.unresolved);
+        let unresolved = unresolved_after(kept, &gone, &map, at, met)?;
+        let unknown = unknown_diagnostics(&unresolved, definitions, file, &unparsed);
+        let mut other = Vec::with_capacity(kept.other.len() + c.diagnostics.len());
+        for (i, d) in kept.other.iter().enumerate() {
+            if gone.other.binary_search(&i).is_err() {
+                other.push(d.moved(file, &map)?);
+            }
+        }
+        other.append(&mut c.diagnostics);
+        let mut definitions = definitions.clone();
+        for d in definitions.iter_mut().filter(|d| d.file == file) {
+            d.span = map(d.span)?;
+            d.full_span = map(d.full_span)?;
+        }
+        Some((refs, unresolved, unknown, other, definitions))
+    };
+    let check_graph = || graph::check_changed(&graph, memo, &[index]);
+    let (report, rest) = if side_by_side(graph.nodes.len()) {
+        std::thread::scope(|scope| {
+            let report = scope.spawn(check_graph);
+            let rest = rest();
+            let report = report
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (report, rest)
+        })
+    } else {
+        (check_graph(), rest())
+    };
+    let (refs, unresolved, unknown, other, definitions) = rest?;
     let DepGraph { edges, groups, .. } = graph;
     if report.has_cycle {
         return None;
@@ -204,30 +144,15 @@ pub(crate) fn edited(
             Arc::make_mut(&mut plan.tasks[node]).dependencies = ids.collect();
         }
     }
-
-    // The diagnostics: the others moved, the task's made again.
-    let mut other = Vec::with_capacity(kept.other.len() + c.diagnostics.len());
-    for (i, d) in kept.other.iter().enumerate() {
-        if gone.other.binary_search(&i).is_err() {
-            other.push(d.moved(file, map)?);
-        }
-    }
-    other.extend(c.diagnostics);
     let mut diagnostics = other.clone();
     diagnostics.extend(unknown);
     diagnostics.extend(report.diagnostics);
     in_order(&mut diagnostics);
-
-    let mut definitions = previous.symbols.definitions.clone();
-    for d in definitions.iter_mut().filter(|d| d.file == file) {
-        d.span = map(d.span)?;
-        d.full_span = map(d.full_span)?;
-    }
     let plan_reuse = PlanReuse {
         unresolved,
-        tasks_unresolved,
-        task_references,
-        texts_references,
+        tasks_unresolved: kept.tasks_unresolved,
+        task_references: refs.tasks,
+        texts_references: refs.texts,
         withheld: 0,
         edges,
         groups,
@@ -239,13 +164,145 @@ pub(crate) fn edited(
         diagnostics,
         symbols: ir::Symbols {
             definitions,
-            references,
+            references: refs.list,
         },
         reuse: Reuse {
             graph: report.memo.map(Arc::new),
             plan: Some(Arc::new(plan_reuse)),
         },
     })
+}
+
+/// A name a task's `after` gives, outside templates.
+fn plain_name(u: &Unresolved) -> bool {
+    matches!(&u.kind, Unknown::TaskOrStep { prefix } if prefix.is_empty())
+}
+
+/// Whether the check before the edit is one this follows: no name declared
+/// twice, every unresolved name a task's or a step's (no role: its search
+/// could change which roles are reported unused), nothing withheld for
+/// unparsed text (it would have to be reported now), and, when text is
+/// unparsed now, no diagnostic it could silence (about a name it mentions,
+/// or a body it stands in).
+fn followed(previous: &Checked, kept: &PlanReuse, unparsed: &Unparsed) -> bool {
+    let twice = previous
+        .diagnostics
+        .iter()
+        .any(|d| d.code == Code::Duplicate);
+    let echoes = |d: &Diagnostic| {
+        matches!(
+            d.code,
+            Code::Unused | Code::MissingGoal | Code::Empty | Code::UnknownParam
+        )
+    };
+    let silenced = !unparsed.is_empty() && kept.other.iter().any(echoes);
+    !twice && kept.withheld == 0 && kept.unresolved.iter().all(plain_name) && !silenced
+}
+
+/// The references after the edit, and where the tasks' fields' and the
+/// tasks' strings' stand among them.
+struct References {
+    list: Vec<ir::Reference>,
+    tasks: std::ops::Range<usize>,
+    texts: std::ops::Range<usize>,
+}
+
+impl References {
+    /// The old references moved, the task's out, and its new ones (`new`:
+    /// the task's span, its fields' references and its strings') in their
+    /// places.
+    fn after(
+        previous: &Checked,
+        kept: &PlanReuse,
+        gone: &Gone,
+        map: &dyn Fn(Span) -> Option<Span>,
+        file: FileId,
+        (span, task_refs, text_refs): (Span, Vec<ir::Reference>, Vec<ir::Reference>),
+    ) -> Option<References> {
+        let mut list = Vec::with_capacity(previous.symbols.references.len() + 4);
+        for (i, r) in previous.symbols.references.iter().enumerate() {
+            if gone.references.binary_search(&i).is_err() {
+                let span = if r.file == file { map(r.span)? } else { r.span };
+                list.push(ir::Reference { span, ..*r });
+            }
+        }
+        let mut tasks = kept.task_references.clone();
+        let in_tasks = gone.references.iter().filter(|i| tasks.contains(i)).count();
+        let in_texts = gone.references.len() - in_tasks;
+        tasks.end -= in_tasks;
+        let mut texts = shifted(
+            &kept.texts_references,
+            tasks.len(),
+            kept.task_references.len(),
+        );
+        texts.end -= in_texts;
+        let added = task_refs.len();
+        insert_at(&mut list, &tasks, span, task_refs);
+        tasks.end += added;
+        texts = (texts.start + added)..(texts.end + added);
+        let added = text_refs.len();
+        insert_at(&mut list, &texts, span, text_refs);
+        texts.end += added;
+        Some(References { list, tasks, texts })
+    }
+}
+
+/// The unresolved names after the edit: the task's out, its new ones
+/// (`new`, met in its fields) in the tasks' part where it stands (`at`).
+fn unresolved_after(
+    kept: &PlanReuse,
+    gone: &Gone,
+    map: &dyn Fn(Span) -> Option<Span>,
+    at: usize,
+    new: Vec<Unresolved>,
+) -> Option<Vec<Unresolved>> {
+    let mut unresolved = Vec::with_capacity(kept.unresolved.len() + new.len());
+    for (i, u) in kept.unresolved.iter().enumerate() {
+        if gone.unresolved.binary_search(&i).is_err() {
+            let mut u = u.clone();
+            u.name.span = map(u.name.span)?;
+            unresolved.push(u);
+        }
+    }
+    let tasks = kept.tasks_unresolved;
+    let at = tasks + unresolved[tasks..].partition_point(|u| u.name.span.start() < at);
+    unresolved.splice(at..at, new);
+    Some(unresolved)
+}
+
+/// The graph's edges after the edit: the old ones moved, the task's out,
+/// its new ones (`new`) after the others (the order of single edges changes
+/// nothing the checks report but a cycle's labels, and a cycle is checked
+/// whole); a group's place among them moved with them.
+fn edges_after(
+    kept: &PlanReuse,
+    gone: &Gone,
+    map: &dyn Fn(Span) -> Option<Span>,
+    file: FileId,
+    new: Vec<Edge>,
+) -> Option<(Vec<Edge>, Vec<graph::GroupEdge>)> {
+    let mut edges: Vec<Edge> = Vec::with_capacity(kept.edges.len() + new.len());
+    for (i, e) in kept.edges.iter().enumerate() {
+        if gone.edges.binary_search(&i).is_err() {
+            let span = if e.file == file { map(e.span)? } else { e.span };
+            edges.push(Edge { span, ..*e });
+        }
+    }
+    edges.extend(new);
+    let groups = kept
+        .groups
+        .iter()
+        .map(|g| {
+            let span = if g.file == file { map(g.span)? } else { g.span };
+            let before = gone.edges.partition_point(|&e| e < g.after_edges);
+            Some(graph::GroupEdge {
+                span,
+                after_edges: g.after_edges - before,
+                ..g.clone()
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((edges, groups))
 }
 
 /// What the task made in the last check, by index (sorted): its references
@@ -267,10 +324,10 @@ impl Gone {
         previous: &Checked,
         kept: &PlanReuse,
         file: FileId,
-        span: Span,
+        task: &ast::Task,
         index: usize,
-        name: Span,
     ) -> Option<Gone> {
+        let (span, name) = (task.span, task.name.span);
         let inside =
             |f: FileId, s: Span| f == file && span.start() <= s.start() && s.end() <= span.end();
         let references: Vec<usize> = (0..previous.symbols.references.len())

@@ -171,6 +171,9 @@ proptest! {
         for (pick, field, take_back) in keys {
             text = match typed.pop() {
                 Some((at, field)) if take_back => {
+                    for (t, _) in typed.iter_mut().filter(|(t, _)| *t > at) {
+                        *t -= field.len();
+                    }
                     format!("{}{}", &text[..at], &text[at + field.len()..])
                 }
                 last => {
@@ -383,16 +386,18 @@ fn typing_the_name_of_a_task_others_wait_for_checks_only_what_names_it() {
 
 #[test]
 fn a_large_plan_is_recompiled_on_two_threads_as_on_one() {
-    // Past the sizes at which the items after an edit are copied, and a
-    // rename's graph checked, on a second thread.
+    // Past the sizes at which the items after an edit are copied, and the
+    // graph of a rename or of an edited task checked, on a second thread.
     let text = crate::generate::plan_source(5000, false);
     let waited = crate::generate::waited_for_task(&text).expect("a task waited for");
     let at = text.find(&format!("task {waited} ")).expect("the task") + "task ".len();
     let renamed = format!("{}{waited}x{}", &text[..at], &text[at + waited.len()..]);
     let title = renamed.find("\"Do part 2500").expect("a title") + 1;
     let retitled = format!("{}x{}", &renamed[..title], &renamed[title..]);
+    let quote = text.find("\"Do part 2500").expect("a title") + 3;
+    let quoted = format!("{}\"{}", &text[..quote], &text[quote..]);
     let mut old = compile(&text);
-    for new in [&renamed, &retitled, &text] {
+    for new in [&renamed, &retitled, &text, &quoted, &text] {
         old = old.recompile(Arc::from(new.as_str()));
         check(&old, new);
     }
