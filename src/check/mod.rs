@@ -74,9 +74,10 @@ pub struct Checked {
 pub(crate) struct Reuse {
     /// The plan's dependency graph as reduced.
     graph: Option<Arc<graph::Memo>>,
-    /// What the plan's tasks made, for a rename ([`rename::renamed`]); kept
-    /// when references are recorded, the plan is kept, and the diagnostics
-    /// are few.
+    /// What the plan's tasks made, for a rename ([`rename::renamed`]) or an
+    /// edit inside one task ([`edited::edited`]); kept when references are
+    /// recorded, the plan is kept, the diagnostics are few and no other
+    /// "did you mean" search spent the budget.
     plan: Option<Arc<PlanReuse>>,
 }
 

@@ -17,6 +17,10 @@
 //! - a rename that something sees (references to either name) moves what
 //!   the check found with the text and checks again only what names the
 //!   old or the new name ([`check::rename`]), where that follows it;
+//! - an edit inside one task that keeps its name (the re-read item is the
+//!   task, or a step where nothing else changed) checks that task again
+//!   alone and remakes what depends on it ([`check::edited`]), where that
+//!   follows it;
 //! - any other edit is checked again over the new tree, with the imported
 //!   files as they were read before, reusing the dependency graph's last
 //!   reduction where the edit cannot have changed it. The check is one pass
