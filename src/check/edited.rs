@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use super::graph::{self, DepGraph, Edge, Node};
 use super::lower::finish::{structure, Names, TaskEdges, TaskFields};
-use super::lower::{side_by_side, unknown_task_or_step, Member, Unknown, Unresolved};
+use super::lower::{unknown_task_or_step, Member, Unknown, Unresolved};
 use super::rename::shifted;
 use super::unparsed::Unparsed;
 use super::{in_order, Checked, Checker, PlanReuse, Reuse};
@@ -89,46 +89,31 @@ pub(crate) fn edited(
         groups,
     };
 
-    // The graph (reusing the last reduction) beside the rest.
-    let rest = || -> Option<_> {
-        let task_refs = std::mem::take(&mut c.symbols.references);
-        let new = (task.new.span, task_refs, text_refs);
-        let refs = References::after(previous, kept, &gone, &map, file, new)?;
-        if !same_use(&previous.symbols, &refs.list, definitions) {
-            return None;
+    // The references, the unresolved names and their searches, the
+    // diagnostics of the fields, the definitions moved.
+    let new = (task.new.span, c.symbols.references, text_refs);
+    let refs = References::after(previous, kept, &gone, &map, file, new)?;
+    if !same_use(&previous.symbols, &refs.list, definitions) {
+        return None;
+    }
+    let at = task.new.span.start();
+    let unresolved = unresolved_after(kept, &gone, &map, at, c.unresolved)?;
+    let unknown = unknown_diagnostics(&unresolved, definitions, file, &unparsed);
+    let mut other = Vec::with_capacity(kept.other.len() + c.diagnostics.len());
+    for (i, d) in kept.other.iter().enumerate() {
+        if gone.other.binary_search(&i).is_err() {
+            other.push(d.moved(file, &map)?);
         }
-        let at = task.new.span.start();
-        let met = std::mem::take(&mut c.unresolved);
-        let unresolved = unresolved_after(kept, &gone, &map, at, met)?;
-        let unknown = unknown_diagnostics(&unresolved, definitions, file, &unparsed);
-        let mut other = Vec::with_capacity(kept.other.len() + c.diagnostics.len());
-        for (i, d) in kept.other.iter().enumerate() {
-            if gone.other.binary_search(&i).is_err() {
-                other.push(d.moved(file, &map)?);
-            }
-        }
-        other.append(&mut c.diagnostics);
-        let mut definitions = definitions.clone();
-        for d in definitions.iter_mut().filter(|d| d.file == file) {
-            d.span = map(d.span)?;
-            d.full_span = map(d.full_span)?;
-        }
-        Some((refs, unresolved, unknown, other, definitions))
-    };
-    let check_graph = || graph::check_changed(&graph, memo, &[index]);
-    let (report, rest) = if side_by_side(graph.nodes.len()) {
-        std::thread::scope(|scope| {
-            let report = scope.spawn(check_graph);
-            let rest = rest();
-            let report = report
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (report, rest)
-        })
-    } else {
-        (check_graph(), rest())
-    };
-    let (refs, unresolved, unknown, other, definitions) = rest?;
+    }
+    other.append(&mut c.diagnostics);
+    let mut definitions = definitions.clone();
+    for d in definitions.iter_mut().filter(|d| d.file == file) {
+        d.span = map(d.span)?;
+        d.full_span = map(d.full_span)?;
+    }
+
+    // The graph, reusing the last reduction: the task's list changed.
+    let report = graph::check_changed(&graph, memo, &[index]);
     let DepGraph { edges, groups, .. } = graph;
     if report.has_cycle {
         return None;

@@ -15,7 +15,7 @@
 use std::sync::Arc;
 
 use super::graph::{self, DepGraph, Edge, Node};
-use super::lower::{side_by_side, unknown_task_or_step, Unknown, Unresolved};
+use super::lower::{unknown_task_or_step, Unknown, Unresolved};
 use super::{in_order, Checked, PlanReuse, Reuse};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, SymbolKind, TaskId};
@@ -67,39 +67,25 @@ pub(crate) fn renamed(
         groups,
     };
 
-    // The graph (reusing the last reduction) beside the names' searches.
-    let searches = || -> Option<_> {
-        let refs = &moved.symbols.references;
-        let old_spans = old_refs.iter().map(|&i| refs[i].span);
-        let unresolved = unresolved_after(kept, map, &resolved, old_spans, rename.old, file)?;
-        let other: Vec<Diagnostic> = kept
-            .other
-            .iter()
-            .map(|d| d.moved(file, map))
-            .collect::<Option<_>>()?;
-        let unknown = unknown_diagnostics(&unresolved, &moved.symbols.definitions, file);
-        Some((unresolved, other, unknown))
-    };
-    // The tasks whose edges changed: those that name either name.
+    // The unresolved names and their searches.
+    let refs = &moved.symbols.references;
+    let old_spans = old_refs.iter().map(|&i| refs[i].span);
+    let unresolved = unresolved_after(kept, map, &resolved, old_spans, rename.old, file)?;
+    let other: Vec<Diagnostic> = kept
+        .other
+        .iter()
+        .map(|d| d.moved(file, map))
+        .collect::<Option<_>>()?;
+    let unknown = unknown_diagnostics(&unresolved, &moved.symbols.definitions, file);
+
+    // The graph, reusing the last reduction: the tasks whose edges changed
+    // are those that name either name.
     let dependents = kept.edges.iter().zip(&dropped).filter(|(_, &gone)| gone);
     let changed: Vec<usize> = dependents
         .map(|(e, _)| e.dependent)
         .chain(resolved.iter().map(|&(_, dependent, _)| dependent))
         .collect();
-    let check_graph = || graph::check_changed(&graph, memo, &changed);
-    let (report, searched) = if side_by_side(graph.nodes.len()) {
-        std::thread::scope(|scope| {
-            let report = scope.spawn(check_graph);
-            let searched = searches();
-            let report = report
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (report, searched)
-        })
-    } else {
-        (check_graph(), searches())
-    };
-    let (unresolved, other, unknown) = searched?;
+    let report = graph::check_changed(&graph, memo, &changed);
     let DepGraph { edges, groups, .. } = graph;
     if report.has_cycle {
         return None;

@@ -347,7 +347,7 @@ fn spliced_items(
                 PlanItem::Step(step)
             }
         });
-        moved_into(&mut body, &old_items[place.item + 1..], edit);
+        body.extend(old_items[place.item + 1..].iter().map(|i| moved(i, edit)));
         Some(body)
     };
     // The plan or template holding the item: its name, parameters and
@@ -370,36 +370,6 @@ fn spliced_items(
     });
     items.extend(old[place.top + 1..].iter().map(|i| moved(i, edit)));
     Some(items)
-}
-
-/// From this many tasks on, the items after an edit are copied on two
-/// threads (a thread costs about what copying a few hundred tasks does).
-const PARALLEL_COPY: usize = 2048;
-
-/// Copies of `items` with their spans moved, appended to `out`: a long
-/// list's second half on a second thread.
-fn moved_into(out: &mut Vec<PlanItem>, items: &[PlanItem], edit: Edit) {
-    let tasks: usize = items
-        .iter()
-        .map(|item| match item {
-            PlanItem::Step(step) => step.items.len(),
-            _ => 1,
-        })
-        .sum();
-    let two = tasks >= PARALLEL_COPY && crate::two_cores();
-    if !two {
-        out.extend(items.iter().map(|i| moved(i, edit)));
-        return;
-    }
-    let (first, second) = items.split_at(items.len() / 2);
-    std::thread::scope(|scope| {
-        let copy = scope.spawn(|| second.iter().map(|i| moved(i, edit)).collect::<Vec<_>>());
-        out.extend(first.iter().map(|i| moved(i, edit)));
-        let second = copy
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        out.extend(second);
-    });
 }
 
 /// A copy of a node with its spans moved by the edit.

@@ -385,9 +385,9 @@ fn typing_the_name_of_a_task_others_wait_for_checks_only_what_names_it() {
 }
 
 #[test]
-fn a_large_plan_is_recompiled_on_two_threads_as_on_one() {
-    // Past the sizes at which the items after an edit are copied, and the
-    // graph of a rename or of an edited task checked, on a second thread.
+fn a_large_plan_is_recompiled_as_it_is_compiled() {
+    // Past the size from which a whole check runs on two threads, as the
+    // check a rename or an edited task falls back to does.
     let text = crate::generate::plan_source(5000, false);
     let waited = crate::generate::waited_for_task(&text).expect("a task waited for");
     let at = text.find(&format!("task {waited} ")).expect("the task") + "task ".len();
