@@ -16,11 +16,11 @@ use std::sync::Arc;
 use super::graph::{self, DepGraph, Edge, Node};
 use super::lower::finish::{structure, Names, TaskEdges, TaskFields};
 use super::lower::{unknown_task_or_step, Member, Unknown, Unresolved};
-use super::rename::shifted;
+use super::rename::{check_diagnostics, set_dependencies, shifted};
 use super::unparsed::Unparsed;
-use super::{in_order, Checked, Checker, PlanReuse, Reuse};
+use super::{Checked, Checker, PlanReuse, Reuse};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{self, SymbolKind, TaskId};
+use crate::ir::{self, SymbolKind};
 use crate::modules::Module;
 use crate::span::{FileId, SourceMap, Span};
 use crate::suggest;
@@ -51,13 +51,7 @@ pub(crate) fn edited(
     }
     // What ends before the task stays where it was.
     let from = task.old.span.start();
-    let map = |span: Span| {
-        if span.end() <= from {
-            Some(span)
-        } else {
-            map(span)
-        }
-    };
+    let map = |span: Span| (span.end() <= from).then_some(span).or_else(|| map(span));
     let mut plan = previous.plan.clone()?;
     let index = plan
         .tasks
@@ -65,21 +59,8 @@ pub(crate) fn edited(
         .position(|t| t.key == task.new.name.name)?;
     let gone = Gone::of(previous, kept, file, task.old, index)?;
 
-    // The task's fields and strings, checked again alone.
-    let names = PlanNames {
-        definitions: &previous.symbols.definitions,
-        file,
-        step_named: std::cell::Cell::new(false),
-    };
-    let mut c = Checker::new(file, true);
-    let mut out = TaskEdges::default();
-    let key = task.new.name.name.as_str();
-    structure(&names, &mut c, &mut out, (index, task.new, key, ""));
-    let plain = c.unresolved.iter().all(plain_name);
-    if names.step_named.get() || !out.to_groups.is_empty() || !plain {
-        return None;
-    }
     let definitions = &previous.symbols.definitions;
+    let (c, out) = fields_again(definitions, file, index, task.new)?;
     let (ir_task, text_refs) = ir_task(&plan, index, task.new, definitions, file)?;
     *Arc::make_mut(&mut plan.tasks[index]) = ir_task;
     let (edges, groups) = edges_after(kept, &gone, &map, file, out.edges)?;
@@ -99,18 +80,8 @@ pub(crate) fn edited(
     let at = task.new.span.start();
     let unresolved = unresolved_after(kept, &gone, &map, at, c.unresolved)?;
     let unknown = unknown_diagnostics(&unresolved, definitions, file, &unparsed);
-    let mut other = Vec::with_capacity(kept.other.len() + c.diagnostics.len());
-    for (i, d) in kept.other.iter().enumerate() {
-        if gone.other.binary_search(&i).is_err() {
-            other.push(d.moved(file, &map)?);
-        }
-    }
-    other.append(&mut c.diagnostics);
-    let mut definitions = definitions.clone();
-    for d in definitions.iter_mut().filter(|d| d.file == file) {
-        d.span = map(d.span)?;
-        d.full_span = map(d.full_span)?;
-    }
+    let other = other_after(kept, &gone, &map, file, c.diagnostics)?;
+    let definitions = moved_definitions(definitions, file, &map)?;
 
     // The graph, reusing the last reduction: the task's list changed.
     let report = graph::check_changed(&graph, memo, &[index]);
@@ -118,21 +89,8 @@ pub(crate) fn edited(
     if report.has_cycle {
         return None;
     }
-    for (node, deps) in report.dependencies.iter().enumerate() {
-        let ids = deps.iter().map(|&d| d as TaskId + 1);
-        if !plan.tasks[node]
-            .dependencies
-            .iter()
-            .copied()
-            .eq(ids.clone())
-        {
-            Arc::make_mut(&mut plan.tasks[node]).dependencies = ids.collect();
-        }
-    }
-    let mut diagnostics = other.clone();
-    diagnostics.extend(unknown);
-    diagnostics.extend(report.diagnostics);
-    in_order(&mut diagnostics);
+    set_dependencies(&mut plan, &report.dependencies);
+    let diagnostics = check_diagnostics(&other, unknown, report.diagnostics);
     let plan_reuse = PlanReuse {
         unresolved,
         tasks_unresolved: kept.tasks_unresolved,
@@ -156,6 +114,29 @@ pub(crate) fn edited(
             plan: Some(Arc::new(plan_reuse)),
         },
     })
+}
+
+/// The task's fields checked again alone: what the check found of them
+/// (diagnostics, references, unresolved names) and the edges they make;
+/// `None` if they name a step, or a role that is not declared.
+fn fields_again(
+    definitions: &[ir::Definition],
+    file: FileId,
+    index: usize,
+    task: &ast::Task,
+) -> Option<(Checker, TaskEdges)> {
+    let names = PlanNames {
+        definitions,
+        file,
+        step_named: std::cell::Cell::new(false),
+    };
+    let mut c = Checker::new(file, true);
+    let mut out = TaskEdges::default();
+    let key = task.name.name.as_str();
+    structure(&names, &mut c, &mut out, (index, task, key, ""));
+    let plain = c.unresolved.iter().all(plain_name);
+    let refused = names.step_named.get() || !out.to_groups.is_empty() || !plain;
+    (!refused).then_some((c, out))
 }
 
 /// A name a task's `after` gives, outside templates.
@@ -253,6 +234,39 @@ fn unresolved_after(
     let at = tasks + unresolved[tasks..].partition_point(|u| u.name.span.start() < at);
     unresolved.splice(at..at, new);
     Some(unresolved)
+}
+
+/// The definitions moved with the text.
+fn moved_definitions(
+    definitions: &[ir::Definition],
+    file: FileId,
+    map: &dyn Fn(Span) -> Option<Span>,
+) -> Option<Vec<ir::Definition>> {
+    let mut definitions = definitions.to_vec();
+    for d in definitions.iter_mut().filter(|d| d.file == file) {
+        d.span = map(d.span)?;
+        d.full_span = map(d.full_span)?;
+    }
+    Some(definitions)
+}
+
+/// The diagnostics kept after the edit: the old ones moved, those of the
+/// task's fields out, its new ones (`new`) in.
+fn other_after(
+    kept: &PlanReuse,
+    gone: &Gone,
+    map: &dyn Fn(Span) -> Option<Span>,
+    file: FileId,
+    new: Vec<Diagnostic>,
+) -> Option<Vec<Diagnostic>> {
+    let mut other = Vec::with_capacity(kept.other.len() + new.len());
+    for (i, d) in kept.other.iter().enumerate() {
+        if gone.other.binary_search(&i).is_err() {
+            other.push(d.moved(file, map)?);
+        }
+    }
+    other.extend(new);
+    Some(other)
 }
 
 /// The graph's edges after the edit: the old ones moved, the task's out,

@@ -90,21 +90,8 @@ pub(crate) fn renamed(
     if report.has_cycle {
         return None;
     }
-    let mut diagnostics = other.clone();
-    diagnostics.extend(unknown);
-    diagnostics.extend(report.diagnostics);
-    in_order(&mut diagnostics);
-    for (index, deps) in report.dependencies.iter().enumerate() {
-        let ids = deps.iter().map(|&d| d as TaskId + 1);
-        if !ir_plan.tasks[index]
-            .dependencies
-            .iter()
-            .copied()
-            .eq(ids.clone())
-        {
-            Arc::make_mut(&mut ir_plan.tasks[index]).dependencies = ids.collect();
-        }
-    }
+    let diagnostics = check_diagnostics(&other, unknown, report.diagnostics);
+    set_dependencies(&mut ir_plan, &report.dependencies);
     let references = &mut moved.symbols.references;
     let task_references = references_after(references, kept, &old_refs, &resolved, rename, file);
     let plan_reuse = PlanReuse {
@@ -392,6 +379,37 @@ impl PlanReuse {
             other,
         })
     }
+}
+
+/// Gives each task of the plan its dependencies as the graph check reduced
+/// them, copying only the tasks whose list changed.
+pub(super) fn set_dependencies(plan: &mut ir::Plan, dependencies: &graph::Adjacency) {
+    for (index, deps) in dependencies.iter().enumerate() {
+        let ids = deps.iter().map(|&d| d as TaskId + 1);
+        if !plan.tasks[index]
+            .dependencies
+            .iter()
+            .copied()
+            .eq(ids.clone())
+        {
+            Arc::make_mut(&mut plan.tasks[index]).dependencies = ids.collect();
+        }
+    }
+}
+
+/// The check's diagnostics, in order: those kept (`other`), those of the
+/// unresolved names and those of the graph.
+pub(super) fn check_diagnostics(
+    other: &[Diagnostic],
+    unknown: Vec<Diagnostic>,
+    graph: Vec<Diagnostic>,
+) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::with_capacity(other.len() + unknown.len() + graph.len());
+    diagnostics.extend_from_slice(other);
+    diagnostics.extend(unknown);
+    diagnostics.extend(graph);
+    in_order(&mut diagnostics);
+    diagnostics
 }
 
 /// A range after a block whose length went from `was` to `is`, moved with

@@ -94,6 +94,17 @@ impl Compilation {
         }
     }
 
+    /// The parts of a compilation of the new text: its syntax errors, those
+    /// of loading its imports (moved), and the options as they were.
+    fn parts_with(&self, root_syntax: Vec<Diagnostic>, loading: Vec<Diagnostic>) -> Parts {
+        Parts {
+            root_syntax,
+            loading,
+            options: self.parts.options.clone(),
+            json: false,
+        }
+    }
+
     /// The root module with a new tree, and the imported ones as they were.
     fn modules_with(&self, tree: ast::File) -> Vec<Module> {
         let root = &self.modules[0];
@@ -125,12 +136,7 @@ impl Compilation {
             (Some(old), Some(new)) => syntax::edited_task(&old, &new, edit),
             _ => None,
         };
-        let parts = Parts {
-            root_syntax: reparsed.parsed.diagnostics,
-            loading,
-            options: self.parts.options.clone(),
-            json: false,
-        };
+        let parts = self.parts_with(reparsed.parsed.diagnostics, loading);
         let modules = self.modules_with(reparsed.parsed.file);
         let edited = tasks.and_then(|(old, new)| {
             let task = check::edited::EditedTask {
@@ -297,12 +303,7 @@ impl Compilation {
         let Some((checked, loading)) = checked else {
             return Err(reparsed);
         };
-        let parts = Parts {
-            root_syntax: reparsed.parsed.diagnostics,
-            loading,
-            options: self.parts.options.clone(),
-            json: false,
-        };
+        let parts = self.parts_with(reparsed.parsed.diagnostics, loading);
         Ok(Compilation {
             diagnostics: super::gathered(&parts, &checked),
             sources,
@@ -333,12 +334,7 @@ impl Compilation {
             });
         match moved {
             Some((checked, diagnostics, loading)) => {
-                let parts = Parts {
-                    root_syntax: reparsed.parsed.diagnostics,
-                    loading,
-                    options: self.parts.options.clone(),
-                    json: false,
-                };
+                let parts = self.parts_with(reparsed.parsed.diagnostics, loading);
                 Ok(Compilation {
                     sources,
                     file: self.file,
