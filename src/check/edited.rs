@@ -13,17 +13,18 @@
 
 use std::sync::Arc;
 
-use super::graph::{self, DepGraph, Edge, Node};
+use super::graph::{self, DepGraph, Node};
 use super::lower::finish::{structure, Names, TaskEdges, TaskFields};
-use super::lower::{unknown_task_or_step, Member, Unknown, Unresolved};
-use super::rename::{check_diagnostics, set_dependencies, shifted};
+use super::lower::{Member, Unknown, Unresolved};
+use super::reuse::{
+    check_diagnostics, edges_after, other_after, set_dependencies, shifted, unknown_diagnostics,
+};
 use super::unparsed::Unparsed;
 use super::{Checked, Checker, PlanReuse, Reuse};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, SymbolKind};
 use crate::modules::Module;
 use crate::span::{FileId, SourceMap, Span};
-use crate::suggest;
 use crate::syntax::ast::{self, StrPart};
 
 /// A task edited, its name kept: as it was and as it is.
@@ -63,7 +64,7 @@ pub(crate) fn edited(
     let (c, out) = fields_again(definitions, file, index, task.new)?;
     let (ir_task, text_refs) = ir_task(&plan, index, task.new, definitions, file)?;
     *Arc::make_mut(&mut plan.tasks[index]) = ir_task;
-    let (edges, groups) = edges_after(kept, &gone, &map, file, out.edges)?;
+    let (edges, groups) = edges_after(kept, &gone.edges, &map, file, out.edges)?;
     let graph = DepGraph {
         nodes: plan.tasks.iter().map(|t| Node { name: &t.key }).collect(),
         edges,
@@ -80,7 +81,7 @@ pub(crate) fn edited(
     let at = task.new.span.start();
     let unresolved = unresolved_after(kept, &gone, &map, at, c.unresolved)?;
     let unknown = unknown_diagnostics(&unresolved, definitions, file, &unparsed);
-    let other = other_after(kept, &gone, &map, file, c.diagnostics)?;
+    let other = other_after(kept, &gone.other, &map, file, c.diagnostics)?;
     let definitions = moved_definitions(definitions, file, &map)?;
 
     // The graph, reusing the last reduction: the task's list changed.
@@ -248,60 +249,6 @@ fn moved_definitions(
         d.full_span = map(d.full_span)?;
     }
     Some(definitions)
-}
-
-/// The diagnostics kept after the edit: the old ones moved, those of the
-/// task's fields out, its new ones (`new`) in.
-fn other_after(
-    kept: &PlanReuse,
-    gone: &Gone,
-    map: &dyn Fn(Span) -> Option<Span>,
-    file: FileId,
-    new: Vec<Diagnostic>,
-) -> Option<Vec<Diagnostic>> {
-    let mut other = Vec::with_capacity(kept.other.len() + new.len());
-    for (i, d) in kept.other.iter().enumerate() {
-        if gone.other.binary_search(&i).is_err() {
-            other.push(d.moved(file, map)?);
-        }
-    }
-    other.extend(new);
-    Some(other)
-}
-
-/// The graph's edges after the edit: the old ones moved, the task's out,
-/// its new ones (`new`) after the others (the order of single edges changes
-/// nothing the checks report but a cycle's labels, and a cycle is checked
-/// whole); a group's place among them moved with them.
-fn edges_after(
-    kept: &PlanReuse,
-    gone: &Gone,
-    map: &dyn Fn(Span) -> Option<Span>,
-    file: FileId,
-    new: Vec<Edge>,
-) -> Option<(Vec<Edge>, Vec<graph::GroupEdge>)> {
-    let mut edges: Vec<Edge> = Vec::with_capacity(kept.edges.len() + new.len());
-    for (i, e) in kept.edges.iter().enumerate() {
-        if gone.edges.binary_search(&i).is_err() {
-            let span = if e.file == file { map(e.span)? } else { e.span };
-            edges.push(Edge { span, ..*e });
-        }
-    }
-    edges.extend(new);
-    let groups = kept
-        .groups
-        .iter()
-        .map(|g| {
-            let span = if g.file == file { map(g.span)? } else { g.span };
-            let before = gone.edges.partition_point(|&e| e < g.after_edges);
-            Some(graph::GroupEdge {
-                span,
-                after_edges: g.after_edges - before,
-                ..g.clone()
-            })
-        })
-        .collect::<Option<Vec<_>>>()?;
-    Some((edges, groups))
 }
 
 /// What the task made in the last check, by index (sorted): its references
@@ -529,26 +476,4 @@ fn same_use(
         used
     };
     counted(&before.references) == counted(references)
-}
-
-/// The diagnostics of the unresolved names, as the check makes them: those
-/// unparsed text mentions left out (no search), the others' "did you mean"
-/// searched in order within one budget among the tasks' and steps' names.
-fn unknown_diagnostics(
-    unresolved: &[Unresolved],
-    definitions: &[ir::Definition],
-    file: FileId,
-    unparsed: &Unparsed,
-) -> Vec<Diagnostic> {
-    let names: Vec<&str> = definitions
-        .iter()
-        .filter(|d| matches!(d.kind, SymbolKind::Task | SymbolKind::Step) && d.file == file)
-        .map(|d| d.name.as_str())
-        .collect();
-    let mut budget = suggest::Budget::default();
-    unresolved
-        .iter()
-        .filter(|u| !unparsed.may_name(&u.name.name))
-        .map(|u| unknown_task_or_step(&mut budget, u.file, &u.name, "", names.iter().copied()))
-        .collect()
 }

@@ -13,6 +13,7 @@ pub mod graph;
 mod lower;
 mod params;
 pub(crate) mod rename;
+mod reuse;
 mod scope;
 mod template;
 mod unparsed;

@@ -15,12 +15,15 @@
 use std::sync::Arc;
 
 use super::graph::{self, DepGraph, Edge, Node};
-use super::lower::{unknown_task_or_step, Unknown, Unresolved};
-use super::{in_order, Checked, PlanReuse, Reuse};
+use super::lower::{Unknown, Unresolved};
+use super::reuse::{
+    check_diagnostics, edges_after, other_after, set_dependencies, shifted, unknown_diagnostics,
+};
+use super::unparsed::Unparsed;
+use super::{Checked, PlanReuse, Reuse};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{self, SymbolKind, TaskId};
+use crate::ir;
 use crate::span::{FileId, Span};
-use crate::suggest;
 use crate::syntax::ast::{self, PlanItem, SmolStr, StepItem};
 
 /// A task's name changed by an edit.
@@ -56,7 +59,8 @@ pub(crate) fn renamed(
     let task = ir_plan.tasks.iter().position(|t| t.key == *rename.new)?;
     let (old_refs, dropped) = old_references(previous, kept, rename.definition, task)?;
     let resolved = now_resolved(kept, map, plan, file, rename, task)?;
-    let (edges, groups) = edges_after(kept, &dropped, &resolved, task, file, map)?;
+    let new = resolved_edges(&resolved, task, file);
+    let (edges, groups) = edges_after(kept, &dropped, map, file, new)?;
     let graph = DepGraph {
         nodes: ir_plan
             .tasks
@@ -71,18 +75,19 @@ pub(crate) fn renamed(
     let refs = &moved.symbols.references;
     let old_spans = old_refs.iter().map(|&i| refs[i].span);
     let unresolved = unresolved_after(kept, map, &resolved, old_spans, rename.old, file)?;
-    let other: Vec<Diagnostic> = kept
-        .other
-        .iter()
-        .map(|d| d.moved(file, map))
-        .collect::<Option<_>>()?;
-    let unknown = unknown_diagnostics(&unresolved, &moved.symbols.definitions, file);
+    let other = other_after(kept, &[], map, file, Vec::new())?;
+    let unknown = unknown_diagnostics(
+        &unresolved,
+        &moved.symbols.definitions,
+        file,
+        &Unparsed::default(),
+    );
 
     // The graph, reusing the last reduction: the tasks whose edges changed
     // are those that name either name.
-    let dependents = kept.edges.iter().zip(&dropped).filter(|(_, &gone)| gone);
-    let changed: Vec<usize> = dependents
-        .map(|(e, _)| e.dependent)
+    let changed: Vec<usize> = dropped
+        .iter()
+        .map(|&e| kept.edges[e].dependent)
         .chain(resolved.iter().map(|&(_, dependent, _)| dependent))
         .collect();
     let report = graph::check_changed(&graph, memo, &changed);
@@ -93,15 +98,12 @@ pub(crate) fn renamed(
     let diagnostics = check_diagnostics(&other, unknown, report.diagnostics);
     set_dependencies(&mut ir_plan, &report.dependencies);
     let references = &mut moved.symbols.references;
-    let task_references = references_after(references, kept, &old_refs, &resolved, rename, file);
+    let (task_references, texts_references) =
+        references_after(references, kept, &old_refs, &resolved, rename, file);
     let plan_reuse = PlanReuse {
         unresolved,
         tasks_unresolved: kept.tasks_unresolved,
-        texts_references: shifted(
-            &kept.texts_references,
-            task_references.len(),
-            kept.task_references.len(),
-        ),
+        texts_references,
         task_references,
         withheld: kept.withheld,
         edges,
@@ -143,7 +145,7 @@ fn followed(previous: &Checked, kept: &PlanReuse, file: FileId, rename: &Renamed
 }
 
 /// The references to the old name (by index in the old references), and
-/// the edges they made (marked): each made one edge in a task's own
+/// the edges they made (by index, sorted): each made one edge in a task's own
 /// `after` (not a step's, and not named twice there), and not of the task
 /// itself.
 fn old_references(
@@ -151,7 +153,7 @@ fn old_references(
     kept: &PlanReuse,
     definition: usize,
     task: usize,
-) -> Option<(Vec<usize>, Vec<bool>)> {
+) -> Option<(Vec<usize>, Vec<usize>)> {
     let references = &previous.symbols.references;
     let old_refs: Vec<usize> = (0..references.len())
         .filter(|&i| references[i].definition == definition)
@@ -159,7 +161,7 @@ fn old_references(
     let to_task: Vec<usize> = (0..kept.edges.len())
         .filter(|&e| kept.edges[e].direct && kept.edges[e].dependency == task)
         .collect();
-    let mut dropped = vec![false; kept.edges.len()];
+    let mut dropped = Vec::with_capacity(old_refs.len());
     for &i in &old_refs {
         let r = &references[i];
         if !kept.task_references.contains(&i) {
@@ -173,8 +175,9 @@ fn old_references(
         if made.next().is_some() || kept.edges[edge].dependent == task {
             return None;
         }
-        dropped[edge] = true;
+        dropped.push(edge);
     }
+    dropped.sort_unstable();
     Some((old_refs, dropped))
 }
 
@@ -250,28 +253,9 @@ fn unresolved_after(
     Some(unresolved)
 }
 
-/// The diagnostics of the unresolved names, their "did you mean" searched
-/// in order within one budget among the tasks' and steps' names in the
-/// order they were declared, as the check searches them.
-fn unknown_diagnostics(
-    unresolved: &[Unresolved],
-    definitions: &[ir::Definition],
-    file: FileId,
-) -> Vec<Diagnostic> {
-    let names: Vec<&str> = definitions
-        .iter()
-        .filter(|d| matches!(d.kind, SymbolKind::Task | SymbolKind::Step) && d.file == file)
-        .map(|d| d.name.as_str())
-        .collect();
-    let mut budget = suggest::Budget::default();
-    unresolved
-        .iter()
-        .map(|u| unknown_task_or_step(&mut budget, u.file, &u.name, "", names.iter().copied()))
-        .collect()
-}
-
 /// The references after the rename: the old name's left out, the new
-/// name's added to the tasks' part in source order. Returns that part.
+/// name's added to the tasks' part in source order. Returns that part, and
+/// the part the tasks' strings made, after it.
 fn references_after(
     references: &mut Vec<ir::Reference>,
     kept: &PlanReuse,
@@ -279,7 +263,7 @@ fn references_after(
     resolved: &[(usize, usize, Span)],
     rename: &Renamed,
     file: FileId,
-) -> std::ops::Range<usize> {
+) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
     let mut task_references = kept.task_references.clone();
     let mut gone = old_refs.iter().peekable();
     let mut index = 0;
@@ -300,181 +284,21 @@ fn references_after(
         references.insert(at, reference);
         task_references.end += 1;
     }
-    task_references
+    let (is, was) = (task_references.len(), kept.task_references.len());
+    (task_references, shifted(&kept.texts_references, is, was))
 }
 
-impl Reuse {
-    /// What a check kept, moved with the text of an edit that changed
-    /// nothing the check sees (`map` moves a span of the old text to the
-    /// new one): the graph as it was, the plan's spans moved (or nothing
-    /// kept of the plan if one cannot be).
-    ///
-    /// `from` is where the edit starts: a span that ends before it stays.
-    pub(crate) fn moved(
-        &self,
-        file: FileId,
-        map: &dyn Fn(Span) -> Option<Span>,
-        from: usize,
-    ) -> Reuse {
-        Reuse {
-            graph: self.graph.clone(),
-            plan: self
-                .plan
-                .as_deref()
-                .and_then(|plan| plan.moved(file, map, from))
-                .map(Arc::new),
-        }
-    }
-}
-
-impl PlanReuse {
-    fn moved(
-        &self,
-        file: FileId,
-        map: &dyn Fn(Span) -> Option<Span>,
-        from: usize,
-    ) -> Option<PlanReuse> {
-        let in_file = |f: FileId, span: Span| match f == file && span.end() > from {
-            true => map(span),
-            false => Some(span),
-        };
-        // Copied whole (tens of thousands on a large plan), then those
-        // after the edit moved in place.
-        let mut edges = self.edges.clone();
-        for edge in &mut edges {
-            edge.span = in_file(edge.file, edge.span)?;
-        }
-        let groups = self
-            .groups
-            .iter()
-            .map(|g| {
-                Some(graph::GroupEdge {
-                    span: in_file(g.file, g.span)?,
-                    ..g.clone()
-                })
-            })
-            .collect::<Option<_>>()?;
-        let unresolved = self
-            .unresolved
-            .iter()
-            .map(|u| {
-                let mut u = u.clone();
-                u.name.span = in_file(u.file, u.name.span)?;
-                Some(u)
-            })
-            .collect::<Option<_>>()?;
-        let other = self
-            .other
-            .iter()
-            .map(|d| d.moved(file, map))
-            .collect::<Option<_>>()?;
-        Some(PlanReuse {
-            unresolved,
-            tasks_unresolved: self.tasks_unresolved,
-            task_references: self.task_references.clone(),
-            texts_references: self.texts_references.clone(),
-            withheld: self.withheld,
-            edges,
-            groups,
-            other,
-        })
-    }
-}
-
-/// Gives each task of the plan its dependencies as the graph check reduced
-/// them, copying only the tasks whose list changed.
-pub(super) fn set_dependencies(plan: &mut ir::Plan, dependencies: &graph::Adjacency) {
-    for (index, deps) in dependencies.iter().enumerate() {
-        let ids = deps.iter().map(|&d| d as TaskId + 1);
-        if !plan.tasks[index]
-            .dependencies
-            .iter()
-            .copied()
-            .eq(ids.clone())
-        {
-            Arc::make_mut(&mut plan.tasks[index]).dependencies = ids.collect();
-        }
-    }
-}
-
-/// The check's diagnostics, in order: those kept (`other`), those of the
-/// unresolved names and those of the graph.
-pub(super) fn check_diagnostics(
-    other: &[Diagnostic],
-    unknown: Vec<Diagnostic>,
-    graph: Vec<Diagnostic>,
-) -> Vec<Diagnostic> {
-    let mut diagnostics = Vec::with_capacity(other.len() + unknown.len() + graph.len());
-    diagnostics.extend_from_slice(other);
-    diagnostics.extend(unknown);
-    diagnostics.extend(graph);
-    in_order(&mut diagnostics);
-    diagnostics
-}
-
-/// A range after a block whose length went from `was` to `is`, moved with
-/// it.
-pub(super) fn shifted(
-    range: &std::ops::Range<usize>,
-    is: usize,
-    was: usize,
-) -> std::ops::Range<usize> {
-    (range.start + is - was)..(range.end + is - was)
-}
-
-/// The graph's edges after the rename: moved with the text, those of the
-/// old name's references left out, one for each reference the new name
-/// resolves (after the others: the order of single edges changes nothing
-/// the checks report but a cycle's labels, and a cycle is checked whole).
-fn edges_after(
-    kept: &PlanReuse,
-    dropped: &[bool],
-    resolved: &[(usize, usize, Span)],
-    task: usize,
-    file: FileId,
-    map: &dyn Fn(Span) -> Option<Span>,
-) -> Option<(Vec<Edge>, Vec<graph::GroupEdge>)> {
-    let mut edges = Vec::with_capacity(kept.edges.len() + resolved.len());
-    // How many edges before each place were dropped: a group's place counts
-    // the single edges before it.
-    let mut dropped_before = Vec::with_capacity(kept.edges.len() + 1);
-    let mut count = 0;
-    for (edge, &gone) in kept.edges.iter().zip(dropped) {
-        dropped_before.push(count);
-        if gone {
-            count += 1;
-            continue;
-        }
-        let span = if edge.file == file {
-            map(edge.span)?
-        } else {
-            edge.span
-        };
-        edges.push(Edge { span, ..*edge });
-    }
-    dropped_before.push(count);
-    for &(_, dependent, span) in resolved {
-        edges.push(Edge {
-            dependent,
-            dependency: task,
-            file,
-            span,
-            direct: true,
-        });
-    }
-    let groups = kept
-        .groups
-        .iter()
-        .map(|g| {
-            let span = if g.file == file { map(g.span)? } else { g.span };
-            Some(graph::GroupEdge {
-                span,
-                after_edges: g.after_edges - dropped_before[g.after_edges],
-                ..g.clone()
-            })
-        })
-        .collect::<Option<_>>()?;
-    Some((edges, groups))
+/// An edge from each task that now names the renamed one (`resolved`, as
+/// [`now_resolved`] gives them) to it.
+fn resolved_edges(resolved: &[(usize, usize, Span)], task: usize, file: FileId) -> Vec<Edge> {
+    let edge = |&(_, dependent, span): &(usize, usize, Span)| Edge {
+        dependent,
+        dependency: task,
+        file,
+        span,
+        direct: true,
+    };
+    resolved.iter().map(edge).collect()
 }
 
 /// The task of `plan` whose text holds `span`, with its index among the

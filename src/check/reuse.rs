@@ -1,0 +1,213 @@
+//! What a check keeps for the next check after an edit ([`Reuse`],
+//! [`PlanReuse`]), moved with the text, and the pieces the checks of a
+//! rename ([`super::rename`]) and of an edited task ([`super::edited`])
+//! both make again from it.
+
+use std::sync::Arc;
+
+use super::graph::{self, Edge};
+use super::lower::{unknown_task_or_step, Unresolved};
+use super::unparsed::Unparsed;
+use super::{in_order, PlanReuse, Reuse};
+use crate::diagnostic::Diagnostic;
+use crate::ir::{self, SymbolKind, TaskId};
+use crate::span::{FileId, Span};
+use crate::suggest;
+
+impl Reuse {
+    /// What a check kept, moved with the text of an edit that changed
+    /// nothing the check sees (`map` moves a span of the old text to the
+    /// new one): the graph as it was, the plan's spans moved (or nothing
+    /// kept of the plan if one cannot be).
+    ///
+    /// `from` is where the edit starts: a span that ends before it stays.
+    pub(crate) fn moved(
+        &self,
+        file: FileId,
+        map: &dyn Fn(Span) -> Option<Span>,
+        from: usize,
+    ) -> Reuse {
+        Reuse {
+            graph: self.graph.clone(),
+            plan: self
+                .plan
+                .as_deref()
+                .and_then(|plan| plan.moved(file, map, from))
+                .map(Arc::new),
+        }
+    }
+}
+
+impl PlanReuse {
+    fn moved(
+        &self,
+        file: FileId,
+        map: &dyn Fn(Span) -> Option<Span>,
+        from: usize,
+    ) -> Option<PlanReuse> {
+        let in_file = |f: FileId, span: Span| match f == file && span.end() > from {
+            true => map(span),
+            false => Some(span),
+        };
+        // Copied whole (tens of thousands on a large plan), then those
+        // after the edit moved in place.
+        let mut edges = self.edges.clone();
+        for edge in &mut edges {
+            edge.span = in_file(edge.file, edge.span)?;
+        }
+        let groups = self
+            .groups
+            .iter()
+            .map(|g| {
+                Some(graph::GroupEdge {
+                    span: in_file(g.file, g.span)?,
+                    ..g.clone()
+                })
+            })
+            .collect::<Option<_>>()?;
+        let unresolved = self
+            .unresolved
+            .iter()
+            .map(|u| {
+                let mut u = u.clone();
+                u.name.span = in_file(u.file, u.name.span)?;
+                Some(u)
+            })
+            .collect::<Option<_>>()?;
+        let other = self
+            .other
+            .iter()
+            .map(|d| d.moved(file, map))
+            .collect::<Option<_>>()?;
+        Some(PlanReuse {
+            unresolved,
+            tasks_unresolved: self.tasks_unresolved,
+            task_references: self.task_references.clone(),
+            texts_references: self.texts_references.clone(),
+            withheld: self.withheld,
+            edges,
+            groups,
+            other,
+        })
+    }
+}
+
+/// Gives each task of the plan its dependencies as the graph check reduced
+/// them, copying only the tasks whose list changed.
+pub(super) fn set_dependencies(plan: &mut ir::Plan, dependencies: &graph::Adjacency) {
+    for (index, deps) in dependencies.iter().enumerate() {
+        let ids = deps.iter().map(|&d| d as TaskId + 1);
+        if !plan.tasks[index]
+            .dependencies
+            .iter()
+            .copied()
+            .eq(ids.clone())
+        {
+            Arc::make_mut(&mut plan.tasks[index]).dependencies = ids.collect();
+        }
+    }
+}
+
+/// The check's diagnostics, in order: those kept (`other`), those of the
+/// unresolved names and those of the graph.
+pub(super) fn check_diagnostics(
+    other: &[Diagnostic],
+    unknown: Vec<Diagnostic>,
+    graph: Vec<Diagnostic>,
+) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::with_capacity(other.len() + unknown.len() + graph.len());
+    diagnostics.extend_from_slice(other);
+    diagnostics.extend(unknown);
+    diagnostics.extend(graph);
+    in_order(&mut diagnostics);
+    diagnostics
+}
+
+/// A range after a block whose length went from `was` to `is`, moved with
+/// it.
+pub(super) fn shifted(
+    range: &std::ops::Range<usize>,
+    is: usize,
+    was: usize,
+) -> std::ops::Range<usize> {
+    (range.start + is - was)..(range.end + is - was)
+}
+
+/// The graph's edges after an edit: the old ones moved, those at `gone`
+/// (indices, sorted) left out, the new ones (`new`) after the others (the
+/// order of single edges changes nothing the checks report but a cycle's
+/// labels, and a cycle is checked whole); a group's place among them moved
+/// with them.
+pub(super) fn edges_after(
+    kept: &PlanReuse,
+    gone: &[usize],
+    map: &dyn Fn(Span) -> Option<Span>,
+    file: FileId,
+    new: Vec<Edge>,
+) -> Option<(Vec<Edge>, Vec<graph::GroupEdge>)> {
+    let mut edges: Vec<Edge> = Vec::with_capacity(kept.edges.len() + new.len());
+    for (i, e) in kept.edges.iter().enumerate() {
+        if gone.binary_search(&i).is_err() {
+            let span = if e.file == file { map(e.span)? } else { e.span };
+            edges.push(Edge { span, ..*e });
+        }
+    }
+    edges.extend(new);
+    let groups = kept
+        .groups
+        .iter()
+        .map(|g| {
+            let span = if g.file == file { map(g.span)? } else { g.span };
+            let before = gone.partition_point(|&e| e < g.after_edges);
+            Some(graph::GroupEdge {
+                span,
+                after_edges: g.after_edges - before,
+                ..g.clone()
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((edges, groups))
+}
+
+/// The diagnostics of the unresolved names, as the check makes them: those
+/// unparsed text mentions left out (no search), the others' "did you mean"
+/// searched in order within one budget among the tasks' and steps' names in
+/// the order they were declared.
+pub(super) fn unknown_diagnostics(
+    unresolved: &[Unresolved],
+    definitions: &[ir::Definition],
+    file: FileId,
+    unparsed: &Unparsed,
+) -> Vec<Diagnostic> {
+    let names: Vec<&str> = definitions
+        .iter()
+        .filter(|d| matches!(d.kind, SymbolKind::Task | SymbolKind::Step) && d.file == file)
+        .map(|d| d.name.as_str())
+        .collect();
+    let mut budget = suggest::Budget::default();
+    unresolved
+        .iter()
+        .filter(|u| !unparsed.may_name(&u.name.name))
+        .map(|u| unknown_task_or_step(&mut budget, u.file, &u.name, "", names.iter().copied()))
+        .collect()
+}
+
+/// The diagnostics kept after an edit (all but those of the unresolved
+/// names and of the graph): the old ones moved, those at `gone` (indices,
+/// sorted) left out, the new ones (`new`) added.
+pub(super) fn other_after(
+    kept: &PlanReuse,
+    gone: &[usize],
+    map: &dyn Fn(Span) -> Option<Span>,
+    file: FileId,
+    new: Vec<Diagnostic>,
+) -> Option<Vec<Diagnostic>> {
+    let mut other = Vec::with_capacity(kept.other.len() + new.len());
+    for (i, d) in kept.other.iter().enumerate() {
+        if gone.binary_search(&i).is_err() {
+            other.push(d.moved(file, map)?);
+        }
+    }
+    other.extend(new);
+    Some(other)
+}
