@@ -172,7 +172,7 @@ impl Diagnostic {
     pub(crate) fn moved(
         &self,
         file: FileId,
-        map: &dyn Fn(Span) -> Option<Span>,
+        map: &impl Fn(Span) -> Option<Span>,
     ) -> Option<Diagnostic> {
         let mut d = self.clone();
         for label in d.labels.iter_mut().filter(|l| l.file == file) {

@@ -204,7 +204,7 @@ pub struct Definition {
 }
 
 /// A use of a declared name.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Reference {
     /// Index into [`Symbols::definitions`].
     pub definition: usize,

@@ -57,6 +57,15 @@ impl Span {
         self.start == self.end
     }
 
+    /// The span `by` bytes further on (the text before it grew by `by`).
+    pub fn shifted(self, by: i64) -> Span {
+        let at = |offset: u32| narrow((i64::from(offset) + by) as usize);
+        Span {
+            start: at(self.start),
+            end: at(self.end),
+        }
+    }
+
     /// The smallest span covering both.
     pub fn to(self, other: Span) -> Span {
         Span {

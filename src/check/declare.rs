@@ -122,16 +122,16 @@ impl<'a> Declarations<'a> {
             stack.push((root, 0));
             while let Some(&mut (t, ref mut next)) = stack.last_mut() {
                 let items = &self.templates[t].ast.items;
-                let used =
-                    items[*next..]
-                        .iter()
-                        .enumerate()
-                        .find_map(|(offset, item)| match item {
-                            ast::PlanItem::Use(u) => self
-                                .template_named(&u.template.name)
-                                .map(|child| (offset, child)),
-                            _ => None,
-                        });
+                let used = items
+                    .unmoved()
+                    .skip(*next)
+                    .enumerate()
+                    .find_map(|(offset, item)| match item {
+                        ast::PlanItem::Use(u) => self
+                            .template_named(&u.template.name)
+                            .map(|child| (offset, child)),
+                        _ => None,
+                    });
                 let Some((offset, child)) = used else {
                     stack.pop();
                     state[t] = DONE;
@@ -248,9 +248,9 @@ impl<'a> Declarations<'a> {
 }
 
 /// The tasks and steps written in a template body (not those of its `use`s).
-fn own_items(items: &[ast::PlanItem]) -> u64 {
+fn own_items(items: &ast::Items) -> u64 {
     let mut count = 0u64;
-    for item in items {
+    for item in items.unmoved() {
         match item {
             ast::PlanItem::Task(_) => count += 1,
             ast::PlanItem::Step(step) => {

@@ -39,7 +39,7 @@ pub(crate) struct EditedTask<'a> {
 /// edited file's. `None` where the edit reaches beyond what this follows.
 pub(crate) fn edited(
     previous: &Checked,
-    map: &dyn Fn(Span) -> Option<Span>,
+    map: &impl Fn(Span) -> Option<Span>,
     (modules, sources): (&[Module], &SourceMap),
     file: FileId,
     task: &EditedTask,
@@ -182,7 +182,7 @@ impl References {
         previous: &Checked,
         kept: &PlanReuse,
         gone: &Gone,
-        map: &dyn Fn(Span) -> Option<Span>,
+        map: &impl Fn(Span) -> Option<Span>,
         file: FileId,
         (span, task_refs, text_refs): (Span, Vec<ir::Reference>, Vec<ir::Reference>),
     ) -> Option<References> {
@@ -219,7 +219,7 @@ impl References {
 fn unresolved_after(
     kept: &PlanReuse,
     gone: &Gone,
-    map: &dyn Fn(Span) -> Option<Span>,
+    map: &impl Fn(Span) -> Option<Span>,
     at: usize,
     new: Vec<Unresolved>,
 ) -> Option<Vec<Unresolved>> {
@@ -241,7 +241,7 @@ fn unresolved_after(
 fn moved_definitions(
     definitions: &[ir::Definition],
     file: FileId,
-    map: &dyn Fn(Span) -> Option<Span>,
+    map: &impl Fn(Span) -> Option<Span>,
 ) -> Option<Vec<ir::Definition>> {
     let mut definitions = definitions.to_vec();
     for d in definitions.iter_mut().filter(|d| d.file == file) {

@@ -176,7 +176,7 @@ impl<'a, 'd> Lowering<'a, 'd> {
         &mut self,
         c: &mut Checker,
         params: &mut Option<&mut Params<'a>>,
-        items: &'a [ast::PlanItem],
+        items: &'a ast::Items,
         file: FileId,
         prefix: &str,
         env: Env,

@@ -763,9 +763,9 @@ struct PlanFields<'a> {
 
 /// The steps and tasks written directly in a plan body (not counting what
 /// template instances add).
-fn count_items(items: &[ast::PlanItem]) -> (usize, usize) {
+fn count_items(items: &ast::Items) -> (usize, usize) {
     let (mut steps, mut tasks) = (0, 0);
-    for item in items {
+    for item in items.unmoved() {
         match item {
             ast::PlanItem::Step(step) => {
                 steps += 1;

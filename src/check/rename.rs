@@ -45,7 +45,7 @@ pub(crate) struct Renamed<'a> {
 pub(crate) fn renamed(
     previous: &Checked,
     mut moved: Checked,
-    map: &dyn Fn(Span) -> Option<Span>,
+    map: &impl Fn(Span) -> Option<Span>,
     plan: &ast::Plan,
     file: FileId,
     rename: &Renamed,
@@ -186,7 +186,7 @@ fn old_references(
 /// first `after` of a task other than the renamed one, once there.
 fn now_resolved(
     kept: &PlanReuse,
-    map: &dyn Fn(Span) -> Option<Span>,
+    map: &impl Fn(Span) -> Option<Span>,
     plan: &ast::Plan,
     file: FileId,
     rename: &Renamed,
@@ -221,7 +221,7 @@ fn now_resolved(
 /// `old_spans`, in the new text) joining the tasks' part in source order.
 fn unresolved_after(
     kept: &PlanReuse,
-    map: &dyn Fn(Span) -> Option<Span>,
+    map: &impl Fn(Span) -> Option<Span>,
     resolved: &[(usize, usize, Span)],
     old_spans: impl Iterator<Item = Span>,
     old: &SmolStr,

@@ -24,7 +24,7 @@ impl Reuse {
     pub(crate) fn moved(
         &self,
         file: FileId,
-        map: &dyn Fn(Span) -> Option<Span>,
+        map: &impl Fn(Span) -> Option<Span>,
         from: usize,
     ) -> Reuse {
         Reuse {
@@ -42,7 +42,7 @@ impl PlanReuse {
     fn moved(
         &self,
         file: FileId,
-        map: &dyn Fn(Span) -> Option<Span>,
+        map: &impl Fn(Span) -> Option<Span>,
         from: usize,
     ) -> Option<PlanReuse> {
         let in_file = |f: FileId, span: Span| match f == file && span.end() > from {
@@ -141,7 +141,7 @@ pub(super) fn shifted(
 pub(super) fn edges_after(
     kept: &PlanReuse,
     gone: &[usize],
-    map: &dyn Fn(Span) -> Option<Span>,
+    map: &impl Fn(Span) -> Option<Span>,
     file: FileId,
     new: Vec<Edge>,
 ) -> Option<(Vec<Edge>, Vec<graph::GroupEdge>)> {
@@ -198,7 +198,7 @@ pub(super) fn unknown_diagnostics(
 pub(super) fn other_after(
     kept: &PlanReuse,
     gone: &[usize],
-    map: &dyn Fn(Span) -> Option<Span>,
+    map: &impl Fn(Span) -> Option<Span>,
     file: FileId,
     new: Vec<Diagnostic>,
 ) -> Option<Vec<Diagnostic>> {

@@ -364,7 +364,15 @@ impl Compilation {
             .into_iter()
             .zip(syntax::spans(&new_item))
             .collect();
+        let by = edit.new_end as i64 - edit.old_end as i64;
         Some(move |span: Span| -> Option<Span> {
+            // Most spans lie after the item (they move) or before it.
+            if span.start() >= old_span.end() {
+                return Some(span.shifted(by));
+            }
+            if span.end() <= old_span.start() {
+                return Some(span);
+            }
             let outside = span.end() <= old_span.start() || span.start() >= old_span.end();
             let around = span.start() < old_span.start() && span.end() > old_span.end();
             if outside || around {
@@ -443,7 +451,7 @@ struct Rename {
 fn has_templates(module: &Module) -> bool {
     module.ast.items.iter().any(|item| match item {
         TopItem::Template(_) => true,
-        TopItem::Plan(plan) => plan.items.iter().any(|i| matches!(i, PlanItem::Use(_))),
+        TopItem::Plan(plan) => plan.items.unmoved().any(|i| matches!(i, PlanItem::Use(_))),
         _ => false,
     })
 }
@@ -493,9 +501,9 @@ fn own_plans<'a>(
     };
     let instances = old_plan
         .items
-        .iter()
+        .unmoved()
         .any(|item| matches!(item, PlanItem::Use(_)));
-    let total: usize = old_plan.items.iter().map(tasks_in).sum();
+    let total: usize = old_plan.items.unmoved().map(tasks_in).sum();
     (top == first_plan && !instances && total == plan.tasks.len()).then_some((old_plan, new_plan))
 }
 
@@ -520,8 +528,10 @@ fn edited_tasks<'a>(
     new_plan: &'a ast::Plan,
     place: Place,
 ) -> Option<(usize, Vec<&'a ast::Task>)> {
-    let mut first = old_plan.items[..place.item]
-        .iter()
+    let mut first = old_plan
+        .items
+        .unmoved()
+        .take(place.item)
         .map(tasks_in)
         .sum::<usize>();
     let edited = match (

@@ -70,7 +70,7 @@ pub fn folding_ranges(compilation: &Compilation) -> Vec<Fold> {
 }
 
 fn plan_items(
-    items: &[ast::PlanItem],
+    items: &ast::Items,
     body: &mut impl FnMut(Span, &ast::Body),
     strings: &mut Vec<Span>,
 ) {

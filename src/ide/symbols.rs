@@ -61,7 +61,7 @@ pub fn document_symbols(compilation: &Compilation) -> Vec<Symbol> {
         .collect()
 }
 
-fn plan_items(items: &[ast::PlanItem]) -> Vec<Symbol> {
+fn plan_items(items: &ast::Items) -> Vec<Symbol> {
     items
         .iter()
         .filter_map(|item| match item {

@@ -166,7 +166,7 @@ impl Literals {
         }
     }
 
-    fn plan_items(&mut self, items: &[ast::PlanItem]) {
+    fn plan_items(&mut self, items: &ast::Items) {
         for item in items {
             match item {
                 ast::PlanItem::Title(f) | ast::PlanItem::Goal(f) | ast::PlanItem::Language(f) => {

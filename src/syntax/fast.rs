@@ -443,7 +443,7 @@ impl<'a> Reader<'a> {
                 open,
                 close: Some(close),
             },
-            items,
+            items: items.into(),
         })
     }
 
@@ -472,7 +472,7 @@ impl<'a> Reader<'a> {
                 open,
                 close: Some(close),
             },
-            items,
+            items: items.into(),
         })
     }
 

@@ -71,7 +71,7 @@ fn unexplained(text: &str, file: FileId, prefix: Prefix) -> Parsed {
                 open: plan.open,
                 close: None,
             },
-            items: plan.items,
+            items: plan.items.into(),
         }));
     }
     let rest = text.len() - resume;
@@ -402,7 +402,7 @@ impl<'a> Walker<'a> {
             span: keyword.to(end),
             name,
             body: Body { open, close },
-            items: plan_items,
+            items: plan_items.into(),
         }));
         for child in after {
             items.extend(self.top_item(child));
@@ -434,7 +434,7 @@ impl<'a> Walker<'a> {
             span,
             name: name.expect("plan has a name"),
             body: Body { open, close },
-            items,
+            items: items.into(),
         }
     }
 
@@ -459,7 +459,7 @@ impl<'a> Walker<'a> {
             name: name.expect("template has a name"),
             params,
             body: Body { open, close },
-            items,
+            items: items.into(),
         }
     }
 

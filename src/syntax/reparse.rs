@@ -170,12 +170,12 @@ pub fn reparse(
         _ => return None,
     };
     let index = items
-        .partition_point(|item| item_span(item).start() < edit.start)
+        .partition_point(|span| span.start() < edit.start)
         .checked_sub(1)?;
-    let item = &items[index];
-    if !within(item_span(item)) {
+    if !within(items.span(index)) {
         return None;
     }
+    let item = &items[index];
     // The innermost item first: a task of a step, then the step.
     let mut candidates = Vec::with_capacity(2);
     if let PlanItem::Step(step) = item {
@@ -331,13 +331,13 @@ fn spliced_items(
 ) -> Option<Vec<TopItem>> {
     let mut items = Vec::with_capacity(old.len());
     items.extend_from_slice(&old[..place.top]);
-    let body = |old_items: &[PlanItem]| -> Option<Vec<PlanItem>> {
-        let mut body = Vec::with_capacity(old_items.len());
-        body.extend_from_slice(&old_items[..place.item]);
-        body.push(match place.task {
+    // The items after the re-read one are shared, moved by the edit.
+    let by = edit.new_end as i64 - edit.old_end as i64;
+    let body = |old_items: &Items| -> Option<Items> {
+        let new = match place.task {
             None => item.clone(),
             Some(task) => {
-                let PlanItem::Step(mut step) = moved(&old_items[place.item], edit) else {
+                let PlanItem::Step(mut step) = moved(old_items.get(place.item)?, edit) else {
                     return None;
                 };
                 let PlanItem::Task(new) = item.clone() else {
@@ -346,9 +346,8 @@ fn spliced_items(
                 std::sync::Arc::make_mut(&mut step).items[task] = StepItem::Task(new);
                 PlanItem::Step(step)
             }
-        });
-        body.extend(old_items[place.item + 1..].iter().map(|i| moved(i, edit)));
-        Some(body)
+        };
+        Some(old_items.replaced(place.item, new, by))
     };
     // The plan or template holding the item: its name, parameters and
     // opening brace stand before the edit, its closing brace after it.
@@ -370,6 +369,17 @@ fn spliced_items(
     });
     items.extend(old[place.top + 1..].iter().map(|i| moved(i, edit)));
     Some(items)
+}
+
+/// A copy of an item with its spans moved `by` bytes.
+pub(crate) fn shifted(item: &PlanItem, by: i64) -> PlanItem {
+    let mut item = item.clone();
+    item.visit(&mut |place| {
+        if let At::Span(span) = place {
+            *span = span.shifted(by);
+        }
+    });
+    item
 }
 
 /// A copy of a node with its spans moved by the edit.
@@ -529,6 +539,14 @@ impl<T: Visit> Visit for Vec<T> {
         for inner in self {
             inner.visit(f);
         }
+    }
+}
+
+impl Visit for Items {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
+        let mut items: Vec<PlanItem> = self.iter().cloned().collect();
+        items.visit(f);
+        *self = items.into();
     }
 }
 

@@ -7,6 +7,10 @@ use std::sync::Arc;
 
 use crate::span::Span;
 
+mod items;
+
+pub use items::{Items, Iter as ItemsIter};
+
 pub use smol_str::SmolStr;
 
 /// A name as written, with its span. Names are short: a [`SmolStr`] holds
@@ -55,7 +59,7 @@ pub struct Plan {
     pub span: Span,
     pub name: Ident,
     pub body: Body,
-    pub items: Vec<PlanItem>,
+    pub items: Items,
 }
 
 /// The braces of a body: where it opens, and where it closes if it does.
@@ -73,7 +77,7 @@ pub struct Template {
     pub name: Ident,
     pub params: Vec<Param>,
     pub body: Body,
-    pub items: Vec<PlanItem>,
+    pub items: Items,
 }
 
 /// An item of a plan (or template) body.
