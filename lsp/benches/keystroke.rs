@@ -50,6 +50,18 @@ const KEYSTROKES: &[Keystroke] = &[
         leaves_mistake: false,
     },
     Keystroke {
+        name: "a letter in a step's title",
+        after: |_, tasks| format!("step s{} \"Stage", tasks.div_ceil(20) / 2),
+        typed: "x",
+        leaves_mistake: false,
+    },
+    Keystroke {
+        name: "a letter in a reference, which then names no task",
+        after: |text, _| format!("after {}", waited_for(text)),
+        typed: "x",
+        leaves_mistake: true,
+    },
+    Keystroke {
         name: "a quote that leaves a string unclosed",
         after: |_, tasks| format!("task t{} \"Do", tasks / 2),
         typed: "\"",

@@ -11,8 +11,9 @@
 //! ```
 //!
 //! Arguments: the number of tasks, the keystroke (`title`, `rename`,
-//! `name` (the last task's, which nothing names), `quote`, or `whole` for a
-//! whole compile), and `N` (default 8).
+//! `name` (the last task's, which nothing names), `quote`, `step` (a step's
+//! title), `reference` (a letter typed at the end of a reference), or
+//! `whole` for a whole compile), and `N` (default 8).
 
 use std::sync::Arc;
 
@@ -23,7 +24,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(tasks), Some(kind)) = (args.first().and_then(|a| a.parse().ok()), args.get(1)) else {
-        eprintln!("usage: keystroke_instructions TASKS title|rename|name|quote|whole [N]");
+        eprintln!(
+            "usage: keystroke_instructions TASKS title|rename|name|quote|step|reference|whole [N]"
+        );
         std::process::exit(2);
     };
     let times: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(8);
@@ -41,6 +44,16 @@ fn main() {
         // The last task: nothing waits for it.
         "name" => (format!("task t{}", tasks - 1), "x"),
         "quote" => (format!("task t{} \"Do", tasks / 2), "\""),
+        // A step's title, near the middle.
+        "step" => (format!("step s{} \"Stage", tasks.div_ceil(20) / 2), "x"),
+        // A reference to a task others wait for: it then names no task.
+        "reference" => (
+            format!(
+                "after {}",
+                planc::generate::waited_for_task(&text).expect("an `after`")
+            ),
+            "x",
+        ),
         _ => (String::new(), ""),
     };
     let options = planc::check::Options::default();

@@ -479,6 +479,25 @@ fn retext_plan(
         }
         retitle(ir_task, task, &plan.params)?;
     }
+    if let (PlanItem::Step(step), None) =
+        (&new_plan.items[reparsed.place.item], reparsed.place.task)
+    {
+        // The step's title names the IR step.
+        let index = old_plan
+            .items
+            .unmoved()
+            .take(reparsed.place.item)
+            .filter(|item| matches!(item, PlanItem::Step(_)))
+            .count();
+        let ir_step = plan.steps.get_mut(index)?;
+        if ir_step.id != step.name.name {
+            return None;
+        }
+        ir_step.name = match &step.title {
+            Some(title) => interpolate(&plan.params, title)?,
+            None => step.name.name.to_string(),
+        };
+    }
     Some(plan)
 }
 
@@ -521,8 +540,7 @@ fn tasks_in(item: &PlanItem) -> usize {
 }
 
 /// The index of the first task the re-read item holds in the plan, and the
-/// tasks it holds after the edit; `None` where the edit may have changed
-/// more than their strings (a step's title is the IR step's name).
+/// tasks it holds after the edit.
 fn edited_tasks<'a>(
     old_plan: &ast::Plan,
     new_plan: &'a ast::Plan,
@@ -550,19 +568,14 @@ fn edited_tasks<'a>(
                 _ => return None,
             }
         }
-        (PlanItem::Step(step), PlanItem::Step(old_step), None) => {
-            let title = |s: &ast::Step| s.title.as_ref().map(ast::Str::template_text);
-            if title(step) != title(old_step) {
-                return None;
-            }
-            step.items
-                .iter()
-                .filter_map(|i| match i {
-                    StepItem::Task(task) => Some(&**task),
-                    _ => None,
-                })
-                .collect()
-        }
+        (PlanItem::Step(step), PlanItem::Step(_), None) => step
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                StepItem::Task(task) => Some(&**task),
+                _ => None,
+            })
+            .collect(),
         _ => return None,
     };
     Some((first, edited))

@@ -278,6 +278,37 @@ fn typing_in_a_title_moves_the_diagnostics_and_retitles_the_task() {
 }
 
 #[test]
+fn typing_in_a_steps_title_renames_the_step_without_checking_again() {
+    let text = crate::generate::plan_source(200, false);
+    let old = compile(&text);
+    let at = text.find("step s5 \"").expect("s5") + "step s5 \"".len();
+    let mut typed = old;
+    for new in [
+        format!("{}New {}", &text[..at], &text[at..]),
+        format!("{}Newer {}", &text[..at], &text[at..]),
+    ] {
+        let edit = crate::syntax::Edit::between(typed.sources.get(typed.file).text.as_ref(), &new);
+        let reparsed = crate::syntax::reparse(
+            typed.syntax(),
+            &typed.parts.root_syntax,
+            &new,
+            edit,
+            typed.file,
+        )
+        .expect("the step is re-read");
+        assert!(reparsed.text_only);
+        let mut sources = typed.sources.clone();
+        sources.set_text(typed.file, Arc::from(new.as_str()));
+        typed = typed
+            .retext(Box::new(reparsed), edit, sources, None)
+            .unwrap_or_else(|_| panic!("moved, not checked again"));
+        check(&typed, &new);
+    }
+    let plan = typed.checked.plan.as_ref().expect("a plan");
+    assert_eq!(plan.steps[5].name, "Newer Stage 5 of 200");
+}
+
+#[test]
 fn renaming_a_task_reports_the_references_to_the_old_name() {
     let text = crate::generate::plan_source(200, false);
     let old = compile(&text);
