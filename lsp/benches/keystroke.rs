@@ -62,6 +62,15 @@ const KEYSTROKES: &[Keystroke] = &[
         leaves_mistake: true,
     },
     Keystroke {
+        name: "the first letter of a new item in a step (a syntax error until it is one)",
+        after: |_, tasks| {
+            let step = tasks.div_ceil(20) / 2;
+            format!("step s{step} \"Stage {step} of {{count}}\" {{")
+        },
+        typed: "t",
+        leaves_mistake: true,
+    },
+    Keystroke {
         name: "a quote that leaves a string unclosed",
         after: |_, tasks| format!("task t{} \"Do", tasks / 2),
         typed: "\"",

@@ -12,8 +12,9 @@
 //!
 //! Arguments: the number of tasks, the keystroke (`title`, `rename`,
 //! `name` (the last task's, which nothing names), `quote`, `step` (a step's
-//! title), `reference` (a letter typed at the end of a reference), or
-//! `whole` for a whole compile), and `N` (default 8).
+//! title), `reference` (a letter typed at the end of a reference), `item`
+//! (the first letter of a new item in a step), or `whole` for a whole
+//! compile), and `N` (default 8).
 
 use std::sync::Arc;
 
@@ -25,7 +26,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(tasks), Some(kind)) = (args.first().and_then(|a| a.parse().ok()), args.get(1)) else {
         eprintln!(
-            "usage: keystroke_instructions TASKS title|rename|name|quote|step|reference|whole [N]"
+            "usage: keystroke_instructions TASKS title|rename|name|quote|step|reference|item|whole [N]"
         );
         std::process::exit(2);
     };
@@ -46,6 +47,14 @@ fn main() {
         "quote" => (format!("task t{} \"Do", tasks / 2), "\""),
         // A step's title, near the middle.
         "step" => (format!("step s{} \"Stage", tasks.div_ceil(20) / 2), "x"),
+        // The first letter of a new item in a step: a syntax error there.
+        "item" => {
+            let step = tasks.div_ceil(20) / 2;
+            (
+                format!("step s{step} \"Stage {step} of {{count}}\" {{"),
+                "t",
+            )
+        }
         // A reference to a task others wait for: it then names no task.
         "reference" => (
             format!(
