@@ -140,6 +140,27 @@ fn fields_again(
     (!refused).then_some((c, out))
 }
 
+/// Whether a check of the same trees with other text unparsed (the root
+/// file's runs now `root`, the imported modules' as they were) finds what
+/// `previous` found, moved with the text: nothing it found depends on
+/// unparsed text ([`followed`]), and no name went unresolved (unparsed text
+/// that names one silences its diagnostic). Then an edit that changed only
+/// what went unparsed needs no check.
+pub(crate) fn unparsed_only(
+    previous: &Checked,
+    root: (FileId, &[Span]),
+    imported: &[Module],
+    sources: &SourceMap,
+) -> bool {
+    let Some(kept) = previous.reuse.plan.as_deref() else {
+        return false;
+    };
+    let runs =
+        std::iter::once(root).chain(imported.iter().map(|m| (m.file, m.ast.unparsed.as_slice())));
+    let unparsed = Unparsed::of_runs(runs, sources);
+    kept.unresolved.is_empty() && followed(previous, kept, &unparsed)
+}
+
 /// A name a task's `after` gives, outside templates.
 fn plain_name(u: &Unresolved) -> bool {
     matches!(&u.kind, Unknown::TaskOrStep { prefix } if prefix.is_empty())

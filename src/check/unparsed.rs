@@ -20,10 +20,21 @@ pub(super) struct Unparsed {
 impl Unparsed {
     /// Gathers the runs the parser recorded in each module's tree.
     pub(super) fn of(modules: &[Module], sources: &SourceMap) -> Unparsed {
+        Unparsed::of_runs(
+            modules.iter().map(|m| (m.file, m.ast.unparsed.as_slice())),
+            sources,
+        )
+    }
+
+    /// Gathers the runs of each file (`(file, its runs in source order)`).
+    pub(super) fn of_runs<'a>(
+        files: impl IntoIterator<Item = (FileId, &'a [Span])>,
+        sources: &SourceMap,
+    ) -> Unparsed {
         let mut unparsed = Unparsed::default();
-        for module in modules.iter().filter(|m| !m.ast.unparsed.is_empty()) {
-            let text = &sources.get(module.file).text;
-            for run in &module.ast.unparsed {
+        for (file, runs) in files.into_iter().filter(|(_, runs)| !runs.is_empty()) {
+            let text = &sources.get(file).text;
+            for run in runs {
                 let Some(run_text) = text.get(run.start()..run.end()) else {
                     continue;
                 };
@@ -33,9 +44,7 @@ impl Unparsed {
                     }
                 }
             }
-            unparsed
-                .runs
-                .insert(module.file, module.ast.unparsed.clone());
+            unparsed.runs.insert(file, runs.to_vec());
         }
         unparsed
     }

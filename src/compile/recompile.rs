@@ -86,6 +86,7 @@ impl Compilation {
                 self.retext(reparsed, edit, sources.clone(), Some(rename))
             }
             Some(rename) => self.rename_checked(reparsed, edit, sources.clone(), rename),
+            None if reparsed.same_shape => self.resyntaxed(reparsed, edit, sources.clone()),
             None => Err(reparsed),
         };
         match reparsed {
@@ -271,35 +272,27 @@ impl Compilation {
         sources: SourceMap,
         rename: &Rename,
     ) -> Result<Compilation, Box<Reparsed>> {
-        let checked =
-            self.moved_analysis(&reparsed, edit, Some(rename))
-                .and_then(|(moved, _, loading)| {
-                    let map = self.mover(&reparsed, edit)?;
-                    let plan = reparsed
-                        .parsed
-                        .file
-                        .items
-                        .iter()
-                        .find_map(|item| match item {
-                            TopItem::Plan(plan) => Some(plan),
-                            _ => None,
-                        })?;
-                    let renamed = check::rename::Renamed {
-                        definition: rename.definition,
-                        old: &rename.old,
-                        new: &rename.new,
-                        item: reparsed.old_span,
-                    };
-                    let checked = check::rename::renamed(
-                        &self.checked,
-                        moved,
-                        &map,
-                        plan,
-                        self.file,
-                        &renamed,
-                    )?;
-                    Some((checked, loading))
-                });
+        let checked = self.mover(&reparsed, edit).and_then(|map| {
+            let (moved, loading) = self.moved_analysis(&reparsed, &map, Some(rename))?;
+            let plan = reparsed
+                .parsed
+                .file
+                .items
+                .iter()
+                .find_map(|item| match item {
+                    TopItem::Plan(plan) => Some(plan),
+                    _ => None,
+                })?;
+            let renamed = check::rename::Renamed {
+                definition: rename.definition,
+                old: &rename.old,
+                new: &rename.new,
+                item: reparsed.old_span,
+            };
+            let checked =
+                check::rename::renamed(&self.checked, moved, &map, plan, self.file, &renamed)?;
+            Some((checked, loading))
+        });
         let Some((checked, loading)) = checked else {
             return Err(reparsed);
         };
@@ -324,14 +317,17 @@ impl Compilation {
         sources: SourceMap,
         rename: Option<&Rename>,
     ) -> Result<Compilation, Box<Reparsed>> {
-        let moved = self
-            .moved_analysis(&reparsed, edit, rename)
-            .and_then(|mut moved| {
-                // The graph is as it was; what the plan kept moves.
-                let map = self.mover(&reparsed, edit)?;
-                moved.0.reuse = self.checked.reuse.moved(self.file, &map, edit.start);
-                Some(moved)
-            });
+        let moved = self.mover(&reparsed, edit).and_then(|map| {
+            let (mut checked, loading) = self.moved_analysis(&reparsed, &map, rename)?;
+            // The graph is as it was; what the plan kept moves.
+            checked.reuse = self.checked.reuse.moved(self.file, &map, edit.start);
+            let diagnostics = self
+                .diagnostics
+                .iter()
+                .map(|d| d.moved(self.file, &map))
+                .collect::<Option<_>>()?;
+            Some((checked, diagnostics, loading))
+        });
         match moved {
             Some((checked, diagnostics, loading)) => {
                 let parts = self.parts_with(reparsed.parsed.diagnostics, loading);
@@ -383,16 +379,59 @@ impl Compilation {
         })
     }
 
-    /// What the check found, the diagnostics and the loading diagnostics,
-    /// moved with the text of a text-only edit.
+    /// After an edit that changed only what could not be parsed in the
+    /// re-read item (its tree the same but for where it stands and the text
+    /// of its strings; a word typed where a new task is about to be, say):
+    /// what the check found moves with the text, as after an edit of the
+    /// text of strings, when nothing it found depends on unparsed text and no
+    /// name went unresolved ([`check::edited::unparsed_only`]); the syntax
+    /// errors are the re-read item's.
+    fn resyntaxed(
+        &self,
+        reparsed: Box<Reparsed>,
+        edit: Edit,
+        sources: SourceMap,
+    ) -> Result<Compilation, Box<Reparsed>> {
+        let options = &self.parts.options;
+        let simple = !options.skip_references && !options.skip_plan;
+        let root = (self.file, reparsed.parsed.file.unparsed.as_slice());
+        let followed = simple
+            && !self.modules.iter().any(has_templates)
+            && check::edited::unparsed_only(&self.checked, root, &self.modules[1..], &sources);
+        let moved = followed
+            .then(|| self.mover(&reparsed, edit))
+            .flatten()
+            .and_then(|map| {
+                let (mut checked, loading) = self.moved_analysis(&reparsed, &map, None)?;
+                checked.reuse = self.checked.reuse.moved(self.file, &map, edit.start);
+                Some((checked, loading))
+            });
+        let Some((checked, loading)) = moved else {
+            return Err(reparsed);
+        };
+        let Reparsed { parsed, .. } = *reparsed;
+        let parts = self.parts_with(parsed.diagnostics, loading);
+        Ok(Compilation {
+            diagnostics: super::gathered(&parts, &checked),
+            sources,
+            file: self.file,
+            modules: self.modules_with(parsed.file),
+            checked,
+            parts: Arc::new(parts),
+        })
+    }
+
+    /// What the check found and the loading diagnostics, moved with the text
+    /// by `moved` (from [`Compilation::mover`]) after an edit that left the
+    /// re-read item's shape as it was; what the check keeps for the next
+    /// ([`check::Reuse`]) is the caller's to make.
     fn moved_analysis(
         &self,
         reparsed: &Reparsed,
-        edit: Edit,
+        moved: &impl Fn(Span) -> Option<Span>,
         rename: Option<&Rename>,
-    ) -> Option<(Checked, Vec<Diagnostic>, Vec<Diagnostic>)> {
+    ) -> Option<(Checked, Vec<Diagnostic>)> {
         let root = self.file;
-        let moved = self.mover(reparsed, edit)?;
         let move_all = |diagnostics: &[Diagnostic]| -> Option<Vec<Diagnostic>> {
             diagnostics.iter().map(|d| d.moved(root, &moved)).collect()
         };
@@ -426,11 +465,7 @@ impl Compilation {
             // Made by the caller.
             reuse: Default::default(),
         };
-        Some((
-            checked,
-            move_all(&self.diagnostics)?,
-            move_all(&self.parts.loading)?,
-        ))
+        Some((checked, move_all(&self.parts.loading)?))
     }
 }
 

@@ -137,6 +137,11 @@ pub struct Reparsed {
     /// and comments only: the same names, references, numbers and shape,
     /// and no syntax error in either.
     pub text_only: bool,
+    /// Whether the item's tree differs from the old one's at most where it
+    /// stands and in the text of its strings, whatever text went unparsed
+    /// in it or syntax errors it has, old or new (a word typed where an
+    /// item is about to be, say).
+    pub same_shape: bool,
 }
 
 /// Reads the file again after `edit` turned the old text (whose tree is
@@ -221,11 +226,12 @@ fn reparse_at(
     {
         return None;
     }
+    let same_shape = shape(like) == shape(&read.item);
     let text_only = inside_old == 0
         && diagnostics.is_empty()
         && read.unparsed.is_empty()
         && !has_unparsed(&old.unparsed, old_span)
-        && shape(like) == shape(&read.item);
+        && same_shape;
     let file_tree = File {
         items: spliced_items(&old.items, place, edit, read.item)?,
         comments: splice(&old.comments, old_span, read.comments, edit),
@@ -241,6 +247,7 @@ fn reparse_at(
         old_span,
         new_span,
         text_only,
+        same_shape,
     })
 }
 

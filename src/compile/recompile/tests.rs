@@ -463,6 +463,62 @@ fn typing_inside_a_task_checks_only_that_task() {
     assert!(old.diagnostics.is_empty());
 }
 
+/// A new task typed letter by letter at the start of a step of `text`: each
+/// text, and the path each keystroke takes.
+fn type_a_new_task(text: &str, typed: &str) -> Vec<(String, Path)> {
+    let anchor = "step s5 \"Stage 5 of {count}\" {";
+    let at = text.find(anchor).expect("step s5") + anchor.len();
+    let mut old = compile(text);
+    let mut paths = Vec::new();
+    for end in (1..=typed.len()).filter(|&end| typed.is_char_boundary(end)) {
+        let new = format!("{}{}{}", &text[..at], &typed[..end], &text[at..]);
+        let taken = path(&old, &new);
+        old = old.recompile(Arc::from(new.as_str()));
+        check(&old, &new);
+        paths.push((typed[..end].to_owned(), taken));
+    }
+    paths
+}
+
+#[test]
+fn a_word_typed_where_a_task_is_about_to_be_is_not_checked_again() {
+    let text = crate::generate::plan_source(200, false);
+    let typed = "\n        task n1 \"New\" { after t3 }";
+    let paths = type_a_new_task(&text, typed);
+    // One letter per keystroke: L moved with the text (white space), U only
+    // what went unparsed changed (from the first letter to the title's
+    // last, the task is a run of text the parser could not place; so are
+    // the words of an unclosed body), E the task edited, W checked whole
+    // (the task appears, its body opens, its reference begins, it closes).
+    let letter = |path: &Path| match path {
+        Path::Lone => 'L',
+        Path::Unparsed => 'U',
+        Path::Edited => 'E',
+        Path::Renamed => 'R',
+        Path::Whole => 'W',
+    };
+    let taken: String = paths.iter().map(|(_, path)| letter(path)).collect();
+    assert_eq!(taken, "LLLLLLLLLUUUUUUUUUUUUWLWUUUUUUUWEUW", "{paths:?}");
+}
+
+#[test]
+fn a_word_typed_where_unparsed_text_changes_a_diagnostic_is_checked_again() {
+    // A reference that names no task (its diagnostic is left out while
+    // unparsed text names it), and a role nothing uses (its warning too).
+    let text = crate::generate::plan_source(200, false);
+    let cases = [
+        (text.replacen("after t3", "after t3x", 1), "t3x"),
+        (text.replace(" assignee r7", " assignee r6"), "r7"),
+    ];
+    for (text, word) in cases {
+        let paths = type_a_new_task(&text, &format!("\n        {word}"));
+        assert!(
+            paths.iter().all(|(_, path)| *path != Path::Unparsed),
+            "{paths:?}"
+        );
+    }
+}
+
 #[test]
 fn a_role_or_parameter_an_edit_leaves_unused_is_reported() {
     let text = "plan p {\n    goal \"G\"\n    param who: string = \"me\"\n    role solo \"Solo\"\n    role other \"Other\"\n    task a \"A {who}\" { assignee solo }\n    task b \"B\" { after a assignee other }\n}\n";
@@ -503,6 +559,9 @@ enum Path {
     Renamed,
     /// The one task edited checked again.
     Edited,
+    /// Only what went unparsed changed: moved with the text, the syntax
+    /// errors the re-read item's.
+    Unparsed,
     /// Checked again whole.
     Whole,
 }
@@ -514,6 +573,14 @@ fn path(old: &Compilation, new: &str) -> Path {
         let reparsed = reparsed(old, new);
         if reparsed.text_only {
             return Path::Lone;
+        }
+        if reparsed.same_shape {
+            let mut sources = old.sources.clone();
+            sources.set_text(old.file, Arc::from(new));
+            let again = Box::new(reparsed.clone());
+            if old.resyntaxed(again, edit, sources).is_ok() {
+                return Path::Unparsed;
+            }
         }
         let items = (
             crate::syntax::item_at(old.syntax(), reparsed.place),
