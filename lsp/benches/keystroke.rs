@@ -78,6 +78,24 @@ const KEYSTROKES: &[Keystroke] = &[
     },
 ];
 
+/// A text typed letter by letter, then deleted letter by letter, as one
+/// writes a new item: every keystroke of it is timed.
+struct Typing {
+    name: &'static str,
+    /// Where it is typed: after the first occurrence of this text.
+    after: fn(&str, usize) -> String,
+    typed: &'static str,
+}
+
+const TYPINGS: &[Typing] = &[Typing {
+    name: "typing a new task at the start of a step, then deleting it, letter by letter (each keystroke)",
+    after: |_, tasks| {
+        let step = tasks.div_ceil(20) / 2;
+        format!("step s{step} \"Stage {step} of {{count}}\" {{")
+    },
+    typed: "\n        task n1 \"New\" { after t3 }",
+}];
+
 /// A task others wait for, near the middle of the plan.
 fn waited_for(text: &str) -> &str {
     planc::generate::waited_for_task(text).expect("an `after` in the plan's second half")
@@ -129,11 +147,25 @@ fn main() {
                 keystroke.name
             );
         }
+        for typing in TYPINGS {
+            let (median, p90) = runtime.block_on(typing_over_protocol(&text, tasks, typing));
+            println!(
+                "| keystroke → publishDiagnostics: {} | {tasks} | {median:.2} ms | {p90:.2} ms |",
+                typing.name
+            );
+        }
         for keystroke in KEYSTROKES {
             let (median, p90) = recompile(&text, tasks, keystroke);
             println!(
                 "| `Compilation::recompile` alone: {} | {tasks} | {median:.2} ms | {p90:.2} ms |",
                 keystroke.name
+            );
+        }
+        for typing in TYPINGS {
+            let (median, p90) = typing_recompiled(&text, tasks, typing);
+            println!(
+                "| `Compilation::recompile` alone: {} | {tasks} | {median:.2} ms | {p90:.2} ms |",
+                typing.name
             );
         }
         let (median, p90) = whole(&text, tasks);
@@ -175,6 +207,99 @@ async fn over_protocol(text: &str, tasks: usize, keystroke: &Keystroke) -> (f64,
         }
         if version as usize >= 2 + warm_up {
             times.push(elapsed);
+        }
+    }
+    summary(times)
+}
+
+/// The edits of typing `typing.typed` into `text` and deleting it again,
+/// letter by letter: each is `(start, end, inserted)` in (line, UTF-16
+/// column) positions of the text before it (the text typed is ASCII), and
+/// the text after it.
+fn typing_edits(
+    text: &str,
+    tasks: usize,
+    typing: &Typing,
+) -> Vec<((u32, u32), (u32, u32), String, String)> {
+    let after = (typing.after)(text, tasks);
+    let at = text.find(&after).expect("the place") + after.len();
+    let (mut line, mut col) = find(text, &after, after.len() as u32);
+    let mut positions = Vec::new();
+    let mut edits = Vec::new();
+    for (i, c) in typing.typed.char_indices() {
+        let start = (line, col);
+        if c == '\n' {
+            (line, col) = (line + 1, 0);
+        } else {
+            col += 1;
+        }
+        positions.push((start, (line, col)));
+        let typed = &typing.typed[..i + c.len_utf8()];
+        let now = format!("{}{typed}{}", &text[..at], &text[at..]);
+        edits.push((start, start, c.to_string(), now));
+    }
+    for (i, &(start, end)) in positions.iter().enumerate().rev() {
+        let now = format!("{}{}{}", &text[..at], &typing.typed[..i], &text[at..]);
+        edits.push((start, end, String::new(), now));
+    }
+    edits
+}
+
+/// Times each keystroke of typing a text and deleting it again, over the
+/// protocol: as many rounds as give the samples, after one not timed.
+async fn typing_over_protocol(text: &str, tasks: usize, typing: &Typing) -> (f64, f64) {
+    let edits = typing_edits(text, tasks, typing);
+    let mut client = TestClient::start().await;
+    client.open(text).await;
+    let mut times = Vec::new();
+    let mut version = 1;
+    let rounds = 1 + samples(tasks).div_ceil(edits.len());
+    for round in 0..rounds {
+        for (i, (start, end, inserted, _)) in edits.iter().enumerate() {
+            version += 1;
+            let started = Instant::now();
+            client.edit(version, *start, *end, inserted).await;
+            let published = loop {
+                let published = client.diagnostics().await;
+                if published["version"] == version {
+                    break published;
+                }
+            };
+            if round > 0 {
+                times.push(started.elapsed());
+            }
+            // Typed whole, and deleted again: a plan without mistakes.
+            if i == edits.len() / 2 - 1 || i == edits.len() - 1 {
+                assert_eq!(
+                    published["diagnostics"],
+                    serde_json::json!([]),
+                    "{published}"
+                );
+            }
+        }
+    }
+    summary(times)
+}
+
+/// Times `Compilation::recompile` of each keystroke of typing a text and
+/// deleting it again.
+fn typing_recompiled(text: &str, tasks: usize, typing: &Typing) -> (f64, f64) {
+    let options = planc::check::Options::default();
+    let texts: Vec<Arc<str>> = typing_edits(text, tasks, typing)
+        .into_iter()
+        .map(|(.., now)| Arc::from(now))
+        .collect();
+    let mut compilation = planc::compile_shared("/bench/big.plan", Arc::from(text), &options);
+    let mut times = Vec::new();
+    let rounds = 1 + samples(tasks).div_ceil(texts.len());
+    for round in 0..rounds {
+        for next in &texts {
+            let started = Instant::now();
+            let recompiled = compilation.recompile(Arc::clone(next));
+            if round > 0 {
+                times.push(started.elapsed());
+            }
+            compilation = recompiled;
         }
     }
     summary(times)
