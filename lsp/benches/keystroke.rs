@@ -6,6 +6,10 @@
 //! Run with `cargo bench -p planc-lsp --bench keystroke` (release build);
 //! `-- 1000 10000` picks the sizes (default 1,000, 10,000 and 100,000
 //! tasks). Prints a Markdown table of the median and the 90th percentile.
+//! Besides single keystrokes typed and taken back, a new task is typed at
+//! the start of a step and deleted again, letter by letter, each keystroke
+//! timed (the texts in between have syntax errors, a task appears, its body
+//! opens and closes).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
