@@ -216,15 +216,18 @@ async fn over_protocol(text: &str, tasks: usize, keystroke: &Keystroke) -> (f64,
     summary(times)
 }
 
+/// One keystroke of a typing: `start..end` (line, UTF-16 column) of the
+/// text before it replaced by `inserted`, giving `text`.
+struct Edit {
+    start: (u32, u32),
+    end: (u32, u32),
+    inserted: String,
+    text: String,
+}
+
 /// The edits of typing `typing.typed` into `text` and deleting it again,
-/// letter by letter: each is `(start, end, inserted)` in (line, UTF-16
-/// column) positions of the text before it (the text typed is ASCII), and
-/// the text after it.
-fn typing_edits(
-    text: &str,
-    tasks: usize,
-    typing: &Typing,
-) -> Vec<((u32, u32), (u32, u32), String, String)> {
+/// letter by letter (the text typed is ASCII).
+fn typing_edits(text: &str, tasks: usize, typing: &Typing) -> Vec<Edit> {
     let after = (typing.after)(text, tasks);
     let at = text.find(&after).expect("the place") + after.len();
     let (mut line, mut col) = find(text, &after, after.len() as u32);
@@ -240,11 +243,21 @@ fn typing_edits(
         positions.push((start, (line, col)));
         let typed = &typing.typed[..i + c.len_utf8()];
         let now = format!("{}{typed}{}", &text[..at], &text[at..]);
-        edits.push((start, start, c.to_string(), now));
+        edits.push(Edit {
+            start,
+            end: start,
+            inserted: c.to_string(),
+            text: now,
+        });
     }
     for (i, &(start, end)) in positions.iter().enumerate().rev() {
         let now = format!("{}{}{}", &text[..at], &typing.typed[..i], &text[at..]);
-        edits.push((start, end, String::new(), now));
+        edits.push(Edit {
+            start,
+            end,
+            inserted: String::new(),
+            text: now,
+        });
     }
     edits
 }
@@ -259,10 +272,12 @@ async fn typing_over_protocol(text: &str, tasks: usize, typing: &Typing) -> (f64
     let mut version = 1;
     let rounds = 1 + samples(tasks).div_ceil(edits.len());
     for round in 0..rounds {
-        for (i, (start, end, inserted, _)) in edits.iter().enumerate() {
+        for (i, edit) in edits.iter().enumerate() {
             version += 1;
             let started = Instant::now();
-            client.edit(version, *start, *end, inserted).await;
+            client
+                .edit(version, edit.start, edit.end, &edit.inserted)
+                .await;
             let published = loop {
                 let published = client.diagnostics().await;
                 if published["version"] == version {
@@ -291,7 +306,7 @@ fn typing_recompiled(text: &str, tasks: usize, typing: &Typing) -> (f64, f64) {
     let options = planc::check::Options::default();
     let texts: Vec<Arc<str>> = typing_edits(text, tasks, typing)
         .into_iter()
-        .map(|(.., now)| Arc::from(now))
+        .map(|edit| Arc::from(edit.text))
         .collect();
     let mut compilation = planc::compile_shared("/bench/big.plan", Arc::from(text), &options);
     let mut times = Vec::new();
