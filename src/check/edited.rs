@@ -17,7 +17,8 @@ use super::graph::{self, DepGraph, Node};
 use super::lower::finish::{structure, Names, TaskEdges, TaskFields};
 use super::lower::{Member, Unknown, Unresolved};
 use super::reuse::{
-    check_diagnostics, edges_after, other_after, set_dependencies, shifted, unknown_diagnostics,
+    check_diagnostics, edges_after, interpolated, other_after, set_dependencies, shifted,
+    unknown_diagnostics,
 };
 use super::unparsed::Unparsed;
 use super::{Checked, Checker, PlanReuse, Reuse};
@@ -25,7 +26,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, SymbolKind};
 use crate::modules::Module;
 use crate::span::{FileId, SourceMap, Span};
-use crate::syntax::ast::{self, StrPart};
+use crate::syntax::ast;
 
 /// A task edited, its name kept: as it was and as it is.
 pub(crate) struct EditedTask<'a> {
@@ -410,34 +411,24 @@ fn ir_task(
 ) -> Option<(ir::Task, Vec<ir::Reference>)> {
     let fields = TaskFields::of(task);
     let mut references = Vec::new();
+    // Each parameter a string names is a reference to its one definition.
     let mut text = |s: &ast::Str| -> Option<String> {
-        let mut out = String::new();
-        for part in &s.parts {
-            match part {
-                StrPart::Text(text) => out.push_str(text),
-                StrPart::Param(ident) => {
-                    let mut defs = definitions
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, d)| d.kind == SymbolKind::Param && d.name == ident.name);
-                    let (definition, _) = defs.next()?;
-                    let value = plan
-                        .params
-                        .iter()
-                        .find(|p| p.name.as_str() == ident.name.as_str())?;
-                    if defs.next().is_some() {
-                        return None;
-                    }
-                    value.value.as_ref()?.write_text(&mut out);
-                    references.push(ir::Reference {
-                        definition,
-                        file,
-                        span: ident.span,
-                    });
-                }
+        interpolated(&plan.params, s, |ident| {
+            let mut defs = definitions
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.kind == SymbolKind::Param && d.name == ident.name);
+            let (definition, _) = defs.next()?;
+            if defs.next().is_some() {
+                return None;
             }
-        }
-        Some(out)
+            references.push(ir::Reference {
+                definition,
+                file,
+                span: ident.span,
+            });
+            Some(())
+        })
     };
     let reasoning = fields
         .reasoning

@@ -28,6 +28,7 @@ use crate::suggest;
 use crate::syntax::ast;
 
 pub use params::parse_assignment;
+pub(crate) use reuse::interpolated;
 
 use declare::Declarations;
 use lower::{Env, Lowering};

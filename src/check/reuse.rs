@@ -13,6 +13,7 @@ use crate::diagnostic::Diagnostic;
 use crate::ir::{self, SymbolKind, TaskId};
 use crate::span::{FileId, Span};
 use crate::suggest;
+use crate::syntax::ast;
 
 impl Reuse {
     /// What a check kept, moved with the text of an edit that changed
@@ -210,4 +211,28 @@ pub(super) fn other_after(
     }
     other.extend(new);
     Some(other)
+}
+
+/// A string of the plan with its parameters' values (`params`, the plan's),
+/// each parameter it names shown to `named` first; `None` if `named` refuses
+/// one, or one has no value (the check says what stands there then).
+pub(crate) fn interpolated(
+    params: &[ir::ParamValue],
+    string: &ast::Str,
+    mut named: impl FnMut(&ast::Ident) -> Option<()>,
+) -> Option<String> {
+    let mut out = String::new();
+    for part in &string.parts {
+        match part {
+            ast::StrPart::Text(text) => out.push_str(text),
+            ast::StrPart::Param(ident) => {
+                named(ident)?;
+                let param = params
+                    .iter()
+                    .find(|p| p.name.as_str() == ident.name.as_str())?;
+                param.value.as_ref()?.write_text(&mut out);
+            }
+        }
+    }
+    Some(out)
 }

@@ -41,7 +41,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::ir;
 use crate::modules::{FsLoader, Loader, Module};
 use crate::span::{SourceMap, Span};
-use crate::syntax::ast::{self, PlanItem, StepItem, StrPart, TopItem};
+use crate::syntax::ast::{self, PlanItem, StepItem, TopItem};
 use crate::syntax::{self, Edit, Place, Reparsed};
 
 #[cfg(test)]
@@ -529,7 +529,7 @@ fn retext_plan(
             return None;
         }
         ir_step.name = match &step.title {
-            Some(title) => interpolate(&plan.params, title)?,
+            Some(title) => check::interpolated(&plan.params, title, |_| Some(()))?,
             None => step.name.name.to_string(),
         };
     }
@@ -631,11 +631,11 @@ fn retitle(ir_task: &mut ir::Task, task: &ast::Task, params: &[ir::ParamValue]) 
     }
     // `None` if a string names a parameter without a value.
     let text = |s: Option<&ast::Str>| match s {
-        Some(s) => interpolate(params, s).map(Some),
+        Some(s) => check::interpolated(params, s, |_| Some(())).map(Some),
         None => Some(None),
     };
     let (name, reasoning, description) = (
-        interpolate(params, &task.title)?,
+        check::interpolated(params, &task.title, |_| Some(()))?,
         text(reasoning)?,
         text(description)?,
     );
@@ -643,22 +643,4 @@ fn retitle(ir_task: &mut ir::Task, task: &ast::Task, params: &[ir::ParamValue]) 
     ir_task.reasoning = reasoning;
     ir_task.description = description;
     Some(())
-}
-
-/// A string of the plan with its parameters' values; `None` if it names
-/// one without a value (the check says what stands there then).
-fn interpolate(params: &[ir::ParamValue], string: &ast::Str) -> Option<String> {
-    let mut out = String::new();
-    for part in &string.parts {
-        match part {
-            StrPart::Text(text) => out.push_str(text),
-            StrPart::Param(ident) => {
-                let param = params
-                    .iter()
-                    .find(|p| p.name.as_str() == ident.name.as_str())?;
-                param.value.as_ref()?.write_text(&mut out);
-            }
-        }
-    }
-    Some(out)
 }
