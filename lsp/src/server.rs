@@ -99,7 +99,8 @@ impl Backend {
     }
 
     fn start(&self, job: Job) {
-        tokio::spawn(compile(self.shared.clone(), job));
+        let (shared, runtime) = (self.shared.clone(), tokio::runtime::Handle::current());
+        tokio::task::spawn_blocking(move || compile(&shared, job, &runtime));
     }
 }
 
@@ -108,48 +109,49 @@ impl Backend {
 /// compiles, not one each), and publishes the diagnostics of the text that
 /// is current when its compile ends; the diagnostics of a text changed
 /// meanwhile are dropped.
-async fn compile(shared: Arc<Shared>, mut job: Job) {
+///
+/// All of it runs on the blocking thread, publishing included: a keystroke
+/// passes from the thread that reads the messages to this one and back to
+/// the output, with no stop on the runtime's worker between.
+fn compile(shared: &Shared, mut job: Job, runtime: &tokio::runtime::Handle) {
     loop {
         let (uri, opening, version, revision) =
             (job.uri.clone(), job.opening, job.version, job.revision);
-        let (analysis, diagnostics) = match tokio::task::spawn_blocking(move || job.run()).await {
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || job.run()));
+        let (analysis, diagnostics) = match run {
             Ok((analysis, diagnostics)) => (Some(analysis), diagnostics),
-            Err(error) => {
-                eprintln!("planc-lsp: compiling {} failed: {error}", uri.as_str());
+            Err(_) => {
+                eprintln!("planc-lsp: compiling {} failed", uri.as_str());
                 (None, Vec::new())
             }
         };
-        let publishing = shared.publishing.lock().await;
+        let publishing = shared.publishing.blocking_lock();
         let (next, replaced) = shared
             .documents()
             .finished((&uri, opening), revision, analysis);
         match next {
             Next::Publish => {
-                shared
-                    .client
-                    .publish_diagnostics(uri, diagnostics, Some(version))
-                    .await;
-                drop_later(replaced);
+                runtime.block_on(shared.client.publish_diagnostics(
+                    uri,
+                    diagnostics,
+                    Some(version),
+                ));
+                drop(publishing);
+                // After the diagnostics are out: a large plan's tree and
+                // plan take milliseconds to free.
+                drop(replaced);
                 return;
             }
             Next::Compile(newer) => {
                 drop(publishing);
-                drop_later(replaced);
+                // Not in the way of the newer text's compile.
+                if let Some(replaced) = replaced {
+                    runtime.spawn_blocking(move || drop(replaced));
+                }
                 job = newer;
             }
-            Next::Stop => {
-                drop_later(replaced);
-                return;
-            }
+            Next::Stop => return,
         }
-    }
-}
-
-/// Drops an analysis no longer needed on a blocking thread (a large plan's
-/// tree and plan take milliseconds to free), after the diagnostics are out.
-fn drop_later(analysis: Option<Arc<Analysis>>) {
-    if let Some(analysis) = analysis {
-        tokio::task::spawn_blocking(move || drop(analysis));
     }
 }
 
