@@ -7,7 +7,12 @@
 //! - an edit inside the text of strings or comments (same names, references
 //!   and shape) changes no name, so nothing is checked again: what the check
 //!   found moves with the text ([`Compilation::retext`]), and the edited
-//!   tasks' strings are interpolated again;
+//!   tasks' strings are interpolated again (a step's title renames its IR
+//!   step);
+//! - an edit that changes only what could not be parsed in the item (its
+//!   tree the same: a word typed where a task is about to be) is not
+//!   checked again either, when nothing the check found depends on unparsed
+//!   text and no name is unresolved ([`Compilation::resyntaxed`]);
 //! - an edit of a task's own name, when nothing names the old name or the
 //!   new one (the name of a task being typed) and the file has no
 //!   templates and no syntax errors, is not checked again either: no
