@@ -194,3 +194,57 @@ impl std::fmt::Debug for Items {
         f.debug_list().entries(self.iter()).finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::span::FileId;
+    use crate::syntax::ast::TopItem;
+    use crate::syntax::reparse::item_span;
+
+    fn items(text: &str) -> Items {
+        let parsed = crate::syntax::parse(text, FileId(0));
+        match parsed.file.items.into_iter().next() {
+            Some(TopItem::Plan(plan)) => plan.items,
+            _ => panic!("a plan"),
+        }
+    }
+
+    /// Every item's span as `Items::span` gives it, as the moved item has
+    /// it, and as `partition_point` finds it.
+    fn assert_in_place(items: &Items, text: &str) {
+        for i in 0..items.len() {
+            assert_eq!(items.span(i), item_span(&items[i]), "item {i}");
+            let start = items.span(i).start();
+            assert_eq!(items.partition_point(|s| s.start() < start), i);
+            let at = &text[items.span(i).range()];
+            assert!(
+                ["task", "step", "goal"].iter().any(|k| at.starts_with(k)),
+                "{at}"
+            );
+        }
+    }
+
+    #[test]
+    fn items_after_a_replaced_one_move_when_looked_at_and_not_before() {
+        let text = "plan p {\n  goal \"G\"\n  task a \"A\"\n  step s \"S\" {\n    task b \"B\"\n  }\n  task c \"C\"\n}\n";
+        let old = items(text);
+        // `task a "A"` becomes `task a "AAA"`: the items after it move by 2.
+        let longer = text.replace("\"A\"", "\"AAA\"");
+        let edited = items(&longer);
+        let moved = old.replaced(1, edited[1].clone(), 2);
+        assert_eq!(moved, edited);
+        assert_in_place(&moved, &longer);
+        // As read, the items after it have the old text's spans.
+        let unmoved: Vec<Span> = moved.unmoved().map(item_span).collect();
+        assert_eq!(unmoved[2], old.span(2));
+        // Moved back (the edit taken back): the old items, as they were.
+        let back = moved.replaced(1, old[1].clone(), -2);
+        assert_eq!(back, old);
+        assert_in_place(&back, text);
+        // A moved copy once made is where the next move starts from.
+        let again = moved.replaced(1, edited[1].clone(), 0);
+        assert_eq!(again, edited);
+        assert_eq!(again.unmoved().map(item_span).nth(2), Some(edited.span(2)));
+    }
+}
