@@ -162,6 +162,16 @@ impl Diagnostic {
         self.labels.first()
     }
 
+    /// Whether its text quotes `name` (as `` `name` ``, the way messages
+    /// name things): in the message, a label, the help or the fix.
+    pub(crate) fn quotes(&self, name: &str) -> bool {
+        let quoted = format!("`{name}`");
+        self.message.contains(&quoted)
+            || self.labels.iter().any(|l| l.message.contains(&quoted))
+            || self.help.as_ref().is_some_and(|h| h.contains(&quoted))
+            || self.fix.as_ref().is_some_and(|f| f.replacement == name)
+    }
+
     /// Whether this is an error (not a warning).
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error

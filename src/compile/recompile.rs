@@ -202,8 +202,9 @@ impl Compilation {
     /// check could see: the task's own name is all that differs in the
     /// re-read item; neither name is defined elsewhere or referenced (no
     /// reference to the task, no `unknown_ref`, so no "did you mean" search
-    /// over the names either); no diagnostic lies in the task (a message
-    /// could quote its name); no template or instance (whose expansion
+    /// over the names either); no diagnostic lies in the task or quotes
+    /// either name (a cycle's message names every task of its path); no
+    /// template or instance (whose expansion
     /// could name it); no syntax error before or after (unparsed text could
     /// hide a name). References must have been recorded to tell.
     fn renaming(&self, reparsed: &Reparsed) -> Option<Rename> {
@@ -257,7 +258,12 @@ impl Compilation {
             })
         };
         let unknown = self.diagnostics.iter().any(|d| d.code == Code::UnknownRef);
-        let seen = referenced || unknown || self.diagnostics.iter().any(in_task);
+        // A cycle's or a redundant dependency's message names the tasks of
+        // its path, wherever its labels stand (a step's `sequential` makes
+        // edges no reference names).
+        let quoted = |d: &Diagnostic| d.quotes(&old.name.name) || d.quotes(&new.name.name);
+        let seen =
+            referenced || unknown || self.diagnostics.iter().any(|d| in_task(d) || quoted(d));
         Some(Rename {
             definition,
             old: old.name.name.clone(),
@@ -482,8 +488,8 @@ struct Rename {
     new: ast::SmolStr,
     /// Whether anything the check found could see the name: a reference to
     /// the task, a name no reference resolves (so a "did you mean" search
-    /// over the names), or a diagnostic in the task (whose message could
-    /// quote its name).
+    /// over the names), a diagnostic in the task (whose message could quote
+    /// its name), or one that quotes either name.
     seen: bool,
 }
 
