@@ -329,9 +329,7 @@ impl Compilation {
         rename: Option<&Rename>,
     ) -> Result<Compilation, Box<Reparsed>> {
         let moved = self.mover(&reparsed, edit).and_then(|map| {
-            let (mut checked, loading) = self.moved_analysis(&reparsed, &map, rename)?;
-            // The graph is as it was; what the plan kept moves.
-            checked.reuse = self.checked.reuse.moved(self.file, &map, edit.start);
+            let (checked, loading) = self.moved_kept(&reparsed, edit, &map, rename)?;
             let diagnostics = self
                 .diagnostics
                 .iter()
@@ -412,11 +410,7 @@ impl Compilation {
         let moved = followed
             .then(|| self.mover(&reparsed, edit))
             .flatten()
-            .and_then(|map| {
-                let (mut checked, loading) = self.moved_analysis(&reparsed, &map, None)?;
-                checked.reuse = self.checked.reuse.moved(self.file, &map, edit.start);
-                Some((checked, loading))
-            });
+            .and_then(|map| self.moved_kept(&reparsed, edit, &map, None));
         let Some((checked, loading)) = moved else {
             return Err(reparsed);
         };
@@ -430,6 +424,20 @@ impl Compilation {
             checked,
             parts: Arc::new(parts),
         })
+    }
+
+    /// [`Compilation::moved_analysis`] with what the check keeps for the
+    /// next moved too: the graph is as it was, what the plan kept moves.
+    fn moved_kept(
+        &self,
+        reparsed: &Reparsed,
+        edit: Edit,
+        moved: &impl Fn(Span) -> Option<Span>,
+        rename: Option<&Rename>,
+    ) -> Option<(Checked, Vec<Diagnostic>)> {
+        let (mut checked, loading) = self.moved_analysis(reparsed, moved, rename)?;
+        checked.reuse = self.checked.reuse.moved(self.file, moved, edit.start);
+        Some((checked, loading))
     }
 
     /// What the check found and the loading diagnostics, moved with the text

@@ -206,28 +206,28 @@ impl TestClient {
         self.diagnostics().await
     }
 
-    /// Replaces `start..end` (line, UTF-16 column) with `text`, as version `version`.
-    pub async fn edit(&mut self, version: i32, start: (u32, u32), end: (u32, u32), text: &str) {
+    /// Sends `changes` (a list of `TextDocumentContentChangeEvent`s) to
+    /// the document, as version `version`.
+    pub async fn change(&mut self, version: i32, changes: Value) {
         self.notify(
             "textDocument/didChange",
             json!({
                 "textDocument": { "uri": URI, "version": version },
-                "contentChanges": [{ "range": range(start, end), "text": text }],
+                "contentChanges": changes,
             }),
         )
         .await;
     }
 
+    /// Replaces `start..end` (line, UTF-16 column) with `text`, as version `version`.
+    pub async fn edit(&mut self, version: i32, start: (u32, u32), end: (u32, u32), text: &str) {
+        let changes = json!([{ "range": range(start, end), "text": text }]);
+        self.change(version, changes).await;
+    }
+
     /// Replaces the whole text, as version `version`.
     pub async fn replace_all(&mut self, version: i32, text: &str) {
-        self.notify(
-            "textDocument/didChange",
-            json!({
-                "textDocument": { "uri": URI, "version": version },
-                "contentChanges": [{ "text": text }],
-            }),
-        )
-        .await;
+        self.change(version, json!([{ "text": text }])).await;
     }
 
     /// Drops the notifications queued so far.

@@ -93,15 +93,8 @@ proptest! {
                 let text = texts.last().expect("a text");
                 let splice = Splice::pick(text, (at * text.len() as f64) as usize, len, SNIPPETS, snippet);
                 let version = texts.len() as i32 + 1;
-                edited
-                    .notify(
-                        "textDocument/didChange",
-                        json!({
-                            "textDocument": { "uri": URI, "version": version },
-                            "contentChanges": [change(text, splice.start, splice.end, splice.insert)],
-                        }),
-                    )
-                    .await;
+                let changes = json!([change(text, splice.start, splice.end, splice.insert)]);
+                edited.change(version, changes).await;
                 let next = splice.apply(text);
                 let incremental = published(&mut edited, version).await;
                 let reference = open_whole(&mut whole, &next, version).await;
@@ -121,15 +114,7 @@ proptest! {
                 })
                 .collect();
             let version = texts.len() as i32 + 1;
-            edited
-                .notify(
-                    "textDocument/didChange",
-                    json!({
-                        "textDocument": { "uri": URI, "version": version },
-                        "contentChanges": undo,
-                    }),
-                )
-                .await;
+            edited.change(version, Value::Array(undo)).await;
             let incremental = published(&mut edited, version).await;
             let reference = open_whole(&mut whole, &texts[0], version).await;
             assert_eq!(incremental, reference, "after taking every edit back");
