@@ -8,6 +8,7 @@ use crate::diagnostic::{self, Code, Diagnostic};
 use crate::document::PlanDocument;
 use crate::emit;
 use crate::modules::{self, FsLoader, Loader, Module};
+use crate::read::STDIN_NAME;
 use crate::span::{FileId, SourceMap, Span};
 use crate::syntax::ast;
 
@@ -64,9 +65,6 @@ impl Compilation {
         Some(emit::document(plan, source))
     }
 }
-
-/// The name standard input is shown under.
-pub const STDIN_NAME: &str = "<stdin>";
 
 /// Parses and checks `text`, shown to the user as `name`; imports are read
 /// from the file system, relative to `name`, and must stay inside `name`'s

@@ -11,21 +11,26 @@ extern crate alloc;
 
 pub mod check;
 pub mod compile;
+mod cores;
 pub mod diagnostic;
+pub mod diagram;
 pub mod document;
 pub mod emit;
 pub mod escape;
 pub mod fmt;
+#[cfg(any(test, feature = "generate"))]
 pub mod generate;
-pub mod graph;
 pub mod ide;
 pub mod ir;
 pub mod line_index;
+#[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod modules;
 pub mod read;
 pub mod render;
+#[cfg(feature = "runner")]
 pub mod runner;
+#[cfg(feature = "serve")]
 pub mod serve;
 pub mod span;
 pub mod suggest;
@@ -35,12 +40,3 @@ pub use compile::{
     compile, compile_json, compile_shared, compile_shared_with, compile_with, decode,
     decode_shared, Compilation,
 };
-
-/// Whether the machine runs two threads at once, so that a large file's
-/// work is worth splitting: asked once per process (the standard library
-/// reads the process's CPU quota from files at each call, which costs tens
-/// of microseconds, a tenth of a keystroke's budget in a large plan).
-pub(crate) fn two_cores() -> bool {
-    static TWO: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *TWO.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2))
-}

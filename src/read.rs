@@ -12,6 +12,9 @@ use std::sync::Arc;
 
 pub use crate::syntax::MAX_FILE_BYTES;
 
+/// The name standard input is shown under.
+pub const STDIN_NAME: &str = "<stdin>";
+
 /// What a path names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileKind {
@@ -251,7 +254,7 @@ fn read_open(mut file: File, expected: u64, limit: usize) -> Result<Arc<[u8]>, R
 /// at once when it is large); returns how many bytes were read, fewer than
 /// the buffer holds when the file is shorter.
 fn read_start(file: &File, buffer: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
-    let two_cores = crate::two_cores();
+    let two_cores = crate::cores::two_cores();
     if cfg!(unix) && two_cores && buffer.len() >= PARALLEL_READ {
         let (first, second) = buffer.split_at_mut(buffer.len() / 2);
         let offset = first.len();

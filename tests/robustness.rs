@@ -41,7 +41,7 @@ fn exercise_plan(text: &str) -> Result<(), TestCaseError> {
             for (_, target) in Target::ALL {
                 let _ = planc::emit::render(&document, target);
             }
-            let _ = planc::graph::render(&document, planc::graph::GraphFormat::Mermaid);
+            let _ = planc::diagram::render(&document, planc::diagram::GraphFormat::Mermaid);
         }
     }
     if let Ok(once) = planc::fmt::format(text) {

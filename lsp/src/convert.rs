@@ -8,7 +8,7 @@ use planc::line_index::{LineCol, LineIndex};
 use planc::span::{FileId, Span};
 use tower_lsp_server::ls_types as lsp;
 
-use crate::documents::Analysis;
+use crate::analysis::Analysis;
 
 /// The byte offset of a protocol position (clamped to the text).
 pub fn offset(lines: &LineIndex, text: &str, position: lsp::Position) -> usize {

@@ -7,6 +7,7 @@
 //! positions (UTF-16 columns) and types, and speaks JSON-RPC through
 //! tower-lsp-server (the maintained fork of tower-lsp).
 
+mod analysis;
 mod convert;
 mod documents;
 mod server;

@@ -32,7 +32,7 @@ pub(super) fn side_by_side(tasks: usize) -> bool {
     if ONE_THREAD.get() {
         return false;
     }
-    tasks >= PARALLEL_TASKS && crate::two_cores()
+    tasks >= PARALLEL_TASKS && crate::cores::two_cores()
 }
 
 /// How deep templates may use templates.

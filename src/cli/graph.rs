@@ -2,7 +2,7 @@
 
 use clap::{Args, ValueEnum};
 use planc::check::parse_assignment;
-use planc::graph::{self, GraphFormat};
+use planc::diagram::{self, GraphFormat};
 
 use super::input;
 use super::output::{self, Color};
@@ -56,6 +56,6 @@ pub fn run(args: GraphArgs) -> i32 {
         Format::Mermaid => GraphFormat::Mermaid,
         Format::Dot => GraphFormat::Dot,
     };
-    let text = graph::render(&document, format);
+    let text = diagram::render(&document, format);
     output::emit(args.output.as_deref(), &text)
 }

@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use clap::Args;
 use planc::check::Options;
-use planc::compile::STDIN_NAME;
 use planc::diagnostic::{Code, Diagnostic};
 use planc::document::{LoadOptions, PlanDocument};
 use planc::modules::FsLoader;
+use planc::read::STDIN_NAME;
 use planc::read::{self, Bounds};
 use planc::span::{SourceMap, Span};
 

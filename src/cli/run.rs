@@ -9,8 +9,8 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 use planc::check::parse_assignment;
 use planc::escape;
-use planc::mcp::access::PlanAccess;
 use planc::read::Bounds;
+use planc::runner::access::PlanAccess;
 use planc::runner::results::{Created, Prompted};
 use planc::runner::{
     self, AddArgs, Applied, Caller, CompleteArgs, FailArgs, ListArgs, LogArgs, LogKind, LogRecord,

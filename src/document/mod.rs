@@ -86,6 +86,10 @@ fn tidy(value: &mut serde_json::Value, keyed: bool) {
 /// The value of `format` in every document planc writes.
 pub const FORMAT: &str = "planc/1";
 
+/// The step id that groups the tasks standing directly in the plan (seed
+/// 002 puts every task in a step). No identifier can be spelt like it.
+pub const PLAN_STEP_ID: &str = "(plan)";
+
 /// A compiled plan (`planc build`) or a runner state (`planc run`). Task
 /// objects are the planManager's and the PlanManager API's task objects plus planc's fields.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -13,7 +13,7 @@ use crate::document::{
 use crate::ir::{self, Value};
 use crate::syntax::ast::SmolStr;
 
-pub use targets::{render, render_tagged, Target, PLAN_STEP_ID};
+pub use targets::{render, render_tagged, Target};
 
 /// The plan document of a checked plan. `source` is the path shown in
 /// `meta.source`. Deterministic: the same plan gives the same document.

@@ -12,7 +12,9 @@ use serde_json::Value;
 
 use crate::check::graph::topological_order;
 use crate::document::statuses::{LINEAR_STATUSES, PLAN_TOOL_STATUSES};
-use crate::document::{json_text, PlanDocument, PlanStatus, StepDoc, TaskDoc, TaskStatus};
+use crate::document::{
+    json_text, PlanDocument, PlanStatus, StepDoc, TaskDoc, TaskStatus, PLAN_STEP_ID,
+};
 
 use super::extension::{PlanExtension, TaskExtension};
 use super::{peers, Each};
@@ -59,10 +61,6 @@ impl Target {
             .map(|(_, t)| *t)
     }
 }
-
-/// The step id that groups the tasks standing directly in the plan (seed
-/// 002 puts every task in a step). No identifier can be spelt like it.
-pub const PLAN_STEP_ID: &str = "(plan)";
 
 /// The document in the shape of `target`, as pretty JSON with a final newline.
 pub fn render(document: &PlanDocument, target: Target) -> String {

@@ -9,7 +9,6 @@
 
 #![warn(missing_docs)]
 
-pub mod access;
 pub mod dialect;
 pub mod export;
 pub(crate) mod server;

@@ -10,8 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{normalise, ImportError, Loader};
-use crate::compile::STDIN_NAME;
-use crate::read::{self, Bounds};
+use crate::read::{self, Bounds, STDIN_NAME};
 
 /// Reads imports from the file system.
 #[derive(Clone, Debug)]

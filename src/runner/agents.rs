@@ -15,6 +15,7 @@ use crate::document::{Holder, TaskStatus};
 
 use super::error::{ErrorCode, OpError};
 use super::events::{Event, EventKind};
+use super::index::holder_key;
 use super::ops::TaskRef;
 use super::results::{OpResult, Renewed, RenewedLease};
 use super::time::{format_unix, parse_rfc3339};
@@ -160,11 +161,6 @@ fn check_lease(secs: u64) -> Result<u64, String> {
         )),
         s => Ok(s),
     }
-}
-
-/// The key of a holder in the index: its agent's name, or "" for none.
-pub(super) fn holder_key(agent: Option<&str>) -> &str {
-    agent.unwrap_or("")
 }
 
 impl Runner {

@@ -68,7 +68,7 @@ impl Index {
             if task.status == TaskStatus::InProgress {
                 index.in_progress.insert(i);
                 if let Some(holder) = &task.holder {
-                    let key = super::agents::holder_key(holder.agent.as_deref());
+                    let key = holder_key(holder.agent.as_deref());
                     index.held.entry(key.to_owned()).or_default().insert(i);
                     if let Some(until) = &holder.lease_expires_at {
                         let Some(secs) = super::time::parse_rfc3339(until) else {
@@ -209,4 +209,9 @@ pub fn find_cycle(tasks: &[TaskDoc], index: &Index) -> Option<Vec<u32>> {
     let mut cycle: Vec<u32> = path[first..].iter().map(|&i| tasks[i].id).collect();
     cycle.push(tasks[at].id);
     Some(cycle)
+}
+
+/// The key of a holder in the index: its agent's name, or "" for none.
+pub(super) fn holder_key(agent: Option<&str>) -> &str {
+    agent.unwrap_or("")
 }

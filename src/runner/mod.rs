@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+pub mod access;
 mod agents;
 mod apply;
 mod edit;
@@ -29,6 +30,7 @@ use serde_json::{json, Value};
 use crate::document::{PlanDocument, PlanStatus, TaskDoc, TaskStatus};
 
 pub use agents::{parse_lease, Caller, MAX_LEASE_SECONDS};
+#[cfg(feature = "mcp")]
 pub(crate) use apply::logged_data;
 pub use error::{ErrorCode, OpError};
 pub use events::{Event, EventKind, LogRecord, PlanHeader};
@@ -41,9 +43,11 @@ pub use prompt::{prompt, prompt_as, summary, SummaryReason};
 pub use results::{result_schema, OpResult};
 pub use session::{session_path, MAX_SESSION_KEY_BYTES, SESSIONS_DIR, SESSION_STATE};
 pub use store::{
-    open_store, transact_with, validate_plan_id, CommitCounts, LogReader, PlanCounts, PlanStore,
-    PlanSummary, PostgresStore, Store, StoredEvent, DEFAULT_LOCK_TIMEOUT,
+    open_store, transact_with, validate_plan_id, LogReader, PlanCounts, PlanStore, PlanSummary,
+    Store, StoredEvent, DEFAULT_LOCK_TIMEOUT,
 };
+#[cfg(feature = "postgres")]
+pub use store::{CommitCounts, PostgresStore};
 
 use index::Index;
 

@@ -32,12 +32,12 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 
 use crate::document::PlanDocument;
-use crate::mcp::access::{Change, PlanAccess};
 use crate::mcp::server::{
     check_prompt_name, internal, mcp_tool, plan_contents, plan_prompt, plan_resource,
     prompt_response, server_config, tool_response, PLAN_URI,
 };
 use crate::mcp::{Dialect, ToolDef};
+use crate::runner::access::{Change, PlanAccess};
 use crate::runner::{self, Applied, Caller, ErrorCode, Op, OpError, PlanStore, PlanSummary};
 
 /// Where each plan's document is: this and the plan id, percent-encoded.

@@ -60,7 +60,7 @@ pub(super) struct OpenPlan {
 /// anything the grammar would report (or anything this reader does not
 /// know), what it read up to the item where it gave up.
 pub(super) fn read(text: &str) -> Result<File, Box<Prefix>> {
-    let guess = (text.len() >= PARALLEL_THRESHOLD && crate::two_cores())
+    let guess = (text.len() >= PARALLEL_THRESHOLD && crate::cores::two_cores())
         .then(|| guess_item_start(text))
         .flatten();
     let Some(guess) = guess else {

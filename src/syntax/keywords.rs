@@ -5,7 +5,55 @@
 use std::sync::LazyLock;
 
 use super::grammar::Rule;
-use super::recover::Context;
+
+/// A kind of body: which items or fields may stand in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Context {
+    Top,
+    Plan,
+    Template,
+    Step,
+    Task,
+    Use,
+}
+
+impl Context {
+    /// The keywords that may begin an item or field here.
+    pub fn keywords(self) -> &'static [&'static str] {
+        allowed_in(self)
+    }
+
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Context::Top => "the top of a file",
+            Context::Plan => "a plan",
+            Context::Template => "a template",
+            Context::Step => "a step",
+            Context::Task => "a task",
+            Context::Use => "a `use` body",
+        }
+    }
+
+    pub(super) fn place(self) -> &'static str {
+        match self {
+            Context::Top => "at the top of a file",
+            Context::Plan => "in a plan",
+            Context::Template => "in a template",
+            Context::Step => "in a step",
+            Context::Task => "in a task",
+            Context::Use => "in a `use` body",
+        }
+    }
+
+    pub(super) fn what(self) -> &'static str {
+        match self {
+            Context::Top => "item",
+            Context::Plan | Context::Template => "item",
+            Context::Step => "item",
+            Context::Task | Context::Use => "field",
+        }
+    }
+}
 
 /// What follows a keyword.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

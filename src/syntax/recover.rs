@@ -9,59 +9,10 @@ use pest::error::{Error, ErrorVariant, InputLocation};
 use pest::Parser as _;
 
 use super::grammar::{PlanParser, Rule};
-use super::keywords::{self, is_keyword};
+use super::keywords::{self, is_keyword, Context};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{FileId, Span};
 use crate::suggest;
-
-/// A kind of body: which items or fields may stand in it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Context {
-    Top,
-    Plan,
-    Template,
-    Step,
-    Task,
-    Use,
-}
-
-impl Context {
-    /// The keywords that may begin an item or field here.
-    pub fn keywords(self) -> &'static [&'static str] {
-        keywords::allowed_in(self)
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Context::Top => "the top of a file",
-            Context::Plan => "a plan",
-            Context::Template => "a template",
-            Context::Step => "a step",
-            Context::Task => "a task",
-            Context::Use => "a `use` body",
-        }
-    }
-
-    fn place(self) -> &'static str {
-        match self {
-            Context::Top => "at the top of a file",
-            Context::Plan => "in a plan",
-            Context::Template => "in a template",
-            Context::Step => "in a step",
-            Context::Task => "in a task",
-            Context::Use => "in a `use` body",
-        }
-    }
-
-    fn what(self) -> &'static str {
-        match self {
-            Context::Top => "item",
-            Context::Plan | Context::Template => "item",
-            Context::Step => "item",
-            Context::Task | Context::Use => "field",
-        }
-    }
-}
 
 /// A word as quoted in a message: long words are cut.
 fn quote(word: &str) -> String {

@@ -5,8 +5,8 @@
 use std::io::Write;
 
 use planc::check::Options;
+use planc::diagram::GraphFormat;
 use planc::emit::Target;
-use planc::graph::GraphFormat;
 use planc::span::{FileId, SourceMap};
 
 use crate::run::{DECOY, SECRET};
@@ -77,7 +77,7 @@ fn plan(path: &str, text: &str) {
                 data(&planc::emit::render(&document, target));
             }
             for format in [GraphFormat::Mermaid, GraphFormat::Dot] {
-                data(&planc::graph::render(&document, format));
+                data(&planc::diagram::render(&document, format));
             }
         }
     }

@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use crate::runner::OpError;
 
-use super::access::PlanAccess;
+use crate::runner::access::PlanAccess;
 
 use super::tools::ToolDef;
 

@@ -14,8 +14,8 @@ use serde_json::Value;
 
 use crate::document::{Meta, PlanDocument, PlanStatus, TaskDoc, TaskStatus};
 use crate::emit::{render, Target};
-use crate::mcp::access::PlanAccess;
 use crate::mcp::tools::{output_schema, schema, ToolDef};
+use crate::runner::access::PlanAccess;
 use crate::runner::{
     CompleteArgs, ErrorCode, FailArgs, LogArgs, LogKind, Op, OpError, OpResult, ReplanArgs,
     ReplanStep, Runner, StartNextArgs,

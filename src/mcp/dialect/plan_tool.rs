@@ -18,8 +18,8 @@ use serde_json::Value;
 
 use crate::document::{Meta, PlanDocument, RoleDoc, StepDoc, TaskDoc, TaskStatus as RunnerStatus};
 use crate::emit::{render, Target};
-use crate::mcp::access::PlanAccess;
 use crate::mcp::tools::{output_schema, schema, ToolDef};
+use crate::runner::access::PlanAccess;
 use crate::runner::results::ExecutableTasks;
 use crate::runner::{
     CompleteArgs, ErrorCode, FailArgs, Op, OpError, OpResult, Runner, SkipArgs, StartNextArgs,

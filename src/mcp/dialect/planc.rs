@@ -5,8 +5,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::mcp::access::PlanAccess;
 use crate::mcp::tools::{self, envelope_schema, schema, ToolDef};
+use crate::runner::access::PlanAccess;
 use crate::runner::{Caller, Op};
 
 use super::{arguments, Outcome};

@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use crate::document::PlanDocument;
 use crate::emit::{render, Target};
-use crate::mcp::access::PlanAccess;
 use crate::mcp::tools::{output_schema, schema, ToolDef};
+use crate::runner::access::PlanAccess;
 use crate::runner::results::{Advance, Summary};
 use crate::runner::{Caller, ErrorCode, OpError, OpResult};
 

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::document::{TaskDoc, TaskStatus};
-use crate::mcp::access::PlanAccess;
 use crate::mcp::tools::{output_schema, schema, ToolDef};
+use crate::runner::access::PlanAccess;
 use crate::runner::results::Started;
 use crate::runner::{
     AddArgs, CompleteArgs, FailArgs, Op, OpError, OpResult, SkipArgs, StartNextArgs, TaskRef,

@@ -18,13 +18,18 @@
 //! transaction: lock the state row, read it, write the row and insert the
 //! event, commit.
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod database;
 mod fault;
 mod files;
 mod json;
 mod lock;
 mod log;
+mod open;
 mod plan_store;
+#[cfg(feature = "postgres")]
 mod postgres;
+#[cfg(feature = "sqlite")]
 mod sqlite;
 
 use std::fs;
@@ -48,9 +53,11 @@ use log::{init_record, EventLog};
 
 pub use lock::DEFAULT_LOCK_TIMEOUT;
 pub use log::LogReader;
+pub use open::open_store;
 pub use plan_store::{
-    open_store, transact_with, validate_plan_id, PlanCounts, PlanStore, PlanSummary, StoredEvent,
+    transact_with, validate_plan_id, PlanCounts, PlanStore, PlanSummary, StoredEvent,
 };
+#[cfg(feature = "postgres")]
 pub use postgres::{CommitCounts, PostgresStore};
 
 /// What a state file may be: a regular file (never a device or a FIFO, which

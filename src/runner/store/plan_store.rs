@@ -1,10 +1,9 @@
 //! Many plans behind one trait: [`PlanStore`], keyed by plan id, with three
 //! kinds of backend (JSON state files, SQLite, PostgreSQL) chosen by a URL
-//! ([`open_store`]). Every backend runs the same [`Runner`] underneath; what
+//! ([`open_store`](super::open_store)). Every backend runs the same [`Runner`] underneath; what
 //! differs is only where a state and its events are kept and how a change
 //! is made durable.
 
-use std::path::Path;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
@@ -18,8 +17,6 @@ use crate::runner::ops::Op;
 use crate::runner::time::{now_rfc3339, now_unix};
 use crate::runner::{Applied, Caller, Runner};
 
-use super::json::{JsonDirStore, JsonFileStore};
-
 /// The longest plan id, in bytes.
 pub const MAX_PLAN_ID_BYTES: usize = 128;
 
@@ -31,7 +28,7 @@ pub const MAX_PLAN_ID_BYTES: usize = 128;
 /// the new state's) — acknowledged only once durable. Concurrent changes to
 /// one plan are serialised; none is lost.
 pub trait PlanStore: Send + Sync + std::fmt::Debug {
-    /// The store's URL, as [`open_store`] reads it (`sqlite:PATH`,
+    /// The store's URL, as [`open_store`](super::open_store) reads it (`sqlite:PATH`,
     /// `postgres://…` without its password, `dir:PATH`, a state file).
     fn url(&self) -> String;
 
@@ -281,68 +278,6 @@ pub(crate) fn plan_exists(plan_id: &str) -> OpError {
     .with(json!({"plan_id": plan_id}))
 }
 
-/// Opens the store a URL names:
-///
-/// - `sqlite:PATH` (or `sqlite://PATH`): many plans in one SQLite file
-///   (created when missing);
-/// - `postgres://…` or `postgresql://…`: many plans in a PostgreSQL
-///   database, shared by every process that opens it;
-/// - `dir:PATH`, or the path of an existing directory: one JSON state
-///   file per plan (`PLAN_ID.json`, its lock and event log beside it);
-/// - any other path (or `file:PATH`): one JSON state file holding one plan.
-pub fn open_store(url: &str) -> Result<Arc<dyn PlanStore>, OpError> {
-    if let Some(path) = url
-        .strip_prefix("sqlite://")
-        .or_else(|| url.strip_prefix("sqlite:"))
-    {
-        return open_sqlite(path);
-    }
-    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        return open_postgres(url);
-    }
-    if let Some(path) = url.strip_prefix("dir:") {
-        return Ok(Arc::new(JsonDirStore::open(Path::new(path))?));
-    }
-    if let Some(path) = url.strip_prefix("file:") {
-        return Ok(Arc::new(JsonFileStore::new(Path::new(path))));
-    }
-    if let Some((scheme, _)) = url.split_once("://") {
-        return Err(OpError::new(
-            ErrorCode::InvalidArgument,
-            format!(
-                "unknown store URL scheme `{}`: give sqlite:PATH, postgres://…, dir:PATH or a state file",
-                crate::escape::line(scheme)
-            ),
-        )
-        .with(json!({"url": url})));
-    }
-    if url.is_empty() {
-        return Err(OpError::new(
-            ErrorCode::InvalidArgument,
-            "the store URL is empty; give sqlite:PATH, postgres://…, dir:PATH or a state file",
-        ));
-    }
-    let path = Path::new(url);
-    if path.is_dir() {
-        return Ok(Arc::new(JsonDirStore::open(path)?));
-    }
-    Ok(Arc::new(JsonFileStore::new(path)))
-}
-
-fn open_sqlite(path: &str) -> Result<Arc<dyn PlanStore>, OpError> {
-    if path.is_empty() {
-        return Err(OpError::new(
-            ErrorCode::InvalidArgument,
-            "the SQLite store needs a file: sqlite:PATH",
-        ));
-    }
-    Ok(Arc::new(super::sqlite::SqliteStore::open(Path::new(path))?))
-}
-
-fn open_postgres(url: &str) -> Result<Arc<dyn PlanStore>, OpError> {
-    Ok(Arc::new(super::postgres::PostgresStore::open(url)?))
-}
-
 /// The subscribers of a store: each committed event is sent to every live
 /// one whose subscription began before it.
 #[derive(Clone, Debug, Default)]
@@ -378,39 +313,6 @@ impl Subscribers {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
-}
-
-/// Plan `plan_id`'s summary as the database backends store it.
-pub(super) fn summary_json(plan_id: &str, doc: &PlanDocument) -> String {
-    serde_json::to_string(&PlanSummary::of(plan_id, doc)).unwrap_or_else(|_| "{}".to_owned())
-}
-
-/// An event record as the database backends store it.
-pub(super) fn record_json(record: &LogRecord) -> Result<String, OpError> {
-    serde_json::to_string(record)
-        .map_err(|e| OpError::new(ErrorCode::StateIo, format!("cannot write an event: {e}")))
-}
-
-/// A count or revision as a database's signed 64-bit integer.
-pub(super) fn to_i64(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
-
-/// A mutex's guard, poisoned or not (what it guards stays consistent).
-pub(super) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// A change as a database backend makes it: [`next_revision`] with a
-/// change that gives back only its events.
-pub(super) fn prepare_change(
-    doc: PlanDocument,
-    op: &str,
-    change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
-) -> Result<Option<(PlanDocument, LogRecord)>, OpError> {
-    next_revision(doc, op, |runner| Ok(((), change(runner)?))).map(|((), next)| next)
 }
 
 /// One change of a plan, the same for every store: runs `change` on `doc`
@@ -450,24 +352,6 @@ pub(super) fn next_revision<T>(
         events,
     };
     Ok((value, Some((doc, record))))
-}
-
-/// A new plan as a database backend stores it: `meta.id` set to `plan_id`,
-/// `created_at` (when missing) and `updated_at` set, revision 1, checked to
-/// be a consistent state; and its `created` record.
-pub(super) fn prepare_create(
-    plan_id: &str,
-    mut doc: PlanDocument,
-) -> Result<(PlanDocument, LogRecord), OpError> {
-    validate_plan_id(plan_id)?;
-    plan_id.clone_into(&mut doc.meta.id);
-    let now = now_rfc3339();
-    doc.meta.created_at.get_or_insert_with(|| now.clone());
-    doc.meta.updated_at = Some(now);
-    doc.state.revision = 1;
-    let doc = Runner::new(doc)?.into_document();
-    let record = super::log::init_record(&doc);
-    Ok((doc, record))
 }
 
 #[cfg(test)]

@@ -83,9 +83,9 @@ use crate::runner::Runner;
 mod migrations;
 mod writer;
 
+use super::database::{lock, prepare_change, prepare_create, record_json, summary_json, to_i64};
 use super::plan_store::{
-    lock, plan_exists, plan_not_found, prepare_change, prepare_create, record_json, summary_json,
-    to_i64, validate_plan_id, PlanStore, PlanSummary, StoredEvent, Subscribers,
+    plan_exists, plan_not_found, validate_plan_id, PlanStore, PlanSummary, StoredEvent, Subscribers,
 };
 use migrations::migrate;
 use writer::{write_loop, Change, Job, Precomputed, ToCaller, WRITERS};

@@ -35,9 +35,9 @@ use crate::runner::error::{ErrorCode, OpError};
 use crate::runner::events::{Event, LogRecord};
 use crate::runner::Runner;
 
+use super::database::{lock, prepare_change, prepare_create, record_json, summary_json, to_i64};
 use super::plan_store::{
-    lock, plan_exists, plan_not_found, prepare_change, prepare_create, record_json, summary_json,
-    to_i64, validate_plan_id, PlanStore, PlanSummary, StoredEvent, Subscribers,
+    plan_exists, plan_not_found, validate_plan_id, PlanStore, PlanSummary, StoredEvent, Subscribers,
 };
 
 /// How long a write waits for another process's write lock on the file.

@@ -27,7 +27,7 @@ impl Validator {
             };
             let grouped = step_id
                 .as_deref()
-                .filter(|s| *s != crate::emit::PLAN_STEP_ID);
+                .filter(|s| *s != crate::document::PLAN_STEP_ID);
             let first = plan.tasks.len();
             for task in &tasks.elements {
                 let Value::Object(task) = task else {

@@ -7,7 +7,7 @@ use serde_json::json;
 use super::{sql_error, SCHEMA_VERSION};
 use crate::document::PlanDocument;
 use crate::runner::error::{ErrorCode, OpError};
-use crate::runner::store::plan_store::summary_json;
+use crate::runner::store::database::summary_json;
 
 /// The key of the advisory lock migrations take.
 const MIGRATION_LOCK: i64 = 0x0070_6c61_6e63;

@@ -13,9 +13,8 @@ use super::{doc_text, parse_doc, sql_error, Shared, MAX_CACHED, PER_TRANSACTION}
 use crate::document::PlanDocument;
 use crate::runner::error::{ErrorCode, OpError};
 use crate::runner::events::LogRecord;
-use crate::runner::store::plan_store::{
-    lock, plan_not_found, record_json, summary_json, to_i64, StoredEvent,
-};
+use crate::runner::store::database::{lock, record_json, summary_json, to_i64};
+use crate::runner::store::plan_store::{plan_not_found, StoredEvent};
 
 /// The most changes one transaction commits.
 pub(super) const MAX_BATCH: usize = 1000;

@@ -1,5 +1,5 @@
-//! One plan as the dialects reach it: the state file of `planc mcp`, or a
-//! plan of a store that `planc serve` holds among many. The dialects only
+//! One plan as the faces reach it: the state file of `planc run` and
+//! `planc mcp`, or a plan of a store that `planc serve` holds among many. The dialects only
 //! read, create, change and delete the plan they are given; which plan that
 //! is, and who the caller is, is the face's business.
 

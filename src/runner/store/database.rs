@@ -1,0 +1,62 @@
+//! What the database backends (SQLite, PostgreSQL) share: a change and a
+//! new plan prepared the same way for both, and the JSON text and integers
+//! they store.
+
+use crate::document::PlanDocument;
+use crate::runner::error::{ErrorCode, OpError};
+use crate::runner::events::{Event, LogRecord};
+use crate::runner::time::now_rfc3339;
+use crate::runner::Runner;
+
+use super::plan_store::{next_revision, validate_plan_id, PlanSummary};
+
+/// Plan `plan_id`'s summary as the database backends store it.
+pub(super) fn summary_json(plan_id: &str, doc: &PlanDocument) -> String {
+    serde_json::to_string(&PlanSummary::of(plan_id, doc)).unwrap_or_else(|_| "{}".to_owned())
+}
+
+/// An event record as the database backends store it.
+pub(super) fn record_json(record: &LogRecord) -> Result<String, OpError> {
+    serde_json::to_string(record)
+        .map_err(|e| OpError::new(ErrorCode::StateIo, format!("cannot write an event: {e}")))
+}
+
+/// A count or revision as a database's signed 64-bit integer.
+pub(super) fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// A mutex's guard, poisoned or not (what it guards stays consistent).
+pub(super) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A change as a database backend makes it: [`next_revision`] with a
+/// change that gives back only its events.
+pub(super) fn prepare_change(
+    doc: PlanDocument,
+    op: &str,
+    change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+) -> Result<Option<(PlanDocument, LogRecord)>, OpError> {
+    next_revision(doc, op, |runner| Ok(((), change(runner)?))).map(|((), next)| next)
+}
+
+/// A new plan as a database backend stores it: `meta.id` set to `plan_id`,
+/// `created_at` (when missing) and `updated_at` set, revision 1, checked to
+/// be a consistent state; and its `created` record.
+pub(super) fn prepare_create(
+    plan_id: &str,
+    mut doc: PlanDocument,
+) -> Result<(PlanDocument, LogRecord), OpError> {
+    validate_plan_id(plan_id)?;
+    plan_id.clone_into(&mut doc.meta.id);
+    let now = now_rfc3339();
+    doc.meta.created_at.get_or_insert_with(|| now.clone());
+    doc.meta.updated_at = Some(now);
+    doc.state.revision = 1;
+    let doc = Runner::new(doc)?.into_document();
+    let record = super::log::init_record(&doc);
+    Ok((doc, record))
+}
