@@ -1,6 +1,14 @@
 //! check + build of generated plans: 1,000, 10,000 and 100,000 tasks.
 //! Run: `cargo bench --bench compile`. Figures: docs/performance.md.
 
+// Benchmarks may unwrap, print what they measure and hold long scenarios.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::too_many_lines
+)]
+
 use std::sync::Arc;
 
 use planc::check::Options;

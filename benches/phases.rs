@@ -2,6 +2,14 @@
 //! `cargo bench --bench phases -- [parse|all] [TASKS] [ROUNDS]`, e.g. under
 //! `perf record` or `valgrind --tool=callgrind`.
 
+// Benchmarks may unwrap, print what they measure and hold long scenarios.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::too_many_lines
+)]
+
 use planc::check::Options;
 
 #[global_allocator]

@@ -4,6 +4,14 @@
 //!
 //! Run: `cargo bench --bench runner` (figures in docs/performance.md).
 
+// Benchmarks may unwrap, print what they measure and hold long scenarios.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::too_many_lines
+)]
+
 use std::path::PathBuf;
 use std::process::Command;
 

@@ -16,6 +16,14 @@
 //! task changes nothing and is not counted); the latencies are of every
 //! call.
 
+// Benchmarks may unwrap, print what they measure and hold long scenarios.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::too_many_lines
+)]
+
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

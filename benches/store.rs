@@ -18,6 +18,14 @@
 //! Run: `cargo bench --bench store` (figures in docs/serve.md). Without
 //! PostgreSQL (`initdb`) the PostgreSQL benchmarks say so and measure nothing.
 
+// Benchmarks may unwrap, print what they measure and hold long scenarios.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::too_many_lines
+)]
+
 #[path = "../tests/store_support/mod.rs"]
 mod store_support;
 

@@ -10,6 +10,14 @@
 //! bound in the nightly run of 2026-11-26 (seeds 20261336, 20261918,
 //! 20262235): 64–200 KB template bombs that expand to about 31,000 tasks.
 
+// Tests may unwrap, print what they measure and hold long scenarios.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::too_many_lines
+)]
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -14,6 +14,14 @@
 //! groups tasks by step, and once searched the steps and the groups for
 //! every task).
 
+// Tests may unwrap, print what they measure and hold long scenarios.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::too_many_lines
+)]
+
 mod support;
 
 use std::fmt::Write;

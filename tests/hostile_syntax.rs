@@ -9,6 +9,14 @@
 //!
 //! `PLANC_FUZZ_CASES=1000 cargo test --test hostile_syntax` for a long run.
 
+// Tests may unwrap, print what they measure and hold long scenarios.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::too_many_lines
+)]
+
 mod support;
 
 use std::fmt::Write;

@@ -3,6 +3,14 @@
 //! panic. Quick in CI; `PLANC_FUZZ_CASES=100000 cargo test --test robustness`
 //! for a long run.
 
+// Tests may unwrap, print what they measure and hold long scenarios.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::too_many_lines
+)]
+
 mod support;
 
 use planc::check::Options;

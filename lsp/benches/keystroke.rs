@@ -11,6 +11,14 @@
 //! timed (the texts in between have syntax errors, a task appears, its body
 //! opens and closes).
 
+// Benchmarks may unwrap, print what they measure and hold long scenarios.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::too_many_lines
+)]
+
 #[path = "../tests/common/mod.rs"]
 mod common;
 

@@ -16,6 +16,14 @@
 //! (the first letter of a new item in a step), or `whole` for a whole
 //! compile), and `N` (default 8).
 
+// Benchmarks may unwrap, print what they measure and hold long scenarios.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::too_many_lines
+)]
+
 use std::sync::Arc;
 
 // The allocator the server uses.

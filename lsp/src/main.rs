@@ -1,6 +1,10 @@
 //! `planc-lsp`: the planc language server over standard input and output
 //! (started by editors directly, or through `planc lsp`).
 
+// The binary prints its version, its usage and why it could not start;
+// the protocol itself goes through the library's transport.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 // As in `planc`: the compiler allocates many small nodes, and a keystroke
 // copies and drops a large tree's worth of them; mimalloc serves them
 // several times faster than the system allocator.

@@ -121,7 +121,13 @@ fn compile(shared: &Shared, mut job: Job, runtime: &tokio::runtime::Handle) {
         let (analysis, diagnostics) = match run {
             Ok((analysis, diagnostics)) => (Some(analysis), diagnostics),
             Err(_) => {
-                eprintln!("planc-lsp: compiling {} failed", uri.as_str());
+                #[allow(
+                    clippy::print_stderr,
+                    reason = "a language server's standard error is its log"
+                )]
+                {
+                    eprintln!("planc-lsp: compiling {} failed", uri.as_str());
+                }
                 (None, Vec::new())
             }
         };

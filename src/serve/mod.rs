@@ -150,7 +150,13 @@ pub fn run(
     drop(runtime);
     drop(store);
     if served.is_ok() {
-        eprintln!("planc serve: stopped");
+        #[allow(
+            clippy::print_stderr,
+            reason = "the server says it stopped, as it runs in the foreground"
+        )]
+        {
+            eprintln!("planc serve: stopped");
+        }
     }
     served
 }
@@ -219,7 +225,13 @@ async fn serve(
     ready(bound);
     let shutdown = async move {
         shutdown_signal().await;
-        eprintln!("planc serve: stopping (finishing the requests in flight)");
+        #[allow(
+            clippy::print_stderr,
+            reason = "a signal's effect is told where the server runs"
+        )]
+        {
+            eprintln!("planc serve: stopping (finishing the requests in flight)");
+        }
         let _ = stop_tx.send(true);
         cancel.cancel();
     };

@@ -18,6 +18,14 @@
 //! run once. `scripts/fuzz-nightly` runs it at nightly
 //! size.
 
+// Tests may unwrap, print what they measure and hold long scenarios.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::too_many_lines
+)]
+
 mod library;
 mod run;
 #[path = "../support/mod.rs"]

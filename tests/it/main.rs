@@ -10,6 +10,14 @@
 //! runs on their own (robustness.rs, and hostile/, which runs its own binary
 //! again for each library case).
 
+// Tests may unwrap, print what they measure and hold long scenarios.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::too_many_lines
+)]
+
 mod agents;
 mod bad_input;
 mod bench_peers;
@@ -29,6 +37,7 @@ mod fmt;
 mod graph;
 mod input;
 mod interop;
+mod layers;
 mod mcp_python;
 mod mcp_stdio;
 mod plan_store;

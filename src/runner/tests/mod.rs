@@ -1,5 +1,8 @@
 //! Unit tests of the runner library: the semantics of docs/runner.md.
 
+// A scenario test may run long: it reads as one story.
+#![allow(clippy::too_many_lines)]
+
 mod agents;
 mod properties;
 

@@ -1,6 +1,9 @@
 //! The fast reader against the grammar: the same tree whenever the grammar
 //! reports nothing, and giving up whenever it reports something.
 
+// A scenario test may run long: it reads as one story.
+#![allow(clippy::too_many_lines)]
+
 use proptest::prelude::*;
 
 use super::read;
