@@ -1,6 +1,6 @@
 //! `planc lsp`: starts the language server, the `planc-lsp` binary found next
-//! to this executable or on `PATH`. The server lives in its own crate so that
-//! `planc` itself does not depend on an async runtime.
+//! to this executable or on `PATH`. The server lives in its own crate, on the
+//! compiler core alone, so that it links no store, HTTP or MCP crate.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
