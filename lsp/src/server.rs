@@ -392,17 +392,18 @@ impl LanguageServer for Backend {
         let Some(analysis) = self.current(&params.text_document.uri).await else {
             return Ok(None);
         };
-        // The same formatter as `planc fmt`; a file with syntax errors is
-        // left as it is (its diagnostics say why).
-        let text = analysis.text();
-        let Ok(formatted) = planc::fmt::format(text) else {
+        // The same formatter as `planc fmt`, as the few edits that change
+        // the text (cursors and undo outside them stay); a file with syntax
+        // errors is left as it is (its diagnostics say why).
+        let Some(edits) = ide::formatting(&analysis.compilation) else {
             return Ok(None);
         };
-        if formatted == text {
-            return Ok(Some(Vec::new()));
-        }
-        let whole = convert::range(&analysis, planc::span::Span::new(0, text.len()));
-        Ok(Some(vec![TextEdit::new(whole, formatted)]))
+        Ok(Some(
+            edits
+                .into_iter()
+                .map(|edit| TextEdit::new(convert::range(&analysis, edit.span), edit.new_text))
+                .collect(),
+        ))
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {

@@ -1,5 +1,5 @@
 //! IDE queries over one [`Compilation`]: hover, navigation, rename,
-//! completion, outline, highlighting, folding and quick fixes.
+//! completion, outline, highlighting, folding, formatting and quick fixes.
 //!
 //! Every query is a pure function of a compilation and a byte offset, and
 //! returns plain data in byte offsets. Nothing here knows the Language Server
@@ -9,6 +9,7 @@
 mod completion;
 mod fixes;
 mod folding;
+mod formatting;
 mod hover;
 mod lexer;
 mod navigation;
@@ -19,6 +20,7 @@ mod tokens;
 pub use completion::{completions, Completion, CompletionKind};
 pub use fixes::{quick_fixes, QuickFix};
 pub use folding::{folding_ranges, Fold, FoldKind};
+pub use formatting::formatting;
 pub use hover::{hover, Hover};
 pub use navigation::{definition, references};
 pub use rename::{prepare_rename, rename, RenameError};

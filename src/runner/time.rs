@@ -1,27 +1,28 @@
-//! RFC 3339 UTC timestamps from the system clock, and back, without a date crate.
+//! RFC 3339 UTC timestamps from the system clock, and back, with the `time`
+//! crate's strict RFC 3339 format.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
+/// `9999-12-31T23:59:59Z`, the last second RFC 3339 can write.
+const LAST_SECOND: i64 = 253_402_300_799;
+
 /// Now, as `2026-11-23T09:56:05Z`.
 pub fn now_rfc3339() -> String {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    format_unix(secs)
+    format_unix(now_unix())
 }
 
-/// Seconds since the Unix epoch, as an RFC 3339 UTC timestamp.
+/// Seconds since the Unix epoch, as an RFC 3339 UTC timestamp
+/// (`2026-11-23T09:56:05Z`: whole seconds, `Z`). A time past the year 9999,
+/// which RFC 3339 cannot write, is written as its last second.
 pub fn format_unix(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+    let secs = i64::try_from(secs).map_or(LAST_SECOND, |s| s.min(LAST_SECOND));
+    OffsetDateTime::from_unix_timestamp(secs)
+        .ok()
+        .and_then(|instant| instant.format(&Rfc3339).ok())
+        .unwrap_or_else(|| "9999-12-31T23:59:59Z".to_owned())
 }
 
 /// Seconds since the Unix epoch, now.
@@ -32,100 +33,71 @@ pub fn now_unix() -> u64 {
         .unwrap_or(0)
 }
 
-/// An RFC 3339 timestamp (`2026-11-23T09:56:05Z`, fractions and a `+00:00`
-/// or other offset allowed) as seconds since the Unix epoch; `None` when it
-/// is not one, or before 1970.
+/// An RFC 3339 timestamp (`2026-11-23T09:56:05Z`; `T`, `t` or a space between
+/// date and time; a fraction of a second and a `Z`, `z` or `±HH:MM` offset
+/// allowed) as whole seconds since the Unix epoch, the fraction dropped;
+/// `None` when it is not one (a day its month lacks, a second 60 that cannot
+/// be a leap second, an offset of 24 hours or more), or before 1970.
 pub fn parse_rfc3339(text: &str) -> Option<u64> {
-    let b = text.as_bytes();
-    let num = |range: std::ops::Range<usize>| -> Option<i64> {
-        let part = text.get(range)?;
-        part.bytes()
-            .all(|c| c.is_ascii_digit())
-            .then(|| part.parse().ok())?
-    };
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
-        return None;
-    }
-    if b[13] != b':' || b[16] != b':' {
-        return None;
-    }
-    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hh > 23 || mm > 59 || ss > 60 {
-        return None;
-    }
-    let mut rest = &text[19..];
-    if let Some(fraction) = rest.strip_prefix('.') {
-        let digits = fraction.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 {
-            return None;
-        }
-        rest = &fraction[digits..];
-    }
-    let offset = match rest {
-        "Z" | "z" => 0,
-        _ => {
-            let (sign, hm) = match rest.as_bytes().first()? {
-                b'+' => (1, &rest[1..]),
-                b'-' => (-1, &rest[1..]),
-                _ => return None,
-            };
-            let hm = hm.as_bytes();
-            if hm.len() != 5 || hm[2] != b':' {
-                return None;
-            }
-            let h: i64 = std::str::from_utf8(&hm[0..2]).ok()?.parse().ok()?;
-            let m: i64 = std::str::from_utf8(&hm[3..5]).ok()?.parse().ok()?;
-            sign * (h * 3600 + m * 60)
-        }
-    };
-    let secs = days_from_civil(y, m as u32, d as u32) * 86_400 + hh * 3600 + mm * 60 + ss - offset;
-    u64::try_from(secs).ok()
-}
-
-/// Howard Hinnant's `days_from_civil`: (year, month, day) → days since 1970-01-01.
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = i64::from((m + 9) % 12);
-    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// Howard Hinnant's `civil_from_days`: days since 1970-01-01 → (year, month, day).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
+    let instant = OffsetDateTime::parse(text, &Rfc3339).ok()?;
+    u64::try_from(instant.unix_timestamp()).ok()
 }
 
 #[cfg(test)]
 mod tests {
+    use super::{format_unix, parse_rfc3339};
+
     #[test]
     fn formats_known_instants() {
-        assert_eq!(super::format_unix(0), "1970-01-01T00:00:00Z");
-        assert_eq!(super::format_unix(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(super::format_unix(1_795_427_765), "2026-11-23T09:56:05Z");
+        assert_eq!(format_unix(0), "1970-01-01T00:00:00Z");
+        assert_eq!(format_unix(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(format_unix(1_795_427_765), "2026-11-23T09:56:05Z");
+        // Leap-year days: 2024 has a 29 February; 1900 and 2100 do not, 2000 does.
+        assert_eq!(format_unix(1_709_164_800), "2024-02-29T00:00:00Z");
+        assert_eq!(format_unix(1_709_251_199), "2024-02-29T23:59:59Z");
+        assert_eq!(format_unix(4_107_542_400), "2100-03-01T00:00:00Z");
+        assert_eq!(format_unix(4_102_444_800), "2100-01-01T00:00:00Z");
+        assert_eq!(format_unix(253_402_300_799), "9999-12-31T23:59:59Z");
+        assert_eq!(format_unix(253_402_300_800), "9999-12-31T23:59:59Z");
+        assert_eq!(format_unix(u64::MAX), "9999-12-31T23:59:59Z");
     }
 
     #[test]
     fn parses_what_it_formats_and_other_offsets() {
-        for secs in [0, 951_782_400, 1_795_427_765, 4_102_444_800] {
-            assert_eq!(super::parse_rfc3339(&super::format_unix(secs)), Some(secs));
+        for secs in [0, 951_782_400, 1_709_164_800, 1_795_427_765, 4_102_444_800] {
+            assert_eq!(parse_rfc3339(&format_unix(secs)), Some(secs));
         }
         assert_eq!(
-            super::parse_rfc3339("2026-11-23T10:56:05.25+01:00"),
+            parse_rfc3339("2026-11-23T10:56:05.25+01:00"),
             Some(1_795_427_765)
         );
+        for same in [
+            "2026-11-23t09:56:05z",
+            "2026-11-23 09:56:05Z",
+            "2026-11-23T09:56:05+00:00",
+            "2026-11-23T09:56:05-00:00",
+            "2026-11-23T09:56:05.999999999Z",
+            "2026-11-23T09:56:05.1234567890123Z",
+            "2026-11-23T11:26:05+01:30",
+            "2026-11-23T04:56:05-05:00",
+            "2026-11-24T09:55:05+23:59",
+            "2026-11-22T09:57:05-23:59",
+        ] {
+            assert_eq!(parse_rfc3339(same), Some(1_795_427_765), "{same}");
+        }
+        // The offset moves the day, the month and the year.
+        assert_eq!(
+            parse_rfc3339("2000-03-01T00:30:00+01:00"),
+            Some(951_867_000)
+        );
+        assert_eq!(parse_rfc3339("1969-12-31T23:00:00-01:00"), Some(0));
+        assert_eq!(parse_rfc3339("2024-02-29T12:00:00Z"), Some(1_709_208_000));
+        // A leap second is the second before the next minute.
+        assert_eq!(parse_rfc3339("2016-12-31T23:59:60Z"), Some(1_483_228_799));
+    }
+
+    #[test]
+    fn malformed_and_early_times_are_none() {
         for bad in [
             "",
             "2026-11-23",
@@ -133,8 +105,30 @@ mod tests {
             "2026-11-23T09:56:05",
             "x026-11-23T09:56:05Z",
             "1969-12-31T23:59:59Z",
+            "1970-01-01T00:59:59+01:00",
+            "2026-02-29T00:00:00Z",
+            "2100-02-29T00:00:00Z",
+            "2026-04-31T00:00:00Z",
+            "2026-00-10T00:00:00Z",
+            "2026-11-00T00:00:00Z",
+            "2026-11-23T24:00:00Z",
+            "2026-11-23T09:60:00Z",
+            "2026-11-23T09:56:60Z",
+            "2026-11-23T09:56:05.Z",
+            "2026-11-23T09:56:05+01",
+            "2026-11-23T09:56:05+0100",
+            "2026-11-23T09:56:05+24:00",
+            "2026-11-23T09:56:05++1:00",
+            "2026-11-23T09:56:05 Z",
+            "2026-11-23T09:56:05Z ",
+            "2026-11-23T09:56:05Z[UTC]",
+            "2026-11-23T09:56Z",
+            "20261123T095605Z",
+            "+002026-11-23T09:56:05Z",
+            "2026-11-23T09:56:05,5Z",
+            "２026-11-23T09:56:05Z",
         ] {
-            assert_eq!(super::parse_rfc3339(bad), None, "{bad}");
+            assert_eq!(parse_rfc3339(bad), None, "{bad}");
         }
     }
 }

@@ -13,6 +13,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod edits;
+mod formatting;
 mod helix;
 mod json;
 mod lifecycle;

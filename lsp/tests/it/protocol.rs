@@ -362,12 +362,18 @@ async fn formatting_matches_planc_fmt() {
             json!({ "textDocument": { "uri": URI }, "options": { "tabSize": 4, "insertSpaces": true } }),
         )
         .await;
+    // Formatted: "plan p {\n    goal \"g\"\n    task a \"A\" { after b }\n    task b \"B\"\n}\n",
+    // by edits of what changes only (tests/it/formatting.rs has more).
     assert_eq!(
         edits,
-        json!([{
-            "range": range((0, 0), (3, 0)),
-            "newText": "plan p {\n    goal \"g\"\n    task a \"A\" { after b }\n    task b \"B\"\n}\n",
-        }])
+        json!([
+            { "range": range((0, 8), (0, 8)), "newText": "\n    " },
+            { "range": range((1, 0), (1, 0)), "newText": "    " },
+            { "range": range((1, 12), (1, 12)), "newText": " " },
+            { "range": range((1, 19), (1, 19)), "newText": " " },
+            { "range": range((2, 0), (2, 0)), "newText": "    " },
+            { "range": range((2, 10), (2, 10)), "newText": "\n" },
+        ])
     );
 }
 
