@@ -397,6 +397,20 @@ fn not_found(plan_id: &str) -> OpError {
     .with(serde_json::json!({"plan_id": plan_id}))
 }
 
+/// `PLAN_EXISTS` for creating `plan_id` where plan `doc` is: the same
+/// plan, or (a state file holds one plan) another one in its place.
+fn exists(doc: &PlanDocument, plan_id: &str) -> OpError {
+    let message = match doc.meta.id == plan_id {
+        true => format!("Plan `{plan_id}` exists already; delete it with delete_plan to create it again"),
+        false => format!(
+            "this state file holds plan `{}` and no other; delete it with delete_plan before creating \
+             `{plan_id}`, or serve many plans (`planc mcp --dialect plan-tool --store URL`, or a directory)",
+            doc.meta.id
+        ),
+    };
+    OpError::new(ErrorCode::PlanExists, message).with(serde_json::json!({"plan_id": plan_id}))
+}
+
 /// A task's Plan Tool id: its key, else its number.
 fn key_of(task: &TaskDoc) -> String {
     task.key.clone().unwrap_or_else(|| task.id.to_string())
@@ -503,14 +517,7 @@ fn update(store: &dyn PlanAccess, args: UpdateStatusArgs) -> Result<bool, OpErro
 /// `create_plan_from_structure`: a new state file from the structure.
 fn create(store: &dyn PlanAccess, args: CreateArgs) -> Result<bool, OpError> {
     if store.exists()? {
-        return Err(OpError::new(
-            ErrorCode::PlanExists,
-            format!(
-                "a plan exists already (this server holds one plan); delete it with delete_plan \
-                 before creating `{}`",
-                args.plan_id
-            ),
-        ));
+        return Err(exists(&store.load()?, &args.plan_id));
     }
     let invalid = |message: String| OpError::new(ErrorCode::InvalidArgument, message);
     if args.plan_id.trim().is_empty() {
