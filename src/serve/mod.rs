@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 mod api;
+pub mod events;
 mod guard;
 mod mcp;
 
@@ -207,6 +208,7 @@ async fn serve(
         .route("/api/plans/{id}/events", get(api::plan_events))
         .route("/api/plans/{id}/ops/{op}", post(api::apply_op))
         .route("/api/events", get(api::all_events))
+        .route("/api/schema/events.json", get(api::events_schema))
         .nest_service("/mcp", mcp_service)
         .fallback(api::not_found)
         .layer(axum::middleware::from_fn(session_closed))

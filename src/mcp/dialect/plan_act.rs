@@ -530,7 +530,7 @@ fn unexpected(result: &OpResult) -> OpError {
 }
 
 /// A task as Plan-Act's step (as `planc build --target plan-act` shows it).
-pub(super) fn step(task: &TaskDoc) -> Step {
+pub fn step(task: &TaskDoc) -> Step {
     let failed = task.status == TaskStatus::Failed;
     Step {
         description: task.name.clone(),
