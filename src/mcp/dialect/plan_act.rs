@@ -151,7 +151,7 @@ struct StepObject {
     /// pending (a step still to do), or running, completed or failed (a
     /// step the plan has: kept as the plan has it).
     #[serde(default)]
-    status: Option<ExecutionStatus>,
+    status: Option<StatusInput>,
     /// What it achieved (the plan's own is kept).
     #[serde(default)]
     #[allow(dead_code)] // accepted as the planner writes it
@@ -170,6 +170,18 @@ struct StepObject {
     attachments: Option<Vec<String>>,
 }
 
+/// A step's status as the planner writes it. The variants carry no doc
+/// comments, so the schema is a plain `enum` (which strict function
+/// calling takes) rather than a `oneOf` of constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum StatusInput {
+    Pending,
+    Running,
+    Completed,
+    Failed,
+}
+
 impl StepInput {
     fn description(self) -> String {
         match self {
@@ -183,7 +195,7 @@ impl StepInput {
         match self {
             StepInput::Text(_) => true,
             StepInput::Object(step) => {
-                matches!(step.status, None | Some(ExecutionStatus::Pending))
+                matches!(step.status, None | Some(StatusInput::Pending))
             }
         }
     }

@@ -508,10 +508,59 @@ fn update(store: &dyn PlanAccess, args: UpdateStatusArgs) -> Result<bool, OpErro
         if runner.document().meta.id != args.plan_id {
             return Err(not_found(&args.plan_id));
         }
-        let applied = runner.apply(&op)?;
+        let applied = runner
+            .apply(&op)
+            .map_err(|error| seed_ids(error, runner.document()))?;
         Ok(((), applied.events))
     })?;
     Ok(true)
+}
+
+/// `error` with the tasks it names by number named by their Plan Tool ids
+/// (`Task 3 is completed` → ``Task `T3` is completed``): an agent of the
+/// Plan Tool knows its tasks by the ids it gave them.
+fn seed_ids(mut error: OpError, doc: &PlanDocument) -> OpError {
+    let key = |id: u32| doc.tasks.iter().find(|t| t.id == id).map(key_of);
+    let mut named = String::with_capacity(error.message.len());
+    // Whether the words before were "task", "tasks" or "task(s)" (and a
+    // list of numbers after it, each but the last followed by a comma).
+    let mut after_task = false;
+    let mut after_is = false;
+    for piece in error.message.split_inclusive(' ') {
+        let word = piece.trim_end_matches([' ', ',', ':', ';', '.', ')']);
+        let tail = &piece[word.len()..];
+        match word
+            .parse::<u32>()
+            .ok()
+            .filter(|_| after_task)
+            .and_then(key)
+        {
+            Some(key) => {
+                named.push_str(&format!("`{key}`{tail}"));
+                after_task = tail.starts_with(',');
+            }
+            // A status in the Plan Tool's words (`Task 3 is pending, …`).
+            None if after_is => {
+                let status = match word {
+                    "pending" => "ready",
+                    "in_progress" => "inprogress",
+                    "failed" => "error",
+                    other => other,
+                };
+                named.push_str(&format!("{status}{tail}"));
+                after_is = false;
+                after_task = false;
+            }
+            None => {
+                named.push_str(piece);
+                after_is = word == "is" && tail == " ";
+                after_task = matches!(word.to_lowercase().as_str(), "task" | "tasks" | "task(s)")
+                    && tail == " ";
+            }
+        }
+    }
+    error.message = named;
+    error
 }
 
 /// `create_plan_from_structure`: a new state file from the structure.
