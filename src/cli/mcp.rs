@@ -27,10 +27,34 @@ pub struct McpArgs {
     /// (each agent has its own current task)
     #[arg(long, value_name = "NAME", env = "PLANC_AGENT")]
     agent: Option<String>,
+    /// Serve the plans of a store instead of one state file: sqlite:PATH,
+    /// postgres://…, dir:PATH (a directory given as STATE is one too); the
+    /// connection works on the plan it creates or first names, as a
+    /// `planc serve` MCP session does
+    #[arg(long, value_name = "URL", env = "PLANC_MCP_STORE")]
+    store: Option<String>,
     /// Whose tools to serve: planc (the PlanManager API, the default), tasks (the planManager),
     /// plan-tool (the Plan Tool), steps (the steps system) or plan-act (Plan-Act)
     #[arg(long, value_enum, default_value = "planc")]
     dialect: DialectName,
+}
+
+/// `planc mcp --store URL` (or a directory): many plans over stdio.
+fn serve_store(url: &str, dialect: Dialect, agent: Option<String>) -> i32 {
+    let store = match planc::runner::open_store(url) {
+        Ok(store) => store,
+        Err(error) => {
+            output::fatal(&error.message);
+            return EXIT_USAGE;
+        }
+    };
+    match planc::serve::serve_stdio(store, dialect, agent) {
+        Ok(()) => EXIT_OK,
+        Err(message) => {
+            output::fatal(&message);
+            EXIT_USAGE
+        }
+    }
 }
 
 #[derive(Args)]
@@ -84,6 +108,26 @@ enum Format {
 
 pub fn serve(args: McpArgs) -> i32 {
     let dialect = args.dialect.dialect();
+    if let (Some(_), Some(key)) = (&args.store, &args.session) {
+        output::fatal(&format!(
+            "give either --store or --session, not both (--session {key} with --store)"
+        ));
+        return EXIT_USAGE;
+    }
+    let store_url = match (&args.store, &args.state) {
+        (Some(_), Some(state)) => {
+            output::fatal(&format!(
+                "give either --store or a state file, not both (`{state}` with --store)"
+            ));
+            return EXIT_USAGE;
+        }
+        (Some(url), None) => Some(url.clone()),
+        (None, Some(state)) if std::path::Path::new(state).is_dir() => Some(format!("dir:{state}")),
+        _ => None,
+    };
+    if let Some(url) = store_url {
+        return serve_store(&url, dialect, args.agent);
+    }
     let state = match (args.state, &args.session) {
         (Some(state), None) => state,
         (None, Some(key)) => match planc::runner::session_path(key) {

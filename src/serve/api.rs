@@ -13,14 +13,15 @@ use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use futures_util::Stream;
+use futures_util::{Stream, StreamExt};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
 use crate::document::PlanDocument;
-use crate::runner::{Caller, ErrorCode, EventKind, Op, OpError, PlanStore, StoredEvent};
+use crate::runner::{Caller, ErrorCode, Op, OpError, PlanStore, StoredEvent};
 
+use super::events::stream_events;
 use super::guard::{error_response, too_large};
 use super::Shared;
 
@@ -352,26 +353,53 @@ pub struct EventsQuery {
 }
 
 /// Where a stream starts: after the id of `Last-Event-ID` or `?after=`
-/// (`None`: from now on).
-fn start_of(headers: &HeaderMap, query: &EventsQuery) -> Result<Option<u64>, OpError> {
+/// (`None`: from now on). An id `N.I` is event `I` of change `N` (a change
+/// with several events): the stream starts with change `N`, less its first
+/// `I` events.
+fn start_of(headers: &HeaderMap, query: &EventsQuery) -> Result<Option<Resume>, OpError> {
     let given = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned)
         .or_else(|| query.after.clone());
+    let bad = |text: &str| {
+        OpError::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "the event id `{}` is not an event's id (Last-Event-ID or ?after= takes an event's id, N or N.I, or `now`)",
+                crate::escape::line(text)
+            ),
+        )
+    };
     match given.as_deref().map(str::trim) {
-        None | Some("") => Ok(Some(0)),
+        None | Some("") => Ok(Some(Resume::default())),
         Some("now") => Ok(None),
-        Some(text) => text.parse::<u64>().map(Some).map_err(|_| {
-            OpError::new(
-                ErrorCode::InvalidArgument,
-                format!(
-                    "the event id `{}` is not a number (Last-Event-ID or ?after= takes an event's id, or `now`)",
-                    crate::escape::line(text)
-                ),
-            )
-        }),
+        Some(text) => match text.split_once('.') {
+            None => text
+                .parse::<u64>()
+                .map(|after| Some(Resume { after, skip: None }))
+                .map_err(|_| bad(text)),
+            Some((change, index)) => {
+                let (Ok(change @ 1..), Ok(index)) = (change.parse::<u64>(), index.parse::<usize>())
+                else {
+                    return Err(bad(text));
+                };
+                Ok(Some(Resume {
+                    after: change - 1,
+                    skip: Some((change, index)),
+                }))
+            }
+        },
     }
+}
+
+/// Where a resumed stream starts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Resume {
+    /// The id of the last whole change the client has.
+    after: u64,
+    /// A change the client has the first events of: its id, and how many.
+    skip: Option<(u64, usize)>,
 }
 
 /// `GET /api/plans/{id}/events`: the plan's events, `id:` = the revision.
@@ -393,7 +421,7 @@ pub async fn plan_events(
         Err(error) => return op_error(&shared, &error),
     };
     let position = match start {
-        Some(0) => 0,
+        Some(Resume { after: 0, .. }) => 0,
         _ => created,
     };
     stream(shared, Some(id), start, position)
@@ -406,56 +434,42 @@ pub async fn all_events(
     Query(query): Query<EventsQuery>,
 ) -> Response {
     match start_of(&headers, &query) {
-        Ok(start) => stream(shared, None, start, start.unwrap_or(0)),
+        Ok(start) => stream(shared, None, start, start.map_or(0, |s| s.after)),
         Err(error) => op_error(&shared, &error),
     }
 }
 
-/// The name of an SSE message (Plan-Act's event types): `plan` when the
-/// change touched the whole plan, `message` for an observed agent message,
-/// `step` for task changes.
-fn sse_name(event: &StoredEvent) -> &'static str {
-    let events = &event.record.events;
-    if events
-        .iter()
-        .any(|e| e.task_id.is_none() && e.kind != EventKind::Iteration)
-    {
-        "plan"
-    } else if events.iter().any(|e| e.kind == EventKind::Iteration) {
-        "message"
-    } else {
-        "step"
-    }
+/// The SSE messages of one stored change: one per event, seed 004's event
+/// object as its data and its type as the `event:` name. The last carries
+/// the change's id; the others `ID.I` (event `I` of the change), so a client
+/// that comes back mid-change gets the rest of it.
+fn messages(event: &StoredEvent, id: u64, skip: usize) -> Vec<SseEvent> {
+    let items = stream_events(event);
+    let count = items.len();
+    items
+        .into_iter()
+        .enumerate()
+        .skip(skip)
+        .map(|(n, item)| {
+            let sse_id = match n + 1 == count {
+                true => id.to_string(),
+                false => format!("{id}.{}", n + 1),
+            };
+            SseEvent::default()
+                .id(sse_id)
+                .event(item.name())
+                .data(serde_json::to_string(&item).unwrap_or_default())
+        })
+        .collect()
 }
 
-/// One stored change as the JSON of an SSE message.
-pub fn event_json(event: &StoredEvent) -> Value {
-    let record = &event.record;
-    json!({
-        "plan_id": event.plan_id,
-        "seq": event.seq,
-        "position": event.position,
-        "revision": record.revision,
-        "at": record.at,
-        "op": record.op,
-        "plan_status": record.plan_status,
-        "events": record.events.iter().map(|e| {
-            let kind = if e.kind == EventKind::Iteration {
-                "message"
-            } else if e.task_id.is_some() {
-                "step"
-            } else {
-                "plan"
-            };
-            json!({
-                "type": kind,
-                "kind": e.kind,
-                "task_id": e.task_id,
-                "message": e.message,
-                "agent": e.agent,
-            })
-        }).collect::<Vec<_>>(),
-    })
+/// `GET /api/schema/events.json`: the JSON Schema of the streams' events.
+pub async fn events_schema() -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/schema+json")],
+        super::events::schema(),
+    )
+        .into_response()
 }
 
 /// Where a stream stands: the last event it sent, or the one its client
@@ -520,6 +534,8 @@ struct Follow {
     shared: Arc<Shared>,
     plan: Option<String>,
     cursor: Cursor,
+    /// The change the client has the first events of, and how many.
+    skip: Option<(u64, usize)>,
     /// Read from the store, or brought by the live channel; not sent yet.
     backlog: VecDeque<StoredEvent>,
     /// Whether the store has nothing after the cursor that the live channel
@@ -613,16 +629,17 @@ impl Follow {
 fn stream(
     shared: Arc<Shared>,
     plan: Option<String>,
-    start: Option<u64>,
+    start: Option<Resume>,
     position: u64,
 ) -> Response {
     shared.metrics.streams_open.fetch_add(1, Ordering::Relaxed);
     let follow = Follow {
         cursor: Cursor {
             by_seq: plan.is_some(),
-            last: start.unwrap_or(0),
+            last: start.map_or(0, |s| s.after),
             position,
         },
+        skip: start.and_then(|s| s.skip),
         plan,
         backlog: VecDeque::new(),
         caught_up: start.is_none(),
@@ -633,17 +650,21 @@ fn stream(
     };
     let events = futures_util::stream::unfold(follow, |mut follow| async move {
         let event = follow.next().await?;
+        let id = follow.cursor.id(&event);
+        // Only the first change sent may be one the client has a part of.
+        let skip = match follow.skip.take() {
+            Some((change, skip)) if change == id => skip,
+            _ => 0,
+        };
+        let messages = messages(&event, id, skip);
         follow
             .shared
             .metrics
             .events_streamed
-            .fetch_add(1, Ordering::Relaxed);
-        let message = SseEvent::default()
-            .id(follow.cursor.id(&event).to_string())
-            .event(sse_name(&event))
-            .data(event_json(&event).to_string());
-        Some((Ok::<_, Infallible>(message), follow))
-    });
+            .fetch_add(messages.len() as u64, Ordering::Relaxed);
+        Some((messages, follow))
+    })
+    .flat_map(|messages| futures_util::stream::iter(messages.into_iter().map(Ok::<_, Infallible>)));
     sse(events, shared.config.keep_alive)
 }
 

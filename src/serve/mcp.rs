@@ -7,14 +7,15 @@
 //! - The agent is the caller: the tool's `agent` argument, else the
 //!   `X-Planc-Agent` header or `?agent=`, else the session itself
 //!   (`session-` and the first 8 characters of its `Mcp-Session-Id`).
-//! - `plan_id` names the plan; it may be left out while the store holds
-//!   exactly one plan (or none, for the tools that create one).
+//! - `plan_id` names the plan; left out, the session's plan: the one it
+//!   created, else the first it named (never the store's only plan). A
+//!   creating call without one makes a new plan and binds the session.
 //!
 //! As `planc mcp` does, it also serves each plan's document as a resource
 //! (`planc://plans/{plan_id}`, the id percent-encoded; listed, and offered
-//! as a resource template; `planc://plan` is the only plan while there is
-//! one) and the prompt of where a plan stands (`plan_context`, its
-//! `plan_id` argument optional while the server holds one plan).
+//! as a resource template; `planc://plan` is the session's plan) and the
+//! prompt of where a plan stands (`plan_context`, its `plan_id` argument
+//! optional once the session has a plan).
 
 use std::sync::{Arc, Mutex};
 
@@ -77,40 +78,94 @@ fn refused(error: OpError) -> ErrorData {
     }
 }
 
-/// The plan a call that names none is about: the store's only plan; `None`
-/// when it holds none; refused when it holds many.
-fn only_plan(store: &dyn PlanStore) -> Result<Option<String>, OpError> {
-    let plans = store.list()?;
-    match plans.as_slice() {
-        [] => Ok(None),
-        [plan] => Ok(Some(plan.plan_id.clone())),
-        plans => {
-            let ids: Vec<&str> = plans.iter().map(|p| p.plan_id.as_str()).collect();
-            Err(OpError::new(
-                ErrorCode::InvalidArgument,
-                format!(
-                    "this server holds {} plans; name one with plan_id ({})",
-                    plans.len(),
-                    ids.join(", ")
-                ),
-            )
-            .with(json!({"field": "plan_id", "plans": ids})))
+/// The plan an MCP session works on: the plan it created, or else the
+/// first plan it named in a call that succeeded. Nothing is ever routed to
+/// "the only plan in the store".
+#[derive(Clone, Debug, Default)]
+pub struct SessionPlan(Arc<Mutex<Option<String>>>);
+
+impl SessionPlan {
+    /// The session's plan, if it has one.
+    fn get(&self) -> Option<String> {
+        self.0.lock().ok().and_then(|id| id.clone())
+    }
+
+    /// Binds the session to `plan_id`.
+    fn set(&self, plan_id: String) {
+        if let Ok(mut bound) = self.0.lock() {
+            *bound = Some(plan_id);
+        }
+    }
+
+    /// Binds the session to `plan_id` unless it has a plan already.
+    fn bind_first(&self, plan_id: String) {
+        if let Ok(mut bound) = self.0.lock() {
+            bound.get_or_insert(plan_id);
         }
     }
 }
 
-/// The plan named, or else the store's only one (refused when there is
-/// none).
-fn named_or_only(store: &dyn PlanStore, named: Option<String>) -> Result<String, OpError> {
-    match named {
+/// `PLAN_NOT_FOUND` for a call that names no plan in a session bound to
+/// none: how to bind, in the dialect's own terms, and the plans there are.
+fn unbound(store: &dyn PlanStore, dialect: Dialect) -> OpError {
+    let plans: Vec<String> = store
+        .list()
+        .map(|plans| plans.into_iter().map(|p| p.plan_id).collect())
+        .unwrap_or_default();
+    let create = match dialect {
+        Dialect::PlanAct => "or let the planner create one with create_plan",
+        Dialect::Steps => {
+            "or call observe with a message whose `[Step] description` lines create one"
+        }
+        Dialect::PlanTool => "or create one with create_plan_from_structure",
+        Dialect::Planc | Dialect::Tasks => "or create one (POST /api/plans)",
+    };
+    let listed = match plans.is_empty() {
+        true => "this server holds none yet".to_owned(),
+        false => format!("GET /api/plans lists them: {}", plans.join(", ")),
+    };
+    OpError::new(
+        ErrorCode::PlanNotFound,
+        format!(
+            "this session works on no plan yet: name one with plan_id ({listed}), {create}; \
+             the session then keeps to it"
+        ),
+    )
+    .with(json!({"field": "plan_id", "plans": plans}))
+}
+
+/// The plan named, or else the session's (refused when it has none).
+fn named_or_bound(
+    store: &dyn PlanStore,
+    dialect: Dialect,
+    named: Option<String>,
+    session: &SessionPlan,
+) -> Result<String, OpError> {
+    match named.or_else(|| session.get()) {
         Some(id) => Ok(id),
-        None => only_plan(store)?.ok_or_else(|| {
-            OpError::new(
-                ErrorCode::PlanNotFound,
-                "this server holds no plan yet; create one (POST /api/plans, or a dialect's creating tool)",
-            )
-        }),
+        None => Err(unbound(store, dialect)),
     }
+}
+
+/// Whether tool `name` makes a new plan when it names none (Plan-Act's
+/// planner starts a plan for each request).
+fn creates_new(dialect: Dialect, name: &str) -> bool {
+    dialect == Dialect::PlanAct && name == "create_plan"
+}
+
+/// Whether tool `name` may create the session's plan when it has none
+/// (the steps system's first message with steps).
+fn may_create(dialect: Dialect, name: &str) -> bool {
+    creates_new(dialect, name) || (dialect == Dialect::Steps && name == "observe")
+}
+
+/// A fresh plan id (`plan_` and the milliseconds since 1970, as seed 003
+/// names its plans); `attempt` counts ids already taken.
+fn fresh_plan_id(attempt: u64) -> String {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    format!("plan_{}", ms + attempt)
 }
 
 /// The header that names the caller.
@@ -128,12 +183,18 @@ pub fn header_agent(headers: &HeaderMap) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// One MCP session's handler (rmcp makes one per session).
+/// One MCP session's handler (rmcp makes one per session; `planc mcp
+/// --store` serves one over stdio).
 #[derive(Clone)]
 pub struct HttpPlans {
     store: Arc<dyn PlanStore>,
     /// The dialect chosen when the session began.
     dialect: Arc<Mutex<Dialect>>,
+    /// The plan the session works on.
+    plan: SessionPlan,
+    /// The agent of calls that name none and come without HTTP headers
+    /// (`planc mcp --store … --agent NAME`).
+    agent: Option<String>,
 }
 
 impl HttpPlans {
@@ -142,6 +203,18 @@ impl HttpPlans {
         HttpPlans {
             store,
             dialect: Arc::new(Mutex::new(Dialect::Planc)),
+            plan: SessionPlan::default(),
+            agent: None,
+        }
+    }
+
+    /// The same handler speaking `dialect` for `agent` (where no request
+    /// names them: stdio).
+    pub fn speaking(self, dialect: Dialect, agent: Option<String>) -> HttpPlans {
+        HttpPlans {
+            dialect: Arc::new(Mutex::new(dialect)),
+            agent,
+            ..self
         }
     }
 
@@ -206,7 +279,7 @@ fn served_tools(dialect: Dialect) -> Vec<ToolDef> {
                 properties.entry("plan_id").or_insert_with(|| {
                     json!({
                         "type": ["string", "null"],
-                        "description": "The plan this call is about (GET /api/plans lists them). May be left out while the server holds a single plan.",
+                        "description": "The plan this call is about (GET /api/plans lists them). May be left out once this session works on a plan: the one it created, or the first it named.",
                     })
                 });
             }
@@ -218,7 +291,7 @@ fn served_tools(dialect: Dialect) -> Vec<ToolDef> {
 impl ServerHandler for HttpPlans {
     fn get_info(&self) -> ServerConfig {
         server_config(format!(
-            "{} This server holds many plans: name one with `plan_id` (it may be left out while it holds one).",
+            "{} This server holds many plans: name one with `plan_id`; this session then keeps to it (and to a plan it creates), so later calls may leave it out.",
             self.session_dialect().instructions()
         ))
     }
@@ -262,12 +335,13 @@ impl ServerHandler for HttpPlans {
             Some(parts) => requested_dialect(parts)?.unwrap_or(self.session_dialect()),
             None => self.session_dialect(),
         };
-        let agent = request_agent(parts);
+        let agent = request_agent(parts).or_else(|| self.agent.clone());
         let name = request.name.to_string();
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let store = Arc::clone(&self.store);
+        let session = self.plan.clone();
         let outcome = tokio::task::spawn_blocking(move || {
-            call(store.as_ref(), dialect, &name, arguments, agent)
+            call(store.as_ref(), dialect, &name, arguments, agent, &session)
         })
         .await
         .map_err(|e| ErrorData::internal_error(format!("the tool call panicked: {e}"), None))?;
@@ -320,7 +394,7 @@ impl ServerHandler for HttpPlans {
                 _ => {
                     return Err(ErrorData::resource_not_found(
                         format!(
-                            "no resource {}; this server has {PLANS_URI_TEMPLATE} (and {PLAN_URI} while it holds one plan)",
+                            "no resource {}; this server has {PLANS_URI_TEMPLATE} (and {PLAN_URI}, the plan this session works on)",
                             crate::escape::line(&uri)
                         ),
                         Some(json!({"uri": uri})),
@@ -328,8 +402,9 @@ impl ServerHandler for HttpPlans {
                 }
             }
         };
+        let (dialect, session) = (self.session_dialect(), self.plan.clone());
         let doc = blocking(&self.store, move |store| {
-            store.load(&named_or_only(store, named)?)
+            store.load(&named_or_bound(store, dialect, named, &session)?)
         })
         .await?;
         Ok(plan_contents(&doc, &request.uri))
@@ -342,7 +417,7 @@ impl ServerHandler for HttpPlans {
     ) -> Result<ListPromptsResult, ErrorData> {
         let plan_id = PromptArgument::new("plan_id")
             .with_description(
-                "The plan (GET /api/plans lists them). May be left out while the server holds a single plan.",
+                "The plan (GET /api/plans lists them). May be left out once this session works on a plan: the one it created, or the first it named.",
             )
             .with_required(false);
         Ok(ListPromptsResult::with_all_items(vec![plan_prompt(Some(
@@ -366,8 +441,9 @@ impl ServerHandler for HttpPlans {
                 ))
             }
         };
+        let (dialect, session) = (self.session_dialect(), self.plan.clone());
         let text = blocking(&self.store, move |store| {
-            let plan_id = named_or_only(store, named)?;
+            let plan_id = named_or_bound(store, dialect, named, &session)?;
             Ok(runner::prompt(&store.runner(&plan_id)?))
         })
         .await?;
@@ -375,13 +451,16 @@ impl ServerHandler for HttpPlans {
     }
 }
 
-/// One tool call on the plan it names.
+/// One tool call on the plan it names, else the session's; a call that
+/// creates a plan without naming one makes a new plan and binds the
+/// session to it.
 fn call(
     store: &dyn PlanStore,
     dialect: Dialect,
     name: &str,
     mut arguments: Value,
     agent: Option<String>,
+    session: &SessionPlan,
 ) -> Option<crate::mcp::Outcome> {
     // plan-tool's `plan_id` is its own argument; the others' is the server's.
     let named = match &mut arguments {
@@ -403,19 +482,31 @@ fn call(
         },
         _ => None,
     };
-    let plan_id = match named {
-        Some(id) => Some(id),
-        None => match only_plan(store) {
-            Ok(plan_id) => plan_id,
-            Err(error) => return dialect.call(&Refuse(error), name, arguments),
-        },
+    let bound = session.get();
+    let plan_id = match (&named, bound) {
+        (Some(id), _) => Some(id.clone()),
+        (None, _) if creates_new(dialect, name) => None,
+        (None, Some(id)) => Some(id),
+        (None, None) if may_create(dialect, name) => None,
+        (None, None) => return dialect.call(&Refuse(unbound(store, dialect)), name, arguments),
     };
+    let creating = plan_id.is_none();
     let plan = Served {
         store,
         plan_id: Mutex::new(plan_id),
         agent,
     };
-    dialect.call(&plan, name, arguments)
+    let outcome = dialect.call(&plan, name, arguments)?;
+    if let Some(used) = plan.plan_id.lock().ok().and_then(|id| id.clone()) {
+        match creating {
+            // A plan it made without naming one is the session's from now on.
+            true if !outcome.is_error => session.set(used),
+            true => {}
+            false if !outcome.is_error => session.bind_first(used),
+            false => {}
+        }
+    }
+    Some(outcome)
 }
 
 /// A plan of the store, for one call.
@@ -437,7 +528,7 @@ impl Served<'_> {
             .ok_or_else(|| {
                 OpError::new(
                     ErrorCode::PlanNotFound,
-                    "this server holds no plan yet; create one (POST /api/plans, or a dialect's creating tool)",
+                    "this session works on no plan yet; create one (POST /api/plans, or a dialect's creating tool)",
                 )
             })
     }
@@ -460,15 +551,25 @@ impl PlanAccess for Served<'_> {
     }
 
     fn create(&self, doc: PlanDocument, force: bool) -> Result<PlanDocument, OpError> {
-        let id = match self.id() {
-            Ok(id) => id,
-            Err(_) => doc.meta.id.clone(),
-        };
-        let created = self.store.create(&id, doc, force)?;
-        if let Ok(mut plan_id) = self.plan_id.lock() {
-            *plan_id = Some(id);
+        if let Ok(id) = self.id() {
+            return self.store.create(&id, doc, force);
         }
-        Ok(created)
+        // Named by no one: a fresh id, the next one when another plan has it.
+        let mut attempt = 0;
+        loop {
+            let id = fresh_plan_id(attempt);
+            match self.store.create(&id, doc.clone(), false) {
+                Err(error) if error.code == ErrorCode::PlanExists && attempt < 64 => attempt += 1,
+                created => {
+                    if created.is_ok() {
+                        if let Ok(mut plan_id) = self.plan_id.lock() {
+                            *plan_id = Some(id);
+                        }
+                    }
+                    return created;
+                }
+            }
+        }
     }
 
     fn delete(
@@ -504,7 +605,7 @@ impl PlanAccess for Served<'_> {
     }
 
     fn new_plan_id(&self) -> String {
-        self.id().unwrap_or_else(|_| "plan".to_owned())
+        self.id().unwrap_or_else(|_| fresh_plan_id(0))
     }
 }
 

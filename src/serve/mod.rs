@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 mod api;
+pub mod events;
 mod guard;
 mod mcp;
 
@@ -213,8 +214,10 @@ async fn serve(
         .route("/api/plans/{id}/events", get(api::plan_events))
         .route("/api/plans/{id}/ops/{op}", post(api::apply_op))
         .route("/api/events", get(api::all_events))
+        .route("/api/schema/events.json", get(api::events_schema))
         .nest_service("/mcp", mcp_service)
         .fallback(api::not_found)
+        .layer(axum::middleware::from_fn(session_closed))
         .layer(DefaultBodyLimit::max(config.max_body))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&shared),
@@ -243,6 +246,54 @@ async fn serve(
     .await
     .map_err(|e| format!("the server stopped: {e}"))?;
     Ok(())
+}
+
+/// `DELETE /mcp` ends a session: `204 No Content`, as other MCP servers
+/// answer (rmcp says `202 Accepted`, which the official Python SDK logs as
+/// "Session termination failed: 202" on every close).
+async fn session_closed(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let closing = request.method() == axum::http::Method::DELETE && request.uri().path() == "/mcp";
+    let mut response = next.run(request).await;
+    if closing && response.status() == axum::http::StatusCode::ACCEPTED {
+        *response.status_mut() = axum::http::StatusCode::NO_CONTENT;
+        *response.body_mut() = axum::body::Body::empty();
+    }
+    response
+}
+
+/// Serves `store`'s plans in `dialect` over standard input and output
+/// (`planc mcp --store URL`): the tools, resources and prompt of `/mcp`,
+/// the connection one session bound to its plan as an HTTP session is;
+/// `agent` names the caller of calls that name none.
+pub fn serve_stdio(
+    store: Arc<dyn PlanStore>,
+    dialect: crate::mcp::Dialect,
+    agent: Option<String>,
+) -> Result<(), String> {
+    use rmcp::ServiceExt;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let handler = mcp::HttpPlans::new(Arc::clone(&store)).speaking(dialect, agent);
+    let served = runtime.block_on(async move {
+        let service = handler
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| format!("MCP handshake failed: {e}"))?;
+        service
+            .waiting()
+            .await
+            .map_err(|e| format!("MCP server stopped: {e}"))?;
+        Ok(())
+    });
+    // The store's last handle is dropped off the async workers.
+    drop(runtime);
+    drop(store);
+    served
 }
 
 /// Carries the store's committed changes to the streams (a thread: the

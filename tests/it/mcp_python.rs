@@ -50,3 +50,25 @@ fn python_mcp_sdk_drives_planc_mcp() {
     );
     assert!(stderr.contains("Ran 15 tests"), "{stderr}");
 }
+
+/// Seed 002's Plan Tool over stdio holding many plans (a directory, a SQLite
+/// store; a state file still holds one and says where to hold many), and
+/// seed 004's planner updating its plan with its own JSON:
+/// tests/mcp/test_plan_stores.py.
+#[test]
+fn python_mcp_sdk_drives_plan_stores_over_stdio() {
+    let python = python();
+    let output = Command::new(&python)
+        .args(["-m", "unittest", "-v", "tests/mcp/test_plan_stores.py"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("PLANC_BIN", env!("CARGO_BIN_EXE_planc"))
+        .output()
+        .expect("python runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the Python MCP tests failed:\n{}\n{stderr}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert!(stderr.contains("Ran 4 tests"), "{stderr}");
+}

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::serve_support::{
     repo, request, request_chunked, store_url, streams_follow_a_plan_started_over, EventStream,
-    Server,
+    McpSession, Server,
 };
 use serde_json::{json, Value};
 
@@ -202,7 +202,10 @@ fn event_streams_resume_after_last_event_id_and_follow_live_changes() {
         (first.id.as_deref(), first.event.as_deref()),
         (Some("1"), Some("plan"))
     );
-    assert_eq!(data["events"][0]["kind"], "created");
+    assert_eq!(
+        (&data["type"], &data["kind"], &data["status"]),
+        (&json!("plan"), &json!("created"), &json!("created"))
+    );
     assert_eq!(data["plan_id"], "jd");
 
     // Resumed after 1: 2 and 3, then what happens next, live.
@@ -217,21 +220,34 @@ fn event_streams_resume_after_last_event_id_and_follow_live_changes() {
         (Some("2"), Some("step"))
     );
     assert_eq!(
-        data["events"][0],
-        json!({"type": "step", "kind": "started", "task_id": 1, "message": data["events"][0]["message"], "agent": "a"})
+        (
+            &data["type"],
+            &data["kind"],
+            &data["status"],
+            &data["task_id"],
+            &data["agent"]
+        ),
+        (
+            &json!("step"),
+            &json!("started"),
+            &json!("started"),
+            &json!(1),
+            &json!("a")
+        )
     );
+    assert_eq!(data["step"]["status"], "running");
     assert_eq!(data["op"], "startNextTask");
-    assert_eq!(data["revision"], 2);
+    assert_eq!(data["seq"], 2);
     let (third, data) = resumed.next_json();
     assert_eq!(third.id.as_deref(), Some("3"));
-    assert_eq!(data["events"][0]["kind"], "completed");
+    assert_eq!(data["kind"], "completed");
     server.op("jd", "pausePlan", json!({}));
     let (fourth, data) = resumed.next_json();
     assert_eq!(
         (fourth.id.as_deref(), fourth.event.as_deref()),
         (Some("4"), Some("plan"))
     );
-    assert_eq!(data["events"][0]["kind"], "paused");
+    assert_eq!(data["kind"], "paused");
     assert_eq!(data["plan_status"], "paused");
 
     // The stream of every plan: ids are the store's positions, in order.
@@ -620,4 +636,190 @@ fn streams_follow_a_plan_started_over_in_a_directory() {
     let store = format!("dir:{}", dir.path().join("plans").display());
     let server = Server::start(&["--store", &store, "--keep-alive", "3600"]);
     streams_follow_a_plan_started_over(&server, &server);
+}
+
+/// The (id, event name, data) of a stream's next `n` messages.
+fn take_messages(stream: &mut EventStream, n: usize) -> Vec<(String, String, Value)> {
+    (0..n)
+        .map(|_| {
+            let (message, data) = stream.next_json();
+            (
+                message.id.unwrap_or_default(),
+                message.event.unwrap_or_default(),
+                data,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn event_streams_carry_seed_004_events_typed_and_resumed_alike() {
+    let dir = tempdir();
+    let server = Server::start(&["--store", &store_url(dir.path())]);
+    let schema = server.get("/api/schema/events.json");
+    assert_eq!(schema.status, 200);
+    assert_eq!(
+        schema.header("content-type"),
+        Some("application/schema+json")
+    );
+    let schema: Value = schema.json();
+    let validator = jsonschema::validator_for(&schema).expect("the events schema is a schema");
+    let mut live = EventStream::open(&server.addr, "/api/events?after=now", &[]);
+    std::thread::sleep(Duration::from_millis(300));
+
+    // Seed 004's agent: the planner, then the executor with its tools.
+    let mut mcp = McpSession::open(&server.addr, "/mcp?dialect=plan-act");
+    let calls = [
+        (
+            "create_plan",
+            json!({"title": "Search Baidu", "steps": ["Open Baidu", "Summarise"], "language": "en"}),
+        ),
+        ("start_step", json!({})),
+        (
+            "log_event",
+            json!({"kind": "tool", "data": "{\"name\": \"browser_navigate\", \"args\": {\"url\": \"https://www.baidu.com\"}, \"result\": {\"success\": true}}"}),
+        ),
+        (
+            "log_event",
+            json!({"kind": "message", "data": "Baidu is open"}),
+        ),
+        (
+            "log_event",
+            json!({"kind": "error", "data": "A captcha was shown"}),
+        ),
+        ("complete_step", json!({"result": "opened"})),
+        ("start_step", json!({})),
+        (
+            "complete_step",
+            json!({"result": "Three results summarised"}),
+        ),
+    ];
+    for (tool, args) in calls {
+        let (content, is_error) = mcp.call(tool, args);
+        assert!(!is_error, "{tool}: {content}");
+    }
+    let plans = server.get("/api/plans").json();
+    let plan_id = plans["data"]["plans"][0]["plan_id"]
+        .as_str()
+        .expect("a plan")
+        .to_owned();
+
+    let path = format!("/api/plans/{plan_id}/events");
+    let mut stream = EventStream::open(&server.addr, &path, &[]);
+    let messages = take_messages(&mut stream, 9);
+    for (id, name, data) in &messages {
+        let errors: Vec<String> = validator.iter_errors(data).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{id} {data}: {errors:?}");
+        assert_eq!(
+            data["type"],
+            json!(name),
+            "{id}: the event name is the type"
+        );
+        assert_eq!(data["plan_id"], json!(plan_id));
+    }
+    let heads: Vec<(&str, &str, &str, &str)> = messages
+        .iter()
+        .map(|(id, name, data)| {
+            (
+                id.as_str(),
+                name.as_str(),
+                data["kind"].as_str().unwrap_or(""),
+                data["op"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        heads,
+        [
+            ("1", "plan", "created", "init"),
+            ("2", "step", "started", "startNextTask"),
+            ("3", "tool", "tool", "logEvent"),
+            ("4", "message", "message", "logEvent"),
+            ("5", "error", "error", "logEvent"),
+            ("6", "step", "completed", "completeTask"),
+            ("7", "step", "started", "startNextTask"),
+            ("8.1", "step", "completed", "completeTask"),
+            ("8", "plan", "plan_completed", "completeTask"),
+        ]
+    );
+    let running = json!({"description": "Open Baidu", "status": "running", "result": null,
+        "success": null, "error": null, "attachments": []});
+    let data = |n: usize| messages[n].2.clone();
+    let at = |n: usize| data(n)["at"].clone();
+    let position = |n: usize| data(n)["position"].clone();
+    assert_eq!(
+        data(0),
+        json!({"type": "plan", "plan_id": plan_id, "seq": 1, "position": position(0), "at": at(0),
+            "op": "init", "plan_status": "idle", "index": 1, "count": 1, "kind": "created",
+            "task_id": null, "agent": null, "summary": data(0)["summary"], "status": "created",
+            "plan": {"id": plan_id, "title": "Search Baidu", "goal": "Search Baidu", "language": "en",
+                "status": "idle", "done": 0, "total": 2}})
+    );
+    assert_eq!(
+        (&data(1)["status"], &data(1)["step"]),
+        (&json!("started"), &running)
+    );
+    let tool = data(2);
+    assert_eq!(
+        (&tool["name"], &tool["args"], &tool["result"], &tool["step"]),
+        (
+            &json!("browser_navigate"),
+            &json!({"url": "https://www.baidu.com"}),
+            &json!({"success": true}),
+            &running
+        )
+    );
+    assert_eq!(
+        (&data(3)["message"], &data(3)["step"]),
+        (&json!("Baidu is open"), &running)
+    );
+    assert_eq!(
+        (&data(4)["error"], &data(4)["step"]),
+        (&json!("A captcha was shown"), &running)
+    );
+    assert_eq!(
+        (
+            &data(5)["status"],
+            &data(5)["step"]["result"],
+            &data(5)["step"]["success"]
+        ),
+        (&json!("completed"), &json!("opened"), &json!(true))
+    );
+    assert_eq!(
+        (&data(7)["index"], &data(7)["count"]),
+        (&json!(1), &json!(2))
+    );
+    assert_eq!(
+        (
+            &data(8)["status"],
+            &data(8)["plan"]["status"],
+            &data(8)["plan"]["done"],
+            &data(8)["index"]
+        ),
+        (
+            &json!("completed"),
+            &json!("completed"),
+            &json!(2),
+            &json!(2)
+        )
+    );
+
+    // The live stream carried the same payloads.
+    let live: Vec<Value> = take_messages(&mut live, 9)
+        .into_iter()
+        .map(|m| m.2)
+        .collect();
+    let streamed: Vec<Value> = messages.iter().map(|m| m.2.clone()).collect();
+    assert_eq!(live, streamed);
+    // Resumed after 3, and in the middle of change 8: the same payloads again.
+    let mut resumed = EventStream::open(&server.addr, &path, &[("Last-Event-ID", "3")]);
+    let again = take_messages(&mut resumed, 6);
+    assert_eq!(again, messages[3..]);
+    let mut resumed = EventStream::open(&server.addr, &path, &[("Last-Event-ID", "8.1")]);
+    assert_eq!(take_messages(&mut resumed, 1), messages[8..]);
+    let bad = server.request("GET", &path, &[("Last-Event-ID", "8.x")], b"");
+    assert_eq!(
+        (bad.status, bad.code()),
+        (400, "INVALID_ARGUMENT".to_owned())
+    );
 }

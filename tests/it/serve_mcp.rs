@@ -36,5 +36,5 @@ fn python_mcp_sdk_drives_planc_serve_over_streamable_http() {
         String::from_utf8_lossy(&output.stdout),
         server.stderr.lock().unwrap()
     );
-    assert!(stderr.contains("Ran 5 tests"), "{stderr}");
+    assert!(stderr.contains("Ran 7 tests"), "{stderr}");
 }

@@ -23,11 +23,8 @@ fn next_change(stream: &mut EventStream) -> (u64, String, String, Value) {
     (
         seq,
         data["op"].as_str().unwrap_or_default().to_owned(),
-        data["events"][0]["kind"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned(),
-        data["events"][0]["agent"].clone(),
+        data["kind"].as_str().unwrap_or_default().to_owned(),
+        data["agent"].clone(),
     )
 }
 
@@ -67,7 +64,7 @@ fn two_servers_on_one_postgres_share_plans_and_stream_every_change() {
     let mut mcp = McpSession::open(&two.addr, "/mcp");
     let (content, is_error) = mcp.call(
         "completeTask",
-        json!({"agent": "ann", "task_id": 1, "result": "wired"}),
+        json!({"plan_id": "jd", "agent": "ann", "task_id": 1, "result": "wired"}),
     );
     assert!(!is_error, "{content}");
 

@@ -65,9 +65,9 @@ class ServeMcpTest(unittest.TestCase):
     def run_async(self, fn):
         anyio.run(fn)
 
-    def test_1_one_plan_needs_no_plan_id_many_plans_do(self):
+    def test_1_a_session_works_on_the_plan_it_names_never_the_only_one(self):
         for plan_id in list(p["plan_id"] for p in api("GET", "/api/plans")["data"]["plans"]):
-            api("DELETE", f"/api/plans/{plan_id}")
+            api("DELETE", "/api/plans/" + urllib.parse.quote(plan_id))
         created = api("POST", "/api/plans?id=solo", JD_PLAN.read_bytes())
         self.assertTrue(created["success"], created)
 
@@ -79,28 +79,36 @@ class ServeMcpTest(unittest.TestCase):
                 for tool in tools:
                     jsonschema.Draft202012Validator.check_schema(tool.input_schema)
                     self.assertIn("plan_id", tool.input_schema["properties"], tool.name)
-                # One plan: plan_id may be left out; the agent is the header's.
+                # One plan in the store, but this session named none: refused, saying how.
                 data, is_error = await call(session, "startNextTask")
+                self.assertTrue(is_error, data)
+                self.assertEqual(data["error"]["code"], "PLAN_NOT_FOUND")
+                self.assertEqual(data["error"]["details"], {"field": "plan_id", "plans": ["solo"]})
+                self.assertIn("name one with plan_id", data["error"]["message"])
+                self.assertEqual(plan("solo")["tasks"][0]["status"], "pending")
+                # The first plan it names is the session's; the agent is the header's.
+                data, is_error = await call(session, "startNextTask", {"plan_id": "solo"})
                 self.assertFalse(is_error, data)
                 self.assertEqual(data["data"]["task"]["id"], 1)
                 self.assertEqual(plan("solo")["tasks"][0]["holder"]["agent"], "alice")
 
                 api("POST", "/api/plans?id=second", JD_PLAN.read_bytes())
-                # Two plans: plan_id is needed, and checked.
-                data, is_error = await call(session, "getPlanStatus")
-                self.assertTrue(is_error)
-                self.assertEqual(data["error"]["code"], "INVALID_ARGUMENT")
-                self.assertEqual(data["error"]["details"], {"field": "plan_id", "plans": ["second", "solo"]})
-                data, is_error = await call(session, "getPlanStatus", {"plan_id": "nope"})
-                self.assertTrue(is_error)
-                self.assertEqual(data["error"]["code"], "PLAN_NOT_FOUND")
-                data, is_error = await call(session, "completeTask", {"plan_id": "solo", "result": "opened"})
+                # Two plans: a call without plan_id still goes to the session's plan.
+                data, is_error = await call(session, "completeTask", {"result": "opened"})
                 self.assertFalse(is_error, data)
                 self.assertEqual(data["data"]["task_id"], 1)
                 self.assertEqual(plan("solo")["tasks"][0]["result"], "opened")
-                # The `agent` argument wins over the session's.
+                data, is_error = await call(session, "getPlanStatus", {"plan_id": "nope"})
+                self.assertTrue(is_error)
+                self.assertEqual(data["error"]["code"], "PLAN_NOT_FOUND")
+                # The `agent` argument wins over the session's; naming another plan
+                # does not move the session.
                 data, _ = await call(session, "startNextTask", {"plan_id": "second", "agent": "bob"})
                 self.assertEqual(plan("second")["tasks"][0]["holder"]["agent"], "bob")
+                data, is_error = await call(session, "startNextTask")
+                self.assertFalse(is_error, data)
+                self.assertEqual(plan("solo")["tasks"][1]["status"], "in_progress")
+                self.assertEqual(plan("second")["tasks"][1]["status"], "pending")
         self.run_async(body)
 
     def test_2_each_session_is_an_agent(self):
@@ -168,7 +176,7 @@ class ServeMcpTest(unittest.TestCase):
 
     def test_5_each_plan_is_a_resource_and_the_prompt_takes_a_plan_id(self):
         for plan_id in list(p["plan_id"] for p in api("GET", "/api/plans")["data"]["plans"]):
-            api("DELETE", f"/api/plans/{plan_id}")
+            api("DELETE", "/api/plans/" + urllib.parse.quote(plan_id))
         api("POST", "/api/plans?id=solo", JD_PLAN.read_bytes())
 
         async def body():
@@ -176,13 +184,25 @@ class ServeMcpTest(unittest.TestCase):
                 caps = session.initialized.capabilities
                 self.assertIsNotNone(caps.resources)
                 self.assertIsNotNone(caps.prompts)
-                # One plan: its resource, planc://plan for it, the prompt without plan_id.
                 resources = (await session.list_resources()).resources
                 self.assertEqual([(str(r.uri), r.name, r.mime_type) for r in resources],
                                  [("planc://plans/solo", "solo", "application/json")])
                 templates = (await session.list_resource_templates()).resource_templates
                 self.assertEqual([(t.uri_template, t.name) for t in templates],
                                  [("planc://plans/{plan_id}", "plan")])
+                # The session works on no plan yet: planc://plan and the prompt
+                # without plan_id name none, even with one plan in the store.
+                for attempt in [
+                    lambda: session.get_prompt("plan_context"),
+                    lambda: session.read_resource("planc://plan"),
+                ]:
+                    with self.assertRaises(Exception) as raised:
+                        await attempt()
+                    self.assertIn("this session works on no plan yet: name one with plan_id",
+                                  str(raised.exception))
+                # Naming it (a read) makes it the session's plan.
+                data, is_error = await call(session, "getPlanStatus", {"plan_id": "solo"})
+                self.assertFalse(is_error, data)
                 for uri in ["planc://plans/solo", "planc://plan"]:
                     contents = (await session.read_resource(uri)).contents
                     self.assertEqual(len(contents), 1)
@@ -208,17 +228,12 @@ class ServeMcpTest(unittest.TestCase):
                 text = (await session.get_prompt("plan_context", {"plan_id": "second plan"})).messages[0].content.text
                 self.assertIn(second["tasks"][0]["name"], text)
                 self.assertIn("ann", text)
-                solo = (await session.get_prompt("plan_context", {"plan_id": "solo"})).messages[0].content.text
+                solo = (await session.get_prompt("plan_context")).messages[0].content.text
                 self.assertNotIn("ann", solo)
+                self.assertIn(plan("solo")["meta"]["goal"], solo)
+                contents = (await session.read_resource("planc://plan")).contents
+                self.assertEqual(json.loads(contents[0].text), plan("solo"))
 
-                # Which plan, when many and none named; no such plan; no such resource.
-                for attempt in [
-                    lambda: session.get_prompt("plan_context"),
-                    lambda: session.read_resource("planc://plan"),
-                ]:
-                    with self.assertRaises(Exception) as raised:
-                        await attempt()
-                    self.assertIn("this server holds 2 plans; name one with plan_id", str(raised.exception))
                 with self.assertRaises(Exception) as raised:
                     await session.read_resource("planc://plans/nope")
                 self.assertIn("no plan `nope`", str(raised.exception))
@@ -228,6 +243,72 @@ class ServeMcpTest(unittest.TestCase):
                 with self.assertRaises(Exception) as raised:
                     await session.get_prompt("other")
                 self.assertIn("no prompt `other`", str(raised.exception))
+        self.run_async(body)
+
+    def test_6_plan_act_create_plan_makes_its_own_plan_and_binds_the_session(self):
+        # Another team's plan is in the store (the only one, for all this session knows).
+        for plan_id in list(p["plan_id"] for p in api("GET", "/api/plans")["data"]["plans"]):
+            api("DELETE", "/api/plans/" + urllib.parse.quote(plan_id))
+        api("POST", "/api/plans?id=team", JD_PLAN.read_bytes())
+        team = plan("team")
+
+        def plan_ids():
+            return sorted(p["plan_id"] for p in api("GET", "/api/plans")["data"]["plans"])
+
+        async def body():
+            async with connect("?dialect=plan-act") as session:
+                data, is_error = await call(session, "create_plan", {
+                    "title": "Search Baidu for AI Agent", "steps": ["Open Baidu", "Search AI Agent"],
+                    "language": "en"})
+                self.assertFalse(is_error, data)
+                self.assertEqual([(e["type"], e["status"]) for e in data["events"]], [("plan", "created")])
+                self.assertEqual(data["events"][0]["plan"]["title"], "Search Baidu for AI Agent")
+                new = [p for p in plan_ids() if p != "team"]
+                self.assertEqual(len(new), 1, plan_ids())
+                self.assertRegex(new[0], r"^plan_[0-9]+$")
+                data, is_error = await call(session, "start_step")
+                self.assertFalse(is_error, data)
+                self.assertEqual(data["events"][0]["step"]["description"], "Open Baidu")
+                self.assertEqual(plan(new[0])["tasks"][0]["status"], "in_progress")
+                data, is_error = await call(session, "complete_step", {"result": "opened"})
+                self.assertFalse(is_error, data)
+                self.assertEqual(plan(new[0])["tasks"][0]["result"], "opened")
+            # Another session has no plan until its planner makes one.
+            async with connect("?dialect=plan-act") as other:
+                data, is_error = await call(other, "start_step")
+                self.assertTrue(is_error, data)
+                self.assertEqual(data["events"][0]["type"], "error")
+                self.assertEqual(data["events"][0]["code"], "PLAN_NOT_FOUND")
+                self.assertIn("create_plan", data["events"][0]["error"])
+                data, is_error = await call(other, "create_plan", {"title": "Second", "steps": ["Only step"]})
+                self.assertFalse(is_error, data)
+                self.assertEqual(len(plan_ids()), 3, plan_ids())
+                data, is_error = await call(other, "get_plan")
+                self.assertEqual(data["plan"]["title"], "Second")
+            # The team's plan was never touched.
+            self.assertEqual(plan("team"), team)
+            # Seed 002 on the server: a second id is a second plan; the same id
+            # again is refused without "holds one plan".
+            async with connect("?dialect=plan-tool") as tool:
+                structure = {"name": "S", "steps": [{"step_id": "s", "name": "S", "tasks": [
+                    {"task_id": "T1", "name": "One"}]}]}
+                data, is_error = await call(tool, "create_plan_from_structure",
+                                            {"plan_id": "p-a", "structure_data": structure})
+                self.assertEqual(data, {"result": True})
+                data, is_error = await call(tool, "create_plan_from_structure",
+                                            {"plan_id": "p-a", "structure_data": structure})
+                self.assertTrue(is_error)
+                self.assertEqual(data["error"]["code"], "PLAN_EXISTS")
+                self.assertEqual(data["error"]["message"],
+                                 "Plan `p-a` exists already; delete it with delete_plan to create it again")
+        self.run_async(body)
+
+    def test_7_closing_a_session_is_not_a_failure(self):
+        # DELETE /mcp answers 204: the SDK logs nothing when the session ends.
+        async def body():
+            with self.assertNoLogs("mcp.client.streamable_http", level="WARNING"):
+                async with connect() as session:
+                    await session.list_tools()
         self.run_async(body)
 
 

@@ -18,6 +18,8 @@ mod planc;
 mod steps;
 mod tasks;
 
+pub use plan_act::{step as plan_act_step, Step as PlanActStep};
+
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 

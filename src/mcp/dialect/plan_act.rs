@@ -132,7 +132,8 @@ pub struct PlanView {
     pub plan: Plan,
 }
 
-/// A step as the planner writes it: its description, or `{"description": …}`.
+/// A step as the planner writes it: its description, or a step object
+/// (seed 004's `Step`: `{"description", "status", …}`).
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
 enum StepInput {
@@ -140,11 +141,45 @@ enum StepInput {
     Object(StepObject),
 }
 
+/// Seed 004's `Step` as the planner's JSON holds it: only `description` is
+/// needed; the rest is what the plan already knows of the step.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct StepObject {
     /// What the step does.
     description: String,
+    /// pending (a step still to do), or running, completed or failed (a
+    /// step the plan has: kept as the plan has it).
+    #[serde(default)]
+    status: Option<StatusInput>,
+    /// What it achieved (the plan's own is kept).
+    #[serde(default)]
+    #[allow(dead_code)] // accepted as the planner writes it
+    result: Option<String>,
+    /// Whether it succeeded (the plan's own is kept).
+    #[serde(default)]
+    #[allow(dead_code)]
+    success: Option<bool>,
+    /// What went wrong (the plan's own is kept).
+    #[serde(default)]
+    #[allow(dead_code)]
+    error: Option<String>,
+    /// Files it produced (the plan's own are kept).
+    #[serde(default)]
+    #[allow(dead_code)]
+    attachments: Option<Vec<String>>,
+}
+
+/// A step's status as the planner writes it. The variants carry no doc
+/// comments, so the schema is a plain `enum` (which strict function
+/// calling takes) rather than a `oneOf` of constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum StatusInput {
+    Pending,
+    Running,
+    Completed,
+    Failed,
 }
 
 impl StepInput {
@@ -152,6 +187,16 @@ impl StepInput {
         match self {
             StepInput::Text(text) => text,
             StepInput::Object(step) => step.description,
+        }
+    }
+
+    /// Whether the step is one still to do (a text, or a pending step).
+    fn is_pending(&self) -> bool {
+        match self {
+            StepInput::Text(_) => true,
+            StepInput::Object(step) => {
+                matches!(step.status, None | Some(StatusInput::Pending))
+            }
         }
     }
 }
@@ -171,8 +216,18 @@ struct CreateArgs {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UpdateArgs {
-    /// The new remaining steps, in order. Completed and running steps are kept.
+    /// The plan's title, as the planner restates it (the plan keeps its own).
+    #[serde(default)]
+    #[allow(dead_code)] // accepted as the planner writes it
+    title: Option<String>,
+    /// The steps, in order: the pending ones (descriptions, or step objects
+    /// with status pending) replace the remaining steps; completed, running
+    /// and failed ones are kept as the plan has them.
     steps: Vec<StepInput>,
+    /// The language, as the planner restates it (the plan keeps its own).
+    #[serde(default)]
+    #[allow(dead_code)]
+    language: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -260,7 +315,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         def::<UpdateArgs, Events>(
             "update_plan",
-            "Planner: after a step, replace the remaining steps with `steps`; completed and running steps are kept. Answers a plan event (updated).",
+            "Planner: after a step, give the updated plan ({title, steps, language}, as create_plan takes it; steps as descriptions or step objects): its pending steps replace the remaining ones; completed, running and failed steps are kept as the plan has them. A failed plan is not updated (PLAN_NOT_ACTIVE). Answers a plan event (updated).",
             false,
         ),
         def::<NoArgs, PlanView>(
@@ -345,15 +400,26 @@ fn update(store: &dyn PlanAccess, args: UpdateArgs) -> Result<Outcome, OpError> 
         steps: args
             .steps
             .into_iter()
+            .filter(StepInput::is_pending)
             .map(|s| ReplanStep::Name(s.description()))
             .collect(),
     });
-    change(store, &op, |_, doc| {
-        Ok(vec![Event::Plan {
+    let events = store.transact(op.name(), |runner: &mut Runner| {
+        // Seed 004's Failed is an end state: the planner does not revive it.
+        if runner.document().state.status == PlanStatus::Failed {
+            return Err(OpError::new(
+                ErrorCode::PlanNotActive,
+                "The plan failed, and a failed plan ends there (seed 004); the planner starts a new one with create_plan",
+            ));
+        }
+        let applied = runner.apply(&op)?;
+        let answer = vec![Event::Plan {
             status: PlanEventStatus::Updated,
-            plan: plan(doc)?,
-        }])
-    })
+            plan: plan(runner.document())?,
+        }];
+        Ok((answer, applied.events))
+    })?;
+    Ok(Outcome::ok(Events { events }))
 }
 
 /// `log_event`: the event recorded in the log with the running step, if any.
@@ -476,7 +542,7 @@ fn unexpected(result: &OpResult) -> OpError {
 }
 
 /// A task as Plan-Act's step (as `planc build --target plan-act` shows it).
-pub(super) fn step(task: &TaskDoc) -> Step {
+pub fn step(task: &TaskDoc) -> Step {
     let failed = task.status == TaskStatus::Failed;
     Step {
         description: task.name.clone(),

@@ -397,6 +397,20 @@ fn not_found(plan_id: &str) -> OpError {
     .with(serde_json::json!({"plan_id": plan_id}))
 }
 
+/// `PLAN_EXISTS` for creating `plan_id` where plan `doc` is: the same
+/// plan, or (a state file holds one plan) another one in its place.
+fn exists(doc: &PlanDocument, plan_id: &str) -> OpError {
+    let message = match doc.meta.id == plan_id {
+        true => format!("Plan `{plan_id}` exists already; delete it with delete_plan to create it again"),
+        false => format!(
+            "this state file holds plan `{}` and no other; delete it with delete_plan before creating \
+             `{plan_id}`, or serve many plans (`planc mcp --dialect plan-tool --store URL`, or a directory)",
+            doc.meta.id
+        ),
+    };
+    OpError::new(ErrorCode::PlanExists, message).with(serde_json::json!({"plan_id": plan_id}))
+}
+
 /// A task's Plan Tool id: its key, else its number.
 fn key_of(task: &TaskDoc) -> String {
     task.key.clone().unwrap_or_else(|| task.id.to_string())
@@ -494,23 +508,65 @@ fn update(store: &dyn PlanAccess, args: UpdateStatusArgs) -> Result<bool, OpErro
         if runner.document().meta.id != args.plan_id {
             return Err(not_found(&args.plan_id));
         }
-        let applied = runner.apply(&op)?;
+        let applied = runner
+            .apply(&op)
+            .map_err(|error| seed_ids(error, runner.document()))?;
         Ok(((), applied.events))
     })?;
     Ok(true)
 }
 
+/// `error` with the tasks it names by number named by their Plan Tool ids
+/// (`Task 3 is completed` → ``Task `T3` is completed``): an agent of the
+/// Plan Tool knows its tasks by the ids it gave them.
+fn seed_ids(mut error: OpError, doc: &PlanDocument) -> OpError {
+    let key = |id: u32| doc.tasks.iter().find(|t| t.id == id).map(key_of);
+    let mut named = String::with_capacity(error.message.len());
+    // Whether the words before were "task", "tasks" or "task(s)" (and a
+    // list of numbers after it, each but the last followed by a comma).
+    let mut after_task = false;
+    let mut after_is = false;
+    for piece in error.message.split_inclusive(' ') {
+        let word = piece.trim_end_matches([' ', ',', ':', ';', '.', ')']);
+        let tail = &piece[word.len()..];
+        match word
+            .parse::<u32>()
+            .ok()
+            .filter(|_| after_task)
+            .and_then(key)
+        {
+            Some(key) => {
+                named.push_str(&format!("`{key}`{tail}"));
+                after_task = tail.starts_with(',');
+            }
+            // A status in the Plan Tool's words (`Task 3 is pending, …`).
+            None if after_is => {
+                let status = match word {
+                    "pending" => "ready",
+                    "in_progress" => "inprogress",
+                    "failed" => "error",
+                    other => other,
+                };
+                named.push_str(&format!("{status}{tail}"));
+                after_is = false;
+                after_task = false;
+            }
+            None => {
+                named.push_str(piece);
+                after_is = word == "is" && tail == " ";
+                after_task = matches!(word.to_lowercase().as_str(), "task" | "tasks" | "task(s)")
+                    && tail == " ";
+            }
+        }
+    }
+    error.message = named;
+    error
+}
+
 /// `create_plan_from_structure`: a new state file from the structure.
 fn create(store: &dyn PlanAccess, args: CreateArgs) -> Result<bool, OpError> {
     if store.exists()? {
-        return Err(OpError::new(
-            ErrorCode::PlanExists,
-            format!(
-                "a plan exists already (this server holds one plan); delete it with delete_plan \
-                 before creating `{}`",
-                args.plan_id
-            ),
-        ));
+        return Err(exists(&store.load()?, &args.plan_id));
     }
     let invalid = |message: String| OpError::new(ErrorCode::InvalidArgument, message);
     if args.plan_id.trim().is_empty() {
