@@ -3,6 +3,7 @@
 //! before them), give exactly what `planc fmt` prints, and are no larger
 //! than what changes.
 
+use proptest::prelude::*;
 use serde_json::{json, Value};
 
 use crate::common::{range, TestClient, DEMO, URI};
@@ -11,6 +12,11 @@ use crate::common::{range, TestClient, DEMO, URI};
 async fn formatting(text: &str) -> Value {
     let mut client = TestClient::start().await;
     client.open(text).await;
+    request_formatting(&mut client).await
+}
+
+/// The formatting edits the server answers for [`URI`] as it is.
+async fn request_formatting(client: &mut TestClient) -> Value {
     client
         .result(
             "textDocument/formatting",
@@ -176,5 +182,41 @@ async fn a_large_messy_document_is_formatted_by_its_edits() {
             edit["newText"].as_str().is_some_and(|t| t.len() <= 4),
             "{edit}"
         );
+    }
+}
+
+/// The plans the property below re-indents: Chinese and astral characters,
+/// comments, `"""` strings, steps and parameters.
+const PLANS: &[&str] = &[
+    DEMO,
+    include_str!("../../../examples/jd_keyboard.plan"),
+    include_str!("../../../examples/research_report.plan"),
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn a_plan_re_indented_with_any_line_ends_is_formatted_by_its_edits(
+        plan in 0..PLANS.len(),
+        lines in proptest::collection::vec((0..9usize, any::<bool>()), 200),
+    ) {
+        let messy: String = PLANS[plan]
+            .split_inclusive('\n')
+            .zip(lines.iter().cycle())
+            .map(|(line, &(indent, crlf))| {
+                let body = line.trim_start_matches(' ').trim_end_matches('\n');
+                let end = if !line.ends_with('\n') { "" } else if crlf { "\r\n" } else { "\n" };
+                format!("{}{body}{end}", " ".repeat(indent))
+            })
+            .collect();
+        prop_assume!(planc::fmt::format(&messy).is_ok());
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(async {
+            formatted_by_edits(&messy).await;
+        });
     }
 }
