@@ -113,7 +113,7 @@ fn every_file_and_directory_under_src_is_in_the_architecture() {
         let name = name.to_string_lossy();
         let module = name.strip_suffix(".rs").unwrap_or(&name);
         match module {
-            // The crate roots, and the binary's own modules: "Crates and faces".
+            // The crate roots, and the binary's own modules: "Layers, crates and faces".
             "lib" | "main" => assert!(doc.contains(&format!("`src/{name}`")), "src/{name}"),
             "cli" => assert!(doc.contains("`src/cli/`"), "src/cli/"),
             _ if !documented.contains(module) => missing.push(name.into_owned()),
