@@ -350,3 +350,71 @@ fn plan_object(header: Option<&PlanHeader>, stored: &StoredEvent) -> PlanObject 
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::{TaskDoc, TaskStatus};
+    use crate::runner::LogRecord;
+    use serde_json::json;
+
+    /// One stored change of plan `p` at revision 5 making `events`.
+    fn change(events: Vec<Event>) -> StoredEvent {
+        StoredEvent {
+            plan_id: "p".to_owned(),
+            seq: 5,
+            position: 50,
+            record: LogRecord {
+                revision: 5,
+                at: "2026-11-28T00:00:00Z".to_owned(),
+                op: "observe".to_owned(),
+                plan_status: PlanStatus::Running,
+                events,
+            },
+        }
+    }
+
+    fn running_task() -> Box<TaskDoc> {
+        Box::new(TaskDoc {
+            status: TaskStatus::InProgress,
+            ..TaskDoc::pending(2, "Search", Vec::new())
+        })
+    }
+
+    #[test]
+    fn each_kind_becomes_its_seed_004_event() {
+        let mut tool = Event::task(EventKind::Tool, 2, "Logged a tool call");
+        tool.data = Some(
+            json!({"tool_name": "shell", "function_args": {"cmd": "ls"}, "function_result": "a b"}),
+        );
+        tool.task = Some(running_task());
+        let mut iteration = Event::task(EventKind::Iteration, 2, "Iteration 3");
+        iteration.task = Some(running_task());
+        let replanned = Event::plan(EventKind::Replanned, "Replanned");
+        let events = stream_events(&change(vec![tool, iteration, replanned]));
+        let json: Vec<Value> = events
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap())
+            .collect();
+        assert_eq!(
+            events.iter().map(StreamEvent::name).collect::<Vec<_>>(),
+            ["tool", "message", "plan"]
+        );
+        assert_eq!(
+            (&json[0]["name"], &json[0]["args"], &json[0]["result"]),
+            (&json!("shell"), &json!({"cmd": "ls"}), &json!("a b"))
+        );
+        assert_eq!(json[0]["step"]["status"], "running");
+        assert_eq!(json[1]["message"], "Iteration 3");
+        // A plan event without a header (an older log) still says which plan.
+        assert_eq!(
+            (
+                &json[2]["status"],
+                &json[2]["plan"]["id"],
+                &json[2]["index"],
+                &json[2]["count"]
+            ),
+            (&json!("updated"), &json!("p"), &json!(3), &json!(3))
+        );
+    }
+}

@@ -122,7 +122,7 @@ fn unbound(store: &dyn PlanStore, dialect: Dialect) -> OpError {
     };
     let listed = match plans.is_empty() {
         true => "this server holds none yet".to_owned(),
-        false => format!("GET /api/plans lists them: {}", plans.join(", ")),
+        false => format!("this server holds {}", plans.join(", ")),
     };
     OpError::new(
         ErrorCode::PlanNotFound,

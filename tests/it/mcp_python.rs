@@ -70,5 +70,5 @@ fn python_mcp_sdk_drives_plan_stores_over_stdio() {
         "the Python MCP tests failed:\n{}\n{stderr}",
         String::from_utf8_lossy(&output.stdout)
     );
-    assert!(stderr.contains("Ran 4 tests"), "{stderr}");
+    assert!(stderr.contains("Ran 5 tests"), "{stderr}");
 }

@@ -9,6 +9,7 @@ Run by tests/it/mcp_python.rs (cargo test), which sets PLANC_BIN and the venv:
 import json
 import os
 import sqlite3
+import subprocess
 import tempfile
 import unittest
 from contextlib import asynccontextmanager
@@ -20,6 +21,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 PLANC = os.environ.get("PLANC_BIN", "planc")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @asynccontextmanager
@@ -121,6 +123,25 @@ class PlanToolStoreTest(unittest.TestCase):
             self.many_plans("--store", f"sqlite:{db}")
             ids = [row[0] for row in sqlite3.connect(db).execute("SELECT plan_id FROM plans")]
             self.assertEqual(ids, ["beta"])
+
+    def test_a_compiled_plan_that_declares_its_order_has_it_enforced_in_the_seeds_ids(self):
+        async def body():
+            with tempfile.TemporaryDirectory() as tmp:
+                init = subprocess.run([PLANC, "run", "init", str(ROOT / "examples" / "jd_keyboard.plan"),
+                                       "-o", str(Path(tmp) / "jd_keyboard.json"), "--set", "site=jd.com"],
+                                      capture_output=True, text=True)
+                self.assertEqual(init.returncode, 0, init.stderr)
+                async with connect(tmp, "--dialect", "plan-tool") as session:
+                    data, is_error = await call(session, "update_task_status",
+                                                {"plan_id": "jd_keyboard", "task_id": "search", "status": "inprogress"})
+                    self.assertTrue(is_error)
+                    self.assertEqual(data["error"], {
+                        "code": "DEPENDENCIES_NOT_MET",
+                        "message": "Task `search` cannot start: it waits for task(s) `type_query`"})
+                    data, is_error = await call(session, "update_task_status",
+                                                {"plan_id": "jd_keyboard", "task_id": "open", "status": "inprogress"})
+                    self.assertEqual(data, {"result": True})
+        self.run_async(body)
 
     def test_a_state_file_holds_one_plan_and_says_where_to_hold_many(self):
         async def body():

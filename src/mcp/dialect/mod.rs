@@ -143,8 +143,8 @@ impl Dialect {
                  blocks you, addTask with after_task_id; modifyTask changes a task not yet started."
             }
             Dialect::PlanTool => {
-                "This server is a Plan Tool: it stores the state of one top-level plan. Create it with \
-                 create_plan_from_structure, then read tasks (get_ready_tasks, get_tasks_for_role) and \
+                "This server is a Plan Tool: it stores the state of top-level plans, each under its plan_id. \
+                 Create one with create_plan_from_structure, then read tasks (get_ready_tasks, get_tasks_for_role) and \
                  report progress with update_task_status (ready, inprogress, completed, error, skipped). \
                  Every call names the plan by plan_id; each result is {\"result\": …}."
             }

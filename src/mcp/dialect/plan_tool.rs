@@ -554,8 +554,10 @@ fn seed_ids(mut error: OpError, doc: &PlanDocument) -> OpError {
             None => {
                 named.push_str(piece);
                 after_is = word == "is" && tail == " ";
-                after_task = matches!(word.to_lowercase().as_str(), "task" | "tasks" | "task(s)")
-                    && tail == " ";
+                after_task = matches!(
+                    piece.to_lowercase().as_str(),
+                    "task " | "tasks " | "task(s) "
+                );
             }
         }
     }
