@@ -132,6 +132,16 @@ pub struct PlanView {
     pub plan: Plan,
 }
 
+/// What `get_plan` answers: the plan, or a refusal (an error event); its
+/// output schema allows both, as every other tool's does.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)] // only its schema is used
+enum PlanOrRefusal {
+    Plan(PlanView),
+    Refused(Events),
+}
+
 /// A step as the planner writes it: its description, or `{"description": …}`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
@@ -263,7 +273,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Planner: after a step, replace the remaining steps with `steps`; completed and running steps are kept. Answers a plan event (updated).",
             false,
         ),
-        def::<NoArgs, PlanView>(
+        def::<NoArgs, PlanOrRefusal>(
             "get_plan",
             "Get the plan: title, steps with status, result, success, error and attachments, and language.",
             true,

@@ -1,6 +1,7 @@
 //! Unit tests of the runner library: the semantics of docs/runner.md.
 
 mod agents;
+mod ownership;
 mod properties;
 
 use serde_json::json;
