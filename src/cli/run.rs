@@ -887,8 +887,13 @@ fn log_op(
 }
 
 /// Prints a result as the envelope (`--json`) or a short summary; the exit code.
-/// An error's advice names commands and flags, not MCP operations.
+/// Advice (in errors, and in why nothing started) names commands and
+/// flags, not MCP operations.
 fn report(result: Result<Applied, OpError>, json: bool) -> i32 {
+    let result = result.map(|mut applied| {
+        applied.data = applied.data.spelt_for(Face::Cli);
+        applied
+    });
     match result.map_err(|error| error.spelt_for(Face::Cli)) {
         Ok(applied) => {
             if json {

@@ -9,6 +9,7 @@
 //! never suggests an argument or a tool the face that answers it refuses.
 
 use super::error::OpError;
+use super::results::OpResult;
 
 /// Where an answer goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,9 +71,24 @@ impl Advice {
         tasks: "",
     };
 
+    /// Add a task to an empty plan (`startNextTask`'s answer).
+    pub const ADD_TASK: Advice = Advice {
+        mcp: "add one with addTask",
+        cli: "add one with `planc run add`",
+        tasks: "add one with addTask",
+    };
+    /// Resume a paused plan (`getPlanStatus`'s reason).
+    pub const RESUME_STATUS: Advice = Advice {
+        mcp: "resumePlan continues it",
+        cli: "`planc run resume` continues it",
+        tasks: "`planc run resume` continues it",
+    };
+
     /// Every piece of advice, longer ones before the ones they contain.
-    pub const ALL: [Advice; 6] = [
+    pub const ALL: [Advice; 8] = [
         Advice::START_NEXT,
+        Advice::ADD_TASK,
+        Advice::RESUME_STATUS,
         Advice::RESUME,
         Advice::TAKE_OVER,
         Advice::NAME_TASK_OR_AGENT,
@@ -90,26 +106,50 @@ impl Advice {
     }
 }
 
+/// `text` (a message the runner wrote) with its advice spelt for `face`.
+pub fn respell(text: &str, face: Face) -> String {
+    let mut text = text.to_owned();
+    if face == Face::Mcp {
+        return text;
+    }
+    for advice in Advice::ALL {
+        if text.contains(advice.mcp) {
+            let spelt = advice.spelt(face);
+            text = text.replace(advice.mcp, spelt);
+            if spelt.is_empty() {
+                // "No task_id given and there is …" → "There is …".
+                let rest = text.trim_start();
+                let mut chars = rest.chars();
+                text = chars
+                    .next()
+                    .map(|c| c.to_uppercase().chain(chars).collect())
+                    .unwrap_or_default();
+            }
+        }
+    }
+    text
+}
+
 impl OpError {
     /// The same error with its advice spelt for `face` (see the module).
     pub fn spelt_for(mut self, face: Face) -> OpError {
-        if face == Face::Mcp {
-            return self;
-        }
-        for advice in Advice::ALL {
-            if self.message.contains(advice.mcp) {
-                let spelt = advice.spelt(face);
-                self.message = self.message.replace(advice.mcp, spelt);
-                if spelt.is_empty() {
-                    // "No task_id given and there is …" → "There is …".
-                    let rest = self.message.trim_start();
-                    let mut chars = rest.chars();
-                    self.message = chars
-                        .next()
-                        .map(|c| c.to_uppercase().chain(chars).collect())
-                        .unwrap_or_default();
+        self.message = respell(&self.message, face);
+        self
+    }
+}
+
+impl OpResult {
+    /// The same result with the advice in its messages spelt for `face`:
+    /// why nothing started, why a plan stands still.
+    pub fn spelt_for(mut self, face: Face) -> OpResult {
+        match &mut self {
+            OpResult::Started(started) => started.message = respell(&started.message, face),
+            OpResult::Status(report) => {
+                if let Some(reason) = &mut report.reason {
+                    *reason = respell(reason, face);
                 }
             }
+            _ => {}
         }
         self
     }

@@ -108,7 +108,10 @@ impl Runner {
         } else if total == 0 {
             (
                 IdleReason::Empty,
-                "The plan has no tasks; add one with addTask.".to_owned(),
+                format!(
+                    "The plan has no tasks; {}.",
+                    super::advice::Advice::ADD_TASK.mcp
+                ),
             )
         } else if let (Some(role), false) = (assignee, self.index.ready.is_empty()) {
             (

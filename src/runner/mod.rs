@@ -30,7 +30,7 @@ use serde_json::{json, Value};
 
 use crate::document::{PlanDocument, PlanStatus, TaskDoc, TaskStatus};
 
-pub use advice::{Advice, Face};
+pub use advice::{respell, Advice, Face};
 pub use agents::{parse_lease, Caller, MAX_LEASE_SECONDS};
 pub(crate) use apply::logged_data;
 pub use error::{ErrorCode, OpError};

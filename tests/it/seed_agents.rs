@@ -380,12 +380,20 @@ fn command_line_errors_name_commands() {
         run.stderr,
         "error[PLAN_NOT_ACTIVE]: The plan is paused; resume it (`planc run resume`) before changing it\n"
     );
+    assert_eq!(
+        t.ok(&["status", "s.json"])["reason"],
+        "The plan is paused; `planc run resume` continues it"
+    );
     // MCP keeps the operations' names.
     let mut client = McpClient::connect(t.dir(), &["s.json"]);
     let refusal = refused(&mut client, "startNextTask", json!({}));
     assert_eq!(
         refusal["error"]["message"],
         "The plan is paused; resume it (resumePlan) before changing it"
+    );
+    assert_eq!(
+        client.data("getPlanStatus", json!({}))["reason"],
+        "The plan is paused; resumePlan continues it"
     );
     client.close();
 }
