@@ -397,3 +397,52 @@ fn command_line_errors_name_commands() {
     );
     client.close();
 }
+
+/// Item 2 on `planc serve`: each MCP session is its own caller (its agent
+/// is the session), so each follows its own cursor; and one session cannot
+/// skip the task another works on without `takeover`.
+#[test]
+fn seed_000_cursors_are_per_session_on_planc_serve() {
+    use crate::serve_support::{store_url, McpSession, Server};
+    let dir = crate::support::temp_dir("seed-agents-serve");
+    let server = Server::start(&["--store", &store_url(dir.path())]);
+    let created = server.request("POST", "/api/plans?id=w", &[], wide_plan(4).as_bytes());
+    assert_eq!(created.status, 201, "{}", created.text());
+    let mut a = McpSession::open(&server.addr, "/mcp?dialect=tasks");
+    let mut b = McpSession::open(&server.addr, "/mcp?dialect=tasks");
+    let w = |mut arguments: Value| {
+        arguments["plan_id"] = json!("w");
+        arguments
+    };
+    assert_eq!(a.call("startNextTask", w(json!({}))).0["id"], 1);
+    assert_eq!(b.call("startNextTask", w(json!({}))).0["id"], 2);
+    assert_eq!(a.call("startNextTask", w(json!({}))).0["id"], 3);
+    let done = |session: &mut McpSession, tool: &str, arguments: Value| {
+        let (content, is_error) = session.call(tool, w(arguments));
+        assert!(!is_error, "{tool}: {content}");
+        content["message"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(
+        done(
+            &mut b,
+            "completeCurrentTask",
+            json!({"result_message": "b"})
+        ),
+        "Task 2 marked as completed."
+    );
+    assert_eq!(
+        done(
+            &mut a,
+            "completeCurrentTask",
+            json!({"result_message": "a"})
+        ),
+        "Task 3 marked as completed."
+    );
+    let (refusal, is_error) = b.call("skipTask", w(json!({"task_id": 1, "reason": "b's"})));
+    assert!(is_error, "{refusal}");
+    assert_eq!(refusal["code"], "TASK_HELD");
+    assert_eq!(
+        done(&mut a, "failCurrentTask", json!({"error_message": "a"})),
+        "Task 1 marked as failed."
+    );
+}
