@@ -446,3 +446,32 @@ fn seed_000_cursors_are_per_session_on_planc_serve() {
         "Task 1 marked as failed."
     );
 }
+
+/// Item 3 through seed 002's status changes: `update_task_status` on a task
+/// another agent holds is refused like any other change (the check is the
+/// runner's, so every dialect applies it).
+#[test]
+fn a_status_change_on_another_agents_task_is_task_held_in_every_dialect() {
+    let t = Test::temp();
+    t.ok(&["init", &repo("examples/jd_keyboard.plan"), "-o", "s.json"]);
+    t.ok(&["next", "s.json", "--agent", "bob"]);
+    let plan_id = t.state("s.json")["meta"]["id"].as_str().unwrap().to_owned();
+    let before = std::fs::read(t.path("s.json")).unwrap();
+    let mut client = McpClient::connect(t.dir(), &["s.json", "--dialect", "plan-tool"]);
+    let refusal = refused(
+        &mut client,
+        "update_task_status",
+        json!({"plan_id": plan_id, "task_id": "open", "status": "completed"}),
+    );
+    assert_eq!(refusal["error"]["code"], "TASK_HELD", "{refusal}");
+    client.close();
+    let mut client = McpClient::connect(t.dir(), &["s.json", "--dialect", "plan-act"]);
+    let refusal = refused(&mut client, "complete_step", json!({"result": "not mine"}));
+    assert_eq!(refusal["events"][0]["code"], "NO_CURRENT_TASK", "{refusal}");
+    client.close();
+    assert_eq!(
+        std::fs::read(t.path("s.json")).unwrap(),
+        before,
+        "nothing changed"
+    );
+}
