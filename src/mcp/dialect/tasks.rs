@@ -2,9 +2,14 @@
 //! names, its result keys (`newTask`, `updatedTask`) and its messages
 //! (`Task 3 marked as completed.`).
 //!
-//! `failCurrentTask` fails the task for good, as the planManager says (its status
-//! becomes `failed`): the seed has no retries. A refused call answers
-//! `{"success": false, "message", "code"}`, in the seed's flat style.
+//! `completeCurrentTask` and `failCurrentTask` follow the seed's one cursor,
+//! `currentTaskID`: the caller's current task, the last it started that is
+//! still in progress ([`Caller::following_cursor`]). `failCurrentTask` fails
+//! the task for good, as the planManager says (its status becomes `failed`):
+//! the seed has no retries. A refused call answers `{"success": false,
+//! "message", "code"}`, in the seed's flat style, its advice naming only these
+//! six tools and their arguments ([`Face::Tasks`]); `skipTask` takes an
+//! optional `takeover` for a task another agent holds (docs/agents.md).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
