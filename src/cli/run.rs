@@ -13,9 +13,9 @@ use planc::read::Bounds;
 use planc::runner::access::PlanAccess;
 use planc::runner::results::{Created, Prompted};
 use planc::runner::{
-    self, AddArgs, Applied, Caller, CompleteArgs, FailArgs, ListArgs, LogArgs, LogKind, LogRecord,
-    NoArgs, Op, OpError, OpResult, PlanStore, ReplanArgs, SkipArgs, StartNextArgs, Store,
-    TaskIdArgs, TaskRef, UpdateArgs,
+    self, AddArgs, Applied, Caller, CompleteArgs, Face, FailArgs, ListArgs, LogArgs, LogKind,
+    LogRecord, NoArgs, Op, OpError, OpResult, PlanStore, ReplanArgs, SkipArgs, StartNextArgs,
+    Store, TaskIdArgs, TaskRef, UpdateArgs,
 };
 use serde_json::Value;
 
@@ -42,6 +42,11 @@ pub struct RunArgs {
     /// starts are held by it
     #[arg(long, global = true, value_name = "NAME", env = "PLANC_AGENT")]
     agent: Option<String>,
+    /// Change a task another agent holds (complete, fail, skip, start, …):
+    /// the change is logged as a task_taken_over event naming both agents;
+    /// without it, another agent's task is refused (TASK_HELD)
+    #[arg(long, global = true)]
+    takeover: bool,
     /// Use the state of session KEY, `.sessions/KEY/plan.json` under the
     /// current directory, instead of a STATE path
     #[arg(long, global = true, value_name = "KEY", conflicts_with = "store")]
@@ -612,7 +617,7 @@ pub fn run(args: RunArgs) -> i32 {
 
 fn run_command(args: RunArgs) -> Result<i32, i32> {
     let json = args.json;
-    let mut caller = Caller::agent(args.agent.clone());
+    let mut caller = Caller::agent(args.agent.clone()).taking_over(args.takeover);
     let place = Place::of(&args)?;
     let (target, op) = match args.command {
         RunCommand::Init {
@@ -882,8 +887,14 @@ fn log_op(
 }
 
 /// Prints a result as the envelope (`--json`) or a short summary; the exit code.
+/// Advice (in errors, and in why nothing started) names commands and
+/// flags, not MCP operations.
 fn report(result: Result<Applied, OpError>, json: bool) -> i32 {
-    match result {
+    let result = result.map(|mut applied| {
+        applied.data = applied.data.spelt_for(Face::Cli);
+        applied
+    });
+    match result.map_err(|error| error.spelt_for(Face::Cli)) {
         Ok(applied) => {
             if json {
                 print_json(&applied.envelope());

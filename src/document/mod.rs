@@ -201,6 +201,12 @@ pub struct State {
     pub current_task_id: Option<u32>,
     /// Increases with every change the runner makes.
     pub revision: u64,
+    /// The largest task id the plan has had, kept while a removed task
+    /// had it (so its id is never handed out again); absent when it is the
+    /// largest id in `tasks`, as in a document written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_task_id: Option<u32>,
     /// Agent iterations counted by `planc run observe`.
     #[serde(default)]
     pub iteration_count: u64,
@@ -227,6 +233,7 @@ impl Default for State {
             status: PlanStatus::Idle,
             current_task_id: None,
             revision: 0,
+            max_task_id: None,
             iteration_count: 0,
             step_rounds: Vec::new(),
         }

@@ -16,4 +16,4 @@ pub mod tools;
 
 pub use dialect::{Dialect, Outcome};
 pub use server::{serve_stdio, PlanServer};
-pub use tools::{render, render_tools, tools, ToolDef, ToolFormat};
+pub use tools::{render, render_tools, tools, ToolDef, ToolFormat, TAKES_OVER};

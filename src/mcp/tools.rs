@@ -256,8 +256,9 @@ fn agent_tools() -> Vec<ToolDef> {
     ]
 }
 
-/// Adds the caller's arguments every tool takes: `agent`, and `lease` on
-/// the tools that start or renew a task.
+/// Adds the caller's arguments every tool takes: `agent`, `lease` on the
+/// tools that start or renew a task, and `takeover` on the tools that change
+/// a task another agent may hold ([`TAKES_OVER`]).
 pub fn with_caller(mut tool: ToolDef) -> ToolDef {
     let Some(Value::Object(properties)) = tool.input_schema.get_mut("properties") else {
         return tool;
@@ -281,8 +282,29 @@ pub fn with_caller(mut tool: ToolDef) -> ToolDef {
             }),
         );
     }
+    if TAKES_OVER.contains(&tool.name) {
+        properties.insert(
+            "takeover".to_owned(),
+            json!({
+                "type": ["boolean", "null"],
+                "description": "Take over a task another agent holds: the change goes ahead and is logged as a task_taken_over event naming both agents. Left out, another agent's task is refused (TASK_HELD, naming its holder and lease).",
+            }),
+        );
+    }
     tool
 }
+
+/// The tools that change a task another agent may hold, and so take `takeover`.
+pub const TAKES_OVER: [&str; 8] = [
+    "startTask",
+    "completeTask",
+    "failTask",
+    "skipTask",
+    "updateTask",
+    "removeTask",
+    "retryTask",
+    "resetPlan",
+];
 
 /// The description with the note on ids, for tools that take one.
 fn full_description(tool: &ToolDef) -> String {

@@ -13,6 +13,7 @@ use serde_json::{json, Map, Value};
 
 use crate::document::{Holder, TaskStatus};
 
+use super::advice::Advice;
 use super::error::{ErrorCode, OpError};
 use super::events::{Event, EventKind};
 use super::index::holder_key;
@@ -38,6 +39,13 @@ pub struct Caller {
     /// The time, in seconds since the Unix epoch; `None` without a clock
     /// (then nothing records when, and no lease can be given).
     pub now: Option<u64>,
+    /// The call takes over a task another agent holds (`takeover: true`,
+    /// `--takeover`): allowed, and logged as a `task_taken_over` event.
+    pub takeover: bool,
+    /// Seed 000's cursor: an id-less complete or fail acts on the caller's
+    /// current task (the last it started that is still in progress) rather
+    /// than on its one task in progress.
+    pub cursor: bool,
 }
 
 impl Caller {
@@ -61,8 +69,21 @@ impl Caller {
         self
     }
 
-    /// Takes `agent` (a name) and `lease` (seconds, or a duration such as
-    /// `"30s"`) out of a tool call's arguments; what is left is the operation's.
+    /// The same caller taking over tasks other agents hold (or not).
+    pub fn taking_over(mut self, takeover: bool) -> Caller {
+        self.takeover = takeover;
+        self
+    }
+
+    /// The same caller following seed 000's cursor (see [`Caller::cursor`]).
+    pub fn following_cursor(mut self) -> Caller {
+        self.cursor = true;
+        self
+    }
+
+    /// Takes `agent` (a name), `lease` (seconds, or a duration such as
+    /// `"30s"`) and `takeover` (a flag) out of a tool call's arguments; what
+    /// is left is the operation's.
     pub fn take_from(arguments: &mut Map<String, Value>) -> Result<Caller, OpError> {
         let agent = match arguments.remove("agent") {
             None | Some(Value::Null) => None,
@@ -87,10 +108,22 @@ impl Caller {
                 )))
             }
         };
+        let takeover = match arguments.remove("takeover") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(flag)) => flag,
+            Some(other) => {
+                return Err(OpError::new(
+                    ErrorCode::InvalidArgument,
+                    format!("`takeover` must be true or false, not {other}"),
+                )
+                .with(json!({"field": "takeover"})))
+            }
+        };
         Ok(Caller {
             agent,
             lease,
-            now: None,
+            takeover,
+            ..Caller::default()
         })
     }
 
@@ -284,74 +317,115 @@ impl Runner {
 
     /// The task named, or the caller's task when none is named: the task
     /// the agent holds, or — for a caller without an identity — the one task
-    /// in progress. Refused (`AMBIGUOUS_TASK`) when that is not one task.
+    /// in progress that no agent holds. Refused (`AMBIGUOUS_TASK`) when that
+    /// is not one task. A caller that follows seed 000's cursor
+    /// ([`Caller::cursor`]) gets its current task instead ([`Runner::current_of`]).
     pub(super) fn target(&self, task: Option<&TaskRef>, caller: &Caller) -> Result<usize, OpError> {
         if let Some(task) = task {
             return self.find(task);
         }
-        let (candidates, whose) = match caller.agent.as_deref() {
-            Some(agent) => (self.held_by(Some(agent)), format!("agent {agent} holds")),
-            None => (
-                self.index.in_progress.iter().copied().collect(),
-                "the plan has".to_owned(),
-            ),
+        let candidates = self.tasks_of(caller);
+        let chosen = match (caller.cursor, &candidates[..]) {
+            (true, _) => self.current_of(caller),
+            (false, [i]) => Some(*i),
+            (false, []) => None,
+            (false, _) => return Err(self.ambiguous(&candidates, caller)),
         };
-        match candidates[..] {
-            [i] => Ok(i),
-            [] => Err(OpError::new(
-                ErrorCode::NoCurrentTask,
-                match &caller.agent {
-                    Some(agent) => format!(
-                        "No task_id given and agent {agent} holds no task in progress; start one with startNextTask"
-                    ),
-                    None => "No task_id given and there is no current task; start one with startNextTask".to_owned(),
-                },
-            )
-            .with(match &caller.agent {
+        chosen.ok_or_else(|| {
+            let message = match (&caller.agent, caller.cursor) {
+                (Some(agent), true) => format!(
+                    "There is no current task for {agent}; {}",
+                    Advice::START_NEXT.mcp
+                ),
+                (Some(agent), false) => format!(
+                    "{} agent {agent} holds no task in progress; {}",
+                    Advice::NO_ID.mcp,
+                    Advice::START_NEXT.mcp
+                ),
+                (None, true) => format!("There is no current task; {}", Advice::START_NEXT.mcp),
+                (None, false) => format!(
+                    "{} there is no current task; {}",
+                    Advice::NO_ID.mcp,
+                    Advice::START_NEXT.mcp
+                ),
+            };
+            OpError::new(ErrorCode::NoCurrentTask, message).with(match &caller.agent {
                 Some(agent) => json!({"agent": agent}),
                 None => json!({}),
-            })),
-            _ => {
-                let ids: Vec<u32> = candidates.iter().take(20).map(|&i| self.task(i).id).collect();
-                let advice = match caller.agent {
-                    Some(_) => "name the task (task_id)",
-                    None => "name the task (task_id), or say which agent you are (agent, --agent, PLANC_AGENT)",
-                };
-                Err(OpError::new(
-                    ErrorCode::AmbiguousTask,
-                    format!(
-                        "No task_id given and {whose} {} tasks in progress ({}); {advice}",
-                        candidates.len(),
-                        super::apply::join(&ids)
-                    ),
-                )
-                .with(match &caller.agent {
-                    Some(agent) => json!({"agent": agent, "in_progress": ids}),
-                    None => json!({"in_progress": ids}),
-                }))
+            })
+        })
+    }
+
+    /// `AMBIGUOUS_TASK`: an id-less complete or fail while the caller has
+    /// several tasks in progress (`candidates`).
+    fn ambiguous(&self, candidates: &[usize], caller: &Caller) -> OpError {
+        let ids: Vec<u32> = candidates
+            .iter()
+            .take(20)
+            .map(|&i| self.task(i).id)
+            .collect();
+        let (whose, advice) = match caller.agent.as_deref() {
+            Some(agent) => (format!("agent {agent} holds"), Advice::NAME_TASK.mcp),
+            None => ("the plan has".to_owned(), Advice::NAME_TASK_OR_AGENT.mcp),
+        };
+        OpError::new(
+            ErrorCode::AmbiguousTask,
+            format!(
+                "{} {whose} {} tasks in progress ({}); {advice}",
+                Advice::NO_ID.mcp,
+                candidates.len(),
+                super::apply::join(&ids)
+            ),
+        )
+        .with(match &caller.agent {
+            Some(agent) => json!({"agent": agent, "in_progress": ids}),
+            None => json!({"in_progress": ids}),
+        })
+    }
+
+    /// The positions of the caller's tasks in progress, in plan order: the
+    /// tasks the agent holds, or — for a caller without an identity — the
+    /// tasks in progress that no agent holds.
+    fn tasks_of(&self, caller: &Caller) -> Vec<usize> {
+        match caller.agent.as_deref() {
+            Some(agent) => self.held_by(Some(agent)),
+            None => {
+                let mine: Vec<usize> = self
+                    .index
+                    .in_progress
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        self.task(i)
+                            .holder
+                            .as_ref()
+                            .is_none_or(|h| h.agent.is_none())
+                    })
+                    .collect();
+                mine
             }
         }
     }
 
-    /// The caller's current task: the task the agent holds (if several,
-    /// `current_task_id` when it is one of them, else the last in plan
-    /// order), or the PlanManager API's `current_task_id` for a caller without an identity.
+    /// The caller's current task (seed 000's `currentTaskID`, seed 001's
+    /// `getCurrentTask`), among its tasks in progress ([`Runner::tasks_of`]):
+    /// `current_task_id` when it is one of them, else the one it started
+    /// last (the latest `holder.since`, then the last in plan order). Another
+    /// agent's task is never the caller's, even when it is the plan's
+    /// `current_task_id`.
     pub(super) fn current_of(&self, caller: &Caller) -> Option<usize> {
-        match caller.agent.as_deref() {
-            Some(agent) => {
-                let held = self.held_by(Some(agent));
-                let current = self.doc.state.current_task_id;
-                held.iter()
-                    .copied()
-                    .find(|&i| Some(self.task(i).id) == current)
-                    .or_else(|| held.last().copied())
-            }
-            None => self
-                .doc
-                .state
-                .current_task_id
-                .and_then(|id| self.index.position.get(&id).copied()),
+        let mine = self.tasks_of(caller);
+        let current = self
+            .doc
+            .state
+            .current_task_id
+            .and_then(|id| self.index.position.get(&id).copied());
+        if let Some(i) = current.filter(|i| mine.contains(i)) {
+            return Some(i);
         }
+        let since = |i: usize| self.task(i).holder.as_ref().and_then(|h| h.since.clone());
+        mine.into_iter()
+            .max_by(|&a, &b| since(a).cmp(&since(b)).then(a.cmp(&b)))
     }
 
     /// `heartbeat`: renews the leases of the tasks the caller holds.

@@ -49,6 +49,10 @@ impl Runner {
         self.require_active()?;
         let i = self.find(task)?;
         let t = self.task(i);
+        if t.status == TaskStatus::InProgress && self.other_holder(i, caller).is_some() {
+            // Another agent's task: refused (TASK_HELD), or taken over.
+            return self.take_over(i, caller);
+        }
         if t.status != TaskStatus::Pending {
             return Err(self.wrong_status(i, "started", "pending"));
         }
@@ -104,7 +108,10 @@ impl Runner {
         } else if total == 0 {
             (
                 IdleReason::Empty,
-                "The plan has no tasks; add one with addTask.".to_owned(),
+                format!(
+                    "The plan has no tasks; {}.",
+                    super::advice::Advice::ADD_TASK.mcp
+                ),
             )
         } else if let (Some(role), false) = (assignee, self.index.ready.is_empty()) {
             (
@@ -160,6 +167,7 @@ impl Runner {
         self.require_active()?;
         let i = self.target(args.task_id.as_ref(), caller)?;
         self.require_workable(i, "completed")?;
+        let taken = self.check_holder(i, caller)?;
         self.set_status(i, TaskStatus::Completed);
         let id = self.task(i).id;
         self.doc.tasks[i].result = args.result.clone();
@@ -170,7 +178,8 @@ impl Runner {
         }
         self.clear_current(id);
         let message = format!("Task {id} completed");
-        let mut events = vec![Event::task(EventKind::Completed, id, message.clone())];
+        let mut events: Vec<Event> = taken.into_iter().collect();
+        events.push(Event::task(EventKind::Completed, id, message.clone()));
         events.extend(self.refresh_status());
         Ok(Applied {
             data: OpResult::Finished(Finished {
@@ -191,6 +200,7 @@ impl Runner {
         self.require_active()?;
         let i = self.target(args.task_id.as_ref(), caller)?;
         self.require_workable(i, "failed")?;
+        let taken = self.check_holder(i, caller)?;
         let retry = self.task(i).retry;
         let budget = self.retry_budget(i);
         let will_retry = args.should_retry && retry.count < budget;
@@ -219,7 +229,8 @@ impl Runner {
             (message.clone(), Event::task(EventKind::Failed, id, message))
         };
         self.clear_current(id);
-        let mut events = vec![event];
+        let mut events: Vec<Event> = taken.into_iter().collect();
+        events.push(event);
         events.extend(self.refresh_status());
         Ok(Applied {
             data: OpResult::Failed(FailedTask {
@@ -246,9 +257,15 @@ impl Runner {
 
     /// `retryTask`: a failed task back to `pending`, to be tried again. Its
     /// retry count is kept; its error stays in `result` until it is done.
-    pub(super) fn retry_task(&mut self, task: &TaskRef) -> Result<Applied, OpError> {
+    pub(super) fn retry_task(
+        &mut self,
+        task: &TaskRef,
+        caller: &Caller,
+    ) -> Result<Applied, OpError> {
         self.require_active()?;
         let i = self.find(task)?;
+        // A failed task has no holder; an in-progress one may (TASK_HELD first).
+        self.check_holder(i, caller)?;
         if self.task(i).status != TaskStatus::Failed {
             return Err(self.wrong_status(i, "retried", "failed"));
         }
@@ -269,12 +286,17 @@ impl Runner {
     }
 
     /// `skipTask`: a pending, in-progress or failed task will not be done.
-    pub(super) fn skip_task(&mut self, args: &SkipArgs) -> Result<Applied, OpError> {
+    pub(super) fn skip_task(
+        &mut self,
+        args: &SkipArgs,
+        caller: &Caller,
+    ) -> Result<Applied, OpError> {
         self.require_active()?;
         let i = self.find(&args.task_id)?;
         if self.task(i).status.is_done() {
             return Err(self.wrong_status(i, "skipped", "pending, in_progress or failed"));
         }
+        let taken = self.check_holder(i, caller)?;
         self.set_status(i, TaskStatus::Skipped);
         let id = self.task(i).id;
         self.doc.tasks[i].result = args.reason.clone();
@@ -283,7 +305,8 @@ impl Runner {
             Some(reason) => format!("Task {id} skipped: {reason}"),
             None => format!("Task {id} skipped"),
         };
-        let mut events = vec![Event::task(EventKind::Skipped, id, message.clone())];
+        let mut events: Vec<Event> = taken.into_iter().collect();
+        events.push(Event::task(EventKind::Skipped, id, message.clone()));
         events.extend(self.refresh_status());
         Ok(Applied {
             data: OpResult::Finished(Finished {
@@ -343,7 +366,8 @@ impl Runner {
 
     /// `resetPlan`: every task back to pending, results and retries cleared.
     /// Allowed while paused (it is how a stuck plan starts over); the plan is idle after.
-    pub(super) fn reset_plan(&mut self) -> Result<Applied, OpError> {
+    pub(super) fn reset_plan(&mut self, caller: &Caller) -> Result<Applied, OpError> {
+        let mut events = self.check_all_holders(caller)?;
         let reset_tasks = self
             .doc
             .tasks
@@ -366,7 +390,10 @@ impl Runner {
                 message: message.clone(),
                 reset_tasks,
             }),
-            events: vec![Event::plan(EventKind::Reset, message)],
+            events: {
+                events.push(Event::plan(EventKind::Reset, message));
+                events
+            },
         })
     }
 

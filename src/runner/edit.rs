@@ -15,7 +15,7 @@ use super::events::{Event, EventKind};
 use super::index::Index;
 use super::ops::{AddArgs, ReplanArgs, ReplanStep, TaskRef};
 use super::results::{Added, OpResult, Removed, Replanned, Updated};
-use super::{Applied, Runner};
+use super::{Applied, Caller, Runner};
 
 impl Runner {
     /// `addTask`: a new pending task, after `after_task_id` (dependents rewired) or at the end.
@@ -100,9 +100,16 @@ impl Runner {
     }
 
     /// `updateTask`: change a pending task's name, dependencies, reasoning, assignee or description.
-    pub(super) fn update_task(&mut self, args: &super::UpdateArgs) -> Result<Applied, OpError> {
+    pub(super) fn update_task(
+        &mut self,
+        args: &super::UpdateArgs,
+        caller: &Caller,
+    ) -> Result<Applied, OpError> {
         self.require_active()?;
         let i = self.find(&args.task_id)?;
+        // Only pending tasks are edited, and those have no holder; another
+        // agent's task says so first (TASK_HELD) rather than "not editable".
+        self.check_holder(i, caller)?;
         self.require_editable(i, "updated")?;
         let updates = args.merged();
         if updates == Default::default() {
@@ -148,9 +155,14 @@ impl Runner {
     }
 
     /// `removeTask`: drop a pending task; its dependents take over its dependencies.
-    pub(super) fn remove_task(&mut self, task: &TaskRef) -> Result<Applied, OpError> {
+    pub(super) fn remove_task(
+        &mut self,
+        task: &TaskRef,
+        caller: &Caller,
+    ) -> Result<Applied, OpError> {
         self.require_active()?;
         let i = self.find(task)?;
+        self.check_holder(i, caller)?;
         self.require_editable(i, "removed")?;
         let removed = self.task(i).clone();
         let mut doc = self.doc.clone();
@@ -278,16 +290,32 @@ impl Runner {
     }
 
     /// Installs an edited document, re-indexed; refuses it (changing nothing) if it has a cycle.
-    fn replace(&mut self, doc: PlanDocument) -> Result<(), OpError> {
+    fn replace(&mut self, mut doc: PlanDocument) -> Result<(), OpError> {
+        self.keep_highest_id(&mut doc);
         let index = Index::build(&doc)?;
         self.doc = doc;
         self.index = index;
         Ok(())
     }
 
-    /// One more than the largest id in the plan, when `count` new ids fit after it.
+    /// The largest id the plan has had: in its tasks, or removed with a
+    /// task (`state.max_task_id`). O(tasks), as every edit.
+    fn highest_id(&self) -> u32 {
+        let in_tasks = self.doc.tasks.iter().map(|t| t.id).max().unwrap_or(0);
+        in_tasks.max(self.doc.state.max_task_id.unwrap_or(0))
+    }
+
+    /// Keeps in `doc` (this plan, edited) the largest id the plan has had,
+    /// when no task of `doc` has it any more: ids are never reused.
+    fn keep_highest_id(&self, doc: &mut PlanDocument) {
+        let had = self.highest_id();
+        let has = doc.tasks.iter().map(|t| t.id).max().unwrap_or(0);
+        doc.state.max_task_id = (had > has).then_some(had);
+    }
+
+    /// One more than the largest id the plan has had, when `count` new ids fit after it.
     fn next_id(&self, count: usize) -> Result<u32, OpError> {
-        let next = u64::from(self.doc.tasks.iter().map(|t| t.id).max().unwrap_or(0)) + 1;
+        let next = u64::from(self.highest_id()) + 1;
         if next + count as u64 > u64::from(u32::MAX) + 1 {
             return Err(OpError::overflow(
                 "task id",

@@ -27,6 +27,9 @@ pub enum ErrorCode {
     /// without an identity while several tasks are in progress, or an agent
     /// holding several.
     AmbiguousTask,
+    /// Another agent holds the task: only its holder may change it, unless
+    /// the call takes it over (`takeover: true`, `--takeover`).
+    TaskHeld,
     /// An argument is missing or malformed (empty name, bad status filter…).
     InvalidArgument,
     /// The assignee names no role of the plan.
@@ -53,7 +56,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 18] = [
+    pub const ALL: [ErrorCode; 19] = [
         ErrorCode::TaskNotFound,
         ErrorCode::InvalidDependency,
         ErrorCode::TaskNotEditable,
@@ -63,6 +66,7 @@ impl ErrorCode {
         ErrorCode::DependenciesNotMet,
         ErrorCode::NoCurrentTask,
         ErrorCode::AmbiguousTask,
+        ErrorCode::TaskHeld,
         ErrorCode::InvalidArgument,
         ErrorCode::UnknownRole,
         ErrorCode::StateIo,
@@ -86,6 +90,7 @@ impl ErrorCode {
             ErrorCode::DependenciesNotMet => "DEPENDENCIES_NOT_MET",
             ErrorCode::NoCurrentTask => "NO_CURRENT_TASK",
             ErrorCode::AmbiguousTask => "AMBIGUOUS_TASK",
+            ErrorCode::TaskHeld => "TASK_HELD",
             ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
             ErrorCode::UnknownRole => "UNKNOWN_ROLE",
             ErrorCode::StateIo => "STATE_IO",

@@ -42,6 +42,9 @@ pub enum EventKind {
     LeaseExpired,
     /// A holder renewed its lease (`heartbeat`).
     LeaseRenewed,
+    /// A task another agent held was taken over (`takeover: true`,
+    /// `--takeover`); `data` names the previous and the new holder.
+    TaskTakenOver,
     /// Every task is completed or skipped.
     PlanCompleted,
     /// Nothing can run and a required task failed.
@@ -74,6 +77,7 @@ impl EventKind {
             EventKind::Iteration => "iteration",
             EventKind::LeaseExpired => "lease_expired",
             EventKind::LeaseRenewed => "lease_renewed",
+            EventKind::TaskTakenOver => "task_taken_over",
             EventKind::PlanCompleted => "plan_completed",
             EventKind::PlanFailed => "plan_failed",
             EventKind::Tool => "tool",

@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod access;
+mod advice;
 mod agents;
 mod apply;
 mod edit;
@@ -17,6 +18,7 @@ mod events;
 mod index;
 mod observe;
 mod ops;
+mod ownership;
 mod prompt;
 mod query;
 mod ready;
@@ -29,6 +31,7 @@ use serde_json::{json, Value};
 
 use crate::document::{PlanDocument, PlanStatus, TaskDoc, TaskStatus};
 
+pub use advice::{respell, Advice, Face};
 pub use agents::{parse_lease, Caller, MAX_LEASE_SECONDS};
 #[cfg(feature = "mcp")]
 pub(crate) use apply::logged_data;
@@ -210,16 +213,16 @@ impl Runner {
             Op::StartTask(args) => self.start_task(&args.task_id, caller),
             Op::CompleteTask(args) => self.complete_task(args, caller),
             Op::FailTask(args) => self.fail_task(args, caller),
-            Op::RetryTask(args) => self.retry_task(&args.task_id),
+            Op::RetryTask(args) => self.retry_task(&args.task_id, caller),
             Op::Heartbeat(_) => self.heartbeat(caller),
             Op::LogEvent(args) => self.log_event(args, caller),
-            Op::SkipTask(args) => self.skip_task(args),
+            Op::SkipTask(args) => self.skip_task(args, caller),
             Op::AddTask(args) => self.add_task(args),
-            Op::UpdateTask(args) => self.update_task(args),
-            Op::RemoveTask(args) => self.remove_task(&args.task_id),
+            Op::UpdateTask(args) => self.update_task(args, caller),
+            Op::RemoveTask(args) => self.remove_task(&args.task_id, caller),
             Op::PausePlan(_) => self.pause_plan(),
             Op::ResumePlan(_) => self.resume_plan(caller),
-            Op::ResetPlan(_) => self.reset_plan(),
+            Op::ResetPlan(_) => self.reset_plan(caller),
             Op::Replan(args) => self.replan(args),
         }
     }
@@ -255,7 +258,7 @@ impl Runner {
         if self.doc.state.status == PlanStatus::Paused {
             return Err(OpError::new(
                 ErrorCode::PlanNotActive,
-                "The plan is paused; resume it (resumePlan) before changing it",
+                format!("The plan is paused; {}", advice::Advice::RESUME.mcp),
             )
             .with(json!({"status": "paused"})));
         }

@@ -132,7 +132,10 @@ impl Runner {
                 "Nothing can run: required task(s) {} failed",
                 self.failed_required_ids().join(", ")
             )),
-            PlanStatus::Paused => Some("The plan is paused; resumePlan continues it".to_owned()),
+            PlanStatus::Paused => Some(format!(
+                "The plan is paused; {}",
+                super::advice::Advice::RESUME_STATUS.mcp
+            )),
             _ if self.index.failed_required > 0 => Some(format!(
                 "Task(s) {} failed; the tasks after them are blocked",
                 self.failed_required_ids().join(", ")

@@ -103,15 +103,15 @@ fn parallel_agents_never_complete_each_others_tasks() {
 fn without_an_identity_an_id_less_complete_is_refused_when_two_tasks_run() {
     let t = Test::temp().file("wide.plan", &wide_plan(3));
     t.ok(&["init", "wide.plan", "-o", "s.json"]);
-    t.ok(&["next", "s.json", "--agent", "alice"]);
-    t.ok(&["next", "s.json", "--agent", "bob"]);
+    t.ok(&["next", "s.json"]);
+    t.ok(&["next", "s.json"]);
     let before = std::fs::read(t.path("s.json")).unwrap();
     let envelope = t.op(&["complete", "s.json", "--result", "x"], 1);
     assert_eq!(
         envelope["error"],
         json!({
             "code": "AMBIGUOUS_TASK",
-            "message": "No task_id given and the plan has 2 tasks in progress (1, 2); name the task (task_id), or say which agent you are (agent, --agent, PLANC_AGENT)",
+            "message": "No task ID given and the plan has 2 tasks in progress (1, 2); name the task (its ID after the state file), or say which agent you are (--agent, PLANC_AGENT)",
             "details": {"in_progress": [1, 2]},
         })
     );
@@ -127,7 +127,23 @@ fn without_an_identity_an_id_less_complete_is_refused_when_two_tasks_run() {
         "{}",
         run.stderr
     );
-    // With identities each finishes its own.
+    assert_eq!(t.ok(&["complete", "s.json", "2"])["task_id"], 2);
+    // One task in progress: a caller without an identity may finish it.
+    assert_eq!(t.ok(&["complete", "s.json"])["task_id"], 1);
+    assert_eq!(
+        t.err(&["next", "s.json", "--agent", ""]),
+        "INVALID_ARGUMENT"
+    );
+}
+
+#[test]
+fn with_identities_each_finishes_its_own_and_nobody_elses() {
+    let t = Test::temp().file("wide.plan", &wide_plan(3));
+    t.ok(&["init", "wide.plan", "-o", "s.json"]);
+    t.ok(&["next", "s.json", "--agent", "alice"]);
+    t.ok(&["next", "s.json", "--agent", "bob"]);
+    // The tasks agents hold are not a caller's without an identity.
+    assert_eq!(t.err(&["complete", "s.json"]), "NO_CURRENT_TASK");
     assert_eq!(
         t.ok(&["complete", "s.json", "--agent", "bob"])["task_id"],
         2
@@ -140,12 +156,6 @@ fn without_an_identity_an_id_less_complete_is_refused_when_two_tasks_run() {
     assert_eq!(
         t.err(&["complete", "s.json", "--agent", "bob"]),
         "NO_CURRENT_TASK"
-    );
-    // One task in progress: a caller without an identity may finish it.
-    assert_eq!(t.ok(&["complete", "s.json"])["task_id"], 1);
-    assert_eq!(
-        t.err(&["next", "s.json", "--agent", ""]),
-        "INVALID_ARGUMENT"
     );
 }
 

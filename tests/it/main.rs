@@ -47,6 +47,7 @@ mod run_cli;
 mod run_seeds;
 mod run_store;
 mod schema;
+mod seed_agents;
 mod serve;
 mod serve_browser;
 mod serve_mcp;

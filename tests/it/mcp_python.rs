@@ -48,7 +48,7 @@ fn python_mcp_sdk_drives_planc_mcp() {
         "the Python MCP tests failed:\n{}\n{stderr}",
         String::from_utf8_lossy(&output.stdout)
     );
-    assert!(stderr.contains("Ran 15 tests"), "{stderr}");
+    assert!(stderr.contains("Ran 16 tests"), "{stderr}");
 }
 
 /// Seed 002's Plan Tool over stdio holding many plans (a directory, a SQLite

@@ -333,7 +333,7 @@ fn every_error_code_through_the_cli() {
     assert_eq!(
         refused,
         json!({"success": false, "error": {"code": "PLAN_NOT_ACTIVE",
-            "message": "The plan is paused; resume it (resumePlan) before changing it",
+            "message": "The plan is paused; resume it (`planc run resume`) before changing it",
             "details": {"status": "paused"}}})
     );
 }

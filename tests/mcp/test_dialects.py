@@ -184,6 +184,40 @@ class DialectTest(unittest.TestCase):
         finally:
             work.cleanup()
 
+    def test_tasks_seed_000_cursor_after_two_starts(self):
+        """Two startNextTask calls, then completeCurrentTask and failCurrentTask: the seed's one
+        cursor (the last task started) is followed, never a dead end; another agent's task is
+        refused to skipTask (TASK_HELD) unless it says takeover."""
+        work = Dir()
+        plan = work.dir / "wide.plan"
+        plan.write_text('plan wide {\n    goal "Independent"\n    task a "A"\n    task b "B"\n    task c "C"\n}\n',
+                        encoding="utf-8")
+        subprocess.run([PLANC, "run", "init", str(plan), "-o", str(work.state)], check=True,
+                       stdout=subprocess.DEVNULL)
+
+        async def body():
+            async with connect(work.state, "tasks") as session:
+                self.assertEqual((await ok(session, "startNextTask"))["id"], 1)
+                self.assertEqual((await ok(session, "startNextTask"))["id"], 2)
+                done = await ok(session, "completeCurrentTask", {"result_message": "B done"})
+                self.assertEqual(done, {"success": True, "message": "Task 2 marked as completed."})
+                failed = await ok(session, "failCurrentTask", {"error_message": "A broke"})
+                self.assertEqual(failed, {"success": True, "message": "Task 1 marked as failed."})
+                error = await refused(session, "completeCurrentTask", {"result_message": "x"})
+                self.assertEqual(error["code"], "NO_CURRENT_TASK")
+                self.assertNotIn("task_id", error["message"])
+                subprocess.run([PLANC, "run", "next", str(work.state), "--agent", "bob"], check=True,
+                               stdout=subprocess.DEVNULL)
+                error = await refused(session, "skipTask", {"task_id": 3, "reason": "x"})
+                self.assertEqual(error["code"], "TASK_HELD")
+                skipped = await ok(session, "skipTask", {"task_id": 3, "reason": "x", "takeover": True})
+                self.assertEqual(skipped["message"], "Task 3 skipped.")
+
+        try:
+            self.run_async(body)
+        finally:
+            work.cleanup()
+
     def test_plan_tool_seed_002_workflow(self):
         """The Plan Tool: a plan instantiated from a workflow, agents by role, plan_id checked."""
         work = Dir()

@@ -308,11 +308,13 @@ class McpTest(unittest.TestCase):
     def test_identities_leases_and_retries(self):
         async def body():
             async with connect(self.plan.state) as session:
-                # Two tasks in progress, no identity: an id-less complete is refused.
+                # Two tasks agents hold: a caller without an identity has none of its own.
                 await ok(session, "startTask", {"task_id": "open", "agent": "alice", "lease": 60})
                 await ok(session, "addTask", {"name": "Side task"})
                 await ok(session, "startTask", {"task_id": 6, "agent": "bob"})
-                self.assertEqual(await err(session, "completeTask", {"result": "x"}), "AMBIGUOUS_TASK")
+                self.assertEqual(await err(session, "completeTask", {"result": "x"}), "NO_CURRENT_TASK")
+                # bob's task is bob's: alice is refused unless she takes it over.
+                self.assertEqual(await err(session, "skipTask", {"task_id": 6, "agent": "alice"}), "TASK_HELD")
                 self.assertEqual(await err(session, "startNextTask", {"lease": "forever"}), "INVALID_ARGUMENT")
                 beat = await ok(session, "heartbeat", {"agent": "alice", "lease": "2m"})
                 self.assertEqual([r["task_id"] for r in beat["renewed"]], [1])

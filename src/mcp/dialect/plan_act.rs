@@ -132,6 +132,16 @@ pub struct PlanView {
     pub plan: Plan,
 }
 
+/// What `get_plan` answers: the plan, or a refusal (an error event); its
+/// output schema allows both, as every other tool's does.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)] // only its schema is used
+enum PlanOrRefusal {
+    Plan(PlanView),
+    Refused(Events),
+}
+
 /// A step as the planner writes it: its description, or a step object
 /// (seed 004's `Step`: `{"description", "status", …}`).
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
@@ -318,7 +328,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Planner: after a step, give the updated plan ({title, steps, language}, as create_plan takes it; steps as descriptions or step objects): its pending steps replace the remaining ones; completed, running and failed steps are kept as the plan has them. A failed plan is not updated (PLAN_NOT_ACTIVE). Answers a plan event (updated).",
             false,
         ),
-        def::<NoArgs, PlanView>(
+        def::<NoArgs, PlanOrRefusal>(
             "get_plan",
             "Get the plan: title, steps with status, result, success, error and attachments, and language.",
             true,

@@ -174,7 +174,7 @@ pub fn call(store: &dyn PlanAccess, name: &str, args: Value) -> Option<Outcome> 
                 })
         }),
         "get_plan" => arguments::<NoArgs>(name, args)
-            .and_then(|_| store.load())
+            .and_then(|_| existing(store))
             .and_then(|doc| Ok(Outcome::ok(PlanView { plan: plan(&doc)? }))),
         _ => return None,
     };
@@ -186,6 +186,18 @@ pub fn call(store: &dyn PlanAccess, name: &str, args: Value) -> Option<Outcome> 
             },
         })
     }))
+}
+
+/// The plan's state, or `PLAN_NOT_FOUND` before the first `[Step]` lines
+/// made it (not the store's "cannot read" error: nothing is wrong yet).
+fn existing(store: &dyn PlanAccess) -> Result<PlanDocument, OpError> {
+    if !store.exists()? {
+        return Err(OpError::new(
+            ErrorCode::PlanNotFound,
+            "There is no plan yet; declare its steps in observe, one line `[Step] description` each",
+        ));
+    }
+    store.load()
 }
 
 /// The plan as the steps system shows it: what `planc build --target steps` writes,

@@ -2,9 +2,14 @@
 //! names, its result keys (`newTask`, `updatedTask`) and its messages
 //! (`Task 3 marked as completed.`).
 //!
-//! `failCurrentTask` fails the task for good, as the planManager says (its status
-//! becomes `failed`): the seed has no retries. A refused call answers
-//! `{"success": false, "message", "code"}`, in the seed's flat style.
+//! `completeCurrentTask` and `failCurrentTask` follow the seed's one cursor,
+//! `currentTaskID`: the caller's current task, the last it started that is
+//! still in progress ([`Caller::following_cursor`]). `failCurrentTask` fails
+//! the task for good, as the planManager says (its status becomes `failed`):
+//! the seed has no retries. A refused call answers `{"success": false,
+//! "message", "code"}`, in the seed's flat style, its advice naming only these
+//! six tools and their arguments ([`Face::Tasks`]); `skipTask` takes an
+//! optional `takeover` for a task another agent holds (docs/agents.md).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -15,8 +20,8 @@ use crate::mcp::tools::{output_schema, schema, ToolDef};
 use crate::runner::access::PlanAccess;
 use crate::runner::results::Started;
 use crate::runner::{
-    AddArgs, CompleteArgs, FailArgs, Op, OpError, OpResult, SkipArgs, StartNextArgs, TaskRef,
-    UpdateArgs,
+    AddArgs, Caller, CompleteArgs, Face, FailArgs, Op, OpError, OpResult, SkipArgs, StartNextArgs,
+    TaskRef, UpdateArgs,
 };
 
 use super::{arguments, Outcome};
@@ -172,6 +177,11 @@ struct SkipTaskArgs {
     task_id: u32,
     /// Why it is skipped; kept in its `result`.
     reason: String,
+    /// Skip it even though another agent holds it (planc: several agents
+    /// may share the plan). Left out: a task another agent holds is refused
+    /// (TASK_HELD).
+    #[serde(default)]
+    takeover: Option<bool>,
 }
 
 fn def<A: JsonSchema, R: JsonSchema>(
@@ -199,7 +209,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         def::<CompleteCurrentArgs, Done>(
             "completeCurrentTask",
-            "Mark the current task as completed, recording result_message in its result. There is no current task afterwards; call startNextTask for the next one.",
+            "Mark the current task (the last task you started that is still in progress) as completed, recording result_message in its result. Call startNextTask for the next one.",
             false,
         ),
         def::<AddTaskArgs, AddedTask>(
@@ -214,12 +224,12 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         def::<SkipTaskArgs, Done>(
             "skipTask",
-            "Skip a task, recording the reason in its result. Tasks that depend on it may then run.",
+            "Skip a task, recording the reason in its result. Tasks that depend on it may then run. A task another agent is working on is refused (TASK_HELD) unless takeover is true.",
             false,
         ),
         def::<FailCurrentArgs, Done>(
             "failCurrentTask",
-            "Mark the current task as failed, recording error_message in its result.",
+            "Mark the current task (the last task you started that is still in progress) as failed, recording error_message in its result.",
             false,
         ),
     ]
@@ -229,13 +239,15 @@ pub fn tools() -> Vec<ToolDef> {
 pub fn call(store: &dyn PlanAccess, name: &str, args: Value) -> Option<Outcome> {
     let result = match name {
         "startNextTask" => arguments::<NoArgs>(name, args).and_then(|_| start_next(store)),
+        // The seed's one cursor, `currentTaskID`: the caller's current task.
         "completeCurrentTask" => arguments::<CompleteCurrentArgs>(name, args).and_then(|args| {
             let op = Op::CompleteTask(CompleteArgs {
                 task_id: None,
                 result: Some(args.result_message),
                 attachments: None,
             });
-            finished(store, &op, "marked as completed.")
+            let caller = Caller::default().following_cursor();
+            finished(store, &op, &caller, "marked as completed.")
         }),
         "failCurrentTask" => arguments::<FailCurrentArgs>(name, args).and_then(|args| {
             let op = Op::FailTask(FailArgs {
@@ -243,14 +255,16 @@ pub fn call(store: &dyn PlanAccess, name: &str, args: Value) -> Option<Outcome> 
                 error_message: Some(args.error_message),
                 should_retry: false,
             });
-            finished(store, &op, "marked as failed.")
+            let caller = Caller::default().following_cursor();
+            finished(store, &op, &caller, "marked as failed.")
         }),
         "skipTask" => arguments::<SkipTaskArgs>(name, args).and_then(|args| {
             let op = Op::SkipTask(SkipArgs {
                 task_id: TaskRef::Id(args.task_id),
                 reason: Some(args.reason),
             });
-            finished(store, &op, "skipped.")
+            let caller = Caller::default().taking_over(args.takeover == Some(true));
+            finished(store, &op, &caller, "skipped.")
         }),
         "addTask" => arguments::<AddTaskArgs>(name, args).and_then(|args| {
             let op = Op::AddTask(AddArgs {
@@ -291,6 +305,8 @@ pub fn call(store: &dyn PlanAccess, name: &str, args: Value) -> Option<Outcome> 
         _ => return None,
     };
     Some(result.unwrap_or_else(|error| {
+        // Advice names only this dialect's tools and arguments.
+        let error = error.spelt_for(Face::Tasks);
         Outcome::error(Refused {
             success: false,
             message: error.message,
@@ -312,9 +328,14 @@ fn start_next(store: &dyn PlanAccess) -> Result<Outcome, OpError> {
     }
 }
 
-/// A change to one task, answered `Task [id] <what>`.
-fn finished(store: &dyn PlanAccess, op: &Op, what: &str) -> Result<Outcome, OpError> {
-    let id = match store.apply(op)?.data {
+/// A change to one task by `caller`, answered `Task [id] <what>`.
+fn finished(
+    store: &dyn PlanAccess,
+    op: &Op,
+    caller: &Caller,
+    what: &str,
+) -> Result<Outcome, OpError> {
+    let id = match store.apply_as(op, caller)?.data {
         OpResult::Finished(done) => done.task_id,
         OpResult::Failed(failed) => failed.task_id,
         other => return Err(unexpected(op, &other)),

@@ -74,11 +74,10 @@ fn each_agent_completes_its_own_task_without_naming_it() {
         "{}",
         error.message
     );
-    // Without an identity, two tasks in progress: refused, nothing changes.
+    // Without an identity, the tasks agents hold are not the caller's: refused, nothing changes.
     let before = r.document().clone();
     let error = as_(&mut r, None, T0, "completeTask", json!({})).unwrap_err();
-    assert_eq!(error.code, ErrorCode::AmbiguousTask);
-    assert_eq!(error.details["in_progress"], json!([1, 3]));
+    assert_eq!(error.code, ErrorCode::NoCurrentTask);
     assert_eq!(r.document(), &before);
     assert_eq!(
         as_(
@@ -91,11 +90,11 @@ fn each_agent_completes_its_own_task_without_naming_it() {
         .unwrap()["task_id"],
         1
     );
-    // One task in progress: a caller without an identity may finish it.
-    assert_eq!(
-        as_(&mut r, None, T0, "completeTask", json!({})).unwrap()["task_id"],
-        3
-    );
+    // c's task is c's: a caller without an identity may not finish it (TASK_HELD).
+    let unchanged = r.document().clone();
+    let error = as_(&mut r, None, T0, "completeTask", json!({"task_id": 3})).unwrap_err();
+    assert_eq!(error.code, ErrorCode::TaskHeld);
+    assert_eq!(r.document(), &unchanged);
 }
 
 #[test]

@@ -4,6 +4,7 @@
 #![allow(clippy::too_many_lines)]
 
 mod agents;
+mod ownership;
 mod properties;
 
 use serde_json::json;
