@@ -43,6 +43,7 @@ mod serve_browser;
 mod serve_mcp;
 mod serve_postgres;
 mod targets;
+mod taskmaster;
 mod tools_cli;
 mod tools_sdk;
 mod tools_strict;
