@@ -338,7 +338,7 @@ pub struct TaskDoc {
     /// Its retry budget and how often it was retried.
     #[serde(default)]
     pub retry: Retry,
-    /// `high`, `medium` or `low`; absent means medium. Ready work is taken
+    /// `critical`, `high`, `medium` or `low`; absent means medium. Ready work is taken
     /// by priority, then in plan order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<Priority>,

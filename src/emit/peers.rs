@@ -221,11 +221,26 @@ impl Serialize for TaskMasterTask<'_, '_> {
                     .map(|d| tasks.reference(*d, self.parent))
             }),
         )?;
-        map.serialize_entry("priority", t.priority.map_or("medium", |p| p.as_str()))?;
+        match self.parent {
+            None => {
+                map.serialize_entry("priority", t.priority.map_or("medium", |p| p.as_str()))?;
+            }
+            // A subtask without a priority has its parent's (task-master's
+            // `next`), and planc reads it so: one the same as the parent's
+            // need not be written.
+            Some(p) => {
+                let parent = tasks.by_id.get(&p).and_then(|p| p.priority);
+                if let Some(priority) = t.priority.filter(|own| Some(*own) != parent) {
+                    map.serialize_entry("priority", priority.as_str())?;
+                }
+            }
+        }
         for field in ["details", "testStrategy"] {
-            match t.extra.get(field) {
-                Some(value) => map.serialize_entry(field, value)?,
-                None => map.serialize_entry(field, "")?,
+            match (t.extra.get(field), self.parent) {
+                (Some(value), _) => map.serialize_entry(field, value)?,
+                // task-master's tasks always have them; its subtasks need not.
+                (None, None) => map.serialize_entry(field, "")?,
+                (None, Some(_)) => {}
             }
         }
         let extension = self.extension();

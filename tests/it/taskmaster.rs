@@ -151,3 +151,111 @@ fn a_file_that_is_not_a_tasks_file_is_not_overwritten() {
     );
     assert_eq!(std::fs::read_to_string(out).expect("read"), before);
 }
+
+/// task-master's statuses and priorities: `deferred`, `blocked` and
+/// `review` set aside, `cancelled` done with, `critical` first; a subtask
+/// without `priority`, `details` or `testStrategy`.
+const STATUSES: &str = r#"{
+  "master": {
+    "tasks": [
+      { "id": 1, "title": "Postponed", "description": "Later", "status": "deferred", "dependencies": [], "priority": "critical" },
+      { "id": 2, "title": "Waiting on legal", "description": "Outside", "status": "blocked", "dependencies": [], "priority": "critical" },
+      { "id": 3, "title": "Awaiting review", "description": "Done, not accepted", "status": "review", "dependencies": [], "priority": "critical" },
+      { "id": 4, "title": "Dropped", "description": "No longer wanted", "status": "cancelled", "dependencies": [], "priority": "high" },
+      { "id": 5, "title": "Tidy up", "description": "Small things", "status": "pending", "dependencies": [], "priority": "low",
+        "subtasks": [ { "id": 1, "title": "Sweep", "description": "The floor", "status": "pending", "dependencies": [] } ] },
+      { "id": 6, "title": "Urgent fix", "description": "Now", "status": "pending", "dependencies": [], "priority": "critical" },
+      { "id": 7, "title": "After the review", "description": "Then", "status": "pending", "dependencies": [3], "priority": "critical" }
+    ],
+    "metadata": { "description": "Statuses" }
+  }
+}
+"#;
+
+fn started(state: &str) -> Value {
+    let next = Test::new(["run", "next", state, "--json"]).expect_code(0);
+    serde_json::from_str::<Value>(&next.stdout).expect("JSON")["data"].clone()
+}
+
+#[test]
+fn the_runner_follows_taskmaster_statuses_and_priorities_and_keeps_them_on_export() {
+    let (dir, tasks) = project("taskmaster-statuses", STATUSES);
+    Test::new(["check", &tasks, "--deny", "warnings"]).expect_code(0);
+    // task-master's own `next` picks the critical task that is pending.
+    if let Some(next) = taskmaster(dir.path(), &["next", "--format", "json"]) {
+        let json = &next[next.find('{').expect("JSON")..];
+        let next: Value = serde_json::Deserializer::from_str(json)
+            .into_iter::<Value>()
+            .next()
+            .expect("a JSON value")
+            .expect("task-master next --format json");
+        assert_eq!(next["task"]["id"], "6", "{next}");
+    } else {
+        skipped();
+    }
+    let state = dir.path().join("state.json");
+    let state = state.to_str().expect("utf-8");
+    Test::new(["run", "init", &tasks, "-o", state]).expect_code(0);
+    let first = started(state);
+    assert_eq!(first["task"]["name"], "Urgent fix");
+    // The subtask has its parent's priority (low): it comes last, and the
+    // set-aside tasks and what waits for them never start.
+    assert_eq!(started(state)["task"]["name"], "Sweep");
+    let idle = started(state);
+    assert_eq!(idle["task"], Value::Null);
+    assert_eq!(
+        idle["message"],
+        "No task is executable yet: waiting for task(s) 8, 6 in progress."
+    );
+    Test::new(["run", "complete", state, "6", "--result", "ok"]).expect_code(0);
+    Test::new(["run", "complete", state, "8", "--result", "ok"]).expect_code(0);
+    assert_eq!(started(state)["task"]["name"], "Tidy up");
+    Test::new(["run", "complete", state, "5", "--result", "ok"]).expect_code(0);
+    let idle = started(state);
+    assert_eq!(
+        idle["message"],
+        "No task is executable: task(s) 1, 2, 3 are set aside (deferred, blocked or in review); start one by its id to take it up."
+    );
+    let status = Test::new(["run", "status", state, "--json"]).expect_code(0);
+    let status: Value = serde_json::from_str(&status.stdout).expect("JSON");
+    assert_eq!(status["data"]["executable_tasks"], 0, "{status}");
+
+    // The words stay on export; a task taken up by its id loses its word.
+    Test::new(["run", "start", state, "2"]).expect_code(0);
+    Test::new(["build", state, "--target", "taskmaster", "-o", &tasks]).expect_code(0);
+    let file = read(&tasks);
+    let statuses: Vec<&Value> = file["master"]["tasks"]
+        .as_array()
+        .expect("tasks")
+        .iter()
+        .map(|t| &t["status"])
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            "deferred",
+            "in-progress",
+            "review",
+            "cancelled",
+            "done",
+            "done",
+            "pending"
+        ]
+    );
+    assert_eq!(file["master"]["tasks"][0]["priority"], "critical");
+    // The subtask gains no `priority`, `details` or `testStrategy`.
+    assert_eq!(
+        file["master"]["tasks"][4]["subtasks"][0],
+        json!({"id": 1, "title": "Sweep", "description": "The floor", "status": "done",
+               "dependencies": [], "planc": {"id": 8, "result": "ok"}})
+    );
+    let Some(listed) = taskmaster(dir.path(), &["list", "--with-subtasks"]) else {
+        return skipped();
+    };
+    assert!(
+        listed.contains("Postponed") && listed.contains("Sweep"),
+        "{listed}"
+    );
+    let validated = taskmaster(dir.path(), &["validate-dependencies"]).expect("task-master");
+    assert!(validated.contains("valid"), "{validated}");
+}
