@@ -259,3 +259,48 @@ fn the_runner_follows_taskmaster_statuses_and_priorities_and_keeps_them_on_expor
     let validated = taskmaster(dir.path(), &["validate-dependencies"]).expect("task-master");
     assert!(validated.contains("valid"), "{validated}");
 }
+
+#[test]
+fn a_json_document_gets_json_wording_and_a_peers_redundant_dependency_passes_deny_warnings() {
+    let dir = temp_dir("taskmaster-wording");
+    let plan = dir.path().join("plan.json");
+    std::fs::write(
+        &plan,
+        r#"{"overallGoal": "g", "tasks": [
+ {"id": 1, "name": "Parse", "status": "pending", "dependencies": []},
+ {"id": 2, "name": "Check", "status": "pending", "dependencies": [1]},
+ {"id": 3, "name": "Emit", "status": "pending", "dependencies": [1, 2]}]}"#,
+    )
+    .expect("write");
+    let plan = plan.to_str().expect("utf-8");
+    let checked = Test::new(["check", plan, "--color", "never"]).expect_code(0);
+    assert!(
+        checked.stderr.contains(
+            "⚠ task 3 need not depend on task 1: it depends on task 2, which already waits for it"
+        ) && checked
+            .stderr
+            .contains("help: remove this entry from the `dependencies` of task 3")
+            && !checked.stderr.contains("`after`"),
+        "{}",
+        checked.stderr
+    );
+
+    // In task-master's file subtask 1.2 names 1.1 and task 1 twice over.
+    let (_dir, tasks) = project(
+        "taskmaster-redundant",
+        r#"{"master": {"tasks": [
+  {"id": 1, "title": "A", "description": "a", "status": "pending", "dependencies": [],
+   "subtasks": [
+     {"id": 1, "title": "A1", "description": "a1", "status": "pending", "dependencies": []},
+     {"id": 2, "title": "A2", "description": "a2", "status": "pending", "dependencies": [1]}]},
+  {"id": 2, "title": "B", "description": "b", "status": "pending", "dependencies": [1, "1.2"]}
+], "metadata": {}}}"#,
+    );
+    let checked =
+        Test::new(["check", &tasks, "--deny", "warnings", "--color", "never"]).expect_code(0);
+    assert!(
+        checked.stderr.ends_with("tasks.json: ok, 4 tasks\n") && !checked.stderr.contains('⚠'),
+        "{}",
+        checked.stderr
+    );
+}
