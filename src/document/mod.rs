@@ -2,6 +2,7 @@
 //! runner keeps its state in. A superset of the PlanManager API's shape; its task objects
 //! are planManager task objects with extra fields.
 
+pub mod agent_tag;
 mod json_text;
 pub mod statuses;
 mod validate;

@@ -72,6 +72,18 @@ pub const CODEX_STATUSES: StatusTable = &[
     ("completed", "skipped"),
 ];
 
+/// A peer's statuses, each once, in the table's order (a status may stand in
+/// two rows: one to read, one to write).
+pub fn peer_statuses(table: StatusTable) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::with_capacity(table.len());
+    for (name, _) in table {
+        if !names.contains(name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
 /// The status a peer writes for a planc status (the first row that maps to it).
 pub fn peer_status(table: StatusTable, planc: &str) -> Option<&'static str> {
     table.iter().find(|(_, p)| *p == planc).map(|(s, _)| *s)

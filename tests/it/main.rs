@@ -31,6 +31,7 @@ mod input;
 mod interop;
 mod mcp_python;
 mod mcp_stdio;
+mod peer_formats;
 mod plan_store;
 mod readme;
 mod reuse;

@@ -215,7 +215,7 @@ impl Validator {
                 if let Some((_, planc)) = table.iter().find(|(n, _)| *n == s.value) {
                     return Some((planc, s.value.to_string()));
                 }
-                let names: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
+                let names = peer_statuses(table);
                 let label = match suggest::closest(&s.value, names.iter().copied()) {
                     Some(best) => format!("did you mean `{best}`?"),
                     None => "unknown status".to_owned(),

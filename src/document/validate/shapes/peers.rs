@@ -5,7 +5,8 @@ use jsonc_parser::ast::{Object, Value};
 use serde_json::{Map, Value as Json};
 
 use super::{extension_meta, has_goal, Draft, Plan, Ref};
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::document::agent_tag::step_agent;
 use crate::document::statuses::*;
 use crate::document::validate::{get, span, Validator};
 use crate::span::Span;
@@ -321,6 +322,13 @@ impl Validator {
                 continue;
             };
             draft.set("name", text.value.to_string());
+            // OpenManus gives the step to the agent its `[AGENT]` tag names.
+            if let Some((agent, rest)) = step_agent(&text.value) {
+                draft.set("assignee", agent);
+                if let Some(rest) = rest.filter(|r| !r.is_empty()) {
+                    draft.set("name", rest.to_owned());
+                }
+            }
             let mut native = "not_started".to_owned();
             draft.set("status", "pending");
             match statuses.get(n) {
@@ -364,6 +372,7 @@ impl Validator {
         let Some(steps) = self.array(root, "plan", "the plan") else {
             return;
         };
+        let mut running: Option<Span> = None;
         for step in &steps.elements {
             let mut draft = Draft::new(span(step));
             draft.deps = None;
@@ -376,11 +385,14 @@ impl Validator {
             }
             match get(step, "status") {
                 None => self.missing(step, "a plan item", "status"),
-                Some(_) => {
+                Some(value) => {
                     if let Some((status, _)) =
                         self.peer_status(step, "status", CODEX_STATUSES, "pending")
                     {
                         draft.set("status", status);
+                        if status == "in_progress" {
+                            self.codex_running(&mut running, span(value));
+                        }
                     }
                 }
             }
@@ -398,5 +410,26 @@ impl Validator {
                 self.unknown_field(property, &["plan", "explanation"]);
             }
         }
+    }
+
+    /// Codex keeps at most one step `in_progress`: a warning at each step
+    /// `in_progress` (its status at `at`) after the first (`running`, which
+    /// the first sets).
+    fn codex_running(&mut self, running: &mut Option<Span>, at: Span) {
+        let Some(first) = *running else {
+            *running = Some(at);
+            return;
+        };
+        let mut warning = Diagnostic::new(
+            Code::InvalidStatus,
+            "a second step is `in_progress`: Codex keeps at most one",
+        )
+        .label(self.file, at, "also in progress")
+        .label(self.file, first, "the first step in progress")
+        .help(
+            "Codex's `update_plan` wants at most one step `in_progress`; planc reads both as running",
+        );
+        warning.severity = Severity::Warning;
+        self.diagnostics.push(warning);
     }
 }
