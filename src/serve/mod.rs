@@ -13,6 +13,7 @@
 mod api;
 mod guard;
 mod mcp;
+mod plan_request;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::mpsc::Receiver;

@@ -41,6 +41,7 @@ mod run_store;
 mod schema;
 mod serve;
 mod serve_browser;
+mod serve_create;
 mod serve_mcp;
 mod serve_postgres;
 mod targets;
