@@ -258,6 +258,8 @@ impl Symbols {
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Priority {
+    // task-master's most urgent level (its `TaskPriority` has it).
+    Critical,
     High,
     Medium,
     Low,
@@ -265,7 +267,7 @@ pub enum Priority {
 
 impl Priority {
     /// All priorities, as spelt in JSON and in `.plan` files, most urgent first.
-    pub const NAMES: [&'static str; 3] = ["high", "medium", "low"];
+    pub const NAMES: [&'static str; 4] = ["critical", "high", "medium", "low"];
 
     /// The priority as spelt in JSON.
     pub fn as_str(self) -> &'static str {
@@ -275,6 +277,7 @@ impl Priority {
     /// The priority spelt `name`.
     pub fn from_name(name: &str) -> Option<Priority> {
         Some(match name {
+            "critical" => Priority::Critical,
             "high" => Priority::High,
             "medium" => Priority::Medium,
             "low" => Priority::Low,

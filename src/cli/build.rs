@@ -72,5 +72,30 @@ pub fn run(args: BuildArgs) -> i32 {
     let tag = args.imports.tag.as_deref().unwrap_or("master");
     let text = emit::render_tagged(&document, args.target, Some(tag));
     super::discard(document);
-    output::emit(args.output.as_deref(), &text)
+    match (args.target, args.output.as_deref()) {
+        (Target::TaskMaster, Some(path)) => write_taskmaster_tag(path, &text, tag),
+        (_, path) => output::emit(path, &text),
+    }
+}
+
+/// Writes the tag `tag` of `text` into the task-master file at `path`,
+/// keeping its other tags and metadata (a new file when there is none), and
+/// atomically: a crash leaves the old file or the new one.
+fn write_taskmaster_tag(path: &str, text: &str, tag: &str) -> i32 {
+    let shown = planc::escape::path(path);
+    let existing = match std::fs::read_to_string(path) {
+        Ok(existing) => existing,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => {
+            output::fatal(&format!("cannot read {shown}: {e}"));
+            return super::EXIT_USAGE;
+        }
+    };
+    match emit::write_tag(&existing, text, tag) {
+        Ok(merged) => output::write_atomic(path, &merged),
+        Err(why) => {
+            output::fatal(&format!("not written: {shown} exists, but {why}"));
+            EXIT_FAILURE
+        }
+    }
 }

@@ -91,3 +91,29 @@ pub fn emit(path: Option<&str>, text: &str) -> i32 {
     }
     super::EXIT_OK
 }
+
+/// Writes `text` to `path` atomically (a temporary file beside it, synced,
+/// then renamed over it): a reader or a crash sees the old file or the new
+/// one. Returns the exit code (2 when the file cannot be written).
+pub fn write_atomic(path: &str, text: &str) -> i32 {
+    let target = std::path::Path::new(path);
+    let dir = match target.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => std::path::Path::new("."),
+    };
+    let written = tempfile::NamedTempFile::new_in(dir).and_then(|mut file| {
+        if let Ok(old) = std::fs::metadata(target) {
+            file.as_file().set_permissions(old.permissions())?;
+        }
+        file.write_all(text.as_bytes())?;
+        file.as_file().sync_all()?;
+        file.persist(target).map_err(|e| e.error)?;
+        Ok(())
+    });
+    if let Err(error) = written {
+        let path = planc::escape::path(path);
+        fatal(&format!("cannot write {path}: {error}"));
+        return super::EXIT_USAGE;
+    }
+    super::EXIT_OK
+}

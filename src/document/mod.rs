@@ -2,6 +2,7 @@
 //! runner keeps its state in. A superset of the PlanManager API's shape; its task objects
 //! are planManager task objects with extra fields.
 
+pub mod agent_tag;
 mod json_text;
 pub mod statuses;
 mod validate;
@@ -349,7 +350,7 @@ pub struct TaskDoc {
     /// Its retry budget and how often it was retried.
     #[serde(default)]
     pub retry: Retry,
-    /// `high`, `medium` or `low`; absent means medium. Ready work is taken
+    /// `critical`, `high`, `medium` or `low`; absent means medium. Ready work is taken
     /// by priority, then in plan order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<Priority>,

@@ -3,6 +3,7 @@
 mod extension;
 mod peers;
 mod targets;
+mod taskmaster_file;
 
 use indexmap::IndexMap;
 use serde::{Serialize, Serializer};
@@ -14,6 +15,7 @@ use crate::ir::{self, Value};
 use crate::syntax::ast::SmolStr;
 
 pub use targets::{render, render_tagged, Target};
+pub use taskmaster_file::{write_tag, NotTaskMaster};
 
 /// The plan document of a checked plan. `source` is the path shown in
 /// `meta.source`. Deterministic: the same plan gives the same document.

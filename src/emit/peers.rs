@@ -1,12 +1,14 @@
 //! The peers' formats: task-master's `tasks.json`, an OpenManus planning
 //! plan, and Codex's `update_plan` arguments (docs/interop.md).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::document::agent_tag::{agent_prefix, step_agent};
 use crate::document::statuses::{
     peer_status, StatusTable, CODEX_STATUSES, OPENMANUS_STATUSES, TASKMASTER_STATUSES,
 };
@@ -221,11 +223,26 @@ impl Serialize for TaskMasterTask<'_, '_> {
                     .map(|d| tasks.reference(*d, self.parent))
             }),
         )?;
-        map.serialize_entry("priority", t.priority.map_or("medium", |p| p.as_str()))?;
+        match self.parent {
+            None => {
+                map.serialize_entry("priority", t.priority.map_or("medium", |p| p.as_str()))?;
+            }
+            // A subtask without a priority has its parent's (task-master's
+            // `next`), and planc reads it so: one the same as the parent's
+            // need not be written.
+            Some(p) => {
+                let parent = tasks.by_id.get(&p).and_then(|p| p.priority);
+                if let Some(priority) = t.priority.filter(|own| Some(*own) != parent) {
+                    map.serialize_entry("priority", priority.as_str())?;
+                }
+            }
+        }
         for field in ["details", "testStrategy"] {
-            match t.extra.get(field) {
-                Some(value) => map.serialize_entry(field, value)?,
-                None => map.serialize_entry(field, "")?,
+            match (t.extra.get(field), self.parent) {
+                (Some(value), _) => map.serialize_entry(field, value)?,
+                // task-master's tasks always have them; its subtasks need not.
+                (None, None) => map.serialize_entry(field, "")?,
+                (None, Some(_)) => {}
             }
         }
         let extension = self.extension();
@@ -279,7 +296,7 @@ pub(super) fn openmanus(document: &PlanDocument, order: &[&TaskDoc]) -> String {
             .title
             .as_deref()
             .unwrap_or(&document.meta.goal),
-        steps: Each(|| order.iter().map(|t| &t.name)),
+        steps: Each(|| order.iter().map(|t| openmanus_step(t))),
         step_statuses: Each(|| order.iter().map(|t| status(OPENMANUS_STATUSES, t))),
         step_notes: Each(|| {
             order
@@ -290,12 +307,38 @@ pub(super) fn openmanus(document: &PlanDocument, order: &[&TaskDoc]) -> String {
             document,
             &["id", "title"],
             Each(|| {
-                order
-                    .iter()
-                    .map(|t| TaskExtension::new(t, &["name", "result"], OPENMANUS_STATUSES))
+                order.iter().map(|t| {
+                    let held: &'static [&'static str] = match openmanus_prefix(t) {
+                        Some(_) => &["name", "result", "assignee"],
+                        None => &["name", "result"],
+                    };
+                    TaskExtension::new(t, held, OPENMANUS_STATUSES)
+                })
             }),
         ),
     })
+}
+
+/// The `[AGENT]` prefix that gives an OpenManus step to the task's assignee:
+/// when the assignee can be written so, and the name's own tag does not
+/// already name it.
+fn openmanus_prefix(task: &TaskDoc) -> Option<String> {
+    let assignee = task.assignee.as_deref()?;
+    let prefix = agent_prefix(assignee)?;
+    match step_agent(&task.name) {
+        // A tag inside the name names the agent already; a leading one would
+        // be read as the prefix and taken off, so it gets one before it.
+        Some((agent, None)) if agent == assignee => None,
+        _ => Some(prefix),
+    }
+}
+
+/// A task as an OpenManus step: its name, after its agent's tag.
+fn openmanus_step(task: &TaskDoc) -> Cow<'_, str> {
+    match openmanus_prefix(task) {
+        Some(prefix) => Cow::Owned(prefix + &task.name),
+        None => Cow::Borrowed(&task.name),
+    }
 }
 
 /// Codex's `update_plan` arguments.

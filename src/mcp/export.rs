@@ -131,7 +131,24 @@ fn strict_node(node: &Map<String, Value>) -> Map<String, Value> {
             .unwrap_or_default();
         close_object(&mut out, properties, &required);
     }
-    split_nullable_container(out)
+    split_type_union(split_nullable_container(out))
+}
+
+/// A `type` list of two or more types besides `null` (`["integer",
+/// "string", "null"]`, as a `lease` is) as an `anyOf` of one type each: what
+/// the OpenAI SDK writes for such a union (`Optional[Union[int, str]]`), the
+/// description kept beside it.
+fn split_type_union(mut node: Map<String, Value>) -> Map<String, Value> {
+    let Some(Value::Array(types)) = node.get("type") else {
+        return node;
+    };
+    if types.iter().filter(|t| *t != "null").count() < 2 || node.contains_key("enum") {
+        return node;
+    }
+    let branches: Vec<Value> = types.iter().map(|t| json!({"type": t})).collect();
+    node.remove("type");
+    node.insert("anyOf".to_owned(), Value::Array(branches));
+    node
 }
 
 /// Makes `out` a closed object with `properties`, all required; those not in
@@ -274,6 +291,26 @@ mod tests {
 
     fn strict(schema: Value) -> Value {
         Value::Object(strict_schema(schema.as_object().unwrap()))
+    }
+
+    #[test]
+    fn a_union_of_types_is_an_any_of() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "lease": {"type": ["integer", "string", "null"], "description": "How long."},
+                "hold": {"type": ["integer", "string"]},
+            },
+            "required": [],
+        });
+        assert_eq!(
+            strict(schema)["properties"],
+            json!({
+                "lease": {"description": "How long.",
+                          "anyOf": [{"type": "integer"}, {"type": "string"}, {"type": "null"}]},
+                "hold": {"anyOf": [{"type": "integer"}, {"type": "string"}, {"type": "null"}]},
+            })
+        );
     }
 
     #[test]

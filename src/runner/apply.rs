@@ -4,6 +4,7 @@
 
 use serde_json::json;
 
+use crate::document::statuses::set_aside;
 use crate::document::{PlanStatus, TaskStatus, DEFAULT_RETRY};
 
 use super::error::{ErrorCode, OpError};
@@ -138,6 +139,14 @@ impl Runner {
                     self.failed_required_ids().join(", ")
                 ),
             )
+        } else if let Some(aside) = self.set_aside_ids(10) {
+            (
+                IdleReason::Blocked,
+                format!(
+                    "No task is executable: task(s) {} are set aside (deferred, blocked or in review); start one by its id to take it up.",
+                    join(&aside)
+                ),
+            )
         } else {
             (IdleReason::Blocked, "No task is executable.".to_owned())
         };
@@ -151,6 +160,21 @@ impl Runner {
                 failed: self.failed_required_ids_raw(10),
             }),
         })
+    }
+
+    /// The ids of up to `limit` executable tasks set aside, in plan order
+    /// (`None` when there are none).
+    fn set_aside_ids(&self, limit: usize) -> Option<Vec<u32>> {
+        let ids: Vec<u32> = self
+            .doc
+            .tasks
+            .iter()
+            .enumerate()
+            .filter(|(i, t)| set_aside(t) && self.index.unmet[*i] == 0)
+            .take(limit)
+            .map(|(_, t)| t.id)
+            .collect();
+        (!ids.is_empty()).then_some(ids)
     }
 
     /// `completeTask`: an in-progress task (or a pending, executable one) is done.
@@ -435,6 +459,11 @@ impl Runner {
             self.release(i);
         }
         self.doc.tasks[i].status = status;
+        if from != status {
+            // A peer's word for the old status (task-master's `deferred`…) no
+            // longer describes the task.
+            self.doc.tasks[i].extra.shift_remove("status");
+        }
         self.index.moved(&self.doc.tasks, i, from, was_satisfying);
         from
     }

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use crate::document::statuses::set_aside;
 use crate::document::{PlanDocument, TaskDoc, TaskStatus};
 
 use super::error::{ErrorCode, OpError};
@@ -15,6 +16,12 @@ use super::ready::ReadySet;
 /// without it, so what comes after it may run too.
 pub fn satisfies(task: &TaskDoc) -> bool {
     task.status.is_done() || (task.status == TaskStatus::Failed && task.optional)
+}
+
+/// Whether a task whose dependencies are met may be taken up next: it is
+/// pending and not set aside (task-master's `deferred`, `blocked`, `review`).
+pub fn takes_work(task: &TaskDoc) -> bool {
+    task.status == TaskStatus::Pending && !set_aside(task)
 }
 
 /// Lookups and counters kept in step with the document.
@@ -101,7 +108,7 @@ impl Index {
                     index.unmet[i] += 1;
                 }
             }
-            if task.status == TaskStatus::Pending && index.unmet[i] == 0 {
+            if takes_work(task) && index.unmet[i] == 0 {
                 index.ready.insert(i);
             }
         }
@@ -136,7 +143,7 @@ impl Index {
         } else {
             self.in_progress.remove(&i);
         }
-        if task.status == TaskStatus::Pending && self.unmet[i] == 0 {
+        if takes_work(task) && self.unmet[i] == 0 {
             self.ready.insert(i);
         } else {
             self.ready.remove(&i);
@@ -144,7 +151,7 @@ impl Index {
         if !was_satisfying && satisfies(task) {
             for &d in &self.dependents[i] {
                 self.unmet[d] -= 1;
-                if self.unmet[d] == 0 && tasks[d].status == TaskStatus::Pending {
+                if self.unmet[d] == 0 && takes_work(&tasks[d]) {
                     self.ready.insert(d);
                 }
             }

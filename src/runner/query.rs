@@ -68,7 +68,7 @@ impl Runner {
                 Filter::Any => true,
                 Filter::Status(s) => t.status == s,
                 Filter::Executable => self.index.ready.contains(i),
-                Filter::Blocked => t.status == TaskStatus::Pending && self.index.unmet[*i] > 0,
+                Filter::Blocked => t.status == TaskStatus::Pending && !self.index.ready.contains(i),
             })
             .filter(|(_, t)| args.assignee.is_none() || t.assignee == args.assignee)
             .map(|(_, t)| t.clone())

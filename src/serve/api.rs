@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query, RawQuery, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -18,11 +18,11 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
-use crate::document::PlanDocument;
 use crate::runner::{Caller, ErrorCode, Op, OpError, PlanStore, StoredEvent};
 
 use super::events::stream_events;
 use super::guard::{error_response, too_large};
+use super::plan_request::{load_plan, CreateQuery};
 use super::Shared;
 
 /// The HTTP status of an operation error.
@@ -116,35 +116,17 @@ pub async fn list_plans(State(shared): State<Arc<Shared>>) -> Response {
     }
 }
 
-/// The query of `POST /api/plans`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CreateQuery {
-    /// The plan id (default: the document's `meta.id`).
-    id: Option<String>,
-    /// Start an existing plan over.
-    #[serde(default)]
-    force: bool,
-}
-
-/// `POST /api/plans[?id=ID][&force=true]`: a plan from `.plan` source or
-/// any JSON plan shape planc loads.
+/// `POST /api/plans[?id=ID][&force=true][&set=NAME=VALUE…]`: a plan from
+/// `.plan` source, any JSON plan shape planc loads, or a JSON request
+/// `{"source", "files", "set"}` (`plan_request.rs`).
 pub async fn create_plan(
     State(shared): State<Arc<Shared>>,
-    query: Result<Query<CreateQuery>, axum::extract::rejection::QueryRejection>,
+    RawQuery(raw): RawQuery,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let Query(query) = match query {
+    let query = match CreateQuery::parse(raw.as_deref()) {
         Ok(query) => query,
-        Err(rejection) => {
-            return op_error(
-                &shared,
-                &OpError::new(
-                    ErrorCode::InvalidArgument,
-                    format!("bad query: {}", rejection.body_text()),
-                ),
-            )
-        }
+        Err(error) => return op_error(&shared, &error),
     };
     let body = match body {
         Ok(body) => body,
@@ -159,7 +141,7 @@ pub async fn create_plan(
         }
     };
     let name = query.id.clone().unwrap_or_else(|| "plan".to_owned());
-    let doc = match load_plan(&name, &body) {
+    let doc = match load_plan(&name, &body, &query.set) {
         Ok(doc) => doc,
         Err(error) => return op_error(&shared, &error),
     };
@@ -177,77 +159,6 @@ pub async fn create_plan(
             }),
         ),
         Err(error) => op_error(&shared, &error),
-    }
-}
-
-/// Imports are refused: a plan sent to a server stands alone.
-struct NoImports;
-
-impl crate::modules::Loader for NoImports {
-    fn locate(
-        &self,
-        _path: &std::path::Path,
-    ) -> Result<std::path::PathBuf, crate::modules::ImportError> {
-        Err(crate::modules::ImportError::Read(crate::read::ReadError::Io(
-            std::io::Error::new(
-                std::io::ErrorKind::PermissionDenied,
-                "a plan sent to planc serve cannot import files; send the plan built into one document (`planc build`)",
-            ),
-        )))
-    }
-
-    fn load(&self, _located: &std::path::Path) -> Result<String, crate::modules::ImportError> {
-        Err(crate::modules::ImportError::NotPlan)
-    }
-}
-
-/// The plan document of a request body: JSON (any shape planc loads) when
-/// it starts with `{` or `[`, `.plan` source otherwise. Diagnostics come
-/// back as `INVALID_PLAN` with each one in `details.diagnostics`.
-fn load_plan(name: &str, body: &[u8]) -> Result<PlanDocument, OpError> {
-    let text = std::str::from_utf8(body).map_err(|e| {
-        OpError::new(
-            ErrorCode::InvalidArgument,
-            format!("the request body is not UTF-8 text: {e}"),
-        )
-    })?;
-    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
-    let (document, diagnostics, sources) = if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        let mut sources = crate::span::SourceMap::new();
-        let file = sources.add(format!("{name}.json"), text);
-        let (document, diagnostics) = crate::document::load_json(text, file, name);
-        (document, diagnostics, sources)
-    } else {
-        let options = crate::check::Options {
-            require_params: true,
-            skip_references: true,
-            ..Default::default()
-        };
-        let compilation = crate::compile_with(&format!("{name}.plan"), text, &options, &NoImports);
-        let document = compilation.document();
-        let no_plan = (compilation.checked.plan.is_none() && !compilation.has_errors())
-            .then(|| crate::compile::no_plan(&compilation));
-        let mut diagnostics = compilation.diagnostics;
-        diagnostics.extend(no_plan);
-        (document, diagnostics, compilation.sources)
-    };
-    let errors = diagnostics
-        .iter()
-        .any(crate::diagnostic::Diagnostic::is_error);
-    match document {
-        Some(document) if !errors => Ok(document),
-        _ => {
-            let listed = crate::render::json_values(&diagnostics, &sources);
-            let first = diagnostics
-                .iter()
-                .find(|d| d.is_error())
-                .map_or("the body holds no plan".to_owned(), |d| d.message.clone());
-            Err(OpError::new(
-                ErrorCode::InvalidArgument,
-                format!("the plan has errors; no plan created: {first}"),
-            )
-            .with(json!({"diagnostics": listed})))
-        }
     }
 }
 

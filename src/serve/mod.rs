@@ -14,6 +14,7 @@ mod api;
 pub mod events;
 mod guard;
 mod mcp;
+mod plan_request;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::mpsc::Receiver;

@@ -96,7 +96,7 @@ fn expected_name(prev: &str) -> &'static str {
         "task" => "a task name",
         "step" => "a step name",
         "role" | "assignee" => "a role name",
-        "priority" => "`high`, `medium` or `low`",
+        "priority" => "`critical`, `high`, `medium` or `low`",
         "param" => "a parameter name",
         "plan" => "a plan name",
         "template" => "a template name",

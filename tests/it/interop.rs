@@ -447,7 +447,7 @@ fn priority_in_a_plan_orders_ready_work_and_a_wrong_level_is_reported() {
     assert!(
         output
             .stderr
-            .contains("`priority` is `high`, `medium` or `low`, not `hgh`"),
+            .contains("`priority` is `critical`, `high`, `medium` or `low`, not `hgh`"),
         "{}",
         output.stderr
     );

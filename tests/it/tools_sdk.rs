@@ -21,5 +21,5 @@ fn the_sdks_accept_the_tool_definitions() {
         "the SDK checks failed:\n{}\n{stderr}",
         String::from_utf8_lossy(&output.stdout)
     );
-    assert!(stderr.contains("Ran 6 tests"), "{stderr}");
+    assert!(stderr.contains("Ran 7 tests"), "{stderr}");
 }

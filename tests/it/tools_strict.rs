@@ -89,6 +89,10 @@ fn assert_strict(path: &str, node: &Value, depth: usize) -> usize {
             !types.contains(&"object") && !types.contains(&"array"),
             "{path}: a nullable object or array is an anyOf, not a type list"
         );
+        assert!(
+            types.iter().filter(|t| **t != "null").count() == 1,
+            "{path}: a union of types is an anyOf of one type each (as the OpenAI SDK writes it), not a type list"
+        );
     }
     let mut count = 0;
     if types.contains(&"object") {

@@ -12,9 +12,11 @@ import json
 import os
 import subprocess
 import unittest
+from typing import Optional, Union
 
 import pydantic
 from anthropic.types import ToolParam
+from openai import pydantic_function_tool
 from openai.lib._parsing._completions import validate_input_tools
 from openai.lib._pydantic import _ensure_strict_json_schema
 from openai.types.chat import ChatCompletionFunctionToolParam
@@ -80,6 +82,29 @@ class OpenAiChatCompletions(unittest.TestCase):
             conform(FunctionDefinition, {**chat["function"], "input_schema": {}})
         with self.assertRaises(ValueError):
             validate_input_tools([{**chat, "function": {**chat["function"], "strict": False}}])
+
+
+class Unions(unittest.TestCase):
+    def test_the_lease_union_is_what_the_sdk_writes_for_it(self):
+        """`lease` (seconds or a duration, optional) as the SDK writes
+        `Optional[Union[int, str]]`: an `anyOf` of one type each."""
+        for tool in tools("openai"):
+            lease = tool["function"]["parameters"]["properties"].get("lease")
+            if lease is None:
+                continue
+            with self.subTest(tool["function"]["name"]):
+                arguments = pydantic.create_model(
+                    "Arguments",
+                    lease=(
+                        Optional[Union[int, str]],
+                        pydantic.Field(None, description=lease["description"]),
+                    ),
+                )
+                written = pydantic_function_tool(arguments)["function"]["parameters"]
+                expected = written["properties"]["lease"]
+                expected.pop("title")
+                self.assertEqual(lease, expected)
+                self.assertIn("anyOf", lease)
 
 
 class Dialects(unittest.TestCase):

@@ -628,7 +628,7 @@ fn check_priority(c: &mut Checker, level: &ast::Ident) {
     let mut diagnostic = Diagnostic::new(
         Code::InvalidValue,
         format!(
-            "`priority` is `high`, `medium` or `low`, not `{}`",
+            "`priority` is `critical`, `high`, `medium` or `low`, not `{}`",
             level.name
         ),
     )

@@ -64,6 +64,63 @@ impl Validator {
             }
         }
         let report = graph::check(&dep_graph, graph::Wanted::Diagnostics);
-        self.diagnostics.extend(report.diagnostics);
+        let edges: HashMap<Span, (usize, usize)> = dep_graph
+            .edges
+            .iter()
+            .filter(|e| e.direct)
+            .map(|e| (e.span, (e.dependent, e.dependency)))
+            .collect();
+        self.diagnostics.extend(
+            report
+                .diagnostics
+                .into_iter()
+                .map(|d| json_wording(d, tasks, &edges)),
+        );
+    }
+}
+
+/// A `redundant_dependency` worded for a JSON document: its tasks have ids
+/// (or keys) and `dependencies`, not `.plan`'s names and `after`.
+fn json_wording(
+    mut d: Diagnostic,
+    tasks: &[TaskInfo],
+    edges: &HashMap<Span, (usize, usize)>,
+) -> Diagnostic {
+    if d.code != Code::RedundantDependency {
+        return d;
+    }
+    let Some(&(dependent, dependency)) = d.primary().and_then(|l| edges.get(&l.span)) else {
+        return d;
+    };
+    let (dependent, dependency) = (&tasks[dependent].name, &tasks[dependency].name);
+    // The graph names the dependency that implies this one; the names
+    // around it are known, so it is read back exactly.
+    let via = d
+        .message
+        .strip_prefix(&format!("`{dependent}` need not name `{dependency}`: `"))
+        .and_then(|rest| rest.strip_suffix("` already comes after it"))
+        .map(str::to_owned);
+    let Some(via) = via else {
+        return d;
+    };
+    d.message = format!(
+        "task {} need not depend on task {}: it depends on task {}, which already waits for it",
+        shown(dependent),
+        shown(dependency),
+        shown(&via)
+    );
+    d.help = Some(format!(
+        "remove this entry from the `dependencies` of task {}",
+        shown(dependent)
+    ));
+    d
+}
+
+/// A task's id (or task-master's `P.S`) as it is, another key quoted.
+fn shown(name: &str) -> String {
+    if name.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        name.to_owned()
+    } else {
+        format!("`{name}`")
     }
 }

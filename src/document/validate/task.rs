@@ -242,7 +242,7 @@ impl Validator {
                         Code::InvalidValue,
                         span(&s.range),
                         &format!(
-                            "unknown priority `{}`; it is `high`, `medium` or `low`",
+                            "unknown priority `{}`; it is `critical`, `high`, `medium` or `low`",
                             s.value
                         ),
                         "unknown priority",

@@ -5,7 +5,8 @@ use jsonc_parser::ast::{Object, Value};
 use serde_json::{Map, Value as Json};
 
 use super::{extension_meta, has_goal, Draft, Plan, Ref};
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::document::agent_tag::step_agent;
 use crate::document::statuses::*;
 use crate::document::validate::{get, span, Validator};
 use crate::span::Span;
@@ -45,8 +46,8 @@ impl Validator {
                 continue;
             };
             let parent = plan.tasks.len();
-            let id = self.taskmaster_task(task, None, plan);
-            self.taskmaster_subtasks(task, parent, id, plan);
+            let (id, priority) = self.taskmaster_subtask(task, None, plan);
+            self.taskmaster_subtasks(task, parent, (id, priority), plan);
         }
         Some(())
     }
@@ -102,12 +103,13 @@ impl Validator {
     }
 
     /// The subtasks of `task` (read as the task at `parent` in the plan, of
-    /// id `id`): tasks keyed `ID.N`, which the parent waits for.
+    /// id `id` and priority `priority`): tasks keyed `ID.N`, which the parent
+    /// waits for.
     fn taskmaster_subtasks(
         &mut self,
         task: &Object,
         parent: usize,
-        id: Option<u32>,
+        (id, priority): (Option<u32>, Option<&'static str>),
         plan: &mut Plan,
     ) {
         let subtasks = match get(task, "subtasks") {
@@ -124,7 +126,8 @@ impl Validator {
                 continue;
             };
             let at = span(subtask);
-            if let Some(key) = self.taskmaster_task(subtask, id, plan) {
+            let parent_of = Some((id.unwrap_or(0), priority));
+            if let (Some(key), _) = self.taskmaster_subtask(subtask, parent_of, plan) {
                 // The parent is done when its subtasks are: it waits for them.
                 if let Some(deps) = plan.tasks[parent].deps.as_mut() {
                     deps.push((Ref::Key(format!("{}.{key}", id.unwrap_or(0))), at, false));
@@ -133,13 +136,17 @@ impl Validator {
         }
     }
 
-    /// One task-master task (or subtask of `parent`); returns its id.
-    fn taskmaster_task(
+    /// One task-master task, or a subtask of `parent` (its id and priority,
+    /// which a subtask without one has: task-master's `next` reads it so);
+    /// returns its id and priority.
+    fn taskmaster_subtask(
         &mut self,
         task: &Object,
-        parent: Option<u32>,
+        parent: Option<(u32, Option<&'static str>)>,
         plan: &mut Plan,
-    ) -> Option<u32> {
+    ) -> (Option<u32>, Option<&'static str>) {
+        let inherited = parent.and_then(|(_, priority)| priority);
+        let parent = parent.map(|(id, _)| id);
         let mut draft = Draft::new(span(task));
         let id_value = get(task, "id");
         let id = self.taskmaster_id(task, id_value);
@@ -164,11 +171,12 @@ impl Validator {
         let mut extra = Map::new();
         if let Some((status, raw)) = &status {
             draft.set("status", *status);
-            if matches!(raw.as_str(), "review" | "deferred" | "blocked") {
+            if SET_ASIDE_STATUSES.contains(&raw.as_str()) {
                 extra.insert("status".into(), raw.clone().into());
             }
         }
-        if let Some(priority) = self.task_priority(get(task, "priority")) {
+        let priority = self.task_priority(get(task, "priority")).or(inherited);
+        if let Some(priority) = priority {
             draft.set("priority", priority);
         }
         draft.deps = Some(self.taskmaster_dependencies(get(task, "dependencies"), parent));
@@ -183,7 +191,7 @@ impl Validator {
             .unwrap_or_else(|| "pending".into());
         self.overlay(&mut draft, ext, span(task), &native, TASKMASTER_STATUSES);
         plan.tasks.push(draft);
-        id
+        (id, priority)
     }
 
     /// A task-master id: a whole number from 1, or a string holding one.
@@ -314,6 +322,13 @@ impl Validator {
                 continue;
             };
             draft.set("name", text.value.to_string());
+            // OpenManus gives the step to the agent its `[AGENT]` tag names.
+            if let Some((agent, rest)) = step_agent(&text.value) {
+                draft.set("assignee", agent);
+                if let Some(rest) = rest.filter(|r| !r.is_empty()) {
+                    draft.set("name", rest.to_owned());
+                }
+            }
             let mut native = "not_started".to_owned();
             draft.set("status", "pending");
             match statuses.get(n) {
@@ -357,6 +372,7 @@ impl Validator {
         let Some(steps) = self.array(root, "plan", "the plan") else {
             return;
         };
+        let mut running: Option<Span> = None;
         for step in &steps.elements {
             let mut draft = Draft::new(span(step));
             draft.deps = None;
@@ -369,11 +385,14 @@ impl Validator {
             }
             match get(step, "status") {
                 None => self.missing(step, "a plan item", "status"),
-                Some(_) => {
+                Some(value) => {
                     if let Some((status, _)) =
                         self.peer_status(step, "status", CODEX_STATUSES, "pending")
                     {
                         draft.set("status", status);
+                        if status == "in_progress" {
+                            self.codex_running(&mut running, span(value));
+                        }
                     }
                 }
             }
@@ -391,5 +410,26 @@ impl Validator {
                 self.unknown_field(property, &["plan", "explanation"]);
             }
         }
+    }
+
+    /// Codex keeps at most one step `in_progress`: a warning at each step
+    /// `in_progress` (its status at `at`) after the first (`running`, which
+    /// the first sets).
+    fn codex_running(&mut self, running: &mut Option<Span>, at: Span) {
+        let Some(first) = *running else {
+            *running = Some(at);
+            return;
+        };
+        let mut warning = Diagnostic::new(
+            Code::InvalidStatus,
+            "a second step is `in_progress`: Codex keeps at most one",
+        )
+        .label(self.file, at, "also in progress")
+        .label(self.file, first, "the first step in progress")
+        .help(
+            "Codex's `update_plan` wants at most one step `in_progress`; planc reads both as running",
+        );
+        warning.severity = Severity::Warning;
+        self.diagnostics.push(warning);
     }
 }
