@@ -77,6 +77,7 @@ pub enum StepEventStatus {
     Removed,
     LeaseExpired,
     LeaseRenewed,
+    TakenOver,
 }
 
 /// The plan as a plan event carries it: seed 004's `Plan` header (title,
@@ -305,6 +306,7 @@ fn step_status(kind: EventKind) -> Option<StepEventStatus> {
         EventKind::Removed => StepEventStatus::Removed,
         EventKind::LeaseExpired => StepEventStatus::LeaseExpired,
         EventKind::LeaseRenewed => StepEventStatus::LeaseRenewed,
+        EventKind::TaskTakenOver => StepEventStatus::TakenOver,
         _ => return None,
     })
 }
@@ -415,6 +417,19 @@ mod tests {
                 &json[2]["count"]
             ),
             (&json!("updated"), &json!("p"), &json!(3), &json!(3))
+        );
+    }
+
+    #[test]
+    fn a_takeover_is_a_step_event_of_the_task_taken_over() {
+        let mut taken = Event::task(EventKind::TaskTakenOver, 2, "Task 2 taken over by bob");
+        taken.task = Some(running_task());
+        let events = stream_events(&change(vec![taken]));
+        let json = serde_json::to_value(&events[0]).unwrap();
+        assert_eq!(events[0].name(), "step");
+        assert_eq!(
+            (&json["status"], &json["kind"], &json["step"]["status"]),
+            (&json!("taken_over"), &json!("task_taken_over"), &json!("running"))
         );
     }
 }
