@@ -251,16 +251,21 @@ pub fn serve_stdio(store: Store, dialect: Dialect) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime.block_on(async move {
-        let service = PlanServer::with_store(store)
-            .with_dialect(dialect)
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| format!("MCP handshake failed: {e}"))?;
-        service
-            .waiting()
-            .await
-            .map_err(|e| format!("MCP server stopped: {e}"))?;
-        Ok(())
-    })
+    runtime.block_on(run_on_stdio(
+        PlanServer::with_store(store).with_dialect(dialect),
+    ))
+}
+
+/// Runs `handler` as an MCP server on standard input and output until the
+/// client disconnects (a state file's server here, a store's in `serve`).
+pub(crate) async fn run_on_stdio<H: rmcp::ServerHandler>(handler: H) -> Result<(), String> {
+    let service = handler
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| format!("MCP handshake failed: {e}"))?;
+    service
+        .waiting()
+        .await
+        .map_err(|e| format!("MCP server stopped: {e}"))?;
+    Ok(())
 }

@@ -429,7 +429,11 @@ mod tests {
         assert_eq!(events[0].name(), "step");
         assert_eq!(
             (&json["status"], &json["kind"], &json["step"]["status"]),
-            (&json!("taken_over"), &json!("task_taken_over"), &json!("running"))
+            (
+                &json!("taken_over"),
+                &json!("task_taken_over"),
+                &json!("running")
+            )
         );
     }
 }

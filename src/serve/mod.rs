@@ -274,23 +274,12 @@ pub fn serve_stdio(
     dialect: crate::mcp::Dialect,
     agent: Option<String>,
 ) -> Result<(), String> {
-    use rmcp::ServiceExt;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let handler = mcp::HttpPlans::new(Arc::clone(&store)).speaking(dialect, agent);
-    let served = runtime.block_on(async move {
-        let service = handler
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| format!("MCP handshake failed: {e}"))?;
-        service
-            .waiting()
-            .await
-            .map_err(|e| format!("MCP server stopped: {e}"))?;
-        Ok(())
-    });
+    let served = runtime.block_on(crate::mcp::server::run_on_stdio(handler));
     // The store's last handle is dropped off the async workers.
     drop(runtime);
     drop(store);

@@ -280,6 +280,19 @@ impl Validator {
         }
     }
 
+    /// The elements of the array `key` of `root` (none when it is missing;
+    /// a type error, and none, when it is not an array).
+    fn elements<'a>(&mut self, root: &'a Object, key: &str, what: &str) -> Vec<&'a Value<'a>> {
+        match get(root, key) {
+            Some(Value::Array(a)) => a.elements.iter().collect(),
+            Some(other) => {
+                self.type_error(other, what, "an array");
+                Vec::new()
+            }
+            None => Vec::new(),
+        }
+    }
+
     pub(super) fn openmanus(&mut self, root: &Object, plan: &mut Plan) {
         plan.extension = self.extension(root);
         if let Some(id) = self.text(root, "plan_id", "the plan") {
@@ -294,22 +307,8 @@ impl Validator {
         let Some(steps) = self.array(root, "steps", "the plan") else {
             return;
         };
-        let statuses = match get(root, "step_statuses") {
-            Some(Value::Array(a)) => a.elements.iter().collect(),
-            Some(other) => {
-                self.type_error(other, "`step_statuses`", "an array");
-                Vec::new()
-            }
-            None => Vec::new(),
-        };
-        let notes = match get(root, "step_notes") {
-            Some(Value::Array(a)) => a.elements.iter().collect(),
-            Some(other) => {
-                self.type_error(other, "`step_notes`", "an array");
-                Vec::new()
-            }
-            None => Vec::new(),
-        };
+        let statuses = self.elements(root, "step_statuses", "`step_statuses`");
+        let notes = self.elements(root, "step_notes", "`step_notes`");
         let ext_tasks: Vec<Json> = match plan.extension.remove("tasks") {
             Some(Json::Array(list)) if list.len() == steps.elements.len() => list,
             _ => Vec::new(),
