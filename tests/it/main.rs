@@ -42,6 +42,8 @@ mod serve;
 mod serve_browser;
 mod serve_mcp;
 mod serve_postgres;
+mod steps_agent;
+mod steps_corpus;
 mod targets;
 mod tools_cli;
 mod tools_sdk;
