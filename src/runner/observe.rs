@@ -18,8 +18,7 @@
 use serde_json::json;
 
 use crate::document::{
-    Meta, PlanDocument, PlanStatus, StepRounds, TaskStatus, DEFAULT_FALLBACK_ROUNDS,
-    DEFAULT_TRANSITION_ROUNDS,
+    PlanStatus, StepRounds, TaskStatus, DEFAULT_FALLBACK_ROUNDS, DEFAULT_TRANSITION_ROUNDS,
 };
 
 use super::error::{ErrorCode, OpError};
@@ -27,9 +26,11 @@ use super::events::{Event, EventKind};
 use super::ops::{AddArgs, CompleteArgs, FailArgs, NoArgs, Op, StartNextArgs, TaskRef};
 use super::prompt::{summary, SummaryReason};
 use super::reply::Reply;
+use super::reply_plan::{same_step, step_lines};
 use super::results::Summary;
 use super::results::{Advance, Observed, OpResult};
 use super::step_turn::find_turn;
+use super::step_words::is_cjk;
 use super::{Applied, Caller, Runner};
 
 /// Markers that complete the current task; the text before one is its result.
@@ -40,9 +41,6 @@ pub const FAILED_MARKERS: [&str; 2] = ["[Failed]", "[失败]"];
 pub const STEP_MARKER: &str = "[Step]";
 /// Words that resume a paused plan.
 pub const RESUME_WORDS: [&str; 3] = ["继续", "continue", "resume"];
-/// The iteration limit of a plan an agent's reply creates: the steps
-/// system's default (its agent loop's `maxToolIterations`).
-pub const MESSAGE_PLAN_MAX_ITERATIONS: u64 = 200;
 /// The transition words of the steps system (its list). planc reads them
 /// as a signal, not a verdict: see [`super::step_turn`], which also knows
 /// a few more.
@@ -427,90 +425,12 @@ impl Round<'_> {
     }
 }
 
-/// The plan `id` a message makes when there is none yet: see [`plan_for_reply`].
-pub fn plan_for_message(id: String, message: &str, goal: Option<&str>) -> Option<PlanDocument> {
-    plan_for_reply(id, &Reply::text(message), goal)
-}
-
-/// The plan `id` a reply makes when there is none yet: the steps system
-/// creates one on the first reply that calls a tool; planc also on a reply
-/// that declares `[Step] description` lines (an agent without tools). It
-/// is empty (the reply's steps are then added), with `goal` (else the
-/// reply's first line that is not a step, else its first step, else its
-/// first tool call) and the steps system's iteration limit
-/// ([`MESSAGE_PLAN_MAX_ITERATIONS`]). `None` for a reply that calls no tool
-/// and declares no step (a reply that plans nothing needs no plan).
-pub fn plan_for_reply(id: String, reply: &Reply, goal: Option<&str>) -> Option<PlanDocument> {
-    let steps = step_lines(&reply.text);
-    if steps.is_empty() && reply.tool_calls.is_empty() {
-        return None;
-    }
-    let goal = goal
-        .map(str::to_owned)
-        .filter(|g| !g.trim().is_empty())
-        .or_else(|| goal_line(&reply.text))
-        .or_else(|| steps.first().cloned())
-        .or_else(|| {
-            let call = reply.tool_calls.first()?;
-            Some(format!("The work begun with the tool call {}", call.name))
-        })?;
-    let mut plan = empty_plan(id, goal);
-    plan.meta.max_iterations = Some(MESSAGE_PLAN_MAX_ITERATIONS);
-    Some(plan)
-}
-
 /// What a step is about: its task's name and description.
 fn step_text(task: &crate::document::TaskDoc) -> String {
     match &task.description {
         Some(description) => format!("{} {description}", task.name),
         None => task.name.clone(),
     }
-}
-
-/// A step's description as restated plans are compared: lowercase, without
-/// a list number, spaces or final punctuation.
-fn same_step(name: &str) -> String {
-    let name = name
-        .trim()
-        .trim_start_matches(|c: char| c.is_ascii_digit() || "().、:：-* ".contains(c))
-        .trim_end_matches(['.', '。', '!', '！', ';', '；']);
-    name.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-}
-
-/// The descriptions of the `[Step] description` lines of `message`.
-fn step_lines(message: &str) -> Vec<String> {
-    message
-        .lines()
-        .filter_map(|line| line.trim_start().strip_prefix(STEP_MARKER))
-        .map(|rest| rest.trim().to_owned())
-        .filter(|name| !name.is_empty())
-        .collect()
-}
-
-/// The goal of a plan created from a message: its first line that is
-/// neither a step nor a marker, cut to 200 characters.
-fn goal_line(message: &str) -> Option<String> {
-    message
-        .lines()
-        .map(str::trim)
-        .find(|line| {
-            !line.is_empty()
-                && !line.starts_with(STEP_MARKER)
-                && first_marker(line, &DONE_MARKERS).is_none()
-                && first_marker(line, &FAILED_MARKERS).is_none()
-        })
-        .map(|line| line.chars().take(200).collect())
-}
-
-/// An empty plan `id` with `goal`, for the steps a message declares.
-fn empty_plan(id: String, goal: String) -> PlanDocument {
-    let language = if goal.chars().any(is_cjk) { "zh" } else { "en" };
-    let mut meta = Meta::new(id, goal);
-    meta.language = language.to_owned();
-    PlanDocument::new(meta, Vec::new())
 }
 
 fn is_active(runner: &Runner) -> bool {
@@ -565,7 +485,7 @@ fn paused_error(runner: &Runner) -> OpError {
 }
 
 /// The earliest of `markers` in `text`: (byte offset, length).
-fn first_marker(text: &str, markers: &[&str]) -> Option<(usize, usize)> {
+pub(super) fn first_marker(text: &str, markers: &[&str]) -> Option<(usize, usize)> {
     markers
         .iter()
         .filter_map(|m| text.find(m).map(|at| (at, m.len())))
@@ -604,17 +524,6 @@ pub fn find_word(text: &str, word: &str) -> Option<usize> {
 /// Whether `c` would continue a Latin word it stands next to.
 fn joins_word(c: char) -> bool {
     (c.is_alphanumeric() || c == '_') && !is_cjk(c)
-}
-
-/// Han ideographs, kana and CJK punctuation: scripts without spaces between words.
-fn is_cjk(c: char) -> bool {
-    matches!(c,
-        '\u{3000}'..='\u{30FF}'
-        | '\u{3400}'..='\u{4DBF}'
-        | '\u{4E00}'..='\u{9FFF}'
-        | '\u{F900}'..='\u{FAFF}'
-        | '\u{FF00}'..='\u{FFEF}'
-        | '\u{20000}'..='\u{2FFFF}')
 }
 
 fn clean(text: &str) -> Option<String> {
