@@ -3,18 +3,22 @@
 //!
 //! A transition word ("now", "next", "接下来"…) is a signal, not a verdict:
 //! agents write "The page is now loaded" and "Let me look at the page
-//! again" in the middle of a step. A reply turns to the next step when
+//! again" in the middle of a step. A reply turns to the next step, first
+//! match wins, when
 //!
-//! - a clause *begins* with a transition word (not inside a sentence, not
-//!   inside quotes or code), the clause does not redo work ("again",
-//!   "再试"), and what follows it — the rest of the reply and the reply's
-//!   tool calls — shares more words with the next step's description than
-//!   with the current one's; or
-//! - without any word, the reply's text and tool calls share at least
-//!   [`EVIDENCE_WITHOUT_WORD`] words with the next step and none with the
-//!   current one (an agent that opens the next step with a tool call).
+//! 1. a clause *opens* with a transition word (not inside a sentence, not
+//!    inside quotes or code), its sentence does not redo or wait on work
+//!    ("again", "still", "再试"), and what follows it holds a larger share
+//!    of the next step's words than of the current step's (when it holds
+//!    words of neither, the reply's tool calls decide);
+//! 2. a clause opens with the next step's own verb ("Collecting…" for
+//!    "Collect…");
+//! 3. its tool calls lean to the next step with enough of its words;
+//! 4. it calls no tool and its last clause says the current step is done.
 //!
-//! The step's result is the text before the clause that turned.
+//! The step's result is the text before the clause that turned. The words
+//! are [`super::step_words::Words`]; the rule is measured on labelled
+//! transcripts by `benches/steps.rs`.
 
 use serde_json::Value;
 
@@ -98,10 +102,12 @@ pub fn find_turn(reply: &Reply, current: &str, next: &str) -> Option<Turn> {
     };
     let masked = mask(&reply.text);
     let tools = tool_words(reply);
-    for (start, end) in clauses(&masked) {
-        let Some((word_at, word_len)) = opening_word(&masked[start..end]) else {
-            continue;
-        };
+    let openings = clauses(&masked).into_iter().filter_map(|(start, end)| {
+        opening_word(&masked[start..end]).map(|word| (start, end, word))
+    });
+    // A reply is read up to its first clauses that open with a transition
+    // word, and a little past each: a long reply costs what it reads.
+    for (start, end, (word_at, word_len)) in openings.take(MAX_OPENINGS) {
         if has_any(
             &sentence_around(&masked, start, end).to_lowercase(),
             &SAME_STEP_CUES,
@@ -110,7 +116,7 @@ pub fn find_turn(reply: &Reply, current: &str, next: &str) -> Option<Turn> {
         }
         // What follows the word says where the agent goes; when its words
         // belong to neither step, the tool calls do.
-        let ahead = Words::of(&reply.text[start..]);
+        let ahead = Words::of(prefix(&reply.text[start..], AHEAD_BYTES));
         let margin = if has_any(&masked[..start].to_lowercase(), &DONE_CUES) {
             0.0
         } else {
@@ -198,6 +204,20 @@ impl Steps {
                     || margin == 0.0 && next_share >= current_share),
         )
     }
+}
+
+/// The clauses opening with a transition word that are weighed, at most.
+const MAX_OPENINGS: usize = 32;
+/// How much of the text after such a clause's start is read.
+const AHEAD_BYTES: usize = 4096;
+
+/// The first `bytes` of `text` (cut at a character boundary).
+fn prefix(text: &str, bytes: usize) -> &str {
+    let cut = (0..=text.len().min(bytes))
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    &text[..cut]
 }
 
 /// How much more of the next step's words than of the current one's a
@@ -363,29 +383,29 @@ fn clauses(text: &str) -> Vec<(usize, usize)> {
 /// `text` with code and quoted text blanked out (the same byte length):
 /// a button labelled "Next" or `next(rows)` in code turns nothing.
 pub fn mask(text: &str) -> String {
+    const PAIRS: [(&str, &str); 6] = [
+        ("```", "```"),
+        ("`", "`"),
+        ("\"", "\""),
+        ("“", "”"),
+        ("「", "」"),
+        ("『", "』"),
+    ];
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while !rest.is_empty() {
-        let opened = [
-            ("```", "```"),
-            ("`", "`"),
-            ("\"", "\""),
-            ("“", "”"),
-            ("「", "」"),
-            ("『", "』"),
-        ]
-        .iter()
-        .filter_map(|&(open, close)| rest.find(open).map(|at| (at, open, close)))
-        .min_by_key(|&(at, _, _)| at);
-        let Some((at, open, close)) = opened else {
-            out.push_str(rest);
-            break;
+    let mut at = 0;
+    // One pass: each opener is looked for where the text stands, and its
+    // closer once, after it.
+    while let Some(c) = text[at..].chars().next() {
+        let rest = &text[at..];
+        let Some((open, close)) = PAIRS.iter().find(|(open, _)| rest.starts_with(open)) else {
+            out.push(c);
+            at += c.len_utf8();
+            continue;
         };
-        out.push_str(&rest[..at]);
-        let inner = &rest[at + open.len()..];
+        let inner = &rest[open.len()..];
         let len = inner.find(close).map_or(inner.len(), |i| i + close.len());
         out.extend(std::iter::repeat_n(' ', open.len() + len));
-        rest = &inner[len..];
+        at += open.len() + len;
     }
     out
 }
@@ -523,6 +543,22 @@ mod tests {
     #[test]
     fn quotes_and_code_are_masked() {
         assert_eq!(mask("a \"Next\" b `next()` c"), "a        b          c");
+        assert_eq!(
+            mask("a ```x `y` z``` “q” b"),
+            format!("a {} b", " ".repeat(21))
+        );
+        assert_eq!(
+            mask("open \"to the end"),
+            format!("open {}", " ".repeat(11))
+        );
+    }
+
+    #[test]
+    fn a_long_reply_is_read_in_bounded_work() {
+        // A megabyte of clauses opening with "Now" and of quotes: linear work.
+        let text = "Now, \"x\" the page. ".repeat(50_000);
+        let shot = [("browser_screenshot", json!({}))];
+        assert_eq!(turn(&text, &shot, OPEN, SEARCH), None);
     }
 
     #[test]
