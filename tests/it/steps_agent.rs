@@ -416,3 +416,45 @@ fn the_steps_dialect_over_mcp_stdio() {
     );
     assert!(client.close().success());
 }
+
+/// Over MCP stdio: an OpenAI Responses output creates the plan (its steps
+/// come later), which pauses at 200 iterations; "继续" that finishes a
+/// step resumes it with a summary that counts that step.
+#[test]
+fn the_iteration_limit_over_mcp_stdio() {
+    let t = Test::temp();
+    let mut client = McpClient::connect(t.dir(), &["--session", "r", "--dialect", "steps"]);
+    let mut observe = |arguments: Value| {
+        let result = client.call("observe", arguments.clone());
+        assert_eq!(result["isError"], false, "{arguments}: {result}");
+        result["structuredContent"].clone()
+    };
+    let responses = json!([
+        {"type": "reasoning", "summary": []},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text",
+         "text": "我先搜索一下。"}]},
+        {"type": "function_call", "call_id": "c1", "name": "web_search",
+         "arguments": "{\"query\": \"腾讯 年报\"}"}
+    ]);
+    let first = observe(json!({"assistant_message": responses.to_string(),
+                               "goal": "下载腾讯5年财报并制作图表"}));
+    assert_eq!(first["plan"]["steps"], json!([]));
+    for _ in 2..200 {
+        observe(json!({"message": "还在查找", "tool_calls": [{"name": "web_fetch"}]}));
+    }
+    let paused = observe(json!({"message": "[Step] 查找财报\n[Step] 下载财报\n[Step] 制作图表"}));
+    assert_eq!(paused["plan"]["status"], "paused");
+    assert_eq!(paused["plan"]["iteration_count"], 200);
+    assert_eq!(
+        paused["summary"]["text"],
+        "已达到迭代上限（200 轮），计划已暂停。进度：0/3。已完成：无。当前：#1 查找财报。剩余：#2 下载财报；#3 制作图表。说“继续”恢复执行。"
+    );
+    let resumed = observe(json!({"message": "继续。找到了财报链接 [完成]"}));
+    assert_eq!(resumed["resumed"], true);
+    assert_eq!(resumed["plan"]["status"], "running");
+    assert_eq!(
+        resumed["summary"]["text"],
+        "计划已恢复。进度：1/3。已完成：#1 查找财报。当前：#2 下载财报。剩余：#3 制作图表。"
+    );
+    assert!(client.close().success());
+}
