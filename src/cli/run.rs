@@ -182,6 +182,14 @@ enum RunCommand {
         /// life (`30s`, `5m`, `1h`)
         #[arg(long, value_name = "DURATION", value_parser = parse_lease)]
         lease: Option<u64>,
+        /// A tool the agent called in this round (repeatable): the first
+        /// round with a tool call creates the plan
+        #[arg(long = "tool-call", value_name = "NAME")]
+        tool_calls: Vec<String>,
+        /// The message is the assistant message as JSON, with its tool
+        /// calls: OpenAI chat, OpenAI Responses or Anthropic
+        #[arg(long)]
+        assistant_json: bool,
     },
 }
 
@@ -413,20 +421,20 @@ impl Target {
 
     fn observe(
         &self,
-        message: &str,
+        reply: &runner::Reply,
         caller: &Caller,
         goal: Option<&str>,
     ) -> Result<Applied, OpError> {
         match self {
             Target::File(store) => {
-                <dyn PlanAccess>::observe(store, message, caller, goal, |_| Ok(()))
+                <dyn PlanAccess>::observe_reply(store, reply, caller, goal, |_| Ok(()))
                     .map(|(applied, ())| applied)
             }
             // A plan of a store is made by `run init --store`, not by a message.
             Target::Plan { store, plan_id } => {
                 let caller = caller.clone().at(runner::time::now_unix());
                 runner::transact_with(&**store, plan_id, "observe", |r| {
-                    let applied = runner::observe(r, message, &caller)?;
+                    let applied = runner::observe_reply(r, reply, &caller)?;
                     let events = applied.events.clone();
                     Ok((applied, events))
                 })
@@ -664,14 +672,17 @@ fn run_command(args: RunArgs) -> Result<i32, i32> {
             message,
             goal,
             lease,
+            tool_calls,
+            assistant_json,
         } => {
             let target = place.state(state)?;
             let message = match message {
                 Some(m) => m,
                 None => read_stdin()?,
             };
+            let reply = reply_of(message, assistant_json, tool_calls)?;
             caller.lease = lease;
-            let result = target.observe(&message, &caller, goal.as_deref());
+            let result = target.observe(&reply, &caller, goal.as_deref());
             return Ok(report(result, json));
         }
     };
@@ -983,6 +994,29 @@ fn init(
 
 /// Standard input as text, bounded like a file (`planc::read`): exit 2 when
 /// it cannot be read, is too large or is not UTF-8.
+/// The reply `run observe` reads: the message as text, or as an assistant
+/// message in JSON (`--assistant-json`), with the `--tool-call` names.
+fn reply_of(
+    message: String,
+    assistant_json: bool,
+    tool_calls: Vec<String>,
+) -> Result<runner::Reply, i32> {
+    let mut reply = if assistant_json {
+        let value: serde_json::Value = serde_json::from_str(&message)
+            .map_err(|e| usage(&format!("--assistant-json: the message is not JSON: {e}")))?;
+        runner::Reply::from_json(&value).map_err(|e| usage(&format!("--assistant-json: {e}")))?
+    } else {
+        runner::Reply::text(message)
+    };
+    for name in tool_calls {
+        if name.trim().is_empty() {
+            return Err(usage("--tool-call takes the name of a tool"));
+        }
+        reply.tool_calls.push(runner::ToolCall::named(name));
+    }
+    Ok(reply)
+}
+
 fn read_stdin() -> Result<String, i32> {
     let text = planc::read::read_stream(std::io::stdin().lock(), planc::read::MAX_FILE_BYTES)
         .map_err(std::io::Error::from)

@@ -296,7 +296,63 @@ struct LinearStep<'a> {
     description: &'a str,
     status: &'static str,
     result: &'a Option<String>,
+    progress: Cow<'a, Value>,
     planc: TaskExtension<'a>,
+}
+
+/// The steps system's id of a plan: `plan_<ms>`, the milliseconds of its
+/// creation (`meta.created_at`); a plan not yet run (a build, which writes
+/// no time) keeps its own id, as does one whose id already has that form.
+fn steps_plan_id(document: &PlanDocument) -> Cow<'_, str> {
+    let id = document.meta.id.as_str();
+    let seed_form = id
+        .strip_prefix("plan_")
+        .is_some_and(|ms| !ms.is_empty() && ms.bytes().all(|b| b.is_ascii_digit()));
+    match document.meta.created_at.as_deref().and_then(unix_ms) {
+        Some(ms) if !seed_form => Cow::Owned(format!("plan_{ms}")),
+        _ => Cow::Borrowed(id),
+    }
+}
+
+/// `2026-02-25T13:32:50Z` (any fraction or offset ignored) as milliseconds
+/// since the Unix epoch.
+fn unix_ms(time: &str) -> Option<u64> {
+    let num = |range: std::ops::Range<usize>| -> Option<i64> {
+        let part = time.get(range)?;
+        part.bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| part.parse().ok())?
+    };
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    // Days from the civil date (H. Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + hh * 3600 + mm * 60 + ss;
+    u64::try_from(secs).ok().map(|s| s * 1000)
+}
+
+/// Each task's `progress` in the steps system's shape: its place among the
+/// tasks of its planc step (`{current, total}`; a task outside any step is
+/// `1/1`), or the progress a loaded steps plan carried.
+fn step_progress<'a>(document: &'a PlanDocument, task: &'a TaskDoc) -> Cow<'a, Value> {
+    if let Some(kept @ Value::Object(_)) = task.extra.get("progress") {
+        return Cow::Borrowed(kept);
+    }
+    let group = task
+        .step
+        .as_deref()
+        .and_then(|s| document.steps.iter().find(|g| g.id == s))
+        .filter(|g| g.tasks.contains(&task.id));
+    let (current, total) = group.map_or((1, 1), |g| {
+        let at = g.tasks.iter().position(|&id| id == task.id).unwrap_or(0);
+        (at + 1, g.tasks.len())
+    });
+    Cow::Owned(serde_json::json!({"current": current, "total": total}))
 }
 
 fn steps(document: &PlanDocument) -> String {
@@ -312,8 +368,15 @@ fn steps(document: &PlanDocument) -> String {
         PlanStatus::Failed => "failed",
         PlanStatus::Idle | PlanStatus::Running => "running",
     };
+    let id = steps_plan_id(document);
+    // The plan's own id goes into the planc object when the shape's differs.
+    let held: &[&str] = if id == document.meta.id {
+        &["id", "goal"]
+    } else {
+        &["goal"]
+    };
     json_text(&StepsPlan {
-        id: &document.meta.id,
+        id: &id,
         goal: &document.meta.goal,
         status,
         steps: Each(|| {
@@ -322,12 +385,13 @@ fn steps(document: &PlanDocument) -> String {
                 description: &t.name,
                 status: linear_status(t.status),
                 result: &t.result,
+                progress: step_progress(document, t),
                 planc: linear_extension(t),
             })
         }),
         current_step_index: current,
         iteration_count: document.state.iteration_count,
-        planc: PlanExtension::new(document, &["id", "goal"]),
+        planc: PlanExtension::new(document, held),
     })
 }
 

@@ -7,7 +7,7 @@ use crate::document::PlanDocument;
 use serde_json::json;
 
 use crate::runner::time::now_unix;
-use crate::runner::{self, Applied, Caller, ErrorCode, Event, Op, OpError, Runner, Store};
+use crate::runner::{self, Applied, Caller, ErrorCode, Event, Op, OpError, Reply, Runner, Store};
 
 /// The change a dialect makes under the plan's lock: the events it made.
 pub type Change<'a> = dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError> + 'a;
@@ -82,18 +82,29 @@ impl dyn PlanAccess + '_ {
         })
     }
 
-    /// Reads one agent message (the text protocol, [`runner::observe`]) for
-    /// `caller` as one change, then runs `after` on the plan as it is now.
-    ///
-    /// When the plan does not exist yet and the message declares steps
-    /// (`[Step] description` lines), the plan is created first — empty, with
-    /// `goal` (else the message's first line that is not a step) — and the
-    /// message then adds its steps and starts the first. Without steps, a
-    /// missing plan stays missing (`PLAN_NOT_FOUND`): a message that plans
-    /// nothing needs no plan.
+    /// Reads one agent message (text alone) for `caller`: see [`Self::observe_reply`].
     pub fn observe<T>(
         &self,
         message: &str,
+        caller: &Caller,
+        goal: Option<&str>,
+        after: impl FnMut(&Runner) -> Result<T, OpError>,
+    ) -> Result<(Applied, T), OpError> {
+        self.observe_reply(&Reply::text(message), caller, goal, after)
+    }
+
+    /// Reads one agent reply (the text protocol, [`runner::observe_reply`])
+    /// for `caller` as one change, then runs `after` on the plan as it is now.
+    ///
+    /// When the plan does not exist yet and the reply calls a tool or
+    /// declares steps (`[Step] description` lines), the plan is created
+    /// first — empty, with `goal` (else the reply's first line that is not
+    /// a step) and the steps system's iteration limit — and the reply then
+    /// adds its steps and starts the first. Otherwise a missing plan stays
+    /// missing (`PLAN_NOT_FOUND`): a reply that plans nothing needs no plan.
+    pub fn observe_reply<T>(
+        &self,
+        reply: &Reply,
         caller: &Caller,
         goal: Option<&str>,
         mut after: impl FnMut(&Runner) -> Result<T, OpError>,
@@ -103,12 +114,12 @@ impl dyn PlanAccess + '_ {
             ..caller.clone()
         };
         if !self.exists()? {
-            let Some(plan) = runner::plan_for_message(self.new_plan_id(), message, goal) else {
+            let Some(plan) = runner::plan_for_reply(self.new_plan_id(), reply, goal) else {
                 let name = self.name();
                 return Err(OpError::new(
                     ErrorCode::PlanNotFound,
                     format!(
-                        "{name} does not exist yet; declare the plan's steps with lines `[Step] description` to create it"
+                        "{name} does not exist yet; a reply that calls a tool, or declares steps with lines `[Step] description`, creates it"
                     ),
                 )
                 .with(json!({"path": name})));
@@ -121,7 +132,7 @@ impl dyn PlanAccess + '_ {
             }
         }
         self.transact("observe", |runner| {
-            let applied = runner::observe(runner, message, &caller.clone().at(now_unix()))?;
+            let applied = runner::observe_reply(runner, reply, &caller.clone().at(now_unix()))?;
             let value = after(runner)?;
             let events = applied.events.clone();
             Ok(((applied, value), events))

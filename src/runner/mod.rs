@@ -22,8 +22,12 @@ mod ownership;
 mod prompt;
 mod query;
 mod ready;
+pub mod reply;
+mod reply_plan;
 pub mod results;
 mod session;
+pub mod step_turn;
+mod step_words;
 mod store;
 pub mod time;
 
@@ -37,12 +41,14 @@ pub use agents::{parse_lease, Caller, MAX_LEASE_SECONDS};
 pub(crate) use apply::logged_data;
 pub use error::{ErrorCode, OpError};
 pub use events::{Event, EventKind, LogRecord, PlanHeader};
-pub use observe::{find_word, observe, plan_for_message, TRANSITION_WORDS};
+pub use observe::{find_word, observe, observe_reply, TRANSITION_WORDS};
 pub use ops::{
     AddArgs, CompleteArgs, FailArgs, ListArgs, LogArgs, LogKind, NoArgs, Op, ReplanArgs,
     ReplanStep, ReplanTask, SkipArgs, StartNextArgs, TaskIdArgs, TaskRef, TaskUpdates, UpdateArgs,
 };
 pub use prompt::{prompt, prompt_as, summary, SummaryReason};
+pub use reply::{Reply, ToolCall};
+pub use reply_plan::{plan_for_message, plan_for_reply, MESSAGE_PLAN_MAX_ITERATIONS};
 pub use results::{result_schema, OpResult};
 pub use session::{session_path, MAX_SESSION_KEY_BYTES, SESSIONS_DIR, SESSION_STATE};
 pub use store::{

@@ -1,30 +1,36 @@
 //! The text protocol for agents that cannot call tools (the steps system): an agent's
-//! message is one round. A step advances in three ways, first match wins:
+//! reply is one round. A step advances in three ways, first match wins:
 //!
 //! 1. an explicit marker (`[Done]`, `[完成]`, `[Failed] reason`…), at once;
-//! 2. a transition word ("next", "接下来"…), once the agent has spent
-//!    `transition_rounds` rounds on the step (default 1) — not in a message
-//!    that resumes a paused plan;
+//! 2. a turn to the next step ([`super::step_turn`]: a clause that opens
+//!    with a transition word and goes on with the next step's work, or the
+//!    next step's words in the reply and its tool calls), once the agent
+//!    has spent `transition_rounds` rounds on the step (default 1) — not in
+//!    a message that resumes a paused plan;
 //! 3. the fallback, once it has spent `fallback_rounds` rounds on it
 //!    (default 5) without either.
 //!
-//! `[Step] description` lines add steps; resume words continue a paused
-//! plan; `max_iterations` pauses the plan with a progress summary. The
-//! rounds spent on each task in progress live in `state.step_rounds`.
+//! `[Step] description` lines add steps (a step already in the plan is not
+//! added again); resume words continue a paused plan; `max_iterations`
+//! pauses the plan with a progress summary. The rounds spent on each task
+//! in progress live in `state.step_rounds`.
 
 use serde_json::json;
 
 use crate::document::{
-    Meta, PlanDocument, PlanStatus, StepRounds, TaskStatus, DEFAULT_FALLBACK_ROUNDS,
-    DEFAULT_TRANSITION_ROUNDS,
+    PlanStatus, StepRounds, TaskStatus, DEFAULT_FALLBACK_ROUNDS, DEFAULT_TRANSITION_ROUNDS,
 };
 
 use super::error::{ErrorCode, OpError};
 use super::events::{Event, EventKind};
 use super::ops::{AddArgs, CompleteArgs, FailArgs, NoArgs, Op, StartNextArgs, TaskRef};
 use super::prompt::{summary, SummaryReason};
+use super::reply::Reply;
+use super::reply_plan::{same_step, step_lines};
 use super::results::Summary;
 use super::results::{Advance, Observed, OpResult};
+use super::step_turn::find_turn;
+use super::step_words::is_cjk;
 use super::{Applied, Caller, Runner};
 
 /// Markers that complete the current task; the text before one is its result.
@@ -35,11 +41,9 @@ pub const FAILED_MARKERS: [&str; 2] = ["[Failed]", "[失败]"];
 pub const STEP_MARKER: &str = "[Step]";
 /// Words that resume a paused plan.
 pub const RESUME_WORDS: [&str; 3] = ["继续", "continue", "resume"];
-/// Words that say the agent moves on: they advance the current step once
-/// the agent has spent `transition_rounds` rounds on it (the list of the
-/// system the text protocol comes from). Matched as whole words, ignoring
-/// ASCII case; words in Chinese or Japanese script match anywhere, as those
-/// scripts put no spaces between words.
+/// The transition words of the steps system (its list). planc reads them
+/// as a signal, not a verdict: see [`super::step_turn`], which also knows
+/// a few more.
 pub const TRANSITION_WORDS: [&str; 11] = [
     "现在",
     "接下来",
@@ -54,12 +58,24 @@ pub const TRANSITION_WORDS: [&str; 11] = [
     "proceed",
 ];
 
-/// Reads one agent message into the plan for `caller`: counts an iteration,
-/// applies its markers, transition words and the fallback to the caller's
-/// current task, starts the next task when the caller has none, and pauses
-/// the plan when `meta.max_iterations` is reached. Counts as one revision.
+/// Reads one agent message (text alone) into the plan for `caller`: see
+/// [`observe_reply`].
 pub fn observe(runner: &mut Runner, message: &str, caller: &Caller) -> Result<Applied, OpError> {
+    observe_reply(runner, &Reply::text(message), caller)
+}
+
+/// Reads one agent reply (its text and tool calls) into the plan for
+/// `caller`: counts an iteration, applies its markers, a turn to the next
+/// step and the fallback to the caller's current task, starts the next
+/// task when the caller has none, and pauses the plan when
+/// `meta.max_iterations` is reached. Counts as one revision.
+pub fn observe_reply(
+    runner: &mut Runner,
+    reply: &Reply,
+    caller: &Caller,
+) -> Result<Applied, OpError> {
     caller.check()?;
+    let message = reply.text.as_str();
     let paused = runner.doc.state.status == PlanStatus::Paused;
     let resuming = paused && first_word(message, &RESUME_WORDS).is_some();
     if paused && !resuming {
@@ -73,6 +89,7 @@ pub fn observe(runner: &mut Runner, message: &str, caller: &Caller) -> Result<Ap
         runner,
         caller,
         message,
+        reply,
         events: Vec::new(),
         actions: Vec::new(),
         summary: None,
@@ -101,6 +118,10 @@ pub fn observe(runner: &mut Runner, message: &str, caller: &Caller) -> Result<Ap
     };
     round.keep_on_a_task();
     round.count(started_on, rounds_before, marked.is_some(), was_empty);
+    if resuming {
+        // Where the plan stands after the message, which may have finished a step.
+        round.summary = Some(summary(round.runner, caller, SummaryReason::Resumed));
+    }
     round.pause_at_the_limit(iteration);
     round.finish(revision, iteration, advanced, resuming)
 }
@@ -144,6 +165,7 @@ struct Round<'r> {
     runner: &'r mut Runner,
     caller: &'r Caller,
     message: &'r str,
+    reply: &'r Reply,
     events: Vec<Event>,
     actions: Vec<String>,
     /// The progress summary, when the message resumed the plan or reached
@@ -178,20 +200,35 @@ impl Round<'_> {
             .map(|i| self.runner.task(i).id)
     }
 
-    /// Resumes the paused plan, with a summary of where it stands.
+    /// Resumes the paused plan (the summary is made once the message is read).
     fn resume(&mut self) -> Result<(), OpError> {
         let _ = self.step(Op::ResumePlan(NoArgs {}));
         if self.runner.doc.state.status == PlanStatus::Paused {
             return Err(paused_error(self.runner));
         }
-        self.summary = Some(summary(self.runner, self.caller, SummaryReason::Resumed));
         Ok(())
     }
 
-    /// `[Step] description` lines add tasks, each after the one before.
+    /// `[Step] description` lines add tasks, each after the one before; a
+    /// step the plan already has (a restated plan) is not added again.
     fn add_steps(&mut self) {
         let mut previous: Option<u32> = self.runner.doc.tasks.last().map(|t| t.id);
         for name in step_lines(self.message) {
+            let same = same_step(&name);
+            if let Some(task) = self
+                .runner
+                .doc
+                .tasks
+                .iter()
+                .find(|t| same_step(&t.name) == same)
+            {
+                self.actions.push(format!(
+                    "Step \"{}\" is already task {}: not added again",
+                    crate::escape::line(&name),
+                    task.id
+                ));
+                continue;
+            }
             let args = AddArgs {
                 name,
                 dependencies: Some(previous.map(TaskRef::Id).into_iter().collect()),
@@ -237,8 +274,9 @@ impl Round<'_> {
         completed.then(|| (Advance::Marker, message[at..at + len].to_owned()))
     }
 
-    /// Without a marker, task `id` moves on by a transition word once it has
-    /// had `transition_rounds`, or by the fallback after `fallback_rounds`.
+    /// Without a marker, task `id` moves on by a turn to the next step once
+    /// it has had `transition_rounds`, or by the fallback after
+    /// `fallback_rounds`.
     fn advance_without_marker(
         &mut self,
         id: u32,
@@ -250,19 +288,24 @@ impl Round<'_> {
         let fallback_after = meta.fallback_rounds.unwrap_or(DEFAULT_FALLBACK_ROUNDS);
         let message = self.message;
         // "continue" that resumes a plan says nothing about the step.
-        let word = first_word(message, &TRANSITION_WORDS).filter(|_| !resuming);
-        let (how, result, what) = match word {
-            Some((at, len)) if rounds_before >= transition_after => (
+        let turn = (!resuming && rounds_before >= transition_after)
+            .then(|| self.turn(id))
+            .flatten();
+        let (how, result, what) = match turn {
+            Some(turn) => (
                 Advance::Transition,
-                clean(&message[..at]),
-                message[at..at + len].to_owned(),
+                clean(&message[..turn.at]),
+                turn.matched,
             ),
-            _ if rounds_before >= fallback_after => {
+            None if rounds_before >= fallback_after => {
                 (Advance::Fallback, None, format!("{rounds_before} rounds"))
             }
-            _ => return None,
+            None => return None,
         };
         self.actions.push(match how {
+            Advance::Transition if what.starts_with("tool ") || what.contains(' ') => format!(
+                "The next step's work ({what}) after {rounds_before} round(s) on task {id} moves on"
+            ),
             Advance::Transition => format!(
                 "The transition word \"{what}\" after {rounds_before} round(s) on task {id} moves on"
             ),
@@ -276,6 +319,18 @@ impl Round<'_> {
             attachments: None,
         });
         self.step(op).is_ok().then_some((how, what))
+    }
+
+    /// Whether the reply turns from task `id` to the step after it (the
+    /// next pending task in plan order); never on the plan's last step.
+    fn turn(&self, id: u32) -> Option<super::step_turn::Turn> {
+        let tasks = &self.runner.doc.tasks;
+        let at = *self.runner.index.position.get(&id)?;
+        let next = tasks[at + 1..]
+            .iter()
+            .chain(&tasks[..at])
+            .find(|t| t.status == TaskStatus::Pending)?;
+        find_turn(self.reply, &step_text(&tasks[at]), &step_text(next))
     }
 
     /// Keeps the agent on a task: starts the next one when it has none.
@@ -370,51 +425,12 @@ impl Round<'_> {
     }
 }
 
-/// The plan `id` a message makes when there is none yet: empty, with `goal`
-/// (else the message's first line that is not a step, else its first
-/// step), for the `[Step] description` lines it declares; `None` when it
-/// declares none (a message that plans nothing needs no plan).
-pub fn plan_for_message(id: String, message: &str, goal: Option<&str>) -> Option<PlanDocument> {
-    let steps = step_lines(message);
-    let first = steps.first()?;
-    let goal = goal
-        .map(str::to_owned)
-        .or_else(|| goal_line(message))
-        .unwrap_or_else(|| first.clone());
-    Some(empty_plan(id, goal))
-}
-
-/// The descriptions of the `[Step] description` lines of `message`.
-fn step_lines(message: &str) -> Vec<String> {
-    message
-        .lines()
-        .filter_map(|line| line.trim_start().strip_prefix(STEP_MARKER))
-        .map(|rest| rest.trim().to_owned())
-        .filter(|name| !name.is_empty())
-        .collect()
-}
-
-/// The goal of a plan created from a message: its first line that is
-/// neither a step nor a marker, cut to 200 characters.
-fn goal_line(message: &str) -> Option<String> {
-    message
-        .lines()
-        .map(str::trim)
-        .find(|line| {
-            !line.is_empty()
-                && !line.starts_with(STEP_MARKER)
-                && first_marker(line, &DONE_MARKERS).is_none()
-                && first_marker(line, &FAILED_MARKERS).is_none()
-        })
-        .map(|line| line.chars().take(200).collect())
-}
-
-/// An empty plan `id` with `goal`, for the steps a message declares.
-fn empty_plan(id: String, goal: String) -> PlanDocument {
-    let language = if goal.chars().any(is_cjk) { "zh" } else { "en" };
-    let mut meta = Meta::new(id, goal);
-    meta.language = language.to_owned();
-    PlanDocument::new(meta, Vec::new())
+/// What a step is about: its task's name and description.
+fn step_text(task: &crate::document::TaskDoc) -> String {
+    match &task.description {
+        Some(description) => format!("{} {description}", task.name),
+        None => task.name.clone(),
+    }
 }
 
 fn is_active(runner: &Runner) -> bool {
@@ -469,7 +485,7 @@ fn paused_error(runner: &Runner) -> OpError {
 }
 
 /// The earliest of `markers` in `text`: (byte offset, length).
-fn first_marker(text: &str, markers: &[&str]) -> Option<(usize, usize)> {
+pub(super) fn first_marker(text: &str, markers: &[&str]) -> Option<(usize, usize)> {
     markers
         .iter()
         .filter_map(|m| text.find(m).map(|at| (at, m.len())))
@@ -508,17 +524,6 @@ pub fn find_word(text: &str, word: &str) -> Option<usize> {
 /// Whether `c` would continue a Latin word it stands next to.
 fn joins_word(c: char) -> bool {
     (c.is_alphanumeric() || c == '_') && !is_cjk(c)
-}
-
-/// Han ideographs, kana and CJK punctuation: scripts without spaces between words.
-fn is_cjk(c: char) -> bool {
-    matches!(c,
-        '\u{3000}'..='\u{30FF}'
-        | '\u{3400}'..='\u{4DBF}'
-        | '\u{4E00}'..='\u{9FFF}'
-        | '\u{F900}'..='\u{FAFF}'
-        | '\u{FF00}'..='\u{FFEF}'
-        | '\u{20000}'..='\u{2FFFF}')
 }
 
 fn clean(text: &str) -> Option<String> {

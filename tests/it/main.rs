@@ -54,6 +54,8 @@ mod serve_browser;
 mod serve_create;
 mod serve_mcp;
 mod serve_postgres;
+mod steps_agent;
+mod steps_corpus;
 mod targets;
 mod taskmaster;
 mod tools_cli;

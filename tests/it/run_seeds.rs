@@ -163,7 +163,7 @@ fn plan_thresholds_and_the_iteration_limit() {
     let t = Test::temp().file(
         "p.plan",
         "plan p {\n  goal \"g\"\n  max_iterations 4\n  transition_rounds 0\n  fallback_rounds 2\n  \
-         task a \"A\"\n  task b \"B\" { after a }\n  task c \"C\" { after b }\n}\n",
+         task a \"Open the shop\"\n  task b \"Search the shop\" { after a }\n  task c \"Chart the prices\" { after b }\n}\n",
     );
     human(&t, &["run", "init", "p.plan", "-o", "s.json"]);
     let state = &["s.json"][..];
@@ -177,9 +177,9 @@ fn plan_thresholds_and_the_iteration_limit() {
     );
     // Round 1 starts task a; with transition_rounds 0 a word acts at once.
     assert_eq!(observe(&t, state, "go")["current_task"]["id"], 1);
-    let data = observe(&t, state, "A done, then B");
+    let data = observe(&t, state, "The shop is open, then I search it");
     assert_eq!(advanced(&data), (json!("transition"), json!("then")));
-    assert_eq!(t.state("s.json")["tasks"][0]["result"], "A done");
+    assert_eq!(t.state("s.json")["tasks"][0]["result"], "The shop is open");
     // fallback_rounds 2: two rounds on b, the third message moves on —
     // but the fourth iteration is the limit, so the plan pauses after it.
     observe(&t, state, "working on b");
@@ -189,7 +189,8 @@ fn plan_thresholds_and_the_iteration_limit() {
     assert_eq!(
         data["summary"]["text"],
         "Reached the iteration limit (4 iterations); the plan is paused. Progress: 1/3. \
-         Done: #1 A. Current: #2 B. Left: #3 C. Say \"continue\" to resume."
+         Done: #1 Open the shop. Current: #2 Search the shop. Left: #3 Chart the prices. \
+         Say \"continue\" to resume."
     );
     // Rounds are state: `run init` of the state keeps them.
     human(&t, &["run", "init", "s.json", "-o", "copy.json"]);

@@ -309,7 +309,8 @@ class DialectTest(unittest.TestCase):
                 self.assertEqual(first["plan"]["iteration_count"], 1)
                 done = await ok(session, "observe", {"message": "百度首页已打开 [完成]"})
                 self.assertEqual(done["plan"]["steps"][0], {"id": "step_1", "description": "打开百度搜索页面",
-                                                            "status": "completed", "result": "百度首页已打开"})
+                                                            "status": "completed", "result": "百度首页已打开",
+                                                            "progress": {"current": 1, "total": 4}})
                 self.assertEqual(done["plan"]["current_step_index"], 1)
                 paused = await ok(session, "observe", {"message": "还在搜索"})
                 self.assertEqual(paused["plan"]["status"], "paused")

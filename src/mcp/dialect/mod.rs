@@ -150,11 +150,12 @@ impl Dialect {
             }
             Dialect::Steps => {
                 "This server tracks a step plan from your messages. After each round, call observe with \
-                 your message: lines [Step] description declare steps (the first ones create the plan), \
-                 [Done] or [完成] completes the current step (the text before it is the result), [Failed] \
-                 reason fails it, a transition word (\"next\", \"接下来\"…) after a round on a step moves \
-                 on, and \"continue\" (继续) resumes a paused plan with a progress summary. get_plan \
-                 shows the steps."
+                 your message and the tools you called: the first round that calls a tool creates the \
+                 plan, lines [Step] description declare steps, [Done] or [完成] completes the current \
+                 step (the text before it is the result), [Failed] reason fails it, turning to the next \
+                 step's work (\"Now I'll …\", \"接下来…\", or its tool calls) after a round on a step \
+                 moves on, and \"continue\" (继续) resumes a paused plan with a progress summary. \
+                 get_plan shows the steps."
             }
             Dialect::PlanAct => {
                 "This server holds a Plan-Act plan. The planner calls create_plan with a title and steps, \

@@ -15,7 +15,7 @@ use crate::emit::{render, Target};
 use crate::mcp::tools::{output_schema, schema, ToolDef};
 use crate::runner::access::PlanAccess;
 use crate::runner::results::{Advance, Summary};
-use crate::runner::{Caller, ErrorCode, OpError, OpResult};
+use crate::runner::{Caller, ErrorCode, OpError, OpResult, Reply, ToolCall};
 
 use super::plan_tool::Refusal;
 use super::{arguments, Outcome};
@@ -47,12 +47,23 @@ pub struct Step {
     pub status: Status,
     /// What it achieved (or why it failed).
     pub result: Option<String>,
+    /// Its place among the tasks of its planc step (`1/1` outside any).
+    pub progress: Progress,
+}
+
+/// A step's sub-progress: `{current, total}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Progress {
+    /// Where the step stands.
+    pub current: u64,
+    /// Out of how many.
+    pub total: u64,
 }
 
 /// The plan as the steps system keeps it (`planc build --target steps`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Plan {
-    /// The plan's id.
+    /// The plan's id: `plan_<ms>`, the milliseconds of its creation.
     pub id: String,
     /// The user's goal.
     pub goal: String,
@@ -111,8 +122,23 @@ enum Answer<T> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ObserveArgs {
-    /// Your whole message of this round.
-    message: String,
+    /// Your whole message of this round (its text; may be empty when you
+    /// only called tools).
+    #[serde(default)]
+    message: Option<String>,
+    /// The tools you called in this round: the first round that calls a
+    /// tool creates the plan, and a call that belongs to the next step
+    /// shows you moved on.
+    #[serde(default)]
+    tool_calls: Option<Vec<ToolCallArgs>>,
+    /// Instead of `message` and `tool_calls`: your assistant message as
+    /// the model's API returned it, as JSON text (an object is accepted
+    /// too) — OpenAI chat (`{role, content, tool_calls}`), an OpenAI
+    /// Responses output (its list of items) or an Anthropic message
+    /// (`{role, content: [text, tool_use…]}`).
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    assistant_message: Option<Value>,
     /// The user's goal, for the plan your first `[Step]` lines create
     /// (default: the message's first line that is not a step).
     #[serde(default)]
@@ -121,6 +147,60 @@ struct ObserveArgs {
     /// current step).
     #[serde(default)]
     agent: Option<String>,
+}
+
+/// One tool call of the round.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ToolCallArgs {
+    /// The tool's name.
+    name: String,
+    /// Its arguments, as JSON text (an object is accepted too).
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    arguments: Option<Value>,
+}
+
+impl ObserveArgs {
+    /// The round as the runner reads it; `INVALID_ARGUMENT` when it is
+    /// given twice, or not at all.
+    fn reply(&self) -> Result<Reply, OpError> {
+        let invalid = |message: String| OpError::new(ErrorCode::InvalidArgument, message);
+        match (&self.assistant_message, &self.message, &self.tool_calls) {
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => Err(invalid(
+                "give either `assistant_message` or `message` (with `tool_calls`), not both".to_owned(),
+            )),
+            (Some(value), None, None) => {
+                let value = match value {
+                    Value::String(text) => serde_json::from_str(text).map_err(|e| {
+                        invalid(format!("`assistant_message` is not JSON: {e}"))
+                    })?,
+                    other => other.clone(),
+                };
+                Reply::from_json(&value).map_err(|e| invalid(format!("`assistant_message`: {e}")))
+            }
+            (None, None, None) => Err(invalid(
+                "give `message` (your text of this round, with `tool_calls`) or `assistant_message`"
+                    .to_owned(),
+            )),
+            (None, message, calls) => Ok(Reply {
+                text: message.clone().unwrap_or_default(),
+                tool_calls: calls
+                    .iter()
+                    .flatten()
+                    .map(|call| ToolCall {
+                        name: call.name.clone(),
+                        arguments: match &call.arguments {
+                            Some(Value::String(text)) => serde_json::from_str(text)
+                                .unwrap_or_else(|_| Value::String(text.clone())),
+                            Some(other) => other.clone(),
+                            None => Value::Null,
+                        },
+                    })
+                    .collect(),
+            }),
+        }
+    }
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -132,7 +212,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef {
             name: "observe",
-            description: "Hand over your message of this round; the plan follows it. Your first message declares the steps with lines `[Step] description` (this creates the plan; the first step is then running). Mark a finished step with [Done] or [完成] (the text before it is the step's result), a failed one with [Failed] reason or [失败] reason. Once you have spent a round on a step, a transition word (\"next\", \"then\", \"now\", \"接下来\", \"现在\"…) also moves on; after five rounds without a marker the step is completed anyway. Say \"continue\" (继续) to resume a paused plan: the answer carries a progress summary. Each call counts one iteration; at the plan's limit the plan pauses with a summary. Returns what the message did and the plan with its current step.".to_owned(),
+            description: "Hand over your message of this round and the tools you called; the plan follows it. The first round that calls a tool (or declares steps) creates the plan; declare the steps with lines `[Step] description` (then, or in a later round; the first step is then running; a step already declared is not added again). Mark a finished step with [Done] or [完成] (the text before it is the step's result), a failed one with [Failed] reason or [失败] reason. Once you have spent a round on a step, turning to the next step's work also moves on: a sentence that starts with \"Now\", \"Next\", \"接下来\", \"现在\"… and names the next step's work, or a tool call that belongs to the next step; after five rounds without either the step is completed anyway. Say \"continue\" (继续) to resume a paused plan: the answer carries a progress summary. Each call counts one iteration; at the plan's limit (200 for a plan made from your messages) the plan pauses with a summary. Returns what the message did and the plan with its current step.".to_owned(),
             input_schema: schema::<ObserveArgs>(),
             output_schema: output_schema::<Answer<Observation>>(),
             read_only: false,
@@ -153,9 +233,10 @@ pub fn tools() -> Vec<ToolDef> {
 pub fn call(store: &dyn PlanAccess, name: &str, args: Value) -> Option<Outcome> {
     let result = match name {
         "observe" => arguments::<ObserveArgs>(name, args).and_then(|args| {
+            let reply = args.reply()?;
             let caller = Caller::agent(args.agent);
             store
-                .observe(&args.message, &caller, args.goal.as_deref(), |r| {
+                .observe_reply(&reply, &caller, args.goal.as_deref(), |r| {
                     plan(r.document())
                 })
                 .and_then(|(applied, plan)| match applied.data {

@@ -785,7 +785,7 @@ fn transition_words_advance_a_step_only_after_its_rounds() {
     // The message that creates the plan is the first step's first round.
     observe(
         &mut r,
-        "[Step] Open the page\n[Step] Search\n[Step] Sum up",
+        "[Step] Open the page\n[Step] Search for the product\n[Step] Sum up the results",
         &caller,
     )
     .unwrap();
@@ -819,12 +819,13 @@ fn transition_words_advance_a_step_only_after_its_rounds() {
         .data
         .to_json();
     assert_eq!(data["completed_by"], json!(null));
-    let data = observe(&mut r, "搜索完成，接下来总结", &caller)
+    let data = observe(&mut r, "Found it, next I sum up the results", &caller)
         .unwrap()
         .data
         .to_json();
     assert_eq!(data["completed_by"], "transition");
-    assert_eq!(data["matched"], "接下来");
+    assert_eq!(data["matched"], "next");
+    assert_eq!(r.document().tasks[1].result.as_deref(), Some("Found it"));
     assert_eq!(data["current_task"]["id"], 3);
 }
 

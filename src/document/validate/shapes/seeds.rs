@@ -150,7 +150,11 @@ impl Validator {
     /// A steps plan's id, goal, status and iteration count.
     fn steps_meta(&mut self, root: &Object, plan: &mut Plan) {
         if let Some(id) = self.text(root, "id", "the plan") {
-            plan.meta.insert("id".into(), id.into());
+            // planc writes the steps system's `plan_<ms>` id and keeps the
+            // plan's own in its `planc` object.
+            let own = super::extension_meta(&plan.extension, "id").cloned();
+            plan.meta
+                .insert("id".into(), own.unwrap_or_else(|| id.into()));
         }
         match self.text(root, "goal", "the plan") {
             Some(goal) => {
@@ -208,7 +212,12 @@ impl Validator {
             }
         }
         let mut extra = Map::new();
+        // The progress planc writes is made from its own steps, not kept.
+        let written_by_planc = get(step, "planc").is_some();
         for field in ["progress", "attachments"] {
+            if field == "progress" && written_by_planc {
+                continue;
+            }
             if let Some(value) = get(step, field) {
                 let value = self.plain(value);
                 let empty = value.is_null() || value.as_array().is_some_and(Vec::is_empty);

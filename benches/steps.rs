@@ -1,0 +1,68 @@
+//! Step detection (seed 003) measured on the labelled transcripts of
+//! `tests/steps_corpus`: round accuracy, and the precision and recall of
+//! step advances, for planc's `observe` and for the steps system's naive
+//! rule, on the dev part (the rule was developed on it) and on the
+//! held-out part (written first, never tuned against). Not a timing: the
+//! figures are the same in any build.
+//!
+//! Run: `cargo bench --bench steps` (or, without an optimised build,
+//! `cargo test --bench steps`); the table is in docs/performance.md.
+//! `STEPS_DETAILS=1` also lists planc's wrong rounds on the dev part.
+
+#[path = "../tests/steps_corpus/eval.rs"]
+mod eval;
+
+use eval::{load, naive_steps, planc_steps, score_all, Score, Transcript};
+
+/// A way to read a transcript: the step after each round.
+type Rule = fn(&Transcript) -> Vec<usize>;
+
+fn main() {
+    let parts = [("dev", load("dev")), ("held-out", load("heldout"))];
+    println!("| part | rule | transcripts | rounds | round accuracy | advance precision | advance recall | advances (labelled / made / right) |");
+    println!("|---|---|---:|---:|---:|---:|---:|---|");
+    for (name, transcripts) in &parts {
+        let rules: [(&str, Rule); 2] = [("planc", planc_steps), ("seed 003 (naive)", naive_steps)];
+        for (rule, steps) in rules {
+            row(name, rule, transcripts.len(), score_all(transcripts, steps));
+        }
+    }
+    if std::env::var_os("STEPS_DETAILS").is_some() {
+        details(&parts[0].1);
+    }
+}
+
+fn row(part: &str, rule: &str, transcripts: usize, s: Score) {
+    println!(
+        "| {part} | {rule} | {transcripts} | {} | {:.3} | {:.3} | {:.3} | {} / {} / {} |",
+        s.rounds,
+        s.accuracy(),
+        s.precision(),
+        s.recall(),
+        s.gold,
+        s.predicted,
+        s.hits
+    );
+}
+
+/// planc's wrong rounds (dev part only: the held-out part is never read
+/// round by round).
+fn details(transcripts: &[Transcript]) {
+    for t in transcripts {
+        let steps = planc_steps(t);
+        for (i, (round, got)) in t.rounds.iter().zip(&steps).enumerate() {
+            if round.step != *got {
+                let calls: Vec<&str> = round.tool_calls.iter().map(|c| c.name.as_str()).collect();
+                println!(
+                    "{} round {}: labelled {}, planc {} | {:?} {:?}",
+                    t.id,
+                    i + 1,
+                    round.step,
+                    got,
+                    round.text.chars().take(110).collect::<String>(),
+                    calls
+                );
+            }
+        }
+    }
+}

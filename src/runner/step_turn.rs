@@ -1,0 +1,581 @@
+//! Whether a reply turns from the agent's current step to the next one,
+//! without an explicit marker (docs/agents.md, "steps (seed 003)").
+//!
+//! A transition word ("now", "next", "接下来"…) is a signal, not a verdict:
+//! agents write "The page is now loaded" and "Let me look at the page
+//! again" in the middle of a step. A reply turns to the next step, first
+//! match wins, when
+//!
+//! 1. a clause *opens* with a transition word (not inside a sentence, not
+//!    inside quotes or code), its sentence does not redo or wait on work
+//!    ("again", "still", "再试"), and what follows it holds a larger share
+//!    of the next step's words than of the current step's (when it holds
+//!    words of neither, the reply's tool calls decide);
+//! 2. a clause opens with the next step's own verb ("Collecting…" for
+//!    "Collect…");
+//! 3. its tool calls lean to the next step with enough of its words;
+//! 4. it calls no tool and its last clause says the current step is done.
+//!
+//! The step's result is the text before the clause that turned. The words
+//! are [`super::step_words::Words`]; the rule is measured on labelled
+//! transcripts by `benches/steps.rs`.
+
+use serde_json::Value;
+
+use super::reply::Reply;
+use super::step_words::{is_cjk, stem, Words};
+
+/// Words that may open a clause that turns to the next step (lowercase).
+const TURN_WORDS: [&str; 23] = [
+    "现在",
+    "接下来",
+    "然后",
+    "下一步",
+    "开始",
+    "继续",
+    "最后",
+    "next",
+    "now",
+    "then",
+    "continue",
+    "continuing",
+    "let me",
+    "let's",
+    "proceed",
+    "proceeding",
+    "moving on",
+    "after that",
+    "finally",
+    "on to",
+    "time to",
+    "i'll now",
+    "i will now",
+];
+
+/// Words before a transition word that leave it at the clause's start.
+const OPENERS: [&str; 20] = [
+    "ok", "okay", "alright", "good", "great", "so", "and", "done", "i'll", "i will", "we'll",
+    "i am", "i'm", "好的", "好", "那么", "我", "我们", "那", "嗯",
+];
+
+/// Signs that a clause redoes or waits on the current step's work.
+const SAME_STEP_CUES: [&str; 20] = [
+    "again",
+    "also",
+    "as well",
+    "retry",
+    "re-run",
+    "rerun",
+    "once more",
+    "still",
+    "another try",
+    "try another",
+    "再试",
+    "再次",
+    "重新",
+    "再一次",
+    "还在",
+    "仍然",
+    "重试",
+    "再看",
+    "再等",
+    "还没",
+];
+
+/// How a reply turned to the next step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Turn {
+    /// Where the text that turned begins (a byte offset into the reply's
+    /// text): the text before it is the finished step's result.
+    pub at: usize,
+    /// What turned it: the transition word as written, or the tool call
+    /// (`tool browser_type`) or words that belong to the next step.
+    pub matched: String,
+}
+
+/// Whether `reply` turns from the step described by `current` to the one
+/// described by `next` (see the module's documentation).
+pub fn find_turn(reply: &Reply, current: &str, next: &str) -> Option<Turn> {
+    let steps = Steps {
+        current: Words::of(current),
+        next: Words::of(next),
+    };
+    let masked = mask(&reply.text);
+    let tools = tool_words(reply);
+    let openings = clauses(&masked).into_iter().filter_map(|(start, end)| {
+        opening_word(&masked[start..end]).map(|word| (start, end, word))
+    });
+    // A reply is read up to its first clauses that open with a transition
+    // word, and a little past each: a long reply costs what it reads.
+    for (start, end, (word_at, word_len)) in openings.take(MAX_OPENINGS) {
+        if has_any(
+            &sentence_around(&masked, start, end).to_lowercase(),
+            &SAME_STEP_CUES,
+        ) {
+            continue;
+        }
+        // What follows the word says where the agent goes; when its words
+        // belong to neither step, the tool calls do.
+        let ahead = Words::of(prefix(&reply.text[start..], AHEAD_BYTES));
+        let margin = if has_any(&masked[..start].to_lowercase(), &DONE_CUES) {
+            0.0
+        } else {
+            MARGIN
+        };
+        let leans = steps
+            .leans_next(&ahead, margin)
+            .or_else(|| steps.leans_next(&tools, margin));
+        if leans == Some(true) {
+            return Some(Turn {
+                at: start,
+                matched: reply.text[start + word_at..start + word_at + word_len].to_owned(),
+            });
+        }
+    }
+    if has_any(&masked.to_lowercase(), &SAME_STEP_CUES) {
+        return None;
+    }
+    next_verb(reply, &masked, &steps)
+        .or_else(|| tool_evidence(reply, &masked, &tools, &steps))
+        .or_else(|| closing_done(reply, &masked, &steps))
+}
+
+/// A clause that opens with the next step's own verb ("Collecting the
+/// first three" for "Collect three postings"), when the current step
+/// starts with another.
+fn next_verb(reply: &Reply, masked: &str, steps: &Steps) -> Option<Turn> {
+    let verb = steps.next.first.as_deref()?;
+    if steps.current.first.as_deref() == Some(verb) || !verb.is_ascii() {
+        return None;
+    }
+    clauses(masked).into_iter().find_map(|(start, end)| {
+        let clause = &masked[start..end];
+        let at = skip_blank(clause, 0);
+        let word: String = clause[at..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric())
+            .collect();
+        (stem(&word.to_lowercase()) == verb).then(|| Turn {
+            at: start,
+            matched: reply.text[start + at..start + at + word.len()].to_owned(),
+        })
+    })
+}
+
+/// A reply without tool calls whose last clause says the current step's
+/// work is done ("读取完成。"): the whole reply is the step's result.
+fn closing_done(reply: &Reply, masked: &str, steps: &Steps) -> Option<Turn> {
+    if !reply.tool_calls.is_empty() {
+        return None;
+    }
+    let (start, end) = *clauses(masked)
+        .iter()
+        .rev()
+        .find(|&&(s, e)| !masked[s..e].trim().is_empty())?;
+    let clause = masked[start..end].to_lowercase();
+    let cue = DONE_CUES.iter().find(|w| has_any(&clause, &[**w]))?;
+    let words = Words::of(&clause);
+    (words.matched(&steps.current) > 0 && words.matched(&steps.next) == 0).then(|| Turn {
+        at: reply.text.len(),
+        matched: (*cue).to_owned(),
+    })
+}
+
+/// The two steps a turn goes between.
+struct Steps {
+    current: Words,
+    next: Words,
+}
+
+impl Steps {
+    /// Whether `words` belong to the next step rather than the current one
+    /// (each step's share of its own words); `None` when they belong to
+    /// neither.
+    fn leans_next(&self, words: &Words, margin: f64) -> Option<bool> {
+        let next = words.matched(&self.next);
+        let current = words.matched(&self.current);
+        if next == 0 && current == 0 {
+            return None;
+        }
+        let (next_share, current_share) = (share(next, &self.next), share(current, &self.current));
+        Some(
+            next > 0
+                && (next_share > current_share + margin
+                    || margin == 0.0 && next_share >= current_share),
+        )
+    }
+}
+
+/// The clauses opening with a transition word that are weighed, at most.
+const MAX_OPENINGS: usize = 32;
+/// How much of the text after such a clause's start is read.
+const AHEAD_BYTES: usize = 4096;
+
+/// The first `bytes` of `text` (cut at a character boundary).
+fn prefix(text: &str, bytes: usize) -> &str {
+    let cut = (0..=text.len().min(bytes))
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    &text[..cut]
+}
+
+/// How much more of the next step's words than of the current one's a
+/// text must hold to lean to the next step; after a sentence that says
+/// the work is done, as much is enough.
+const MARGIN: f64 = 0.1;
+
+/// Words that say the work of a step is done.
+const DONE_CUES: [&str; 16] = [
+    "完成",
+    "完了",
+    "好了",
+    "完毕",
+    "结束",
+    "找到了",
+    "done",
+    "finished",
+    "complete",
+    "completed",
+    "ready",
+    "found",
+    "all set",
+    "confirmed",
+    "fixed",
+    "collected",
+];
+
+/// What tool calls must hold of the next step's words to turn without a
+/// transition word: this many words, or this share of them.
+const TOOL_WORDS: usize = 2;
+const TOOL_SHARE: f64 = 0.5;
+
+fn share(matched: usize, step: &Words) -> f64 {
+    matched as f64 / step.set.len().max(1) as f64
+}
+
+/// A turn shown by tool calls that belong to the next step.
+fn tool_evidence(reply: &Reply, masked: &str, tools: &Words, steps: &Steps) -> Option<Turn> {
+    let matched = tools.matched(&steps.next);
+    if steps.leans_next(tools, MARGIN) != Some(true)
+        || (matched < TOOL_WORDS && share(matched, &steps.next) < TOOL_SHARE)
+    {
+        return None;
+    }
+    // The turn starts at the first clause that speaks of the next step;
+    // with none, the whole text is the finished step's result.
+    let at = clauses(masked)
+        .into_iter()
+        .find(|&(s, e)| Words::of(&reply.text[s..e]).matched(&steps.next) > 0)
+        .map_or(reply.text.len(), |(s, _)| s);
+    let call = reply.tool_calls.iter().find(|call| {
+        let mut words = Words::default();
+        words.add_value(&Value::String(call.name.clone()));
+        words.add_value(&call.arguments);
+        words.matched(&steps.next) > 0
+    })?;
+    Some(Turn {
+        at,
+        matched: format!("tool {}", call.name),
+    })
+}
+
+/// The words of the tool calls: their names and argument values.
+fn tool_words(reply: &Reply) -> Words {
+    let mut words = Words::default();
+    for call in &reply.tool_calls {
+        words.add_value(&Value::String(call.name.replace(['_', '-', '.'], " ")));
+        words.add_value(&call.arguments);
+    }
+    words
+}
+
+/// Where a transition word opens `clause` (offset, length), after blanks,
+/// list marks and openers such as "OK," or "好的".
+fn opening_word(clause: &str) -> Option<(usize, usize)> {
+    let lower = clause.to_ascii_lowercase();
+    let mut at = skip_blank(&lower, 0);
+    for _ in 0..2 {
+        if let Some(len) = TURN_WORDS
+            .iter()
+            .filter(|w| starts_word(&lower[at..], w))
+            .map(|w| w.len())
+            .max()
+        {
+            return Some((at, len));
+        }
+        let opener = OPENERS
+            .iter()
+            .filter(|w| starts_word(&lower[at..], w))
+            .map(|w| w.len())
+            .max()?;
+        at = skip_blank(&lower, at + opener);
+    }
+    None
+}
+
+/// Whether `text` starts with `word` as a whole word.
+fn starts_word(text: &str, word: &str) -> bool {
+    text.starts_with(word)
+        && (word.chars().any(is_cjk)
+            || !text[word.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphanumeric() && !is_cjk(c)))
+}
+
+/// The offset after blanks, list marks and punctuation from `from`.
+fn skip_blank(text: &str, from: usize) -> usize {
+    let rest = &text[from..];
+    let skipped = rest
+        .char_indices()
+        .find(|&(_, c)| !(c.is_whitespace() || "-*•>#,，、:：".contains(c) || c.is_ascii_digit()))
+        .map_or(rest.len(), |(i, _)| i);
+    from + skipped
+}
+
+/// The sentence that holds the clause `start..end` (up to the sentence's end).
+fn sentence_around(text: &str, start: usize, end: usize) -> &str {
+    let from = text[..start]
+        .char_indices()
+        .rfind(|&(_, c)| ".!?。！？\n".contains(c))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let to = text[end..]
+        .find(|c: char| ".!?。！？\n".contains(c))
+        .map_or(text.len(), |i| end + i);
+    &text[from..to]
+}
+
+fn has_any(text: &str, words: &[&str]) -> bool {
+    words.iter().any(|w| {
+        if w.chars().any(is_cjk) {
+            text.contains(w)
+        } else {
+            super::observe::find_word(text, w).is_some()
+        }
+    })
+}
+
+/// The clauses of `text`: split at the ends of sentences, at commas,
+/// colons and semicolons, and at line ends (byte ranges).
+fn clauses(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, n)| n);
+        let ends = match c {
+            '.' | '!' | '?' | ',' | ';' | ':' => next.is_none_or(char::is_whitespace),
+            '。' | '！' | '？' | '，' | '；' | '：' | '\n' => true,
+            _ => false,
+        };
+        if ends {
+            out.push((start, i + c.len_utf8()));
+            start = i + c.len_utf8();
+        }
+    }
+    if start < text.len() {
+        out.push((start, text.len()));
+    }
+    out
+}
+
+/// `text` with code and quoted text blanked out (the same byte length):
+/// a button labelled "Next" or `next(rows)` in code turns nothing.
+pub fn mask(text: &str) -> String {
+    const PAIRS: [(&str, &str); 6] = [
+        ("```", "```"),
+        ("`", "`"),
+        ("\"", "\""),
+        ("“", "”"),
+        ("「", "」"),
+        ("『", "』"),
+    ];
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    // One pass: each opener is looked for where the text stands, and its
+    // closer once, after it.
+    while let Some(c) = text[at..].chars().next() {
+        let rest = &text[at..];
+        let Some((open, close)) = PAIRS.iter().find(|(open, _)| rest.starts_with(open)) else {
+            out.push(c);
+            at += c.len_utf8();
+            continue;
+        };
+        let inner = &rest[open.len()..];
+        let len = inner.find(close).map_or(inner.len(), |i| i + close.len());
+        out.extend(std::iter::repeat_n(' ', open.len() + len));
+        at += open.len() + len;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::reply::ToolCall;
+    use serde_json::json;
+
+    fn reply(text: &str, calls: &[(&str, Value)]) -> Reply {
+        Reply {
+            text: text.to_owned(),
+            tool_calls: calls
+                .iter()
+                .map(|(name, arguments)| ToolCall {
+                    name: (*name).to_owned(),
+                    arguments: arguments.clone(),
+                })
+                .collect(),
+        }
+    }
+
+    fn turn(
+        text: &str,
+        calls: &[(&str, Value)],
+        current: &str,
+        next: &str,
+    ) -> Option<(String, String)> {
+        let reply = reply(text, calls);
+        find_turn(&reply, current, next).map(|t| (reply.text[..t.at].trim().to_owned(), t.matched))
+    }
+
+    const OPEN: &str = "Open amazon.com";
+    const SEARCH: &str = "Search for Sony WH-1000XM5";
+    const PRICE: &str = "Read the price of the first result";
+
+    #[test]
+    fn a_transition_word_inside_the_step_turns_nothing() {
+        let shot = [("browser_screenshot", json!({}))];
+        assert_eq!(
+            turn("Let me look at the page again", &shot, OPEN, SEARCH),
+            None
+        );
+        assert_eq!(
+            turn("Let me look at the search page again", &shot, OPEN, SEARCH),
+            None
+        );
+        assert_eq!(
+            turn("The page is now loaded fully.", &shot, SEARCH, PRICE),
+            None
+        );
+        let text = [("browser_get_text", json!({"selector": "#nav-search"}))];
+        assert_eq!(
+            turn("The page is now loaded fully.", &text, OPEN, SEARCH),
+            None
+        );
+        // Quoted text and code are not the agent speaking.
+        assert_eq!(
+            turn(
+                "The button says \"Next: read the price\", so I click it.",
+                &[],
+                SEARCH,
+                PRICE
+            ),
+            None
+        );
+        assert_eq!(
+            turn(
+                "```py\nnext(rows)  # read the price\n```",
+                &[],
+                SEARCH,
+                PRICE
+            ),
+            None
+        );
+        // A word that opens a clause about the current step stays on it.
+        assert_eq!(
+            turn("Now typing the Sony WH-1000XM5 query.", &[], SEARCH, PRICE),
+            None
+        );
+    }
+
+    #[test]
+    fn a_clause_that_turns_to_the_next_steps_work_turns() {
+        assert_eq!(
+            turn(
+                "Search done. Now reading the first result's price.",
+                &[],
+                SEARCH,
+                PRICE
+            ),
+            Some(("Search done.".to_owned(), "Now".to_owned()))
+        );
+        assert_eq!(
+            turn(
+                "百度首页已打开。接下来输入搜索词。",
+                &[],
+                "打开百度搜索页面",
+                "输入 AI Agent 并搜索"
+            ),
+            Some(("百度首页已打开。".to_owned(), "接下来".to_owned()))
+        );
+        assert_eq!(
+            turn(
+                "Results are in, now let me read the price.",
+                &[],
+                SEARCH,
+                PRICE
+            ),
+            Some(("Results are in,".to_owned(), "now".to_owned()))
+        );
+        // The agent's own verb for the next step.
+        assert_eq!(
+            turn("Reading the price of the first result.", &[], SEARCH, PRICE),
+            Some((String::new(), "Reading".to_owned()))
+        );
+    }
+
+    #[test]
+    fn a_tool_call_of_the_next_step_turns() {
+        let typed = [(
+            "browser_type",
+            json!({"selector": "#key", "text": "机械键盘"}),
+        )];
+        assert_eq!(
+            turn("首页已就绪。", &typed, "打开京东首页", "搜索“机械键盘”"),
+            Some(("首页已就绪。".to_owned(), "tool browser_type".to_owned()))
+        );
+        // A single shared word of a selector is not enough.
+        let clicked = [("browser_click", json!({"selector": ".search-results"}))];
+        assert_eq!(turn("Clicked.", &clicked, OPEN, SEARCH), None);
+    }
+
+    #[test]
+    fn quotes_and_code_are_masked() {
+        assert_eq!(mask("a \"Next\" b `next()` c"), "a        b          c");
+        assert_eq!(
+            mask("a ```x `y` z``` “q” b"),
+            format!("a {} b", " ".repeat(21))
+        );
+        assert_eq!(
+            mask("open \"to the end"),
+            format!("open {}", " ".repeat(11))
+        );
+    }
+
+    #[test]
+    fn a_long_reply_is_read_in_bounded_work() {
+        // A megabyte of clauses opening with "Now" and of quotes: linear work.
+        let text = "Now, \"x\" the page. ".repeat(50_000);
+        let shot = [("browser_screenshot", json!({}))];
+        assert_eq!(turn(&text, &shot, OPEN, SEARCH), None);
+    }
+
+    #[test]
+    fn a_closing_sentence_that_says_the_step_is_done_turns() {
+        assert_eq!(
+            turn(
+                "共 8 个传感器。读取完成。",
+                &[],
+                "读取传感器数据",
+                "处理缺失值"
+            ),
+            Some(("共 8 个传感器。读取完成。".to_owned(), "完成".to_owned()))
+        );
+        let still = [("exec", json!({"command": "pytest"}))];
+        assert_eq!(
+            turn("读取完成。", &still, "读取传感器数据", "处理缺失值"),
+            None
+        );
+    }
+}

@@ -1,0 +1,151 @@
+//! The labelled transcripts of seed 003's step detection
+//! (`tests/steps_corpus`, docs/performance.md#step-detection-seed-003):
+//! the labels are well formed, the corpus has what it claims (size, a
+//! held-out third, both languages, four kinds of agent, hard negatives),
+//! and planc's figures on the dev part do not fall below their floors.
+
+#[path = "../steps_corpus/eval.rs"]
+mod eval;
+
+use eval::{load, naive_steps, planc_steps, score_all, Transcript};
+
+/// The steps declared by `[Step]` lines so far, after each round (a
+/// restated step counted once).
+fn declared(t: &Transcript) -> Vec<usize> {
+    let mut seen: Vec<String> = Vec::new();
+    t.rounds
+        .iter()
+        .map(|round| {
+            for line in round.text.lines() {
+                if let Some(step) = line.trim_start().strip_prefix("[Step]") {
+                    let step = step.trim().to_lowercase();
+                    if !seen.contains(&step) {
+                        seen.push(step);
+                    }
+                }
+            }
+            seen.len()
+        })
+        .collect()
+}
+
+fn check_labels(part: &str, t: &Transcript) {
+    let what = format!("{part}/{}", t.id);
+    assert!(
+        t.id.starts_with(if part == "dev" { 'd' } else { 'h' }),
+        "{what}"
+    );
+    assert!(["en", "zh"].contains(&t.language.as_str()), "{what}");
+    assert!(
+        ["browser", "coding", "research", "data"].contains(&t.agent.as_str()),
+        "{what}: agent {}",
+        t.agent
+    );
+    assert!(!t.goal.is_empty() && t.rounds.len() >= 4, "{what}");
+    let declared = declared(t);
+    let mut before = 0;
+    for (i, (round, steps)) in t.rounds.iter().zip(&declared).enumerate() {
+        let at = format!("{what} round {}", i + 1);
+        assert!(round.step >= before, "{at}: the step goes back");
+        assert!(
+            round.step <= steps + 1,
+            "{at}: step {} of {steps}",
+            round.step
+        );
+        assert_eq!(
+            round.step == 0,
+            *steps == 0,
+            "{at}: step 0 is before any step"
+        );
+        assert!(
+            round.step == 0 || round.step <= *steps + 1,
+            "{at}: no such step"
+        );
+        for call in &round.tool_calls {
+            assert!(!call.name.is_empty() && call.arguments.is_object(), "{at}");
+        }
+        before = round.step;
+    }
+    assert!(
+        t.rounds.last().map_or(0, |r| r.step) >= 2,
+        "{what}: the agent never leaves its first step"
+    );
+}
+
+/// Rounds that hold one of the steps system's transition words and yet stay
+/// on their step.
+fn hard_negatives(transcripts: &[Transcript]) -> usize {
+    let words = [
+        "现在",
+        "接下来",
+        "然后",
+        "继续",
+        "开始",
+        "next",
+        "now",
+        "then",
+        "continue",
+        "let me",
+    ];
+    transcripts
+        .iter()
+        .flat_map(|t| t.rounds.windows(2))
+        .filter(|pair| {
+            let lower = pair[1].text.to_lowercase();
+            pair[1].step == pair[0].step && words.iter().any(|w| lower.contains(w))
+        })
+        .count()
+}
+
+#[test]
+fn the_corpus_is_labelled_and_holds_what_it_claims() {
+    let dev = load("dev");
+    let heldout = load("heldout");
+    for (part, transcripts) in [("dev", &dev), ("heldout", &heldout)] {
+        for t in transcripts {
+            check_labels(part, t);
+        }
+    }
+    let all: Vec<&Transcript> = dev.iter().chain(&heldout).collect();
+    assert!(all.len() >= 60, "{} transcripts", all.len());
+    assert!(heldout.len() * 3 >= all.len(), "a third is held out");
+    let mut ids: Vec<&str> = all.iter().map(|t| t.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), all.len(), "ids are unique");
+    for language in ["en", "zh"] {
+        for agent in ["browser", "coding", "research", "data"] {
+            assert!(
+                all.iter()
+                    .any(|t| t.language == language && t.agent == agent),
+                "no {language} {agent} transcript"
+            );
+        }
+    }
+    assert!(hard_negatives(&dev) >= 30, "{}", hard_negatives(&dev));
+    assert!(
+        hard_negatives(&heldout) >= 20,
+        "{}",
+        hard_negatives(&heldout)
+    );
+}
+
+/// planc's figures on the dev part (the part the rule was developed on)
+/// must not fall: precision ≥ 0.95 and recall ≥ 0.90 (the targets), round
+/// accuracy ≥ 0.92 (its target, 0.95, is not reached yet: see
+/// docs/performance.md). And planc beats the steps system's naive rule on
+/// every figure, on both parts.
+#[test]
+fn plancs_step_detection_holds_its_figures() {
+    let dev = load("dev");
+    let planc = score_all(&dev, planc_steps);
+    assert!(planc.precision() >= 0.95, "{planc:?}");
+    assert!(planc.recall() >= 0.90, "{planc:?}");
+    assert!(planc.accuracy() >= 0.92, "{planc:?}");
+    for part in [dev, load("heldout")] {
+        let (ours, naive) = (score_all(&part, planc_steps), score_all(&part, naive_steps));
+        assert!(ours.accuracy() > naive.accuracy(), "{ours:?} {naive:?}");
+        assert!(ours.precision() > naive.precision(), "{ours:?} {naive:?}");
+        assert!(ours.recall() > naive.recall(), "{ours:?} {naive:?}");
+    }
+}
