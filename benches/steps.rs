@@ -9,6 +9,9 @@
 //! `cargo test --bench steps`); the table is in docs/performance.md.
 //! `STEPS_DETAILS=1` also lists planc's wrong rounds on the dev part.
 
+// Benchmarks may unwrap, print what they measure and hold long scenarios.
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
+
 #[path = "../tests/steps_corpus/eval.rs"]
 mod eval;
 
