@@ -10,7 +10,12 @@
 //! `STEPS_DETAILS=1` also lists planc's wrong rounds on the dev part.
 
 // Benchmarks may unwrap, print what they measure and hold long scenarios.
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::too_many_lines
+)]
 
 #[path = "../tests/steps_corpus/eval.rs"]
 mod eval;
