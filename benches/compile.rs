@@ -34,7 +34,7 @@ fn check_options() -> Options {
 /// Parse and every check: what `planc check` does (on the text as read,
 /// shared with the compilation).
 #[divan::bench(args = SIZES, sample_count = 10)]
-fn check(bencher: divan::Bencher, tasks: usize) {
+fn check(bencher: divan::Bencher<'_, '_>, tasks: usize) {
     let text: Arc<str> = planc::generate::plan_source(tasks, false).into();
     let options = check_options();
     bencher
@@ -45,7 +45,7 @@ fn check(bencher: divan::Bencher, tasks: usize) {
 /// Parse, every check, the plan and the whole symbol index (definitions
 /// and references): what the language server does on each change.
 #[divan::bench(args = SIZES, sample_count = 10)]
-fn compile(bencher: divan::Bencher, tasks: usize) {
+fn compile(bencher: divan::Bencher<'_, '_>, tasks: usize) {
     let text: Arc<str> = planc::generate::plan_source(tasks, false).into();
     bencher
         .bench(|| planc::compile_shared("generated.plan", Arc::clone(&text), &Options::default()));
@@ -53,7 +53,7 @@ fn compile(bencher: divan::Bencher, tasks: usize) {
 
 /// Parse, check, and write the JSON plan document: what `planc build` does.
 #[divan::bench(args = SIZES, sample_count = 10)]
-fn build(bencher: divan::Bencher, tasks: usize) {
+fn build(bencher: divan::Bencher<'_, '_>, tasks: usize) {
     let text: Arc<str> = planc::generate::plan_source(tasks, false).into();
     let options = Options {
         skip_references: true,
@@ -67,7 +67,7 @@ fn build(bencher: divan::Bencher, tasks: usize) {
 
 /// `check` of a plan with a cycle from its first task to its last.
 #[divan::bench(args = SIZES, sample_count = 10)]
-fn check_cyclic(bencher: divan::Bencher, tasks: usize) {
+fn check_cyclic(bencher: divan::Bencher<'_, '_>, tasks: usize) {
     let text: Arc<str> = planc::generate::plan_source(tasks, true).into();
     let options = check_options();
     bencher.bench(|| planc::compile_shared("generated.plan", Arc::clone(&text), &options));

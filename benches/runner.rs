@@ -51,7 +51,7 @@ fn plan(n: usize) -> PlanDocument {
 
 /// Index the plan, then start and complete every task, one at a time.
 #[divan::bench(args = [10_000, 100_000], sample_count = 5)]
-fn drive_whole_plan(bencher: Bencher, n: usize) {
+fn drive_whole_plan(bencher: Bencher<'_, '_>, n: usize) {
     let doc = plan(n);
     bencher.with_inputs(|| doc.clone()).bench_values(|doc| {
         let mut runner = Runner::new(doc).expect("a consistent plan");
@@ -100,7 +100,7 @@ fn state_1000() -> (tempfile::TempDir, PathBuf) {
 
 /// `planc run status` on a 1,000-task state: a read.
 #[divan::bench(sample_count = 30)]
-fn cli_status_1000(bencher: Bencher) {
+fn cli_status_1000(bencher: Bencher<'_, '_>) {
     let (_dir, state) = state_1000();
     bencher.bench(|| {
         let out = Command::new(env!("CARGO_BIN_EXE_planc"))
@@ -115,7 +115,7 @@ fn cli_status_1000(bencher: Bencher) {
 /// `planc run next` then `complete` on a 1,000-task state: each a locked,
 /// synced, atomic write plus a log record.
 #[divan::bench(sample_count = 30)]
-fn cli_next_1000(bencher: Bencher) {
+fn cli_next_1000(bencher: Bencher<'_, '_>) {
     let (_dir, state) = state_1000();
     bencher.bench(|| {
         let out = Command::new(env!("CARGO_BIN_EXE_planc"))

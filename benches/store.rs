@@ -130,7 +130,7 @@ fn one_plan() -> Vec<String> {
 }
 
 #[divan::bench(sample_count = 5, sample_size = 1)]
-fn sqlite_16_agents(bencher: Bencher) {
+fn sqlite_16_agents(bencher: Bencher<'_, '_>) {
     let dir = tempfile::tempdir().unwrap();
     let store = open_store(&format!("sqlite:{}", dir.path().join("b.db").display())).unwrap();
     let plans = one_plan();
@@ -144,7 +144,7 @@ fn sqlite_16_agents(bencher: Bencher) {
 }
 
 #[divan::bench(sample_count = 5, sample_size = 1)]
-fn sqlite_reads_16_readers(bencher: Bencher) {
+fn sqlite_reads_16_readers(bencher: Bencher<'_, '_>) {
     const READS: usize = 200;
     let dir = tempfile::tempdir().unwrap();
     let store = open_store(&format!("sqlite:{}", dir.path().join("r.db").display())).unwrap();
@@ -182,7 +182,7 @@ fn database() -> Option<String> {
 }
 
 #[divan::bench(sample_count = 5, sample_size = 1)]
-fn postgres_two_servers_16_agents(bencher: Bencher) {
+fn postgres_two_servers_16_agents(bencher: Bencher<'_, '_>) {
     let Some(url) = database() else { return };
     let servers = [open_store(&url).unwrap(), open_store(&url).unwrap()];
     let plans = one_plan();
@@ -202,7 +202,7 @@ fn postgres_two_servers_16_agents(bencher: Bencher) {
 }
 
 #[divan::bench(sample_count = 5, sample_size = 1)]
-fn postgres_16_plans(bencher: Bencher) {
+fn postgres_16_plans(bencher: Bencher<'_, '_>) {
     let Some(url) = database() else { return };
     let servers = [open_store(&url).unwrap(), open_store(&url).unwrap()];
     let plans: Vec<String> = (0..AGENTS).map(|p| format!("plan-{p}")).collect();
@@ -216,7 +216,7 @@ fn postgres_16_plans(bencher: Bencher) {
 }
 
 #[divan::bench(sample_count = 3, sample_size = 1)]
-fn json_dir_16_agents(bencher: Bencher) {
+fn json_dir_16_agents(bencher: Bencher<'_, '_>) {
     let dir = tempfile::tempdir().unwrap();
     let store = open_store(&format!("dir:{}", dir.path().display())).unwrap();
     json_dir_agents(bencher, store);
@@ -226,7 +226,7 @@ fn json_dir_16_agents(bencher: Bencher) {
 /// each (made through their state files, then read into the feed once).
 /// A change's cost must not grow with it.
 #[divan::bench(sample_count = 3, sample_size = 1)]
-fn json_dir_16_agents_after_1600_changes(bencher: Bencher) {
+fn json_dir_16_agents_after_1600_changes(bencher: Bencher<'_, '_>) {
     const PLANS: usize = 16;
     const CHANGES_EACH: usize = 100;
     let dir = tempfile::tempdir().unwrap();
@@ -250,7 +250,7 @@ fn json_dir_16_agents_after_1600_changes(bencher: Bencher) {
 }
 
 /// 16 agents starting and completing 5 tasks each on one plan of `store`.
-fn json_dir_agents(bencher: Bencher, store: Arc<dyn PlanStore>) {
+fn json_dir_agents(bencher: Bencher<'_, '_>, store: Arc<dyn PlanStore>) {
     const ROUNDS_HERE: usize = 5;
     bencher
         .counter(ItemsCount::new(AGENTS * ROUNDS_HERE * 2))

@@ -110,7 +110,7 @@ impl<'a> Declarations<'a> {
         let mut size = vec![0u64; n];
         // Each open template and the index of its next item.
         let mut stack: Vec<(usize, usize)> = Vec::new();
-        let open = |t: usize, state: &mut [u8], size: &mut [u64], decls: &Declarations| {
+        let open = |t: usize, state: &mut [u8], size: &mut [u64], decls: &Declarations<'_>| {
             state[t] = OPEN;
             size[t] = 1 + own_items(&decls.templates[t].ast.items);
         };
@@ -183,7 +183,7 @@ impl<'a> Declarations<'a> {
         ) {
             return;
         }
-        let mut params: Vec<TemplateParam> = Vec::new();
+        let mut params: Vec<TemplateParam<'_>> = Vec::new();
         let mut param_index: FxHashMap<SmolStr, usize> = FxHashMap::default();
         for param in &template.params {
             let param_def = c.define(SymbolKind::Param, &param.name, param.span);

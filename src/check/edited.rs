@@ -43,7 +43,7 @@ pub(crate) fn edited(
     map: &impl Fn(Span) -> Option<Span>,
     (modules, sources): (&[Module], &SourceMap),
     file: FileId,
-    task: &EditedTask,
+    task: &EditedTask<'_>,
 ) -> Option<Checked> {
     let kept = previous.reuse.plan.as_deref()?;
     let memo = previous.reuse.graph.as_deref()?;

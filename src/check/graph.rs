@@ -148,14 +148,14 @@ pub struct Memo {
 }
 
 /// Runs every graph check.
-pub fn check(graph: &DepGraph, wanted: Wanted) -> GraphReport {
+pub fn check(graph: &DepGraph<'_>, wanted: Wanted) -> GraphReport {
     check_reusing(graph, wanted, None)
 }
 
 /// Runs every graph check, reusing what the check of an earlier version of
 /// the graph (an edit ago) found where the edit cannot have changed it: the
 /// same report as [`check`] in less time when few lists changed.
-pub fn check_reusing(graph: &DepGraph, wanted: Wanted, previous: Option<&Memo>) -> GraphReport {
+pub fn check_reusing(graph: &DepGraph<'_>, wanted: Wanted, previous: Option<&Memo>) -> GraphReport {
     let mut diagnostics = self_dependencies(graph);
     let n = graph.nodes.len();
     let mut dependencies = Adjacency::from_pairs(n, |f| {
@@ -213,7 +213,7 @@ pub fn check_reusing(graph: &DepGraph, wanted: Wanted, previous: Option<&Memo>) 
 /// an edit may have changed the edges of (those of every other node are as
 /// they were for `previous`): only their lists are made again, from the
 /// edges that name them as dependents, not every list from every edge.
-pub fn check_changed(graph: &DepGraph, previous: &Memo, nodes: &[usize]) -> GraphReport {
+pub fn check_changed(graph: &DepGraph<'_>, previous: &Memo, nodes: &[usize]) -> GraphReport {
     let n = graph.nodes.len();
     let mut nodes = nodes.to_vec();
     nodes.sort_unstable();
@@ -262,7 +262,7 @@ pub fn check_changed(graph: &DepGraph, previous: &Memo, nodes: &[usize]) -> Grap
 
 /// A node's sorted, distinct dependencies, itself left out, from every
 /// edge that names it as a dependent.
-fn pairs_of(graph: &DepGraph, node: usize) -> Vec<u32> {
+fn pairs_of(graph: &DepGraph<'_>, node: usize) -> Vec<u32> {
     let mut list: Vec<u32> = graph
         .groups
         .iter()
@@ -283,7 +283,7 @@ fn pairs_of(graph: &DepGraph, node: usize) -> Vec<u32> {
 }
 
 /// A diagnostic for each edge of a node to itself, in source order.
-fn self_dependencies(graph: &DepGraph) -> Vec<Diagnostic> {
+fn self_dependencies(graph: &DepGraph<'_>) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
     let may_wait_for_itself = |g: &GroupEdge| {
         let range = |list: &[usize]| (list.iter().min().copied(), list.iter().max().copied());
@@ -319,7 +319,7 @@ const MAX_CYCLE_EDGES: usize = 12;
 
 /// One diagnostic per strongly connected component with more than one node,
 /// naming one cycle through it, every edge labelled, in order.
-fn find_cycles(graph: &DepGraph, dependencies: &Adjacency) -> Vec<Diagnostic> {
+fn find_cycles(graph: &DepGraph<'_>, dependencies: &Adjacency) -> Vec<Diagnostic> {
     let components = cyclic_components(dependencies);
     // At most `MAX_PER_CODE` cycles are named (and one more found, for the
     // note that counts the rest to point at): the rest cost neither a search
@@ -379,7 +379,7 @@ fn cyclic_components(dependencies: &Adjacency) -> Vec<Vec<usize>> {
 /// each the first the source gives for its pair, found in one pass over the
 /// edges, not one per label.
 fn cycle_edges<'c>(
-    graph: &DepGraph,
+    graph: &DepGraph<'_>,
     cycles: impl Iterator<Item = &'c Vec<usize>>,
 ) -> FxHashMap<(usize, usize), Option<EdgeRef>> {
     let mut labelled: FxHashMap<(usize, usize), Option<EdgeRef>> = FxHashMap::default();
@@ -400,7 +400,7 @@ fn cycle_edges<'c>(
 /// thousands of tasks is named and labelled in part: its first edges show
 /// where to break it.
 fn cycle_diagnostic(
-    graph: &DepGraph,
+    graph: &DepGraph<'_>,
     cycle: &[usize],
     labelled: &FxHashMap<(usize, usize), Option<EdgeRef>>,
 ) -> Diagnostic {
@@ -570,7 +570,7 @@ fn reduce_again(dependencies: &Adjacency, previous: &Memo, changed: Option<&[u32
         }
     };
     let old = &previous.reduction;
-    let mut search: Option<Search> = None;
+    let mut search: Option<Search<'_>> = None;
     let mut kept = Adjacency::with_capacity(n, n);
     let mut dropped = Adjacency::with_capacity(n, 0);
     for node in 0..n {
@@ -718,7 +718,7 @@ impl<'d> Search<'d> {
 }
 
 /// Warnings for `after a, b` where `b` already comes after `a`.
-fn redundant(graph: &DepGraph, reduction: &Reduction) -> Vec<Diagnostic> {
+fn redundant(graph: &DepGraph<'_>, reduction: &Reduction) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
     for edge in graph.edges.iter().filter(|e| e.direct) {
         let dropped = reduction.dropped.of(edge.dependent);
@@ -866,7 +866,7 @@ mod tests {
         }
     }
 
-    fn assert_same(graph: &DepGraph) {
+    fn assert_same(graph: &DepGraph<'_>) {
         let whole = check(graph, Wanted::Dependencies);
         let singles = check(&expanded(graph), Wanted::Dependencies);
         assert_eq!(whole.diagnostics, singles.diagnostics);

@@ -426,7 +426,7 @@ struct Usage {
 }
 
 impl Usage {
-    fn new(decls: &Declarations) -> Usage {
+    fn new(decls: &Declarations<'_>) -> Usage {
         Usage {
             templates: vec![false; decls.templates.len()],
             params: decls
@@ -465,7 +465,7 @@ fn report_extra_plans(c: &mut Checker, file: FileId, plans: &[&ast::Plan]) {
 }
 
 /// The parameters of this file's templates that no string uses.
-fn report_unused_template_params(c: &mut Checker, decls: &Declarations, usage: &Usage) {
+fn report_unused_template_params(c: &mut Checker, decls: &Declarations<'_>, usage: &Usage) {
     for (index, template) in decls.templates.iter().enumerate() {
         if !template.in_root {
             continue;
@@ -494,7 +494,7 @@ fn report_unused_template_params(c: &mut Checker, decls: &Declarations, usage: &
 
 /// The plan's roles that no task is assigned to (and that no "did you
 /// mean" pointed to).
-fn report_unused_roles(c: &mut Checker, decls: &Declarations) {
+fn report_unused_roles(c: &mut Checker, decls: &Declarations<'_>) {
     // One pass over the references, not one per role.
     let mut referenced = std::mem::take(&mut c.referenced);
     referenced.resize(c.symbols.definitions.len(), false);

@@ -48,7 +48,7 @@ pub(crate) fn renamed(
     map: &impl Fn(Span) -> Option<Span>,
     plan: &ast::Plan,
     file: FileId,
-    rename: &Renamed,
+    rename: &Renamed<'_>,
 ) -> Option<Checked> {
     let kept = previous.reuse.plan.as_deref()?;
     let memo = previous.reuse.graph.as_deref()?;
@@ -127,7 +127,7 @@ pub(crate) fn renamed(
 /// search could change which roles are reported unused), and no diagnostic
 /// in the re-read item but those made again here (a message could quote
 /// the old name).
-fn followed(previous: &Checked, kept: &PlanReuse, file: FileId, rename: &Renamed) -> bool {
+fn followed(previous: &Checked, kept: &PlanReuse, file: FileId, rename: &Renamed<'_>) -> bool {
     let plain =
         |u: &Unresolved| matches!(&u.kind, Unknown::TaskOrStep { prefix } if prefix.is_empty());
     let in_item = |d: &Diagnostic| {
@@ -189,7 +189,7 @@ fn now_resolved(
     map: &impl Fn(Span) -> Option<Span>,
     plan: &ast::Plan,
     file: FileId,
-    rename: &Renamed,
+    rename: &Renamed<'_>,
     task: usize,
 ) -> Option<Vec<(usize, usize, Span)>> {
     let mut resolved = Vec::new();
@@ -261,7 +261,7 @@ fn references_after(
     kept: &PlanReuse,
     old_refs: &[usize],
     resolved: &[(usize, usize, Span)],
-    rename: &Renamed,
+    rename: &Renamed<'_>,
     file: FileId,
 ) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
     let mut task_references = kept.task_references.clone();

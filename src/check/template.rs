@@ -17,7 +17,7 @@ pub(super) struct TemplateEnv {
 
 impl TemplateEnv {
     /// An instance with no values: a template checked on its own.
-    pub(super) fn unbound(decls: &Declarations, template: usize) -> TemplateEnv {
+    pub(super) fn unbound(decls: &Declarations<'_>, template: usize) -> TemplateEnv {
         TemplateEnv {
             template,
             values: vec![None; decls.templates[template].params.len()],
@@ -28,7 +28,7 @@ impl TemplateEnv {
     /// `outer` interpolates string arguments in the scope of the `use`.
     pub(super) fn bind(
         c: &mut Checker,
-        decls: &Declarations,
+        decls: &Declarations<'_>,
         template: usize,
         use_: &ast::Use,
         outer: &mut dyn FnMut(&mut Checker, &ast::Str) -> String,
@@ -77,7 +77,7 @@ impl TemplateEnv {
     pub(super) fn interpolate(
         &self,
         c: &mut Checker,
-        decls: &Declarations,
+        decls: &Declarations<'_>,
         used: &mut [Vec<bool>],
         string: &ast::Str,
     ) -> String {
@@ -115,7 +115,7 @@ impl TemplateEnv {
 
 /// Reports an argument the template has no parameter for; returns the
 /// parameter it is likely a misspelling of.
-fn unknown_argument(c: &mut Checker, decl: &TemplateDecl, arg: &ast::UseArg) -> Option<usize> {
+fn unknown_argument(c: &mut Checker, decl: &TemplateDecl<'_>, arg: &ast::UseArg) -> Option<usize> {
     let suggestion = decl.suggest_param(c, &arg.name.name);
     let meant = suggestion.and_then(|best| decl.param_named(best));
     let mut diagnostic = Diagnostic::new(
@@ -140,7 +140,7 @@ fn unknown_argument(c: &mut Checker, decl: &TemplateDecl, arg: &ast::UseArg) -> 
 /// is not of the parameter's type; `None` too when the type is unknown).
 fn argument_value(
     c: &mut Checker,
-    decl: &TemplateDecl,
+    decl: &TemplateDecl<'_>,
     i: usize,
     arg: &ast::UseArg,
     outer: &mut dyn FnMut(&mut Checker, &ast::Str) -> String,
@@ -175,7 +175,12 @@ fn argument_value(
 }
 
 /// Reports a parameter without a default that `use_` gives no argument for.
-fn missing_argument(c: &mut Checker, decl: &TemplateDecl, param: &TemplateParam, use_: &ast::Use) {
+fn missing_argument(
+    c: &mut Checker,
+    decl: &TemplateDecl<'_>,
+    param: &TemplateParam<'_>,
+    use_: &ast::Use,
+) {
     c.diagnostics.push(
         Diagnostic::new(
             Code::TemplateArg,

@@ -169,7 +169,7 @@ impl Compilation {
     /// or the file has templates or does not record references.
     fn edited(
         &self,
-        task: &check::edited::EditedTask,
+        task: &check::edited::EditedTask<'_>,
         edit: Edit,
         (modules, sources): (&[Module], &SourceMap),
     ) -> Option<Checked> {

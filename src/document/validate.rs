@@ -64,7 +64,7 @@ pub fn load_json(
 pub fn load_json_with(
     text: &str,
     file: FileId,
-    options: &LoadOptions,
+    options: &LoadOptions<'_>,
 ) -> (Option<PlanDocument>, Vec<Diagnostic>) {
     let root = match parse(text, file) {
         Ok(root) => root,
@@ -119,7 +119,7 @@ fn span(node: &impl Ranged) -> Span {
     Span::new(range.start, range.end)
 }
 
-fn kind(value: &Value) -> &'static str {
+fn kind(value: &Value<'_>) -> &'static str {
     match value {
         Value::StringLit(_) => "a string",
         Value::NumberLit(_) => "a number",
@@ -158,7 +158,11 @@ impl Validator {
 
     /// The document at `root`, read in its shape and checked, its
     /// diagnostics sorted and capped; typed when none is an error.
-    fn load(&mut self, root: Option<&Value>, options: &LoadOptions) -> Option<PlanDocument> {
+    fn load(
+        &mut self,
+        root: Option<&Value<'_>>,
+        options: &LoadOptions<'_>,
+    ) -> Option<PlanDocument> {
         let Some(root) = root else {
             self.error(
                 Code::InvalidDocument,
@@ -192,7 +196,7 @@ impl Validator {
     fn split_tasks(
         &mut self,
         mut full: serde_json::Value,
-        at: &Object,
+        at: &Object<'_>,
     ) -> Option<(serde_json::Value, Vec<TaskDoc>)> {
         let tasks = std::mem::replace(&mut full["tasks"], json!([]));
         match serde_json::from_value::<Vec<TaskDoc>>(tasks) {
@@ -210,7 +214,7 @@ impl Validator {
     fn typed(
         &mut self,
         (rest, tasks): (serde_json::Value, Vec<TaskDoc>),
-        at: &Object,
+        at: &Object<'_>,
     ) -> Option<PlanDocument> {
         match serde_json::from_value::<PlanDocument>(rest) {
             Ok(doc) => Some(PlanDocument { tasks, ..doc }),
@@ -221,7 +225,7 @@ impl Validator {
         }
     }
 
-    fn does_not_fit(&mut self, at: &Object, error: &serde_json::Error) {
+    fn does_not_fit(&mut self, at: &Object<'_>, error: &serde_json::Error) {
         self.error(
             Code::InvalidDocument,
             span(at),
@@ -231,7 +235,7 @@ impl Validator {
     }
 
     /// A field planc does not read: reported (it is kept in the task's `extra`).
-    fn unknown_field(&mut self, property: &jsonc_parser::ast::ObjectProp, known: &[&str]) {
+    fn unknown_field(&mut self, property: &jsonc_parser::ast::ObjectProp<'_>, known: &[&str]) {
         let name = property.name.as_str();
         let suggestion = suggest::closest(name, known.iter().copied());
         let label = match suggestion {
@@ -255,7 +259,7 @@ impl Validator {
         );
     }
 
-    fn type_error(&mut self, value: &Value, what: &str, expected: &str) {
+    fn type_error(&mut self, value: &Value<'_>, what: &str, expected: &str) {
         self.error(
             Code::InvalidDocument,
             span(value),
@@ -264,7 +268,7 @@ impl Validator {
         );
     }
 
-    fn missing(&mut self, object: &Object, what: &str, field: &str) {
+    fn missing(&mut self, object: &Object<'_>, what: &str, field: &str) {
         let at = span(object);
         self.error(
             Code::InvalidDocument,
@@ -276,7 +280,7 @@ impl Validator {
 
     fn string(
         &mut self,
-        object: &Object,
+        object: &Object<'_>,
         field: &str,
         what: &str,
         required: bool,
@@ -302,7 +306,7 @@ impl Validator {
         }
     }
 
-    fn integer(&mut self, value: &Value, what: &str) -> Option<u64> {
+    fn integer(&mut self, value: &Value<'_>, what: &str) -> Option<u64> {
         match value {
             Value::NumberLit(n) => match n.value.parse::<u64>() {
                 Ok(i) => Some(i),
@@ -322,7 +326,7 @@ impl Validator {
     /// and the tasks.
     fn document(
         &mut self,
-        root: &Object,
+        root: &Object<'_>,
         fallback_id: &str,
     ) -> Option<(serde_json::Value, Vec<TaskDoc>)> {
         if let Some(format) = get(root, "format") {
@@ -398,7 +402,7 @@ impl Validator {
     }
 
     /// A JSON value as serde_json sees it (params are free-form).
-    fn plain(&mut self, value: &Value) -> serde_json::Value {
+    fn plain(&mut self, value: &Value<'_>) -> serde_json::Value {
         match value {
             Value::StringLit(s) => json!(s.value),
             Value::NumberLit(n) => serde_json::from_str(n.value).unwrap_or(serde_json::Value::Null),

@@ -27,7 +27,7 @@ pub struct ToolSpec<'a> {
 }
 
 /// OpenAI Chat Completions: `{"type": "function", "function": {name, description, parameters, strict}}`.
-pub fn openai_chat(tool: ToolSpec) -> Value {
+pub fn openai_chat(tool: ToolSpec<'_>) -> Value {
     json!({"type": "function", "function": {
         "name": tool.name,
         "description": tool.description,
@@ -37,7 +37,7 @@ pub fn openai_chat(tool: ToolSpec) -> Value {
 }
 
 /// OpenAI Responses API: `{"type": "function", name, description, parameters, strict}`.
-pub fn openai_responses(tool: ToolSpec) -> Value {
+pub fn openai_responses(tool: ToolSpec<'_>) -> Value {
     json!({
         "type": "function",
         "name": tool.name,
@@ -48,7 +48,7 @@ pub fn openai_responses(tool: ToolSpec) -> Value {
 }
 
 /// Anthropic tool use: `{name, description, input_schema}`, the schema as it is.
-pub fn anthropic(tool: ToolSpec) -> Value {
+pub fn anthropic(tool: ToolSpec<'_>) -> Value {
     json!({"name": tool.name, "description": tool.description, "input_schema": tool.input_schema})
 }
 

@@ -383,7 +383,7 @@ pub fn render_tools(format: ToolFormat, tools: &[ToolDef]) -> Value {
 }
 
 /// Every tool through one of [`export`]'s shapes.
-fn export_each(tools: &[ToolDef], shape: fn(ToolSpec) -> Value) -> Value {
+fn export_each(tools: &[ToolDef], shape: fn(ToolSpec<'_>) -> Value) -> Value {
     tools
         .iter()
         .map(|t| {

@@ -56,7 +56,7 @@ pub fn json(diagnostics: &[Diagnostic], sources: &SourceMap) -> String {
 pub fn json_files(files: &[(&[Diagnostic], &SourceMap)]) -> String {
     // Written straight from the structs: the same text as through
     // `serde_json::Value`, without building a map per diagnostic.
-    let all: Vec<JsonDiagnostic> = files
+    let all: Vec<JsonDiagnostic<'_>> = files
         .iter()
         .flat_map(|&(diagnostics, sources)| objects(diagnostics, sources))
         .collect();

@@ -33,7 +33,7 @@ impl<'de> Deserialize<'de> for TaskRef {
         impl serde::de::Visitor<'_> for Visitor {
             type Value = TaskRef;
 
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a task id (a whole number from 1) or a task key (a string)")
             }
 

@@ -576,10 +576,10 @@ fn retry_count(field: &ast::IntField) -> Option<u32> {
 /// A string with the parameter values of `env`.
 pub(super) fn interpolate(
     c: &mut Checker,
-    decls: &Declarations,
+    decls: &Declarations<'_>,
     envs: &[TemplateEnv],
     used_template_params: &mut [Vec<bool>],
-    params: &mut Option<&mut Params>,
+    params: &mut Option<&mut Params<'_>>,
     env: Env,
     s: &ast::Str,
 ) -> String {

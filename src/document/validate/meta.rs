@@ -12,7 +12,7 @@ impl Validator {
     /// `meta` normalised: every field planc/1 has, defaults filled in.
     pub(super) fn meta(
         &mut self,
-        meta: Option<&Object>,
+        meta: Option<&Object<'_>>,
         fallback_id: &str,
         goal: Option<String>,
     ) -> serde_json::Value {
@@ -78,7 +78,7 @@ impl Validator {
 
     /// The goal: planc/1 and the PlanManager API keep it in `meta`, the
     /// planManager at the top; a missing goal is reported.
-    pub(super) fn goal(&mut self, root: &Object, meta: Option<&Object>) -> Option<String> {
+    pub(super) fn goal(&mut self, root: &Object<'_>, meta: Option<&Object<'_>>) -> Option<String> {
         match (meta, get(root, "overallGoal")) {
             (Some(meta), _) if get(meta, "goal").is_some() => {
                 self.string(meta, "goal", "`meta`", true)

@@ -8,7 +8,10 @@ use crate::diagnostic::{Code, Diagnostic};
 
 impl Validator {
     /// The declared roles: their ids (for `assignee` checks) and normalised form.
-    pub(super) fn roles(&mut self, root: &Object) -> Option<(Vec<String>, Vec<serde_json::Value>)> {
+    pub(super) fn roles(
+        &mut self,
+        root: &Object<'_>,
+    ) -> Option<(Vec<String>, Vec<serde_json::Value>)> {
         let value = get(root, "roles")?;
         let Value::Array(array) = value else {
             self.type_error(value, "`roles`", "an array");
@@ -37,7 +40,12 @@ impl Validator {
     }
 
     /// An assignee must be one of the document's roles.
-    pub(super) fn check_assignee(&mut self, task: &Object, assignee: &str, role_ids: &[String]) {
+    pub(super) fn check_assignee(
+        &mut self,
+        task: &Object<'_>,
+        assignee: &str,
+        role_ids: &[String],
+    ) {
         if self.role_names.contains(assignee) {
             return;
         }

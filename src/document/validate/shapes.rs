@@ -43,7 +43,7 @@ pub(super) enum Shape {
 }
 
 /// Looks at the top-level keys only: the first rule that matches decides.
-pub(super) fn detect(root: &Object) -> Shape {
+pub(super) fn detect(root: &Object<'_>) -> Shape {
     let has = |name: &str| get(root, name).is_some();
     if has("format") || has("meta") || has("overallGoal") || has("state") {
         return Shape::Planc;
@@ -165,7 +165,7 @@ impl Validator {
     /// Reads a document of any shape but [`Shape::Planc`] into `planc/1`.
     pub(super) fn shaped(
         &mut self,
-        root: &Object,
+        root: &Object<'_>,
         shape: Shape,
         fallback_id: &str,
         tag: Option<&str>,
@@ -197,14 +197,14 @@ impl Validator {
     }
 
     /// A string member, or `None` (wrong types reported).
-    fn text(&mut self, object: &Object, field: &str, what: &str) -> Option<String> {
+    fn text(&mut self, object: &Object<'_>, field: &str, what: &str) -> Option<String> {
         self.string(object, field, what, false)
     }
 
     /// A status spelt as `table` says, as the planc status it stands for.
     fn peer_status(
         &mut self,
-        object: &Object,
+        object: &Object<'_>,
         field: &str,
         table: StatusTable,
         default: &'static str,
@@ -242,7 +242,7 @@ impl Validator {
     }
 
     /// The `planc` object of a task or plan: planc's fields the shape has no place for.
-    fn extension(&mut self, object: &Object) -> Map<String, Json> {
+    fn extension(&mut self, object: &Object<'_>) -> Map<String, Json> {
         match get(object, "planc") {
             None | Some(Value::NullKeyword(_)) => Map::new(),
             Some(Value::Object(_)) => match self.plain(get(object, "planc").expect("checked")) {
@@ -345,7 +345,7 @@ impl Validator {
     }
 
     /// Settles ids and references, runs the cross-task checks, and writes `planc/1`.
-    fn finish(&mut self, root: &Object, mut plan: Plan, fallback_id: &str) -> Option<Json> {
+    fn finish(&mut self, root: &Object<'_>, mut plan: Plan, fallback_id: &str) -> Option<Json> {
         settle_ids(&mut plan.tasks);
         let (infos, resolved) = self.resolve_dependencies(&plan.tasks);
         self.cross_task_with(&infos);

@@ -16,7 +16,7 @@ impl Validator {
     /// `currentTaskID`) says, and what it leaves out worked out from the tasks.
     pub(super) fn state(
         &mut self,
-        root: &Object,
+        root: &Object<'_>,
         ids: &HashSet<u32>,
         tasks: &[TaskDoc],
     ) -> serde_json::Value {
@@ -64,7 +64,7 @@ impl Validator {
 
     /// `state.status`, when it names a plan status (an unknown one is
     /// reported, with the closest name).
-    fn plan_status(&mut self, value: Option<&Value>) -> Option<String> {
+    fn plan_status(&mut self, value: Option<&Value<'_>>) -> Option<String> {
         let s = match value? {
             Value::StringLit(s) => s,
             other => {
@@ -94,7 +94,7 @@ impl Validator {
     }
 
     /// The current task: `null`, or the id of one of the tasks.
-    fn current_task(&mut self, value: &Value, ids: &HashSet<u32>) -> Option<u32> {
+    fn current_task(&mut self, value: &Value<'_>, ids: &HashSet<u32>) -> Option<u32> {
         if let Value::NullKeyword(_) = value {
             return None;
         }
@@ -113,7 +113,7 @@ impl Validator {
 
     /// `state.step_rounds`: `[{"task_id", "rounds"}]`, the rounds an agent
     /// has spent on each task in progress.
-    fn step_rounds(&mut self, value: &Value, ids: &HashSet<u32>) -> Vec<serde_json::Value> {
+    fn step_rounds(&mut self, value: &Value<'_>, ids: &HashSet<u32>) -> Vec<serde_json::Value> {
         let Value::Array(array) = value else {
             self.type_error(
                 value,

@@ -11,7 +11,11 @@ use crate::diagnostic::Code;
 impl Validator {
     /// The steps normalised (`name` defaults to the id); a task id a step
     /// names must be one of `ids`.
-    pub(super) fn steps(&mut self, root: &Object, ids: &HashSet<u32>) -> Vec<serde_json::Value> {
+    pub(super) fn steps(
+        &mut self,
+        root: &Object<'_>,
+        ids: &HashSet<u32>,
+    ) -> Vec<serde_json::Value> {
         let Some(value) = get(root, "steps") else {
             return Vec::new();
         };

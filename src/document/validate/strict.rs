@@ -86,7 +86,7 @@ impl Validator {
     /// unknown field in a closed object.
     pub(super) fn fields(
         &mut self,
-        object: &Object,
+        object: &Object<'_>,
         what: &str,
         rule: &ObjectRule,
         reported_elsewhere: &[&str],
@@ -157,7 +157,7 @@ impl Validator {
 
     /// `meta`'s fields, each of its type (the lenient reading skips what it
     /// cannot use).
-    pub(super) fn strict_meta(&mut self, meta: &Object) {
+    pub(super) fn strict_meta(&mut self, meta: &Object<'_>) {
         // The goal has its own diagnostic (`planc::missing_goal`).
         self.fields(meta, "`meta`", &rules().meta, &["goal"]);
         self.not_empty(meta, "id", "`meta`");
@@ -198,7 +198,7 @@ impl Validator {
     /// required fields, no shorthand (`"retry": N`, status `blocked`), no
     /// null where the type has none, dependencies without repeats, and a
     /// closed `retry` and `holder`.
-    pub(super) fn strict_task(&mut self, task: &Object) {
+    pub(super) fn strict_task(&mut self, task: &Object<'_>) {
         // A missing id or name is reported by the lenient reading.
         self.fields(task, "a task", &rules().task, &["id", "name"]);
         if let Some(Value::StringLit(s)) = get(task, "status") {
@@ -272,7 +272,7 @@ impl Validator {
 
     /// The type of a string field, when it is there (its presence is
     /// checked by [`Validator::fields`]).
-    fn string_if_present(&mut self, object: &Object, field: &str, what: &str, nullable: bool) {
+    fn string_if_present(&mut self, object: &Object<'_>, field: &str, what: &str, nullable: bool) {
         match get(object, field) {
             None | Some(Value::StringLit(_)) => {}
             Some(Value::NullKeyword(_)) if nullable => {}
@@ -288,7 +288,7 @@ impl Validator {
     }
 
     /// An empty string where a name is required.
-    pub(super) fn not_empty(&mut self, object: &Object, field: &str, what: &str) {
+    pub(super) fn not_empty(&mut self, object: &Object<'_>, field: &str, what: &str) {
         if let Some(Value::StringLit(s)) = get(object, field) {
             if s.value.is_empty() {
                 self.error(

@@ -17,7 +17,7 @@ impl Validator {
     /// the task typed when none of its fields has an error.
     pub(super) fn task(
         &mut self,
-        task: &Object,
+        task: &Object<'_>,
         roles: Option<&(Vec<String>, Vec<serde_json::Value>)>,
         keys: &mut HashMap<String, Span>,
     ) -> Option<(TaskInfo, Option<TaskDoc>)> {
@@ -89,7 +89,7 @@ impl Validator {
     }
 
     /// A task's `id`: a whole number from 1.
-    fn task_id(&mut self, task: &Object, value: Option<&Value>) -> Option<u32> {
+    fn task_id(&mut self, task: &Object<'_>, value: Option<&Value<'_>>) -> Option<u32> {
         let Some(value) = value else {
             self.missing(task, "a task", "id");
             return None;
@@ -105,7 +105,7 @@ impl Validator {
     }
 
     /// A task's `status` (`pending` when it has none).
-    fn task_status(&mut self, value: Option<&Value>) -> Option<TaskStatus> {
+    fn task_status(&mut self, value: Option<&Value<'_>>) -> Option<TaskStatus> {
         let s = match value {
             None => return Some(TaskStatus::Pending),
             Some(Value::StringLit(s)) => s,
@@ -145,7 +145,7 @@ impl Validator {
     }
 
     /// A task's `dependencies`: the ids, each with where it is written.
-    fn task_dependencies(&mut self, value: Option<&Value>) -> Vec<(u32, Span)> {
+    fn task_dependencies(&mut self, value: Option<&Value<'_>>) -> Vec<(u32, Span)> {
         let mut deps = Vec::new();
         match value {
             None | Some(Value::NullKeyword(_)) => {}
@@ -162,7 +162,7 @@ impl Validator {
     }
 
     /// Who holds an in-progress task (a runner state): kept as it is.
-    fn task_holder(&mut self, value: Option<&Value>) -> Option<Holder> {
+    fn task_holder(&mut self, value: Option<&Value<'_>>) -> Option<Holder> {
         match value {
             None | Some(Value::NullKeyword(_)) => None,
             Some(holder @ Value::Object(_)) => {
@@ -189,7 +189,7 @@ impl Validator {
 
     /// A task's `retry`: `retry N` (a number) is short for `{"max": N,
     /// "count": 0}`; a missing or null `max` leaves the budget to the plan.
-    fn task_retry(&mut self, value: Option<&Value>) -> Retry {
+    fn task_retry(&mut self, value: Option<&Value<'_>>) -> Retry {
         match value {
             None | Some(Value::NullKeyword(_)) => Retry::default(),
             Some(Value::Object(retry)) => {
@@ -232,7 +232,7 @@ impl Validator {
     }
 
     /// A task's `priority`, by name.
-    pub(super) fn task_priority(&mut self, value: Option<&Value>) -> Option<&'static str> {
+    pub(super) fn task_priority(&mut self, value: Option<&Value<'_>>) -> Option<&'static str> {
         match value {
             None | Some(Value::NullKeyword(_)) => None,
             Some(Value::StringLit(s)) => match Priority::from_name(&s.value) {
@@ -258,7 +258,7 @@ impl Validator {
     }
 
     /// A task's `extra`, with every field planc does not know (each reported).
-    fn task_extra(&mut self, task: &Object) -> Map<String, serde_json::Value> {
+    fn task_extra(&mut self, task: &Object<'_>) -> Map<String, serde_json::Value> {
         let mut extra = match get(task, "extra") {
             None | Some(Value::NullKeyword(_)) => Map::new(),
             Some(value @ Value::Object(_)) => match self.plain(value) {
@@ -283,7 +283,7 @@ impl Validator {
     }
 
     /// Task keys are unique.
-    fn check_key(&mut self, task: &Object, key: &str, keys: &mut HashMap<String, Span>) {
+    fn check_key(&mut self, task: &Object<'_>, key: &str, keys: &mut HashMap<String, Span>) {
         let at = get(task, "key").map(span).unwrap_or_default();
         if let Some(first) = keys.get(key) {
             self.diagnostics.push(

@@ -323,7 +323,7 @@ impl JsonDirStore {
     /// their plans' logs, read from there, up to `limit`.
     fn read_events<'p>(
         &self,
-        feed: &Feed,
+        feed: &Feed<'_>,
         logs: &mut HashMap<String, PlanLog>,
         bytes_read: &mut u64,
         positions: impl Iterator<Item = (u64, &'p str, u64)>,

@@ -14,7 +14,7 @@ use crate::span::Span;
 impl Validator {
     pub(super) fn taskmaster(
         &mut self,
-        root: &Object,
+        root: &Object<'_>,
         plan: &mut Plan,
         tag: Option<&str>,
     ) -> Option<()> {
@@ -107,7 +107,7 @@ impl Validator {
     /// waits for.
     fn taskmaster_subtasks(
         &mut self,
-        task: &Object,
+        task: &Object<'_>,
         parent: usize,
         (id, priority): (Option<u32>, Option<&'static str>),
         plan: &mut Plan,
@@ -141,7 +141,7 @@ impl Validator {
     /// returns its id and priority.
     fn taskmaster_subtask(
         &mut self,
-        task: &Object,
+        task: &Object<'_>,
         parent: Option<(u32, Option<&'static str>)>,
         plan: &mut Plan,
     ) -> (Option<u32>, Option<&'static str>) {
@@ -195,7 +195,7 @@ impl Validator {
     }
 
     /// A task-master id: a whole number from 1, or a string holding one.
-    fn taskmaster_id(&mut self, task: &Object, id_value: Option<&Value>) -> Option<u32> {
+    fn taskmaster_id(&mut self, task: &Object<'_>, id_value: Option<&Value<'_>>) -> Option<u32> {
         match id_value {
             Some(value @ Value::StringLit(s)) => match s.value.parse::<u32>() {
                 Ok(i) if i > 0 => Some(i),
@@ -224,7 +224,7 @@ impl Validator {
     /// `parent` numbers of its sibling subtasks; a string is a task's key.
     fn taskmaster_dependencies(
         &mut self,
-        value: Option<&Value>,
+        value: Option<&Value<'_>>,
         parent: Option<u32>,
     ) -> Vec<(Ref, Span, bool)> {
         let mut deps = Vec::new();
@@ -256,7 +256,7 @@ impl Validator {
     }
 
     /// The fields of a task-master task planc has no place for, into `extra`.
-    fn taskmaster_extra(&mut self, task: &Object, extra: &mut Map<String, Json>) {
+    fn taskmaster_extra(&mut self, task: &Object<'_>, extra: &mut Map<String, Json>) {
         const KNOWN: [&str; 9] = [
             "id",
             "title",
@@ -282,7 +282,7 @@ impl Validator {
 
     /// The elements of the array `key` of `root` (none when it is missing;
     /// a type error, and none, when it is not an array).
-    fn elements<'a>(&mut self, root: &'a Object, key: &str, what: &str) -> Vec<&'a Value<'a>> {
+    fn elements<'a>(&mut self, root: &'a Object<'_>, key: &str, what: &str) -> Vec<&'a Value<'a>> {
         match get(root, key) {
             Some(Value::Array(a)) => a.elements.iter().collect(),
             Some(other) => {
@@ -293,7 +293,7 @@ impl Validator {
         }
     }
 
-    pub(super) fn openmanus(&mut self, root: &Object, plan: &mut Plan) {
+    pub(super) fn openmanus(&mut self, root: &Object<'_>, plan: &mut Plan) {
         plan.extension = self.extension(root);
         if let Some(id) = self.text(root, "plan_id", "the plan") {
             plan.meta.insert("id".into(), id.into());
@@ -364,7 +364,7 @@ impl Validator {
         }
     }
 
-    pub(super) fn codex(&mut self, root: &Object, plan: &mut Plan) {
+    pub(super) fn codex(&mut self, root: &Object<'_>, plan: &mut Plan) {
         let explanation = self.text(root, "explanation", "the plan");
         let goal = explanation.unwrap_or_else(|| "Carry out the plan's steps in order".to_owned());
         plan.meta.insert("goal".into(), goal.into());

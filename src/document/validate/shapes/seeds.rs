@@ -9,7 +9,7 @@ use crate::document::statuses::*;
 use crate::document::validate::{get, span, Validator};
 
 impl Validator {
-    pub(super) fn plan_tool(&mut self, root: &Object, plan: &mut Plan) {
+    pub(super) fn plan_tool(&mut self, root: &Object<'_>, plan: &mut Plan) {
         plan.extension = self.extension(root);
         self.plan_tool_meta(root, plan);
         let Some(steps) = self.array(root, "steps", "the plan") else {
@@ -48,7 +48,7 @@ impl Validator {
     }
 
     /// A plan instance's id, name, description, source and status.
-    fn plan_tool_meta(&mut self, root: &Object, plan: &mut Plan) {
+    fn plan_tool_meta(&mut self, root: &Object<'_>, plan: &mut Plan) {
         if let Some(id) = self.text(root, "plan_id", "the plan") {
             plan.meta.insert("id".into(), id.into());
         }
@@ -75,7 +75,7 @@ impl Validator {
 
     /// A task of a plan instance, in the step `grouped` (`None`: the
     /// `(plan)` step, tasks outside any step).
-    fn plan_tool_task(&mut self, task: &Object, grouped: Option<&str>) -> Draft {
+    fn plan_tool_task(&mut self, task: &Object<'_>, grouped: Option<&str>) -> Draft {
         let mut draft = Draft::new(span(task));
         let key = self.string(task, "task_id", "a task", true);
         if let Some(name) = self.string(task, "name", "a task", true) {
@@ -119,7 +119,7 @@ impl Validator {
     }
 
     /// The steps system's steps plan and Plan-Act's plan: steps in a line.
-    pub(super) fn linear(&mut self, root: &Object, plan: &mut Plan, shape: Shape) {
+    pub(super) fn linear(&mut self, root: &Object<'_>, plan: &mut Plan, shape: Shape) {
         plan.extension = self.extension(root);
         if shape == Shape::Steps {
             self.steps_meta(root, plan);
@@ -148,7 +148,7 @@ impl Validator {
     }
 
     /// A steps plan's id, goal, status and iteration count.
-    fn steps_meta(&mut self, root: &Object, plan: &mut Plan) {
+    fn steps_meta(&mut self, root: &Object<'_>, plan: &mut Plan) {
         if let Some(id) = self.text(root, "id", "the plan") {
             // planc writes the steps system's `plan_<ms>` id and keeps the
             // plan's own in its `planc` object.
@@ -184,7 +184,7 @@ impl Validator {
     }
 
     /// A Plan-Act plan's title (its goal unless `planc` keeps one) and language.
-    fn plan_act_meta(&mut self, root: &Object, plan: &mut Plan) {
+    fn plan_act_meta(&mut self, root: &Object<'_>, plan: &mut Plan) {
         let title = self.string(root, "title", "the plan", true);
         if let Some(title) = title {
             plan.meta.insert("title".into(), title.clone().into());
@@ -198,7 +198,7 @@ impl Validator {
     }
 
     /// A step object of a linear plan, into `draft`.
-    fn linear_step(&mut self, step: &Object, draft: &mut Draft) {
+    fn linear_step(&mut self, step: &Object<'_>, draft: &mut Draft) {
         if let Some(name) = self.string(step, "description", "a step", true) {
             draft.set("name", name);
         }
