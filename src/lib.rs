@@ -4,6 +4,10 @@
 //! The stages: [`syntax`] (text → tree with spans) → [`check`] (names,
 //! references, types, graph → [`ir`]) → [`emit`] (the JSON plan and the seed
 //! formats). See `docs/architecture.md` for the map.
+//!
+//! Without features this is the compiler core (no async, no database, HTTP
+//! or MCP crate); the features `runner`, `sqlite`, `postgres`, `mcp`,
+//! `serve` and `cli` (the default) add the layers above it.
 
 // The pest parser is built without `std` (which adds a stack probe to every
 // rule call); its generated code names the `alloc` crate.
