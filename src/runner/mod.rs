@@ -26,7 +26,8 @@ pub mod reply;
 mod reply_plan;
 pub mod results;
 mod session;
-pub mod step_turn;
+pub mod step_markers;
+mod step_turn;
 mod step_words;
 mod store;
 pub mod time;
@@ -41,7 +42,7 @@ pub use agents::{parse_lease, Caller, MAX_LEASE_SECONDS};
 pub(crate) use apply::logged_data;
 pub use error::{ErrorCode, OpError};
 pub use events::{Event, EventKind, LogRecord, PlanHeader};
-pub use observe::{find_word, observe, observe_reply, TRANSITION_WORDS};
+pub use observe::{observe, observe_reply};
 pub use ops::{
     AddArgs, CompleteArgs, FailArgs, ListArgs, LogArgs, LogKind, NoArgs, Op, ReplanArgs,
     ReplanStep, ReplanTask, SkipArgs, StartNextArgs, TaskIdArgs, TaskRef, TaskUpdates, UpdateArgs,
@@ -51,6 +52,7 @@ pub use reply::{Reply, ToolCall};
 pub use reply_plan::{plan_for_message, plan_for_reply, MESSAGE_PLAN_MAX_ITERATIONS};
 pub use results::{result_schema, OpResult};
 pub use session::{session_path, MAX_SESSION_KEY_BYTES, SESSIONS_DIR, SESSION_STATE};
+pub use step_markers::{find_word, TRANSITION_WORDS};
 pub use store::{
     open_store, transact_with, validate_plan_id, LogReader, PlanCounts, PlanStore, PlanSummary,
     Store, StoredEvent, DEFAULT_LOCK_TIMEOUT,

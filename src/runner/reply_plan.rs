@@ -4,8 +4,8 @@
 
 use crate::document::{Meta, PlanDocument};
 
-use super::observe::{first_marker, DONE_MARKERS, FAILED_MARKERS, STEP_MARKER};
 use super::reply::Reply;
+use super::step_markers::{first_marker, DONE_MARKERS, FAILED_MARKERS, STEP_MARKER};
 use super::step_words::is_cjk;
 
 /// The iteration limit of a plan an agent's reply creates: the steps

@@ -351,7 +351,7 @@ fn has_any(text: &str, words: &[&str]) -> bool {
         if w.chars().any(is_cjk) {
             text.contains(w)
         } else {
-            super::observe::find_word(text, w).is_some()
+            super::step_markers::find_word(text, w).is_some()
         }
     })
 }

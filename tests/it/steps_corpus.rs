@@ -7,7 +7,7 @@
 #[path = "../steps_corpus/eval.rs"]
 mod eval;
 
-use eval::{load, naive_steps, planc_steps, score_all, Transcript};
+use eval::{load, naive_steps, planc_steps, score_all, Transcript, NAIVE_WORDS};
 
 /// The steps declared by `[Step]` lines so far, after each round (a
 /// restated step counted once).
@@ -75,24 +75,12 @@ fn check_labels(part: &str, t: &Transcript) {
 /// Rounds that hold one of the steps system's transition words and yet stay
 /// on their step.
 fn hard_negatives(transcripts: &[Transcript]) -> usize {
-    let words = [
-        "现在",
-        "接下来",
-        "然后",
-        "继续",
-        "开始",
-        "next",
-        "now",
-        "then",
-        "continue",
-        "let me",
-    ];
     transcripts
         .iter()
         .flat_map(|t| t.rounds.windows(2))
         .filter(|pair| {
             let lower = pair[1].text.to_lowercase();
-            pair[1].step == pair[0].step && words.iter().any(|w| lower.contains(w))
+            pair[1].step == pair[0].step && NAIVE_WORDS.iter().any(|w| lower.contains(w))
         })
         .count()
 }

@@ -150,7 +150,7 @@ fn current_step(doc: &PlanDocument) -> usize {
 const NAIVE_MARKERS: [&str; 4] = ["[Done]", "[完成]", "[Step Done]", "[步骤完成]"];
 /// The steps system's transition words, matched anywhere in the text,
 /// ignoring case, as it does.
-const NAIVE_WORDS: [&str; 12] = [
+pub const NAIVE_WORDS: [&str; 12] = [
     "现在",
     "接下来",
     "然后",
