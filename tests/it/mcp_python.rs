@@ -11,10 +11,8 @@
 //! tests/mcp/requirements.txt`) and reused while the requirements are unchanged.
 //! `PLANC_MCP_PYTHON=/path/to/python` uses a Python that has them already.
 
+use crate::support::venv::{unittest, venv};
 use std::path::PathBuf;
-use std::process::Command;
-
-use crate::support::venv::venv;
 
 /// A Python with the MCP SDK: `PLANC_MCP_PYTHON`, or the virtual environment
 /// `mcp-venv` that tests/it/serve_mcp.rs uses too, made by the same code
@@ -28,27 +26,14 @@ fn python() -> PathBuf {
 
 #[test]
 fn python_mcp_sdk_drives_planc_mcp() {
-    let python = python();
-    let output = Command::new(&python)
-        .args([
-            "-m",
-            "unittest",
-            "-v",
-            "tests/mcp/test_mcp.py",
-            "tests/mcp/test_dialects.py",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("PLANC_BIN", env!("CARGO_BIN_EXE_planc"))
-        .output()
-        .expect("python runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    eprintln!("{stderr}");
-    assert!(
-        output.status.success(),
-        "the Python MCP tests failed:\n{}\n{stderr}",
-        String::from_utf8_lossy(&output.stdout)
+    let report = unittest(
+        &python(),
+        &["tests/mcp/test_mcp.py", "tests/mcp/test_dialects.py"],
+        &[("PLANC_BIN", env!("CARGO_BIN_EXE_planc"))],
+        16,
+        String::new,
     );
-    assert!(stderr.contains("Ran 16 tests"), "{stderr}");
+    eprintln!("{report}");
 }
 
 /// Seed 002's Plan Tool over stdio holding many plans (a directory, a SQLite
@@ -57,18 +42,11 @@ fn python_mcp_sdk_drives_planc_mcp() {
 /// tests/mcp/test_plan_stores.py.
 #[test]
 fn python_mcp_sdk_drives_plan_stores_over_stdio() {
-    let python = python();
-    let output = Command::new(&python)
-        .args(["-m", "unittest", "-v", "tests/mcp/test_plan_stores.py"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("PLANC_BIN", env!("CARGO_BIN_EXE_planc"))
-        .output()
-        .expect("python runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "the Python MCP tests failed:\n{}\n{stderr}",
-        String::from_utf8_lossy(&output.stdout)
+    unittest(
+        &python(),
+        &["tests/mcp/test_plan_stores.py"],
+        &[("PLANC_BIN", env!("CARGO_BIN_EXE_planc"))],
+        5,
+        String::new,
     );
-    assert!(stderr.contains("Ran 5 tests"), "{stderr}");
 }

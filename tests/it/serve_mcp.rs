@@ -23,18 +23,12 @@ fn python_mcp_sdk_drives_planc_serve_over_streamable_http() {
     let python = venv::venv("mcp-venv", "tests/mcp/requirements.txt").join("bin/python");
     let store = tempfile::tempdir().expect("a temporary directory");
     let server = Server::start(&["--store", &store_url(store.path())]);
-    let output = Command::new(&python)
-        .args(["-m", "unittest", "-v", "tests/mcp/test_serve.py"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("PLANC_SERVE_URL", format!("http://{}", server.addr))
-        .output()
-        .expect("python runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "the Python MCP scenarios failed:\n{}\n{stderr}\nserver:\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        server.stderr.lock().unwrap()
+    let url = format!("http://{}", server.addr);
+    venv::unittest(
+        &python,
+        &["tests/mcp/test_serve.py"],
+        &[("PLANC_SERVE_URL", &url)],
+        7,
+        || format!("\nserver:\n{}", server.stderr.lock().unwrap()),
     );
-    assert!(stderr.contains("Ran 7 tests"), "{stderr}");
 }

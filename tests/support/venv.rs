@@ -59,3 +59,33 @@ pub fn venv(name: &str, requirements: &str) -> PathBuf {
     make().unwrap_or_else(|e| panic!("cannot make the Python environment {name}: {e}"));
     venv
 }
+
+/// Runs Python's `unittest` on `files` (paths in the repository) with
+/// `python` and the variables `env`, from the repository's root; fails,
+/// showing unittest's report and `context()`, unless every test passed and
+/// exactly `count` ran. Gives the report (unittest writes it on standard
+/// error).
+pub fn unittest(
+    python: &Path,
+    files: &[&str],
+    env: &[(&str, &str)],
+    count: usize,
+    context: impl Fn() -> String,
+) -> String {
+    let output = Command::new(python)
+        .args(["-m", "unittest", "-v"])
+        .args(files)
+        .envs(env.iter().copied())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("python runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        output.status.success(),
+        "the Python tests {files:?} failed:\n{}\n{stderr}{}",
+        String::from_utf8_lossy(&output.stdout),
+        context()
+    );
+    assert!(stderr.contains(&format!("Ran {count} tests")), "{stderr}");
+    stderr
+}
