@@ -10,6 +10,8 @@
 mod analysis;
 mod convert;
 mod documents;
+mod framing;
+mod message_check;
 mod server;
 
 pub use server::Backend;
@@ -26,16 +28,31 @@ use tower_lsp_server::{LspService, Server};
 /// more places than a client has requests outstanding.
 const CONCURRENCY: usize = 32;
 
+/// Room for messages on their way from the framing layer to the server.
+const FORWARD_BUFFER: usize = 64 * 1024;
+
 /// Serves the language server over standard input and output until the
-/// client sends `exit` or closes the stream. Returns the exit code: 0 if the
-/// client sent `shutdown` first, 1 if not (as the protocol asks).
+/// client sends `exit` or closes the stream (or its framing breaks).
+/// Returns the exit code: 0 if the client sent `shutdown` first, 1 if not
+/// (as the protocol asks).
+///
+/// A malformed message is answered with a JSON-RPC error and the session
+/// goes on (see [`framing`]).
 ///
 /// The caller should end the process with that code at once: reading
 /// standard input blocks a thread that only more input or its end releases.
 pub async fn serve_stdio() -> i32 {
     let (service, socket) = LspService::new(Backend::new);
     let shut_down = service.inner().shut_down();
-    Server::new(tokio::io::stdin(), Stdout, socket)
+    let (to_server, server_input) = tokio::io::duplex(FORWARD_BUFFER);
+    // Not awaited: after `exit` the server returns while this still waits
+    // for input; its end (or broken framing) closes `server_input`.
+    tokio::spawn(framing::forward(
+        tokio::io::stdin(),
+        to_server,
+        write_to_stdout,
+    ));
+    Server::new(server_input, Stdout, socket)
         .concurrency_level(CONCURRENCY)
         .serve(service)
         .await;
@@ -46,12 +63,24 @@ pub async fn serve_stdio() -> i32 {
     }
 }
 
+/// Writes one framed message (an error the framing layer answers) to
+/// standard output whole, under the same lock the server's writes take.
+fn write_to_stdout(frame: &[u8]) {
+    let mut stdout = std::io::stdout().lock();
+    // A client gone: the server's own writes end the session.
+    let _ = stdout.write_all(frame).and_then(|()| stdout.flush());
+}
+
 /// Standard output, written and flushed at once.
 ///
 /// `tokio::io::stdout()` left the end of a message (a JSON body ends with no
 /// newline) in the standard library's line buffer until the next message, so
 /// a client waited for diagnostics until it sent something else. Messages
 /// are small and the client reads them, so a blocking write is brief.
+///
+/// Each write is written whole under standard output's lock: the server
+/// hands whole frames, so an error [`write_to_stdout`] writes meanwhile
+/// lands between two frames, never inside one.
 struct Stdout;
 
 impl tokio::io::AsyncWrite for Stdout {
@@ -60,7 +89,7 @@ impl tokio::io::AsyncWrite for Stdout {
         _: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        Poll::Ready(std::io::stdout().lock().write(buf))
+        Poll::Ready(std::io::stdout().lock().write_all(buf).map(|()| buf.len()))
     }
 
     fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {

@@ -85,6 +85,21 @@ impl TestClient {
         writer.flush().await.expect("the server reads");
     }
 
+    /// Sends `body` framed with its `Content-Length`, as it is (it need not
+    /// be JSON, nor UTF-8).
+    pub async fn send_body(&mut self, body: &[u8]) {
+        let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        frame.extend_from_slice(body);
+        self.send_bytes(&frame).await;
+    }
+
+    /// Writes `bytes` to the server as they are, framing and all.
+    pub async fn send_bytes(&mut self, bytes: &[u8]) {
+        let writer = self.writer.as_mut().expect("standard input is open");
+        writer.write_all(bytes).await.expect("the server reads");
+        writer.flush().await.expect("the server reads");
+    }
+
     /// Closes the server's standard input.
     pub fn close_input(&mut self) {
         self.writer = None;

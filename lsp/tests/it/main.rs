@@ -17,6 +17,7 @@ mod formatting;
 mod helix;
 mod json;
 mod lifecycle;
+mod malformed;
 mod protocol;
 mod responsiveness;
 mod robustness;
