@@ -38,6 +38,7 @@ mod graph;
 mod input;
 mod interop;
 mod layers;
+mod lock_removed;
 mod mcp_python;
 mod mcp_stdio;
 mod peer_formats;

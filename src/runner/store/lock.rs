@@ -1,11 +1,12 @@
-//! The writers' lock: an OS advisory lock (`flock`) on `STATE.lock`, taken
-//! with a time limit, on the file that the lock path names *now*.
+//! The writers' lock: an exclusive OS advisory lock (`flock`) on the
+//! state's directory, and on `STATE.lock` in it, taken with a time limit.
 //!
-//! A lock file removed (or replaced) while writers wait would let a newcomer
-//! lock a fresh file while an old writer still holds the removed one. So
-//! after locking, a writer checks that the path still names the file it
-//! locked and starts over if not; and just before its first write it checks
-//! again, giving up (`STATE_LOCKED`, nothing written) if its lock was lost.
+//! A lock file can be deleted from under the writer that holds it; a
+//! newcomer would then lock a fresh file at the same path and come in
+//! beside it, and one of their changes would be lost. A directory cannot
+//! be deleted while the state is in it, so its lock is the one that keeps
+//! writers apart ([`DirectoryLock`]). The lock file is locked as well, for
+//! planc versions that lock only it, on the file the path names *now*.
 
 use std::fs::{self, File, OpenOptions};
 use std::io;
@@ -16,6 +17,8 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::runner::error::{ErrorCode, OpError};
+
+use super::directory_lock::DirectoryLock;
 
 /// How long to wait for the lock before giving up, by default.
 pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(5);
@@ -32,42 +35,34 @@ pub(super) struct LockWait {
     pub notice: Option<fn(&Path)>,
 }
 
-/// The lock, held until dropped.
+/// The lock, held until dropped (the lock file's first, then the
+/// directory's).
 #[derive(Debug)]
 pub(super) struct Lock {
     file: File,
     path: PathBuf,
+    directory: DirectoryLock,
 }
 
 impl Lock {
-    /// Takes the exclusive lock on `path` (creating the file), waiting up to
-    /// `wait.timeout` for another writer to let go: `STATE_LOCKED` after that.
+    /// Takes the exclusive lock on the directory of `path` and on `path`
+    /// (creating the file), waiting up to `wait.timeout` for other writers
+    /// to let go: `STATE_LOCKED` after that.
     pub fn acquire(path: &Path, wait: LockWait) -> Result<Lock, OpError> {
-        let started = Instant::now();
-        let mut noticed = false;
+        let mut patience = Patience::new(path, wait);
+        let directory = DirectoryLock::acquire(path, &mut patience)?;
         loop {
             let file = open(path).map_err(|e| lock_error(path, e))?;
-            let file = match fs4::FileExt::try_lock(&file) {
-                Ok(()) => file,
-                Err(fs4::TryLockError::WouldBlock) => {
-                    let waited = started.elapsed();
-                    if waited >= wait.timeout {
-                        return Err(timed_out(path, wait.timeout));
-                    }
-                    let deadline = started + wait.timeout;
-                    match wait_for(file, deadline, started, &mut noticed, path, wait) {
-                        Some(file) => file.map_err(|e| lock_error(path, e))?,
-                        None => return Err(timed_out(path, wait.timeout)),
-                    }
-                }
-                Err(fs4::TryLockError::Error(e)) => return Err(lock_error(path, e)),
+            let Some(file) = lock_waiting(file, &mut patience).map_err(|e| lock_error(path, e))?
+            else {
+                return Err(patience.timed_out());
             };
-            let lock = Lock {
-                file,
-                path: path.to_path_buf(),
-            };
-            if lock.is_current().map_err(|e| lock_error(path, e))? {
-                return Ok(lock);
+            if is_current(&file, path).map_err(|e| lock_error(path, e))? {
+                return Ok(Lock {
+                    file,
+                    path: path.to_path_buf(),
+                    directory,
+                });
             }
             // The file was removed or replaced while we waited: lock the one
             // the path names now.
@@ -84,10 +79,15 @@ impl Lock {
         }
     }
 
-    /// `STATE_LOCKED` unless the lock path still names the locked file (it
-    /// was removed or replaced while held, so another writer may be in).
+    /// `STATE_LOCKED` if another writer may have come in: never while the
+    /// directory's lock is held (deleting the lock file does not take that
+    /// away); without it, when the lock path no longer names the locked
+    /// file (it was removed or replaced while held).
     pub fn verify(&self) -> Result<(), OpError> {
-        match self.is_current() {
+        if self.directory.is_held() {
+            return Ok(());
+        }
+        match is_current(&self.file, &self.path) {
             Ok(true) => Ok(()),
             Ok(false) => Err(OpError::new(
                 ErrorCode::StateLocked,
@@ -101,24 +101,24 @@ impl Lock {
             Err(e) => Err(lock_error(&self.path, e)),
         }
     }
+}
 
-    /// Whether the lock path names the locked file.
-    #[cfg(unix)]
-    fn is_current(&self) -> io::Result<bool> {
-        use std::os::unix::fs::MetadataExt;
-        let held = self.file.metadata()?;
-        match fs::metadata(&self.path) {
-            Ok(now) => Ok(held.dev() == now.dev() && held.ino() == now.ino()),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(e),
-        }
+/// Whether `path` names `file`.
+#[cfg(unix)]
+fn is_current(file: &File, path: &Path) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let held = file.metadata()?;
+    match fs::metadata(path) {
+        Ok(now) => Ok(held.dev() == now.dev() && held.ino() == now.ino()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
     }
+}
 
-    /// Elsewhere an open file cannot be removed, so the path names it.
-    #[cfg(not(unix))]
-    fn is_current(&self) -> io::Result<bool> {
-        Ok(fs::metadata(&self.path).is_ok())
-    }
+/// Elsewhere an open file cannot be removed, so the path names it.
+#[cfg(not(unix))]
+fn is_current(_file: &File, path: &Path) -> io::Result<bool> {
+    Ok(fs::metadata(path).is_ok())
 }
 
 /// Opens (or creates) the lock file; read-only when it may not be written
@@ -144,18 +144,72 @@ pub(super) fn is_read_only(error: &io::Error) -> bool {
     )
 }
 
-/// Blocks on the lock of `file` until `deadline`: the locked file, or none
-/// on time-out. The blocking call waits in the kernel (queued with the
+/// How long a writer may still wait for the lock of `path`, and the notice
+/// it gives once it has waited a second.
+pub(super) struct Patience<'a> {
+    path: &'a Path,
+    wait: LockWait,
+    started: Instant,
+    noticed: bool,
+}
+
+impl<'a> Patience<'a> {
+    /// Starts waiting now.
+    pub fn new(path: &'a Path, wait: LockWait) -> Patience<'a> {
+        Patience {
+            path,
+            wait,
+            started: Instant::now(),
+            noticed: false,
+        }
+    }
+
+    /// How long to wait before looking again (until the notice is due, or
+    /// the deadline), giving the notice when it is due; none once the
+    /// deadline has passed.
+    pub fn next_wait(&mut self) -> Option<Duration> {
+        let now = Instant::now();
+        let deadline = self.started + self.wait.timeout;
+        if now >= deadline {
+            return None;
+        }
+        let notice_at = self.started + NOTICE_AFTER;
+        if !self.noticed && now >= notice_at {
+            self.noticed = true;
+            if let Some(notice) = self.wait.notice {
+                notice(self.path);
+            }
+        }
+        let until = if !self.noticed && notice_at < deadline {
+            notice_at
+        } else {
+            deadline
+        };
+        Some(until - now)
+    }
+
+    /// `STATE_LOCKED`: the wait is over.
+    pub fn timed_out(&self) -> OpError {
+        timed_out(self.path, self.wait.timeout)
+    }
+}
+
+/// Takes the exclusive lock on `file` (a lock file or a directory), waiting
+/// as `patience` allows: none on time-out.
+pub(super) fn lock_waiting(file: File, patience: &mut Patience<'_>) -> io::Result<Option<File>> {
+    match fs4::FileExt::try_lock(&file) {
+        Ok(()) => Ok(Some(file)),
+        Err(fs4::TryLockError::WouldBlock) if patience.next_wait().is_none() => Ok(None),
+        Err(fs4::TryLockError::WouldBlock) => wait_for(file, patience).transpose(),
+        Err(fs4::TryLockError::Error(e)) => Err(e),
+    }
+}
+
+/// Blocks on the lock of `file` while `patience` lasts: the locked file, or
+/// none on time-out. The blocking call waits in the kernel (queued with the
 /// other waiters, so none starves as a poller could) on a thread of its own;
 /// one that gets the lock after the time-out lets go of it at once.
-fn wait_for(
-    file: File,
-    deadline: Instant,
-    started: Instant,
-    noticed: &mut bool,
-    path: &Path,
-    wait: LockWait,
-) -> Option<io::Result<File>> {
+fn wait_for(file: File, patience: &mut Patience<'_>) -> Option<io::Result<File>> {
     let (sender, receiver) = mpsc::channel();
     std::thread::spawn(move || {
         let locked = fs4::FileExt::lock(&file).map(|()| file);
@@ -163,26 +217,9 @@ fn wait_for(
         let _ = sender.send(locked);
     });
     loop {
-        let now = Instant::now();
-        if now >= deadline {
-            return None;
-        }
-        let notice_at = started + NOTICE_AFTER;
-        let until = if !*noticed && notice_at < deadline {
-            notice_at.max(now)
-        } else {
-            deadline
-        };
-        match receiver.recv_timeout(until - now) {
+        match receiver.recv_timeout(patience.next_wait()?) {
             Ok(locked) => return Some(locked),
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                if !*noticed && Instant::now() >= notice_at {
-                    *noticed = true;
-                    if let Some(notice) = wait.notice {
-                        notice(path);
-                    }
-                }
-            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 return Some(Err(io::Error::other("the lock thread ended")))
             }
@@ -190,7 +227,8 @@ fn wait_for(
     }
 }
 
-fn lock_error(path: &Path, error: io::Error) -> OpError {
+/// `STATE_IO` (`access: lock`): `path` cannot be locked.
+pub(super) fn lock_error(path: &Path, error: io::Error) -> OpError {
     OpError::new(
         ErrorCode::StateIo,
         format!("cannot lock {}: {error}", path.display()),
@@ -247,20 +285,57 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn a_lock_file_removed_while_held_is_noticed() {
+    fn a_lock_file_removed_while_held_lets_no_one_in() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.json.lock");
+        let wait = LockWait {
+            timeout: Duration::from_millis(50),
+            notice: None,
+        };
+        let held = Lock::acquire(&path, wait).unwrap();
+        fs::remove_file(&path).unwrap();
+        // A newcomer (another thread, as another process would) finds the
+        // directory locked, though it could lock a fresh lock file...
+        let newcomer = {
+            let path = path.clone();
+            std::thread::spawn(move || Lock::acquire(&path, wait).map(drop))
+        };
+        let error = newcomer.join().unwrap().unwrap_err();
+        assert_eq!(error.code, ErrorCode::StateLocked);
+        assert!(!path.exists(), "the newcomer made no lock file");
+        // ...and the holder still writes: no one else can be in.
+        held.verify().unwrap();
+        drop(held);
+        std::thread::spawn(move || Lock::acquire(&path, wait).map(drop))
+            .join()
+            .unwrap()
+            .unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_holding_thread_takes_its_directory_again() {
+        let dir = tempfile::tempdir().unwrap();
         let wait = LockWait {
             timeout: Duration::ZERO,
             notice: None,
         };
-        let held = Lock::acquire(&path, wait).unwrap();
-        held.verify().unwrap();
-        fs::remove_file(&path).unwrap();
-        // A newcomer locks a fresh file...
-        let newcomer = Lock::acquire(&path, wait).unwrap();
-        newcomer.verify().unwrap();
-        // ...and the old holder finds out before writing anything.
-        assert_eq!(held.verify().unwrap_err().code, ErrorCode::StateLocked);
+        // A plan's lock, then the feed index's beside it, on one thread.
+        let plan = Lock::acquire(&dir.path().join("p.json.lock"), wait).unwrap();
+        let feed = Lock::acquire(&dir.path().join(".feed.lock"), wait).unwrap();
+        drop(plan);
+        feed.verify().unwrap();
+        let other = dir.path().join("q.json.lock");
+        let elsewhere = std::thread::spawn(move || Lock::acquire(&other, wait).map(drop));
+        assert_eq!(
+            elsewhere.join().unwrap().unwrap_err().code,
+            ErrorCode::StateLocked
+        );
+        drop(feed);
+        let other = dir.path().join("q.json.lock");
+        std::thread::spawn(move || Lock::acquire(&other, wait).map(drop))
+            .join()
+            .unwrap()
+            .unwrap();
     }
 }

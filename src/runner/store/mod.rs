@@ -20,6 +20,7 @@
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod database;
+mod directory_lock;
 mod fault;
 mod files;
 mod json;
