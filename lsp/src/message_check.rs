@@ -81,29 +81,49 @@ pub fn check(body: &mut [u8]) -> Result<(), Refusal> {
         let detail = format!("arrays and objects nest more than {MAX_NESTING} deep");
         return Err(Refusal::invalid_request(&detail, top_level_id(body)));
     }
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|e| Refusal::parse_error(&e.to_string(), top_level_id(body)))?;
+    if is_message(body) {
+        return Ok(());
+    }
+    Err(why_not_a_message(body))
+}
+
+/// Whether `body` (UTF-8, nested within bounds) is a JSON object that
+/// tower-lsp-server decodes as a request, a notification or a response: the
+/// common case, decided with one parse and no copy of the message.
+fn is_message(body: &[u8]) -> bool {
+    let object = body.trim_ascii_start().first() == Some(&b'{');
+    object
+        && (serde_json::from_slice::<Request>(body).is_ok()
+            || serde_json::from_slice::<Response>(body).is_ok())
+}
+
+/// The error answering a `body` that is not a message ([`is_message`]).
+fn why_not_a_message(body: &[u8]) -> Refusal {
+    let value: Value = match serde_json::from_slice(body) {
+        Ok(value) => value,
+        Err(e) => return Refusal::parse_error(&e.to_string(), top_level_id(body)),
+    };
     let Some(object) = value.as_object() else {
         let detail = match value {
             Value::Array(_) => "a batch (an array of messages) is not supported",
             _ => "a message is a JSON object",
         };
-        return Err(Refusal::invalid_request(detail, Value::Null));
+        return Refusal::invalid_request(detail, Value::Null);
     };
-    let id = match object.get("id") {
+    let id = match object.get("id").map(valid_id) {
         None => Value::Null,
-        Some(id) => valid_id(id).ok_or_else(|| {
-            Refusal::invalid_request("the id is not a number, a string or null", Value::Null)
-        })?,
-    };
-    let as_request = serde_json::from_value::<Request>(value.clone());
-    if let Err(error) = as_request {
-        if serde_json::from_value::<Response>(value).is_err() {
-            let detail = format!("not a JSON-RPC 2.0 request, notification or response ({error})");
-            return Err(Refusal::invalid_request(&detail, id));
+        Some(Some(id)) => id,
+        Some(None) => {
+            let detail = "the id is not a number, a string or null";
+            return Refusal::invalid_request(detail, Value::Null);
         }
-    }
-    Ok(())
+    };
+    let detail = match serde_json::from_value::<Request>(value) {
+        Err(error) => format!("not a JSON-RPC 2.0 request, notification or response ({error})"),
+        // Not reached: `is_message` took it.
+        Ok(_) => "not a JSON-RPC 2.0 message".to_owned(),
+    };
+    Refusal::invalid_request(&detail, id)
 }
 
 /// The id as tower-lsp-server takes it (a 64-bit integer, a string or

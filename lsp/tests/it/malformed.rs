@@ -29,6 +29,15 @@ async fn each_malformed_message_is_answered_and_the_session_goes_on() {
     );
     let cases: Vec<(&str, Vec<u8>, Option<Value>)> = vec![
         (
+            "a JSON string",
+            br#""hello""#.to_vec(),
+            Some(error(
+                -32600,
+                "Invalid Request: a message is a JSON object",
+                Value::Null,
+            )),
+        ),
+        (
             "a batch",
             br#"[{"jsonrpc":"2.0","id":7,"method":"shutdown"}]"#.to_vec(),
             Some(error(
@@ -156,7 +165,7 @@ async fn a_lone_surrogate_is_read_as_a_replacement_character() {
 /// input ends.
 #[tokio::test]
 async fn broken_framing_ends_the_session_with_exit_code_1() {
-    let cases: [(&[u8], &str); 2] = [
+    let cases: [(&[u8], &str); 3] = [
         (
             b"Content-Length: many\r\n\r\n{}",
             "Content-Length \"many\" is not a length",
@@ -165,10 +174,19 @@ async fn broken_framing_ends_the_session_with_exit_code_1() {
             b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}",
             "a message without a Content-Length header",
         ),
+        // Over the 256 MiB a body may have: read past, not kept, so memory
+        // does not follow a length the client does not send.
+        (
+            b"Content-Length: 999999999999\r\n\r\n{\"a\"",
+            "the input ended 4 bytes into a 999999999999-byte body",
+        ),
     ];
     for (bytes, why) in cases {
         let mut client = TestClient::start().await;
         client.send_bytes(bytes).await;
+        if why.starts_with("the input ended") {
+            client.close_input();
+        }
         let message = format!("Parse error: broken framing ({why}); planc-lsp stops");
         assert_eq!(
             client.next_message().await,
