@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 mod api;
+pub mod connections;
 pub mod events;
 mod guard;
 mod mcp;
@@ -59,6 +60,8 @@ pub struct Config {
     pub allowed_origins: Vec<String>,
     /// How often an idle SSE stream gets a keep-alive comment.
     pub keep_alive: Duration,
+    /// How many connections, and how long each may wait or idle.
+    pub connections: connections::ConnectionLimits,
 }
 
 impl Config {
@@ -82,6 +85,7 @@ impl Config {
             allowed_hosts,
             allowed_origins: Vec::new(),
             keep_alive: Duration::from_secs(15),
+            connections: connections::ConnectionLimits::default(),
         }
     }
 
@@ -104,6 +108,8 @@ pub struct Shared {
     config: Config,
     store: Arc<dyn PlanStore>,
     metrics: guard::Metrics,
+    /// What `/metrics` tells of the connections.
+    connections: Arc<connections::ConnectionMetrics>,
     limiter: guard::RateLimiter,
     /// Every committed change, as the store reports it.
     events: broadcast::Sender<StoredEvent>,
@@ -169,8 +175,7 @@ async fn serve(
     committed: Receiver<StoredEvent>,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), String> {
-    let listener = tokio::net::TcpListener::bind(config.listen)
-        .await
+    let listener = connections::listen(config.listen)
         .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
     let bound = listener
         .local_addr()
@@ -181,6 +186,7 @@ async fn serve(
     let shared = Arc::new(Shared {
         limiter: guard::RateLimiter::new(config.rate_limit),
         metrics: guard::Metrics::default(),
+        connections: Arc::default(),
         store: Arc::clone(&store),
         events: events.clone(),
         stop,
@@ -227,7 +233,8 @@ async fn serve(
         .with_state(Arc::clone(&shared));
 
     ready(bound);
-    let shutdown = async move {
+    let stopped = shared.stop.clone();
+    tokio::spawn(async move {
         shutdown_signal().await;
         #[allow(
             clippy::print_stderr,
@@ -238,14 +245,18 @@ async fn serve(
         }
         let _ = stop_tx.send(true);
         cancel.cancel();
-    };
-    axum::serve(
+    });
+    // An event stream quiet but for its keep-alive comments is not idle.
+    let mut limits = config.connections;
+    limits.idle_timeout = limits.idle_timeout.max(config.keep_alive * 2);
+    connections::serve(
         listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
+        app,
+        limits,
+        Arc::clone(&shared.connections),
+        stopped,
     )
-    .with_graceful_shutdown(shutdown)
-    .await
-    .map_err(|e| format!("the server stopped: {e}"))?;
+    .await;
     Ok(())
 }
 

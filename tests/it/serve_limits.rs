@@ -1,0 +1,142 @@
+//! `planc serve` under hostile clients: half-sent requests time out, a
+//! stalled body idles out, the connection cap makes the rest wait, MCP
+//! sessions are capped and expire, and `/metrics` shows it all.
+
+#![cfg(unix)]
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use crate::serve_support::{store_url, Server};
+
+/// The value of metric `name` (a line `name VALUE`).
+pub fn metric(server: &Server, name: &str) -> u64 {
+    let text = server.get("/metrics").text();
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no metric {name} in\n{text}"))
+}
+
+/// A connection that sent half a request head and stopped.
+fn half_open(addr: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream
+        .write_all(format!("GET /health HTTP/1.1\r\nHost: {addr}\r\nX-Slow: ").as_bytes())
+        .expect("write");
+    stream
+}
+
+/// Whether the server has closed `stream` (it reads the end, or an error)
+/// within `wait`.
+fn closed_within(stream: &mut TcpStream, wait: Duration) -> bool {
+    stream.set_read_timeout(Some(wait)).expect("timeout");
+    let mut buf = [0u8; 512];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => return true,
+            // hyper may answer 408 before it closes: read on to the end.
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return false,
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => return false,
+            Err(_) => return true,
+        }
+    }
+}
+
+#[test]
+fn a_thousand_half_sent_requests_neither_block_a_client_nor_stay_open() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let server = Server::start(&["--store", &store_url(dir.path()), "--header-timeout", "2"]);
+    let opening = Instant::now();
+    let mut held: Vec<TcpStream> = (0..1000).map(|_| half_open(&server.addr)).collect();
+    // Every one of them accepted and waiting for the rest of its head.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut open = metric(&server, "planc_connections_open");
+    while open < 1001 {
+        assert!(
+            Instant::now() < deadline,
+            "only {open} connections open after {:?}",
+            opening.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+        open = metric(&server, "planc_connections_open");
+    }
+    eprintln!("1000 held after {:?}", opening.elapsed());
+
+    let asked = Instant::now();
+    let health = server.get("/health");
+    let took = asked.elapsed();
+    assert_eq!(health.status, 200, "{}", health.text());
+    assert!(
+        took < Duration::from_millis(100),
+        "a client waited {took:?}"
+    );
+
+    // The header timeout (2 s) closes every one of them.
+    let open = held
+        .iter_mut()
+        .map(|stream| closed_within(stream, Duration::from_secs(3)))
+        .filter(|closed| !closed)
+        .count();
+    assert_eq!(
+        open, 0,
+        "half-sent requests still open after the header timeout"
+    );
+    assert!(metric(&server, "planc_connections_timed_out_total") >= 1000);
+    assert!(metric(&server, "planc_connections_open") <= 2);
+}
+
+#[test]
+fn a_stalled_body_is_closed_after_the_idle_timeout() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let server = Server::start(&[
+        "--store",
+        &store_url(dir.path()),
+        "--keep-alive",
+        "1",
+        "--idle-timeout",
+        "2",
+    ]);
+    let mut stream = TcpStream::connect(&server.addr).expect("connect");
+    let head = format!(
+        "POST /api/plans HTTP/1.1\r\nHost: {}\r\nContent-Length: 100\r\n\r\nplan",
+        server.addr
+    );
+    stream.write_all(head.as_bytes()).expect("write");
+    let started = Instant::now();
+    assert!(closed_within(&mut stream, Duration::from_secs(5)));
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(1500) && took < Duration::from_secs(4),
+        "closed after {took:?}, not the idle timeout's 2 s"
+    );
+}
+
+#[test]
+fn at_the_connection_cap_a_client_waits_for_a_slot_then_is_served() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let server = Server::start(&[
+        "--store",
+        &store_url(dir.path()),
+        "--header-timeout",
+        "1",
+        "--max-connections",
+        "8",
+    ]);
+    assert_eq!(metric(&server, "planc_connections_max"), 8);
+    std::thread::sleep(Duration::from_millis(1200));
+    let held: Vec<TcpStream> = (0..8).map(|_| half_open(&server.addr)).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let asked = Instant::now();
+    let health = server.get("/health");
+    let took = asked.elapsed();
+    assert_eq!(health.status, 200, "{}", health.text());
+    // Served once the header timeout freed a slot, not before.
+    assert!(
+        took >= Duration::from_millis(500) && took < Duration::from_secs(3),
+        "served after {took:?}"
+    );
+    drop(held);
+}
