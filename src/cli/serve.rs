@@ -59,6 +59,13 @@ pub struct ServeArgs {
     /// [default: three quarters of the open-file limit]
     #[arg(long, value_name = "N")]
     max_connections: Option<usize>,
+    /// Seconds an MCP session may go without a request before it is closed
+    #[arg(long, value_name = "SECONDS", default_value_t = planc::serve::sessions::DEFAULT_SESSION_IDLE.as_secs())]
+    session_idle: u64,
+    /// The most MCP sessions at once; a new one past it closes the session
+    /// idle longest
+    #[arg(long, value_name = "N", default_value_t = planc::serve::sessions::DEFAULT_MAX_SESSIONS)]
+    max_sessions: usize,
 }
 
 pub fn run(args: ServeArgs) -> i32 {
@@ -75,6 +82,8 @@ pub fn run(args: ServeArgs) -> i32 {
     config.keep_alive = Duration::from_secs(args.keep_alive.max(1));
     config.connections.header_timeout = Duration::from_secs(args.header_timeout.max(1));
     config.connections.idle_timeout = Duration::from_secs(args.idle_timeout.max(1));
+    config.sessions.idle = Duration::from_secs(args.session_idle.max(1));
+    config.sessions.max = args.max_sessions.max(1);
     if let Some(max) = args.max_connections {
         config.connections.max_connections = max.max(1);
     }

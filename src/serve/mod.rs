@@ -16,6 +16,7 @@ pub mod events;
 mod guard;
 mod mcp;
 mod plan_request;
+pub mod sessions;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::mpsc::Receiver;
@@ -27,7 +28,6 @@ use axum::http::header;
 use axum::response::{Html, IntoResponse};
 use axum::routing::{get, post};
 use axum::Router;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
@@ -62,6 +62,8 @@ pub struct Config {
     pub keep_alive: Duration,
     /// How many connections, and how long each may wait or idle.
     pub connections: connections::ConnectionLimits,
+    /// How many MCP sessions, and how long each may idle.
+    pub sessions: sessions::SessionLimits,
 }
 
 impl Config {
@@ -86,6 +88,7 @@ impl Config {
             allowed_origins: Vec::new(),
             keep_alive: Duration::from_secs(15),
             connections: connections::ConnectionLimits::default(),
+            sessions: sessions::SessionLimits::default(),
         }
     }
 
@@ -110,6 +113,8 @@ pub struct Shared {
     metrics: guard::Metrics,
     /// What `/metrics` tells of the connections.
     connections: Arc<connections::ConnectionMetrics>,
+    /// What `/metrics` tells of the MCP sessions.
+    sessions: Arc<sessions::SessionMetrics>,
     limiter: guard::RateLimiter,
     /// Every committed change, as the store reports it.
     events: broadcast::Sender<StoredEvent>,
@@ -187,6 +192,7 @@ async fn serve(
         limiter: guard::RateLimiter::new(config.rate_limit),
         metrics: guard::Metrics::default(),
         connections: Arc::default(),
+        sessions: Arc::default(),
         store: Arc::clone(&store),
         events: events.clone(),
         stop,
@@ -205,7 +211,10 @@ async fn serve(
     let mcp_store = Arc::clone(&store);
     let mcp_service = StreamableHttpService::new(
         move || Ok(mcp::HttpPlans::new(Arc::clone(&mcp_store))),
-        Arc::new(LocalSessionManager::default()),
+        Arc::new(sessions::BoundedSessions::new(
+            config.sessions,
+            Arc::clone(&shared.sessions),
+        )),
         mcp_config,
     );
 
@@ -234,18 +243,7 @@ async fn serve(
 
     ready(bound);
     let stopped = shared.stop.clone();
-    tokio::spawn(async move {
-        shutdown_signal().await;
-        #[allow(
-            clippy::print_stderr,
-            reason = "a signal's effect is told where the server runs"
-        )]
-        {
-            eprintln!("planc serve: stopping (finishing the requests in flight)");
-        }
-        let _ = stop_tx.send(true);
-        cancel.cancel();
-    });
+    stop_on_signal(stop_tx, cancel);
     // An event stream quiet but for its keep-alive comments is not idle.
     let mut limits = config.connections;
     limits.idle_timeout = limits.idle_timeout.max(config.keep_alive * 2);
@@ -318,6 +316,23 @@ fn forward_events(shared: &Arc<Shared>, receiver: Receiver<StoredEvent>) {
             }
         })
         .ok();
+}
+
+/// On SIGINT or SIGTERM: tells the streams and connections to stop, and
+/// rmcp's sessions to end.
+fn stop_on_signal(stop: watch::Sender<bool>, cancel: CancellationToken) {
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        #[allow(
+            clippy::print_stderr,
+            reason = "a signal's effect is told where the server runs"
+        )]
+        {
+            eprintln!("planc serve: stopping (finishing the requests in flight)");
+        }
+        let _ = stop.send(true);
+        cancel.cancel();
+    });
 }
 
 async fn shutdown_signal() {

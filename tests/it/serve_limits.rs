@@ -8,7 +8,9 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use crate::serve_support::{store_url, Server};
+use serde_json::json;
+
+use crate::serve_support::{request, store_url, McpSession, Server};
 
 /// The value of metric `name` (a line `name VALUE`).
 pub fn metric(server: &Server, name: &str) -> u64 {
@@ -139,4 +141,60 @@ fn at_the_connection_cap_a_client_waits_for_a_slot_then_is_served() {
         "served after {took:?}"
     );
     drop(held);
+}
+
+/// The status of a `tools/list` on MCP session `id`, spoken by hand (an
+/// ended session gets 404, which `McpSession` would not accept).
+fn tools_list_status(server: &Server, id: &str) -> u16 {
+    request(
+        &server.addr,
+        "POST",
+        "/mcp",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("Mcp-Session-Id", id),
+            ("Mcp-Protocol-Version", "2025-06-18"),
+        ],
+        br#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#,
+    )
+    .status
+}
+
+#[test]
+fn mcp_sessions_past_the_cap_evict_the_one_idle_longest() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let server = Server::start(&["--store", &store_url(dir.path()), "--max-sessions", "3"]);
+    let mut first = McpSession::open(&server.addr, "/mcp");
+    let second = McpSession::open(&server.addr, "/mcp");
+    let third = McpSession::open(&server.addr, "/mcp");
+    // The first is used again: the second is now the one idle longest.
+    assert!(first.request("tools/list", json!({}))["result"]["tools"].is_array());
+    let fourth = McpSession::open(&server.addr, "/mcp");
+
+    assert_eq!(metric(&server, "planc_mcp_sessions_open"), 3);
+    assert_eq!(metric(&server, "planc_mcp_sessions_evicted_total"), 1);
+    assert_eq!(tools_list_status(&server, second.id()), 404);
+    for kept in [first.id(), third.id(), fourth.id()] {
+        assert_eq!(tools_list_status(&server, kept), 200);
+    }
+    // Many more initialize requests: never more than the cap.
+    for _ in 0..20 {
+        McpSession::open(&server.addr, "/mcp");
+    }
+    assert_eq!(metric(&server, "planc_mcp_sessions_open"), 3);
+    assert_eq!(metric(&server, "planc_mcp_sessions_evicted_total"), 21);
+}
+
+#[test]
+fn an_idle_mcp_session_expires() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let server = Server::start(&["--store", &store_url(dir.path()), "--session-idle", "1"]);
+    let session = McpSession::open(&server.addr, "/mcp");
+    assert_eq!(metric(&server, "planc_mcp_sessions_open"), 1);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(tools_list_status(&server, session.id()), 404);
+    assert_eq!(metric(&server, "planc_mcp_sessions_open"), 0);
+    assert_eq!(metric(&server, "planc_mcp_sessions_expired_total"), 1);
+    assert_eq!(metric(&server, "planc_mcp_sessions_evicted_total"), 0);
 }

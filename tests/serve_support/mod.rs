@@ -511,6 +511,11 @@ impl McpSession {
         (response, answer)
     }
 
+    /// The session's `Mcp-Session-Id`.
+    pub fn id(&self) -> &str {
+        &self.session
+    }
+
     /// One request: the JSON-RPC answer (`result` or `error`).
     pub fn request(&mut self, method: &str, params: Value) -> Value {
         self.exchange(method, params).1
