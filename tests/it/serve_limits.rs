@@ -198,3 +198,137 @@ fn an_idle_mcp_session_expires() {
     assert_eq!(metric(&server, "planc_mcp_sessions_expired_total"), 1);
     assert_eq!(metric(&server, "planc_mcp_sessions_evicted_total"), 0);
 }
+
+/// Every text field of the operations, one past its limit, over the JSON
+/// API: `INVALID_ARGUMENT` naming the field, its length and its limit, and
+/// the plan unchanged.
+#[test]
+fn every_text_field_has_a_limit_over_the_ops_api() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let server = Server::start(&["--store", &store_url(dir.path())]);
+    server.create("jd", "examples/jd_keyboard.plan");
+    let long = |n: usize| "x".repeat(n);
+    let cases = [
+        ("addTask", json!({"name": long(1025)}), "name", 1024),
+        (
+            "addTask",
+            json!({"name": "n", "description": long(16385)}),
+            "description",
+            16384,
+        ),
+        (
+            "addTask",
+            json!({"name": "n", "reasoning": long(16385)}),
+            "reasoning",
+            16384,
+        ),
+        (
+            "addTask",
+            json!({"name": "n", "assignee": long(201)}),
+            "assignee",
+            200,
+        ),
+        (
+            "addTask",
+            json!({"name": "n", "dependencies": [long(129)]}),
+            "dependencies",
+            128,
+        ),
+        (
+            "updateTask",
+            json!({"task_id": 2, "name": long(1025)}),
+            "name",
+            1024,
+        ),
+        (
+            "updateTask",
+            json!({"task_id": 2, "updates": {"description": long(16385)}}),
+            "description",
+            16384,
+        ),
+        ("replan", json!({"steps": [long(1025)]}), "name", 1024),
+        (
+            "replan",
+            json!({"steps": [{"name": "n", "key": long(129)}]}),
+            "key",
+            128,
+        ),
+        (
+            "completeTask",
+            json!({"task_id": 1, "result": long(65537)}),
+            "result",
+            65536,
+        ),
+        (
+            "failTask",
+            json!({"task_id": 1, "error_message": long(65537)}),
+            "error_message",
+            65536,
+        ),
+        (
+            "skipTask",
+            json!({"task_id": 1, "reason": long(16385)}),
+            "reason",
+            16384,
+        ),
+        ("startTask", json!({"task_id": long(129)}), "task_id", 128),
+        (
+            "getTaskList",
+            json!({"assignee": long(201)}),
+            "assignee",
+            200,
+        ),
+    ];
+    for (op, args, field, max) in cases {
+        let refused = server.op("jd", op, args);
+        assert_eq!(
+            (refused.status, refused.code()),
+            (400, "INVALID_ARGUMENT".to_owned()),
+            "{op} {field}"
+        );
+        let details = &refused.json()["error"]["details"];
+        assert_eq!(details["field"], field, "{op}: {}", refused.text());
+        assert_eq!(details["bytes"], max + 1, "{op}");
+        assert_eq!(details["max"], max, "{op}");
+    }
+    // The agent's name, from the header.
+    let agent = long(201);
+    let refused = server.request(
+        "POST",
+        "/api/plans/jd/ops/startNextTask",
+        &[("X-Planc-Agent", agent.as_str())],
+        b"{}",
+    );
+    assert_eq!(refused.code(), "INVALID_ARGUMENT", "{}", refused.text());
+    let doc = server.get("/api/plans/jd").json()["data"].clone();
+    assert_eq!(
+        doc["state"]["revision"], 1,
+        "a refused text changed the plan"
+    );
+
+    // At the limit: accepted.
+    let done = server.op(
+        "jd",
+        "completeTask",
+        json!({"task_id": 1, "result": long(65536)}),
+    );
+    assert_eq!(done.status, 200, "{}", done.text());
+}
+
+#[test]
+fn a_text_past_its_limit_is_refused_over_mcp_too() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let server = Server::start(&["--store", &store_url(dir.path())]);
+    server.create("jd", "examples/jd_keyboard.plan");
+    let mut session = McpSession::open(&server.addr, "/mcp");
+    let (error, is_error) = session.call(
+        "addTask",
+        json!({"plan_id": "jd", "name": "x".repeat(1025)}),
+    );
+    assert!(is_error, "{error}");
+    assert_eq!(error["error"]["code"], "INVALID_ARGUMENT", "{error}");
+    assert_eq!(
+        error["error"]["details"],
+        json!({"field": "name", "bytes": 1025, "max": 1024})
+    );
+}
