@@ -6,6 +6,7 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -331,4 +332,99 @@ fn a_text_past_its_limit_is_refused_over_mcp_too() {
         error["error"]["details"],
         json!({"field": "name", "bytes": 1025, "max": 1024})
     );
+}
+
+/// How to run planc with `dir` read-only: `chmod` where that binds this
+/// process (not root), else a read-only bind mount of `dir` in a mount
+/// namespace of planc's own (`unshare -m`; root ignores file modes); `None`
+/// where neither can be had.
+fn read_only_planc(dir: &std::path::Path) -> Option<Box<dyn Fn() -> Command>> {
+    use std::os::unix::fs::PermissionsExt;
+    let planc = env!("CARGO_BIN_EXE_planc");
+    // SAFETY: geteuid(2) reads the process's effective user id.
+    if unsafe { libc::geteuid() } != 0 {
+        for entry in std::fs::read_dir(dir).expect("the store's directory") {
+            let path = entry.expect("an entry").path();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+        }
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+        return Some(Box::new(move || Command::new(planc)));
+    }
+    let dir = dir.display().to_string();
+    let wrapped = move || {
+        let mut command = Command::new("unshare");
+        command.args([
+            "-m",
+            "sh",
+            "-c",
+            r#"mount --bind -o ro "$0" "$0" && exec "$@""#,
+            &dir,
+            planc,
+        ]);
+        command
+    };
+    let probe = wrapped().arg("--version").output();
+    probe
+        .is_ok_and(|out| out.status.success())
+        .then(|| Box::new(wrapped) as Box<dyn Fn() -> Command>)
+}
+
+#[test]
+fn a_sqlite_store_on_read_only_media_is_read_and_refuses_changes() {
+    let root = tempfile::tempdir().expect("a temporary directory");
+    let dir = root.path().join("store");
+    std::fs::create_dir(&dir).expect("mkdir");
+    let url = format!("sqlite:{}", dir.join("plans.db").display());
+    let init = Command::new(env!("CARGO_BIN_EXE_planc"))
+        .args(["run", "init"])
+        .arg(crate::serve_support::repo("examples/jd_keyboard.plan"))
+        .args(["--store", &url, "--plan-id", "jd"])
+        .output()
+        .expect("planc runs");
+    assert!(init.status.success(), "{init:?}");
+    let files_before = std::fs::read_dir(&dir).expect("ls").count();
+    let Some(planc) = read_only_planc(&dir) else {
+        eprintln!("skipped: running as root without `unshare -m` and `mount`, the directory cannot be made read-only");
+        return;
+    };
+
+    let status = planc()
+        .args(["run", "status", "--store", &url, "--plan-id", "jd"])
+        .output()
+        .expect("planc runs");
+    assert!(status.status.success(), "{status:?}");
+    assert!(
+        String::from_utf8_lossy(&status.stdout).contains("0/5 done"),
+        "{status:?}"
+    );
+
+    let next = planc()
+        .args([
+            "run",
+            "next",
+            "--store",
+            &url,
+            "--plan-id",
+            "jd",
+            "--agent",
+            "a",
+        ])
+        .output()
+        .expect("planc runs");
+    let stderr = String::from_utf8_lossy(&next.stderr);
+    assert!(!next.status.success());
+    assert!(
+        stderr.contains("error[STATE_IO]") && stderr.contains("it is read-only"),
+        "{stderr}"
+    );
+
+    let server = Server::start_in(planc(), &["--store", &url]);
+    let plan = server.get("/api/plans/jd");
+    assert_eq!(plan.status, 200, "{}", plan.text());
+    assert_eq!(plan.json()["data"]["tasks"][0]["status"], "pending");
+    let refused = server.op("jd", "startNextTask", json!({}));
+    assert_eq!(refused.code(), "STATE_IO", "{}", refused.text());
+    assert_eq!(refused.json()["error"]["details"]["read_only"], true);
+    drop(server);
+    assert_eq!(std::fs::read_dir(&dir).expect("ls").count(), files_before);
 }

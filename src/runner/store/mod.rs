@@ -31,6 +31,8 @@ mod plan_store;
 mod postgres;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+#[cfg(feature = "sqlite")]
+mod sqlite_read_only;
 
 use std::fs;
 use std::io;
