@@ -8,6 +8,7 @@ use serde_json::json;
 
 use super::error::{ErrorCode, OpError};
 use super::ops::{Op, ReplanStep, TaskRef, TaskUpdates};
+use crate::document::PlanDocument;
 
 /// The longest task name, in bytes.
 pub const MAX_NAME_BYTES: usize = 1024;
@@ -157,4 +158,61 @@ fn optional(field: &'static str, text: Option<&str>, max: usize, texts: &mut Vec
     if let Some(text) = text {
         texts.push((field, text.len(), max));
     }
+}
+
+/// Refuses a new plan (`planc run init`, `POST /api/plans`, a dialect's
+/// create) whose texts are over the limits an operation would meet: its
+/// title, goal, steps' and roles' texts, and each task's.
+pub fn check_document_text(doc: &PlanDocument) -> Result<(), OpError> {
+    let mut texts: Vec<Text> = Vec::new();
+    optional(
+        "title",
+        doc.meta.title.as_deref(),
+        MAX_NAME_BYTES,
+        &mut texts,
+    );
+    texts.push(("goal", doc.meta.goal.len(), MAX_PROSE_BYTES));
+    for step in &doc.steps {
+        texts.push(("steps.name", step.name.len(), MAX_NAME_BYTES));
+    }
+    for role in &doc.roles {
+        let description = role.description.as_deref();
+        optional(
+            "roles.description",
+            description,
+            MAX_PROSE_BYTES,
+            &mut texts,
+        );
+    }
+    if let Some((field, bytes, max)) = texts.into_iter().find(|(_, bytes, max)| bytes > max) {
+        return Err(too_long(field, bytes, max));
+    }
+    for task in &doc.tasks {
+        let mut texts: Vec<Text> = vec![("name", task.name.len(), MAX_NAME_BYTES)];
+        optional("key", task.key.as_deref(), MAX_KEY_BYTES, &mut texts);
+        assignee(task.assignee.as_deref(), &mut texts);
+        optional(
+            "description",
+            task.description.as_deref(),
+            MAX_PROSE_BYTES,
+            &mut texts,
+        );
+        optional(
+            "reasoning",
+            task.reasoning.as_deref(),
+            MAX_PROSE_BYTES,
+            &mut texts,
+        );
+        optional(
+            "result",
+            task.result.as_deref(),
+            MAX_OUTCOME_BYTES,
+            &mut texts,
+        );
+        if let Some((field, bytes, max)) = texts.into_iter().find(|(_, bytes, max)| bytes > max) {
+            let details = json!({"field": field, "bytes": bytes, "max": max, "task_id": task.id});
+            return Err(too_long(field, bytes, max).with(details));
+        }
+    }
+    Ok(())
 }

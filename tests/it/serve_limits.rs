@@ -307,6 +307,30 @@ fn every_text_field_has_a_limit_over_the_ops_api() {
         "a refused text changed the plan"
     );
 
+    // A new plan's texts meet the same limits.
+    let created = server.post(
+        "/api/plans?id=big",
+        &json!({"planc": 1, "meta": {"id": "big", "goal": "g"}, "tasks": [
+            {"id": 1, "name": "fine", "status": "pending", "dependencies": []},
+            {"id": 2, "name": "n", "status": "pending", "dependencies": [], "result": long(65537)},
+        ]})
+        .to_string(),
+    );
+    assert_eq!(created.status, 400, "{}", created.text());
+    assert_eq!(
+        created.json()["error"]["details"],
+        json!({"field": "result", "bytes": 65537, "max": 65536, "task_id": 2})
+    );
+    let source = format!("plan big {{ goal \"g\" task t \"{}\" }}\n", long(1025));
+    let created = server.post("/api/plans?id=big", &source);
+    assert_eq!(
+        created.json()["error"]["details"]["field"],
+        "name",
+        "{}",
+        created.text()
+    );
+    assert_eq!(server.get("/api/plans/big").status, 404);
+
     // At the limit: accepted.
     let done = server.op(
         "jd",
