@@ -452,3 +452,26 @@ fn a_sqlite_store_on_read_only_media_is_read_and_refuses_changes() {
     drop(server);
     assert_eq!(std::fs::read_dir(&dir).expect("ls").count(), files_before);
 }
+
+/// `observe` adds `[Step]` lines through `addTask`: a step line past a
+/// name's limit is not added, and its result says so.
+#[test]
+fn a_step_line_past_the_name_limit_is_reported_not_added() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let state = dir.path().join("s.json");
+    let message = format!("[Step] {}\n[Step] short one\n", "y".repeat(1100));
+    let observed = Command::new(env!("CARGO_BIN_EXE_planc"))
+        .args(["run", "observe"])
+        .arg(&state)
+        .args(["--json", "--message", &message])
+        .output()
+        .expect("planc runs");
+    assert!(observed.status.success(), "{observed:?}");
+    let answer: serde_json::Value =
+        serde_json::from_slice(&observed.stdout).expect("a JSON answer");
+    assert_eq!(
+        answer["data"]["actions"][0],
+        "addTask ignored: `name` is 1100 bytes; it may be at most 1024 bytes"
+    );
+    assert_eq!(answer["data"]["current_task"]["name"], "short one");
+}
