@@ -348,3 +348,20 @@ impl AsyncWrite for Watched {
         self.inner.is_write_vectored()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_cap_leaves_files_for_the_store() {
+        let files = open_file_limit();
+        let cap = default_max_connections() as u64;
+        assert!(cap >= 16);
+        assert!(
+            cap + FILE_HEADROOM <= files.max(16 + FILE_HEADROOM),
+            "{cap} of {files}"
+        );
+        assert!(cap <= files / 4 * 3 || cap == 16, "{cap} of {files}");
+    }
+}
