@@ -47,6 +47,25 @@ pub struct ServeArgs {
     /// Seconds between keep-alive comments on idle event streams
     #[arg(long, value_name = "SECONDS", default_value_t = 15)]
     keep_alive: u64,
+    /// Seconds a request's head may take to arrive (also how long a
+    /// kept-alive connection waits for its next request)
+    #[arg(long, value_name = "SECONDS", default_value_t = planc::serve::connections::DEFAULT_HEADER_TIMEOUT.as_secs())]
+    header_timeout: u64,
+    /// Seconds a connection may sit with no byte read or written before it
+    /// is closed
+    #[arg(long, value_name = "SECONDS", default_value_t = planc::serve::connections::DEFAULT_IDLE_TIMEOUT.as_secs())]
+    idle_timeout: u64,
+    /// The most connections open at once; more wait to be accepted
+    /// [default: three quarters of the open-file limit]
+    #[arg(long, value_name = "N")]
+    max_connections: Option<usize>,
+    /// Seconds an MCP session may go without a request before it is closed
+    #[arg(long, value_name = "SECONDS", default_value_t = planc::serve::sessions::DEFAULT_SESSION_IDLE.as_secs())]
+    session_idle: u64,
+    /// The most MCP sessions at once; a new one past it closes the session
+    /// idle longest
+    #[arg(long, value_name = "N", default_value_t = planc::serve::sessions::DEFAULT_MAX_SESSIONS)]
+    max_sessions: usize,
 }
 
 pub fn run(args: ServeArgs) -> i32 {
@@ -61,6 +80,13 @@ pub fn run(args: ServeArgs) -> i32 {
     }
     config.allowed_origins = args.allow_origin;
     config.keep_alive = Duration::from_secs(args.keep_alive.max(1));
+    config.connections.header_timeout = Duration::from_secs(args.header_timeout.max(1));
+    config.connections.idle_timeout = Duration::from_secs(args.idle_timeout.max(1));
+    config.sessions.idle = Duration::from_secs(args.session_idle.max(1));
+    config.sessions.max = args.max_sessions.max(1);
+    if let Some(max) = args.max_connections {
+        config.connections.max_connections = max.max(1);
+    }
     if let Err(message) = config.check() {
         output::fatal(&message);
         return EXIT_USAGE;

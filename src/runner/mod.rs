@@ -30,6 +30,7 @@ pub mod step_markers;
 mod step_turn;
 mod step_words;
 mod store;
+pub mod text_limits;
 pub mod time;
 
 use serde_json::{json, Value};
@@ -167,6 +168,7 @@ impl Runner {
     /// Applies one operation without bumping the revision (for composite
     /// changes such as `observe`, which count as one revision).
     fn apply_unrevised(&mut self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
+        text_limits::check_op_text(op)?;
         let mut applied = self.dispatch(op, caller)?;
         self.attach(&mut applied.events);
         Ok(applied)

@@ -103,7 +103,12 @@ pub async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        shared.metrics.render(plans),
+        [
+            shared.metrics.render(plans),
+            shared.connections.render(),
+            shared.sessions.render(),
+        ]
+        .concat(),
     )
         .into_response()
 }

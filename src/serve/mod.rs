@@ -11,10 +11,12 @@
 #![warn(missing_docs)]
 
 mod api;
+pub mod connections;
 pub mod events;
 mod guard;
 mod mcp;
 mod plan_request;
+pub mod sessions;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::mpsc::Receiver;
@@ -26,7 +28,6 @@ use axum::http::header;
 use axum::response::{Html, IntoResponse};
 use axum::routing::{get, post};
 use axum::Router;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
@@ -59,6 +60,10 @@ pub struct Config {
     pub allowed_origins: Vec<String>,
     /// How often an idle SSE stream gets a keep-alive comment.
     pub keep_alive: Duration,
+    /// How many connections, and how long each may wait or idle.
+    pub connections: connections::ConnectionLimits,
+    /// How many MCP sessions, and how long each may idle.
+    pub sessions: sessions::SessionLimits,
 }
 
 impl Config {
@@ -82,6 +87,8 @@ impl Config {
             allowed_hosts,
             allowed_origins: Vec::new(),
             keep_alive: Duration::from_secs(15),
+            connections: connections::ConnectionLimits::default(),
+            sessions: sessions::SessionLimits::default(),
         }
     }
 
@@ -104,6 +111,10 @@ pub struct Shared {
     config: Config,
     store: Arc<dyn PlanStore>,
     metrics: guard::Metrics,
+    /// What `/metrics` tells of the connections.
+    connections: Arc<connections::ConnectionMetrics>,
+    /// What `/metrics` tells of the MCP sessions.
+    sessions: Arc<sessions::SessionMetrics>,
     limiter: guard::RateLimiter,
     /// Every committed change, as the store reports it.
     events: broadcast::Sender<StoredEvent>,
@@ -169,8 +180,7 @@ async fn serve(
     committed: Receiver<StoredEvent>,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), String> {
-    let listener = tokio::net::TcpListener::bind(config.listen)
-        .await
+    let listener = connections::listen(config.listen)
         .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
     let bound = listener
         .local_addr()
@@ -181,6 +191,8 @@ async fn serve(
     let shared = Arc::new(Shared {
         limiter: guard::RateLimiter::new(config.rate_limit),
         metrics: guard::Metrics::default(),
+        connections: Arc::default(),
+        sessions: Arc::default(),
         store: Arc::clone(&store),
         events: events.clone(),
         stop,
@@ -199,7 +211,10 @@ async fn serve(
     let mcp_store = Arc::clone(&store);
     let mcp_service = StreamableHttpService::new(
         move || Ok(mcp::HttpPlans::new(Arc::clone(&mcp_store))),
-        Arc::new(LocalSessionManager::default()),
+        Arc::new(sessions::BoundedSessions::new(
+            config.sessions,
+            Arc::clone(&shared.sessions),
+        )),
         mcp_config,
     );
 
@@ -227,25 +242,19 @@ async fn serve(
         .with_state(Arc::clone(&shared));
 
     ready(bound);
-    let shutdown = async move {
-        shutdown_signal().await;
-        #[allow(
-            clippy::print_stderr,
-            reason = "a signal's effect is told where the server runs"
-        )]
-        {
-            eprintln!("planc serve: stopping (finishing the requests in flight)");
-        }
-        let _ = stop_tx.send(true);
-        cancel.cancel();
-    };
-    axum::serve(
+    let stopped = shared.stop.clone();
+    stop_on_signal(stop_tx, cancel);
+    // An event stream quiet but for its keep-alive comments is not idle.
+    let mut limits = config.connections;
+    limits.idle_timeout = limits.idle_timeout.max(config.keep_alive * 2);
+    connections::serve(
         listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
+        app,
+        limits,
+        Arc::clone(&shared.connections),
+        stopped,
     )
-    .with_graceful_shutdown(shutdown)
-    .await
-    .map_err(|e| format!("the server stopped: {e}"))?;
+    .await;
     Ok(())
 }
 
@@ -307,6 +316,23 @@ fn forward_events(shared: &Arc<Shared>, receiver: Receiver<StoredEvent>) {
             }
         })
         .ok();
+}
+
+/// On SIGINT or SIGTERM: tells the streams and connections to stop, and
+/// rmcp's sessions to end.
+fn stop_on_signal(stop: watch::Sender<bool>, cancel: CancellationToken) {
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        #[allow(
+            clippy::print_stderr,
+            reason = "a signal's effect is told where the server runs"
+        )]
+        {
+            eprintln!("planc serve: stopping (finishing the requests in flight)");
+        }
+        let _ = stop.send(true);
+        cancel.cancel();
+    });
 }
 
 async fn shutdown_signal() {

@@ -70,6 +70,15 @@ try {
   await api("POST", "/api/plans?id=later", { planc: 1, meta: { id: "later", goal: "g" }, tasks: [{ id: 1, name: "x", status: "pending", dependencies: [] }] });
   await page.locator('#plans a[data-plan-id="later"]').waitFor();
 
+  // A malformed escape in the address (`%` not followed by two hex digits)
+  // neither stops the page nor its following of the plan.
+  await page.goto(base + "/#plan=%E0%A4%A");
+  await page.locator("#conn", { hasText: "live" }).waitFor();
+  await page.locator('#plans a[data-plan-id="web"]').waitFor();
+  await page.evaluate(() => { location.hash = "#plan=web%"; });
+  await page.evaluate(() => { location.hash = "#plan=web"; });
+  await status(1).filter({ hasText: /^completed$/ }).waitFor();
+
   const pwned = await page.evaluate(() => window.__pwned);
   if (pwned !== undefined) throw new Error(`plan text ran as code: ${pwned}`);
   if ((await page.locator("#layers img, #layers script").count()) !== 0) throw new Error("plan text became elements");

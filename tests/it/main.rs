@@ -53,6 +53,7 @@ mod seed_agents;
 mod serve;
 mod serve_browser;
 mod serve_create;
+mod serve_limits;
 mod serve_mcp;
 mod serve_postgres;
 mod steps_agent;

@@ -41,7 +41,13 @@ pub fn store_url(dir: &Path) -> String {
 impl Server {
     /// Starts `planc serve --listen 127.0.0.1:0 ARGS…` and waits until it listens.
     pub fn start(args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_planc"))
+        Server::start_in(Command::new(env!("CARGO_BIN_EXE_planc")), args)
+    }
+
+    /// Starts `COMMAND serve --listen 127.0.0.1:0 ARGS…` (`COMMAND` runs
+    /// planc, in a wrapper of the test's choice) and waits until it listens.
+    pub fn start_in(mut command: Command, args: &[&str]) -> Server {
+        let mut child = command
             .arg("serve")
             .args(["--listen", "127.0.0.1:0"])
             .args(args)
@@ -509,6 +515,11 @@ impl McpSession {
             .find(|message| message["id"] == id)
             .unwrap_or_else(|| panic!("{method}: no answer to request {id} in {text}"));
         (response, answer)
+    }
+
+    /// The session's `Mcp-Session-Id`.
+    pub fn id(&self) -> &str {
+        &self.session
     }
 
     /// One request: the JSON-RPC answer (`result` or `error`).

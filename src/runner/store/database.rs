@@ -51,6 +51,7 @@ pub(super) fn prepare_create(
     mut doc: PlanDocument,
 ) -> Result<(PlanDocument, LogRecord), OpError> {
     validate_plan_id(plan_id)?;
+    crate::runner::text_limits::check_document_text(&doc)?;
     plan_id.clone_into(&mut doc.meta.id);
     let now = now_rfc3339();
     doc.meta.created_at.get_or_insert_with(|| now.clone());

@@ -32,6 +32,8 @@ mod plan_store;
 mod postgres;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+#[cfg(feature = "sqlite")]
+mod sqlite_read_only;
 
 use std::fs;
 use std::io;
@@ -188,6 +190,7 @@ impl Store {
         doc.meta.updated_at = Some(now);
         doc.state.revision = 1;
         // Checks the document is a consistent state before writing it.
+        crate::runner::text_limits::check_document_text(&doc)?;
         let doc = Runner::new(doc)?.into_document();
         let temp = files
             .write_temp(doc.to_json().as_bytes(), old.as_ref(), Some("state-write"))

@@ -39,6 +39,7 @@ use super::database::{lock, prepare_change, prepare_create, record_json, summary
 use super::plan_store::{
     plan_exists, plan_not_found, validate_plan_id, PlanStore, PlanSummary, StoredEvent, Subscribers,
 };
+use super::sqlite_read_only;
 
 /// How long a write waits for another process's write lock on the file.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -119,6 +120,8 @@ impl std::fmt::Debug for SqliteStore {
 
 /// What the store's handle, its writer and its publisher share.
 struct Shared {
+    /// Opened read-only: reads only, every change refused.
+    read_only: bool,
     path: PathBuf,
     /// Each plan's in-process lock and latest state.
     entries: Mutex<HashMap<String, Arc<Entry>>>,
@@ -198,10 +201,20 @@ enum Reject {
 impl SqliteStore {
     /// Opens (or creates) the database at `path` and brings its schema up
     /// to date; refuses a database made by a newer planc.
+    /// A store that exists but cannot be written is opened read-only
+    /// (`sqlite_read_only.rs`): reads work, changes are refused.
     pub fn open(path: &Path) -> Result<SqliteStore, OpError> {
-        let mut conn = connect(path)?;
-        migrate(&mut conn, path)?;
+        let read_only = sqlite_read_only::cannot_write(path);
+        let mut conn = match read_only {
+            true => sqlite_read_only::connect(path)?,
+            false => connect(path)?,
+        };
+        match read_only {
+            true => sqlite_read_only::check_schema(&conn, path, SCHEMA_VERSION)?,
+            false => migrate(&mut conn, path)?,
+        }
         let shared = Arc::new(Shared {
+            read_only,
             path: path.to_path_buf(),
             entries: Mutex::default(),
             readers: Mutex::default(),
@@ -212,6 +225,14 @@ impl SqliteStore {
         let (jobs, queue) = mpsc::channel();
         let commits = Arc::clone(&shared.commits);
         let store_path = path.to_path_buf();
+        if read_only {
+            // No writer: every change is refused before it is queued.
+            return Ok(SqliteStore {
+                path: path.to_path_buf(),
+                shared,
+                jobs,
+            });
+        }
         thread::Builder::new()
             .name("planc-sqlite-writer".to_owned())
             .spawn(move || write_loop(conn, &store_path, &queue, &commits))
@@ -272,6 +293,9 @@ impl SqliteStore {
         write: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, OpError>,
     ) -> Result<T, OpError> {
         validate_plan_id(plan_id)?;
+        if self.shared.read_only {
+            return Err(sqlite_read_only::refused(&self.path));
+        }
         let entry = self.entry(plan_id);
         let mut slot = lock(&entry.slot);
         let mut conn = self.shared.reader()?;
@@ -332,7 +356,10 @@ impl Shared {
         if let Some(conn) = lock(&self.readers).pop() {
             return Ok(conn);
         }
-        connect(&self.path)
+        match self.read_only {
+            true => sqlite_read_only::connect(&self.path),
+            false => connect(&self.path),
+        }
     }
 
     fn put_back(&self, conn: Connection) {
@@ -466,6 +493,9 @@ impl PlanStore for SqliteStore {
                         continue;
                     }
                 };
+                if self.shared.read_only {
+                    return Err(sqlite_read_only::refused(&self.path));
+                }
                 let (doc, record) = prepared;
                 let doc = Arc::new(doc);
                 slot.doc = Some(Arc::clone(&doc));
