@@ -8,14 +8,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use super::scope::{route_needs, Grant};
+use super::tokens::Credentials;
+use super::Shared;
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
-use subtle::ConstantTimeEq;
-
-use super::Shared;
 
 /// An HTTP error in the runner's envelope: `{"success": false, "error":
 /// {code, message, details}}`.
@@ -188,16 +188,18 @@ impl RateLimiter {
 }
 
 /// The outermost layer: counts the request, then checks rate, host,
-/// origin, token and declared size, in that order.
+/// origin, token (and what its scope allows) and declared size, in that
+/// order; the request goes on with its [`Grant`].
 pub async fn guard(
     State(shared): State<Arc<Shared>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
     let route = route_of(request.uri().path());
     let response = match check(&shared, peer, &request) {
-        Ok(()) => {
+        Ok(grant) => {
+            request.extensions_mut().insert(grant);
             let response = next.run(request).await;
             // A body found too large while it was read (sent without a
             // Content-Length): rmcp's `/mcp` answers in plain text; every
@@ -218,11 +220,11 @@ pub async fn guard(
     response
 }
 
-fn check(shared: &Shared, peer: SocketAddr, request: &Request) -> Result<(), Box<Response>> {
+fn check(shared: &Shared, peer: SocketAddr, request: &Request) -> Result<Grant, Box<Response>> {
     let config = &shared.config;
     let refuse = |status, code: &str, message: &str, details| {
         shared.metrics.error(code);
-        error_response(status, code, message, details)
+        Box::new(error_response(status, code, message, details))
     };
     if let Err(wait) = shared.limiter.take(peer.ip()) {
         let mut response = refuse(
@@ -237,34 +239,53 @@ fn check(shared: &Shared, peer: SocketAddr, request: &Request) -> Result<(), Box
         response
             .headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from(wait));
-        return Err(Box::new(response));
+        return Err(response);
     }
     let headers = request.headers();
+    if let Err(message) = check_one_host(request) {
+        return Err(refuse(
+            StatusCode::BAD_REQUEST,
+            "INVALID_HOST",
+            &message,
+            Value::Null,
+        ));
+    }
     if let Err(message) = check_host(config, headers) {
-        return Err(Box::new(refuse(
+        return Err(refuse(
             StatusCode::FORBIDDEN,
             "FORBIDDEN_HOST",
             &message,
             json!({"allowed_hosts": config.allowed_hosts}),
-        )));
+        ));
     }
     if let Err(message) = check_origin(config, headers) {
-        return Err(Box::new(refuse(
+        return Err(refuse(
             StatusCode::FORBIDDEN,
             "FORBIDDEN_ORIGIN",
             &message,
             json!({"allowed_origins": config.allowed_origins}),
-        )));
+        ));
     }
-    if let Some(token) = &config.token {
-        if !authorized(token, headers, request.uri().query()) {
-            return Err(Box::new(refuse(
-                StatusCode::UNAUTHORIZED,
-                "UNAUTHORIZED",
-                "this server needs its token: send `Authorization: Bearer TOKEN` (or, where a header cannot be set, `?access_token=TOKEN`)",
-                Value::Null,
-            )));
-        }
+    let grant = authenticate(&config.credentials, request).map_err(|message| {
+        refuse(
+            StatusCode::UNAUTHORIZED,
+            "UNAUTHORIZED",
+            message,
+            Value::Null,
+        )
+    })?;
+    let (needed, plan) = route_needs(request.method(), request.uri().path());
+    let what = format!("{} {}", request.method(), route_of(request.uri().path()));
+    let allowed = grant
+        .need(needed, &what)
+        .and_then(|()| plan.as_deref().map_or(Ok(()), |plan| grant.plan(plan)));
+    if let Err(error) = allowed {
+        return Err(refuse(
+            StatusCode::FORBIDDEN,
+            error.code.as_str(),
+            &error.message,
+            error.details,
+        ));
     }
     let declared = headers
         .get(header::CONTENT_LENGTH)
@@ -273,7 +294,42 @@ fn check(shared: &Shared, peer: SocketAddr, request: &Request) -> Result<(), Box
     if declared.is_some_and(|n| n > config.max_body as u64) {
         return Err(Box::new(too_large(shared)));
     }
-    Ok(())
+    Ok(grant)
+}
+
+/// What the request's token grants: everything on a server without
+/// tokens; `Err` says what is missing.
+fn authenticate(credentials: &Credentials, request: &Request) -> Result<Grant, &'static str> {
+    if !credentials.required() {
+        return Ok(Grant::everything());
+    }
+    let query = match takes_query_token(request.method(), request.uri().path()) {
+        true => request.uri().query(),
+        false => None,
+    };
+    let given = presented_token(request.headers(), query);
+    if let Some(grant) = given.and_then(|token| credentials.grant_of(&token)) {
+        return Ok(grant);
+    }
+    let in_query = request
+        .uri()
+        .query()
+        .is_some_and(|q| presented_token(&HeaderMap::new(), Some(q)).is_some());
+    if in_query && query.is_none() {
+        return Err("`?access_token=` is taken only by the event streams and the page (URLs end up in logs): send `Authorization: Bearer TOKEN`");
+    }
+    Err("this server needs a token: send `Authorization: Bearer TOKEN` (the event streams and the page also take `?access_token=TOKEN`, where a header cannot be set)")
+}
+
+/// Whether a request may carry its token in the query: a `GET` of the page
+/// or an event stream (a browser's `EventSource` cannot set a header).
+fn takes_query_token(method: &Method, path: &str) -> bool {
+    let stream = path == "/api/events"
+        || path
+            .strip_prefix("/api/plans/")
+            .and_then(|rest| rest.strip_suffix("/events"))
+            .is_some_and(|id| !id.is_empty() && !id.contains('/'));
+    method == Method::GET && (path == "/" || stream)
 }
 
 /// Whether a response's body is JSON.
@@ -299,8 +355,9 @@ pub fn too_large(shared: &Shared) -> Response {
     )
 }
 
-/// Whether the request carries the token, compared in constant time.
-fn authorized(token: &str, headers: &HeaderMap, query: Option<&str>) -> bool {
+/// The token a request presents: its bearer header, else (where `query`
+/// is given) its `access_token` query parameter.
+fn presented_token(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
     let bearer = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -308,18 +365,79 @@ fn authorized(token: &str, headers: &HeaderMap, query: Option<&str>) -> bool {
             let (scheme, rest) = v.split_once(' ')?;
             scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim())
         });
-    let from_query = query.and_then(|q| {
-        serde_urlencoded::from_str::<Vec<(String, String)>>(q)
-            .ok()?
-            .into_iter()
-            .find(|(k, _)| k == "access_token")
-            .map(|(_, v)| v)
+    let from_query = || {
+        query.and_then(|q| {
+            serde_urlencoded::from_str::<Vec<(String, String)>>(q)
+                .ok()?
+                .into_iter()
+                .find(|(k, _)| k == "access_token")
+                .map(|(_, v)| v)
+        })
+    };
+    bearer.map(str::to_owned).or_else(from_query)
+}
+
+/// One `Host`, and an absolute-form request target (`GET http://a/ …`)
+/// addressed to it: a second `Host`, or a target naming another authority,
+/// could let a check read one name while a proxy routes by the other.
+fn check_one_host(request: &Request) -> Result<(), String> {
+    let mut hosts = request.headers().get_all(header::HOST).iter();
+    let host = hosts.next().and_then(|v| v.to_str().ok());
+    if hosts.next().is_some() {
+        return Err("the request has more than one Host header".to_owned());
+    }
+    let Some(target) = request.uri().authority() else {
+        return Ok(());
+    };
+    let same = host.is_some_and(|host| {
+        host_port(host, 80) == host_port(target.as_str(), 80) && host_port(host, 80).is_some()
     });
-    let given = bearer.map(str::to_owned).or(from_query);
-    // `subtle` compares equal-length slices in time independent of where
-    // they differ (a different length is refused at once, as the length of
-    // a token is no secret worth the cost).
-    given.is_some_and(|given| bool::from(given.as_bytes().ct_eq(token.as_bytes())))
+    if same {
+        Ok(())
+    } else {
+        Err(format!(
+            "the request is addressed to `{}` but its Host header says `{}`",
+            crate::escape::line(target.as_str()),
+            crate::escape::line(host.unwrap_or(""))
+        ))
+    }
+}
+
+/// The host (lower-cased, no brackets) and port of an authority
+/// (`host[:port]`), the port `default` when it has none; `None` when the
+/// port is not a number.
+fn host_port(authority: &str, default: u16) -> Option<(String, u16)> {
+    let authority = authority.trim();
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
+    let (host, port) = if let Some(rest) = authority.strip_prefix('[') {
+        let (host, after) = rest.split_once(']')?;
+        (host, after.strip_prefix(':'))
+    } else {
+        match authority.rsplit_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        }
+    };
+    let port = match port {
+        None | Some("") => default,
+        Some(port) => port.parse().ok()?,
+    };
+    Some((host.to_ascii_lowercase(), port))
+}
+
+/// An origin's (`scheme://host[:port]`) scheme, host and port (the
+/// scheme's default when it names none).
+fn origin_parts(origin: &str) -> Option<(String, String, u16)> {
+    let (scheme, authority) = origin.trim().split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    let default = match scheme.as_str() {
+        "http" => 80,
+        "https" => 443,
+        _ => 0,
+    };
+    let authority = authority.strip_suffix('/').unwrap_or(authority);
+    let (host, port) = host_port(authority, default)?;
+    Some((scheme, host, port))
 }
 
 /// The host part of a `Host` header or an origin's authority (no port, no
@@ -361,21 +479,28 @@ fn check_host(config: &super::Config, headers: &HeaderMap) -> Result<(), String>
     }
 }
 
-/// A browser's `Origin` must be the server's own (same host) or one allowed
-/// with `--allow-origin`; requests without one (agents, curl) pass.
+/// A browser's `Origin` must be the server's own (`http://` and the `Host`
+/// of the request: scheme, host and port) or one allowed with
+/// `--allow-origin` (compared the same way); requests without one (agents,
+/// curl) pass.
 fn check_origin(config: &super::Config, headers: &HeaderMap) -> Result<(), String> {
     let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
         return Ok(());
     };
-    if config.allowed_origins.iter().any(|o| o == origin) {
+    let parts = origin_parts(origin);
+    let allowed = config
+        .allowed_origins
+        .iter()
+        .any(|o| o == origin || (parts.is_some() && origin_parts(o) == parts));
+    if allowed {
         return Ok(());
     }
-    let host = headers
+    let own = headers
         .get(header::HOST)
         .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let authority = origin.split_once("://").map_or("", |(_, rest)| rest);
-    if !host.is_empty() && authority.eq_ignore_ascii_case(host) {
+        .and_then(|host| host_port(host, 80))
+        .map(|(host, port)| ("http".to_owned(), host, port));
+    if own.is_some() && own == parts {
         return Ok(());
     }
     Err(format!(
@@ -397,27 +522,64 @@ mod tests {
     }
 
     #[test]
-    fn the_token_is_taken_from_the_bearer_header_or_the_query_and_compared_whole() {
+    fn the_token_is_taken_from_the_bearer_header_or_the_query() {
         let bearer = |value: &str| {
             let mut headers = HeaderMap::new();
             headers.insert(header::AUTHORIZATION, HeaderValue::from_str(value).unwrap());
             headers
         };
         let none = HeaderMap::new();
-        assert!(authorized("s3cret", &bearer("Bearer s3cret"), None));
-        assert!(authorized("s3cret", &bearer("bearer  s3cret "), None));
-        assert!(authorized("s3cret", &none, Some("a=1&access_token=s3cret")));
-        for wrong in [
-            "Bearer s3creT",
-            "Bearer s3cre",
-            "Bearer s3crets",
-            "Bearer ",
-            "Basic s3cret",
-        ] {
-            assert!(!authorized("s3cret", &bearer(wrong), None), "{wrong}");
-        }
-        assert!(!authorized("s3cret", &none, Some("access_token=s3cre")));
-        assert!(!authorized("s3cret", &none, None));
+        let token = |headers: &HeaderMap, query| presented_token(headers, query);
+        assert_eq!(
+            token(&bearer("Bearer s3cret"), None).as_deref(),
+            Some("s3cret")
+        );
+        assert_eq!(
+            token(&bearer("bearer  s3cret "), None).as_deref(),
+            Some("s3cret")
+        );
+        assert_eq!(
+            token(&none, Some("a=1&access_token=s3cret")).as_deref(),
+            Some("s3cret")
+        );
+        assert_eq!(token(&bearer("Basic s3cret"), None), None);
+        assert_eq!(token(&none, None), None);
+    }
+
+    #[test]
+    fn only_the_page_and_the_streams_take_the_token_in_the_query() {
+        assert!(takes_query_token(&Method::GET, "/"));
+        assert!(takes_query_token(&Method::GET, "/api/events"));
+        assert!(takes_query_token(&Method::GET, "/api/plans/jd/events"));
+        assert!(!takes_query_token(&Method::GET, "/api/plans"));
+        assert!(!takes_query_token(
+            &Method::POST,
+            "/api/plans/jd/ops/completeTask"
+        ));
+        assert!(!takes_query_token(&Method::POST, "/api/events"));
+        assert!(!takes_query_token(&Method::GET, "/api/plans/a/b/events"));
+    }
+
+    #[test]
+    fn origins_compare_scheme_host_and_port() {
+        assert_eq!(
+            origin_parts("http://LocalHost"),
+            Some(("http".to_owned(), "localhost".to_owned(), 80))
+        );
+        assert_eq!(
+            origin_parts("https://[::1]:8443"),
+            Some(("https".to_owned(), "::1".to_owned(), 8443))
+        );
+        assert_eq!(origin_parts("null"), None);
+        assert_eq!(
+            host_port("127.0.0.1:7411", 80),
+            Some(("127.0.0.1".to_owned(), 7411))
+        );
+        assert_eq!(
+            host_port("example.com", 80),
+            Some(("example.com".to_owned(), 80))
+        );
+        assert_eq!(host_port("example.com:x", 80), None);
     }
 
     #[test]

@@ -50,6 +50,7 @@ mod run_store;
 mod schema;
 mod seed_agents;
 mod serve;
+mod serve_auth;
 mod serve_browser;
 mod serve_create;
 mod serve_mcp;
