@@ -201,14 +201,10 @@ pub async fn guard(
         Ok(grant) => {
             request.extensions_mut().insert(grant);
             let response = next.run(request).await;
-            // A body found too large while it was read (sent without a
-            // Content-Length): rmcp's `/mcp` answers in plain text; every
+            // A body found too large while it was read, a method a route
+            // does not take…: axum and rmcp answer in plain text; every
             // refusal is in the envelope.
-            if response.status() == StatusCode::PAYLOAD_TOO_LARGE && !is_json(&response) {
-                too_large(&shared)
-            } else {
-                response
-            }
+            super::plain_errors::in_envelope(&shared, response).await
         }
         Err(response) => *response,
     };
@@ -330,15 +326,6 @@ fn takes_query_token(method: &Method, path: &str) -> bool {
             .and_then(|rest| rest.strip_suffix("/events"))
             .is_some_and(|id| !id.is_empty() && !id.contains('/'));
     method == Method::GET && (path == "/" || stream)
-}
-
-/// Whether a response's body is JSON.
-fn is_json(response: &Response) -> bool {
-    response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"))
 }
 
 /// `413` in the envelope.

@@ -14,6 +14,7 @@ mod api;
 pub mod events;
 mod guard;
 mod mcp;
+mod plain_errors;
 mod plan_request;
 pub mod scope;
 pub mod tokens;

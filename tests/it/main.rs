@@ -53,6 +53,7 @@ mod serve;
 mod serve_auth;
 mod serve_browser;
 mod serve_create;
+mod serve_fuzz;
 mod serve_mcp;
 mod serve_postgres;
 mod steps_agent;
