@@ -4,9 +4,10 @@
 //! stack rmcp's server transport uses) and tokio; every store call runs on
 //! the blocking pool.
 //!
-//! What it guards (docs/serve.md, "Security model"): a loopback address by
-//! default; a bearer token required on any other; the `Host` and `Origin` of
-//! every request (DNS rebinding); the body size and each client's rate.
+//! What it guards (docs/serve.md, "Security"): a loopback address by
+//! default; a bearer token required on any other, each token with a scope
+//! (`scope.rs`, `tokens.rs`); the `Host` and `Origin` of every request (DNS
+//! rebinding); the body size and each client's rate.
 
 #![warn(missing_docs)]
 
