@@ -32,11 +32,44 @@ fn refused_start(args: &[&str], env_token: Option<&str>) -> (Option<i32>, String
     if let Some(token) = env_token {
         command.env("PLANC_TOKEN", token);
     }
-    let output = command.output().expect("planc runs");
+    // A server that starts anyway (as it did with a blank token) is stopped
+    // after 10 s: the test then fails on its exit code, not by hanging.
+    let mut child = command
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("planc runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while child.try_wait().expect("planc runs").is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let output = child.wait_with_output().expect("planc ends");
     (
         output.status.code(),
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
+}
+
+#[test]
+fn plain_refusals_are_in_the_envelope() {
+    let dir = tempdir();
+    let server = Server::start(&["--store", &store_url(dir.path())]);
+    let patch = server.request("PATCH", "/api/plans", &[], b"{}");
+    assert_eq!(patch.status, 405, "{}", patch.text());
+    assert_eq!(patch.code(), "METHOD_NOT_ALLOWED");
+    assert_eq!(patch.header("allow"), Some("GET,HEAD,POST"));
+    let not_utf8 = server.get("/api/plans/%FF");
+    assert_eq!(not_utf8.status, 400, "{}", not_utf8.text());
+    assert_eq!(not_utf8.code(), "BAD_REQUEST");
+    let mcp = server.request(
+        "POST",
+        "/mcp",
+        &[("Content-Type", "application/json")],
+        b"{}",
+    );
+    assert_eq!(mcp.status, 406, "{}", mcp.text());
+    assert_eq!(mcp.code(), "NOT_ACCEPTABLE");
 }
 
 #[test]
