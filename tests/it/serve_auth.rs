@@ -478,3 +478,90 @@ fn each_scope_against_every_mcp_tool() {
     );
     assert!(answer.to_string().contains("FORBIDDEN"), "{answer}");
 }
+
+/// The smallest arguments `schema` (a tool's input schema) requires: each
+/// required property a value of its type (objects in turn, `$ref`s
+/// resolved in `root`).
+fn required_arguments(schema: &Value, root: &Value) -> Value {
+    let resolve = |schema: &Value| -> Value {
+        match schema["$ref"].as_str().and_then(|r| r.strip_prefix("#/")) {
+            Some(path) => path.split('/').fold(root.clone(), |v, key| v[key].clone()),
+            None => schema.clone(),
+        }
+    };
+    let schema = resolve(schema);
+    let mut args = serde_json::Map::new();
+    let required = schema["required"].as_array().cloned().unwrap_or_default();
+    for name in required.iter().filter_map(Value::as_str) {
+        let property = resolve(&schema["properties"][name]);
+        let property = match property.get("anyOf").or(property.get("oneOf")) {
+            Some(Value::Array(options)) if property.get("type").is_none() => resolve(&options[0]),
+            _ => property,
+        };
+        let kind = match &property["type"] {
+            Value::Array(kinds) => kinds.first().cloned().unwrap_or(Value::Null),
+            kind => kind.clone(),
+        };
+        let value = match (name, kind.as_str()) {
+            ("task_id", Some("string")) => json!("open"),
+            _ if property.get("enum").is_some() => property["enum"][0].clone(),
+            _ if property.get("const").is_some() => property["const"].clone(),
+            (_, Some("integer" | "number")) => json!(1),
+            (_, Some("boolean")) => json!(false),
+            (_, Some("array")) => json!([]),
+            (_, Some("object")) => required_arguments(&property, root),
+            _ => json!("x"),
+        };
+        args.insert(name.to_owned(), value);
+    }
+    Value::Object(args)
+}
+
+#[test]
+fn a_read_token_changes_nothing_through_any_tool_of_any_dialect() {
+    let dir = tempdir();
+    let server = scoped_server(dir.path());
+    let (mut refusals, mut changing) = (0, 0);
+    for dialect in ["planc", "tasks", "plan-tool", "steps", "plan-act"] {
+        for (scope, token) in [("read", READ), ("admin", ADMIN)] {
+            let bearer = format!("Bearer {token}");
+            let path = format!("/mcp?dialect={dialect}");
+            let mut session =
+                McpSession::open_with(&server.addr, &path, &[("Authorization", &bearer)]);
+            let listed = session.request("tools/list", json!({}));
+            for tool in listed["result"]["tools"].as_array().unwrap() {
+                let name = tool["name"].as_str().unwrap();
+                let read_only = tool["annotations"]["readOnlyHint"] == json!(true);
+                let mut args = required_arguments(&tool["inputSchema"], &tool["inputSchema"]);
+                // A creating tool on a plan that exists says so first.
+                args["plan_id"] = match name.starts_with("create") {
+                    true => json!(format!("new-{dialect}-{scope}")),
+                    false => json!("jd"),
+                };
+                let answer =
+                    session.request("tools/call", json!({"name": name, "arguments": args}));
+                let forbidden = answer.to_string().contains("FORBIDDEN");
+                let refused =
+                    answer["result"]["isError"] == json!(true) || answer.get("error").is_some();
+                let case = format!("{dialect} {name} {args} as {scope}: {answer}");
+                match (scope, read_only) {
+                    // A read token changes nothing: refused at the plan's
+                    // door (FORBIDDEN), or by its dialect before it.
+                    ("read", false) => {
+                        assert!(refused, "{case}");
+                        refusals += usize::from(forbidden);
+                        changing += 1;
+                    }
+                    _ => assert!(!forbidden, "{case}"),
+                }
+            }
+        }
+    }
+    // Most changing tools reach the door with these arguments (the rest are
+    // refused by their dialect first: a task id of another shape…).
+    assert!(
+        refusals * 4 >= changing * 3,
+        "{refusals} of {changing} refused as FORBIDDEN"
+    );
+    eprintln!("{refusals} of {changing} changing tools refused as FORBIDDEN");
+}
