@@ -628,11 +628,15 @@ impl PlanAccess for Served<'_> {
 
     fn apply_as(&self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
         self.grant.op(op.name())?;
-        let caller = self.grant.caller(Caller {
+        let caller = self.acting(caller)?;
+        self.store.apply(&self.id()?, op, &caller)
+    }
+
+    fn acting(&self, caller: &Caller) -> Result<Caller, OpError> {
+        self.grant.caller(Caller {
             agent: caller.agent.clone().or_else(|| self.agent.clone()),
             ..caller.clone()
-        })?;
-        self.store.apply(&self.id()?, op, &caller)
+        })
     }
 
     fn transact_events(&self, op: &str, change: &mut Change<'_>) -> Result<(), OpError> {

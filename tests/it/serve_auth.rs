@@ -464,8 +464,24 @@ fn each_scope_against_every_mcp_tool() {
     // A work session acts as its agent: another agent's name is refused.
     let bearer = format!("Bearer {WORK}");
     let mut session = McpSession::open_with(&server.addr, "/mcp", &[("Authorization", &bearer)]);
-    let (content, _) = session.call("heartbeat", json!({"plan_id": "jd", "agent": "reviewer"}));
-    assert_eq!(content["error"]["code"], "FORBIDDEN", "{content}");
+    for (tool, args) in [
+        ("heartbeat", json!({"plan_id": "jd", "agent": "reviewer"})),
+        (
+            "completeTask",
+            json!({"plan_id": "jd", "agent": "reviewer", "result": "x"}),
+        ),
+        (
+            "observe",
+            json!({"plan_id": "jd", "agent": "reviewer", "message": "[Done]"}),
+        ),
+    ] {
+        let (content, _) = session.call(tool, args);
+        assert_eq!(content["error"]["code"], "FORBIDDEN", "{tool}: {content}");
+        assert_eq!(
+            content["error"]["details"]["named"], "reviewer",
+            "{tool}: {content}"
+        );
+    }
     // Plan-Act's planner creates plans: admin only.
     let mut planner = McpSession::open_with(
         &server.addr,
