@@ -14,6 +14,7 @@
 mod api;
 pub mod events;
 mod guard;
+mod host;
 mod mcp;
 mod plain_errors;
 mod plan_request;
