@@ -174,7 +174,8 @@ pub fn route_needs(method: &Method, path: &str) -> (Scope, Option<String>) {
     let scope = match (method, segments.next(), segments.next()) {
         (&Method::DELETE, None, _) => Scope::Admin,
         (&Method::POST, Some("ops"), Some(op)) => op_scope(op),
-        (&Method::GET, _, _) => Scope::Read,
+        // No route changes anything on another method (axum answers 405).
+        _ if method.is_safe() => Scope::Read,
         _ => Scope::Work,
     };
     (scope, plan)
@@ -231,6 +232,14 @@ mod tests {
         assert_eq!(
             route_needs(&Method::GET, "/api/plans/p/events"),
             (Scope::Read, id("p"))
+        );
+        assert_eq!(
+            route_needs(&Method::HEAD, "/api/plans/p"),
+            (Scope::Read, id("p"))
+        );
+        assert_eq!(
+            route_needs(&Method::PUT, "/api/plans/p"),
+            (Scope::Work, id("p"))
         );
     }
 }
