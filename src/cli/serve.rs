@@ -12,7 +12,10 @@ use super::{EXIT_OK, EXIT_USAGE};
 pub const DEFAULT_STORE: &str = "sqlite:.planc/plans.db";
 
 #[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct ServeArgs {
+    #[command(subcommand)]
+    command: Option<ServeCommand>,
     /// Where to listen (ADDR:PORT; port 0 picks a free one)
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:7411")]
     listen: SocketAddr,
@@ -20,8 +23,9 @@ pub struct ServeArgs {
     /// JSON states (dir:PATH)
     #[arg(long, value_name = "URL", env = "PLANC_STORE", default_value = DEFAULT_STORE)]
     store: String,
-    /// The bearer token every request must carry (required to listen on an
-    /// address other than loopback)
+    /// The bearer token every request must carry, with every scope (at
+    /// least 16 characters; a token is required to listen on an address
+    /// other than loopback)
     #[arg(
         long,
         value_name = "TOKEN",
@@ -29,6 +33,11 @@ pub struct ServeArgs {
         hide_env_values = true
     )]
     token: Option<String>,
+    /// A file of tokens with scopes: one a line, `sha256:HEX SCOPE
+    /// [agent=NAME] [plans=ID,…]` (SCOPE read, work or admin; `planc serve
+    /// hash-token` prints the hash)
+    #[arg(long, value_name = "FILE", env = "PLANC_TOKENS")]
+    tokens: Option<std::path::PathBuf>,
     /// The largest request body, in bytes (larger: 413)
     #[arg(long, value_name = "BYTES", default_value_t = planc::serve::DEFAULT_MAX_BODY)]
     max_body: usize,
@@ -68,9 +77,59 @@ pub struct ServeArgs {
     max_sessions: usize,
 }
 
+#[derive(clap::Subcommand)]
+enum ServeCommand {
+    /// Print the hash of the token read from standard input (one line), as
+    /// a tokens file (`--tokens`) holds it
+    HashToken,
+}
+
+/// `planc serve hash-token`: the hash of the token on standard input.
+fn hash_token() -> i32 {
+    let mut line = String::new();
+    if let Err(e) = std::io::stdin().read_line(&mut line) {
+        output::fatal(&format!("cannot read the token from standard input: {e}"));
+        return EXIT_USAGE;
+    }
+    let token = line.strip_suffix('\n').unwrap_or(&line);
+    let token = token.strip_suffix('\r').unwrap_or(token);
+    if let Err(message) = planc::serve::tokens::check_token(token) {
+        output::fatal(&message);
+        return EXIT_USAGE;
+    }
+    println!("{}", planc::serve::tokens::hash_token(token));
+    EXIT_OK
+}
+
+/// The credentials of `--token` and `--tokens`.
+fn credentials(args: &ServeArgs) -> Result<planc::serve::tokens::Credentials, String> {
+    let mut credentials = planc::serve::tokens::Credentials::default();
+    // An empty value is no token (an unset PLANC_TOKEN= in a script).
+    if let Some(token) = args.token.as_deref().filter(|t| !t.is_empty()) {
+        credentials
+            .add_admin_token(token)
+            .map_err(|message| format!("--token: {message}"))?;
+    }
+    if let Some(path) = &args.tokens {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the tokens file {}: {e}", path.display()))?;
+        credentials.add_file(&text, &path.display().to_string())?;
+    }
+    Ok(credentials)
+}
+
 pub fn run(args: ServeArgs) -> i32 {
+    if let Some(ServeCommand::HashToken) = args.command {
+        return hash_token();
+    }
     let mut config = planc::serve::Config::new(args.listen);
-    config.token = args.token.filter(|t| !t.is_empty());
+    config.credentials = match credentials(&args) {
+        Ok(credentials) => credentials,
+        Err(message) => {
+            output::fatal(&message);
+            return EXIT_USAGE;
+        }
+    };
     config.max_body = args.max_body;
     config.rate_limit = args.rate_limit;
     if !config.allowed_hosts.is_empty() || !args.allow_host.is_empty() {

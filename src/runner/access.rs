@@ -45,6 +45,16 @@ pub trait PlanAccess: Send + Sync {
         None
     }
 
+    /// Who a call of `caller` acts as: its agent, else the default one. A
+    /// face that fixes who may act as whom (`planc serve`'s work tokens)
+    /// refuses here.
+    fn acting(&self, caller: &Caller) -> Result<Caller, OpError> {
+        Ok(Caller {
+            agent: caller.agent.clone().or_else(|| self.default_agent()),
+            ..caller.clone()
+        })
+    }
+
     /// How an error names the plan (a state file's path, a plan id).
     fn name(&self) -> String;
 
@@ -109,10 +119,7 @@ impl dyn PlanAccess + '_ {
         goal: Option<&str>,
         mut after: impl FnMut(&Runner) -> Result<T, OpError>,
     ) -> Result<(Applied, T), OpError> {
-        let caller = Caller {
-            agent: caller.agent.clone().or_else(|| self.default_agent()),
-            ..caller.clone()
-        };
+        let caller = self.acting(caller)?;
         if !self.exists()? {
             let Some(plan) = runner::plan_for_reply(self.new_plan_id(), reply, goal) else {
                 let name = self.name();

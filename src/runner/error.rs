@@ -52,11 +52,14 @@ pub enum ErrorCode {
     /// A plan id a store cannot hold: empty, too long, a path separator, a
     /// control character or a leading dot.
     InvalidPlanId,
+    /// The caller's credential does not allow the call: its scope, the
+    /// agent it acts as, or the plans it may touch (`planc serve --tokens`).
+    Forbidden,
 }
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 19] = [
+    pub const ALL: [ErrorCode; 20] = [
         ErrorCode::TaskNotFound,
         ErrorCode::InvalidDependency,
         ErrorCode::TaskNotEditable,
@@ -76,6 +79,7 @@ impl ErrorCode {
         ErrorCode::PlanNotFound,
         ErrorCode::PlanExists,
         ErrorCode::InvalidPlanId,
+        ErrorCode::Forbidden,
     ];
 
     /// The code as it appears in the envelope.
@@ -100,6 +104,7 @@ impl ErrorCode {
             ErrorCode::PlanNotFound => "PLAN_NOT_FOUND",
             ErrorCode::PlanExists => "PLAN_EXISTS",
             ErrorCode::InvalidPlanId => "INVALID_PLAN_ID",
+            ErrorCode::Forbidden => "FORBIDDEN",
         }
     }
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, Query, RawQuery, State};
+use axum::extract::{Extension, Path, Query, RawQuery, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -23,6 +23,7 @@ use crate::runner::{Caller, ErrorCode, Op, OpError, PlanStore, StoredEvent};
 use super::events::stream_events;
 use super::guard::{error_response, too_large};
 use super::plan_request::{load_plan, CreateQuery};
+use super::scope::Grant;
 use super::Shared;
 
 /// The HTTP status of an operation error.
@@ -33,6 +34,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         "STATE_LOCKED" => StatusCode::SERVICE_UNAVAILABLE,
         "STATE_IO" | "INVALID_STATE" => StatusCode::INTERNAL_SERVER_ERROR,
         "INVALID_ARGUMENT" | "INVALID_PLAN_ID" | "INVALID_PLAN" => StatusCode::BAD_REQUEST,
+        "FORBIDDEN" => StatusCode::FORBIDDEN,
         _ => StatusCode::UNPROCESSABLE_ENTITY,
     }
 }
@@ -113,10 +115,16 @@ pub async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
         .into_response()
 }
 
-/// `GET /api/plans`: every plan's summary.
-pub async fn list_plans(State(shared): State<Arc<Shared>>) -> Response {
+/// `GET /api/plans`: the summary of every plan the token may touch.
+pub async fn list_plans(
+    State(shared): State<Arc<Shared>>,
+    Extension(grant): Extension<Grant>,
+) -> Response {
     match blocking(&shared, |store| store.list()).await {
-        Ok(plans) => ok(StatusCode::OK, json!({"plans": plans})),
+        Ok(mut plans) => {
+            plans.retain(|plan| grant.may_touch(&plan.plan_id));
+            ok(StatusCode::OK, json!({"plans": plans}))
+        }
         Err(error) => op_error(&shared, &error),
     }
 }
@@ -126,6 +134,7 @@ pub async fn list_plans(State(shared): State<Arc<Shared>>) -> Response {
 /// `{"source", "files", "set"}` (`plan_request.rs`).
 pub async fn create_plan(
     State(shared): State<Arc<Shared>>,
+    Extension(grant): Extension<Grant>,
     RawQuery(raw): RawQuery,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -151,6 +160,9 @@ pub async fn create_plan(
         Err(error) => return op_error(&shared, &error),
     };
     let plan_id = query.id.unwrap_or_else(|| doc.meta.id.clone());
+    if let Err(error) = grant.plan(&plan_id) {
+        return op_error(&shared, &error);
+    }
     let force = query.force;
     let id = plan_id.clone();
     match blocking(&shared, move |store| store.create(&id, doc, force)).await {
@@ -196,6 +208,7 @@ pub async fn delete_plan(State(shared): State<Arc<Shared>>, Path(id): Path<Strin
 /// header).
 pub async fn apply_op(
     State(shared): State<Arc<Shared>>,
+    Extension(grant): Extension<Grant>,
     Path((id, op)): Path<(String, String)>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -245,6 +258,7 @@ pub async fn apply_op(
     let header_agent = super::mcp::header_agent(&headers);
     let result = caller.and_then(|mut caller| {
         caller.agent = caller.agent.or(header_agent);
+        let caller = grant.caller(caller)?;
         Op::from_call(&op, args).map(|op| (op, caller))
     });
     let (op, caller) = match result {
@@ -343,12 +357,22 @@ pub async fn plan_events(
     stream(shared, Some(id), start, position)
 }
 
-/// `GET /api/events`: every plan's events, `id:` = the store's position.
+/// `GET /api/events`: every plan's events, `id:` = the store's position
+/// (refused to a token bound to some plans: it follows each plan's stream).
 pub async fn all_events(
     State(shared): State<Arc<Shared>>,
+    Extension(grant): Extension<Grant>,
     headers: HeaderMap,
     Query(query): Query<EventsQuery>,
 ) -> Response {
+    if let Some(plans) = &grant.plans {
+        let error = OpError::new(
+            crate::runner::ErrorCode::Forbidden,
+            "this token may touch only some plans: follow each one's stream, /api/plans/{id}/events",
+        )
+        .with(json!({"plans": plans}));
+        return op_error(&shared, &error);
+    }
     match start_of(&headers, &query) {
         Ok(start) => stream(shared, None, start, start.map_or(0, |s| s.after)),
         Err(error) => op_error(&shared, &error),

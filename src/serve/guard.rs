@@ -8,14 +8,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use super::host::{check_host, check_one_host, check_origin};
+use super::scope::{route_needs, Grant};
+use super::tokens::Credentials;
+use super::Shared;
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
-use subtle::ConstantTimeEq;
-
-use super::Shared;
 
 /// An HTTP error in the runner's envelope: `{"success": false, "error":
 /// {code, message, details}}`.
@@ -188,25 +189,23 @@ impl RateLimiter {
 }
 
 /// The outermost layer: counts the request, then checks rate, host,
-/// origin, token and declared size, in that order.
+/// origin, token (and what its scope allows) and declared size, in that
+/// order; the request goes on with its [`Grant`].
 pub async fn guard(
     State(shared): State<Arc<Shared>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
     let route = route_of(request.uri().path());
     let response = match check(&shared, peer, &request) {
-        Ok(()) => {
+        Ok(grant) => {
+            request.extensions_mut().insert(grant);
             let response = next.run(request).await;
-            // A body found too large while it was read (sent without a
-            // Content-Length): rmcp's `/mcp` answers in plain text; every
+            // A body found too large while it was read, a method a route
+            // does not take…: axum and rmcp answer in plain text; every
             // refusal is in the envelope.
-            if response.status() == StatusCode::PAYLOAD_TOO_LARGE && !is_json(&response) {
-                too_large(&shared)
-            } else {
-                response
-            }
+            super::plain_errors::in_envelope(&shared, response).await
         }
         Err(response) => *response,
     };
@@ -218,11 +217,11 @@ pub async fn guard(
     response
 }
 
-fn check(shared: &Shared, peer: SocketAddr, request: &Request) -> Result<(), Box<Response>> {
+fn check(shared: &Shared, peer: SocketAddr, request: &Request) -> Result<Grant, Box<Response>> {
     let config = &shared.config;
     let refuse = |status, code: &str, message: &str, details| {
         shared.metrics.error(code);
-        error_response(status, code, message, details)
+        Box::new(error_response(status, code, message, details))
     };
     if let Err(wait) = shared.limiter.take(peer.ip()) {
         let mut response = refuse(
@@ -237,34 +236,53 @@ fn check(shared: &Shared, peer: SocketAddr, request: &Request) -> Result<(), Box
         response
             .headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from(wait));
-        return Err(Box::new(response));
+        return Err(response);
     }
     let headers = request.headers();
+    if let Err(message) = check_one_host(request) {
+        return Err(refuse(
+            StatusCode::BAD_REQUEST,
+            "INVALID_HOST",
+            &message,
+            Value::Null,
+        ));
+    }
     if let Err(message) = check_host(config, headers) {
-        return Err(Box::new(refuse(
+        return Err(refuse(
             StatusCode::FORBIDDEN,
             "FORBIDDEN_HOST",
             &message,
             json!({"allowed_hosts": config.allowed_hosts}),
-        )));
+        ));
     }
     if let Err(message) = check_origin(config, headers) {
-        return Err(Box::new(refuse(
+        return Err(refuse(
             StatusCode::FORBIDDEN,
             "FORBIDDEN_ORIGIN",
             &message,
             json!({"allowed_origins": config.allowed_origins}),
-        )));
+        ));
     }
-    if let Some(token) = &config.token {
-        if !authorized(token, headers, request.uri().query()) {
-            return Err(Box::new(refuse(
-                StatusCode::UNAUTHORIZED,
-                "UNAUTHORIZED",
-                "this server needs its token: send `Authorization: Bearer TOKEN` (or, where a header cannot be set, `?access_token=TOKEN`)",
-                Value::Null,
-            )));
-        }
+    let grant = authenticate(&config.credentials, request).map_err(|message| {
+        refuse(
+            StatusCode::UNAUTHORIZED,
+            "UNAUTHORIZED",
+            message,
+            Value::Null,
+        )
+    })?;
+    let (needed, plan) = route_needs(request.method(), request.uri().path());
+    let what = format!("{} {}", request.method(), route_of(request.uri().path()));
+    let allowed = grant
+        .need(needed, &what)
+        .and_then(|()| plan.as_deref().map_or(Ok(()), |plan| grant.plan(plan)));
+    if let Err(error) = allowed {
+        return Err(refuse(
+            StatusCode::FORBIDDEN,
+            error.code.as_str(),
+            &error.message,
+            error.details,
+        ));
     }
     let declared = headers
         .get(header::CONTENT_LENGTH)
@@ -273,16 +291,42 @@ fn check(shared: &Shared, peer: SocketAddr, request: &Request) -> Result<(), Box
     if declared.is_some_and(|n| n > config.max_body as u64) {
         return Err(Box::new(too_large(shared)));
     }
-    Ok(())
+    Ok(grant)
 }
 
-/// Whether a response's body is JSON.
-fn is_json(response: &Response) -> bool {
-    response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"))
+/// What the request's token grants: everything on a server without
+/// tokens; `Err` says what is missing.
+fn authenticate(credentials: &Credentials, request: &Request) -> Result<Grant, &'static str> {
+    if !credentials.required() {
+        return Ok(Grant::everything());
+    }
+    let query = match takes_query_token(request.method(), request.uri().path()) {
+        true => request.uri().query(),
+        false => None,
+    };
+    let given = presented_token(request.headers(), query);
+    if let Some(grant) = given.and_then(|token| credentials.grant_of(&token)) {
+        return Ok(grant);
+    }
+    let in_query = request
+        .uri()
+        .query()
+        .is_some_and(|q| presented_token(&HeaderMap::new(), Some(q)).is_some());
+    if in_query && query.is_none() {
+        return Err("`?access_token=` is taken only by the event streams and the page (URLs end up in logs): send `Authorization: Bearer TOKEN`");
+    }
+    Err("this server needs a token: send `Authorization: Bearer TOKEN` (the event streams and the page also take `?access_token=TOKEN`, where a header cannot be set)")
+}
+
+/// Whether a request may carry its token in the query: a `GET` of the page
+/// or an event stream (a browser's `EventSource` cannot set a header).
+fn takes_query_token(method: &Method, path: &str) -> bool {
+    let stream = path == "/api/events"
+        || path
+            .strip_prefix("/api/plans/")
+            .and_then(|rest| rest.strip_suffix("/events"))
+            .is_some_and(|id| !id.is_empty() && !id.contains('/'));
+    method == Method::GET && (path == "/" || stream)
 }
 
 /// `413` in the envelope.
@@ -299,8 +343,9 @@ pub fn too_large(shared: &Shared) -> Response {
     )
 }
 
-/// Whether the request carries the token, compared in constant time.
-fn authorized(token: &str, headers: &HeaderMap, query: Option<&str>) -> bool {
+/// The token a request presents: its bearer header, else (where `query`
+/// is given) its `access_token` query parameter.
+fn presented_token(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
     let bearer = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -308,80 +353,16 @@ fn authorized(token: &str, headers: &HeaderMap, query: Option<&str>) -> bool {
             let (scheme, rest) = v.split_once(' ')?;
             scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim())
         });
-    let from_query = query.and_then(|q| {
-        serde_urlencoded::from_str::<Vec<(String, String)>>(q)
-            .ok()?
-            .into_iter()
-            .find(|(k, _)| k == "access_token")
-            .map(|(_, v)| v)
-    });
-    let given = bearer.map(str::to_owned).or(from_query);
-    // `subtle` compares equal-length slices in time independent of where
-    // they differ (a different length is refused at once, as the length of
-    // a token is no secret worth the cost).
-    given.is_some_and(|given| bool::from(given.as_bytes().ct_eq(token.as_bytes())))
-}
-
-/// The host part of a `Host` header or an origin's authority (no port, no
-/// brackets), lower-cased.
-fn host_part(authority: &str) -> String {
-    let authority = authority.trim();
-    let host = if let Some(rest) = authority.strip_prefix('[') {
-        rest.split(']').next().unwrap_or(rest)
-    } else {
-        authority.rsplit_once(':').map_or(authority, |(h, port)| {
-            if port.chars().all(|c| c.is_ascii_digit()) {
-                h
-            } else {
-                authority
-            }
+    let from_query = || {
+        query.and_then(|q| {
+            serde_urlencoded::from_str::<Vec<(String, String)>>(q)
+                .ok()?
+                .into_iter()
+                .find(|(k, _)| k == "access_token")
+                .map(|(_, v)| v)
         })
     };
-    host.to_ascii_lowercase()
-}
-
-/// The `Host` must be one the server answers to: a page on another name
-/// that resolves to this address (DNS rebinding) is refused.
-fn check_host(config: &super::Config, headers: &HeaderMap) -> Result<(), String> {
-    if config.allowed_hosts.is_empty() {
-        return Ok(());
-    }
-    let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) else {
-        return Err("the request has no Host header".to_owned());
-    };
-    let name = host_part(host);
-    if config.allowed_hosts.contains(&name) {
-        Ok(())
-    } else {
-        Err(format!(
-            "this server does not answer to the host `{}`; it answers to {} (`planc serve --allow-host NAME` adds one)",
-            crate::escape::line(&name),
-            config.allowed_hosts.join(", ")
-        ))
-    }
-}
-
-/// A browser's `Origin` must be the server's own (same host) or one allowed
-/// with `--allow-origin`; requests without one (agents, curl) pass.
-fn check_origin(config: &super::Config, headers: &HeaderMap) -> Result<(), String> {
-    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
-        return Ok(());
-    };
-    if config.allowed_origins.iter().any(|o| o == origin) {
-        return Ok(());
-    }
-    let host = headers
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let authority = origin.split_once("://").map_or("", |(_, rest)| rest);
-    if !host.is_empty() && authority.eq_ignore_ascii_case(host) {
-        return Ok(());
-    }
-    Err(format!(
-        "requests from the web origin `{}` are refused (`planc serve --allow-origin ORIGIN` allows one)",
-        crate::escape::line(origin)
-    ))
+    bearer.map(str::to_owned).or_else(from_query)
 }
 
 #[cfg(test)]
@@ -389,35 +370,42 @@ mod tests {
     use super::*;
 
     #[test]
-    fn host_part_drops_the_port_and_brackets() {
-        assert_eq!(host_part("127.0.0.1:7411"), "127.0.0.1");
-        assert_eq!(host_part("LocalHost"), "localhost");
-        assert_eq!(host_part("[::1]:80"), "::1");
-        assert_eq!(host_part("evil.example:7411"), "evil.example");
-    }
-
-    #[test]
-    fn the_token_is_taken_from_the_bearer_header_or_the_query_and_compared_whole() {
+    fn the_token_is_taken_from_the_bearer_header_or_the_query() {
         let bearer = |value: &str| {
             let mut headers = HeaderMap::new();
             headers.insert(header::AUTHORIZATION, HeaderValue::from_str(value).unwrap());
             headers
         };
         let none = HeaderMap::new();
-        assert!(authorized("s3cret", &bearer("Bearer s3cret"), None));
-        assert!(authorized("s3cret", &bearer("bearer  s3cret "), None));
-        assert!(authorized("s3cret", &none, Some("a=1&access_token=s3cret")));
-        for wrong in [
-            "Bearer s3creT",
-            "Bearer s3cre",
-            "Bearer s3crets",
-            "Bearer ",
-            "Basic s3cret",
-        ] {
-            assert!(!authorized("s3cret", &bearer(wrong), None), "{wrong}");
-        }
-        assert!(!authorized("s3cret", &none, Some("access_token=s3cre")));
-        assert!(!authorized("s3cret", &none, None));
+        let token = |headers: &HeaderMap, query| presented_token(headers, query);
+        assert_eq!(
+            token(&bearer("Bearer s3cret"), None).as_deref(),
+            Some("s3cret")
+        );
+        assert_eq!(
+            token(&bearer("bearer  s3cret "), None).as_deref(),
+            Some("s3cret")
+        );
+        assert_eq!(
+            token(&none, Some("a=1&access_token=s3cret")).as_deref(),
+            Some("s3cret")
+        );
+        assert_eq!(token(&bearer("Basic s3cret"), None), None);
+        assert_eq!(token(&none, None), None);
+    }
+
+    #[test]
+    fn only_the_page_and_the_streams_take_the_token_in_the_query() {
+        assert!(takes_query_token(&Method::GET, "/"));
+        assert!(takes_query_token(&Method::GET, "/api/events"));
+        assert!(takes_query_token(&Method::GET, "/api/plans/jd/events"));
+        assert!(!takes_query_token(&Method::GET, "/api/plans"));
+        assert!(!takes_query_token(
+            &Method::POST,
+            "/api/plans/jd/ops/completeTask"
+        ));
+        assert!(!takes_query_token(&Method::POST, "/api/events"));
+        assert!(!takes_query_token(&Method::GET, "/api/plans/a/b/events"));
     }
 
     #[test]

@@ -41,6 +41,8 @@ use crate::mcp::{Dialect, ToolDef};
 use crate::runner::access::{Change, PlanAccess};
 use crate::runner::{self, Applied, Caller, ErrorCode, Op, OpError, PlanStore, PlanSummary};
 
+use super::scope::{Grant, Scope};
+
 /// Where each plan's document is: this and the plan id, percent-encoded.
 const PLANS_URI: &str = "planc://plans/";
 /// The resource template of the plans' documents.
@@ -257,6 +259,15 @@ fn requested_dialect(parts: &Parts) -> Result<Option<Dialect>, ErrorData> {
     }
 }
 
+/// What the request's token grants (the guard put it there); everything
+/// where no HTTP request carries the call (stdio).
+fn request_grant(parts: Option<&Parts>) -> Grant {
+    parts
+        .and_then(|parts| parts.extensions.get::<Grant>())
+        .cloned()
+        .unwrap_or_else(Grant::everything)
+}
+
 /// The agent of a request without an `agent` argument.
 fn request_agent(parts: Option<&Parts>) -> Option<String> {
     let parts = parts?;
@@ -335,13 +346,19 @@ impl ServerHandler for HttpPlans {
             Some(parts) => requested_dialect(parts)?.unwrap_or(self.session_dialect()),
             None => self.session_dialect(),
         };
-        let agent = request_agent(parts).or_else(|| self.agent.clone());
+        let grant = request_grant(parts);
+        // A work token's session acts as its agent.
+        let agent = match grant.scope {
+            Scope::Work => grant.agent.clone(),
+            _ => request_agent(parts).or_else(|| self.agent.clone()),
+        };
         let name = request.name.to_string();
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let store = Arc::clone(&self.store);
         let session = self.plan.clone();
         let outcome = tokio::task::spawn_blocking(move || {
-            call(store.as_ref(), dialect, &name, arguments, agent, &session)
+            let caller = CallerOf { agent, grant };
+            call(store.as_ref(), dialect, &name, arguments, caller, &session)
         })
         .await
         .map_err(|e| ErrorData::internal_error(format!("the tool call panicked: {e}"), None))?;
@@ -351,11 +368,13 @@ impl ServerHandler for HttpPlans {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        let grant = request_grant(context.extensions.get::<Parts>());
         let plans: Vec<PlanSummary> = blocking(&self.store, |store| store.list()).await?;
         let resources = plans
             .iter()
+            .filter(|plan| grant.may_touch(&plan.plan_id))
             .map(|plan| plan_resource(&plan_uri(&plan.plan_id), &plan.plan_id))
             .collect();
         Ok(ListResourcesResult::with_all_items(resources))
@@ -378,8 +397,9 @@ impl ServerHandler for HttpPlans {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        let grant = request_grant(context.extensions.get::<Parts>());
         let uri = request.uri.clone();
         let named = if uri == PLAN_URI {
             None
@@ -404,7 +424,9 @@ impl ServerHandler for HttpPlans {
         };
         let (dialect, session) = (self.session_dialect(), self.plan.clone());
         let doc = blocking(&self.store, move |store| {
-            store.load(&named_or_bound(store, dialect, named, &session)?)
+            let plan_id = named_or_bound(store, dialect, named, &session)?;
+            grant.plan(&plan_id)?;
+            store.load(&plan_id)
         })
         .await?;
         Ok(plan_contents(&doc, &request.uri))
@@ -428,8 +450,9 @@ impl ServerHandler for HttpPlans {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        let grant = request_grant(context.extensions.get::<Parts>());
         check_prompt_name(&request.name)?;
         let named = match request.arguments.as_ref().and_then(|a| a.get("plan_id")) {
             None | Some(Value::Null) => None,
@@ -444,6 +467,7 @@ impl ServerHandler for HttpPlans {
         let (dialect, session) = (self.session_dialect(), self.plan.clone());
         let text = blocking(&self.store, move |store| {
             let plan_id = named_or_bound(store, dialect, named, &session)?;
+            grant.plan(&plan_id)?;
             Ok(runner::prompt(&store.runner(&plan_id)?))
         })
         .await?;
@@ -454,12 +478,19 @@ impl ServerHandler for HttpPlans {
 /// One tool call on the plan it names, else the session's; a call that
 /// creates a plan without naming one makes a new plan and binds the
 /// session to it.
+/// Who makes a tool call: the agent of calls that name none, and what the
+/// request's token grants.
+struct CallerOf {
+    agent: Option<String>,
+    grant: Grant,
+}
+
 fn call(
     store: &dyn PlanStore,
     dialect: Dialect,
     name: &str,
     mut arguments: Value,
-    agent: Option<String>,
+    caller: CallerOf,
     session: &SessionPlan,
 ) -> Option<crate::mcp::Outcome> {
     // plan-tool's `plan_id` is its own argument; the others' is the server's.
@@ -494,7 +525,8 @@ fn call(
     let plan = Served {
         store,
         plan_id: Mutex::new(plan_id),
-        agent,
+        agent: caller.agent,
+        grant: caller.grant,
     };
     let outcome = dialect.call(&plan, name, arguments)?;
     if let Some(used) = plan.plan_id.lock().ok().and_then(|id| id.clone()) {
@@ -517,11 +549,15 @@ struct Served<'a> {
     plan_id: Mutex<Option<String>>,
     /// The caller's agent when a call names none.
     agent: Option<String>,
+    /// What the caller's token grants.
+    grant: Grant,
 }
 
 impl Served<'_> {
+    /// The plan's id, if the token may touch it.
     fn id(&self) -> Result<String, OpError> {
-        self.plan_id
+        let id = self
+            .plan_id
             .lock()
             .ok()
             .and_then(|id| id.clone())
@@ -530,14 +566,18 @@ impl Served<'_> {
                     ErrorCode::PlanNotFound,
                     "this session works on no plan yet; create one (POST /api/plans, or a dialect's creating tool)",
                 )
-            })
+            })?;
+        self.grant.plan(&id)?;
+        Ok(id)
     }
 }
 
 impl PlanAccess for Served<'_> {
     fn exists(&self) -> Result<bool, OpError> {
-        let Ok(id) = self.id() else {
-            return Ok(false);
+        let id = match self.id() {
+            Ok(id) => id,
+            Err(error) if error.code == ErrorCode::PlanNotFound => return Ok(false),
+            Err(error) => return Err(error),
         };
         match self.store.load(&id) {
             Ok(_) => Ok(true),
@@ -551,13 +591,17 @@ impl PlanAccess for Served<'_> {
     }
 
     fn create(&self, doc: PlanDocument, force: bool) -> Result<PlanDocument, OpError> {
-        if let Ok(id) = self.id() {
-            return self.store.create(&id, doc, force);
+        self.grant.need(Scope::Admin, "creating a plan")?;
+        match self.id() {
+            Ok(id) => return self.store.create(&id, doc, force),
+            Err(error) if error.code != ErrorCode::PlanNotFound => return Err(error),
+            Err(_) => {}
         }
         // Named by no one: a fresh id, the next one when another plan has it.
         let mut attempt = 0;
         loop {
             let id = fresh_plan_id(attempt);
+            self.grant.plan(&id)?;
             match self.store.create(&id, doc.clone(), false) {
                 Err(error) if error.code == ErrorCode::PlanExists && attempt < 64 => attempt += 1,
                 created => {
@@ -576,20 +620,30 @@ impl PlanAccess for Served<'_> {
         &self,
         check: &mut dyn FnMut(&PlanDocument) -> Result<(), OpError>,
     ) -> Result<(), OpError> {
+        self.grant.need(Scope::Admin, "deleting a plan")?;
         let id = self.id()?;
         check(&self.store.load(&id)?)?;
         self.store.delete(&id)
     }
 
     fn apply_as(&self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
-        let caller = Caller {
-            agent: caller.agent.clone().or_else(|| self.agent.clone()),
-            ..caller.clone()
-        };
+        self.grant.op(op.name())?;
+        let caller = self.acting(caller)?;
         self.store.apply(&self.id()?, op, &caller)
     }
 
+    fn acting(&self, caller: &Caller) -> Result<Caller, OpError> {
+        self.grant.caller(Caller {
+            agent: caller.agent.clone().or_else(|| self.agent.clone()),
+            ..caller.clone()
+        })
+    }
+
     fn transact_events(&self, op: &str, change: &mut Change<'_>) -> Result<(), OpError> {
+        self.grant.need(
+            Scope::Work,
+            &format!("the change `{}`", crate::escape::line(op)),
+        )?;
         self.store.transact(&self.id()?, op, change).map(drop)
     }
 

@@ -4,9 +4,10 @@
 //! stack rmcp's server transport uses) and tokio; every store call runs on
 //! the blocking pool.
 //!
-//! What it guards (docs/serve.md, "Security model"): a loopback address by
-//! default; a bearer token required on any other; the `Host` and `Origin` of
-//! every request (DNS rebinding); the body size and each client's rate.
+//! What it guards (docs/serve.md, "Security"): a loopback address by
+//! default; a bearer token required on any other, each token with a scope
+//! (`scope.rs`, `tokens.rs`); the `Host` and `Origin` of every request (DNS
+//! rebinding); the body size and each client's rate.
 
 #![warn(missing_docs)]
 
@@ -14,8 +15,12 @@ mod api;
 pub mod connections;
 pub mod events;
 mod guard;
+mod host;
 mod mcp;
+mod plain_errors;
 mod plan_request;
+pub mod scope;
+pub mod tokens;
 pub mod sessions;
 
 use std::net::{IpAddr, SocketAddr};
@@ -48,8 +53,9 @@ pub const DEFAULT_RATE_LIMIT: u32 = 1000;
 pub struct Config {
     /// Where to listen.
     pub listen: SocketAddr,
-    /// The bearer token every request must carry, if any.
-    pub token: Option<String>,
+    /// The bearer tokens requests must carry and what each grants
+    /// (`--token`, `--tokens FILE`); none: no token is asked for.
+    pub credentials: tokens::Credentials,
     /// The largest request body, in bytes.
     pub max_body: usize,
     /// Requests per second per client address (0: no limit).
@@ -81,7 +87,7 @@ impl Config {
         };
         Config {
             listen,
-            token: None,
+            credentials: tokens::Credentials::default(),
             max_body: DEFAULT_MAX_BODY,
             rate_limit: DEFAULT_RATE_LIMIT,
             allowed_hosts,
@@ -95,10 +101,10 @@ impl Config {
     /// Refuses what is unsafe: a non-loopback address without a token.
     pub fn check(&self) -> Result<(), String> {
         let ip: IpAddr = self.listen.ip();
-        if !ip.is_loopback() && self.token.as_deref().is_none_or(str::is_empty) {
+        if !ip.is_loopback() && !self.credentials.required() {
             return Err(format!(
                 "refusing to listen on {} without a token: anyone who reaches it could change every plan; \
-                 set one with --token TOKEN or PLANC_TOKEN (or listen on 127.0.0.1)",
+                 set one with --token TOKEN or PLANC_TOKEN, or --tokens FILE (or listen on 127.0.0.1)",
                 self.listen
             ));
         }

@@ -449,16 +449,27 @@ pub struct McpSession {
     path: String,
     session: String,
     next_id: u64,
+    /// Headers sent with every request (`Authorization`).
+    headers: Vec<(String, String)>,
 }
 
 impl McpSession {
     /// `initialize` and `notifications/initialized` on `path` (`/mcp…`).
     pub fn open(addr: &str, path: &str) -> McpSession {
+        McpSession::open_with(addr, path, &[])
+    }
+
+    /// [`McpSession::open`] sending `headers` with every request.
+    pub fn open_with(addr: &str, path: &str, headers: &[(&str, &str)]) -> McpSession {
         let mut session = McpSession {
             addr: addr.to_owned(),
             path: path.to_owned(),
             session: String::new(),
             next_id: 1,
+            headers: headers
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
         };
         let (response, answer) = session.exchange(
             "initialize",
@@ -489,6 +500,7 @@ impl McpSession {
         if !self.session.is_empty() {
             headers.push(("Mcp-Session-Id", self.session.as_str()));
         }
+        headers.extend(self.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         request(
             &self.addr,
             "POST",
