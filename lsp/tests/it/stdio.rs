@@ -139,7 +139,6 @@ fn a_long_dependency_cycle_is_published_as_a_diagnostic() {
     send(json!({ "jsonrpc": "2.0", "id": 2, "method": "shutdown" }));
     assert_eq!(read_message(&mut stdout)["id"], 2);
     send(json!({ "jsonrpc": "2.0", "method": "exit" }));
-    drop(send);
     drop(stdin);
     let status = child.wait().expect("planc-lsp exits");
     assert!(status.success());
