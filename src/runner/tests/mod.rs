@@ -4,6 +4,7 @@
 #![allow(clippy::too_many_lines)]
 
 mod agents;
+mod deep;
 mod many_steps;
 mod ownership;
 mod properties;
