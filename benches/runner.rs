@@ -1,6 +1,7 @@
 //! Runner benchmarks (docs/performance.md): driving a whole plan through the library is
 //! O(tasks + edges) — compare 10k with 100k tasks — and one CLI operation on
-//! a 1,000-task state takes milliseconds.
+//! a 1,000-task state takes milliseconds; `observe` is linear in a message's
+//! `[Step]` lines.
 //!
 //! Run: `cargo bench --bench runner` (figures in docs/performance.md).
 
@@ -18,7 +19,7 @@ use std::process::Command;
 use divan::Bencher;
 use planc::document::PlanDocument;
 use planc::runner::results::Started;
-use planc::runner::{CompleteArgs, Op, OpResult, Runner, StartNextArgs, TaskRef};
+use planc::runner::{Caller, CompleteArgs, Op, OpResult, Runner, StartNextArgs, TaskRef};
 use serde_json::json;
 
 fn main() {
@@ -73,6 +74,21 @@ fn drive_whole_plan(bencher: Bencher<'_, '_>, n: usize) {
             runner.apply(&complete).expect("complete");
         }
         assert_eq!(runner.document().state.revision, 2 * n as u64);
+        runner
+    });
+}
+
+/// One `observe` of a message of `n` `[Step]` lines into an empty plan:
+/// linear in `n` (compare 2,500 with 10,000, the most a message may
+/// declare); it was quadratic (#37).
+#[divan::bench(args = [2_500, 5_000, 10_000], sample_count = 5)]
+fn observe_steps(bencher: Bencher<'_, '_>, n: usize) {
+    let message: String = (0..n).map(|i| format!("[Step] step {i}\n")).collect();
+    let doc = plan(0);
+    bencher.with_inputs(|| doc.clone()).bench_values(|doc| {
+        let mut runner = Runner::new(doc).expect("a consistent plan");
+        planc::runner::observe(&mut runner, &message, &Caller::default()).expect("observed");
+        assert_eq!(runner.document().tasks.len(), n);
         runner
     });
 }

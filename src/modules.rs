@@ -167,6 +167,7 @@ pub fn load(name: &str, text: Arc<str>, loader: &dyn Loader) -> Modules {
         loader,
         by_path: HashMap::from([(loader.locate(&root).unwrap_or(root), 0)]),
         stack: vec![0],
+        on_stack: HashMap::from([(0, 0)]),
     };
     resolver.resolve_imports(0);
     resolver.modules
@@ -193,6 +194,9 @@ pub(crate) fn normalise(path: &Path) -> PathBuf {
     out
 }
 
+/// The most files the diagnostic of one import cycle names.
+const MAX_CYCLE_FILES: usize = 12;
+
 /// Loads the imports of the modules read so far, depth first.
 struct Resolver<'l> {
     modules: Modules,
@@ -202,50 +206,71 @@ struct Resolver<'l> {
     /// The modules being resolved, root first: an import of one of them is
     /// a cycle.
     stack: Vec<usize>,
+    /// Where each module of [`Resolver::stack`] stands on it, so a cycle is
+    /// found without a scan of the stack (as deep as the chain of imports).
+    on_stack: HashMap<usize, usize>,
 }
 
 impl Resolver<'_> {
-    /// Loads what module `index` imports, and what those import.
-    fn resolve_imports(&mut self, index: usize) {
+    /// Loads what module `root` imports, and what those import, depth first.
+    /// The files being read are kept on an explicit stack, not the call
+    /// stack: a chain of imports is as long as the input allows.
+    fn resolve_imports(&mut self, root: usize) {
+        let mut frames = vec![(root, self.imports_of(root).into_iter())];
+        while let Some((index, imports)) = frames.last_mut() {
+            let index = *index;
+            let Some((import, after_other)) = imports.next() else {
+                frames.pop();
+                if let Some(done) = self.stack.pop() {
+                    self.on_stack.remove(&done);
+                }
+                continue;
+            };
+            if let Some(new_index) = self.read_import(index, &import, after_other) {
+                self.on_stack.insert(new_index, self.stack.len());
+                self.stack.push(new_index);
+                frames.push((new_index, self.imports_of(new_index).into_iter()));
+            }
+        }
+    }
+
+    /// Reads one import of module `index`: the new module's index, when it
+    /// is a file not read before (its imports are read next).
+    fn read_import(
+        &mut self,
+        index: usize,
+        import: &ast::Import,
+        after_other: bool,
+    ) -> Option<usize> {
         let file = self.modules.modules[index].file;
+        if after_other {
+            self.modules.diagnostics.push(
+                Diagnostic::new(Code::Import, "imports go at the top of the file")
+                    .label(file, import.span, "after other items")
+                    .help("move this `import` above the first plan, template, role or parameter"),
+            );
+        }
         let base = self.modules.modules[index]
             .path
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        for (import, after_other) in self.imports_of(index) {
-            if after_other {
-                self.modules.diagnostics.push(
-                    Diagnostic::new(Code::Import, "imports go at the top of the file")
-                        .label(file, import.span, "after other items")
-                        .help(
-                            "move this `import` above the first plan, template, role or parameter",
-                        ),
-                );
-            }
-            let written = import.path.template_text();
-            let path = normalise(&base.join(&written));
-            let at = (&written[..], file, import.path.span);
-            let Some(located) = self.or_diagnose(locate(self.loader, &path), at) else {
-                continue;
-            };
-            if let Some(&existing) = self.by_path.get(&located) {
-                self.link(index, existing, file, import.path.span);
-                continue;
-            }
-            let Some(text) = self.or_diagnose(self.loader.load(&located), at) else {
-                continue;
-            };
-            if !self.within_budget(&text, at) {
-                continue;
-            }
-            let new_index = self.add(path, &text);
-            self.by_path.insert(located, new_index);
-            self.modules.modules[index].imports.push(new_index);
-            self.stack.push(new_index);
-            self.resolve_imports(new_index);
-            self.stack.pop();
+        let written = import.path.template_text();
+        let path = normalise(&base.join(&written));
+        let at = (&written[..], file, import.path.span);
+        let located = self.or_diagnose(locate(self.loader, &path), at)?;
+        if let Some(&existing) = self.by_path.get(&located) {
+            self.link(index, existing, file, import.path.span);
+            return None;
         }
+        let text = self.or_diagnose(self.loader.load(&located), at)?;
+        if !self.within_budget(&text, at) {
+            return None;
+        }
+        let new_index = self.add(path, &text);
+        self.by_path.insert(located, new_index);
+        self.modules.modules[index].imports.push(new_index);
+        Some(new_index)
     }
 
     /// The imports of module `index`, each with whether another item stands
@@ -284,14 +309,24 @@ impl Resolver<'_> {
     /// `existing` is being resolved, else one more edge.
     fn link(&mut self, index: usize, existing: usize, file: FileId, span: Span) {
         let modules = &mut self.modules;
-        let Some(position) = self.stack.iter().position(|&m| m == existing) else {
+        let Some(&position) = self.on_stack.get(&existing) else {
             if !modules.modules[index].imports.contains(&existing) {
                 modules.modules[index].imports.push(existing);
             }
             return;
         };
         let name = |m: usize| modules.sources.get(modules.modules[m].file).name.clone();
-        let mut chain: Vec<String> = self.stack[position..].iter().map(|&m| name(m)).collect();
+        // A cycle through thousands of files is named in part, as a cycle
+        // of tasks is: the message stays short however deep the chain.
+        let files = &self.stack[position..];
+        let mut chain: Vec<String> = files
+            .iter()
+            .take(MAX_CYCLE_FILES)
+            .map(|&m| name(m))
+            .collect();
+        if files.len() > MAX_CYCLE_FILES {
+            chain.push("…".to_owned());
+        }
         chain.push(name(existing));
         modules.diagnostics.push(
             Diagnostic::new(Code::Import, format!("import cycle: {}", chain.join(" → ")))
@@ -352,7 +387,46 @@ fn locate(loader: &dyn Loader, path: &Path) -> Result<PathBuf, ImportError> {
 mod tests {
     use std::path::{Path, PathBuf};
 
-    use super::normalise;
+    use super::{load, normalise, ImportError, Loader};
+    use crate::diagnostic::Code;
+
+    /// `m{i}.plan` imports `m{i+1}.plan`; the last one imports `m1.plan`.
+    struct Chain(usize);
+
+    impl Loader for Chain {
+        fn load(&self, located: &Path) -> Result<String, ImportError> {
+            let name = located.to_string_lossy();
+            let i: usize = name
+                .trim_start_matches('m')
+                .trim_end_matches(".plan")
+                .parse()
+                .unwrap();
+            Ok(format!(
+                "import \"m{}.plan\"\n",
+                if i == self.0 { 1 } else { i + 1 }
+            ))
+        }
+    }
+
+    #[test]
+    fn a_long_chain_of_imports_loads_on_a_small_stack() {
+        let n = 200_000;
+        let modules = std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(move || load("main.plan", "import \"m1.plan\"\n".into(), &Chain(n)))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(modules.modules.len(), n + 1);
+        let messages: Vec<(Code, &str)> = modules
+            .diagnostics
+            .iter()
+            .map(|d| (d.code, d.message.as_str()))
+            .collect();
+        let twelve: Vec<String> = (1..=12).map(|i| format!("m{i}.plan")).collect();
+        let expected = format!("import cycle: {} → … → m1.plan", twelve.join(" → "));
+        assert_eq!(messages, [(Code::Import, expected.as_str())]);
+    }
 
     #[test]
     fn normalise_keeps_leading_parent_directories() {

@@ -8,7 +8,7 @@ use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
 use std::collections::{BinaryHeap, VecDeque};
 
-use petgraph::algo::tarjan_scc;
+use petgraph::algo::kosaraju_scc;
 use petgraph::graph::DiGraph;
 
 use rustc_hash::FxHashMap;
@@ -362,7 +362,7 @@ fn cyclic_components(dependencies: &Adjacency) -> Vec<Vec<usize>> {
             g.add_edge(dependency.into(), (dependent as u32).into(), ());
         }
     }
-    let mut components: Vec<Vec<usize>> = tarjan_scc(&g)
+    let mut components: Vec<Vec<usize>> = kosaraju_scc(&g)
         .into_iter()
         .filter(|c| c.len() > 1)
         .map(|c| {
@@ -1011,6 +1011,55 @@ mod tests {
                 memo = reused.memo;
             }
         }
+    }
+
+    /// Runs `f` on a thread with a small stack: a walk whose depth follows
+    /// the input overflows it at a million nodes.
+    fn on_a_small_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+        std::thread::scope(|scope| {
+            let thread = std::thread::Builder::new().stack_size(256 << 10);
+            thread.spawn_scoped(scope, f).unwrap().join().unwrap()
+        })
+    }
+
+    #[test]
+    fn a_cycle_of_a_million_tasks_is_one_diagnostic_on_a_small_stack() {
+        let n = 1_000_000;
+        let names: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
+        // t0 after t1 after … after t999999 after t0.
+        let lists: Vec<Vec<usize>> = (0..n).map(|i| vec![(i + 1) % n]).collect();
+        let graph = graph_of(&names, &lists);
+        let report = on_a_small_stack(|| check(&graph, Wanted::Dependencies));
+        assert!(report.has_cycle);
+        let messages: Vec<(Code, &str)> = report
+            .diagnostics
+            .iter()
+            .map(|d| (d.code, d.message.as_str()))
+            .collect();
+        assert_eq!(messages.len(), 1);
+        assert_eq!(messages[0].0, Code::Cycle);
+        assert!(
+            messages[0]
+                .1
+                .starts_with("dependency cycle through 1000000 tasks: `t0` → `t999999` → "),
+            "{}",
+            messages[0].1
+        );
+    }
+
+    #[test]
+    fn a_chain_of_a_million_tasks_checks_on_a_small_stack() {
+        let n = 1_000_000;
+        let names: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
+        // Each task after the next one: the reverse of source order.
+        let lists: Vec<Vec<usize>> = (0..n)
+            .map(|i| if i + 1 < n { vec![i + 1] } else { Vec::new() })
+            .collect();
+        let graph = graph_of(&names, &lists);
+        let report = on_a_small_stack(|| check(&graph, Wanted::Dependencies));
+        assert!(!report.has_cycle);
+        assert_eq!(report.diagnostics, []);
+        assert_eq!(report.dependencies.of(0), [1]);
     }
 
     #[test]

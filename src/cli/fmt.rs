@@ -5,6 +5,8 @@ use std::sync::Arc;
 use clap::Args;
 use planc::span::SourceMap;
 
+mod diff;
+
 use super::input::{self, Kind};
 use super::output::{self, Color};
 use super::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
@@ -67,14 +69,8 @@ pub fn run(args: FmtArgs) -> i32 {
         if args.check {
             // The diff shows the file's own lines as they are, as `git diff`
             // does; only its name is escaped.
-            let diff = similar::TextDiff::from_lines(&*input.text, formatted.as_str());
             let name = planc::escape::path(&input.name);
-            print!(
-                "{}",
-                diff.unified_diff()
-                    .context_radius(2)
-                    .header(&name, &format!("{name} (formatted)"))
-            );
+            print!("{}", diff::unified(&input.text, &formatted, &name));
             status = status.max(EXIT_FAILURE);
         } else if let Err(error) = std::fs::write(path, &formatted) {
             let path = planc::escape::path(path);

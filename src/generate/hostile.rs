@@ -133,6 +133,20 @@ pub fn two_task_cycles(pairs: usize) -> String {
     out
 }
 
+/// A plan whose `tasks` tasks make one dependency cycle (`t0` after `t1`
+/// after … after `t0`): a walk of the graph as deep as the cycle is long
+/// once overflowed the stack at about 22,000 tasks.
+pub fn long_cycle(tasks: usize) -> String {
+    let tasks = tasks.max(2);
+    let mut out = String::with_capacity(tasks * 40 + 32);
+    out.push_str("plan p {\n    goal \"g\"\n");
+    for i in 0..tasks {
+        let _ = writeln!(out, "    task t{i} \"x\" {{ after t{} }}", (i + 1) % tasks);
+    }
+    out.push_str("}\n");
+    out
+}
+
 /// `levels` templates, each `use`-ing the one below `fanout` times, and a
 /// plan using the top one: `fanout ^ levels` tasks from a few hundred
 /// bytes. Padded with comments to `size` bytes.

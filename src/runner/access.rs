@@ -121,6 +121,8 @@ impl dyn PlanAccess + '_ {
     ) -> Result<(Applied, T), OpError> {
         let caller = self.acting(caller)?;
         if !self.exists()? {
+            // A reply refused for its steps creates no plan either.
+            super::reply_plan::declared_steps(&reply.text)?;
             let Some(plan) = runner::plan_for_reply(self.new_plan_id(), reply, goal) else {
                 let name = self.name();
                 return Err(OpError::new(

@@ -70,6 +70,51 @@ impl Runner {
         })
     }
 
+    /// `addTask` of each of `names` in turn, each after the one before (the
+    /// first after `previous`): what as many [`Runner::add_task`] calls
+    /// would do, with one copy and one re-index of the plan, not one per
+    /// task (a reply that declares thousands of steps stays linear). The
+    /// plan's status is refreshed once, at the end.
+    pub(super) fn add_chain(
+        &mut self,
+        names: &[String],
+        previous: Option<u32>,
+    ) -> Result<Vec<Applied>, OpError> {
+        self.require_active()?;
+        let first = self.next_id(names.len())?;
+        if let Some(previous) = previous {
+            self.find(&TaskRef::Id(previous))?;
+        }
+        let mut doc = self.doc.clone();
+        doc.tasks.reserve(names.len());
+        let mut dependency = previous;
+        for (id, name) in (first..).zip(names) {
+            let name = non_empty(name, "name")?;
+            doc.tasks
+                .push(TaskDoc::pending(id, name, dependency.into_iter().collect()));
+            dependency = Some(id);
+        }
+        self.replace(doc)?;
+        let mut applied: Vec<Applied> = (first..)
+            .take(names.len())
+            .map(|id| {
+                let message = format!("Task {id} added");
+                Applied {
+                    events: vec![Event::task(EventKind::Added, id, message.clone())],
+                    data: OpResult::Added(Added {
+                        new_task: self.task(self.index.position[&id]).clone(),
+                        message,
+                        rewired_tasks: Vec::new(),
+                    }),
+                }
+            })
+            .collect();
+        if let Some(last) = applied.last_mut() {
+            last.events.extend(self.refresh_status());
+        }
+        Ok(applied)
+    }
+
     /// Inserts `task` right after the task at `a` (and in its step): the
     /// pending tasks that waited for it wait for the new task instead, as in
     /// the planManager. The ids of the tasks rewired.

@@ -15,6 +15,8 @@
 //! pauses the plan with a progress summary. The rounds spent on each task
 //! in progress live in `state.step_rounds`.
 
+use std::collections::HashMap;
+
 use serde_json::json;
 
 use crate::document::{
@@ -26,7 +28,7 @@ use super::events::{Event, EventKind};
 use super::ops::{AddArgs, CompleteArgs, FailArgs, NoArgs, Op, StartNextArgs, TaskRef};
 use super::prompt::{summary, SummaryReason};
 use super::reply::Reply;
-use super::reply_plan::{same_step, step_lines};
+use super::reply_plan::{declared_steps, same_step};
 use super::results::Summary;
 use super::results::{Advance, Observed, OpResult};
 use super::step_markers::{first_marker, first_word, DONE_MARKERS, FAILED_MARKERS, RESUME_WORDS};
@@ -56,8 +58,9 @@ pub fn observe_reply(
     if paused && !resuming {
         return Err(paused_error(runner));
     }
-    // Both counters are checked before anything changes: a refused message
-    // changes nothing.
+    // Both counters and the steps are checked before anything changes: a
+    // refused message changes nothing.
+    let steps = declared_steps(message)?;
     let revision = runner.next_revision()?;
     let iteration = next_iteration(runner, resuming)?;
     let mut round = Round {
@@ -78,7 +81,7 @@ pub fn observe_reply(
         format!("Iteration {iteration}"),
     ));
     let was_empty = round.runner.doc.tasks.is_empty();
-    round.add_steps();
+    round.add_steps(steps);
 
     // The caller's task when the message came, and the rounds it had had.
     let started_on = round.current_id();
@@ -134,6 +137,22 @@ fn marker(message: &str) -> Option<(bool, (usize, usize))> {
     }
 }
 
+/// A step of a reply, found in the plan: a task it has, or the `k`th step
+/// the reply adds.
+#[derive(Clone, Copy)]
+enum Step {
+    Task(u32),
+    New(usize),
+}
+
+/// The id of the task an `addTask` added.
+fn added_id(applied: &Applied) -> Option<u32> {
+    match &applied.data {
+        OpResult::Added(added) => Some(added.new_task.id),
+        _ => None,
+    }
+}
+
 /// One message being read: the operations it applies, their events, and
 /// what it did in words.
 struct Round<'r> {
@@ -186,35 +205,103 @@ impl Round<'_> {
 
     /// `[Step] description` lines add tasks, each after the one before; a
     /// step the plan already has (a restated plan) is not added again.
-    fn add_steps(&mut self) {
-        let mut previous: Option<u32> = self.runner.doc.tasks.last().map(|t| t.id);
-        for name in step_lines(self.message) {
+    /// Linear in the steps and the plan's tasks: the plan's steps are
+    /// looked up by their compared form, and the new ones added at once.
+    fn add_steps(&mut self, steps: Vec<String>) {
+        let mut known: HashMap<String, Step> = HashMap::new();
+        for task in &self.runner.doc.tasks {
+            known
+                .entry(same_step(&task.name))
+                .or_insert(Step::Task(task.id));
+        }
+        let mut new = Vec::new();
+        let mut told = Vec::with_capacity(steps.len());
+        for name in steps {
             let same = same_step(&name);
-            if let Some(task) = self
-                .runner
-                .doc
-                .tasks
-                .iter()
-                .find(|t| same_step(&t.name) == same)
-            {
-                self.actions.push(format!(
-                    "Step \"{}\" is already task {}: not added again",
-                    crate::escape::line(&name),
-                    task.id
-                ));
-                continue;
-            }
-            let args = AddArgs {
-                name,
-                dependencies: Some(previous.map(TaskRef::Id).into_iter().collect()),
-                ..AddArgs::default()
-            };
-            if let Ok(applied) = self.step(Op::AddTask(args)) {
-                if let OpResult::Added(added) = &applied.data {
-                    previous = Some(added.new_task.id);
+            match known.get(&same) {
+                Some(&step) => told.push((Some(name), step)),
+                None => {
+                    known.insert(same, Step::New(new.len()));
+                    told.push((None, Step::New(new.len())));
+                    new.push(name);
                 }
             }
         }
+        let mut added: Vec<Option<Result<Applied, OpError>>> =
+            self.add_new_steps(new).into_iter().map(Some).collect();
+        // What became of each new step: its task, or why it was refused (a
+        // step said again is refused again, as a second add would be).
+        let outcome: Vec<Result<u32, String>> = added
+            .iter()
+            .map(|a| match a {
+                Some(Ok(applied)) => added_id(applied).ok_or_else(String::new),
+                Some(Err(error)) => Err(error.message.clone()),
+                None => Err(String::new()),
+            })
+            .collect();
+        for (again, step) in told {
+            let outcome = match step {
+                Step::Task(id) => Ok(id),
+                Step::New(k) => outcome[k].clone(),
+            };
+            match (again, step, outcome) {
+                (None, Step::New(k), _) => match added[k].take() {
+                    Some(Ok(applied)) => {
+                        if let Some(message) = applied.data.message() {
+                            self.actions.push(message.to_owned());
+                        }
+                        self.events.extend(applied.events);
+                    }
+                    Some(Err(error)) => self
+                        .actions
+                        .push(format!("addTask ignored: {}", error.message)),
+                    None => {}
+                },
+                (Some(name), _, Ok(id)) => self.actions.push(format!(
+                    "Step \"{}\" is already task {id}: not added again",
+                    crate::escape::line(&name),
+                )),
+                (Some(_), _, Err(message)) => {
+                    self.actions.push(format!("addTask ignored: {message}"));
+                }
+                (None, Step::Task(_), _) => {}
+            }
+        }
+    }
+
+    /// Adds `names` as tasks, each after the one before, the first after
+    /// the plan's last task: what each add did, in order. The first is
+    /// added alone (it may change the plan's status, whose event then comes
+    /// right after it, as it always has), the rest in one go.
+    fn add_new_steps(&mut self, mut names: Vec<String>) -> Vec<Result<Applied, OpError>> {
+        if names.is_empty() {
+            return Vec::new();
+        }
+        let rest = names.split_off(1);
+        let previous: Option<u32> = self.runner.doc.tasks.last().map(|t| t.id);
+        let first = names.pop().unwrap_or_default();
+        let args = AddArgs {
+            name: first,
+            dependencies: Some(previous.map(TaskRef::Id).into_iter().collect()),
+            ..AddArgs::default()
+        };
+        let first = self.runner.apply_unrevised(&Op::AddTask(args), self.caller);
+        let after = match &first {
+            Ok(applied) => added_id(applied),
+            Err(_) => previous,
+        };
+        let mut added = vec![first];
+        if rest.is_empty() {
+            return added;
+        }
+        match self.runner.add_chain(&rest, after) {
+            Ok(chain) => added.extend(chain.into_iter().map(|mut applied| {
+                self.runner.attach(&mut applied.events);
+                Ok(applied)
+            })),
+            Err(error) => added.extend(rest.iter().map(|_| Err(error.clone()))),
+        }
+        added
     }
 
     /// Completes or fails the caller's task (starting one first when it has

@@ -2,7 +2,11 @@
 //! a reply declares (`[Step] description` lines), as the steps system
 //! reads them (docs/runner.md#the-text-protocol).
 
+use serde_json::json;
+
 use crate::document::{Meta, PlanDocument};
+
+use super::error::{ErrorCode, OpError};
 
 use super::reply::Reply;
 use super::step_markers::{first_marker, DONE_MARKERS, FAILED_MARKERS, STEP_MARKER};
@@ -11,6 +15,10 @@ use super::step_words::is_cjk;
 /// The iteration limit of a plan an agent's reply creates: the steps
 /// system's default (its agent loop's `maxToolIterations`).
 pub const MESSAGE_PLAN_MAX_ITERATIONS: u64 = 200;
+
+/// The most `[Step]` lines one message may declare: a message with more
+/// is refused whole (`INVALID_ARGUMENT`), before anything changes.
+pub const MAX_STEPS_PER_MESSAGE: usize = 10_000;
 
 /// The plan `id` a message makes when there is none yet: see [`plan_for_reply`].
 pub fn plan_for_message(id: String, message: &str, goal: Option<&str>) -> Option<PlanDocument> {
@@ -55,6 +63,23 @@ pub(super) fn same_step(name: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase()
+}
+
+/// The steps `message` declares ([`step_lines`]), or the error of a
+/// message that declares more than [`MAX_STEPS_PER_MESSAGE`].
+pub(super) fn declared_steps(message: &str) -> Result<Vec<String>, OpError> {
+    let steps = step_lines(message);
+    if steps.len() > MAX_STEPS_PER_MESSAGE {
+        return Err(OpError::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "the message declares {} steps (`[Step]` lines); at most {MAX_STEPS_PER_MESSAGE} are read from one message: declare the plan over several messages",
+                steps.len()
+            ),
+        )
+        .with(json!({"steps": steps.len(), "max": MAX_STEPS_PER_MESSAGE})));
+    }
+    Ok(steps)
 }
 
 /// The descriptions of the `[Step] description` lines of `message`.

@@ -74,6 +74,43 @@ fn check_prints_a_diff_and_fails() {
 }
 
 #[test]
+fn check_of_fifty_thousand_changed_lines_shows_the_first_thousand_and_counts_the_rest() {
+    // Every task line re-indented: the diff once took seconds (quadratic).
+    let mut text = String::from("plan p {\ngoal \"g\"\n");
+    for i in 0..50_000 {
+        text.push_str(&format!("task t{i} \"x\"\n"));
+    }
+    text.push_str("}\n");
+    let t = Test::temp().file("big.plan", &text);
+    let output = t.planc(&["fmt", "--check", "big.plan"]);
+    assert_eq!(output.code, 1, "{}", output.stderr);
+    let lines: Vec<&str> = output.stdout.lines().collect();
+    // Header, hunk header, `plan p {`, then 1,000 lines out and 1,000 in.
+    assert_eq!(
+        lines.len(),
+        2 + 1 + 1 + 2_000 + 1,
+        "{}",
+        &output.stdout[..300]
+    );
+    assert_eq!(
+        lines[..4],
+        [
+            "--- big.plan",
+            "+++ big.plan (formatted)",
+            "@@ -1,1001 +1,1001 @@",
+            " plan p {"
+        ]
+    );
+    assert!(lines.contains(&"-task t998 \"x\""));
+    assert!(lines.contains(&"+    task t998 \"x\""));
+    assert!(!lines.contains(&"-task t999 \"x\""));
+    assert_eq!(
+        lines.last(),
+        Some(&"… 49001 more lines differ after line 1001 (the diff stops after 1000 changed lines; `planc fmt` formats them all)")
+    );
+}
+
+#[test]
 fn files_with_syntax_errors_are_left_alone() {
     let output = Test::new(["fmt", "-"])
         .stdin("plan p { task }")

@@ -25,6 +25,7 @@ mod ci_packaging;
 mod cli;
 mod cli_lsp;
 mod cli_tag;
+mod deep_input;
 mod diagnostic_cap;
 mod diagnostics;
 mod dialects;

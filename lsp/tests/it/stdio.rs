@@ -101,3 +101,45 @@ fn the_binary_prints_its_version_and_help() {
         .expect("planc-lsp runs");
     assert!(String::from_utf8_lossy(&output.stdout).contains("Usage: planc lsp"));
 }
+
+#[test]
+fn a_long_dependency_cycle_is_published_as_a_diagnostic() {
+    // 25,000 tasks in one cycle: the walk that named it once overflowed
+    // the stack and the server aborted on `didOpen` (#37).
+    let text = planc::generate::hostile::long_cycle(25_000);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_planc-lsp"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("planc-lsp starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut send = |message: Value| {
+        stdin.write_all(&frame(&message)).expect("write");
+        stdin.flush().expect("flush");
+    };
+    send(
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } }),
+    );
+    assert_eq!(read_message(&mut stdout)["id"], 1);
+    send(json!({ "jsonrpc": "2.0", "method": "initialized", "params": {} }));
+    send(
+        json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen", "params": { "textDocument": {
+            "uri": "file:///tmp/cyc.plan", "languageId": "plan", "version": 1, "text": text } } }),
+    );
+    let published = read_message(&mut stdout);
+    assert_eq!(published["method"], "textDocument/publishDiagnostics");
+    let codes: Vec<&str> = published["params"]["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert_eq!(codes, ["planc::cycle"]);
+    send(json!({ "jsonrpc": "2.0", "id": 2, "method": "shutdown" }));
+    assert_eq!(read_message(&mut stdout)["id"], 2);
+    send(json!({ "jsonrpc": "2.0", "method": "exit" }));
+    drop(stdin);
+    let status = child.wait().expect("planc-lsp exits");
+    assert!(status.success());
+}

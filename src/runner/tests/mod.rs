@@ -4,6 +4,8 @@
 #![allow(clippy::too_many_lines)]
 
 mod agents;
+mod deep;
+mod many_steps;
 mod ownership;
 mod properties;
 
