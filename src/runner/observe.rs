@@ -294,12 +294,30 @@ impl Round<'_> {
         if rest.is_empty() {
             return added;
         }
-        match self.runner.add_chain(&rest, after) {
-            Ok(chain) => added.extend(chain.into_iter().map(|mut applied| {
-                self.runner.attach(&mut applied.events);
-                Ok(applied)
-            })),
-            Err(error) => added.extend(rest.iter().map(|_| Err(error.clone()))),
+        // A name over its limit is ignored, as `addTask` would refuse it;
+        // the others are chained past it.
+        let refused: Vec<Option<OpError>> = rest.iter().map(|name| name_too_long(name)).collect();
+        let valid: Vec<String> = rest
+            .into_iter()
+            .zip(&refused)
+            .filter(|(_, refused)| refused.is_none())
+            .map(|(name, _)| name)
+            .collect();
+        let mut chain = match self.runner.add_chain(&valid, after) {
+            Ok(chain) => chain.into_iter().map(Ok).collect::<Vec<_>>(),
+            Err(error) => valid.iter().map(|_| Err(error.clone())).collect(),
+        }
+        .into_iter();
+        for refused in refused {
+            match refused {
+                Some(error) => added.push(Err(error)),
+                None => added.extend(chain.next().map(|applied| {
+                    applied.map(|mut applied| {
+                        self.runner.attach(&mut applied.events);
+                        applied
+                    })
+                })),
+            }
         }
         added
     }
@@ -553,4 +571,10 @@ fn clean(text: &str) -> Option<String> {
         .trim_end_matches([',', '，', ';', '；'])
         .trim();
     (!text.is_empty()).then(|| text.to_owned())
+}
+
+/// `addTask`'s refusal of a step's name over the name limit, if it is.
+fn name_too_long(name: &str) -> Option<OpError> {
+    use super::text_limits::{too_long, MAX_NAME_BYTES};
+    (name.len() > MAX_NAME_BYTES).then(|| too_long("name", name.len(), MAX_NAME_BYTES))
 }

@@ -475,3 +475,35 @@ fn a_step_line_past_the_name_limit_is_reported_not_added() {
     );
     assert_eq!(answer["data"]["current_task"]["name"], "short one");
 }
+
+#[test]
+fn a_long_step_line_among_many_is_reported_and_the_others_are_chained_past_it() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let state = dir.path().join("s.json");
+    let message = format!("[Step] first\n[Step] {}\n[Step] third\n", "y".repeat(1100));
+    let observed = Command::new(env!("CARGO_BIN_EXE_planc"))
+        .args(["run", "observe"])
+        .arg(&state)
+        .args(["--json", "--message", &message])
+        .output()
+        .expect("planc runs");
+    assert!(observed.status.success(), "{observed:?}");
+    let answer: serde_json::Value =
+        serde_json::from_slice(&observed.stdout).expect("a JSON answer");
+    let actions = answer["data"]["actions"].as_array().expect("actions");
+    assert!(
+        actions.contains(&serde_json::json!(
+            "addTask ignored: `name` is 1100 bytes; it may be at most 1024 bytes"
+        )),
+        "{actions:?}"
+    );
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&state).expect("the state")).expect("JSON");
+    let tasks = saved["tasks"].as_array().expect("tasks");
+    let names: Vec<&str> = tasks.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["first", "third"]);
+    assert_eq!(
+        tasks[1]["dependencies"],
+        serde_json::json!([tasks[0]["id"]])
+    );
+}
