@@ -28,7 +28,7 @@ pub fn run(args: LspArgs) -> i32 {
     let Some(server) = find_server() else {
         output::fatal(&format!(
             "cannot find the `{SERVER}` language server next to planc or on PATH; \
-             install it with `cargo install --path lsp` from planc's sources"
+             install it with `pip install planc` (both executables) or `cargo install --path lsp` from planc's sources"
         ));
         return EXIT_USAGE;
     };

@@ -4,17 +4,16 @@
 //!
 //! pre-commit comes from a virtual environment under the target directory
 //! (tests/ci_packaging/requirements.txt; its PyYAML reads the YAML files).
-//! Installing planc is `cargo install`, a release build that takes minutes:
-//! a stand-in `cargo` on the PATH checks that it is asked exactly what
-//! pre-commit and action.yml ask, and installs the planc that `cargo test`
-//! built. `PLANC_TEST_REAL_CARGO=1` lets pre-commit run the real
-//! `cargo install` instead.
+//! Both install planc's wheel with pip, as they would from a package index:
+//! the wheel built for the tests and setuptools (tests/support/wheel.rs) are
+//! all pip finds (`PIP_FIND_LINKS`, `PIP_NO_INDEX`), and no Rust is on the
+//! PATH.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::support::venv::venv;
+use crate::support::wheel::{ci_packaging_venv, pip_env};
 use serde_json::Value;
 
 fn root() -> &'static Path {
@@ -22,7 +21,7 @@ fn root() -> &'static Path {
 }
 
 fn python() -> PathBuf {
-    venv("ci-packaging-venv", "tests/ci_packaging/requirements.txt").join("bin/python")
+    ci_packaging_venv().join("bin/python")
 }
 
 /// Every document of a YAML text, as JSON (read by PyYAML's safe loader).
@@ -52,43 +51,29 @@ fn yaml_file(path: &str) -> Value {
     yaml(&text).remove(0)
 }
 
-/// A directory holding a stand-in `cargo` (see the module comment); it logs
-/// each `cargo install` to `log` as its arguments, then `path: planc` when
-/// the `--path` it installs is a checkout of planc (`path: other` if not).
-fn cargo_stand_in(dir: &Path, log: &Path) -> PathBuf {
-    let bin = dir.join("stand-in");
-    std::fs::create_dir_all(&bin).unwrap();
-    let script = format!(
-        r#"#!/bin/sh
-set -eu
-if [ "$*" = "--version" ]; then echo "cargo 1.88.0 (stand-in)"; exit 0; fi
-if [ "$1" != install ]; then echo "cargo stand-in: unexpected: cargo $*" >&2; exit 1; fi
-echo "$*" >> '{log}'
-root=""; path=""; previous=""
-for arg in "$@"; do
-    if [ "$previous" = --root ]; then root="$arg"; fi
-    if [ "$previous" = --path ]; then path="$arg"; fi
-    previous="$arg"
-done
-if [ -f "$path/.pre-commit-hooks.yaml" ] && grep -q '^name = "planc"$' "$path/Cargo.toml"; then
-    echo "path: planc" >> '{log}'
-else
-    echo "path: other" >> '{log}'
-fi
-mkdir -p "$root/bin"
-cp '{planc}' "$root/bin/planc"
-"#,
-        log = log.display(),
-        planc = env!("CARGO_BIN_EXE_planc"),
+/// The PATH of this process without its Rust: no directory holding `cargo`
+/// or `rustc`, with `first` in front; asserts that neither they nor `planc`
+/// are found on it.
+fn path_without_rust(first: &[PathBuf]) -> PathBuf {
+    let system = std::env::var_os("PATH").unwrap_or_default();
+    let rustless = std::env::split_paths(&system)
+        .filter(|dir| !dir.join("cargo").exists() && !dir.join("rustc").exists());
+    let path = std::env::join_paths(first.iter().cloned().chain(rustless)).unwrap();
+    // Nor a planc: the hooks and the action run the one pip installed.
+    let found = Command::new("sh")
+        .args([
+            "-c",
+            "command -v cargo || command -v rustc || command -v planc",
+        ])
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(
+        !found.status.success(),
+        "Rust or planc is still on the PATH: {}",
+        String::from_utf8_lossy(&found.stdout)
     );
-    let cargo = bin.join("cargo");
-    std::fs::write(&cargo, script).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    bin
+    PathBuf::from(path)
 }
 
 struct Outcome {
@@ -138,7 +123,10 @@ fn the_hooks_manifest_is_valid() {
         .collect();
     assert_eq!(ids, ["planc-check", "planc-fmt"]);
     for hook in manifest.as_array().unwrap() {
-        assert_eq!(hook["language"], "rust", "pre-commit builds planc itself");
+        assert_eq!(
+            hook["language"], "python",
+            "pre-commit installs planc's wheel"
+        );
         assert_eq!(hook["files"], "\\.plan$");
     }
     assert_eq!(manifest[0]["entry"], "planc check --root .");
@@ -148,7 +136,7 @@ fn the_hooks_manifest_is_valid() {
     let dir = tempfile::tempdir().unwrap();
     let broken = std::fs::read_to_string(root().join(".pre-commit-hooks.yaml"))
         .unwrap()
-        .replace("language: rust", "language: cobol");
+        .replace("language: python", "language: cobol");
     write(dir.path(), &[("hooks.yaml", &broken)]);
     let run = outcome(
         Command::new(&pre_commit)
@@ -158,23 +146,45 @@ fn the_hooks_manifest_is_valid() {
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
 }
 
-/// `pre-commit try-repo` runs a hook of this repository (as it is on disk,
-/// uncommitted changes included) in `project`.
-fn try_hook(project: &Path, env: &[(&str, PathBuf)], hook: &str, files: &[&str]) -> Outcome {
+/// Runs git in `dir` as the tests' committer; asserts it succeeds, and
+/// gives its standard output.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let run = outcome(
+        Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_AUTHOR_NAME", "planc test")
+            .env("GIT_AUTHOR_EMAIL", "test@planc.invalid")
+            .env("GIT_COMMITTER_NAME", "planc test")
+            .env("GIT_COMMITTER_EMAIL", "test@planc.invalid"),
+    );
+    assert_eq!(run.code, 0, "git {args:?}: {}", run.stderr);
+    run.stdout
+}
+
+/// A git repository at `dir` holding this repository's hooks and the package
+/// they install (.pre-commit-hooks.yaml, pyproject.toml, as on disk), as a
+/// project's `.pre-commit-config.yaml` names planc's repository; its commit.
+fn hooks_repository(dir: &Path) -> String {
+    std::fs::create_dir_all(dir).unwrap();
+    for file in [".pre-commit-hooks.yaml", "pyproject.toml"] {
+        std::fs::copy(root().join(file), dir.join(file)).unwrap();
+    }
+    git(dir, &["init", "-q"]);
+    git(dir, &["add", "."]);
+    git(dir, &["commit", "-q", "-m", "hooks"]);
+    git(dir, &["rev-parse", "HEAD"]).trim().to_owned()
+}
+
+/// `pre-commit run HOOK --files FILES` in `project`.
+fn run_hook(project: &Path, env: &[(&str, PathBuf)], hook: &str, files: &[&str]) -> Outcome {
     let pre_commit = python().with_file_name("pre-commit");
     let mut command = Command::new(pre_commit);
     command
-        .arg("try-repo")
-        .arg(root())
-        .arg(hook)
-        .arg("--files")
+        .args(["run", hook, "--files"])
         .args(files)
         .current_dir(project)
-        .env("NO_COLOR", "1")
-        .env("GIT_AUTHOR_NAME", "planc test")
-        .env("GIT_AUTHOR_EMAIL", "test@planc.invalid")
-        .env("GIT_COMMITTER_NAME", "planc test")
-        .env("GIT_COMMITTER_EMAIL", "test@planc.invalid");
+        .env("NO_COLOR", "1");
     for (name, value) in env {
         command.env(name, value);
     }
@@ -193,28 +203,29 @@ fn pre_commit_runs_the_hooks_on_good_and_broken_plans() {
             ("plans/messy.plan", MESSY),
         ],
     );
-    let git = |args: &[&str]| {
-        let run = outcome(Command::new("git").args(args).current_dir(&project));
-        assert_eq!(run.code, 0, "git {args:?}: {}", run.stderr);
-    };
-    git(&["init", "-q"]);
-    git(&["add", "."]);
+    let hooks = work.path().join("hooks");
+    let rev = hooks_repository(&hooks);
+    let config = format!(
+        "repos:\n  - repo: {}\n    rev: {rev}\n    hooks:\n      - id: planc-check\n      - id: planc-fmt\n",
+        hooks.display()
+    );
+    write(&project, &[(".pre-commit-config.yaml", &config)]);
+    git(&project, &["init", "-q"]);
+    git(&project, &["add", "."]);
 
-    let log = work.path().join("cargo.log");
-    let real_cargo = std::env::var_os("PLANC_TEST_REAL_CARGO").is_some_and(|v| v == "1");
-    let mut path = vec![python().parent().unwrap().to_owned()];
-    if !real_cargo {
-        path.insert(0, cargo_stand_in(work.path(), &log));
-    }
-    path.extend(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    ));
+    // pre-commit's own environment, and pip's finding the wheel; no Rust.
+    let [find_links, no_index] = pip_env();
     let env = [
-        ("PATH", PathBuf::from(std::env::join_paths(path).unwrap())),
+        (
+            "PATH",
+            path_without_rust(&[python().parent().unwrap().to_owned()]),
+        ),
         ("PRE_COMMIT_HOME", work.path().join("cache")),
+        find_links,
+        no_index,
     ];
 
-    let good = try_hook(&project, &env, "planc-check", &["plans/good.plan"]);
+    let good = run_hook(&project, &env, "planc-check", &["plans/good.plan"]);
     assert_eq!(good.code, 0, "{}{}", good.stdout, good.stderr);
     assert!(
         good.stdout.contains("planc check") && good.stdout.contains("Passed"),
@@ -222,7 +233,7 @@ fn pre_commit_runs_the_hooks_on_good_and_broken_plans() {
         good.stdout
     );
 
-    let broken = try_hook(
+    let broken = run_hook(
         &project,
         &env,
         "planc-check",
@@ -243,7 +254,7 @@ fn pre_commit_runs_the_hooks_on_good_and_broken_plans() {
 
     // The formatter rewrites the file, which pre-commit reports as a failure;
     // run again, it passes.
-    let messy = try_hook(
+    let messy = run_hook(
         &project,
         &env,
         "planc-fmt",
@@ -264,28 +275,22 @@ fn pre_commit_runs_the_hooks_on_good_and_broken_plans() {
         std::fs::read_to_string(project.join("plans/good.plan")).unwrap(),
         GOOD
     );
-    let again = try_hook(&project, &env, "planc-fmt", &["plans/messy.plan"]);
+    let again = run_hook(&project, &env, "planc-fmt", &["plans/messy.plan"]);
     assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
 
-    if !real_cargo {
-        // pre-commit installed planc the way a `language: rust` hook is
-        // installed: `cargo install` of this repository's root package.
-        let log = std::fs::read_to_string(&log).unwrap();
-        let mut lines = log.lines();
-        let mut installs = 0;
-        while let (Some(args), Some(path)) = (lines.next(), lines.next()) {
-            installs += 1;
-            let words: Vec<&str> = args.split(' ').collect();
-            assert_eq!(words.len(), 6, "{args}");
-            assert_eq!(
-                [words[0], words[1], words[2], words[4], words[5]],
-                ["install", "--bins", "--root", "--path", "."],
-                "{args}"
-            );
-            assert_eq!(path, "path: planc", "pre-commit's checkout of planc");
-        }
-        assert!(installs >= 1, "{log}");
-    }
+    // pre-commit made one environment for both hooks, where pip installed
+    // planc's wheel: both executables.
+    let envs: Vec<PathBuf> = std::fs::read_dir(work.path().join("cache"))
+        .unwrap()
+        .flatten()
+        .filter_map(|repo| std::fs::read_dir(repo.path()).ok())
+        .flatten()
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with("py_env-"))
+        .map(|entry| entry.path().join("bin"))
+        .collect();
+    assert_eq!(envs.len(), 1, "one hook environment: {envs:?}");
+    assert!(envs[0].join("planc").is_file() && envs[0].join("planc-lsp").is_file());
 }
 
 /// What the action's inputs are when a workflow gives `with`.
@@ -327,19 +332,26 @@ fn evaluate(value: &str, inputs: &[(String, String)]) -> String {
 }
 
 /// Runs action.yml's steps in `workspace` as a GitHub runner runs a
-/// composite action's bash steps; what the last step run did, and the
-/// stand-in cargo's log.
-fn run_action(action: &Value, workspace: &Path, with: &[(&str, &str)]) -> (Outcome, String) {
-    let work = tempfile::tempdir().unwrap();
-    let runner_temp = work.path().join("runner-temp");
-    std::fs::create_dir_all(&runner_temp).unwrap();
-    let github_path = work.path().join("github-path");
-    std::fs::write(&github_path, "").unwrap();
-    let log = work.path().join("cargo.log");
-    let stand_in = cargo_stand_in(work.path(), &log);
+/// composite action's bash steps, with pip finding planc's wheel
+/// (`PIP_FIND_LINKS`, `PIP_NO_INDEX`) and no Rust on the PATH; what the last
+/// step run did. `runner` is the runner's directory: its first run installs
+/// planc, later runs in it (the same job) skip the steps before the last,
+/// whose additions to `GITHUB_PATH` they keep.
+fn run_action(action: &Value, runner: &Path, workspace: &Path, with: &[(&str, &str)]) -> Outcome {
+    let runner_temp = runner.join("runner-temp");
+    let github_path = runner.join("github-path");
+    let installed = github_path.exists();
+    if !installed {
+        std::fs::create_dir_all(&runner_temp).unwrap();
+        std::fs::write(&github_path, "").unwrap();
+    }
+    // The runner's Python (python3 with venv) and its system directories.
+    let system = path_without_rust(&[]);
     let inputs = inputs(action, with);
     let mut last = None;
-    for step in action["runs"]["steps"].as_array().unwrap() {
+    let steps = action["runs"]["steps"].as_array().unwrap();
+    let skipped = if installed { steps.len() - 1 } else { 0 };
+    for step in &steps[skipped..] {
         assert_eq!(step["shell"], "bash");
         let script = step["run"].as_str().unwrap();
         assert!(
@@ -354,18 +366,19 @@ fn run_action(action: &Value, workspace: &Path, with: &[(&str, &str)]) -> (Outco
             .rev()
             .map(PathBuf::from)
             .collect();
-        path.extend([stand_in.clone(), "/usr/bin".into(), "/bin".into()]);
+        path.extend(std::env::split_paths(&system));
         let mut command = Command::new("bash");
         command
             .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
             .current_dir(workspace)
             .env_clear()
             .env("PATH", std::env::join_paths(path).unwrap())
-            .env("HOME", work.path())
+            .env("HOME", runner)
             .env("RUNNER_TEMP", &runner_temp)
             .env("GITHUB_PATH", &github_path)
             .env("GITHUB_WORKSPACE", workspace)
-            .env("GITHUB_ACTION_PATH", root());
+            .env("GITHUB_ACTION_PATH", root())
+            .envs(pip_env());
         for (name, value) in step["env"].as_object().into_iter().flatten() {
             command.env(name, evaluate(value.as_str().unwrap(), &inputs));
         }
@@ -376,9 +389,7 @@ fn run_action(action: &Value, workspace: &Path, with: &[(&str, &str)]) -> (Outco
             break;
         }
     }
-    let log = std::fs::read_to_string(&log).unwrap_or_default();
-    let log = log.replace(&runner_temp.display().to_string(), "$RUNNER_TEMP");
-    (last.expect("the action has steps"), log)
+    last.expect("the action has steps")
 }
 
 #[test]
@@ -396,10 +407,15 @@ fn action_yml_installs_planc_and_annotates_the_files() {
     assert_eq!(action["inputs"]["args"]["default"], "");
     let steps = action["runs"]["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 2);
-    assert_eq!(steps[0]["env"]["PLANC_SOURCE"], "${{ github.action_path }}");
-    assert!(steps[0]["run"].as_str().unwrap().contains(
-        "cargo install --locked --path \"$PLANC_SOURCE\" --root \"$RUNNER_TEMP/planc\"\n"
-    ));
+    // pip installs the wheel of the action's version into a virtual
+    // environment of its own, whose bin/ the next step finds on the PATH.
+    assert_eq!(steps[0]["env"]["PLANC_VERSION"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(
+        steps[0]["run"],
+        "python3 -m venv \"$RUNNER_TEMP/planc\"\n\
+         \"$RUNNER_TEMP/planc/bin/python\" -m pip install --quiet --disable-pip-version-check \"planc==$PLANC_VERSION\"\n\
+         echo \"$RUNNER_TEMP/planc/bin\" >> \"$GITHUB_PATH\"\n"
+    );
     assert_eq!(steps[1]["env"]["PLANC_FILES"], "${{ inputs.files }}");
     assert_eq!(steps[1]["env"]["PLANC_ARGS"], "${{ inputs.args }}");
     assert!(steps[1]["run"]
@@ -409,28 +425,22 @@ fn action_yml_installs_planc_and_annotates_the_files() {
 
     let workspace = tempfile::tempdir().unwrap();
     let dir = workspace.path();
+    let runner = tempfile::tempdir().unwrap();
     write(
         dir,
         &[("plans/good.plan", GOOD), ("plans/deep/er/also.plan", GOOD)],
     );
 
     // Every .plan file, at any depth, by default.
-    let (clean, log) = run_action(&action, dir, &[]);
+    let clean = run_action(&action, runner.path(), dir, &[]);
     assert_eq!(clean.code, 0, "{}{}", clean.stdout, clean.stderr);
-    assert_eq!(
-        log,
-        format!(
-            "install --locked --path {} --root $RUNNER_TEMP/planc\npath: planc\n",
-            root().display()
-        )
-    );
     // No annotation: only the version line.
     assert_eq!(clean.stdout, "planc 0.1.0\n");
     assert_eq!(clean.stderr, "");
 
     // A broken plan: an annotation on its line, and the job fails.
     write(dir, &[("plans/broken.plan", CYCLE)]);
-    let (broken, _) = run_action(&action, dir, &[]);
+    let broken = run_action(&action, runner.path(), dir, &[]);
     assert_eq!(broken.code, 1, "{}{}", broken.stdout, broken.stderr);
     assert!(
         broken.stdout.contains(
@@ -442,8 +452,9 @@ fn action_yml_installs_planc_and_annotates_the_files() {
 
     // `files` picks the files; `args` passes options on.
     write(dir, &[("plans/unused.plan", UNUSED)]);
-    let (warned, _) = run_action(
+    let warned = run_action(
         &action,
+        runner.path(),
         dir,
         &[("files", "plans/good.plan plans/unused.plan")],
     );
@@ -453,14 +464,15 @@ fn action_yml_installs_planc_and_annotates_the_files() {
         "{}",
         warned.stdout
     );
-    let (denied, _) = run_action(
+    let denied = run_action(
         &action,
+        runner.path(),
         dir,
         &[("files", "plans/unused.plan"), ("args", "--deny warnings")],
     );
     assert_eq!(denied.code, 1, "{}{}", denied.stdout, denied.stderr);
 
-    let (nothing, _) = run_action(&action, dir, &[("files", "nowhere/*.plan")]);
+    let nothing = run_action(&action, runner.path(), dir, &[("files", "nowhere/*.plan")]);
     assert_eq!(nothing.code, 1);
     assert_eq!(
         nothing.stdout,

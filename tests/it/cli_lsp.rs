@@ -56,7 +56,7 @@ fn says_so_when_the_server_is_missing() {
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
-        "error: cannot find the `planc-lsp` language server next to planc or on PATH; install it with `cargo install --path lsp` from planc's sources\n"
+        "error: cannot find the `planc-lsp` language server next to planc or on PATH; install it with `pip install planc` (both executables) or `cargo install --path lsp` from planc's sources\n"
     );
     let _ = std::fs::remove_dir_all(dir);
 }

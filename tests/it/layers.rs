@@ -127,6 +127,11 @@ fn no_module_of_the_library_names_a_higher_layer() {
 
 /// The crates of `cargo tree` for `package`'s normal dependencies.
 fn dependency_tree(package: &str) -> BTreeSet<String> {
+    dependency_tree_with(package, &[])
+}
+
+/// [`dependency_tree`] with more arguments (`--features …`).
+fn dependency_tree_with(package: &str, more: &[&str]) -> BTreeSet<String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let output = Command::new(cargo)
         .args([
@@ -139,6 +144,7 @@ fn dependency_tree(package: &str) -> BTreeSet<String> {
             "none",
         ])
         .args(["-p", package])
+        .args(more)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
@@ -169,4 +175,10 @@ fn the_language_server_builds_on_the_compiler_core_alone() {
         assert!(core.contains(heavy), "planc no longer depends on {heavy}");
     }
     assert!(lsp.contains("planc") && lsp.contains("tower-lsp-server"));
+    // The one door: the feature `wheel` (the Python wheel's `planc` binary,
+    // lsp/Cargo.toml) brings the command line and every layer with it.
+    let wheel = dependency_tree_with("planc-lsp", &["--features", "wheel"]);
+    for heavy in ["rusqlite", "postgres", "axum", "rmcp", "clap"] {
+        assert!(wheel.contains(heavy), "the wheel's planc needs {heavy}");
+    }
 }

@@ -66,6 +66,7 @@ mod taskmaster;
 mod tools_cli;
 mod tools_sdk;
 mod tools_strict;
+mod wheel;
 
 #[path = "../serve_support/mod.rs"]
 mod serve_support;

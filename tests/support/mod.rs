@@ -18,6 +18,7 @@ use serde_json::Value;
 
 pub mod mcp;
 pub mod venv;
+pub mod wheel;
 
 /// The repository root: tests run there so paths print as `examples/…`.
 pub fn root() -> PathBuf {
