@@ -20,8 +20,8 @@ mod mcp;
 mod plain_errors;
 mod plan_request;
 pub mod scope;
-pub mod tokens;
 pub mod sessions;
+pub mod tokens;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::mpsc::Receiver;
