@@ -19,12 +19,16 @@ pub fn ci_packaging_venv() -> PathBuf {
 }
 
 /// The directory `target/tmp/wheels`: planc's wheel, built by
-/// `maturin build --profile dev` in a target directory of its own
-/// (`target/tmp/wheel-target`, so that it never replaces `target/debug/planc`
-/// under the running tests; .ci/run builds it the same way while the tests
-/// compile, so that here cargo finds it up to date), and the setuptools wheel.
-/// Pip given `--find-links` this directory and `--no-index` installs planc
-/// as it would from a package index. Panics, saying why, when it cannot.
+/// `maturin build --profile dev --features wheel-test` in a target directory
+/// of its own (`target/tmp/wheel-target`, so that it never replaces the
+/// `target/debug/planc` the tests run, nor waits for the lock `cargo test`
+/// holds on `target/`), seeded with hard links to what the tests' build
+/// compiled: `wheel-test` turns on the features the tests' dependencies turn
+/// on, so cargo finds every crate below planc-lsp up to date and compiles
+/// only planc-lsp and its `planc` (about 20 s, not minutes). Beside it the
+/// setuptools wheel. Pip given `--find-links` this directory and
+/// `--no-index` installs planc as it would from a package index. Panics,
+/// saying why, when it cannot.
 pub fn wheels() -> PathBuf {
     static BUILDING: Mutex<Option<PathBuf>> = Mutex::new(None);
     let mut built = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
@@ -35,11 +39,14 @@ pub fn wheels() -> PathBuf {
     let dir = tmp.join("wheels");
     let bin = ci_packaging_venv().join("bin");
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("lsp/Cargo.toml");
+    let wheel_target = tmp.join("wheel-target");
+    seed(&tmp.join("../debug"), &wheel_target.join("debug"));
     run(Command::new(bin.join("maturin"))
-        .args(["build", "--profile", "dev", "--locked", "--quiet", "-m"])
+        .args(["build", "--profile", "dev", "--locked", "--quiet"])
+        .args(["--features", "wheel-test", "-m"])
         .arg(&manifest)
         .arg("--target-dir")
-        .arg(tmp.join("wheel-target"))
+        .arg(&wheel_target)
         .arg("--out")
         .arg(&dir));
     if !has_wheel(&dir, "setuptools-") {
@@ -55,6 +62,21 @@ pub fn wheels() -> PathBuf {
     );
     *built = Some(dir.clone());
     dir
+}
+
+/// Hard links in `to` to the compiled crates, build scripts' outputs and
+/// fingerprints of the tests' build in `from` (replacing older ones: a
+/// crate compiled again by the tests' build is taken as they left it).
+fn seed(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
+    for part in ["deps", "build", ".fingerprint"] {
+        if from.join(part).is_dir() {
+            run(Command::new("cp")
+                .args(["-R", "--link", "--force"])
+                .arg(from.join(part))
+                .arg(to));
+        }
+    }
 }
 
 fn has_wheel(dir: &Path, prefix: &str) -> bool {
