@@ -21,7 +21,7 @@ use tokio::sync::broadcast;
 use crate::runner::{Caller, ErrorCode, Op, OpError, PlanStore, StoredEvent};
 
 use super::events::stream_events;
-use super::guard::{error_response, too_large};
+use super::plain_errors::{error_response, too_large};
 use super::plan_request::{load_plan, CreateQuery};
 use super::scope::Grant;
 use super::Shared;

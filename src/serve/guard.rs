@@ -9,31 +9,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use super::host::{check_host, check_one_host, check_origin};
+use super::plain_errors::{error_response, too_large};
 use super::scope::{route_needs, Grant};
 use super::tokens::Credentials;
 use super::Shared;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde_json::{json, Value};
-
-/// An HTTP error in the runner's envelope: `{"success": false, "error":
-/// {code, message, details}}`.
-pub fn error_response(status: StatusCode, code: &str, message: &str, details: Value) -> Response {
-    let body = json!({
-        "success": false,
-        "error": {"code": code, "message": message, "details": details},
-    });
-    let mut response = (status, axum::Json(body)).into_response();
-    if status == StatusCode::UNAUTHORIZED {
-        response.headers_mut().insert(
-            header::WWW_AUTHENTICATE,
-            HeaderValue::from_static("Bearer realm=\"planc\""),
-        );
-    }
-    response
-}
 
 /// Request counters for `/metrics`.
 #[derive(Debug, Default)]
@@ -327,20 +311,6 @@ fn takes_query_token(method: &Method, path: &str) -> bool {
             .and_then(|rest| rest.strip_suffix("/events"))
             .is_some_and(|id| !id.is_empty() && !id.contains('/'));
     method == Method::GET && (path == "/" || stream)
-}
-
-/// `413` in the envelope.
-pub fn too_large(shared: &Shared) -> Response {
-    shared.metrics.error("PAYLOAD_TOO_LARGE");
-    error_response(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        "PAYLOAD_TOO_LARGE",
-        &format!(
-            "the request body is larger than this server takes ({} bytes; `planc serve --max-body BYTES`)",
-            shared.config.max_body
-        ),
-        json!({"max_body_bytes": shared.config.max_body}),
-    )
 }
 
 /// The token a request presents: its bearer header, else (where `query`

@@ -1,12 +1,12 @@
-//! Refusals that axum's extractors and rmcp's `/mcp` answer in plain text
-//! (a method a route does not take, a path that is not UTF-8, a missing MCP
-//! session…), put in the envelope every other answer uses.
+//! The error envelope of every answer `planc serve` refuses (`{"success":
+//! false, "error": {code, message, details}}`), and the refusals that axum's
+//! extractors and rmcp's `/mcp` answer in plain text (a method a route does
+//! not take, a path that is not UTF-8, a missing MCP session…) put in it.
 
-use axum::http::StatusCode;
-use axum::response::Response;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 
-use super::guard::{error_response, too_large};
 use super::Shared;
 
 /// The most of a plain-text refusal kept as its message.
@@ -56,4 +56,35 @@ fn is_json(response: &Response) -> bool {
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json") || v.starts_with("text/event-stream"))
+}
+
+/// An HTTP error in the runner's envelope: `{"success": false, "error":
+/// {code, message, details}}`.
+pub fn error_response(status: StatusCode, code: &str, message: &str, details: Value) -> Response {
+    let body = json!({
+        "success": false,
+        "error": {"code": code, "message": message, "details": details},
+    });
+    let mut response = (status, axum::Json(body)).into_response();
+    if status == StatusCode::UNAUTHORIZED {
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static("Bearer realm=\"planc\""),
+        );
+    }
+    response
+}
+
+/// `413` in the envelope.
+pub fn too_large(shared: &Shared) -> Response {
+    shared.metrics.error("PAYLOAD_TOO_LARGE");
+    error_response(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "PAYLOAD_TOO_LARGE",
+        &format!(
+            "the request body is larger than this server takes ({} bytes; `planc serve --max-body BYTES`)",
+            shared.config.max_body
+        ),
+        json!({"max_body_bytes": shared.config.max_body}),
+    )
 }

@@ -17,7 +17,7 @@ use std::path::Path;
 
 use crate::runner::error::OpError;
 
-use super::lock::Patience;
+use super::lock_wait::Patience;
 
 /// The lock on a directory, held (by this thread, possibly more than once)
 /// until dropped.
@@ -69,7 +69,7 @@ mod imp {
 
     use crate::runner::error::OpError;
 
-    use super::super::lock::{lock_error, lock_waiting, Patience};
+    use super::super::lock_wait::{lock_error, lock_waiting, Patience};
 
     /// A directory's identity: its device and inode.
     pub type DirectoryId = (u64, u64);
@@ -196,7 +196,7 @@ mod imp {
 
     use crate::runner::error::OpError;
 
-    use super::super::lock::Patience;
+    use super::super::lock_wait::Patience;
 
     /// Never made.
     pub type DirectoryId = ();

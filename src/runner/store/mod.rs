@@ -25,6 +25,7 @@ mod fault;
 mod files;
 mod json;
 mod lock;
+mod lock_wait;
 mod log;
 mod open;
 mod plan_store;
