@@ -460,15 +460,7 @@ fn a_step_line_past_the_name_limit_is_reported_not_added() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let state = dir.path().join("s.json");
     let message = format!("[Step] {}\n[Step] short one\n", "y".repeat(1100));
-    let observed = Command::new(env!("CARGO_BIN_EXE_planc"))
-        .args(["run", "observe"])
-        .arg(&state)
-        .args(["--json", "--message", &message])
-        .output()
-        .expect("planc runs");
-    assert!(observed.status.success(), "{observed:?}");
-    let answer: serde_json::Value =
-        serde_json::from_slice(&observed.stdout).expect("a JSON answer");
+    let answer = observe(&state, &message);
     assert_eq!(
         answer["data"]["actions"][0],
         "addTask ignored: `name` is 1100 bytes; it may be at most 1024 bytes"
@@ -481,15 +473,7 @@ fn a_long_step_line_among_many_is_reported_and_the_others_are_chained_past_it() 
     let dir = tempfile::tempdir().expect("a temporary directory");
     let state = dir.path().join("s.json");
     let message = format!("[Step] first\n[Step] {}\n[Step] third\n", "y".repeat(1100));
-    let observed = Command::new(env!("CARGO_BIN_EXE_planc"))
-        .args(["run", "observe"])
-        .arg(&state)
-        .args(["--json", "--message", &message])
-        .output()
-        .expect("planc runs");
-    assert!(observed.status.success(), "{observed:?}");
-    let answer: serde_json::Value =
-        serde_json::from_slice(&observed.stdout).expect("a JSON answer");
+    let answer = observe(&state, &message);
     let actions = answer["data"]["actions"].as_array().expect("actions");
     assert!(
         actions.contains(&serde_json::json!(
@@ -506,4 +490,16 @@ fn a_long_step_line_among_many_is_reported_and_the_others_are_chained_past_it() 
         tasks[1]["dependencies"],
         serde_json::json!([tasks[0]["id"]])
     );
+}
+
+/// `planc run observe STATE --json --message MESSAGE`: its JSON answer.
+fn observe(state: &std::path::Path, message: &str) -> serde_json::Value {
+    let observed = Command::new(env!("CARGO_BIN_EXE_planc"))
+        .args(["run", "observe"])
+        .arg(state)
+        .args(["--json", "--message", message])
+        .output()
+        .expect("planc runs");
+    assert!(observed.status.success(), "{observed:?}");
+    serde_json::from_slice(&observed.stdout).expect("a JSON answer")
 }
