@@ -7,6 +7,7 @@ use planc::emit::{self, Target};
 
 use super::input;
 use super::output::{self, Color, Deny};
+use super::target_name::TargetName;
 use super::EXIT_FAILURE;
 
 #[derive(Args)]
@@ -21,9 +22,9 @@ pub struct BuildArgs {
     /// Write the output to a file instead of standard output
     #[arg(short, long, value_name = "OUT")]
     output: Option<String>,
-    /// The output shape: planc/1 or a seed system's format
-    #[arg(long, value_name = "TARGET", default_value = "planc", value_parser = parse_target)]
-    target: Target,
+    /// The output shape: planc/1, a seed system's format, or a peer's
+    #[arg(long, value_enum, value_name = "TARGET", default_value = "planc")]
+    target: TargetName,
     /// Fail on warnings too
     #[arg(long, value_enum, value_name = "LINT")]
     deny: Vec<Deny>,
@@ -32,16 +33,6 @@ pub struct BuildArgs {
     color: Color,
     #[command(flatten)]
     imports: input::ImportArgs,
-}
-
-fn parse_target(name: &str) -> Result<Target, String> {
-    Target::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = Target::ALL.iter().map(|(n, _)| *n).collect();
-        format!(
-            "unknown target `{name}`; the targets are {}",
-            names.join(", ")
-        )
-    })
 }
 
 pub fn run(args: BuildArgs) -> i32 {
@@ -70,9 +61,10 @@ pub fn run(args: BuildArgs) -> i32 {
         }
     };
     let tag = args.imports.tag.as_deref().unwrap_or("master");
-    let text = emit::render_tagged(&document, args.target, Some(tag));
+    let target = args.target.target();
+    let text = emit::render_tagged(&document, target, Some(tag));
     super::discard(document);
-    match (args.target, args.output.as_deref()) {
+    match (target, args.output.as_deref()) {
         (Target::TaskMaster, Some(path)) => write_taskmaster_tag(path, &text, tag),
         (_, path) => output::emit(path, &text),
     }

@@ -6,17 +6,23 @@
 
 mod build;
 mod check;
+mod completions;
+mod config;
+mod config_defaults;
 mod fmt;
 mod graph;
+mod init;
 mod input;
 mod lsp;
+mod man;
 mod mcp;
 mod output;
 mod run;
 mod run_text;
 mod serve;
+mod target_name;
 
-use clap::{Parser, Subcommand};
+use clap::{FromArgMatches, Parser, Subcommand};
 
 /// Exit code: success.
 pub const EXIT_OK: i32 = 0;
@@ -33,6 +39,9 @@ pub const EXIT_USAGE: i32 = 2;
     max_term_width = 100
 )]
 struct Cli {
+    /// Ignore planc.toml (the project config found upward from the current directory)
+    #[arg(long, global = true, env = "PLANC_NO_CONFIG", value_parser = clap::builder::BoolishValueParser::new())]
+    no_config: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -59,11 +68,24 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Run the language server (planc-lsp) over standard input and output
     Lsp(lsp::LspArgs),
+    /// Set up a project: a starter plan, planc.toml, a pre-commit config, an editor hint
+    Init(init::InitArgs),
+    /// Print the shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions(completions::CompletionsArgs),
+    /// Print the man page (roff), or write one per subcommand with --dir
+    Man(man::ManArgs),
 }
 
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    let command = match config_defaults::command_line() {
+        Ok(command) => command,
+        Err(code) => return code,
+    };
+    let cli = match command
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches))
+    {
         Ok(cli) => cli,
         Err(error) => {
             let error = escaped_usage_error(error);
@@ -85,6 +107,9 @@ pub fn main() -> i32 {
         Command::Tools(args) => mcp::print(args),
         Command::Serve(args) => serve::run(args),
         Command::Lsp(args) => lsp::run(args),
+        Command::Init(args) => init::run(args),
+        Command::Completions(args) => completions::run(args),
+        Command::Man(args) => man::run(args),
         Command::Schema => {
             print!("{}", planc::document::schema());
             EXIT_OK

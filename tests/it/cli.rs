@@ -21,7 +21,7 @@ fn unknown_flag_and_target_are_usage_errors() {
         Test::new(["build", "examples/jd_keyboard.plan", "--target", "yaml"]).expect_code(2);
     assert!(
         output.stderr.contains(
-            "unknown target `yaml`; the targets are planc, tasks, plan-tool, steps, plan-act"
+            "invalid value 'yaml' for '--target <TARGET>'\n  [possible values: planc, tasks, plan-tool, steps, plan-act, taskmaster, openmanus, codex]"
         ),
         "{}",
         output.stderr
