@@ -90,12 +90,26 @@ fn next_steps(dir: &Path) -> String {
     } else {
         format!("  cd {}\n", planc::escape::path(&dir.display().to_string()))
     };
-    format!(
-        "\nNext:\n{cd}  planc check main.plan             # every problem, with its code\n  \
-         planc build main.plan -o main.json # the plan document agents load\n  \
-         planc run init main.plan -o state.json && planc run next state.json\n  \
-         pre-commit install                 # check and format .plan files on commit\n\
-         \nEditors: VS Code is asked to recommend planc's extension (.vscode/extensions.json);\n\
-         for Neovim and Helix, see docs/editors.md (`planc lsp` is the language server).\n"
-    )
+    let steps = [
+        ("planc check main.plan", "every problem, with its code"),
+        (
+            "planc build main.plan -o main.json",
+            "the plan document agents load",
+        ),
+        (
+            "planc run init main.plan -o state.json",
+            "a state to drive: planc run next state.json",
+        ),
+        (
+            "pre-commit install",
+            "check and format .plan files on every commit",
+        ),
+    ];
+    let mut text = format!("\nNext:\n{cd}");
+    for (command, what) in steps {
+        text += &format!("  {command:<40} # {what}\n");
+    }
+    text += "\nEditors: .vscode/extensions.json asks VS Code to recommend planc's extension;\n\
+             for Neovim and Helix, see docs/editors.md (`planc lsp` is the language server).\n";
+    text
 }
