@@ -158,3 +158,30 @@ fn unknown_keys_and_wrong_types_name_the_file_line_and_column() {
         .unwrap();
     assert_eq!(ignored.status.code(), Some(0), "{ignored:?}");
 }
+
+#[test]
+fn mcp_takes_the_store_when_no_plan_is_named() {
+    let test = project("store = \"dir:states\"\n");
+    std::fs::create_dir_all(test.path("states")).unwrap();
+    let deep = test.path("plans/deep");
+    // With the file, `planc mcp` serves the store (and ends with its input);
+    // without it, it needs a state file.
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let served = Test::new(["mcp"])
+        .current_dir(&deep)
+        .stdin(format!("{initialize}\n"))
+        .expect_code(0);
+    assert!(
+        served.stdout.contains(r#""serverInfo":{"name":"planc""#),
+        "{}",
+        served.stdout
+    );
+    let without = Test::new(["mcp", "--no-config"])
+        .current_dir(&deep)
+        .stdin("")
+        .expect_code(2);
+    assert_eq!(
+        without.stderr,
+        "error: give the state file (STATE) or --session KEY\n"
+    );
+}
