@@ -86,3 +86,50 @@ fn init_scaffolds_a_project_that_checks_clean_and_never_overwrites() {
         .current_dir(&dir)
         .expect_code(0);
 }
+
+/// pre-commit runs the scaffold's hooks (the planc under test on `PATH`):
+/// both pass on the starter plan. Only where the CI packaging tests' virtual
+/// environment holds pre-commit already (making it is not cheap).
+#[test]
+fn the_scaffold_passes_its_own_pre_commit_hooks() {
+    let pre_commit =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ci-packaging-venv/bin/pre-commit");
+    if !pre_commit.is_file() {
+        eprintln!("skipped: no pre-commit in {}", pre_commit.display());
+        return;
+    }
+    let temp = temp_dir("init-pre-commit");
+    let dir = temp.path().join("demo");
+    Test::new(["init", &dir.display().to_string()]).expect_code(0);
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&dir)
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q", "."]);
+    git(&["add", "-A"]);
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_planc"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let output = std::process::Command::new(&pre_commit)
+        .args(["run", "--all-files"])
+        .current_dir(&dir)
+        .env("PATH", path)
+        .env("PRE_COMMIT_HOME", temp.path().join("cache"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{output:?}");
+    assert!(
+        stdout.contains("planc check") && stdout.contains("Passed"),
+        "{stdout}"
+    );
+}
