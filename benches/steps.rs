@@ -1,13 +1,15 @@
 //! Step detection (seed 003) measured on the labelled transcripts of
 //! `tests/steps_corpus`: round accuracy, and the precision and recall of
 //! step advances, for planc's `observe` and for the steps system's naive
-//! rule, on the dev part (the rule was developed on it) and on the
-//! held-out part (written first, never tuned against). Not a timing: the
-//! figures are the same in any build.
+//! rule, on the dev part (the rule was developed on it: `d*` and `h*`,
+//! then `n*`, each also shown alone) and on the held-out part (`m*`,
+//! written blind, never tuned against). Not a timing: the figures are the
+//! same in any build.
 //!
 //! Run: `cargo bench --bench steps` (or, without an optimised build,
 //! `cargo test --bench steps`); the table is in docs/performance.md.
-//! `STEPS_DETAILS=1` also lists planc's wrong rounds on the dev part.
+//! `STEPS_DETAILS=1` also lists planc's wrong rounds on the dev part
+//! (`STEPS_DETAILS=n`: only of transcripts whose id starts with `n`).
 
 // Benchmarks may unwrap, print what they measure and hold long scenarios.
 #![allow(
@@ -26,7 +28,19 @@ use eval::{load, naive_steps, planc_steps, score_all, Score, Transcript};
 type Rule = fn(&Transcript) -> Vec<usize>;
 
 fn main() {
-    let parts = [("dev", load("dev")), ("held-out", load("heldout"))];
+    let dev = load("dev");
+    let of = |prefixes: &[char]| -> Vec<Transcript> {
+        load("dev")
+            .into_iter()
+            .filter(|t| t.id.starts_with(prefixes))
+            .collect()
+    };
+    let parts = [
+        ("dev", dev),
+        ("dev: d, h", of(&['d', 'h'])),
+        ("dev: n", of(&['n'])),
+        ("held-out", load("heldout")),
+    ];
     println!("| part | rule | transcripts | rounds | round accuracy | advance precision | advance recall | advances (labelled / made / right) |");
     println!("|---|---|---:|---:|---:|---:|---:|---|");
     for (name, transcripts) in &parts {
@@ -35,8 +49,10 @@ fn main() {
             row(name, rule, transcripts.len(), score_all(transcripts, steps));
         }
     }
-    if std::env::var_os("STEPS_DETAILS").is_some() {
-        details(&parts[0].1);
+    if let Some(only) = std::env::var_os("STEPS_DETAILS") {
+        let only = only.to_string_lossy().into_owned();
+        let only = if only == "1" { String::new() } else { only };
+        details(&parts[0].1, &only);
     }
 }
 
@@ -53,10 +69,10 @@ fn row(part: &str, rule: &str, transcripts: usize, s: Score) {
     );
 }
 
-/// planc's wrong rounds (dev part only: the held-out part is never read
-/// round by round).
-fn details(transcripts: &[Transcript]) {
-    for t in transcripts {
+/// planc's wrong rounds of the dev transcripts whose id starts with
+/// `only` (the held-out part is never read round by round).
+fn details(transcripts: &[Transcript], only: &str) {
+    for t in transcripts.iter().filter(|t| t.id.starts_with(only)) {
         let steps = planc_steps(t);
         for (i, (round, got)) in t.rounds.iter().zip(&steps).enumerate() {
             if round.step != *got {
