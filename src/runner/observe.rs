@@ -31,7 +31,7 @@ use super::reply::Reply;
 use super::reply_plan::{declared_steps, same_step};
 use super::results::Summary;
 use super::results::{Advance, Observed, OpResult};
-use super::step_done::{asks, is_report};
+use super::step_done::{is_report, not_final};
 use super::step_markers::{first_marker, first_word, DONE_MARKERS, FAILED_MARKERS, RESUME_WORDS};
 use super::step_turn::find_turn;
 use super::{Applied, Caller, Runner};
@@ -473,12 +473,12 @@ impl Round<'_> {
     }
 
     /// Whether the reply is the agent's final answer for task `id`: no
-    /// tool call, no question, and a report or the plan's last step (the
+    /// tool call, no question, no "still" or "again" at its end, and a report or the plan's last step (the
     /// agent's loop ends on a reply without tool calls). How many steps it
     /// completes: a report also the plan's last step when only that one
     /// would remain.
     fn final_answer(&self, id: u32) -> Option<usize> {
-        if !self.reply.tool_calls.is_empty() || asks(self.message) {
+        if !self.reply.tool_calls.is_empty() || not_final(self.message) {
             return None;
         }
         let tasks = &self.runner.doc.tasks;

@@ -5,7 +5,9 @@
 //! ("Shortlist done.", "检验部分做完了。"), and a reply that is the agent's
 //! final answer (no tool call; a report, or on the plan's last step).
 
-use super::step_turn::{clauses, has_any, sentence_around, Steps, Turn, DONE_CUES, SAME_STEP_CUES};
+use super::step_turn::{
+    clauses, has_any, mask, sentence_around, still_at_work, Steps, Turn, DONE_CUES, SAME_STEP_CUES,
+};
 use super::step_words::Words;
 
 /// Words that deny a done cue in the same clause ("not done", "还没完成").
@@ -177,7 +179,7 @@ pub(super) fn done_statement(
         let words = Words::of(&text[start..end]);
         let names_current = steps.leans_current(&words)
             || words.matched(&steps.next) == 0 && has_any(clause, &STEP_REFERENCES);
-        names_current.then(|| Turn {
+        names_current.then_some(Turn {
             at: end,
             matched: cue,
             skipped: 0,
@@ -217,9 +219,11 @@ pub(crate) fn is_report(text: &str) -> bool {
     })
 }
 
-/// Whether a reply asks the user something (it ends with a question mark).
-pub(crate) fn asks(text: &str) -> bool {
-    text.trim_end().ends_with(['?', '？'])
+/// Whether a reply without tool calls is not a final answer: it asks the
+/// user something (it ends with a question mark), or its last sentence
+/// says the work goes on ("still reading", "再试一次").
+pub(crate) fn not_final(text: &str) -> bool {
+    text.trim_end().ends_with(['?', '？']) || still_at_work(&mask(text))
 }
 
 #[cfg(test)]
@@ -255,7 +259,9 @@ mod tests {
         assert!(is_report("| a | b |\n|---|---|\n| 1 | 2 |"));
         assert!(is_report("All pass.\n\nSummary: fixed."));
         assert!(!is_report("Berlin 3,755,251 and Hamburg 1,892,122."));
-        assert!(asks("Which one do you want?"));
+        assert!(not_final("Which one do you want?"));
+        assert!(not_final("Still reading."));
+        assert!(!not_final("The page says \"try again\". All done."));
     }
 
     #[test]

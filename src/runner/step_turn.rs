@@ -116,12 +116,7 @@ pub fn find_turn(reply: &Reply, current: &str, next: &str, number: usize) -> Opt
     }
     // The last sentence says what the reply's tool calls do: one that
     // redoes or waits on work keeps the step.
-    // ("also" there speaks of what was found, not of the calls.)
-    let last = last_sentence(&masked).to_lowercase();
-    if SAME_STEP_CUES
-        .iter()
-        .any(|cue| !["also", "as well"].contains(cue) && has_any(&last, &[*cue]))
-    {
+    if still_at_work(&masked) {
         return None;
     }
     next_verb(reply, &masked, &steps)
@@ -379,6 +374,16 @@ pub(super) fn sentence_around(text: &str, start: usize, end: usize) -> &str {
         .find(|c: char| ".!?。！？\n".contains(c))
         .map_or(text.len(), |i| end + i);
     &text[from..to]
+}
+
+/// Whether the last sentence of `masked` (a reply's text, quotes and code
+/// blanked) redoes or waits on work ("still", "again", "再试", "还在"…;
+/// "also" there speaks of what was found, not of what comes).
+pub(super) fn still_at_work(masked: &str) -> bool {
+    let last = last_sentence(masked).to_lowercase();
+    SAME_STEP_CUES
+        .iter()
+        .any(|cue| !["also", "as well"].contains(cue) && has_any(&last, &[*cue]))
 }
 
 /// The last sentence of `text` that holds more than blanks.

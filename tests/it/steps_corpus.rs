@@ -146,18 +146,28 @@ fn the_corpus_is_labelled_and_holds_what_it_claims() {
     assert!(hard_negatives(&dev) >= 30, "{}", hard_negatives(&dev));
 }
 
-/// planc's figures on the dev part (the part the rule was developed on)
-/// must not fall: precision ≥ 0.95 and recall ≥ 0.90 (the targets), round
-/// accuracy ≥ 0.92 (its target, 0.95, is not reached yet: see
-/// docs/performance.md). And planc beats the steps system's naive rule on
-/// every figure, on both parts.
+/// planc's figures on the dev part (the rule was developed on it) must not
+/// fall below their floors: on all of it (`d*`, `h*`, `n*`: accuracy,
+/// precision, recall ≥ 0.86 / 0.95 / 0.86; the `n*` transcripts, written
+/// blind to the rule and then studied, keep accuracy and recall below
+/// their targets, 0.95 and 0.90: see docs/performance.md), and on `d*` and
+/// `h*` alone (≥ 0.92 / 0.95 / 0.90, the floors before `n*` joined). And
+/// planc beats the steps system's naive rule on every figure, on both parts.
 #[test]
 fn plancs_step_detection_holds_its_figures() {
     let dev = load("dev");
     let planc = score_all(&dev, planc_steps);
+    assert!(planc.accuracy() >= 0.86, "{planc:?}");
+    assert!(planc.precision() >= 0.95, "{planc:?}");
+    assert!(planc.recall() >= 0.86, "{planc:?}");
+    let first: Vec<Transcript> = load("dev")
+        .into_iter()
+        .filter(|t| t.id.starts_with(['d', 'h']))
+        .collect();
+    let planc = score_all(&first, planc_steps);
+    assert!(planc.accuracy() >= 0.92, "{planc:?}");
     assert!(planc.precision() >= 0.95, "{planc:?}");
     assert!(planc.recall() >= 0.90, "{planc:?}");
-    assert!(planc.accuracy() >= 0.92, "{planc:?}");
     for part in std::iter::once(dev).chain(heldout()) {
         let (ours, naive) = (score_all(&part, planc_steps), score_all(&part, naive_steps));
         assert!(ours.accuracy() > naive.accuracy(), "{ours:?} {naive:?}");
