@@ -2,13 +2,15 @@
 //! reply is one round. A step advances in three ways, first match wins:
 //!
 //! 1. an explicit marker (`[Done]`, `[完成]`, `[Failed] reason`…), at once;
-//! 2. a turn to the next step ([`super::step_turn`]: a clause that opens
-//!    with a transition word and goes on with the next step's work, or the
-//!    next step's words in the reply and its tool calls), once the agent
-//!    has spent `transition_rounds` rounds on the step (default 1) — not in
-//!    a message that resumes a paused plan;
+//! 2. a turn to the next step ([`super::step_turn`]: the agent's step
+//!    numbers, a clause that opens with a transition word and goes on with
+//!    the next step's work, a statement that the step is done, or the next
+//!    step's words in the reply and its tool calls), once the agent has
+//!    spent `transition_rounds` rounds on the step (default 1); or a final
+//!    answer (no tool call: a report, or on the plan's last step) at once —
+//!    neither in a message that resumes a paused plan;
 //! 3. the fallback, once it has spent `fallback_rounds` rounds on it
-//!    (default 5) without either.
+//!    (default 5) without either, in a reply without tool calls.
 //!
 //! `[Step] description` lines add steps (a step already in the plan is not
 //! added again); resume words continue a paused plan; `max_iterations`

@@ -6,15 +6,19 @@
 //! again" in the middle of a step. A reply turns to the next step, first
 //! match wins, when
 //!
-//! 1. a clause *opens* with a transition word (not inside a sentence, not
+//! 1. it names the agent's own step numbers: the current step (or a later
+//!    one) done, or a later one begun ([`super::step_done`]);
+//! 2. a clause *opens* with a transition word (not inside a sentence, not
 //!    inside quotes or code), its sentence does not redo or wait on work
 //!    ("again", "still", "再试"), and what follows it holds a larger share
 //!    of the next step's words than of the current step's (when it holds
 //!    words of neither, the reply's tool calls decide);
-//! 2. a clause opens with the next step's own verb ("Collecting…" for
+//! 3. a clause says the current step is done ([`super::step_done`]);
+//! 4. a clause opens with the next step's own verb ("Collecting…" for
 //!    "Collect…");
-//! 3. its tool calls lean to the next step with enough of its words;
-//! 4. it calls no tool and its last clause says the current step is done.
+//! 5. its last sentence does not redo or wait on work and its tool calls
+//!    lean to the next step with enough of its words;
+//! 6. it calls no tool and its last clause says the current step is done.
 //!
 //! The step's result is the text before the clause that turned. The words
 //! are [`super::step_words::Words`]; the rule is measured on labelled
