@@ -2,13 +2,15 @@
 //! reply is one round. A step advances in three ways, first match wins:
 //!
 //! 1. an explicit marker (`[Done]`, `[完成]`, `[Failed] reason`…), at once;
-//! 2. a turn to the next step ([`super::step_turn`]: a clause that opens
-//!    with a transition word and goes on with the next step's work, or the
-//!    next step's words in the reply and its tool calls), once the agent
-//!    has spent `transition_rounds` rounds on the step (default 1) — not in
-//!    a message that resumes a paused plan;
+//! 2. a turn to the next step ([`super::step_turn`]: the agent's step
+//!    numbers, a clause that opens with a transition word and goes on with
+//!    the next step's work, a statement that the step is done, or the next
+//!    step's words in the reply and its tool calls), once the agent has
+//!    spent `transition_rounds` rounds on the step (default 1); or a final
+//!    answer (no tool call: a report, or on the plan's last step) at once —
+//!    neither in a message that resumes a paused plan;
 //! 3. the fallback, once it has spent `fallback_rounds` rounds on it
-//!    (default 5) without either.
+//!    (default 5) without either, in a reply without tool calls.
 //!
 //! `[Step] description` lines add steps (a step already in the plan is not
 //! added again); resume words continue a paused plan; `max_iterations`
@@ -31,6 +33,7 @@ use super::reply::Reply;
 use super::reply_plan::{declared_steps, same_step};
 use super::results::Summary;
 use super::results::{Advance, Observed, OpResult};
+use super::step_done::{is_report, not_final};
 use super::step_markers::{first_marker, first_word, DONE_MARKERS, FAILED_MARKERS, RESUME_WORDS};
 use super::step_turn::find_turn;
 use super::{Applied, Caller, Runner};
@@ -371,16 +374,24 @@ impl Round<'_> {
         let turn = (!resuming && rounds_before >= transition_after)
             .then(|| self.turn(id))
             .flatten();
-        let (how, result, what) = match turn {
-            Some(turn) => (
+        // A final answer is the step's work itself: it needs no round before.
+        let answer = (turn.is_none() && !resuming)
+            .then(|| self.final_answer(id))
+            .flatten();
+        let skipped = turn.as_ref().map_or(0, |t| t.skipped);
+        let (how, result, what) = match (turn, answer) {
+            (Some(turn), _) => (
                 Advance::Transition,
                 clean(&message[..turn.at]),
                 turn.matched,
             ),
-            None if rounds_before >= fallback_after => {
+            (None, Some(steps)) => return self.complete_by_answer(id, rounds_before, steps),
+            // A reply that calls tools is still at work: the turn rules
+            // judge whose work that is, and the fallback waits.
+            (None, None) if rounds_before >= fallback_after && self.reply.tool_calls.is_empty() => {
                 (Advance::Fallback, None, format!("{rounds_before} rounds"))
             }
-            None => return None,
+            (None, None) => return None,
         };
         self.actions.push(match how {
             Advance::Transition if what.starts_with("tool ") || what.contains(' ') => format!(
@@ -395,10 +406,60 @@ impl Round<'_> {
         });
         let op = Op::CompleteTask(CompleteArgs {
             task_id: Some(TaskRef::Id(id)),
-            result,
+            result: result.clone(),
             attachments: None,
         });
-        self.step(op).is_ok().then_some((how, what))
+        let completed = self.step(op).is_ok();
+        if completed {
+            self.complete_following(skipped, result);
+        }
+        completed.then_some((how, what))
+    }
+
+    /// Starts and completes the `count` steps after the one just completed
+    /// (the agent said it finished them too), each with `result`.
+    fn complete_following(&mut self, count: usize, result: Option<String>) {
+        for _ in 0..count {
+            if self.runner.index.ready.is_empty() {
+                return;
+            }
+            let Ok(started) = self.step(Op::StartNextTask(StartNextArgs::default())) else {
+                return;
+            };
+            let Some(id) = self.current_id() else {
+                return;
+            };
+            let _ = started;
+            let _ = self.step(Op::CompleteTask(CompleteArgs {
+                task_id: Some(TaskRef::Id(id)),
+                result: result.clone(),
+                attachments: None,
+            }));
+        }
+    }
+
+    /// Completes task `id` by the agent's final answer (the whole reply is
+    /// its result), and the plan's last step too when `steps` is 2.
+    fn complete_by_answer(
+        &mut self,
+        id: u32,
+        rounds_before: u64,
+        steps: usize,
+    ) -> Option<(Advance, String)> {
+        self.actions.push(format!(
+            "A final answer (no tool call) after {rounds_before} round(s) on task {id} completes it"
+        ));
+        let result = clean(self.message);
+        let op = Op::CompleteTask(CompleteArgs {
+            task_id: Some(TaskRef::Id(id)),
+            result: result.clone(),
+            attachments: None,
+        });
+        if self.step(op).is_err() {
+            return None;
+        }
+        self.complete_following(steps - 1, result);
+        Some((Advance::Transition, "final answer".to_owned()))
     }
 
     /// Whether the reply turns from task `id` to the step after it (the
@@ -410,7 +471,31 @@ impl Round<'_> {
             .iter()
             .chain(&tasks[..at])
             .find(|t| t.status == TaskStatus::Pending)?;
-        find_turn(self.reply, &step_text(&tasks[at]), &step_text(next))
+        find_turn(self.reply, &step_text(&tasks[at]), &step_text(next), at + 1)
+    }
+
+    /// Whether the reply is the agent's final answer for task `id`: no
+    /// tool call, no question, no "still" or "again" at its end, and a report or the plan's last step (the
+    /// agent's loop ends on a reply without tool calls). How many steps it
+    /// completes: a report also the plan's last step when only that one
+    /// would remain.
+    fn final_answer(&self, id: u32) -> Option<usize> {
+        if !self.reply.tool_calls.is_empty() || not_final(self.message) {
+            return None;
+        }
+        let tasks = &self.runner.doc.tasks;
+        let at = *self.runner.index.position.get(&id)?;
+        let pending = tasks
+            .iter()
+            .filter(|t| t.id != id && !t.status.is_done() && t.status != TaskStatus::InProgress)
+            .count();
+        let report = is_report(self.message);
+        match pending {
+            0 => Some(1),
+            1 if report && at + 2 == tasks.len() => Some(2),
+            _ if report => Some(1),
+            _ => None,
+        }
     }
 
     /// Keeps the agent on a task: starts the next one when it has none.

@@ -6,15 +6,19 @@
 //! again" in the middle of a step. A reply turns to the next step, first
 //! match wins, when
 //!
-//! 1. a clause *opens* with a transition word (not inside a sentence, not
+//! 1. it names the agent's own step numbers: the current step (or a later
+//!    one) done, or a later one begun ([`super::step_done`]);
+//! 2. a clause *opens* with a transition word (not inside a sentence, not
 //!    inside quotes or code), its sentence does not redo or wait on work
 //!    ("again", "still", "再试"), and what follows it holds a larger share
 //!    of the next step's words than of the current step's (when it holds
 //!    words of neither, the reply's tool calls decide);
-//! 2. a clause opens with the next step's own verb ("Collecting…" for
+//! 3. a clause says the current step is done ([`super::step_done`]);
+//! 4. a clause opens with the next step's own verb ("Collecting…" for
 //!    "Collect…");
-//! 3. its tool calls lean to the next step with enough of its words;
-//! 4. it calls no tool and its last clause says the current step is done.
+//! 5. its last sentence does not redo or wait on work and its tool calls
+//!    lean to the next step with enough of its words;
+//! 6. it calls no tool and its last clause says the current step is done.
 //!
 //! The step's result is the text before the clause that turned. The words
 //! are [`super::step_words::Words`]; the rule is measured on labelled
@@ -23,10 +27,11 @@
 use serde_json::Value;
 
 use super::reply::Reply;
+use super::step_done::{done_statement, numbered_turn};
 use super::step_words::{is_cjk, stem, Words};
 
 /// Words that may open a clause that turns to the next step (lowercase).
-const TURN_WORDS: [&str; 23] = [
+const TURN_WORDS: [&str; 21] = [
     "现在",
     "接下来",
     "然后",
@@ -39,8 +44,6 @@ const TURN_WORDS: [&str; 23] = [
     "then",
     "continue",
     "continuing",
-    "let me",
-    "let's",
     "proceed",
     "proceeding",
     "moving on",
@@ -53,13 +56,13 @@ const TURN_WORDS: [&str; 23] = [
 ];
 
 /// Words before a transition word that leave it at the clause's start.
-const OPENERS: [&str; 20] = [
+const OPENERS: [&str; 22] = [
     "ok", "okay", "alright", "good", "great", "so", "and", "done", "i'll", "i will", "we'll",
-    "i am", "i'm", "好的", "好", "那么", "我", "我们", "那", "嗯",
+    "i am", "i'm", "let me", "let's", "好的", "好", "那么", "我", "我们", "那", "嗯",
 ];
 
 /// Signs that a clause redoes or waits on the current step's work.
-const SAME_STEP_CUES: [&str; 20] = [
+pub(super) const SAME_STEP_CUES: [&str; 20] = [
     "again",
     "also",
     "as well",
@@ -91,25 +94,51 @@ pub struct Turn {
     /// What turned it: the transition word as written, or the tool call
     /// (`tool browser_type`) or words that belong to the next step.
     pub matched: String,
+    /// How many steps after the current one the reply also finishes (an
+    /// agent that says "Step 3 done" while the plan is on step 2).
+    pub skipped: usize,
 }
 
-/// Whether `reply` turns from the step described by `current` to the one
-/// described by `next` (see the module's documentation).
-pub fn find_turn(reply: &Reply, current: &str, next: &str) -> Option<Turn> {
+/// Whether `reply` turns from the step described by `current` (the
+/// `number`th of the plan, from 1) to the one described by `next` (see
+/// the module's documentation).
+pub fn find_turn(reply: &Reply, current: &str, next: &str, number: usize) -> Option<Turn> {
     let steps = Steps {
         current: Words::of(current),
         next: Words::of(next),
     };
     let masked = mask(&reply.text);
+    if let Some(turn) = numbered_turn(&reply.text, &masked, number) {
+        return Some(turn);
+    }
     let tools = tool_words(reply);
-    let openings = clauses(&masked).into_iter().filter_map(|(start, end)| {
+    if let Some(turn) = opening_turn(reply, &masked, &tools, &steps) {
+        return Some(turn);
+    }
+    if let Some(turn) = done_statement(&reply.text, &masked, &tools, &steps) {
+        return Some(turn);
+    }
+    // The last sentence says what the reply's tool calls do: one that
+    // redoes or waits on work keeps the step.
+    if still_at_work(&masked) {
+        return None;
+    }
+    next_verb(reply, &masked, &steps)
+        .or_else(|| tool_evidence(reply, &masked, &tools, &steps))
+        .or_else(|| closing_done(reply, &masked, &steps))
+}
+
+/// The first clause that opens with a transition word and whose words
+/// (from there on; else the tool calls') lean to `steps.next`.
+fn opening_turn(reply: &Reply, masked: &str, tools: &Words, steps: &Steps) -> Option<Turn> {
+    let openings = clauses(masked).into_iter().filter_map(|(start, end)| {
         opening_word(&masked[start..end]).map(|word| (start, end, word))
     });
     // A reply is read up to its first clauses that open with a transition
     // word, and a little past each: a long reply costs what it reads.
     for (start, end, (word_at, word_len)) in openings.take(MAX_OPENINGS) {
         if has_any(
-            &sentence_around(&masked, start, end).to_lowercase(),
+            &sentence_around(masked, start, end).to_lowercase(),
             &SAME_STEP_CUES,
         ) {
             continue;
@@ -124,20 +153,16 @@ pub fn find_turn(reply: &Reply, current: &str, next: &str) -> Option<Turn> {
         };
         let leans = steps
             .leans_next(&ahead, margin)
-            .or_else(|| steps.leans_next(&tools, margin));
+            .or_else(|| steps.leans_next(tools, margin));
         if leans == Some(true) {
             return Some(Turn {
                 at: start,
                 matched: reply.text[start + word_at..start + word_at + word_len].to_owned(),
+                skipped: 0,
             });
         }
     }
-    if has_any(&masked.to_lowercase(), &SAME_STEP_CUES) {
-        return None;
-    }
-    next_verb(reply, &masked, &steps)
-        .or_else(|| tool_evidence(reply, &masked, &tools, &steps))
-        .or_else(|| closing_done(reply, &masked, &steps))
+    None
 }
 
 /// A clause that opens with the next step's own verb ("Collecting the
@@ -158,6 +183,7 @@ fn next_verb(reply: &Reply, masked: &str, steps: &Steps) -> Option<Turn> {
         (stem(&word.to_lowercase()) == verb).then(|| Turn {
             at: start,
             matched: reply.text[start + at..start + at + word.len()].to_owned(),
+            skipped: 0,
         })
     })
 }
@@ -178,16 +204,23 @@ fn closing_done(reply: &Reply, masked: &str, steps: &Steps) -> Option<Turn> {
     (words.matched(&steps.current) > 0 && words.matched(&steps.next) == 0).then(|| Turn {
         at: reply.text.len(),
         matched: (*cue).to_owned(),
+        skipped: 0,
     })
 }
 
 /// The two steps a turn goes between.
-struct Steps {
-    current: Words,
-    next: Words,
+pub(super) struct Steps {
+    pub(super) current: Words,
+    pub(super) next: Words,
 }
 
 impl Steps {
+    /// Whether `words` name the current step at least as much as the next.
+    pub(super) fn leans_current(&self, words: &Words) -> bool {
+        let current = words.matched(&self.current);
+        current > 0 && share(current, &self.current) >= share(words.matched(&self.next), &self.next)
+    }
+
     /// Whether `words` belong to the next step rather than the current one
     /// (each step's share of its own words); `None` when they belong to
     /// neither.
@@ -226,7 +259,7 @@ fn prefix(text: &str, bytes: usize) -> &str {
 const MARGIN: f64 = 0.1;
 
 /// Words that say the work of a step is done.
-const DONE_CUES: [&str; 16] = [
+pub(super) const DONE_CUES: [&str; 16] = [
     "完成",
     "完了",
     "好了",
@@ -277,6 +310,7 @@ fn tool_evidence(reply: &Reply, masked: &str, tools: &Words, steps: &Steps) -> O
     Some(Turn {
         at,
         matched: format!("tool {}", call.name),
+        skipped: 0,
     })
 }
 
@@ -335,7 +369,7 @@ fn skip_blank(text: &str, from: usize) -> usize {
 }
 
 /// The sentence that holds the clause `start..end` (up to the sentence's end).
-fn sentence_around(text: &str, start: usize, end: usize) -> &str {
+pub(super) fn sentence_around(text: &str, start: usize, end: usize) -> &str {
     let from = text[..start]
         .char_indices()
         .rfind(|&(_, c)| ".!?。！？\n".contains(c))
@@ -346,7 +380,29 @@ fn sentence_around(text: &str, start: usize, end: usize) -> &str {
     &text[from..to]
 }
 
-fn has_any(text: &str, words: &[&str]) -> bool {
+/// Whether the last sentence of `masked` (a reply's text, quotes and code
+/// blanked) redoes or waits on work ("still", "again", "再试", "还在"…;
+/// "also" there speaks of what was found, not of what comes).
+pub(super) fn still_at_work(masked: &str) -> bool {
+    let last = last_sentence(masked).to_lowercase();
+    SAME_STEP_CUES
+        .iter()
+        .any(|cue| !["also", "as well"].contains(cue) && has_any(&last, &[*cue]))
+}
+
+/// The last sentence of `text` that holds more than blanks.
+fn last_sentence(text: &str) -> &str {
+    let trimmed = text.trim_end();
+    let body = trimmed.trim_end_matches(|c: char| ".!?。！？".contains(c));
+    let from = body
+        .char_indices()
+        .rfind(|&(_, c)| ".!?。！？\n".contains(c))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    &trimmed[from..]
+}
+
+/// Whether `text` holds one of `words` (whole words; Chinese ones anywhere).
+pub(super) fn has_any(text: &str, words: &[&str]) -> bool {
     words.iter().any(|w| {
         if w.chars().any(is_cjk) {
             text.contains(w)
@@ -358,7 +414,7 @@ fn has_any(text: &str, words: &[&str]) -> bool {
 
 /// The clauses of `text`: split at the ends of sentences, at commas,
 /// colons and semicolons, and at line ends (byte ranges).
-fn clauses(text: &str) -> Vec<(usize, usize)> {
+pub(super) fn clauses(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut chars = text.char_indices().peekable();
@@ -436,7 +492,8 @@ mod tests {
         next: &str,
     ) -> Option<(String, String)> {
         let reply = reply(text, calls);
-        find_turn(&reply, current, next).map(|t| (reply.text[..t.at].trim().to_owned(), t.matched))
+        find_turn(&reply, current, next, 1)
+            .map(|t| (reply.text[..t.at].trim().to_owned(), t.matched))
     }
 
     const OPEN: &str = "Open amazon.com";
@@ -572,10 +629,17 @@ mod tests {
             ),
             Some(("共 8 个传感器。读取完成。".to_owned(), "完成".to_owned()))
         );
-        let still = [("exec", json!({"command": "pytest"}))];
+        // Said while the tool calls still do the step's work, it stays.
+        let still = [("read_file", json!({"path": "传感器数据_2.csv"}))];
         assert_eq!(
             turn("读取完成。", &still, "读取传感器数据", "处理缺失值"),
             None
+        );
+        // Followed by other work, that work is the next step's.
+        let other = [("exec", json!({"command": "pytest"}))];
+        assert_eq!(
+            turn("读取完成。", &other, "读取传感器数据", "处理缺失值"),
+            Some(("读取完成。".to_owned(), "完成".to_owned()))
         );
     }
 }

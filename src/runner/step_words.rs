@@ -15,6 +15,11 @@ pub(super) struct Words {
     pub(super) set: HashSet<String>,
     /// The first Latin word, when the text starts with one (a step's verb).
     pub(super) first: Option<String>,
+    /// Two neighbouring Latin words written as one, as in a domain or an
+    /// identifier ("bestbuy" for "Best Buy"), with the two words' stems.
+    joined: Vec<(String, [String; 2])>,
+    /// The Latin word before, while reading a text (lowercase).
+    last: Option<String>,
 }
 
 /// Words too common to tell steps apart.
@@ -55,6 +60,9 @@ impl Words {
                 continue;
             }
             self.han_run(&han);
+            if !han.is_empty() {
+                self.last = None;
+            }
             han.clear();
             if c.is_alphanumeric() || c == '\'' {
                 latin.extend(c.to_lowercase());
@@ -68,8 +76,16 @@ impl Words {
     fn latin_word(&mut self, word: &str) {
         let word = word.trim_matches('\'');
         if word.chars().count() < 2 || COMMON.contains(&word) {
+            self.last = None;
             return;
         }
+        if let Some(last) = self.last.take() {
+            self.joined.push((
+                format!("{last}{word}"),
+                [stem(&last).to_owned(), stem(word).to_owned()],
+            ));
+        }
+        self.last = Some(word.to_owned());
         if self.set.is_empty() && self.first.is_none() {
             self.first = Some(stem(word).to_owned());
         }
@@ -122,10 +138,17 @@ impl Words {
     /// (Latin words of five letters or more) the same first five letters
     /// ("summary", "summarise").
     pub(super) fn matched(&self, step: &Words) -> usize {
+        let joined: HashSet<&str> = step
+            .joined
+            .iter()
+            .filter(|(one, _)| self.set.contains(one))
+            .flat_map(|(_, pair)| pair.iter().map(String::as_str))
+            .collect();
         step.set
             .iter()
             .filter(|w| {
                 self.set.contains(*w)
+                    || joined.contains(w.as_str())
                     || (w.len() >= 5
                         && w.is_ascii()
                         && self
@@ -152,7 +175,15 @@ pub(super) fn stem(word: &str) -> &str {
     for ending in ["ing", "ed", "es", "s"] {
         if let Some(stem) = word.strip_suffix(ending) {
             if stem.chars().count() >= 3 {
-                return stem;
+                // A doubled final consonant: `running` → `run`.
+                let bytes = stem.as_bytes();
+                let n = bytes.len();
+                let doubled = ending != "s"
+                    && ending != "es"
+                    && n >= 4
+                    && bytes[n - 1] == bytes[n - 2]
+                    && !b"aeiouls".contains(&bytes[n - 1]);
+                return if doubled { &stem[..n - 1] } else { stem };
             }
         }
     }

@@ -8,6 +8,7 @@ mod deep;
 mod many_steps;
 mod ownership;
 mod properties;
+mod step_answers;
 
 use serde_json::json;
 
