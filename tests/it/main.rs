@@ -61,6 +61,7 @@ mod serve_mcp;
 mod serve_postgres;
 mod steps_agent;
 mod steps_corpus;
+mod syntax_words;
 mod targets;
 mod taskmaster;
 mod tools_cli;
