@@ -10,6 +10,9 @@
 
 use super::grammar::Rule;
 
+const TOP: &str = "a plan, template, import, role or parameter";
+const PLAN_ITEM: &str = "an item of a plan";
+
 /// How a rule is named in "expected …".
 pub(crate) fn rule_name(rule: Rule) -> &'static str {
     match rule {
@@ -57,11 +60,11 @@ pub(crate) fn rule_name(rule: Rule) -> &'static str {
         | Rule::unclosed
         | Rule::unclosed_step
         | Rule::unclosed_task => "`}`",
-        Rule::file | Rule::plan_rest => "a plan, template, import, role or parameter",
-        Rule::plan_rest_body | Rule::plan_bad => "an item of a plan",
-        Rule::top_bad => "a plan, template, import, role or parameter",
-        Rule::step_bad => "an item of a step",
-        Rule::task_bad => "a field of a task",
+        Rule::file | Rule::plan_rest | Rule::top_bad | Rule::top_item => TOP,
+        Rule::plan_rest_body | Rule::plan_bad | Rule::plan_item => PLAN_ITEM,
+        Rule::template_item => PLAN_ITEM,
+        Rule::step_bad | Rule::step_item => "an item of a step",
+        Rule::task_bad | Rule::task_field => "a field of a task",
         Rule::import => "an import, as in `import \"lib.plan\"`",
         Rule::plan => "a plan, as in `plan NAME { … }`",
         Rule::template => "a template, as in `template NAME(…) { … }`",
@@ -88,10 +91,6 @@ pub(crate) fn rule_name(rule: Rule) -> &'static str {
         Rule::sequential => "`sequential`",
         Rule::WHITESPACE | Rule::bad_gap => "a space",
         Rule::ident_start | Rule::ident_char => "a letter",
-        Rule::top_item => "a plan, template, import, role or parameter",
-        Rule::plan_item | Rule::template_item => "an item of a plan",
-        Rule::step_item => "an item of a step",
-        Rule::task_field => "a field of a task",
         Rule::literal => "a value (a string in quotes, a number, `true` or `false`)",
         Rule::bad_token | Rule::bad_block | Rule::bad_string | Rule::bad_word => "a token",
     }

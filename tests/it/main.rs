@@ -34,6 +34,7 @@ mod documents;
 mod escape;
 mod every_mistake;
 mod examples;
+mod explain;
 mod fmt;
 mod graph;
 mod input;
