@@ -9,6 +9,7 @@ mod check;
 mod completions;
 mod config;
 mod config_defaults;
+mod explain;
 mod fmt;
 mod graph;
 mod init;
@@ -54,6 +55,8 @@ enum Command {
     Build(build::BuildArgs),
     /// Format .plan files in one canonical layout, keeping comments
     Fmt(fmt::FmtArgs),
+    /// Explain a diagnostic code (`planc explain invalid_value`, `--list` for all)
+    Explain(explain::ExplainArgs),
     /// Draw a plan's dependency graph (Mermaid or Graphviz DOT)
     Graph(graph::GraphArgs),
     /// Print the JSON Schema of the plan document
@@ -101,6 +104,7 @@ pub fn main() -> i32 {
         Command::Check(args) => check::run(args),
         Command::Build(args) => build::run(args),
         Command::Fmt(args) => fmt::run(args),
+        Command::Explain(args) => explain::run(args),
         Command::Graph(args) => graph::run(args),
         Command::Run(args) => run::run(args),
         Command::Mcp(args) => mcp::serve(args),

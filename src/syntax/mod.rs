@@ -1,8 +1,10 @@
 //! Source text → syntax tree with spans, and syntax diagnostics.
 
 pub mod ast;
+mod expected;
 mod fast;
 pub mod grammar;
+mod hints;
 pub mod keywords;
 mod limits;
 mod parser;

@@ -8,7 +8,9 @@
 use pest::error::{Error, ErrorVariant, InputLocation};
 use pest::Parser as _;
 
+use super::expected::{is_layout, rule_name, token_name};
 use super::grammar::{PlanParser, Rule};
+use super::hints;
 use super::keywords::{self, is_keyword, Context};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{FileId, Span};
@@ -33,7 +35,7 @@ fn found(text: &str, offset: usize) -> String {
     if offset >= text.len() {
         return "the end of the file".to_owned();
     }
-    let word = word_at(text, offset);
+    let word = hints::word_or_number(text, offset);
     if !word.is_empty() {
         return if is_keyword(word) {
             format!("the keyword `{word}`")
@@ -65,16 +67,17 @@ fn token_span(text: &str, offset: usize) -> Span {
 
 /// The last token before `offset`, skipping whitespace and comments.
 fn previous_token(text: &str, offset: usize) -> &str {
-    let before = text[..offset].trim_end();
+    let layout = |c: char| c.is_whitespace() || c == '\u{feff}';
+    let before = text[..offset].trim_end_matches(layout);
     // Comments end at a newline; a `#` on the last line may be one.
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let line = &before[line_start..];
     let line = match line.find('#') {
-        Some(hash) if !line[..hash].contains('"') => line[..hash].trim_end(),
+        Some(hash) if !line[..hash].contains('"') => line[..hash].trim_end_matches(layout),
         _ => line,
     };
     let before = if line.is_empty() {
-        before[..line_start].trim_end()
+        before[..line_start].trim_end_matches(layout)
     } else {
         &before[..line_start + line.len()]
     };
@@ -184,7 +187,7 @@ pub(crate) fn explain(text: &str, file: FileId, run: Span, context: Context) -> 
                 PlanParser::parse(rule, &text[run.start()..])
             };
             if let Err(error) = result {
-                return explain_failure(text, file, run.start(), &error);
+                return explain_failure(text, file, run.start(), &error, rule);
             }
         } else if word != "as" {
             return unknown_word(text, file, run, word, context);
@@ -218,9 +221,12 @@ fn unknown_word(text: &str, file: FileId, run: Span, word: &str, context: Contex
                 .fix(file, span, best);
         }
         None => {
+            let line_start = text[..run.start()].rfind('\n').map_or(0, |i| i + 1);
+            let help = hints::stray_value(word, &text[line_start..run.start()])
+                .unwrap_or_else(|| format!("{} may hold {list}", context.name()));
             diagnostic = diagnostic
                 .label(file, span, "not understood here")
-                .help(format!("{} may hold {list}", context.name()));
+                .help(help);
         }
     }
     diagnostic
@@ -238,7 +244,8 @@ fn unexpected(text: &str, file: FileId, run: Span, context: Context) -> Diagnost
             "a list reads `after a, b`: a comma must be followed by another name".to_owned()
         }
         Some('=') => {
-            "`=` gives a value, as in `param retries: int = 3`; the value is missing".to_owned()
+            let after = text[run.start() + 1..].trim_start_matches([' ', '\t']);
+            hints::bare_value(word_at(after, 0))
         }
         _ => format!(
             "{} may hold {}",
@@ -259,8 +266,14 @@ fn unexpected(text: &str, file: FileId, run: Span, context: Context) -> Diagnost
     .help(help)
 }
 
-/// Describes why a strict parse starting at `base` failed.
-fn explain_failure(text: &str, file: FileId, base: usize, error: &Error<Rule>) -> Diagnostic {
+/// Describes why a strict parse of `rule` starting at `base` failed.
+fn explain_failure(
+    text: &str,
+    file: FileId,
+    base: usize,
+    error: &Error<Rule>,
+    rule: Rule,
+) -> Diagnostic {
     let offset = base
         + match error.location {
             InputLocation::Pos(p) => p,
@@ -274,22 +287,39 @@ fn explain_failure(text: &str, file: FileId, base: usize, error: &Error<Rule>) -
         return string_error(text, file, offset);
     }
     let prev = previous_token(text, offset);
+    let tokens: Vec<String> = error
+        .parse_attempts()
+        .map(|attempts| {
+            attempts
+                .expected_tokens()
+                .iter()
+                .map(ToString::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let span = token_span(text, offset);
+    let only_layout = positives.iter().all(|&r| is_layout(r));
+    if only_layout && tokens.iter().any(|t| t == ":") && !is_keyword(prev) {
+        let template = rule == Rule::template;
+        let (message, label, help) = hints::missing_colon(prev, template, &found(text, offset));
+        return Diagnostic::new(Code::Syntax, message)
+            .label(file, span, label)
+            .help(help);
+    }
     let mut expected: Vec<String> = positives
         .iter()
-        .filter_map(|&r| describe_rule(r, prev))
-        .map(str::to_owned)
+        .filter(|&&r| !is_layout(r))
+        .map(|&r| {
+            describe_rule(r, prev)
+                .unwrap_or_else(|| rule_name(r))
+                .to_owned()
+        })
         .collect();
     if expected.is_empty() {
-        if let Some(attempts) = error.parse_attempts() {
-            for token in attempts.expected_tokens() {
-                let token = token.to_string();
-                if !token.contains("..") {
-                    expected.push(format!("`{token}`"));
-                }
-            }
-        }
+        expected.extend(tokens.iter().filter_map(|t| token_name(t)));
     }
-    expected.dedup();
+    let mut seen = std::collections::HashSet::new();
+    expected.retain(|e| seen.insert(e.clone()));
     let expected = join_or(&expected);
     let expected = if expected.is_empty() {
         "something else".to_owned()
@@ -297,22 +327,24 @@ fn explain_failure(text: &str, file: FileId, base: usize, error: &Error<Rule>) -
         expected
     };
     let found_text = found(text, offset);
-    let mut diagnostic = Diagnostic::new(
+    let after = hints::after_what(prev);
+    let diagnostic = Diagnostic::new(
         Code::Syntax,
-        format!("expected {expected} after `{prev}`, found {found_text}"),
+        format!("expected {expected} after {after}, found {found_text}"),
     )
-    .label(
-        file,
-        token_span(text, offset),
-        format!("expected {expected}"),
-    );
+    .label(file, span, format!("expected {expected}"));
     let word = word_at(text, offset.min(text.len()));
-    if is_keyword(word) {
-        diagnostic = diagnostic.help(format!(
+    let before = text[..offset.min(text.len())].trim_end();
+    let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+    if is_keyword(word) && expected.contains("name") {
+        diagnostic.help(format!(
             "`{word}` is a keyword and cannot be used as a name; pick another name"
-        ));
+        ))
+    } else if let Some(help) = hints::help(&expected, prev, hints::token_at(text, offset), line) {
+        diagnostic.help(help)
+    } else {
+        diagnostic
     }
-    diagnostic
 }
 
 fn join_or(items: &[String]) -> String {

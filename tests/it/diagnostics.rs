@@ -75,12 +75,23 @@ fn failing_examples_render_their_code() {
 
 #[test]
 fn every_code_is_documented() {
+    // The codes come from the code (`Code::ALL`), not from a list here: a new
+    // code without a section, a list of what it covers and an example fails.
     let docs = std::fs::read_to_string(support::root().join("docs/diagnostics.md")).expect("docs");
     for code in planc::diagnostic::Code::ALL {
         let heading = format!("\n## {}\n", code.as_str());
+        let start = docs
+            .find(&heading)
+            .unwrap_or_else(|| panic!("docs/diagnostics.md has no section {heading:?}"));
+        let rest = &docs[start + heading.len()..];
+        let section = &rest[..rest.find("\n## ").unwrap_or(rest.len())];
         assert!(
-            docs.contains(&heading),
-            "docs/diagnostics.md has no section {heading:?}"
+            section.contains("\nIt covers:\n\n- "),
+            "{code}: its section does not list what it covers"
+        );
+        assert!(
+            section.contains("\n```"),
+            "{code}: its section has no example"
         );
     }
 }

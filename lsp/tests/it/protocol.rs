@@ -29,6 +29,23 @@ async fn diagnostics_on_open_have_codes_severities_and_related_locations() {
 }
 
 #[tokio::test]
+async fn a_syntax_error_reads_as_on_the_command_line() {
+    let mut client = TestClient::start().await;
+    let published = client
+        .open("plan p {\n    goal \"g\"\n    param n int = 3\n}\n")
+        .await;
+    let first = &published["diagnostics"][0];
+    assert_eq!(first["code"], "planc::syntax");
+    assert_eq!(first["range"], range((2, 12), (2, 15)));
+    assert_eq!(
+        first["message"],
+        "expected `:` and a type after the parameter's name `n`, found `int`\n\
+         expected a type annotation `: TYPE`\n\
+         help: write the type after a `:`, as in `param n: int = 3`; the types are `string`, `int`, `float` and `bool`"
+    );
+}
+
+#[tokio::test]
 async fn diagnostics_follow_incremental_changes() {
     let mut client = TestClient::start().await;
     let published = client.open(DEMO).await;

@@ -1,0 +1,168 @@
+//! Targeted help for the syntax mistakes people make most, found by writing
+//! plans from `docs/language.md` alone: a `param` without `:`, a field with
+//! `=` or `:` before its value, text without quotes, a name in quotes, a
+//! fraction where a whole number goes, a `use` without `as`.
+
+use super::keywords::is_keyword;
+
+/// The first word at `offset` (letters, digits, `_`), or a number with its
+/// fraction (`2.5`, `-1`).
+pub(super) fn word_or_number(text: &str, offset: usize) -> &str {
+    let rest = &text[offset.min(text.len())..];
+    let number = rest.starts_with(|c: char| c.is_ascii_digit() || c == '-');
+    let end = rest
+        .char_indices()
+        .find(|&(i, c)| {
+            let number_char = c.is_ascii_digit() || c == '.' || (c == '-' && i == 0);
+            !(if number {
+                number_char
+            } else {
+                c.is_alphanumeric() || c == '_'
+            })
+        })
+        .map_or(rest.len(), |(i, _)| i);
+    &rest[..end]
+}
+
+/// What stands before the failure, as a person names it.
+pub(super) fn after_what(prev: &str) -> String {
+    match prev {
+        "\"" => "the string".to_owned(),
+        ")" => "`)`".to_owned(),
+        _ => format!("`{prev}`"),
+    }
+}
+
+/// The message and label when the grammar wanted a `:` (a parameter's type).
+/// `template`: whether the parameter is a template's.
+/// `found`: how the text at the failure is described.
+pub(super) fn missing_colon(name: &str, template: bool, found: &str) -> (String, String, String) {
+    let example = if template {
+        format!("`template NAME({name}: string)`")
+    } else {
+        format!("`param {name}: int = 3`")
+    };
+    (
+        format!("expected `:` and a type after the parameter's name `{name}`, found {found}"),
+        "expected a type annotation `: TYPE`".to_owned(),
+        format!(
+            "write the type after a `:`, as in {example}; the types are `string`, `int`, `float` and `bool`"
+        ),
+    )
+}
+
+/// The text at `offset` up to the next space: what a person sees as the
+/// token there (`base.plan`, `"r"`).
+pub(super) fn token_at(text: &str, offset: usize) -> &str {
+    let rest = &text[offset.min(text.len())..];
+    let end = rest
+        .find(|c: char| c.is_whitespace() || c == '}' || c == '{')
+        .map_or(rest.len(), |i| if i == 0 { 1 } else { i });
+    rest.get(..end).unwrap_or(rest)
+}
+
+/// Help for "expected `expected` after `prev`", where the text at the failure
+/// is `token` (see [`token_at`]), if a common mistake explains it. `line` is
+/// the line `prev` stands on.
+pub(super) fn help(expected: &str, prev: &str, token: &str, line: &str) -> Option<String> {
+    let first = line.split_whitespace().next().unwrap_or("");
+    let field = is_keyword(prev);
+    let found = if token.starts_with(['=', ':']) {
+        &token[..1]
+    } else {
+        token
+    };
+    if (found == "=" || found == ":") && field {
+        let value = if expected.contains("string") {
+            "\"…\""
+        } else if expected.contains("name") {
+            "NAME"
+        } else {
+            "…"
+        };
+        return Some(format!(
+            "no `{found}` after a keyword: write `{prev} {value}`"
+        ));
+    }
+    if expected.contains("string in quotes") {
+        return Some(if found == "{" && first == "task" {
+            format!("a task has a title in quotes after its name, as in `task {prev} \"What to do\" {{ … }}`")
+        } else if prev == "import" {
+            format!("the path is a string in quotes: `import \"{found}\"`")
+        } else {
+            format!("text is written in double quotes, as in `{prev} \"…\"`")
+        });
+    }
+    if found.starts_with('"') {
+        let inner = found.trim_matches('"');
+        let name = if inner.is_empty() || inner.contains(' ') {
+            "name"
+        } else {
+            inner
+        };
+        return match prev {
+            "role" | "task" | "step" => Some(format!(
+                "a {prev} has a name before its text, as in `{prev} {} \"…\"`",
+                if prev == "role" { "browser" } else { "search" }
+            )),
+            "assignee" | "priority" | "after" | "as" | "plan" | "template" => Some(format!(
+                "a name is written without quotes, as in `{prev} {name}`"
+            )),
+            _ => None,
+        };
+    }
+    if expected.contains("whole number") && field {
+        return Some(format!(
+            "`{prev}` takes a whole number, as in `{prev} 3`, not `{found}`"
+        ));
+    }
+    if expected == "`as`" {
+        return Some(
+            "a `use` ends with `as PREFIX`, which names its tasks: `use review(change = \"…\") as r`"
+                .to_owned(),
+        );
+    }
+    if expected == "`{`" && matches!(first, "step" | "template") {
+        return Some(format!(
+            "a {first}'s body stands in braces: `{first} NAME \"…\" {{ … }}`"
+        ));
+    }
+    if expected.contains("plan name") {
+        return Some("a plan has a name: `plan my_plan { … }`".to_owned());
+    }
+    None
+}
+
+/// Help for a run that starts with a value where an item goes, as in
+/// `param n: int 3` (the `=` forgotten), or with a name after a list, as in
+/// `after a b` (the comma forgotten). `line`: the line up to the run.
+pub(super) fn stray_value(word: &str, line: &str) -> Option<String> {
+    let starts_value = word.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+        || word == "true"
+        || word == "false";
+    let trimmed = line.trim_start();
+    if let Some(names) = trimmed.strip_prefix("after ") {
+        let names = names.trim_end();
+        return Some(format!(
+            "names after `after` are separated by commas: `after {names}, {word}`"
+        ));
+    }
+    if starts_value && trimmed.starts_with("param ") {
+        let declared = trimmed.trim_end();
+        return Some(format!(
+            "a parameter's default follows `=`: `{declared} = {word}`"
+        ));
+    }
+    None
+}
+
+/// Help for `=` followed by `word`, as in `param n: string = hello`.
+pub(super) fn bare_value(word: &str) -> String {
+    if word.is_empty() || word.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+        "`=` gives a value, as in `param retries: int = 3`; the value is missing".to_owned()
+    } else {
+        format!(
+            "`=` gives a value: a string in quotes (`= \"{word}\"`), a number, `true` or `false`"
+        )
+    }
+}
