@@ -1,13 +1,22 @@
-// The web view of `planc serve` in headless Chromium: open the page, drive a
-// plan through the JSON API, and see the page change (tests/it/serve_browser.rs).
+// The web view of `planc serve` in headless Chromium, one browser for every
+// check (tests/it/serve_browser.rs runs it):
+//   1. history on open, then live following of a plan driven through the API;
+//   2. the filter (text, status) and a task's detail with its events;
+//   3. a 100,000-task plan: time to the first row, and the last task at the end;
+//   4. screenshots at 1280 and 1600 px of a fixed plan at a fixed time,
+//      compared with tests/browser/screenshots/*.png (PLANC_UPDATE_SCREENSHOTS=1
+//      writes them again).
 //
 //   node view.mjs http://127.0.0.1:PORT /usr/bin/chromium
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
+import pixelmatch from "pixelmatch";
+import { PNG } from "pngjs";
 
 const [base, executablePath] = process.argv.slice(2);
+const say = [];
 
 async function api(method, path, body, headers = {}) {
   const response = await fetch(base + path, {
@@ -19,24 +28,219 @@ async function api(method, path, body, headers = {}) {
   if (!json.success) throw new Error(`${method} ${path}: ${JSON.stringify(json)}`);
   return json.data;
 }
+function expect(what, actual, wanted) {
+  if (actual !== wanted) throw new Error(`${what}: ${JSON.stringify(actual)}, not ${JSON.stringify(wanted)}`);
+}
 
-const hostile = '<img src=x onerror="window.__pwned=1">';
-await api("POST", "/api/plans", {
-  planc: 1,
-  meta: { id: "web", goal: "Watch <b>this</b> plan" },
-  tasks: [
-    { id: 1, name: hostile, status: "pending", dependencies: [] },
-    { id: 2, name: "Second step", status: "pending", dependencies: [1] },
-  ],
-});
+// 1. History on open, live following, markup as text.
+async function live(page) {
+  const hostile = '<img src=x onerror="window.__pwned=1">';
+  await api("POST", "/api/plans", {
+    planc: 1,
+    meta: { id: "web", goal: "Watch <b>this</b> plan" },
+    steps: [{ id: "first", name: "First <i>step</i>", tasks: [1, 2] }, { id: "then", name: "Then", tasks: [3] }],
+    tasks: [
+      { id: 1, name: hostile, status: "pending", dependencies: [], step: "first", retry: { max: 2, count: 0 } },
+      { id: 2, name: "Second task", status: "pending", dependencies: [], step: "first" },
+      { id: 3, name: "Third task", status: "pending", dependencies: [1, 2], step: "then" },
+    ],
+  });
+  // What happened before the page opened: it shows on open.
+  await api("POST", "/api/plans/web/ops/startNextTask", {}, { "X-Planc-Agent": "bob" });
+  await api("POST", "/api/plans/web/ops/failTask", { agent: "bob", error_message: "the <site> timed out" });
+
+  await page.goto(base + "/#plan=web");
+  const row = (id) => page.locator(`#rows-inner [data-task-id="${id}"]`);
+  const status = (id) => row(id).locator(".status");
+  await page.locator("#conn", { hasText: "live" }).waitFor({ state: "attached" });
+  await page.locator("#log", { hasText: "started #1 by bob" }).waitFor({ state: "attached" });
+  await page.locator("#log", { hasText: "retried #1 by bob" }).waitFor({ state: "attached" });
+  await status(1).filter({ hasText: /^pending$/ }).waitFor({ state: "attached" });
+  await row(1).locator(".retries", { hasText: "retry 1/2" }).waitFor({ state: "attached" });
+  expect("task 1's error", await row(1).locator(".error").textContent(), "error: the <site> timed out");
+  expect("task 1's name", await row(1).locator(".name").textContent(), "#1 " + hostile);
+  expect("the goal", await page.locator("#plan-goal").textContent(), "Watch <b>this</b> plan");
+  expect("the first step", await page.locator('.group[data-step="first"] .cut').textContent(), "First <i>step</i>");
+
+  // The page follows the plan as agents change it.
+  await api("POST", "/api/plans/web/ops/startNextTask", { lease: "10m" }, { "X-Planc-Agent": "alice" });
+  await status(1).filter({ hasText: /^in_progress$/ }).waitFor({ state: "attached" });
+  await row(1).locator(".holder .agent", { hasText: /^held by alice$/ }).waitFor({ state: "attached" });
+  await row(1).locator(".holder .lease", { hasText: /^expires in \d+m \d+s$/ }).waitFor({ state: "attached" });
+  await page.locator("#agents", { hasText: "alice · #1" }).waitFor({ state: "attached" });
+  const before = await row(1).locator(".lease").textContent();
+  await page.waitForFunction((b) => document.querySelector('#rows-inner [data-task-id="1"] .lease').textContent !== b, before, { timeout: 3000 });
+  await api("POST", "/api/plans/web/ops/completeTask", { agent: "alice", result: "<script>window.__pwned=2</script>" });
+  await status(1).filter({ hasText: /^completed$/ }).waitFor({ state: "attached" });
+  expect("task 1's result", await row(1).locator(".result").textContent(), "<script>window.__pwned=2</script>");
+  await page.locator("#log", { hasText: "completed #1 by alice" }).waitFor({ state: "attached" });
+  await page.locator("#progress", { hasText: "1/3 done (33%)" }).waitFor({ state: "attached" });
+  await page.locator('#counts [data-status="completed"]', { hasText: "completed 1" }).waitFor({ state: "attached" });
+
+  // A plan created meanwhile appears in the list.
+  await api("POST", "/api/plans?id=later", { planc: 1, meta: { id: "later", goal: "g" }, tasks: [{ id: 1, name: "x", status: "pending", dependencies: [] }] });
+  await page.locator('#plans a[data-plan-id="later"]').waitFor({ state: "attached" });
+  say.push("history on open (started, retried with its error), then live: in_progress held by alice with a countdown, completed with the result, the new plan");
+}
+
+// 2. The filter and a task's detail.
+async function filterAndDetail(page) {
+  const rows = page.locator("#rows-inner .row");
+  await page.fill("#filter-text", "second");
+  await page.waitForFunction(() => document.querySelectorAll("#rows-inner .row").length === 1);
+  expect("the filtered row", await rows.first().getAttribute("data-task-id"), "2");
+  await page.fill("#filter-text", "");
+  await page.click('#counts [data-status="completed"]');
+  await page.waitForFunction(() => document.querySelectorAll("#rows-inner .row").length === 1);
+  expect("the completed row", await rows.first().getAttribute("data-task-id"), "1");
+  await page.selectOption("#filter-status", "");
+  await page.waitForFunction(() => document.querySelectorAll("#rows-inner .row").length === 3);
+
+  await page.locator('#rows-inner [data-task-id="1"]').click();
+  const field = (name) => page.locator(`#detail dd[data-field="${name}"]`);
+  await field("result").waitFor({ state: "attached" });
+  expect("the detail's name", await field("name").textContent(), '<img src=x onerror="window.__pwned=1">');
+  expect("the detail's retries", await field("retries").textContent(), "1 of 2");
+  expect("the detail's step", await field("step").textContent(), "first");
+  const events = await page.locator("#detail-events div").allTextContents();
+  if (events.length !== 4 || !events[0].includes("completed #1 by alice") || !events[3].includes("started #1 by bob")) {
+    throw new Error(`task 1's events: ${JSON.stringify(events)}`);
+  }
+  say.push("filter by text and status; task 1's detail with its 4 events");
+}
+
+// 3. 100,000 tasks: the document is served from memory (a debug server
+// takes seconds to read it), the page's own work is what is measured.
+async function large(page) {
+  await api("POST", "/api/plans?id=big", { planc: 1, meta: { id: "big", goal: "large" }, tasks: [{ id: 1, name: "x", status: "pending", dependencies: [] }] });
+  const n = 100000, tasks = [], steps = [];
+  for (let s = 0; s < 100; s++) steps.push({ id: "s" + s, name: "Step " + s, tasks: [] });
+  for (let i = 1; i <= n; i++) {
+    const step = steps[Math.floor((i - 1) / 1000)];
+    step.tasks.push(i);
+    tasks.push({ id: i, name: "Task number " + i, status: i % 7 === 0 ? "completed" : "pending", dependencies: i > 1 ? [i - 1] : [],
+      reasoning: null, result: null, key: null, step: step.id, assignee: null, description: null, optional: false, retry: { max: null, count: 0 } });
+  }
+  const body = JSON.stringify({ success: true, data: { format: "planc/1", meta: { id: "big", title: null, goal: "large" }, roles: [], steps,
+    state: { status: "running", current_task_id: null, revision: 1, iteration_count: 0 }, tasks } });
+  await page.route((url) => url.pathname === "/api/plans/big", (route) => route.fulfill({ contentType: "application/json", body }));
+  await page.goto("about:blank");
+  const started = Date.now();
+  await page.goto(base + "/#plan=big");
+  await page.locator('#rows-inner [data-task-id="1"]').waitFor({ state: "attached", timeout: 30000 });
+  const firstRender = Date.now() - started;
+  const sinceNavigation = await page.evaluate(() => Math.round(performance.now()));
+  const rendered = await page.locator("#rows-inner > *").count();
+  if (rendered > 200) throw new Error(`${rendered} rows drawn for 100,000 tasks`);
+  await page.evaluate(() => { const box = document.getElementById("rows"); box.scrollTop = box.scrollHeight; });
+  await page.locator(`#rows-inner [data-task-id="${n}"] .name`, { hasText: `#${n} Task number ${n}` }).waitFor({ state: "attached" });
+  expect("the progress", await page.locator("#progress").textContent(), "14285/100000 done (14%)");
+  say.push(`100,000 tasks: first row after ${firstRender} ms (${sinceNavigation} ms since the page's navigation; ${body.length} bytes), ${rendered} rows drawn, the last task at the end`);
+}
+
+// 4. Screenshots: a fixed plan, its events and a fixed clock, all served
+// from here.
+const AT = Date.parse("2026-11-28T14:05:00Z");
+const iso = (minutes) => new Date(AT + minutes * 60000).toISOString().replace(".000Z", "Z");
+function shotPlan() {
+  const names = ["Open the store's home page", "Search for mechanical keyboards", "Sort the results by price", "Open the first product under 500",
+    "Read the product's reviews", "Add it to the cart", "Check the cart's total", "Write the summary for the user"];
+  const statuses = ["completed", "completed", "completed", "failed", "in_progress", "in_progress", "pending", "pending"];
+  const tasks = names.map((name, i) => ({
+    id: i + 1, name, status: statuses[i], dependencies: i ? [i] : [], reasoning: null, key: null,
+    result: i < 3 ? "Done: page " + (i + 1) + " loaded and checked" : i === 3 ? "The product page answered 503 three times" : null,
+    step: i < 4 ? "find" : "buy", assignee: "browser", description: null, optional: false,
+    retry: { max: null, count: i === 3 ? 2 : i === 4 ? 1 : 0 },
+  }));
+  tasks[4].holder = { agent: "agent-blue", since: iso(-1), lease_seconds: 300, lease_expires_at: iso(2 + 10 / 60) };
+  tasks[5].holder = { agent: "agent-green", since: iso(-3), lease_seconds: 300, lease_expires_at: iso(0.75) };
+  const plan = { format: "planc/1", meta: { id: "shop", title: "Buy a mechanical keyboard", goal: "Find a keyboard under 500 and put it in the cart", language: "en", retry: 2 },
+    roles: [{ id: "browser", description: "Drives the browser" }],
+    steps: [{ id: "find", name: "Find the product", tasks: [1, 2, 3, 4] }, { id: "buy", name: "Buy it", tasks: [5, 6, 7, 8] }],
+    state: { status: "running", current_task_id: 5, revision: 12, iteration_count: 4 }, tasks };
+  const events = [];
+  let seq = 0;
+  const event = (minutes, kind, task, agent, summary, type = "step", extra = {}) => events.push({ type, plan_id: "shop", seq: ++seq, position: seq,
+    at: iso(minutes), op: "op", plan_status: "running", index: 1, count: 1, kind, task_id: task, agent, summary, ...extra });
+  event(-14, "started", 1, "agent-blue", "started task 1");
+  event(-12, "completed", 1, "agent-blue", "completed task 1");
+  event(-12, "started", 2, "agent-green", "started task 2");
+  event(-9, "completed", 2, "agent-green", "completed task 2");
+  event(-9, "started", 3, "agent-blue", "started task 3");
+  event(-7, "completed", 3, "agent-blue", "completed task 3");
+  event(-7, "started", 4, "agent-red", "started task 4");
+  event(-5, "error", 4, "agent-red", "the product page answered 503", "error", { error: "the product page answered 503" });
+  event(-4, "failed", 4, "agent-red", "task 4 failed: the product page answered 503 three times");
+  event(-3, "started", 6, "agent-green", "started task 6");
+  event(-2, "started", 5, "agent-blue", "started task 5 (retry 1)");
+  event(-1, "lease_renewed", 5, "agent-blue", "renewed the lease on task 5");
+  const sse = events.map((e) => `id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+  const list = { plans: [{ plan_id: "shop", title: plan.meta.title, status: "running", revision: 12, counts: { total: 8, completed: 3, failed: 1, in_progress: 2, pending: 2, skipped: 0 } }] };
+  return { plan, sse, list };
+}
+async function screenshots(context) {
+  const { plan, sse, list } = shotPlan();
+  const page = await context.newPage();
+  await page.clock.setFixedTime(AT);
+  await page.route("**/api/**", (route) => {
+    const path = new URL(route.request().url()).pathname;
+    const json = (data) => route.fulfill({ contentType: "application/json", body: JSON.stringify({ success: true, data }) });
+    const stream = (text) => route.fulfill({ contentType: "text/event-stream", body: "retry: 600000\n\n" + text });
+    if (path === "/api/plans") return json(list);
+    if (path === "/api/plans/shop") return json(plan);
+    if (path === "/api/plans/shop/events") return stream(sse);
+    if (path === "/api/events") return stream("");
+    return route.abort();
+  });
+  const update = process.env.PLANC_UPDATE_SCREENSHOTS === "1";
+  const shots = [];
+  try {
+    for (const [width, height] of [[1280, 720], [1600, 900]]) {
+      await page.setViewportSize({ width, height });
+      await page.goto(base + "/#plan=shop");
+      await page.locator("#log", { hasText: "renewed the lease" }).waitFor({ state: "attached" });
+      await page.locator('#rows-inner [data-task-id="5"] .lease', { hasText: "expires in 2m 10s" }).waitFor({ state: "attached" });
+      await page.locator('#rows-inner [data-task-id="4"]').click();
+      await page.locator('#detail dd[data-field="last error"]').waitFor({ state: "attached" });
+      await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+      // Nothing is cut off: no element ends past the window's right edge.
+      const past = await page.evaluate(() => [...document.querySelectorAll("body *")].filter((n) => n.getBoundingClientRect().right > window.innerWidth + 0.5).map((n) => n.id || n.className));
+      if (past.length) throw new Error(`at ${width} px these end past the right edge: ${past.slice(0, 5).join(", ")}`);
+      const png = await page.screenshot({ animations: "disabled", caret: "hide", style: "#conn { visibility: hidden; }" });
+      const file = new URL(`./screenshots/view-${width}.png`, import.meta.url).pathname;
+      if (update || !existsSync(file)) {
+        if (!update) throw new Error(`no baseline ${file} (PLANC_UPDATE_SCREENSHOTS=1 writes it)`);
+        writeFileSync(file, png);
+        shots.push(`${width} px written`);
+        continue;
+      }
+      const actual = PNG.sync.read(png), wanted = PNG.sync.read(readFileSync(file));
+      if (actual.width !== wanted.width || actual.height !== wanted.height) throw new Error(`${file}: ${actual.width}×${actual.height}, the baseline ${wanted.width}×${wanted.height}`);
+      const diff = new PNG({ width: actual.width, height: actual.height });
+      const differ = pixelmatch(actual.data, wanted.data, diff.data, actual.width, actual.height, { threshold: 0.1 });
+      // A little room for antialiasing; a moved or changed element is more.
+      if (differ > actual.width * actual.height * 0.002) {
+        const out = join(tmpdir(), `planc-view-${width}`);
+        writeFileSync(out + ".actual.png", png);
+        writeFileSync(out + ".diff.png", PNG.sync.write(diff));
+        throw new Error(`${file}: ${differ} pixels differ (see ${out}.actual.png and .diff.png; PLANC_UPDATE_SCREENSHOTS=1 takes the new look)`);
+      }
+      shots.push(`${width} px (${differ} pixels differ)`);
+    }
+  } finally {
+    await page.close();
+  }
+  say.push("screenshots " + shots.join(", "));
+}
 
 const profile = mkdtempSync(join(tmpdir(), "planc-chromium-"));
 const context = await chromium.launchPersistentContext(profile, {
   executablePath,
   headless: true,
+  viewport: { width: 1280, height: 800 },
   args: [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--font-render-hinting=none",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync", "--force-color-profile=srgb",
   ],
 });
 let failed = false;
@@ -45,48 +249,28 @@ try {
   page.setDefaultTimeout(15000);
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(base + "/#plan=web");
-
-  const status = (id) => page.locator(`[data-task-id="${id}"] .status`);
-  await page.locator("#conn", { hasText: "live" }).waitFor();
-  await status(1).filter({ hasText: /^pending$/ }).waitFor();
-  await status(2).filter({ hasText: /^pending$/ }).waitFor();
-  const name = await page.locator('[data-task-id="1"] .name').textContent();
-  if (name !== "#1 " + hostile) throw new Error(`task 1 shows ${JSON.stringify(name)}`);
-  const goal = await page.locator("#plan-goal").textContent();
-  if (goal !== "Watch <b>this</b> plan") throw new Error(`the goal shows ${JSON.stringify(goal)}`);
-
-  // The page follows the plan as agents change it.
-  await api("POST", "/api/plans/web/ops/startNextTask", {}, { "X-Planc-Agent": "alice" });
-  await status(1).filter({ hasText: /^in_progress$/ }).waitFor();
-  await page.locator('[data-task-id="1"] .holder', { hasText: "held by alice" }).waitFor();
-  await api("POST", "/api/plans/web/ops/completeTask", { agent: "alice", result: "<script>window.__pwned=2</script>" });
-  await status(1).filter({ hasText: /^completed$/ }).waitFor();
-  const result = await page.locator('[data-task-id="1"] .result').textContent();
-  if (result !== "<script>window.__pwned=2</script>") throw new Error(`the result shows ${JSON.stringify(result)}`);
-  await page.locator("#log", { hasText: "completed #1 by alice" }).waitFor();
-
-  // A plan created meanwhile appears in the list.
-  await api("POST", "/api/plans?id=later", { planc: 1, meta: { id: "later", goal: "g" }, tasks: [{ id: 1, name: "x", status: "pending", dependencies: [] }] });
-  await page.locator('#plans a[data-plan-id="later"]').waitFor();
+  await live(page);
+  await filterAndDetail(page);
 
   // A malformed escape in the address (`%` not followed by two hex digits)
   // neither stops the page nor its following of the plan.
   await page.goto(base + "/#plan=%E0%A4%A");
-  await page.locator("#conn", { hasText: "live" }).waitFor();
-  await page.locator('#plans a[data-plan-id="web"]').waitFor();
+  await page.locator('#plans a[data-plan-id="web"]').waitFor({ state: "attached" });
   await page.evaluate(() => { location.hash = "#plan=web%"; });
   await page.evaluate(() => { location.hash = "#plan=web"; });
-  await status(1).filter({ hasText: /^completed$/ }).waitFor();
+  await page.locator('#rows-inner [data-task-id="1"] .status', { hasText: /^completed$/ }).waitFor({ state: "attached" });
 
   const pwned = await page.evaluate(() => window.__pwned);
   if (pwned !== undefined) throw new Error(`plan text ran as code: ${pwned}`);
-  if ((await page.locator("#layers img, #layers script").count()) !== 0) throw new Error("plan text became elements");
+  if ((await page.locator("main img, main script, main b, main i").count()) !== 0) throw new Error("plan text became elements");
+  await large(page);
   if (errors.length) throw new Error(`page errors: ${errors.join("; ")}`);
-  console.log("ok: the page showed pending, in_progress (held by alice), completed with the result, and the new plan");
+  await screenshots(context);
+  console.log("ok: " + say.join("; "));
 } catch (error) {
   failed = true;
   console.error(String(error && error.stack || error));
+  console.error("so far: " + say.join("; "));
 } finally {
   await context.close();
   rmSync(profile, { recursive: true, force: true });
