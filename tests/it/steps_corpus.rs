@@ -6,8 +6,8 @@
 //!
 //! The dev part is `d*`, `h*` and `n*` (every transcript the rule has been
 //! measured on round by round); the held-out part is `m*`, written blind
-//! and never read by whoever tunes the rule. Until the held-out transcripts
-//! land, the checks of the held-out part are skipped, saying so.
+//! and never read by whoever tunes the rule (its figures are in
+//! docs/performance.md; it is required: a missing or short held-out part fails).
 
 #[path = "../steps_corpus/eval.rs"]
 mod eval;
@@ -34,21 +34,14 @@ fn declared(t: &Transcript) -> Vec<usize> {
         .collect()
 }
 
-/// The fewest held-out transcripts the corpus claims (once they land).
+/// The fewest held-out transcripts the corpus claims.
 const MIN_HELDOUT: usize = 30;
 
-/// The held-out part, or `None` (said on stderr) while it has no
-/// transcript yet.
-fn heldout() -> Option<Vec<Transcript>> {
+/// The held-out part (`m*`), at least [`MIN_HELDOUT`] transcripts.
+fn heldout() -> Vec<Transcript> {
     let heldout = load("heldout");
-    if heldout.is_empty() {
-        eprintln!(
-            "tests/steps_corpus/heldout holds no transcript yet: its checks \
-             (at least {MIN_HELDOUT} held out, planc above the naive rule) are skipped"
-        );
-        return None;
-    }
-    Some(heldout)
+    assert!(heldout.len() >= MIN_HELDOUT, "{} held out", heldout.len());
+    heldout
 }
 
 fn check_labels(part: &str, t: &Transcript) {
@@ -114,7 +107,7 @@ fn hard_negatives(transcripts: &[Transcript]) -> usize {
 #[test]
 fn the_corpus_is_labelled_and_holds_what_it_claims() {
     let dev = load("dev");
-    let heldout = heldout().unwrap_or_default();
+    let heldout = heldout();
     for (part, transcripts) in [("dev", &dev), ("heldout", &heldout)] {
         for t in transcripts {
             check_labels(part, t);
@@ -122,14 +115,11 @@ fn the_corpus_is_labelled_and_holds_what_it_claims() {
     }
     let all: Vec<&Transcript> = dev.iter().chain(&heldout).collect();
     assert!(all.len() >= 60, "{} transcripts", all.len());
-    if !heldout.is_empty() {
-        assert!(heldout.len() >= MIN_HELDOUT, "{} held out", heldout.len());
-        assert!(
-            hard_negatives(&heldout) >= 20,
-            "{}",
-            hard_negatives(&heldout)
-        );
-    }
+    assert!(
+        hard_negatives(&heldout) >= 20,
+        "{}",
+        hard_negatives(&heldout)
+    );
     let mut ids: Vec<&str> = all.iter().map(|t| t.id.as_str()).collect();
     ids.sort_unstable();
     ids.dedup();
@@ -168,7 +158,7 @@ fn plancs_step_detection_holds_its_figures() {
     assert!(planc.accuracy() >= 0.92, "{planc:?}");
     assert!(planc.precision() >= 0.95, "{planc:?}");
     assert!(planc.recall() >= 0.90, "{planc:?}");
-    for part in std::iter::once(dev).chain(heldout()) {
+    for part in [dev, heldout()] {
         let (ours, naive) = (score_all(&part, planc_steps), score_all(&part, naive_steps));
         assert!(ours.accuracy() > naive.accuracy(), "{ours:?} {naive:?}");
         assert!(ours.precision() > naive.precision(), "{ours:?} {naive:?}");
