@@ -13,6 +13,7 @@ mod lsp;
 mod mcp;
 mod output;
 mod run;
+mod run_table;
 mod run_text;
 mod serve;
 
