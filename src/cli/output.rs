@@ -10,8 +10,7 @@ use planc::span::SourceMap;
 /// How diagnostics are printed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// Graphical, for people (`check`: to standard output, with the summary;
-    /// `build`, `graph`, `fmt`: to standard error)
+    /// Graphical, for people, with a summary line per file (to standard output)
     #[default]
     Human,
     /// A JSON array of diagnostics (to standard output)

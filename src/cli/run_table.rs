@@ -28,7 +28,9 @@ const MAX_SIDE_WIDTH: usize = 24;
 /// How the table is drawn: its width, and whether in colour.
 #[derive(Clone, Copy, Debug)]
 pub struct Look {
+    /// The columns the table may take.
     pub width: usize,
+    /// Whether statuses are coloured (ANSI escape sequences).
     pub color: bool,
 }
 
