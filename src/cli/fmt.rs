@@ -5,7 +5,7 @@ use std::sync::Arc;
 use clap::Args;
 use planc::span::SourceMap;
 
-mod diff;
+pub(super) mod diff;
 
 use super::input::{self, Kind};
 use super::output::{self, Color};

@@ -108,6 +108,16 @@ impl ImportArgs {
         }
     }
 
+    /// Where `check --fix` may change imported files of the file shown as
+    /// `name`: inside `--root DIR`, or the file's directory — also with
+    /// `--allow-outside-root`, which lets imports be read, not written.
+    pub fn fix_scope(&self, name: &str) -> FsLoader {
+        match &self.root {
+            Some(root) => FsLoader::within(root),
+            None => FsLoader::for_file(name),
+        }
+    }
+
     /// The loader for the imports of the file shown as `name`.
     pub fn loader(&self, name: &str) -> FsLoader {
         match &self.root {

@@ -19,6 +19,7 @@ mod man;
 mod mcp;
 mod output;
 mod run;
+mod run_table;
 mod run_text;
 mod serve;
 mod target_name;

@@ -10,7 +10,7 @@ use planc::span::SourceMap;
 /// How diagnostics are printed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// Graphical, for people (to standard error)
+    /// Graphical, for people, with a summary line per file (to standard output)
     #[default]
     Human,
     /// A JSON array of diagnostics (to standard output)
@@ -22,7 +22,7 @@ pub enum Format {
 /// When to colour human output.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum Color {
-    /// When standard error is a terminal and NO_COLOR is unset
+    /// When the output is a terminal and NO_COLOR is unset
     #[default]
     Auto,
     Always,
@@ -32,13 +32,20 @@ pub enum Color {
 impl Color {
     /// Whether to colour output written to standard error.
     pub fn enabled(self) -> bool {
+        self.enabled_on(std::io::stderr().is_terminal())
+    }
+
+    /// Whether to colour output written to standard output.
+    pub fn enabled_on_stdout(self) -> bool {
+        self.enabled_on(std::io::stdout().is_terminal())
+    }
+
+    /// Whether to colour output written to a stream that is a terminal or not.
+    fn enabled_on(self, terminal: bool) -> bool {
         match self {
             Color::Always => true,
             Color::Never => false,
-            Color::Auto => {
-                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                    && std::io::stderr().is_terminal()
-            }
+            Color::Auto => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && terminal,
         }
     }
 }
@@ -59,11 +66,21 @@ pub fn human(diagnostics: &[Diagnostic], sources: &SourceMap, color: Color) {
     let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
-/// Prints diagnostics in `format`: human ones to standard error, machine ones
-/// to standard output.
+/// Prints diagnostics in the human format to standard output (`planc check`,
+/// whose report is its output: `planc check … | less` shows it all, as
+/// `ruff check` does).
+pub fn human_to_stdout(diagnostics: &[Diagnostic], sources: &SourceMap, color: Color) {
+    if diagnostics.is_empty() {
+        return;
+    }
+    let text = render::human(diagnostics, sources, color.enabled_on_stdout());
+    print!("{text}");
+}
+
+/// Prints `planc check`'s diagnostics in `format`, all to standard output.
 pub fn diagnostics(format: Format, diagnostics: &[Diagnostic], sources: &SourceMap, color: Color) {
     match format {
-        Format::Human => human(diagnostics, sources, color),
+        Format::Human => human_to_stdout(diagnostics, sources, color),
         Format::Json => print!("{}", render::json(diagnostics, sources)),
         Format::Github => print!("{}", render::github(diagnostics, sources)),
     }

@@ -69,6 +69,10 @@ pub struct RunArgs {
     /// The plan to act on in the --store
     #[arg(long, global = true, value_name = "ID", requires = "store")]
     plan_id: Option<String>,
+    /// When `run status` and `run list` colour their table (auto: when standard output
+    /// is a terminal and NO_COLOR is unset)
+    #[arg(long, global = true, value_enum, default_value_t)]
+    color: Color,
     #[command(subcommand)]
     command: RunCommand,
 }
@@ -127,6 +131,7 @@ pub fn run(args: RunArgs) -> i32 {
 
 fn run_command(args: RunArgs) -> Result<i32, i32> {
     let json = args.json;
+    let look = super::run_table::Look::for_stdout(args.color);
     let mut caller = Caller::agent(args.agent.clone()).taking_over(args.takeover);
     let place = Place::of(&args)?;
     let (target, op) = match args.command {
@@ -188,7 +193,70 @@ fn run_command(args: RunArgs) -> Result<i32, i32> {
             return Ok(report(result, json));
         }
     };
-    Ok(report(target.apply_as(&op, &caller), json))
+    Ok(apply_and_report(&target, &op, &caller, json, &look))
+}
+
+/// Applies `op` and prints its result as [`report`] does; `run status` and
+/// `run list` as tables (without `--json`).
+fn apply_and_report(
+    target: &Target,
+    op: &Op,
+    caller: &Caller,
+    json: bool,
+    look: &super::run_table::Look,
+) -> i32 {
+    let result = target.apply_as(op, caller);
+    if json {
+        return report(result, json);
+    }
+    // `run status` shows the table of every task under its counts.
+    let tasks = match &result {
+        Ok(Applied {
+            data: OpResult::Status(_),
+            ..
+        }) => {
+            let every = Op::GetTaskList(ListArgs::default());
+            match target.apply_as(&every, caller) {
+                Ok(Applied {
+                    data: OpResult::TaskList(list),
+                    ..
+                }) => list.tasks,
+                _ => Vec::new(),
+            }
+        }
+        _ => Vec::new(),
+    };
+    report_table(result, look, &tasks)
+}
+
+/// Prints a result as [`report`] does, `run status` and `run list` as a
+/// table (`tasks`: every task, for the status); the exit code.
+fn report_table(
+    result: Result<Applied, OpError>,
+    look: &super::run_table::Look,
+    tasks: &[planc::document::TaskDoc],
+) -> i32 {
+    use super::run_table;
+    match result {
+        Ok(applied) => match applied.data.spelt_for(Face::Cli) {
+            OpResult::Status(report) => {
+                print!("{}", run_table::status(&report, tasks, look));
+                EXIT_OK
+            }
+            OpResult::TaskList(list) => {
+                print!("{}", run_table::list(&list.tasks, "no tasks", look));
+                EXIT_OK
+            }
+            data => report(
+                Ok(Applied {
+                    data,
+                    events: applied.events,
+                }),
+                false,
+            ),
+        },
+        Err(error) => report(Err(error), false),
+    }
 }
 
 impl TaskWork {

@@ -18,7 +18,7 @@ mod symbols;
 mod tokens;
 
 pub use completion::{completions, Completion, CompletionKind};
-pub use fixes::{quick_fixes, QuickFix};
+pub use fixes::{apply_fixes, quick_fixes, QuickFix};
 pub use folding::{folding_ranges, Fold, FoldKind};
 pub use formatting::formatting;
 pub use hover::{hover, Hover};

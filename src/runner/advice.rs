@@ -84,8 +84,33 @@ impl Advice {
         tasks: "`planc run resume` continues it",
     };
 
+    /// What an update may change (`updateTask` with nothing to change).
+    pub const NOTHING_TO_UPDATE: Advice = Advice {
+        mcp: "give name, dependencies, reasoning, assignee or description",
+        cli: "give --name, --deps, --reasoning, --assignee or --description",
+        tasks: "give name, dependencies, reasoning, assignee or description",
+    };
+    /// Start a plan of a store over (`PLAN_EXISTS`).
+    pub const START_OVER: Advice = Advice {
+        mcp: "delete it first or start it over (force)",
+        cli: "delete it first or start it over (`planc run init --force`)",
+        tasks: "delete it first or start it over",
+    };
+    /// Reset a plan whose iteration count is at its largest.
+    pub const RESET_COUNT: Advice = Advice {
+        mcp: "reset the plan (resetPlan) to count again",
+        cli: "reset the plan (`planc run reset`) to count again",
+        tasks: "reset the plan to count again",
+    };
+    /// A logged event's data over its limit (`logEvent`'s `data`).
+    pub const LOG_DATA: Advice = Advice {
+        mcp: "`data` is ",
+        cli: "--data is ",
+        tasks: "`data` is ",
+    };
+
     /// Every piece of advice, longer ones before the ones they contain.
-    pub const ALL: [Advice; 8] = [
+    pub const ALL: [Advice; 12] = [
         Advice::START_NEXT,
         Advice::ADD_TASK,
         Advice::RESUME_STATUS,
@@ -94,6 +119,10 @@ impl Advice {
         Advice::NAME_TASK_OR_AGENT,
         Advice::NAME_TASK,
         Advice::NO_ID,
+        Advice::NOTHING_TO_UPDATE,
+        Advice::START_OVER,
+        Advice::RESET_COUNT,
+        Advice::LOG_DATA,
     ];
 
     /// The advice as `face` says it.
@@ -183,7 +212,15 @@ mod tests {
     #[test]
     fn no_face_is_told_of_what_it_refuses() {
         for advice in Advice::ALL {
-            for word in ["resumePlan", "startNextTask", "takeover: true", "task_id"] {
+            for word in [
+                "resumePlan",
+                "startNextTask",
+                "takeover: true",
+                "task_id",
+                "resetPlan",
+                "(force)",
+                "`data`",
+            ] {
                 assert!(!advice.cli.contains(word), "{}", advice.cli);
             }
             for word in ["task_id", "agent", "resumePlan", "--"] {

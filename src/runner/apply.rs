@@ -549,7 +549,8 @@ impl Runner {
             return Err(OpError::new(
                 ErrorCode::InvalidArgument,
                 format!(
-                    "`data` is {size} bytes as JSON; a logged event carries at most {MAX_LOG_DATA_BYTES} (64 KiB)"
+                    "{}{size} bytes as JSON; a logged event carries at most {MAX_LOG_DATA_BYTES} (64 KiB)",
+                    super::advice::Advice::LOG_DATA.mcp
                 ),
             )
             .with(json!({"field": "data", "bytes": size, "max": MAX_LOG_DATA_BYTES})));

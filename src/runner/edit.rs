@@ -160,7 +160,10 @@ impl Runner {
         if updates == Default::default() {
             return Err(OpError::new(
                 ErrorCode::InvalidArgument,
-                "nothing to update: give name, dependencies, reasoning, assignee or description",
+                format!(
+                    "nothing to update: {}",
+                    super::advice::Advice::NOTHING_TO_UPDATE.mcp
+                ),
             ));
         }
         let id = self.task(i).id;

@@ -122,7 +122,7 @@ fn next_iteration(runner: &Runner, resuming: bool) -> Result<u64, OpError> {
             OpError::overflow(
                 "state.iteration_count",
                 u64::MAX,
-                "reset the plan (resetPlan) to count again",
+                super::advice::Advice::RESET_COUNT.mcp,
             )
         })
 }

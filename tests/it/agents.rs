@@ -178,12 +178,27 @@ fn views_show_who_holds_each_task() {
 
     let list = t.planc(&["run", "list", "s.json"]).stdout;
     let lines: Vec<&str> = list.lines().collect();
-    assert!(
-        lines[0].starts_with("#1 [in_progress] Task 1 (t1) held by alice (lease until "),
-        "{list}"
+    assert_eq!(
+        lines[0],
+        "ID  STATUS       NAME    HOLDER                AFTER  RETRIES"
     );
-    assert_eq!(lines[1], "#2 [in_progress] Task 2 (t2) held by bob");
-    assert_eq!(lines[2], "#3 [pending] Task 3 (t3)");
+    // The lease's end, as a time of day (the table of docs/runner.md).
+    let until = holder["lease_expires_at"].as_str().unwrap();
+    assert_eq!(
+        lines[1],
+        format!(
+            "1   in_progress  Task 1  alice until {}  -      -",
+            &until[11..19]
+        )
+    );
+    assert_eq!(
+        lines[2],
+        "2   in_progress  Task 2  bob                   -      -"
+    );
+    assert_eq!(
+        lines[3],
+        "3   pending      Task 3  -                     -      -"
+    );
     let show = t.planc(&["run", "show", "s.json", "1"]).stdout;
     assert!(show.contains("\n  held by alice since "), "{show}");
 
@@ -322,7 +337,7 @@ fn retries_follow_the_task_then_the_plan_then_the_default() {
     let blocked = t.ok(&["list", "s.json", "--status", "blocked"]);
     assert_eq!(blocked["tasks"][0]["id"], 3);
     let status = t.planc(&["run", "status", "s.json"]).stdout;
-    assert!(status.contains(", 1 blocked"), "{status}");
+    assert!(status.contains(" · 1 blocked\n"), "{status}");
     // retry puts b back; c can then run once b is done.
     let retried = t.ok(&["retry", "s.json", "b"]);
     assert_eq!(retried["task"]["status"], "pending");
@@ -387,14 +402,14 @@ fn a_plan_level_retry_is_checked_like_a_task_one() {
     let run = t.planc(&["check", "big.plan"]);
     assert_eq!(run.code, 1);
     assert!(
-        run.stderr
+        run.stdout
             .contains("`retry` takes a number from 0 to 1000, not 5000"),
         "{}",
-        run.stderr
+        run.stdout
     );
     let run = t.planc(&["check", "twice.plan"]);
     assert_eq!(run.code, 1);
-    assert!(run.stderr.contains("duplicate_field"), "{}", run.stderr);
+    assert!(run.stdout.contains("duplicate_field"), "{}", run.stdout);
     let built: Value = serde_json::from_str(&t.planc(&["build", "ok.plan"]).stdout).unwrap();
     assert_eq!(built["meta"]["retry"], 3);
     assert_eq!(built["tasks"][0]["retry"], json!({"max": 0, "count": 0}));
@@ -417,11 +432,11 @@ fn a_holder_that_is_not_one_is_named_in_the_diagnostic() {
               "holder": {"agent": "bob", "lease_seconds": "soon"}}]}"#,
     );
     let run = t.planc(&["check", "state.json"]);
-    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(
-        run.stderr
+        run.stdout
             .contains("`holder` is not a task holder: invalid type: string \"soon\", expected u64"),
         "{}",
-        run.stderr
+        run.stdout
     );
 }

@@ -14,7 +14,7 @@ fn empty_file_checks_as_an_empty_library_and_does_not_build() {
     let dir = temp_dir("empty");
     let path = write(&dir, "empty.plan", b"");
     let output = Test::new(["check", &path]).expect_code(0);
-    assert!(output.stderr.ends_with(": ok\n"), "{}", output.stderr);
+    assert!(output.stdout.ends_with(": ok\n"), "{}", output.stdout);
     let output = Test::new(["build", &path]).expect_code(1);
     assert!(
         output.stderr.contains("planc::no_plan"),
@@ -28,13 +28,13 @@ fn invalid_utf8_is_reported_with_its_byte() {
     let dir = temp_dir("utf8");
     let path = write(&dir, "bad.plan", b"plan p {\n  goal \"caf\xe9\"\n}\n");
     let output = Test::new(["check", &path]).expect_code(1);
-    assert!(output.stderr.contains("planc::syntax"), "{}", output.stderr);
+    assert!(output.stdout.contains("planc::syntax"), "{}", output.stdout);
     assert!(
         output
-            .stderr
+            .stdout
             .contains("the file is not valid UTF-8 (byte 20)"),
         "{}",
-        output.stderr
+        output.stdout
     );
 }
 
@@ -46,7 +46,7 @@ fn binary_data_gets_syntax_errors() {
         .collect();
     let path = write(&dir, "binary.plan", &bytes);
     let output = Test::new(["check", &path]).expect_code(1);
-    assert!(output.stderr.contains("planc::syntax"), "{}", output.stderr);
+    assert!(output.stdout.contains("planc::syntax"), "{}", output.stdout);
 }
 
 #[test]
@@ -65,14 +65,14 @@ fn a_ten_megabyte_line_is_reported_without_printing_it() {
         let path = write(&dir, "long.plan", &text);
         let output = Test::new(["check", &path]).expect_code(1);
         assert!(
-            output.stderr.contains(expected),
+            output.stdout.contains(expected),
             "{}",
-            &output.stderr[..output.stderr.len().min(500)]
+            &output.stdout[..output.stdout.len().min(500)]
         );
         assert!(
-            output.stderr.len() < 20_000,
+            output.stdout.len() < 20_000,
             "output is {} bytes",
-            output.stderr.len()
+            output.stdout.len()
         );
     }
 }
@@ -87,11 +87,11 @@ fn deep_nesting_hits_the_limit() {
     );
     let path = write(&dir, "deep.plan", text.as_bytes());
     let output = Test::new(["check", &path]).expect_code(1);
-    assert!(output.stderr.contains("planc::limit"), "{}", output.stderr);
+    assert!(output.stdout.contains("planc::limit"), "{}", output.stdout);
     assert!(
-        output.stderr.contains("braces nest deeper than 64 levels"),
+        output.stdout.contains("braces nest deeper than 64 levels"),
         "{}",
-        output.stderr
+        output.stdout
     );
 }
 
@@ -100,8 +100,8 @@ fn malformed_json_points_at_the_problem() {
     let dir = temp_dir("json");
     let path = write(&dir, "plan.json", b"{\n  \"tasks\": [1,\n}");
     let output = Test::new(["check", &path]).expect_code(1);
-    assert!(output.stderr.contains("invalid JSON"), "{}", output.stderr);
-    assert!(output.stderr.contains("plan.json:3:1"), "{}", output.stderr);
+    assert!(output.stdout.contains("invalid JSON"), "{}", output.stdout);
+    assert!(output.stdout.contains("plan.json:3:1"), "{}", output.stdout);
 }
 
 #[test]
@@ -112,10 +112,10 @@ fn deeply_nested_json_hits_the_limit() {
     let output = Test::new(["check", &path]).expect_code(1);
     assert!(
         output
-            .stderr
+            .stdout
             .contains("arrays and objects nest deeper than 64 levels"),
         "{}",
-        output.stderr
+        output.stdout
     );
 }
 
@@ -125,13 +125,13 @@ fn a_string_over_a_mebibyte_hits_the_limit() {
     let text = format!("plan p {{ goal \"{}\" task a \"A\" }}", "x".repeat(2 << 20));
     let path = write(&dir, "long.plan", text.as_bytes());
     let output = Test::new(["check", &path]).expect_code(1);
-    assert!(output.stderr.contains("planc::limit"), "{}", output.stderr);
+    assert!(output.stdout.contains("planc::limit"), "{}", output.stdout);
     assert!(
         output
-            .stderr
+            .stdout
             .contains("a string may be at most 1048576 bytes"),
         "{}",
-        output.stderr
+        output.stdout
     );
 }
 
@@ -147,10 +147,10 @@ fn templates_nested_too_deep_hit_the_limit() {
     let output = Test::new(["check", "-"]).stdin(text).expect_code(1);
     assert!(
         output
-            .stderr
+            .stdout
             .contains("templates nest deeper than 16 levels"),
         "{}",
-        output.stderr
+        output.stdout
     );
 }
 
@@ -166,16 +166,16 @@ fn an_unclosed_string_of_braces_is_one_error_read_in_linear_time() {
     assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
     assert!(
         output
-            .stderr
+            .stdout
             .contains("× this string is not closed on its line"),
         "{}",
-        output.stderr
+        output.stdout
     );
     assert_eq!(
-        output.stderr.matches("planc::").count(),
+        output.stdout.matches("planc::").count(),
         1,
         "{}",
-        output.stderr
+        output.stdout
     );
 }
 
@@ -189,15 +189,15 @@ fn megabytes_of_bare_words_are_one_error() {
     let path = write(&dir, "words.plan", text.as_bytes());
     let output = Test::new(["check", &path]).expect_code(1);
     assert!(
-        output.stderr.contains("× unknown item `word` in a plan"),
+        output.stdout.contains("× unknown item `word` in a plan"),
         "{}",
-        output.stderr
+        output.stdout
     );
     assert_eq!(
-        output.stderr.matches("planc::").count(),
+        output.stdout.matches("planc::").count(),
         1,
         "{}",
-        output.stderr
+        output.stdout
     );
 }
 
@@ -208,21 +208,21 @@ fn syntax_errors_past_a_hundred_are_counted_not_shown() {
     let path = write(&dir, "many.plan", text.as_bytes());
     let output = Test::new(["check", &path]).expect_code(1);
     assert_eq!(
-        output.stderr.matches("planc::syntax").count(),
+        output.stdout.matches("planc::syntax").count(),
         100,
         "{}",
-        output.stderr
+        output.stdout
     );
     assert!(
         output
-            .stderr
+            .stdout
             .contains("× 900 more syntax errors not shown; planc reports at most 100 per file"),
         "{}",
-        output.stderr
+        output.stdout
     );
     assert!(
-        output.stderr.contains("many.plan:103:3"),
+        output.stdout.contains("many.plan:103:3"),
         "{}",
-        output.stderr
+        output.stdout
     );
 }

@@ -57,7 +57,7 @@ fn bench_peers_script_generates_and_checks() {
     assert_eq!(acyclic.status.code(), Some(0), "{acyclic:?}");
     let cycle = check(&cyclic);
     assert_eq!(cycle.status.code(), Some(1), "{cycle:?}");
-    assert!(String::from_utf8_lossy(&cycle.stderr).contains("planc::cycle"));
+    assert!(String::from_utf8_lossy(&cycle.stdout).contains("planc::cycle"));
 
     // The peers' inputs describe the same graph: one line per edge for
     // tsort, one entry per node (tasks and step join nodes) in the JSON.

@@ -82,17 +82,17 @@ fn check_accepts_several_files_and_reports_each() {
     .expect_code(1);
     assert!(
         output
-            .stderr
+            .stdout
             .contains("examples/jd_keyboard.plan: ok, 5 tasks\n"),
         "{}",
-        output.stderr
+        output.stdout
     );
     assert!(
         output
-            .stderr
+            .stdout
             .contains("examples/errors/cycle.plan: 1 error, 3 tasks\n"),
         "{}",
-        output.stderr
+        output.stdout
     );
 }
 
@@ -150,13 +150,13 @@ fn stdin_is_read_with_a_dash() {
     let output = Test::new(["check", "-"])
         .stdin("plan p { task a \"A\" }")
         .expect_code(1);
-    assert!(output.stderr.contains("<stdin>:1:6"), "{}", output.stderr);
+    assert!(output.stdout.contains("<stdin>:1:6"), "{}", output.stdout);
 
     // JSON on standard input is recognised as a plan document.
     let output = Test::new(["check", "-"])
         .stdin("{\"overallGoal\": \"g\", \"tasks\": []}")
         .expect_code(0);
-    assert_eq!(output.stderr, "<stdin>: ok, 0 tasks\n");
+    assert_eq!(output.stdout, "<stdin>: ok, 0 tasks\n");
 }
 
 #[test]

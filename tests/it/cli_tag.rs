@@ -41,20 +41,20 @@ fn tasks_file(fixed: bool) -> (tempfile::TempDir, String) {
 fn check_reads_master_unless_told_another_tag() {
     let (_dir, path) = tasks_file(false);
     let master = Test::new(["check", &path, "--color", "never"]).expect_code(0);
-    assert_eq!(master.stderr, format!("{path}: ok, 2 tasks\n"));
+    assert_eq!(master.stdout, format!("{path}: ok, 2 tasks\n"));
 
     let feature =
         Test::new(["check", &path, "--tag", "feature-x", "--color", "never"]).expect_code(1);
     assert!(
-        feature.stderr.contains("planc::unknown_ref")
-            && feature.stderr.contains("no task has the id 7"),
+        feature.stdout.contains("planc::unknown_ref")
+            && feature.stdout.contains("no task has the id 7"),
         "{}",
-        feature.stderr
+        feature.stdout
     );
     assert!(
-        feature.stderr.ends_with(&format!("{path}: 1 error\n")),
+        feature.stdout.ends_with(&format!("{path}: 1 error\n")),
         "{}",
-        feature.stderr
+        feature.stdout
     );
 }
 
@@ -64,15 +64,15 @@ fn an_unknown_tag_names_the_tags_the_file_has() {
     let output = Test::new(["check", &path, "--tag", "nope", "--color", "never"]).expect_code(1);
     assert!(
         output
-            .stderr
+            .stdout
             .contains("× the task-master file has no tag `nope`"),
         "{}",
-        output.stderr
+        output.stdout
     );
     assert!(
-        output.stderr.contains("its tags are `master`, `feature-x`"),
+        output.stdout.contains("its tags are `master`, `feature-x`"),
         "{}",
-        output.stderr
+        output.stdout
     );
     // The same for every command that loads a plan.
     Test::new(["graph", &path, "--tag", "nope", "--color", "never"]).expect_code(1);

@@ -44,10 +44,12 @@ fn failing_examples_render_their_code() {
         let json = Test::new(&json_args).run();
 
         let code = format!("planc::{}", stem(&path));
+        // `check` reports on standard output, `build` on standard error; a
+        // file that cannot be read is reported on standard error.
+        let report = human.stderr.clone() + &human.stdout;
         assert!(
-            human.stderr.contains(&code),
-            "{path}: expected {code} in\n{}",
-            human.stderr
+            report.contains(&code),
+            "{path}: expected {code} in\n{report}"
         );
         let warning_only = matches!(
             stem(&path),
@@ -66,7 +68,7 @@ fn failing_examples_render_their_code() {
         }
 
         let name = path.replace('/', "__");
-        insta::assert_snapshot!(format!("{name}.human"), human.stderr);
+        insta::assert_snapshot!(format!("{name}.human"), report);
         if !(args[0] == "build" && stem(&path) == "missing_param") {
             insta::assert_snapshot!(format!("{name}.json"), json.stdout);
         }

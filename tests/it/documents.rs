@@ -61,7 +61,7 @@ fn corpus(kind: &str) -> Vec<(String, String)> {
 /// `planc check PATH`: the exit code and what it printed.
 fn cli_check(path: &str) -> (i32, String) {
     let output = Test::new(["check", path, "--color", "never"]).run();
-    (output.code, output.stderr)
+    (output.code, output.stdout)
 }
 
 /// Every document of `kind` through `check`, which returns what is wrong
@@ -136,16 +136,16 @@ fn rejected(path: &str, text: &str, expected: &str) -> Result<(), String> {
 
 #[test]
 fn a_missing_field_is_named_where_the_object_starts() {
-    let (code, stderr) =
+    let (code, stdout) =
         cli_check("tests/documents/shape/invalid_document-missing_task_status.json");
     assert_eq!(code, 1);
     assert!(
-        stderr.contains("planc::invalid_document") && stderr.contains("× a task has no `status`"),
-        "{stderr}"
+        stdout.contains("planc::invalid_document") && stdout.contains("× a task has no `status`"),
+        "{stdout}"
     );
-    let (_, stderr) = cli_check("tests/documents/shape/invalid_document-meta_extra_field.json");
+    let (_, stdout) = cli_check("tests/documents/shape/invalid_document-meta_extra_field.json");
     assert!(
-        stderr.contains("`meta` has no field `author` in `planc/1`"),
-        "{stderr}"
+        stdout.contains("`meta` has no field `author` in `planc/1`"),
+        "{stdout}"
     );
 }

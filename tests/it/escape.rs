@@ -85,7 +85,11 @@ fn run_summaries_escape_hostile_names() {
 
     assert_eq!(
         human(&t, &["list", "s.json"]),
-        format!("#1 [pending] {EVIL_SHOWN}\n#2 [pending] {PLAIN} after 1\n")
+        format!(
+            "ID  STATUS   NAME                                         HOLDER  AFTER  RETRIES\n\
+             1   pending  evil\\u{{1b}}[31mred\\u{{7}}\\r\\n#99 [completed] …  -       -      -\n\
+             2   pending  {PLAIN}                       -       1      -\n"
+        )
     );
     assert_eq!(
         human(&t, &["next", "s.json"]),
@@ -97,7 +101,14 @@ fn run_summaries_escape_hostile_names() {
     );
     assert_eq!(
         human(&t, &["status", "s.json"]),
-        "running: 0/2 done (0%), 1 in progress, 1 pending, 0 failed, 0 executable, 1 blocked; current #1\n"
+        format!(
+            "running ░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░ 0/2 done (0%)\n\
+             0 completed · 1 in progress · 1 pending · 0 failed · 0 skipped · 0 executable · 1 blocked\n\
+             ID  STATUS       NAME                                     HOLDER  AFTER  RETRIES\n\
+             1   in_progress  evil\\u{{1b}}[31mred\\u{{7}}\\r\\n#99 [complet…  -       -      -\n\
+             2   pending      {PLAIN}                   -       1      -\n\
+             current task: #1\n"
+        )
     );
     assert_eq!(
         human(
@@ -270,8 +281,8 @@ fn diagnostics_show_hostile_source_and_names_escaped() {
 
     let human = t.planc(&["check", name]);
     assert_eq!(human.code, 1);
-    assert_clean(&human.stderr);
-    insta::assert_snapshot!("hostile_source.human", human.stderr);
+    assert_clean(&human.stdout);
+    insta::assert_snapshot!("hostile_source.human", human.stdout);
 
     let github = t.planc(&["check", "--format", "github", name]);
     assert_clean(&github.stdout);
@@ -294,12 +305,12 @@ fn diagnostics_of_a_json_document_escape_quoted_values() {
     .to_string();
     let t = Test::temp().file("d.json", &text);
     let run = t.planc(&["check", "d.json"]);
-    assert_clean(&run.stderr);
+    assert_clean(&run.stdout);
     assert!(
-        run.stderr
+        run.stdout
             .contains("× unknown task status `bogus\\u{1b}[31m\\u{202e}`"),
         "{}",
-        run.stderr
+        run.stdout
     );
     let run = t.planc(&["check", "--format", "github", "d.json"]);
     assert!(
@@ -321,7 +332,7 @@ fn the_snippet_header_counts_characters() {
     let run = t.planc(&["check", "zh.plan"]);
     let json = t.planc(&["check", "--format", "json", "zh.plan"]).json();
     assert_eq!(json[0]["column"], 25);
-    assert!(run.stderr.contains("╭─[zh.plan:3:25]"), "{}", run.stderr);
+    assert!(run.stdout.contains("╭─[zh.plan:3:25]"), "{}", run.stdout);
 }
 
 /// `check --format github` says what the human format says around the

@@ -6,7 +6,7 @@ use crate::support::Test;
 
 /// `planc check -` of `text`, as people read it.
 fn check(text: &str) -> String {
-    Test::new(["check", "-"]).stdin(text).expect_code(1).stderr
+    Test::new(["check", "-"]).stdin(text).expect_code(1).stdout
 }
 
 #[test]

@@ -26,14 +26,14 @@ fn examples_check_clean() {
     for path in files("examples", &["plan"]) {
         let output = Test::new(["check", &path]).expect_code(0);
         assert!(
-            output.stderr.ends_with(" tasks\n"),
+            output.stdout.ends_with(" tasks\n"),
             "{path}: {}",
-            output.stderr
+            output.stdout
         );
         assert!(
-            !output.stderr.contains("warning"),
+            !output.stdout.contains("warning"),
             "{path}: {}",
-            output.stderr
+            output.stdout
         );
     }
 }
@@ -73,7 +73,7 @@ fn built_documents_satisfy_the_schema_and_check_clean() {
         let out = dir.path().join("plan.json");
         std::fs::write(&out, &text).expect("write");
         let checked = Test::new(["check", out.to_str().expect("utf-8 path")]).expect_code(0);
-        assert!(checked.stderr.contains(": ok"), "{}", checked.stderr);
+        assert!(checked.stdout.contains(": ok"), "{}", checked.stdout);
     }
 }
 

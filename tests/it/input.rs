@@ -108,8 +108,8 @@ fn a_fifo_named_on_the_command_line_is_read() {
         "plan p {\n    goal \"g\"\n    task a \"A\"\n}\n",
     );
     assert!(read, "planc opened the FIFO");
-    assert_eq!(output.code, 0, "{}", output.stderr);
-    assert_eq!(output.stderr, "plan.plan: ok, 1 task\n");
+    assert_eq!(output.code, 0, "{}", output.stdout);
+    assert_eq!(output.stdout, "plan.plan: ok, 1 task\n");
 }
 
 #[cfg(unix)]
@@ -129,9 +129,9 @@ fn process_substitution_is_read() {
         .current_dir(support::root())
         .output()
         .expect("bash runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
-    assert!(stderr.ends_with(": ok, 5 tasks\n"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(stdout.ends_with(": ok, 5 tasks\n"), "{stdout}");
 }
 
 #[cfg(unix)]
@@ -146,9 +146,9 @@ fn an_imported_fifo_is_refused_without_waiting_for_a_writer() {
     );
     let test = Test::new(["check", "p.plan"]).current_dir(dir.path());
     let (output, read) = run_offering(test, &dir.path().join("lib.plan"), "role from_fifo\n");
-    assert!(!read, "planc opened the FIFO:\n{}", output.stderr);
+    assert!(!read, "planc opened the FIFO:\n{}", output.stdout);
     assert_eq!(output.code, 1);
-    insta::assert_snapshot!(output.stderr, @r#"
+    insta::assert_snapshot!(output.stdout, @r#"
     planc::import
 
       × cannot import `lib.plan`: it is a pipe (FIFO), not a file
@@ -178,14 +178,14 @@ fn an_imported_device_is_refused() {
     let output = Test::new(["check", "p.plan"])
         .current_dir(dir.path())
         .expect_code(1);
-    insta::assert_snapshot!(messages(&output.stderr), @r"
+    insta::assert_snapshot!(messages(&output.stdout), @r"
     × cannot import `/dev/zero`: only `.plan` files can be imported
     × cannot import `zero.plan`: it is outside the project root
     ");
     let output = Test::new(["check", "--allow-outside-root", "p.plan"])
         .current_dir(dir.path())
         .expect_code(1);
-    insta::assert_snapshot!(messages(&output.stderr), @r"
+    insta::assert_snapshot!(messages(&output.stdout), @r"
     × cannot import `/dev/zero`: only `.plan` files can be imported
     × cannot import `zero.plan`: only `.plan` files can be imported
     ");
@@ -225,11 +225,11 @@ fn parent_directories_in_an_import_are_relative_to_the_importing_file() {
     let output = Test::new(["check", "--allow-outside-root", "p.plan"])
         .current_dir(&b)
         .expect_code(0);
-    assert_eq!(output.stderr, "p.plan: ok, 1 task\n");
+    assert_eq!(output.stdout, "p.plan: ok, 1 task\n");
     let output = Test::new(["check", "--root", ".", "a/b/p.plan"])
         .current_dir(dir.path())
         .expect_code(0);
-    assert_eq!(output.stderr, "a/b/p.plan: ok, 1 task\n");
+    assert_eq!(output.stdout, "a/b/p.plan: ok, 1 task\n");
     let output = Test::new(["build", "--root", "../..", "p.plan"])
         .current_dir(&b)
         .expect_code(0);
@@ -242,7 +242,7 @@ fn an_import_may_not_leave_the_directory_of_the_file_by_default() {
     let output = Test::new(["check", "a/b/p.plan"])
         .current_dir(dir.path())
         .expect_code(1);
-    insta::assert_snapshot!(output.stderr, @r#"
+    insta::assert_snapshot!(output.stdout, @r#"
     planc::import
 
       × cannot import `../../lib.plan`: it is outside the project root
@@ -378,21 +378,21 @@ fn the_root_can_be_widened_but_files_must_still_be_plan_text() {
     let output = Test::new(["check", "--root", "..", "p.plan"])
         .current_dir(&project)
         .expect_code(1);
-    assert!(output.stderr.contains("secret.plan"), "{}", output.stderr);
+    assert!(output.stdout.contains("secret.plan"), "{}", output.stdout);
     // Still, never a file that is not a `.plan` file, nor a binary one.
     assert!(
         output
-            .stderr
+            .stdout
             .contains("cannot import `.env`: only `.plan` files can be imported"),
         "{}",
-        output.stderr
+        output.stdout
     );
     assert!(
         output
-            .stderr
+            .stdout
             .contains("cannot import `binary.plan`: it is not a text file (byte 7)"),
         "{}",
-        output.stderr
+        output.stdout
     );
 }
 
@@ -407,15 +407,18 @@ fn one_unreadable_file_does_not_hide_the_others() {
         "examples/jd_keyboard.plan",
     ])
     .expect_code(2);
-    assert_eq!(output.stdout, "");
+    // The report on standard output, why a file was not read on standard error.
+    assert_eq!(
+        output.stderr,
+        "error[planc::read]: cannot read examples/nope.plan: No such file or directory (os error 2)\n"
+    );
     let summary: Vec<&str> = output
-        .stderr
+        .stdout
         .lines()
         .filter(|l| l.starts_with("examples/") || l.starts_with("error"))
         .collect();
     insta::assert_snapshot!(summary.join("\n"), @r"
     examples/errors/cycle.plan: 1 error, 3 tasks
-    error[planc::read]: cannot read examples/nope.plan: No such file or directory (os error 2)
     examples/jd_keyboard.plan: ok, 5 tasks
     ");
 }

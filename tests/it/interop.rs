@@ -446,14 +446,14 @@ fn priority_in_a_plan_orders_ready_work_and_a_wrong_level_is_reported() {
         Test::new(["check", "--color=never", wrong.to_str().expect("utf-8")]).expect_code(1);
     assert!(
         output
-            .stderr
+            .stdout
             .contains("`priority` is `critical`, `high`, `medium` or `low`, not `hgh`"),
         "{}",
-        output.stderr
+        output.stdout
     );
     assert!(
-        output.stderr.contains("did you mean `high`?"),
+        output.stdout.contains("did you mean `high`?"),
         "{}",
-        output.stderr
+        output.stdout
     );
 }

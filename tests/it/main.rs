@@ -21,6 +21,7 @@
 mod agents;
 mod bad_input;
 mod bench_peers;
+mod check_fix;
 mod ci_packaging;
 mod cli;
 mod cli_config;
@@ -53,6 +54,7 @@ mod reuse;
 mod run_cli;
 mod run_seeds;
 mod run_store;
+mod run_table;
 mod schema;
 mod seed_agents;
 mod serve;

@@ -75,11 +75,11 @@ fn two_codex_steps_in_progress_are_a_warning_and_status_lists_name_each_once() {
     let checked = Test::new(["check", file, "--color", "never"]).expect_code(0);
     assert!(
         checked
-            .stderr
+            .stdout
             .contains("⚠ a second step is `in_progress`: Codex keeps at most one")
-            && checked.stderr.contains("1 warning"),
+            && checked.stdout.contains("1 warning"),
         "{}",
-        checked.stderr
+        checked.stdout
     );
     Test::new(["check", file, "--deny", "warnings"]).expect_code(1);
 

@@ -874,7 +874,7 @@ fn cli_matches_the_state_file(backend: Backend) {
     assert_eq!(again.code, 1);
     assert_eq!(
         again.stderr,
-        "error[PLAN_EXISTS]: plan `jd_keyboard` exists already; delete it first or start it over (force)\n"
+        "error[PLAN_EXISTS]: plan `jd_keyboard` exists already; delete it first or start it over (`planc run init --force`)\n"
     );
 
     // (arguments after the state file, standard input)

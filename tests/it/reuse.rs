@@ -167,7 +167,7 @@ fn templates_are_hygienic() {
 #[test]
 fn a_library_is_checked_on_its_own() {
     let output = Test::new(["check", "examples/lib/engineering.plan"]).expect_code(0);
-    assert_eq!(output.stderr, "examples/lib/engineering.plan: ok\n");
+    assert_eq!(output.stdout, "examples/lib/engineering.plan: ok\n");
     let output = Test::new(["build", "examples/lib/engineering.plan"]).expect_code(1);
     assert!(
         output.stderr.contains("planc::no_plan"),
@@ -205,5 +205,5 @@ fn imports_resolve_relative_to_the_importing_file() {
     let output = Test::new(["check", "plans/p.plan"])
         .current_dir(dir.path())
         .expect_code(0);
-    assert_eq!(output.stderr, "plans/p.plan: ok, 1 task\n");
+    assert_eq!(output.stdout, "plans/p.plan: ok, 1 task\n");
 }

@@ -146,7 +146,15 @@ fn human_output_and_exit_codes() {
     let run = t.planc(&["run", "status", "s.json"]);
     assert_eq!(
         run.stdout,
-        "running: 0/5 done (0%), 1 in progress, 4 pending, 0 failed, 0 executable, 4 blocked; current #1\n"
+        "running ░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░ 0/5 done (0%)\n\
+         0 completed · 1 in progress · 4 pending · 0 failed · 0 skipped · 0 executable · 4 blocked\n\
+         ID  STATUS       NAME                                     HOLDER  AFTER  RETRIES\n\
+         1   in_progress  Navigate to jd.com homepage              -       -      -\n\
+         2   pending      Input '机械键盘' into search bar         -       1      -\n\
+         3   pending      Click the search button                  -       2      -\n\
+         4   pending      Filter results by price (under 500)      -       3      0/2\n\
+         5   pending      Add the first item to the shopping cart  -       4      -\n\
+         current task: #1\n"
     );
     let run = t.planc(&["run", "start", "s.json", "9"]);
     assert_eq!(
@@ -446,10 +454,11 @@ fn show_list_ready_update_remove() {
     let run = t.planc(&["run", "list", "s.json"]);
     assert_eq!(
         run.stdout,
-        "#1 [pending] Navigate to jd.com homepage (open) @browser\n\
-         #2 [pending] Input '机械键盘' into search bar (type_query) @browser after 1\n\
-         #3 [pending] Click the search button (search) @browser after 2\n\
-         #5 [pending] Add the first item to the shopping cart (add_to_cart) @browser after 3\n"
+        "ID  STATUS   NAME                                     HOLDER  AFTER  RETRIES\n\
+         1   pending  Navigate to jd.com homepage              -       -      -\n\
+         2   pending  Input '机械键盘' into search bar         -       1      -\n\
+         3   pending  Click the search button                  -       2      -\n\
+         5   pending  Add the first item to the shopping cart  -       3      -\n"
     );
 }
 

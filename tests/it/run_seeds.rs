@@ -499,7 +499,7 @@ fn seed_004_events_log_and_attachments() {
     assert_eq!(run.code, 1);
     assert_eq!(
         run.stderr,
-        "error[INVALID_ARGUMENT]: `data` is 65538 bytes as JSON; a logged event carries at most 65536 (64 KiB)\n"
+        "error[INVALID_ARGUMENT]: --data is 65538 bytes as JSON; a logged event carries at most 65536 (64 KiB)\n"
     );
     let run = t.planc(&["run", "log", "s.json", "--kind", "warning"]);
     assert_eq!(run.code, 2);

@@ -275,14 +275,14 @@ fn a_json_document_gets_json_wording_and_a_peers_redundant_dependency_passes_den
     let plan = plan.to_str().expect("utf-8");
     let checked = Test::new(["check", plan, "--color", "never"]).expect_code(0);
     assert!(
-        checked.stderr.contains(
+        checked.stdout.contains(
             "⚠ task 3 need not depend on task 1: it depends on task 2, which already waits for it"
         ) && checked
-            .stderr
+            .stdout
             .contains("help: remove this entry from the `dependencies` of task 3")
-            && !checked.stderr.contains("`after`"),
+            && !checked.stdout.contains("`after`"),
         "{}",
-        checked.stderr
+        checked.stdout
     );
 
     // In task-master's file subtask 1.2 names 1.1 and task 1 twice over.
@@ -299,8 +299,8 @@ fn a_json_document_gets_json_wording_and_a_peers_redundant_dependency_passes_den
     let checked =
         Test::new(["check", &tasks, "--deny", "warnings", "--color", "never"]).expect_code(0);
     assert!(
-        checked.stderr.ends_with("tasks.json: ok, 4 tasks\n") && !checked.stderr.contains('⚠'),
+        checked.stdout.ends_with("tasks.json: ok, 4 tasks\n") && !checked.stdout.contains('⚠'),
         "{}",
-        checked.stderr
+        checked.stdout
     );
 }

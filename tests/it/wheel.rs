@@ -102,10 +102,11 @@ fn pip_installs_the_wheel_and_both_executables_run() {
     // The command line with every layer: check, and the runner.
     std::fs::write(work.path().join("good.plan"), GOOD).unwrap();
     std::fs::write(work.path().join("cycle.plan"), CYCLE).unwrap();
-    let (code, _, err) = run(Command::new(&planc)
+    // check's report is its output (standard output).
+    let (code, out, _) = run(Command::new(&planc)
         .args(["check", "good.plan"])
         .current_dir(work.path()));
-    assert_eq!((code, err.as_str()), (0, "good.plan: ok, 2 tasks\n"));
+    assert_eq!((code, out.as_str()), (0, "good.plan: ok, 2 tasks\n"));
     let (code, out, _) = run(Command::new(&planc)
         .args(["check", "--format", "json", "cycle.plan"])
         .current_dir(work.path()));

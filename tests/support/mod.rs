@@ -162,6 +162,7 @@ impl Test {
             .current_dir(&self.dir)
             .env("NO_COLOR", "1")
             .env_remove("CLICOLOR_FORCE")
+            .env_remove("COLUMNS")
             .stdin(match (stdin, &self.stdin_file) {
                 (Some(_), _) => Stdio::piped(),
                 (None, Some(path)) => Stdio::from(std::fs::File::open(path).expect("stdin file")),

@@ -17,6 +17,12 @@ pub const MAX_DIFF_LINES: usize = 1_000;
 /// called `name`; cut after [`MAX_DIFF_LINES`] changed lines, with a line
 /// that counts the rest.
 pub fn unified(old: &str, new: &str, name: &str) -> String {
+    unified_as(old, new, name, "formatted")
+}
+
+/// The unified diff from `old` to `new` as [`unified`] makes it, the new
+/// side named `name (what)` (`formatted`, `fixed`).
+pub fn unified_as(old: &str, new: &str, name: &str, what: &str) -> String {
     let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
     let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
     let prefix = old_lines
@@ -31,7 +37,7 @@ pub fn unified(old: &str, new: &str, name: &str) -> String {
         .take_while(|(a, b)| a == b)
         .count();
     let changed = (old_lines.len() - prefix - suffix).max(new_lines.len() - prefix - suffix);
-    let formatted = format!("{name} (formatted)");
+    let formatted = format!("{name} ({what})");
     let diff = |old: &str, new: &str| {
         similar::TextDiff::from_lines(old, new)
             .unified_diff()

@@ -271,8 +271,9 @@ pub(crate) fn plan_exists(plan_id: &str) -> OpError {
     OpError::new(
         ErrorCode::PlanExists,
         format!(
-            "plan `{}` exists already; delete it first or start it over (force)",
-            crate::escape::line(plan_id)
+            "plan `{}` exists already; {}",
+            crate::escape::line(plan_id),
+            crate::runner::advice::Advice::START_OVER.mcp
         ),
     )
     .with(json!({"plan_id": plan_id}))
