@@ -29,6 +29,10 @@ mod deep_input;
 mod diagnostic_cap;
 mod diagnostics;
 mod dialects;
+#[cfg(unix)]
+mod doc_commands;
+#[cfg(unix)]
+mod doc_scripts;
 mod docs;
 mod documents;
 mod escape;
@@ -40,6 +44,7 @@ mod input;
 mod interop;
 mod layers;
 mod lock_removed;
+mod markdown;
 mod mcp_python;
 mod mcp_stdio;
 mod peer_formats;
