@@ -374,3 +374,31 @@ fn every_command_in_the_docs_runs() {
         "{run} blocks, {commands} commands"
     );
 }
+
+/// The runner reports a failing command and an output that differs from the
+/// one shown at their lines, and refuses markers without a reason or a match.
+#[test]
+fn failures_and_markers_are_named_by_their_lines() {
+    let text = "# T\n\n```sh\ntrue\nplanc nosuchcommand\n```\n\n```console\n$ echo one\ntwo\n$ planc --version\nplanc …\n```\n";
+    let found = blocks(text).unwrap();
+    let (dir, scratch) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let failed = run_script(&script(&found[0]), dir.path(), scratch.path());
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert!(
+        failed[0].starts_with("5: `planc nosuchcommand` failed (exit status: 2)"),
+        "{failed:?}"
+    );
+    let differs = run_script(&script(&found[1]), dir.path(), scratch.path());
+    assert_eq!(
+        differs,
+        ["9: `echo one` printed\none\nwhere the docs show\ntwo"]
+    );
+
+    let no_reason = blocks("<!-- not run: -->\n```sh\ntrue\n```\n").unwrap_err();
+    assert_eq!(no_reason, ["1: a `not run` marker says no reason"]);
+    let no_match = blocks("<!-- not run \"nope\": why -->\n```sh\ntrue\n```\n").unwrap_err();
+    assert_eq!(
+        no_match,
+        ["2: the marker `not run \"nope\"` matches no line of the block"]
+    );
+}

@@ -5,8 +5,9 @@
 //!   item), and a line inside a code block that looks like its closing fence
 //!   but carries text (`` ``` text `` closes nothing, so what follows renders
 //!   as code);
-//! - a fence whose info string is not a known language, and commands in a
-//!   fence without one (`sh` runs them: tests/it/doc_commands.rs);
+//! - a fence whose info string is not a known language, commands in a fence
+//!   without one (`sh` runs them: tests/it/doc_commands.rs), and `$ ` prompts
+//!   in a `text` fence (`console` runs them);
 //! - a relative link to a file the repository does not track, and a
 //!   `#anchor` (in the same file or another Markdown file) that no heading
 //!   makes under GitHub's slug rules, nor an `<a id>`;
@@ -330,6 +331,13 @@ fn fence_faults(
             format!("commands (`{command}`) in a fence without a language: ```sh runs them in the tests (docs/README.md), ```text shows them as text"),
         ));
     }
+    let prompt = content.iter().find(|line| line.starts_with("$ "));
+    if let (true, Some(prompt)) = (language == "text", prompt) {
+        faults.push((
+            opened,
+            format!("a prompt (`{prompt}`) in a text fence: ```console runs it and compares what it prints (docs/README.md)"),
+        ));
+    }
     faults
 }
 
@@ -530,10 +538,11 @@ mod unit {
     #[test]
     fn unknown_languages_and_bare_commands_are_found() {
         assert_eq!(
-            check("```sh\nplanc check\n```\n\n```jsn\n{}\n```\n\n```\nplanc run next x\n```\n\n```\nplan a {}\n```\n"),
+            check("```sh\nplanc check\n```\n\n```jsn\n{}\n```\n\n```\nplanc run next x\n```\n\n```\nplan a {}\n```\n\n```text\n$ planc --version\n```\n"),
             [
                 "5: the fence's info string `jsn` is not a known language (tests/it/markdown.rs KNOWN_LANGUAGES)",
                 "9: commands (`planc run next x`) in a fence without a language: ```sh runs them in the tests (docs/README.md), ```text shows them as text",
+                "17: a prompt (`$ planc --version`) in a text fence: ```console runs it and compares what it prints (docs/README.md)",
             ]
         );
     }
