@@ -33,6 +33,10 @@ mod deep_input;
 mod diagnostic_cap;
 mod diagnostics;
 mod dialects;
+#[cfg(unix)]
+mod doc_commands;
+#[cfg(unix)]
+mod doc_scripts;
 mod docs;
 mod documents;
 mod escape;
@@ -45,6 +49,7 @@ mod input;
 mod interop;
 mod layers;
 mod lock_removed;
+mod markdown;
 mod mcp_python;
 mod mcp_stdio;
 mod peer_formats;
