@@ -28,19 +28,19 @@ fn check_in_deep(test: &Test, extra: &[&str]) -> crate::support::Output {
 fn found_upward_and_the_flag_wins() {
     let test = project("deny = [\"warnings\"]\n");
     let denied = check_in_deep(&test, &[]);
-    assert_eq!(denied.code, 1, "{}", denied.stderr);
+    assert_eq!(denied.code, 1, "{}", denied.stdout);
     assert!(
-        denied.stderr.contains("w.plan: 1 error, 1 task"),
+        denied.stdout.contains("w.plan: 1 error, 1 task"),
         "{}",
-        denied.stderr
+        denied.stdout
     );
     // --no-config and PLANC_NO_CONFIG=1 ignore the file.
     let ignored = check_in_deep(&test, &["--no-config"]);
-    assert_eq!(ignored.code, 0, "{}", ignored.stderr);
+    assert_eq!(ignored.code, 0, "{}", ignored.stdout);
     assert!(
-        ignored.stderr.contains("w.plan: 1 warning, 1 task"),
+        ignored.stdout.contains("w.plan: 1 warning, 1 task"),
         "{}",
-        ignored.stderr
+        ignored.stdout
     );
     let output = Test::new(["tools", "--format", "mcp"])
         .current_dir(&test.path("plans/deep"))
@@ -89,11 +89,11 @@ fn paths_are_relative_to_the_file() {
     .unwrap();
     let deep = test.path("plans/deep");
     let outside = Test::new(["check", "uses.plan"]).current_dir(&deep).run();
-    assert_eq!(outside.code, 1, "{}", outside.stderr);
+    assert_eq!(outside.code, 1, "{}", outside.stdout);
     assert!(
-        outside.stderr.contains("planc::import"),
+        outside.stdout.contains("planc::import"),
         "{}",
-        outside.stderr
+        outside.stdout
     );
     let root_flag = Test::new(["check", "uses.plan", "--root", ".."])
         .current_dir(&deep)

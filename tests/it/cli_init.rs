@@ -43,8 +43,8 @@ fn init_scaffolds_a_project_that_checks_clean_and_never_overwrites() {
     let check = Test::new(["check", "--deny", "warnings", "main.plan"])
         .current_dir(&dir)
         .run();
-    assert_eq!(check.code, 0, "{}", check.stderr);
-    assert_eq!(check.stderr, "main.plan: ok, 5 tasks\n");
+    assert_eq!(check.code, 0, "{}", check.stdout);
+    assert_eq!(check.stdout, "main.plan: ok, 5 tasks\n");
     Test::new(["fmt", "--check", "main.plan"])
         .current_dir(&dir)
         .expect_code(0);

@@ -205,6 +205,9 @@ fn run_script(script: &Script, dir: &Path, scratch: &Path) -> Vec<String> {
         .env("PATH", path)
         .env("NO_COLOR", "1")
         .env("DOCS_SCRATCH", scratch)
+        // `~` in a command is the scratch directory, never the home of
+        // whoever runs the tests.
+        .env("HOME", scratch)
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(scratch.join("stdout")).unwrap())
         .stderr(std::fs::File::create(scratch.join("stderr")).unwrap())

@@ -55,7 +55,7 @@ const FILES: &[(&str, &str)] = &[
 ];
 
 fn check(text: &str) -> String {
-    Test::new(["check", "-"]).stdin(text).expect_code(1).stderr
+    Test::new(["check", "-"]).stdin(text).expect_code(1).stdout
 }
 
 #[test]
