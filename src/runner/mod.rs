@@ -28,6 +28,7 @@ pub mod results;
 mod session;
 mod step_done;
 pub mod step_markers;
+mod step_text;
 mod step_turn;
 mod step_words;
 mod store;

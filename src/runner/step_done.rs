@@ -5,7 +5,7 @@
 //! ("Shortlist done.", "检验部分做完了。"), and a reply that is the agent's
 //! final answer (no tool call; a report, or on the plan's last step).
 
-use super::step_turn::{
+use super::step_text::{
     clauses, has_any, mask, sentence_around, still_at_work, Steps, Turn, DONE_CUES, SAME_STEP_CUES,
 };
 use super::step_words::Words;

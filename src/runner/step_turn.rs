@@ -28,6 +28,10 @@ use serde_json::Value;
 
 use super::reply::Reply;
 use super::step_done::{done_statement, numbered_turn};
+pub use super::step_text::Turn;
+use super::step_text::{
+    clauses, has_any, mask, sentence_around, share, still_at_work, Steps, DONE_CUES, SAME_STEP_CUES,
+};
 use super::step_words::{is_cjk, stem, Words};
 
 /// Words that may open a clause that turns to the next step (lowercase).
@@ -60,44 +64,6 @@ const OPENERS: [&str; 22] = [
     "ok", "okay", "alright", "good", "great", "so", "and", "done", "i'll", "i will", "we'll",
     "i am", "i'm", "let me", "let's", "好的", "好", "那么", "我", "我们", "那", "嗯",
 ];
-
-/// Signs that a clause redoes or waits on the current step's work.
-pub(super) const SAME_STEP_CUES: [&str; 20] = [
-    "again",
-    "also",
-    "as well",
-    "retry",
-    "re-run",
-    "rerun",
-    "once more",
-    "still",
-    "another try",
-    "try another",
-    "再试",
-    "再次",
-    "重新",
-    "再一次",
-    "还在",
-    "仍然",
-    "重试",
-    "再看",
-    "再等",
-    "还没",
-];
-
-/// How a reply turned to the next step.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Turn {
-    /// Where the text that turned begins (a byte offset into the reply's
-    /// text): the text before it is the finished step's result.
-    pub at: usize,
-    /// What turned it: the transition word as written, or the tool call
-    /// (`tool browser_type`) or words that belong to the next step.
-    pub matched: String,
-    /// How many steps after the current one the reply also finishes (an
-    /// agent that says "Step 3 done" while the plan is on step 2).
-    pub skipped: usize,
-}
 
 /// Whether `reply` turns from the step described by `current` (the
 /// `number`th of the plan, from 1) to the one described by `next` (see
@@ -208,37 +174,6 @@ fn closing_done(reply: &Reply, masked: &str, steps: &Steps) -> Option<Turn> {
     })
 }
 
-/// The two steps a turn goes between.
-pub(super) struct Steps {
-    pub(super) current: Words,
-    pub(super) next: Words,
-}
-
-impl Steps {
-    /// Whether `words` name the current step at least as much as the next.
-    pub(super) fn leans_current(&self, words: &Words) -> bool {
-        let current = words.matched(&self.current);
-        current > 0 && share(current, &self.current) >= share(words.matched(&self.next), &self.next)
-    }
-
-    /// Whether `words` belong to the next step rather than the current one
-    /// (each step's share of its own words); `None` when they belong to
-    /// neither.
-    fn leans_next(&self, words: &Words, margin: f64) -> Option<bool> {
-        let next = words.matched(&self.next);
-        let current = words.matched(&self.current);
-        if next == 0 && current == 0 {
-            return None;
-        }
-        let (next_share, current_share) = (share(next, &self.next), share(current, &self.current));
-        Some(
-            next > 0
-                && (next_share > current_share + margin
-                    || margin == 0.0 && next_share >= current_share),
-        )
-    }
-}
-
 /// The clauses opening with a transition word that are weighed, at most.
 const MAX_OPENINGS: usize = 32;
 /// How much of the text after such a clause's start is read.
@@ -258,34 +193,10 @@ fn prefix(text: &str, bytes: usize) -> &str {
 /// the work is done, as much is enough.
 const MARGIN: f64 = 0.1;
 
-/// Words that say the work of a step is done.
-pub(super) const DONE_CUES: [&str; 16] = [
-    "完成",
-    "完了",
-    "好了",
-    "完毕",
-    "结束",
-    "找到了",
-    "done",
-    "finished",
-    "complete",
-    "completed",
-    "ready",
-    "found",
-    "all set",
-    "confirmed",
-    "fixed",
-    "collected",
-];
-
 /// What tool calls must hold of the next step's words to turn without a
 /// transition word: this many words, or this share of them.
 const TOOL_WORDS: usize = 2;
 const TOOL_SHARE: f64 = 0.5;
-
-fn share(matched: usize, step: &Words) -> f64 {
-    matched as f64 / step.set.len().max(1) as f64
-}
 
 /// A turn shown by tool calls that belong to the next step.
 fn tool_evidence(reply: &Reply, masked: &str, tools: &Words, steps: &Steps) -> Option<Turn> {
@@ -366,104 +277,6 @@ fn skip_blank(text: &str, from: usize) -> usize {
         .find(|&(_, c)| !(c.is_whitespace() || "-*•>#,，、:：".contains(c) || c.is_ascii_digit()))
         .map_or(rest.len(), |(i, _)| i);
     from + skipped
-}
-
-/// The sentence that holds the clause `start..end` (up to the sentence's end).
-pub(super) fn sentence_around(text: &str, start: usize, end: usize) -> &str {
-    let from = text[..start]
-        .char_indices()
-        .rfind(|&(_, c)| ".!?。！？\n".contains(c))
-        .map_or(0, |(i, c)| i + c.len_utf8());
-    let to = text[end..]
-        .find(|c: char| ".!?。！？\n".contains(c))
-        .map_or(text.len(), |i| end + i);
-    &text[from..to]
-}
-
-/// Whether the last sentence of `masked` (a reply's text, quotes and code
-/// blanked) redoes or waits on work ("still", "again", "再试", "还在"…;
-/// "also" there speaks of what was found, not of what comes).
-pub(super) fn still_at_work(masked: &str) -> bool {
-    let last = last_sentence(masked).to_lowercase();
-    SAME_STEP_CUES
-        .iter()
-        .any(|cue| !["also", "as well"].contains(cue) && has_any(&last, &[*cue]))
-}
-
-/// The last sentence of `text` that holds more than blanks.
-fn last_sentence(text: &str) -> &str {
-    let trimmed = text.trim_end();
-    let body = trimmed.trim_end_matches(|c: char| ".!?。！？".contains(c));
-    let from = body
-        .char_indices()
-        .rfind(|&(_, c)| ".!?。！？\n".contains(c))
-        .map_or(0, |(i, c)| i + c.len_utf8());
-    &trimmed[from..]
-}
-
-/// Whether `text` holds one of `words` (whole words; Chinese ones anywhere).
-pub(super) fn has_any(text: &str, words: &[&str]) -> bool {
-    words.iter().any(|w| {
-        if w.chars().any(is_cjk) {
-            text.contains(w)
-        } else {
-            super::step_markers::find_word(text, w).is_some()
-        }
-    })
-}
-
-/// The clauses of `text`: split at the ends of sentences, at commas,
-/// colons and semicolons, and at line ends (byte ranges).
-pub(super) fn clauses(text: &str) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        let next = chars.peek().map(|&(_, n)| n);
-        let ends = match c {
-            '.' | '!' | '?' | ',' | ';' | ':' => next.is_none_or(char::is_whitespace),
-            '。' | '！' | '？' | '，' | '；' | '：' | '\n' => true,
-            _ => false,
-        };
-        if ends {
-            out.push((start, i + c.len_utf8()));
-            start = i + c.len_utf8();
-        }
-    }
-    if start < text.len() {
-        out.push((start, text.len()));
-    }
-    out
-}
-
-/// `text` with code and quoted text blanked out (the same byte length):
-/// a button labelled "Next" or `next(rows)` in code turns nothing.
-pub fn mask(text: &str) -> String {
-    const PAIRS: [(&str, &str); 6] = [
-        ("```", "```"),
-        ("`", "`"),
-        ("\"", "\""),
-        ("“", "”"),
-        ("「", "」"),
-        ("『", "』"),
-    ];
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    // One pass: each opener is looked for where the text stands, and its
-    // closer once, after it.
-    while let Some(c) = text[at..].chars().next() {
-        let rest = &text[at..];
-        let Some((open, close)) = PAIRS.iter().find(|(open, _)| rest.starts_with(open)) else {
-            out.push(c);
-            at += c.len_utf8();
-            continue;
-        };
-        let inner = &rest[open.len()..];
-        let len = inner.find(close).map_or(inner.len(), |i| i + close.len());
-        out.extend(std::iter::repeat_n(' ', open.len() + len));
-        at += open.len() + len;
-    }
-    out
 }
 
 #[cfg(test)]
