@@ -1,7 +1,7 @@
 // The web view of `planc serve` in headless Chromium, one browser for every
 // check (tests/it/serve_browser.rs runs it):
 //   1. history on open, then live following of a plan driven through the API;
-//   2. the filter (text, status) and a task's detail with its events;
+//   2. the filter (text, status, holder) and a task's detail with its events;
 //   3. a 100,000-task plan: time to the first row, and the last task at the end;
 //   4. screenshots at 1280 and 1600 px of a fixed plan at a fixed time,
 //      compared with tests/browser/screenshots/*.png (PLANC_UPDATE_SCREENSHOTS=1
@@ -95,6 +95,14 @@ async function filterAndDetail(page) {
   expect("the completed row", await rows.first().getAttribute("data-task-id"), "1");
   await page.selectOption("#filter-status", "");
   await page.waitForFunction(() => document.querySelectorAll("#rows-inner .row").length === 3);
+  // By holder: the holders on screen are the filter's choices.
+  await api("POST", "/api/plans/web/ops/startNextTask", {}, { "X-Planc-Agent": "carol" });
+  await page.locator('#filter-holder option[value="carol"]').waitFor({ state: "attached" });
+  await page.selectOption("#filter-holder", "carol");
+  await page.waitForFunction(() => document.querySelectorAll("#rows-inner .row").length === 1);
+  expect("carol's row", await rows.first().getAttribute("data-task-id"), "2");
+  await page.selectOption("#filter-holder", "");
+  await page.waitForFunction(() => document.querySelectorAll("#rows-inner .row").length === 3);
 
   await page.locator('#rows-inner [data-task-id="1"]').click();
   const field = (name) => page.locator(`#detail dd[data-field="${name}"]`);
@@ -106,7 +114,7 @@ async function filterAndDetail(page) {
   if (events.length !== 4 || !events[0].includes("completed #1 by alice") || !events[3].includes("started #1 by bob")) {
     throw new Error(`task 1's events: ${JSON.stringify(events)}`);
   }
-  say.push("filter by text and status; task 1's detail with its 4 events");
+  say.push("filter by text, status and holder; task 1's detail with its 4 events");
 }
 
 // 3. 100,000 tasks: the document is served from memory (a debug server

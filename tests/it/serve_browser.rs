@@ -68,7 +68,7 @@ fn the_web_view_follows_a_plan_live_in_headless_chromium() {
     );
     assert!(
         stdout.starts_with("ok: history on open (started, retried with its error), then live")
-            && stdout.contains("filter by text and status; task 1's detail")
+            && stdout.contains("filter by text, status and holder; task 1's detail")
             && stdout.contains("the last task at the end")
             && stdout.contains("screenshots 1280 px"),
         "{stdout}"
