@@ -25,6 +25,7 @@
 ;;; Code:
 
 (require 'rx)
+(require 'subr-x)                       ; string-trim, before Emacs 29
 
 (defgroup planc nil
   "Editing planc's .plan files."
