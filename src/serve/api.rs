@@ -40,7 +40,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
 }
 
 /// An operation error as a response.
-fn op_error(shared: &Shared, error: &OpError) -> Response {
+pub(super) fn op_error(shared: &Shared, error: &OpError) -> Response {
     shared.metrics.error(error.code.as_str());
     let mut response = (status_of(error.code), axum::Json(error.envelope())).into_response();
     response.headers_mut().insert(
@@ -51,13 +51,13 @@ fn op_error(shared: &Shared, error: &OpError) -> Response {
 }
 
 /// A success envelope.
-fn ok(status: StatusCode, data: Value) -> Response {
+pub(super) fn ok(status: StatusCode, data: Value) -> Response {
     (status, axum::Json(json!({"success": true, "data": data}))).into_response()
 }
 
 /// Runs `work` on the store off the async workers (SQLite and the file
 /// lock block).
-async fn blocking<T: Send + 'static>(
+pub(super) async fn blocking<T: Send + 'static>(
     shared: &Arc<Shared>,
     work: impl FnOnce(&dyn PlanStore) -> Result<T, OpError> + Send + 'static,
 ) -> Result<T, OpError> {
@@ -179,8 +179,16 @@ pub async fn create_plan(
     }
 }
 
-/// `GET /api/plans/{id}`: the plan's state document.
-pub async fn get_plan(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
+/// `GET /api/plans/{id}`: the plan's state document (the export; paging
+/// parameters are refused: `GET /api/plans/{id}/tasks` pages).
+pub async fn get_plan(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    if let Err(error) = super::reads::refuse_paging(raw.as_deref()) {
+        return op_error(&shared, &error);
+    }
     match blocking(&shared, move |store| store.load(&id)).await {
         Ok(doc) => {
             let value = serde_json::to_value(&doc).unwrap_or(Value::Null);
@@ -194,10 +202,13 @@ pub async fn get_plan(State(shared): State<Arc<Shared>>, Path(id): Path<String>)
 pub async fn delete_plan(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
     let plan_id = id.clone();
     match blocking(&shared, move |store| store.delete(&id)).await {
-        Ok(()) => ok(
-            StatusCode::OK,
-            json!({"plan_id": plan_id, "deleted": true, "message": format!("Deleted plan {plan_id}")}),
-        ),
+        Ok(()) => {
+            shared.docs.forget(&plan_id);
+            ok(
+                StatusCode::OK,
+                json!({"plan_id": plan_id, "deleted": true, "message": format!("Deleted plan {plan_id}")}),
+            )
+        }
         Err(error) => op_error(&shared, &error),
     }
 }

@@ -114,6 +114,10 @@ fn route_of(path: &str) -> &'static str {
         _ if path.starts_with("/api/plans/") && path.ends_with("/events") => {
             "/api/plans/{id}/events"
         }
+        _ if path.starts_with("/api/plans/") && path.ends_with("/tasks") => "/api/plans/{id}/tasks",
+        _ if path.starts_with("/api/plans/") && path.ends_with("/summary") => {
+            "/api/plans/{id}/summary"
+        }
         _ if path.starts_with("/api/plans/") && path.contains("/ops/") => {
             "/api/plans/{id}/ops/{op}"
         }

@@ -13,14 +13,17 @@
 
 mod api;
 pub mod connections;
+mod doc_cache;
 pub mod events;
 mod guard;
 mod host;
 mod mcp;
 mod plain_errors;
 mod plan_request;
+mod reads;
 pub mod scope;
 pub mod sessions;
+pub mod task_pages;
 pub mod tokens;
 
 use std::net::{IpAddr, SocketAddr};
@@ -126,6 +129,8 @@ pub struct Shared {
     events: broadcast::Sender<StoredEvent>,
     /// Becomes true when the server stops: streams end.
     stop: watch::Receiver<bool>,
+    /// The documents the paged reads last read.
+    docs: doc_cache::DocCache,
 }
 
 /// The web view: one page, no build step.
@@ -202,6 +207,7 @@ async fn serve(
         store: Arc::clone(&store),
         events: events.clone(),
         stop,
+        docs: doc_cache::DocCache::default(),
         config: config.clone(),
     });
     forward_events(&shared, committed);
@@ -233,6 +239,8 @@ async fn serve(
             "/api/plans/{id}",
             get(api::get_plan).delete(api::delete_plan),
         )
+        .route("/api/plans/{id}/tasks", get(reads::tasks))
+        .route("/api/plans/{id}/summary", get(reads::plan_summary))
         .route("/api/plans/{id}/events", get(api::plan_events))
         .route("/api/plans/{id}/ops/{op}", post(api::apply_op))
         .route("/api/events", get(api::all_events))

@@ -1,0 +1,385 @@
+//! Reads of a large plan a page at a time: `GET /api/plans/{id}/tasks`
+//! (a filtered page of tasks, with a cursor) and `GET /api/plans/{id}/summary`
+//! (where the plan stands, without its tasks).
+//!
+//! Both are functions of the plan document and the query, so that a store
+//! that keeps tasks as rows can answer them itself later; today the server
+//! reads the document (kept between reads by `doc_cache.rs`) and filters it.
+//!
+//! The order is the plan's: step by step, each step where its first task
+//! stands, its tasks as the document lists them (tasks outside any step
+//! form one more group, where the first of them stands) — for a plan whose
+//! tasks are listed step by step, the document's order.
+
+use std::collections::HashMap;
+
+use serde_json::{json, Value};
+
+use crate::document::{PlanDocument, TaskDoc, TaskStatus};
+use crate::runner::{ErrorCode, OpError};
+
+/// Tasks a page holds when the query does not say.
+pub const DEFAULT_LIMIT: usize = 100;
+/// The most tasks a page may hold.
+pub const MAX_LIMIT: usize = 1000;
+/// The longest text filter (`q`), in bytes.
+pub const MAX_TEXT_BYTES: usize = 1024;
+/// The query parameters of `GET /api/plans/{id}/tasks`.
+pub const PARAMETERS: [&str; 9] = [
+    "status", "holder", "step", "q", "id", "after", "offset", "limit", "groups",
+];
+
+/// Which tasks a page holds, and where it starts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TaskQuery {
+    /// Only tasks in one of these statuses (`None`: any).
+    pub statuses: Option<Vec<TaskStatus>>,
+    /// Only tasks held by this agent; `*`: held by anyone.
+    pub holder: Option<String>,
+    /// Only tasks of this step; `Some(None)`: outside every step.
+    pub step: Option<Option<String>>,
+    /// Only tasks whose id, name, key, result, holder or assignee contain
+    /// this text (lower case; compared without case).
+    pub text: Option<String>,
+    /// Only the task of this id.
+    pub id: Option<u32>,
+    /// Start after the task of this id (a page's `next`).
+    pub after: Option<u32>,
+    /// Start at this many matching tasks from the first.
+    pub offset: usize,
+    /// At most this many tasks.
+    pub limit: usize,
+    /// Whether the answer carries each group's counts (`groups=true`).
+    pub groups: bool,
+}
+
+/// A refusal of parameter `field`.
+fn bad(field: &str, message: String) -> OpError {
+    OpError::new(ErrorCode::InvalidArgument, message).with(json!({"field": field}))
+}
+
+impl TaskQuery {
+    /// The query of a request (`status=pending,failed&limit=50&after=120`):
+    /// an unknown, repeated or malformed parameter is `INVALID_ARGUMENT`
+    /// with the parameter in `details.field`.
+    pub fn parse(raw: Option<&str>) -> Result<TaskQuery, OpError> {
+        let pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw.unwrap_or(""))
+            .map_err(|e| bad("query", format!("the query is not form-encoded: {e}")))?;
+        let mut query = TaskQuery {
+            limit: DEFAULT_LIMIT,
+            ..TaskQuery::default()
+        };
+        let mut seen: Vec<&str> = Vec::new();
+        for (name, value) in &pairs {
+            let Some(known) = PARAMETERS.iter().find(|p| **p == name.as_str()) else {
+                return Err(bad(
+                    name,
+                    format!(
+                        "no query parameter `{}` here; the parameters are {}",
+                        crate::escape::line(name),
+                        PARAMETERS.join(", ")
+                    ),
+                ));
+            };
+            if seen.contains(known) {
+                return Err(bad(known, format!("`{known}` is given twice")));
+            }
+            seen.push(known);
+            query.take(known, value)?;
+        }
+        if query.after.is_some() && query.offset > 0 {
+            return Err(bad(
+                "offset",
+                "give `after` (a page's `next`) or `offset`, not both".to_owned(),
+            ));
+        }
+        Ok(query)
+    }
+
+    /// Takes one parameter's value.
+    fn take(&mut self, name: &str, value: &str) -> Result<(), OpError> {
+        let number = |max: u64| -> Result<u64, OpError> {
+            value
+                .parse::<u64>()
+                .ok()
+                .filter(|n| *n <= max)
+                .ok_or_else(|| {
+                    bad(
+                        name,
+                        format!(
+                            "`{name}` takes a whole number from 0 to {max}, not `{}`",
+                            crate::escape::line(value)
+                        ),
+                    )
+                })
+        };
+        match name {
+            "status" => self.statuses = Some(statuses(value)?),
+            "holder" => self.holder = Some(nonempty(name, value)?.to_owned()),
+            "step" => {
+                self.step = Some(match nonempty(name, value)? {
+                    "-" => None,
+                    step => Some(step.to_owned()),
+                })
+            }
+            "q" if value.len() > MAX_TEXT_BYTES => {
+                return Err(bad(name, format!("`q` is at most {MAX_TEXT_BYTES} bytes")))
+            }
+            "q" => self.text = Some(value.trim().to_lowercase()).filter(|t| !t.is_empty()),
+            "id" => self.id = Some(task_id(name, value)?),
+            "after" => self.after = Some(task_id(name, value)?),
+            "offset" => self.offset = number(u32::MAX.into())? as usize,
+            "limit" => self.limit = number(MAX_LIMIT as u64)? as usize,
+            _ => {
+                self.groups = match value {
+                    "true" | "1" | "" => true,
+                    "false" | "0" => false,
+                    _ => return Err(bad(name, "`groups` is true or false".to_owned())),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `task` passes every filter.
+    fn passes(&self, task: &TaskDoc) -> bool {
+        if self.id.is_some_and(|id| id != task.id) {
+            return false;
+        }
+        if let Some(statuses) = &self.statuses {
+            if !statuses.contains(&task.status) {
+                return false;
+            }
+        }
+        if let Some(holder) = &self.holder {
+            let agent = task.holder.as_ref().map(|h| h.agent.as_deref());
+            let held = match (holder.as_str(), agent) {
+                (_, None) => false,
+                ("*", Some(_)) => true,
+                (name, Some(agent)) => agent == Some(name),
+            };
+            if !held {
+                return false;
+            }
+        }
+        if let Some(step) = &self.step {
+            if task.step.as_deref() != step.as_deref() {
+                return false;
+            }
+        }
+        match &self.text {
+            None => true,
+            Some(text) => haystack(task).contains(text.as_str()),
+        }
+    }
+}
+
+/// A parameter that must not be empty.
+fn nonempty<'a>(name: &str, value: &'a str) -> Result<&'a str, OpError> {
+    match value.trim() {
+        "" => Err(bad(name, format!("`{name}` is empty"))),
+        value => Ok(value),
+    }
+}
+
+/// A task id parameter.
+fn task_id(name: &str, value: &str) -> Result<u32, OpError> {
+    value
+        .parse::<u32>()
+        .ok()
+        .filter(|id| *id >= 1)
+        .ok_or_else(|| {
+            bad(
+                name,
+                format!(
+                    "`{name}` takes a task id (a whole number from 1), not `{}`",
+                    crate::escape::line(value)
+                ),
+            )
+        })
+}
+
+/// `status=pending,failed`.
+fn statuses(value: &str) -> Result<Vec<TaskStatus>, OpError> {
+    value
+        .split(',')
+        .map(|name| {
+            TaskStatus::from_name(name.trim()).ok_or_else(|| {
+                bad(
+                    "status",
+                    format!(
+                        "`{}` is not a task status (pending, in_progress, completed, failed, skipped)",
+                        crate::escape::line(name)
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+/// What the text filter looks in, in lower case.
+fn haystack(task: &TaskDoc) -> String {
+    let holder = task.holder.as_ref().and_then(|h| h.agent.as_deref());
+    format!(
+        "#{} {} {} {} {} {}",
+        task.id,
+        task.name,
+        task.key.as_deref().unwrap_or(""),
+        task.result.as_deref().unwrap_or(""),
+        holder.unwrap_or(""),
+        task.assignee.as_deref().unwrap_or("")
+    )
+    .to_lowercase()
+}
+
+/// One group of the order: a step (or the tasks outside every step) and
+/// the indices of its tasks in the document.
+struct Group<'a> {
+    step: Option<&'a str>,
+    name: &'a str,
+    tasks: Vec<usize>,
+}
+
+/// The plan's tasks in the order of the reads, group by group.
+fn groups(doc: &PlanDocument) -> Vec<Group<'_>> {
+    let names: HashMap<&str, &str> = doc
+        .steps
+        .iter()
+        .map(|s| (s.id.as_str(), s.name.as_str()))
+        .collect();
+    let mut place: HashMap<Option<&str>, usize> = HashMap::new();
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    for (index, task) in doc.tasks.iter().enumerate() {
+        let step = task.step.as_deref().filter(|s| names.contains_key(s));
+        let at = *place.entry(step).or_insert_with(|| {
+            groups.push(Group {
+                step,
+                name: step.and_then(|s| names.get(s).copied()).unwrap_or(""),
+                tasks: Vec::new(),
+            });
+            groups.len() - 1
+        });
+        groups[at].tasks.push(index);
+    }
+    groups
+}
+
+/// How many of `tasks` are done (completed or skipped).
+fn done(doc: &PlanDocument, tasks: &[usize]) -> usize {
+    tasks
+        .iter()
+        .filter(|&&i| doc.tasks[i].status.is_done())
+        .count()
+}
+
+/// A page of `doc`'s tasks for `query`: `{plan_id, revision, total,
+/// matched, offset, limit, tasks, next}` (and `groups` when asked).
+/// `after` naming no task of the plan is `INVALID_ARGUMENT`.
+pub fn task_page(plan_id: &str, doc: &PlanDocument, query: &TaskQuery) -> Result<Value, OpError> {
+    let groups = groups(doc);
+    let mut started = query.after.is_none();
+    let (mut matched, mut before, mut tasks) = (0usize, 0usize, Vec::new());
+    let mut counts = Vec::new();
+    for group in &groups {
+        let mut in_group = 0;
+        for &index in &group.tasks {
+            let task = &doc.tasks[index];
+            let passes = query.passes(task);
+            if passes {
+                in_group += 1;
+                matched += 1;
+                if started && before >= query.offset && tasks.len() < query.limit {
+                    tasks.push(task);
+                } else if !started || before < query.offset {
+                    before += 1;
+                }
+            }
+            if query.after == Some(task.id) {
+                started = true;
+            }
+        }
+        counts.push(in_group);
+    }
+    if !started {
+        return Err(bad(
+            "after",
+            format!(
+                "`after` names no task of plan `{}`: task {} is not in it",
+                crate::escape::line(plan_id),
+                query.after.unwrap_or(0)
+            ),
+        ));
+    }
+    let more = matched > before + tasks.len();
+    let next = match (more, tasks.last()) {
+        (true, Some(last)) => json!(last.id),
+        _ => Value::Null,
+    };
+    let mut page = json!({
+        "plan_id": plan_id,
+        "revision": doc.state.revision,
+        "total": doc.tasks.len(),
+        "matched": matched,
+        "offset": before,
+        "limit": query.limit,
+        "tasks": tasks,
+        "next": next,
+    });
+    if query.groups {
+        let list: Vec<Value> = groups
+            .iter()
+            .zip(counts)
+            .map(|(group, matched)| {
+                json!({"step": group.step, "name": group.name, "total": group.tasks.len(),
+                    "done": done(doc, &group.tasks), "matched": matched})
+            })
+            .collect();
+        page["groups"] = Value::Array(list);
+    }
+    Ok(page)
+}
+
+/// Where plan `plan_id` stands, without its tasks: `{plan_id, meta, roles,
+/// state, counts, holders, steps}` — the counts by status, who holds how
+/// many tasks, and each group of the order with its done and total.
+pub fn summary(plan_id: &str, doc: &PlanDocument) -> Value {
+    let mut by_status = [0usize; TaskStatus::NAMES.len()];
+    for task in &doc.tasks {
+        by_status[task.status as usize] += 1;
+    }
+    let mut counts = serde_json::Map::new();
+    counts.insert("total".to_owned(), json!(doc.tasks.len()));
+    for (name, n) in TaskStatus::NAMES.iter().zip(by_status) {
+        counts.insert((*name).to_owned(), json!(n));
+    }
+    let mut holders: Vec<(Option<&str>, usize)> = Vec::new();
+    for holder in doc.tasks.iter().filter_map(|t| t.holder.as_ref()) {
+        let agent = holder.agent.as_deref();
+        match holders.iter_mut().find(|(a, _)| *a == agent) {
+            Some((_, n)) => *n += 1,
+            None => holders.push((agent, 1)),
+        }
+    }
+    holders.sort();
+    let holders: Vec<Value> = holders
+        .into_iter()
+        .map(|(agent, tasks)| json!({"agent": agent, "tasks": tasks}))
+        .collect();
+    let steps: Vec<Value> = groups(doc)
+        .iter()
+        .map(|group| {
+            json!({"step": group.step, "name": group.name, "total": group.tasks.len(),
+                "done": done(doc, &group.tasks)})
+        })
+        .collect();
+    json!({
+        "plan_id": plan_id,
+        "meta": doc.meta,
+        "roles": doc.roles,
+        "state": doc.state,
+        "counts": counts,
+        "done": doc.tasks.iter().filter(|t| t.status.is_done()).count(),
+        "holders": holders,
+        "steps": steps,
+    })
+}
