@@ -23,6 +23,10 @@ const KEPT_PLANS: usize = 4;
 #[derive(Debug, Default)]
 pub struct DocCache {
     plans: Mutex<HashMap<String, Kept>>,
+    /// One lock a plan, held while its document is checked and read: the
+    /// reads a page makes at once (summary, window, held tasks) read a
+    /// changed document once, not once each.
+    reading: Mutex<HashMap<String, Arc<Mutex<()>>>>,
     /// Counts reads, to forget the least recently used.
     clock: Mutex<u64>,
 }
@@ -44,6 +48,15 @@ impl DocCache {
         if !keeps(store) {
             return store.load(plan_id).map(Arc::new);
         }
+        let turn = {
+            let mut reading = self.reading.lock().unwrap_or_else(|e| e.into_inner());
+            if reading.len() >= 64 {
+                // Only the plans read at this moment keep a lock.
+                reading.retain(|_, turn| Arc::strong_count(turn) > 1);
+            }
+            Arc::clone(reading.entry(plan_id.to_owned()).or_default())
+        };
+        let _turn = turn.lock().unwrap_or_else(|e| e.into_inner());
         let created = store
             .events(plan_id, 0, 1)?
             .first()
@@ -84,6 +97,10 @@ impl DocCache {
     /// Forgets plan `plan_id` (deleted).
     pub fn forget(&self, plan_id: &str) {
         self.lock().remove(plan_id);
+        self.reading
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(plan_id);
     }
 
     fn tick(&self) -> u64 {

@@ -2,7 +2,9 @@
 // check (tests/it/serve_browser.rs runs it):
 //   1. history on open, then live following of a plan driven through the API;
 //   2. the filter (text, status, holder) and a task's detail with its events;
-//   3. a 100,000-task plan: time to the first row, and the last task at the end;
+//   3. a 100,000-task plan created in the server: time to the first row, the
+//      last task at the end, the whole document never read; then a burst of
+//      changes by 8 agents while a plan is open (the counts reach theirs);
 //   4. screenshots at 1280 and 1600 px of a fixed plan at a fixed time,
 //      compared with tests/browser/screenshots/*.png (PLANC_UPDATE_SCREENSHOTS=1
 //      writes them again).
@@ -117,33 +119,80 @@ async function filterAndDetail(page) {
   say.push("filter by text, status and holder; task 1's detail with its 4 events");
 }
 
-// 3. 100,000 tasks: the document is served from memory (a debug server
-// takes seconds to read it), the page's own work is what is measured.
+// 3. 100,000 tasks in the real server: time to the first row, the rows
+// drawn, the last task at the end — and the whole document never read.
 async function large(page) {
-  await api("POST", "/api/plans?id=big", { planc: 1, meta: { id: "big", goal: "large" }, tasks: [{ id: 1, name: "x", status: "pending", dependencies: [] }] });
   const n = 100000, tasks = [], steps = [];
   for (let s = 0; s < 100; s++) steps.push({ id: "s" + s, name: "Step " + s, tasks: [] });
   for (let i = 1; i <= n; i++) {
     const step = steps[Math.floor((i - 1) / 1000)];
     step.tasks.push(i);
-    tasks.push({ id: i, name: "Task number " + i, status: i % 7 === 0 ? "completed" : "pending", dependencies: i > 1 ? [i - 1] : [],
-      reasoning: null, result: null, key: null, step: step.id, assignee: null, description: null, optional: false, retry: { max: null, count: 0 } });
+    tasks.push({ id: i, name: "Task number " + i, status: i % 7 === 0 ? "completed" : "pending", dependencies: i > 1 ? [i - 1] : [], step: step.id });
   }
-  const body = JSON.stringify({ success: true, data: { format: "planc/1", meta: { id: "big", title: null, goal: "large" }, roles: [], steps,
-    state: { status: "running", current_task_id: null, revision: 1, iteration_count: 0 }, tasks } });
-  await page.route((url) => url.pathname === "/api/plans/big", (route) => route.fulfill({ contentType: "application/json", body }));
+  let clock = Date.now();
+  await api("POST", "/api/plans?id=big", { planc: 1, meta: { id: "big", goal: "large" }, steps, tasks });
+  const created = Date.now() - clock;
+  const reads = watchReads(page, "big");
   await page.goto("about:blank");
-  const started = Date.now();
+  clock = Date.now();
   await page.goto(base + "/#plan=big");
   await page.locator('#rows-inner [data-task-id="1"]').waitFor({ state: "attached", timeout: 30000 });
-  const firstRender = Date.now() - started;
-  const sinceNavigation = await page.evaluate(() => Math.round(performance.now()));
+  const firstRow = Date.now() - clock;
+  await page.locator("#progress", { hasText: "14285/100000 done (14%)" }).waitFor({ state: "attached" });
+  expect("the first step's done", await page.locator('.group[data-step="s0"] .sub').textContent(), "142/1000");
   const rendered = await page.locator("#rows-inner > *").count();
   if (rendered > 200) throw new Error(`${rendered} rows drawn for 100,000 tasks`);
   await page.evaluate(() => { const box = document.getElementById("rows"); box.scrollTop = box.scrollHeight; });
   await page.locator(`#rows-inner [data-task-id="${n}"] .name`, { hasText: `#${n} Task number ${n}` }).waitFor({ state: "attached" });
-  expect("the progress", await page.locator("#progress").textContent(), "14285/100000 done (14%)");
-  say.push(`100,000 tasks: first row after ${firstRender} ms (${sinceNavigation} ms since the page's navigation; ${body.length} bytes), ${rendered} rows drawn, the last task at the end`);
+  reads.stop();
+  if (reads.whole) throw new Error(`the page read the whole 100,000-task document ${reads.whole} time(s)`);
+  // CI's 2 shared cores are slower than the figure docs/performance.md gives.
+  if (firstRow > 5000) throw new Error(`the first row of 100,000 tasks took ${firstRow} ms`);
+  say.push(`100,000 tasks created in ${created} ms; first row after ${firstRow} ms (a real planc serve), ${rendered} rows drawn, the last task at the end, ${reads.pages} reads of pages, none of the whole document`);
+}
+
+// The page's reads of plan `id`: pages (`/tasks`, `/summary`) and the whole document.
+function watchReads(page, id) {
+  const reads = { pages: 0, whole: 0 };
+  const listen = (request) => {
+    const path = new URL(request.url()).pathname;
+    if (path === `/api/plans/${id}`) reads.whole++;
+    else if (path === `/api/plans/${id}/tasks` || path === `/api/plans/${id}/summary`) reads.pages++;
+  };
+  page.on("request", listen);
+  reads.stop = () => page.off("request", listen);
+  return reads;
+}
+
+// 3b. A burst of changes made by 8 agents while the page is open: the counts
+// reach the right numbers, the list stays windowed, the document unread.
+async function burst(page) {
+  const n = 2000, done = 150, tasks = [];
+  for (let i = 1; i <= n; i++) tasks.push({ id: i, name: "Burst task " + i, status: "pending", dependencies: [] });
+  await api("POST", "/api/plans?id=burst", { planc: 1, meta: { id: "burst", goal: "many changes" }, tasks });
+  await page.goto(base + "/#plan=burst");
+  await page.locator('#rows-inner [data-task-id="1"]').waitFor({ state: "attached" });
+  await page.locator("#conn", { hasText: "live" }).waitFor({ state: "attached" });
+  const reads = watchReads(page, "burst");
+  let next = 0;
+  const clock = Date.now();
+  const agent = async (name) => {
+    while (next++ < done) {
+      const started = await api("POST", "/api/plans/burst/ops/startNextTask", {}, { "X-Planc-Agent": name });
+      await api("POST", "/api/plans/burst/ops/completeTask", { agent: name, task_id: started.task.id });
+    }
+  };
+  await Promise.all(["a", "b", "c", "d", "e", "f", "g", "h"].map(agent));
+  const took = Date.now() - clock;
+  await page.locator("#progress", { hasText: `${done}/${n} done (7%)` }).waitFor({ state: "attached" });
+  await page.locator('#counts [data-status="in_progress"]', { hasText: "in progress 0" }).waitFor({ state: "attached" });
+  await page.locator(`#rows-inner [data-task-id="1"] .status`, { hasText: /^completed$/ }).waitFor({ state: "attached" });
+  const settled = Date.now() - clock;
+  reads.stop();
+  const rendered = await page.locator("#rows-inner > *").count();
+  if (rendered > 200) throw new Error(`${rendered} rows drawn during the burst`);
+  if (reads.whole) throw new Error(`the page read the whole document ${reads.whole} time(s) during the burst`);
+  say.push(`a burst of ${2 * done} changes in ${took} ms (${Math.round(2000 * done / took)}/s): counts right after ${settled} ms, ${reads.pages} reads of pages, ${rendered} rows drawn`);
 }
 
 // 4. Screenshots: a fixed plan, its events and a fixed clock, all served
@@ -188,6 +237,7 @@ function shotPlan() {
 }
 async function screenshots(context) {
   const { plan, sse, list } = shotPlan();
+  await api("POST", "/api/plans?id=shop", { ...plan, meta: { max_iterations: null, params: {}, source: null, created_at: null, updated_at: null, ...plan.meta } });
   const page = await context.newPage();
   await page.clock.setFixedTime(AT);
   await page.route("**/api/**", (route) => {
@@ -195,7 +245,15 @@ async function screenshots(context) {
     const json = (data) => route.fulfill({ contentType: "application/json", body: JSON.stringify({ success: true, data }) });
     const stream = (text) => route.fulfill({ contentType: "text/event-stream", body: "retry: 600000\n\n" + text });
     if (path === "/api/plans") return json(list);
-    if (path === "/api/plans/shop") return json(plan);
+    // The plan's reads come from the server; its revision is the one of
+    // the events served here.
+    if (path === "/api/plans/shop/summary") {
+      return route.fetch().then((response) => response.json()).then((body) => {
+        body.data.state.revision = plan.state.revision;
+        return json(body.data);
+      });
+    }
+    if (path === "/api/plans/shop/tasks") return route.continue();
     if (path === "/api/plans/shop/events") return stream(sse);
     if (path === "/api/events") return stream("");
     return route.abort();
@@ -208,6 +266,7 @@ async function screenshots(context) {
       await page.goto(base + "/#plan=shop");
       await page.locator("#log", { hasText: "renewed the lease" }).waitFor({ state: "attached" });
       await page.locator('#rows-inner [data-task-id="5"] .lease', { hasText: "expires in 2m 10s" }).waitFor({ state: "attached" });
+      await page.locator("#agents", { hasText: "agent-green · #6" }).waitFor({ state: "attached" });
       await page.locator('#rows-inner [data-task-id="4"]').click();
       await page.locator('#detail dd[data-field="last error"]').waitFor({ state: "attached" });
       await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
@@ -272,6 +331,7 @@ try {
   if (pwned !== undefined) throw new Error(`plan text ran as code: ${pwned}`);
   if ((await page.locator("main img, main script, main b, main i").count()) !== 0) throw new Error("plan text became elements");
   await large(page);
+  await burst(page);
   if (errors.length) throw new Error(`page errors: ${errors.join("; ")}`);
   await screenshots(context);
   console.log("ok: " + say.join("; "));

@@ -3,7 +3,9 @@
 //! tests/browser/): tests/browser/view.mjs opens `/`, drives a plan through
 //! the JSON API and waits for the page to show each change; plan text with
 //! markup must show as text and never run. Then the filter, a task's
-//! detail, a 100,000-task plan (time to the first row, printed), and
+//! detail, a 100,000-task plan created in this server (time to the first
+//! row, printed; the page reads pages, never the whole document), a burst
+//! of changes while a plan is open, and
 //! screenshots at 1280 and 1600 px compared with
 //! tests/browser/screenshots/*.png (`PLANC_UPDATE_SCREENSHOTS=1` writes them
 //! again).
@@ -51,7 +53,13 @@ fn the_web_view_follows_a_plan_live_in_headless_chromium() {
         }
     }
     let store = tempfile::tempdir().expect("a temporary directory");
-    let server = Server::start(&["--store", &store_url(store.path())]);
+    // The 100,000-task plan is a 10 MB document.
+    let server = Server::start(&[
+        "--store",
+        &store_url(store.path()),
+        "--max-body",
+        "33554432",
+    ]);
     let output = Command::new("node")
         .arg("view.mjs")
         .arg(format!("http://{}", server.addr))
