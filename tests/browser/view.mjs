@@ -87,24 +87,25 @@ async function live(page) {
 
 // 2. The filter and a task's detail.
 async function filterAndDetail(page) {
-  const rows = page.locator("#rows-inner .row");
+  // The rows on screen are these tasks (a filter's answer comes from the
+  // server: until it does, the rows before it stay).
+  const rowsAre = (what, ids) => page.waitForFunction((wanted) => [...document.querySelectorAll("#rows-inner .row")]
+    .map((row) => row.dataset.taskId).join(",") === wanted, ids.join(","), { timeout: 15000 })
+    .catch(async () => { throw new Error(`${what}: rows ${await page.evaluate(() => [...document.querySelectorAll("#rows-inner .row")].map((row) => row.dataset.taskId).join(","))}, not ${ids}`); });
   await page.fill("#filter-text", "second");
-  await page.waitForFunction(() => document.querySelectorAll("#rows-inner .row").length === 1);
-  expect("the filtered row", await rows.first().getAttribute("data-task-id"), "2");
+  await rowsAre("the filtered row", [2]);
   await page.fill("#filter-text", "");
   await page.click('#counts [data-status="completed"]');
-  await page.waitForFunction(() => document.querySelectorAll("#rows-inner .row").length === 1);
-  expect("the completed row", await rows.first().getAttribute("data-task-id"), "1");
+  await rowsAre("the completed row", [1]);
   await page.selectOption("#filter-status", "");
-  await page.waitForFunction(() => document.querySelectorAll("#rows-inner .row").length === 3);
+  await rowsAre("every row", [1, 2, 3]);
   // By holder: the holders on screen are the filter's choices.
   await api("POST", "/api/plans/web/ops/startNextTask", {}, { "X-Planc-Agent": "carol" });
   await page.locator('#filter-holder option[value="carol"]').waitFor({ state: "attached" });
   await page.selectOption("#filter-holder", "carol");
-  await page.waitForFunction(() => document.querySelectorAll("#rows-inner .row").length === 1);
-  expect("carol's row", await rows.first().getAttribute("data-task-id"), "2");
+  await rowsAre("carol's row", [2]);
   await page.selectOption("#filter-holder", "");
-  await page.waitForFunction(() => document.querySelectorAll("#rows-inner .row").length === 3);
+  await rowsAre("every row", [1, 2, 3]);
 
   await page.locator('#rows-inner [data-task-id="1"]').click();
   const field = (name) => page.locator(`#detail dd[data-field="${name}"]`);

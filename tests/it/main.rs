@@ -69,6 +69,7 @@ mod serve_create;
 mod serve_fuzz;
 mod serve_limits;
 mod serve_mcp;
+mod serve_pages;
 mod serve_postgres;
 mod steps_agent;
 mod steps_corpus;

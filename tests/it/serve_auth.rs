@@ -260,6 +260,15 @@ fn each_scope_against_every_route() {
         ("GET", "/api/plans", "", [200, 200, 200, 200]),
         ("GET", "/api/plans/jd", "", [200, 200, 200, 403]),
         ("GET", "/api/plans/other", "", [200, 200, 200, 200]),
+        ("GET", "/api/plans/jd/tasks", "", [200, 200, 200, 403]),
+        ("GET", "/api/plans/jd/summary", "", [200, 200, 200, 403]),
+        (
+            "GET",
+            "/api/plans/other/tasks?limit=1",
+            "",
+            [200, 200, 200, 200],
+        ),
+        ("GET", "/api/plans/other/summary", "", [200, 200, 200, 200]),
         (
             "POST",
             "/api/plans?id=scratch&force=true",
