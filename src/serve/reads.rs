@@ -16,7 +16,7 @@ use super::api::{blocking, ok, op_error};
 use super::task_pages::{summary, task_page, TaskQuery, PARAMETERS};
 use super::Shared;
 
-/// `GET /api/plans/{id}/tasks?status=&holder=&step=&q=&id=&after=&offset=&limit=&groups=`:
+/// `GET /api/plans/{id}/tasks?status=&holder=&held=&step=&q=&id=&after=&offset=&limit=&groups=`:
 /// a page of the plan's tasks that pass the filters, in plan order.
 pub async fn tasks(
     State(shared): State<Arc<Shared>>,

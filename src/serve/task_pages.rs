@@ -25,8 +25,8 @@ pub const MAX_LIMIT: usize = 1000;
 /// The longest text filter (`q`), in bytes.
 pub const MAX_TEXT_BYTES: usize = 1024;
 /// The query parameters of `GET /api/plans/{id}/tasks`.
-pub const PARAMETERS: [&str; 9] = [
-    "status", "holder", "step", "q", "id", "after", "offset", "limit", "groups",
+pub const PARAMETERS: [&str; 10] = [
+    "status", "holder", "held", "step", "q", "id", "after", "offset", "limit", "groups",
 ];
 
 /// Which tasks a page holds, and where it starts.
@@ -34,8 +34,10 @@ pub const PARAMETERS: [&str; 9] = [
 pub struct TaskQuery {
     /// Only tasks in one of these statuses (`None`: any).
     pub statuses: Option<Vec<TaskStatus>>,
-    /// Only tasks held by this agent; `*`: held by anyone.
+    /// Only tasks held by this agent.
     pub holder: Option<String>,
+    /// Only tasks held by someone (`true`) or by no one (`false`).
+    pub held: Option<bool>,
     /// Only tasks of this step; `Some(None)`: outside every step.
     pub step: Option<Option<String>>,
     /// Only tasks whose id, name, key, result, holder or assignee contain
@@ -130,13 +132,8 @@ impl TaskQuery {
             "after" => self.after = Some(task_id(name, value)?),
             "offset" => self.offset = number(u32::MAX.into())? as usize,
             "limit" => self.limit = number(MAX_LIMIT as u64)? as usize,
-            _ => {
-                self.groups = match value {
-                    "true" | "1" | "" => true,
-                    "false" | "0" => false,
-                    _ => return Err(bad(name, "`groups` is true or false".to_owned())),
-                }
-            }
+            "held" => self.held = Some(flag(name, value)?),
+            _ => self.groups = flag(name, value)?,
         }
         Ok(())
     }
@@ -151,14 +148,12 @@ impl TaskQuery {
                 return false;
             }
         }
+        if self.held.is_some_and(|held| held != task.holder.is_some()) {
+            return false;
+        }
         if let Some(holder) = &self.holder {
-            let agent = task.holder.as_ref().map(|h| h.agent.as_deref());
-            let held = match (holder.as_str(), agent) {
-                (_, None) => false,
-                ("*", Some(_)) => true,
-                (name, Some(agent)) => agent == Some(name),
-            };
-            if !held {
+            let agent = task.holder.as_ref().and_then(|h| h.agent.as_deref());
+            if agent != Some(holder.as_str()) {
                 return false;
             }
         }
@@ -179,6 +174,15 @@ fn nonempty<'a>(name: &str, value: &'a str) -> Result<&'a str, OpError> {
     match value.trim() {
         "" => Err(bad(name, format!("`{name}` is empty"))),
         value => Ok(value),
+    }
+}
+
+/// A parameter that is true or false.
+fn flag(name: &str, value: &str) -> Result<bool, OpError> {
+    match value {
+        "true" | "1" | "" => Ok(true),
+        "false" | "0" => Ok(false),
+        _ => Err(bad(name, format!("`{name}` is true or false"))),
     }
 }
 

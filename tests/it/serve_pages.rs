@@ -141,13 +141,17 @@ fn each_filter_narrows_the_pages() {
         assert_eq!(answer.status, 200, "{}", answer.text());
     }
     // Ready work is taken in plan order: 1 and 2 by alice, 3 by bob.
-    let cases: [(&str, &[u64]); 12] = [
+    let cases: [(&str, &[u64]); 13] = [
         ("status=completed", &[5, 15, 25, 10, 20, 30]),
         ("status=in_progress,completed&step=odd", &[1, 3, 5, 15, 25]),
         ("status=in_progress", &[1, 3, 2]),
         ("holder=alice", &[1, 2]),
         ("holder=bob", &[3]),
-        ("holder=*", &[1, 3, 2]),
+        ("held=true", &[1, 3, 2]),
+        (
+            "held=false&step=odd&status=in_progress,pending",
+            &[7, 9, 11, 13, 17, 19, 21, 23, 27, 29],
+        ),
         ("holder=carol", &[]),
         (
             "step=even&status=pending",
@@ -193,6 +197,7 @@ fn bad_parameters_are_refused_with_the_field() {
         ("holder=", "holder"),
         ("step=", "step"),
         ("groups=maybe", "groups"),
+        ("held=yes", "held"),
         ("limit=1&limit=2", "limit"),
         ("after=1&offset=2", "offset"),
         ("page=2", "page"),
