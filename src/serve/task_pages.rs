@@ -387,3 +387,77 @@ pub fn summary(plan_id: &str, doc: &PlanDocument) -> Value {
         "steps": steps,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::{Meta, StepDoc};
+
+    /// Tasks 1–6: odd ones in step `a`, 2 and 4 in step `b`, 6 outside.
+    fn doc() -> PlanDocument {
+        let tasks = (1..=6)
+            .map(|id| {
+                let mut task = TaskDoc::pending(id, format!("Task {id}"), Vec::new());
+                task.step = match id {
+                    6 => None,
+                    _ if id % 2 == 1 => Some("a".to_owned()),
+                    _ => Some("b".to_owned()),
+                };
+                task
+            })
+            .collect();
+        let mut doc = PlanDocument::new(Meta::new("p", "g"), tasks);
+        doc.steps = ["a", "b"]
+            .map(|id| StepDoc {
+                id: id.to_owned(),
+                name: id.to_uppercase(),
+                tasks: Vec::new(),
+            })
+            .to_vec();
+        doc
+    }
+
+    fn page(query: &str) -> Value {
+        let query = TaskQuery::parse(Some(query)).unwrap();
+        task_page("p", &doc(), &query).unwrap()
+    }
+
+    #[test]
+    fn pages_follow_the_plan_order_and_their_cursor() {
+        let ids = |page: &Value| -> Vec<u64> {
+            page["tasks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["id"].as_u64().unwrap())
+                .collect()
+        };
+        let first = page("limit=4");
+        assert_eq!((ids(&first), &first["next"]), (vec![1, 3, 5, 2], &json!(2)));
+        let rest = page("limit=4&after=2");
+        assert_eq!(
+            (ids(&rest), &rest["next"], &rest["offset"]),
+            (vec![4, 6], &Value::Null, &json!(4))
+        );
+        assert_eq!(ids(&page("offset=5")), [6]);
+        assert_eq!(ids(&page("step=-")), [6]);
+        assert_eq!(ids(&page("q=task%205")), [5]);
+        // A cursor the filter leaves out still places the page.
+        assert_eq!(ids(&page("step=b&after=3")), [2, 4]);
+        assert_eq!(page("limit=0")["matched"], 6);
+    }
+
+    #[test]
+    fn a_query_is_checked_before_any_read() {
+        let field =
+            |query: &str| TaskQuery::parse(Some(query)).unwrap_err().details["field"].clone();
+        assert_eq!(field("limit=1001"), "limit");
+        assert_eq!(field("status=running"), "status");
+        assert_eq!(field("after=0"), "after");
+        assert_eq!(field("sort=name"), "sort");
+        assert_eq!(TaskQuery::parse(None).unwrap().limit, DEFAULT_LIMIT);
+        let error =
+            task_page("p", &doc(), &TaskQuery::parse(Some("after=9")).unwrap()).unwrap_err();
+        assert_eq!(error.details["field"], "after");
+    }
+}
