@@ -114,16 +114,21 @@ fn route_of(path: &str) -> &'static str {
         _ if path.starts_with("/api/plans/") && path.ends_with("/events") => {
             "/api/plans/{id}/events"
         }
-        _ if path.starts_with("/api/plans/") && path.ends_with("/tasks") => "/api/plans/{id}/tasks",
-        _ if path.starts_with("/api/plans/") && path.ends_with("/summary") => {
-            "/api/plans/{id}/summary"
-        }
+        _ if plan_read(path) == Some("tasks") => "/api/plans/{id}/tasks",
+        _ if plan_read(path) == Some("summary") => "/api/plans/{id}/summary",
         _ if path.starts_with("/api/plans/") && path.contains("/ops/") => {
             "/api/plans/{id}/ops/{op}"
         }
         _ if path.starts_with("/api/plans/") => "/api/plans/{id}",
         _ => "other",
     }
+}
+
+/// What follows a plan's id in `/api/plans/{id}/…` (`tasks` of
+/// `/api/plans/p/tasks`; none for `/api/plans/tasks`, plan `tasks`).
+fn plan_read(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix("/api/plans/")?;
+    rest.split_once('/').map(|(_, read)| read)
 }
 
 /// A token bucket per client address.
