@@ -252,6 +252,7 @@ impl Runner {
             .entry(holder_key(holder.agent.as_deref()).to_owned())
             .or_default()
             .insert(i);
+        self.touched.task(i);
         self.doc.tasks[i].holder = Some(holder);
         if let (Some(lease), Some(now)) = (caller.lease, caller.now) {
             self.set_lease(i, lease, now);
@@ -260,6 +261,7 @@ impl Runner {
 
     /// Forgets the holder of the task at `i` (it left `in_progress`).
     pub(super) fn release(&mut self, i: usize) {
+        self.touched.task(i);
         let Some(holder) = self.doc.tasks[i].holder.take() else {
             return;
         };
@@ -277,6 +279,7 @@ impl Runner {
 
     /// Gives the task at `i` (held) a lease of `seconds` from `now`.
     fn set_lease(&mut self, i: usize, seconds: u64, now: u64) {
+        self.touched.task(i);
         let Some(holder) = self.doc.tasks[i].holder.as_mut() else {
             return;
         };

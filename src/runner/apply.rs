@@ -194,6 +194,7 @@ impl Runner {
         let taken = self.check_holder(i, caller)?;
         self.set_status(i, TaskStatus::Completed);
         let id = self.task(i).id;
+        self.touched.task(i);
         self.doc.tasks[i].result = args.result.clone();
         if let Some(attachments) = attachments {
             self.doc.tasks[i]
@@ -229,6 +230,7 @@ impl Runner {
         let budget = self.retry_budget(i);
         let will_retry = args.should_retry && retry.count < budget;
         let id = self.task(i).id;
+        self.touched.task(i);
         self.doc.tasks[i].result = args.error_message.clone();
         let (message, event) = if will_retry {
             self.doc.tasks[i].retry.count += 1;
@@ -323,6 +325,7 @@ impl Runner {
         let taken = self.check_holder(i, caller)?;
         self.set_status(i, TaskStatus::Skipped);
         let id = self.task(i).id;
+        self.touched.task(i);
         self.doc.tasks[i].result = args.reason.clone();
         self.clear_current(id);
         let message = match &args.reason {
@@ -398,6 +401,7 @@ impl Runner {
             .iter()
             .filter(|t| t.status != TaskStatus::Pending)
             .count();
+        self.touched.everything();
         for task in &mut self.doc.tasks {
             task.status = TaskStatus::Pending;
             task.holder = None;
@@ -458,6 +462,7 @@ impl Runner {
         if from == TaskStatus::InProgress && status != TaskStatus::InProgress {
             self.release(i);
         }
+        self.touched.task(i);
         self.doc.tasks[i].status = status;
         if from != status {
             // A peer's word for the old status (task-master's `deferred`…) no

@@ -341,6 +341,7 @@ impl Runner {
     fn replace(&mut self, mut doc: PlanDocument) -> Result<(), OpError> {
         self.keep_highest_id(&mut doc);
         let index = Index::build(&doc)?;
+        self.touched.everything();
         self.doc = doc;
         self.index = index;
         Ok(())

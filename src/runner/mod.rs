@@ -34,6 +34,7 @@ mod step_words;
 mod store;
 pub mod text_limits;
 pub mod time;
+mod touched;
 
 use serde_json::{json, Value};
 
@@ -64,6 +65,7 @@ pub use store::{
 };
 #[cfg(feature = "postgres")]
 pub use store::{CommitCounts, PostgresStore};
+pub use touched::Touched;
 
 use index::Index;
 
@@ -104,6 +106,8 @@ pub fn apply(doc: PlanDocument, op: &Op) -> Result<(PlanDocument, Applied), OpEr
 pub struct Runner {
     doc: PlanDocument,
     index: Index,
+    /// The tasks changed since [`Runner::take_touched`] last ran.
+    touched: Touched,
 }
 
 impl Runner {
@@ -111,7 +115,17 @@ impl Runner {
     /// (duplicate ids, unknown dependencies, a cycle): `INVALID_STATE`.
     pub fn new(doc: PlanDocument) -> Result<Runner, OpError> {
         let index = Index::build(&doc)?;
-        Ok(Runner { doc, index })
+        Ok(Runner {
+            doc,
+            index,
+            touched: Touched::default(),
+        })
+    }
+
+    /// The tasks changed since the last call (or since [`Runner::new`]),
+    /// and a fresh set.
+    pub fn take_touched(&mut self) -> Touched {
+        std::mem::take(&mut self.touched)
     }
 
     /// The document as it stands.

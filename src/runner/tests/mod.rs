@@ -9,6 +9,7 @@ mod many_steps;
 mod ownership;
 mod properties;
 mod step_answers;
+mod touched;
 
 use serde_json::json;
 

@@ -7,7 +7,7 @@ use crate::document::TaskStatus;
 use crate::runner::*;
 
 /// A random DAG: task `i` depends on some tasks before it.
-fn dag() -> impl Strategy<Value = Vec<Vec<u32>>> {
+pub(super) fn dag() -> impl Strategy<Value = Vec<Vec<u32>>> {
     (1usize..40).prop_flat_map(|n| {
         (0..n)
             .map(|i| proptest::collection::vec(0..(i as u32).max(1), 0..4.min(i + 1)))

@@ -1,0 +1,103 @@
+//! [`Runner::take_touched`] against a whole-document diff: over random
+//! plans and random operations (agents, leases, expiry, edits, reset,
+//! refusals), every task that differs after an operation was marked, and a
+//! change of the task list marks everything. A store writes only the marked
+//! tasks, so a mutation site that forgets to mark fails here.
+
+use proptest::prelude::*;
+use serde_json::json;
+
+use super::plan;
+use super::properties::dag;
+use crate::runner::*;
+
+/// One random call: an operation's name, its arguments (`i` picks a task),
+/// the agent, and how many seconds pass first.
+fn call() -> impl Strategy<Value = (&'static str, usize, u8, u64)> {
+    let names = prop_oneof![
+        4 => Just("startNextTask"),
+        3 => Just("completeTask"),
+        2 => Just("failTask"),
+        1 => Just("skipTask"),
+        1 => Just("retryTask"),
+        1 => Just("startTask"),
+        1 => Just("heartbeat"),
+        1 => Just("addTask"),
+        1 => Just("removeTask"),
+        1 => Just("updateTask"),
+        1 => Just("pausePlan"),
+        1 => Just("resumePlan"),
+        1 => Just("resetPlan"),
+        1 => Just("replan"),
+        1 => Just("expire"),
+    ];
+    (names, any::<usize>(), 0u8..3, 0u64..40)
+}
+
+fn arguments(name: &str, id: u32, other: u32) -> serde_json::Value {
+    match name {
+        "completeTask" => json!({"task_id": id, "result": "ok"}),
+        "failTask" => json!({"task_id": id, "error_message": "no", "should_retry": other % 2 == 0}),
+        "skipTask" => json!({"task_id": id, "reason": "later"}),
+        "retryTask" | "startTask" | "removeTask" => json!({"task_id": id}),
+        "addTask" => json!({"name": "added", "dependencies": [other], "after_task_id": id}),
+        "updateTask" => json!({"task_id": id, "name": "renamed", "dependencies": [other]}),
+        "replan" => json!({"steps": [{"name": "again"}]}),
+        _ => json!({}),
+    }
+}
+
+/// The positions whose task differs, or `None` when the lists differ in
+/// length.
+fn diff(
+    before: &[crate::document::TaskDoc],
+    after: &[crate::document::TaskDoc],
+) -> Option<Vec<usize>> {
+    (before.len() == after.len()).then(|| {
+        (0..before.len())
+            .filter(|&i| before[i] != after[i])
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(crate::generate::fuzz_cases(128)))]
+
+    #[test]
+    fn every_task_an_operation_changes_is_marked_touched(
+        deps in dag(),
+        calls in proptest::collection::vec(call(), 0..80),
+    ) {
+        let slices: Vec<&[u32]> = deps.iter().map(Vec::as_slice).collect();
+        let mut r = Runner::new(plan(&slices)).unwrap();
+        let mut now = 1_800_000_000u64;
+        for (name, pick, agent, wait) in calls {
+            now += wait;
+            let ids: Vec<u32> = r.document().tasks.iter().map(|t| t.id).collect();
+            let id = ids.get(pick % ids.len().max(1)).copied().unwrap_or(1);
+            let other = ids.get((pick / 7) % ids.len().max(1)).copied().unwrap_or(1);
+            let before = r.document().clone();
+            r.take_touched();
+            let refused = if name == "expire" {
+                r.expire_leases(now);
+                false
+            } else {
+                let caller = Caller::agent(Some(format!("a{agent}"))).with_lease(Some(30)).at(now);
+                let op = Op::from_call(name, arguments(name, id, other)).unwrap();
+                r.apply_as(&op, &caller).is_err()
+            };
+            let touched = r.take_touched();
+            match diff(&before.tasks, &r.document().tasks) {
+                None => prop_assert!(touched.is_everything(), "{} changed the list unmarked", name),
+                Some(changed) => {
+                    for i in changed {
+                        prop_assert!(touched.contains(i), "{} changed task at {} unmarked: {:?}", name, i, touched);
+                    }
+                }
+            }
+            if refused {
+                prop_assert_eq!(r.document(), &before, "a refused {} changed the state", name);
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! Which tasks a change touched: the positions in `tasks` whose task an
+//! operation may have changed, or every task (a structural change — add,
+//! remove, update, replan, reset — that moves or rebuilds the list). A store
+//! writes only these tasks of a change.
+
+use std::collections::BTreeSet;
+
+/// The tasks touched since the set was last taken ([`super::Runner::take_touched`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Touched {
+    /// Every task: the list itself may have changed.
+    all: bool,
+    /// Positions of the tasks touched, when not `all`.
+    positions: BTreeSet<usize>,
+}
+
+impl Touched {
+    /// Marks the task at position `i`.
+    pub(super) fn task(&mut self, i: usize) {
+        if !self.all {
+            self.positions.insert(i);
+        }
+    }
+
+    /// Marks every task (the list may have changed).
+    pub(super) fn everything(&mut self) {
+        self.all = true;
+        self.positions.clear();
+    }
+
+    /// Whether every task may have changed.
+    pub fn is_everything(&self) -> bool {
+        self.all
+    }
+
+    /// Whether no task was touched.
+    pub fn is_empty(&self) -> bool {
+        !self.all && self.positions.is_empty()
+    }
+
+    /// The positions touched, in plan order (empty when every task was).
+    pub fn positions(&self) -> impl Iterator<Item = usize> + '_ {
+        self.positions.iter().copied()
+    }
+
+    /// Whether the task at `i` is marked (or every task is).
+    pub fn contains(&self, i: usize) -> bool {
+        self.all || self.positions.contains(&i)
+    }
+}
