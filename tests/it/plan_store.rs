@@ -793,7 +793,89 @@ fn an_old_sqlite_schema_is_migrated() {
     let version: i64 = conn
         .query_row("SELECT version FROM schema_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
+}
+
+/// A database written by planc's schema 2 (each plan's whole document in
+/// one row) is moved to a row per task when opened: the plan reads back
+/// byte for byte as it was written, its events and their feed positions
+/// stay, and changes go on from there.
+#[test]
+fn a_schema_2_sqlite_store_moves_its_tasks_to_rows() {
+    let t = tempfile::tempdir().unwrap();
+    let path = t.path().join("v2.db");
+    let mut state = doc(3);
+    state.meta.id = "kept".to_owned();
+    state.state.revision = 2;
+    state.tasks[1].status = TaskStatus::Completed;
+    state.tasks[1].result = Some("done".to_owned());
+    let before = state.to_json();
+    let record = |seq: i64, op: &str| {
+        format!(
+            r#"{{"revision":{seq},"at":"2026-01-01T00:00:00Z","op":"{op}","plan_status":"running","events":[]}}"#
+        )
+    };
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE schema_version (version INTEGER NOT NULL);
+             INSERT INTO schema_version VALUES (2);
+             CREATE TABLE plans (
+                 plan_id TEXT PRIMARY KEY NOT NULL,
+                 revision INTEGER NOT NULL,
+                 doc TEXT NOT NULL,
+                 summary TEXT NOT NULL DEFAULT '{}'
+             );
+             CREATE TABLE events (
+                 position INTEGER PRIMARY KEY AUTOINCREMENT,
+                 plan_id TEXT NOT NULL,
+                 seq INTEGER NOT NULL,
+                 record TEXT NOT NULL,
+                 UNIQUE (plan_id, seq)
+             );
+             INSERT INTO events (position, plan_id, seq, record) VALUES (40, 'gone', 1, '{}');
+             DELETE FROM events;",
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO plans (plan_id, revision, doc) VALUES ('kept', 2, ?1)",
+            [&before],
+        )
+        .unwrap();
+        for (seq, op) in [(1, "init"), (2, "completeTask")] {
+            conn.execute(
+                "INSERT INTO events (plan_id, seq, record) VALUES ('kept', ?1, ?2)",
+                rusqlite::params![seq, record(seq, op)],
+            )
+            .unwrap();
+        }
+    }
+    let store = open_store(&format!("sqlite:{}", path.display())).unwrap();
+    assert_eq!(store.load("kept").unwrap().to_json(), before);
+    let positions = |store: &dyn PlanStore| {
+        store
+            .feed(0, 10)
+            .unwrap()
+            .iter()
+            .map(|e| (e.seq, e.position))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(positions(&*store), [(1, 41), (2, 42)]);
+    let (op, caller) = next("ann");
+    store.apply("kept", &op, &caller).unwrap();
+    assert_eq!(positions(&*store), [(1, 41), (2, 42), (3, 43)]);
+    let now = store.load("kept").unwrap();
+    assert_eq!(now.tasks[0].status, TaskStatus::InProgress);
+    assert_eq!(now.tasks[1].result.as_deref(), Some("done"));
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let (version, rows): (i64, i64) = conn
+        .query_row(
+            "SELECT (SELECT version FROM schema_version), (SELECT COUNT(*) FROM tasks WHERE plan_id = 'kept')",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((version, rows), (3, 3));
 }
 
 /// A new database gets the current schema; one made by a newer planc is
@@ -811,7 +893,7 @@ fn a_newer_sqlite_schema_is_refused() {
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(versions, [2]);
+    assert_eq!(versions, [3]);
 
     let newer = t.path().join("newer.db");
     let conn = rusqlite::Connection::open(&newer).unwrap();
@@ -827,7 +909,7 @@ fn a_newer_sqlite_schema_is_refused() {
         error.message,
         format!(
             "{} has schema version 99, made by a newer planc; this planc knows versions \
-             up to 2: upgrade planc to use it",
+             up to 3: upgrade planc to use it",
             newer.display()
         )
     );

@@ -35,6 +35,8 @@ mod postgres;
 mod sqlite;
 #[cfg(feature = "sqlite")]
 mod sqlite_read_only;
+#[cfg(feature = "sqlite")]
+mod sqlite_rows;
 
 use std::fs;
 use std::io;

@@ -355,6 +355,43 @@ pub(super) fn next_revision<T>(
     Ok((value, Some((doc, record))))
 }
 
+/// [`next_revision`] on a runner kept between changes: `change` runs on
+/// `runner` in place (no copy of the document, no new index) and, when
+/// anything changed, the runner is left at the next revision and the record
+/// is given back. On `Err`, or when nothing changed, the runner may still
+/// hold what the expiry or a part of `change` did: a caller that keeps it
+/// checks [`Runner::take_touched`] and the state.
+pub(super) fn next_revision_in_place(
+    runner: &mut Runner,
+    op: &str,
+    change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+) -> Result<Option<LogRecord>, OpError> {
+    let revision = runner.doc.state.revision;
+    let mut events = runner.expire_leases(now_unix());
+    runner.attach(&mut events);
+    events.extend(change(runner)?);
+    if events.is_empty() {
+        return Ok(None);
+    }
+    let now = now_rfc3339();
+    // One record per revision, whatever the change did to the counter.
+    runner.doc.state.revision = revision.checked_add(1).ok_or_else(|| {
+        OpError::overflow(
+            "state.revision",
+            u64::MAX,
+            "this state accepts no more changes",
+        )
+    })?;
+    runner.doc.meta.updated_at = Some(now.clone());
+    Ok(Some(LogRecord {
+        revision: runner.doc.state.revision,
+        at: now,
+        op: op.to_owned(),
+        plan_status: runner.doc.state.status,
+        events,
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

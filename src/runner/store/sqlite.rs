@@ -35,11 +35,13 @@ use crate::runner::error::{ErrorCode, OpError};
 use crate::runner::events::{Event, LogRecord};
 use crate::runner::Runner;
 
-use super::database::{lock, prepare_change, prepare_create, record_json, summary_json, to_i64};
+use super::database::{lock, prepare_create, record_json, summary_json, to_i64};
 use super::plan_store::{
-    plan_exists, plan_not_found, validate_plan_id, PlanStore, PlanSummary, StoredEvent, Subscribers,
+    next_revision_in_place, plan_exists, plan_not_found, validate_plan_id, PlanStore, PlanSummary,
+    StoredEvent, Subscribers,
 };
 use super::sqlite_read_only;
+use super::sqlite_rows::{self, Writes};
 
 /// How long a write waits for another process's write lock on the file.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -54,14 +56,18 @@ const POLL: Duration = Duration::from_millis(200);
 const MAX_READERS: usize = 32;
 
 /// The schema this planc writes.
-pub(crate) const SCHEMA_VERSION: i64 = 2;
+pub(crate) const SCHEMA_VERSION: i64 = 3;
 
 /// One migration: it takes the schema to its version.
 type Migration = fn(&rusqlite::Transaction<'_>) -> rusqlite::Result<()>;
 
 /// The migrations, in order: each takes the schema from the version before
 /// it to its own.
-const MIGRATIONS: [(i64, Migration); 2] = [(1, migrate_to_1), (2, migrate_to_2)];
+const MIGRATIONS: [(i64, Migration); 3] = [
+    (1, migrate_to_1),
+    (2, migrate_to_2),
+    (3, sqlite_rows::migrate_to_3),
+];
 
 /// Version 1: plans and their events.
 fn migrate_to_1(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
@@ -171,8 +177,10 @@ struct Entry {
 
 #[derive(Default)]
 struct Slot {
-    /// The plan's latest state: committed, or what the queued changes make.
-    doc: Option<Arc<PlanDocument>>,
+    /// The plan's latest state, indexed: committed, or what the queued
+    /// changes make. Changed in place by each change; dropped (and read
+    /// again) when it may hold what was not committed.
+    runner: Option<Runner>,
     /// Changes queued so far, and settled so far (in queue order).
     queued: u64,
     settled: u64,
@@ -185,7 +193,8 @@ struct Job {
     epoch: u64,
     /// The revision it was computed on.
     base: u64,
-    doc: Arc<PlanDocument>,
+    /// The rows it writes.
+    writes: Writes,
     record: LogRecord,
     reply: Sender<Result<u64, Reject>>,
 }
@@ -257,18 +266,11 @@ impl SqliteStore {
         self.shared.read(read)
     }
 
-    /// The plan's committed state.
+    /// The plan's committed state, put together from its rows.
     fn read_doc(&self, plan_id: &str) -> Result<PlanDocument, OpError> {
-        let text: Option<String> = self.read(|conn| {
-            conn.query_row(
-                "SELECT doc FROM plans WHERE plan_id = ?1",
-                [plan_id],
-                |row| row.get(0),
-            )
-            .optional()
-        })?;
-        let text = text.ok_or_else(|| plan_not_found(plan_id))?;
-        parse_doc(&self.path, plan_id, &text)
+        let doc = self.read(|conn| sqlite_rows::read_plan(conn, plan_id))?;
+        doc.ok_or_else(|| plan_not_found(plan_id))?
+            .map_err(|e| not_a_state(&self.path, plan_id, &e))
     }
 
     /// The plan's committed revision.
@@ -305,7 +307,7 @@ impl SqliteStore {
                 .map_err(|e| sql_error(&self.path, "write", &e))?;
             // No batch of the writer runs now: whatever it queued before
             // this change must be computed again.
-            slot.doc = None;
+            slot.runner = None;
             entry.epoch.fetch_add(1, Ordering::SeqCst);
             let value = write(&tx)?;
             tx.commit()
@@ -318,6 +320,53 @@ impl SqliteStore {
             self.shared.commits.ring();
         }
         result
+    }
+
+    /// Runs `change` on the plan's kept runner (read from the database
+    /// when there is none), in place: the revision it ran on, and — when it
+    /// changed anything — what to write and the record. A refusal or a
+    /// change of nothing that left a trace (a task touched, the state
+    /// changed) drops the runner, to be read again; one that left none
+    /// keeps it.
+    #[allow(clippy::type_complexity)]
+    fn change_cached(
+        &self,
+        plan_id: &str,
+        slot: &mut Slot,
+        op: &str,
+        change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+    ) -> Result<(u64, Result<Option<(Writes, LogRecord)>, OpError>), OpError> {
+        if slot.runner.is_none() {
+            let doc = self.read_doc(plan_id)?;
+            let base = doc.state.revision;
+            match Runner::new(doc) {
+                Ok(runner) => slot.runner = Some(runner),
+                Err(error) => return Ok((base, Err(error))),
+            }
+        }
+        let Some(runner) = slot.runner.as_mut() else {
+            return Err(writer_gone(&self.path));
+        };
+        let base = runner.doc.state.revision;
+        let state = runner.doc.state.clone();
+        runner.take_touched();
+        let outcome = next_revision_in_place(runner, op, change);
+        let touched = runner.take_touched();
+        let outcome = match outcome {
+            Ok(Some(record)) => {
+                if self.shared.read_only {
+                    slot.runner = None;
+                    return Err(sqlite_read_only::refused(&self.path));
+                }
+                Writes::of(plan_id, runner, &touched).map(|writes| Some((writes, record)))
+            }
+            other => other.map(|_| None),
+        };
+        let trace = !touched.is_empty() || runner.doc.state != state;
+        if trace && !matches!(outcome, Ok(Some(_))) {
+            slot.runner = None;
+        }
+        Ok((base, outcome))
     }
 
     /// Waits until the changes of the plan queued before `queued` are
@@ -345,7 +394,7 @@ impl SqliteStore {
             return Ok(true);
         }
         // Another process changed the plan.
-        slot.doc = None;
+        slot.runner = None;
         entry.epoch.fetch_add(1, Ordering::SeqCst);
         Ok(false)
     }
@@ -390,7 +439,6 @@ impl PlanStore for SqliteStore {
     ) -> Result<PlanDocument, OpError> {
         let (doc, record) = prepare_create(plan_id, doc)?;
         let path = &self.path;
-        let text = doc.to_json();
         let summary = summary_json(plan_id, &doc);
         let record_text = record_json(&record)?;
         self.rewrite(plan_id, |tx| {
@@ -407,12 +455,7 @@ impl PlanStore for SqliteStore {
             }
             tx.execute("DELETE FROM events WHERE plan_id = ?1", [plan_id])
                 .map_err(write)?;
-            tx.execute(
-                "INSERT OR REPLACE INTO plans (plan_id, revision, doc, summary)
-                 VALUES (?1, 1, ?2, ?3)",
-                params![plan_id, text, summary],
-            )
-            .map_err(write)?;
+            sqlite_rows::insert_plan(tx, plan_id, &doc, &summary).map_err(write)?;
             tx.execute(
                 "INSERT INTO events (plan_id, seq, record) VALUES (?1, 1, ?2)",
                 params![plan_id, record_text],
@@ -456,6 +499,8 @@ impl PlanStore for SqliteStore {
             }
             tx.execute("DELETE FROM events WHERE plan_id = ?1", [plan_id])
                 .map_err(write)?;
+            tx.execute("DELETE FROM tasks WHERE plan_id = ?1", [plan_id])
+                .map_err(write)?;
             Ok(())
         })
     }
@@ -473,16 +518,8 @@ impl PlanStore for SqliteStore {
             let record = {
                 let mut slot = lock(&entry.slot);
                 let epoch = entry.epoch.load(Ordering::SeqCst);
-                let doc = match &slot.doc {
-                    Some(doc) => Arc::clone(doc),
-                    None => {
-                        let doc = Arc::new(self.read_doc(plan_id)?);
-                        slot.doc = Some(Arc::clone(&doc));
-                        doc
-                    }
-                };
-                let base = doc.state.revision;
-                let prepared = match prepare_change((*doc).clone(), op, change) {
+                let (base, outcome) = self.change_cached(plan_id, &mut slot, op, change)?;
+                let (writes, record) = match outcome {
                     Ok(Some(prepared)) => prepared,
                     // Nothing changed, or the change was refused: an answer
                     // about the state, which must be one that stands.
@@ -493,25 +530,19 @@ impl PlanStore for SqliteStore {
                         continue;
                     }
                 };
-                if self.shared.read_only {
-                    return Err(sqlite_read_only::refused(&self.path));
-                }
-                let (doc, record) = prepared;
-                let doc = Arc::new(doc);
-                slot.doc = Some(Arc::clone(&doc));
                 slot.queued += 1;
                 let job = Job {
                     plan_id: plan_id.to_owned(),
                     entry: Arc::clone(&entry),
                     epoch,
                     base,
-                    doc,
+                    writes,
                     record: record.clone(),
                     reply,
                 };
                 if self.jobs.send(job).is_err() {
                     slot.queued -= 1;
-                    slot.doc = None;
+                    slot.runner = None;
                     return Err(writer_gone(&self.path));
                 }
                 record
@@ -681,7 +712,7 @@ fn write_loop(mut conn: Connection, path: &Path, queue: &Receiver<Job>, commits:
                 let mut slot = lock(&job.entry.slot);
                 slot.settled += 1;
                 if outcome.is_err() {
-                    slot.doc = None;
+                    slot.runner = None;
                     job.entry.epoch.fetch_add(1, Ordering::SeqCst);
                 }
             }
@@ -731,20 +762,14 @@ fn commit_batch(conn: &mut Connection, path: &Path, batch: &[Job]) -> Vec<Result
                 params![plan_id, to_i64(job.record.revision), record],
             )?;
             outcomes.push(Ok(tx.last_insert_rowid() as u64));
-            revisions.insert(plan_id, Some(job.doc.state.revision));
+            job.writes.write_tasks(&tx, plan_id)?;
+            revisions.insert(plan_id, Some(job.writes.revision));
             last.insert(plan_id, job);
         }
-        // A plan changed several times in the batch is written once.
+        // A plan changed several times in the batch has its header written
+        // once.
         for (plan_id, job) in last {
-            tx.execute(
-                "UPDATE plans SET revision = ?1, doc = ?2, summary = ?3 WHERE plan_id = ?4",
-                params![
-                    to_i64(job.doc.state.revision),
-                    job.doc.to_json(),
-                    summary_json(plan_id, &job.doc),
-                    plan_id
-                ],
-            )?;
+            job.writes.write_header(&tx, plan_id)?;
         }
         tx.commit()?;
         Ok(outcomes)
@@ -823,18 +848,16 @@ fn migrate(conn: &mut Connection, path: &Path) -> Result<(), OpError> {
     tx.commit().map_err(write)
 }
 
-fn parse_doc(path: &Path, plan_id: &str, text: &str) -> Result<PlanDocument, OpError> {
-    serde_json::from_str(text).map_err(|e| {
-        OpError::new(
-            ErrorCode::InvalidState,
-            format!(
-                "{}: plan `{}` is not a planc state ({e})",
-                path.display(),
-                crate::escape::line(plan_id)
-            ),
-        )
-        .with(json!({"path": path.display().to_string(), "plan_id": plan_id}))
-    })
+fn not_a_state(path: &Path, plan_id: &str, error: &str) -> OpError {
+    OpError::new(
+        ErrorCode::InvalidState,
+        format!(
+            "{}: plan `{}` is not a planc state ({error})",
+            path.display(),
+            crate::escape::line(plan_id)
+        ),
+    )
+    .with(json!({"path": path.display().to_string(), "plan_id": plan_id}))
 }
 
 fn writer_gone(path: &Path) -> OpError {
@@ -871,3 +894,7 @@ fn io_error(path: &Path, access: &str, error: &str) -> OpError {
     )
     .with(json!({"path": path.display().to_string(), "access": access}))
 }
+
+#[cfg(test)]
+#[path = "sqlite_tests.rs"]
+mod tests;
