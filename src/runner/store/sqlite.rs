@@ -33,12 +33,14 @@ use serde_json::json;
 use crate::document::PlanDocument;
 use crate::runner::error::{ErrorCode, OpError};
 use crate::runner::events::{Event, LogRecord};
-use crate::runner::Runner;
+use crate::runner::ops::Op;
+use crate::runner::time::now_unix;
+use crate::runner::{Applied, Caller, Runner};
 
 use super::database::{lock, prepare_create, record_json, summary_json, to_i64};
 use super::plan_store::{
-    next_revision_in_place, plan_exists, plan_not_found, validate_plan_id, PlanStore, PlanSummary,
-    StoredEvent, Subscribers,
+    next_revision_in_place, plan_exists, plan_not_found, transact_with, validate_plan_id,
+    PlanStore, PlanSummary, StoredEvent, Subscribers,
 };
 use super::sqlite_read_only;
 use super::sqlite_rows::{self, Writes};
@@ -369,6 +371,50 @@ impl SqliteStore {
         Ok((base, outcome))
     }
 
+    /// Query `op` answered by the plan's kept runner, when there is one
+    /// and it is the committed state: no change of the plan queued, no
+    /// lease run out, the database at its revision (another process may
+    /// have written). `None` otherwise: the caller reads the database. A
+    /// query that left a trace (none should) drops the runner.
+    fn query_kept(
+        &self,
+        plan_id: &str,
+        op: &Op,
+        caller: &Caller,
+    ) -> Result<Option<Result<Applied, OpError>>, OpError> {
+        let now = now_unix();
+        let Some(entry) = lock(&self.shared.entries).get(plan_id).cloned() else {
+            return Ok(None);
+        };
+        let mut slot = lock(&entry.slot);
+        if slot.queued != slot.settled {
+            return Ok(None);
+        }
+        let Some(revision) = slot.runner.as_ref().map(|r| r.doc.state.revision) else {
+            return Ok(None);
+        };
+        if self.read_revision(plan_id)? != Some(revision) {
+            return Ok(None);
+        }
+        let Some(runner) = slot.runner.as_mut() else {
+            return Ok(None);
+        };
+        if runner
+            .index
+            .leases
+            .first()
+            .is_some_and(|&(until, _)| until <= now)
+        {
+            return Ok(None);
+        }
+        let state = runner.doc.state.clone();
+        let answer = runner.apply_as(op, &caller.clone().at(now));
+        if !runner.take_touched().is_empty() || runner.doc.state != state {
+            slot.runner = None;
+        }
+        Ok(Some(answer))
+    }
+
     /// Waits until the changes of the plan queued before `queued` are
     /// settled; whether the state they were computed on still stands
     /// (`epoch` unchanged and the database at `revision`).
@@ -429,6 +475,26 @@ impl Shared {
 impl PlanStore for SqliteStore {
     fn url(&self) -> String {
         format!("sqlite:{}", self.path.display())
+    }
+
+    /// [`PlanStore::apply`], with a query answered from the plan's kept
+    /// runner when that holds the committed state (O(what the query
+    /// reads), not O(tasks)).
+    fn apply(&self, plan_id: &str, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
+        if op.is_change() {
+            return transact_with(self, plan_id, op.name(), |runner| {
+                let applied = runner.apply_as(op, &caller.clone().at(now_unix()))?;
+                let events = applied.events.clone();
+                Ok((applied, events))
+            })
+            .map(|(applied, _)| applied);
+        }
+        validate_plan_id(plan_id)?;
+        if let Some(answer) = self.query_kept(plan_id, op, caller)? {
+            return answer;
+        }
+        self.runner(plan_id)?
+            .apply_as(op, &caller.clone().at(now_unix()))
     }
 
     fn create(

@@ -131,3 +131,33 @@ fn a_change_refused_after_it_touched_a_task_leaves_no_trace() {
     assert_eq!(error.code, ErrorCode::DependenciesNotMet);
     assert_eq!(kept(&store, "p"), Some(read_back(&path, "p")));
 }
+
+#[test]
+fn a_query_answered_by_the_kept_runner_sees_another_handles_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("two.db");
+    let (one, two) = (
+        SqliteStore::open(&path).unwrap(),
+        SqliteStore::open(&path).unwrap(),
+    );
+    one.create("p", plan(4), false).unwrap();
+    let start = Op::from_call("startNextTask", json!({})).unwrap();
+    let status = Op::from_call("getPlanStatus", json!({})).unwrap();
+    let running = |store: &SqliteStore| {
+        store
+            .apply("p", &status, &Caller::default())
+            .unwrap()
+            .data
+            .to_json()["in_progress_tasks"]
+            .clone()
+    };
+    two.apply("p", &start, &Caller::agent(Some("bob".to_owned())))
+        .unwrap();
+    assert_eq!(running(&two), 1);
+    assert!(kept(&two, "p").is_some());
+    one.apply("p", &start, &Caller::agent(Some("ann".to_owned())))
+        .unwrap();
+    // `two` keeps a runner at revision 2; the file is at 3.
+    assert_eq!(running(&two), 2);
+    assert_eq!(running(&one), 2);
+}
