@@ -1,7 +1,8 @@
 //! The SQLite backend of [`PlanStore`]: many plans in one database file.
 //!
-//! Tables: `plans` (a row per plan: its state document, revision and
-//! summary), `events` (a row per committed change: its record, the plan's
+//! Tables: `plans` (a row per plan: its state document without its tasks,
+//! revision and summary), `tasks` (a row per task, `sqlite_rows.rs`),
+//! `events` (a row per committed change: its record, the plan's
 //! revision as `seq`, and an `AUTOINCREMENT` position, which is the global
 //! commit order because SQLite has one writer at a time), and
 //! `schema_version`. The database is in WAL mode with `synchronous=FULL`: a
@@ -9,8 +10,10 @@
 //!
 //! **Group commit.** A change is computed by its caller, under the plan's
 //! in-process lock, on the plan's latest state — the committed one, or the
-//! one the changes still queued here will make — and handed to one writer
-//! thread. The writer takes every change queued meanwhile and commits them
+//! one the changes still queued here will make, kept as a runner and
+//! changed in place (`sqlite_kept.rs`) — and handed, as the task rows it
+//! touched, to one writer thread. The writer takes every change queued
+//! meanwhile and commits them
 //! in one `BEGIN IMMEDIATE` transaction (one fsync for all), then answers
 //! each caller. A change is checked against the database before it is
 //! written: the plan's revision must be the one it was computed on, and no
@@ -39,8 +42,8 @@ use crate::runner::{Applied, Caller, Runner};
 
 use super::database::{lock, prepare_create, record_json, summary_json, to_i64};
 use super::plan_store::{
-    next_revision_in_place, plan_exists, plan_not_found, transact_with, validate_plan_id,
-    PlanStore, PlanSummary, StoredEvent, Subscribers,
+    plan_exists, plan_not_found, transact_with, validate_plan_id, PlanStore, PlanSummary,
+    StoredEvent, Subscribers,
 };
 use super::sqlite_read_only;
 use super::sqlite_rows::{self, Writes};
@@ -322,97 +325,6 @@ impl SqliteStore {
             self.shared.commits.ring();
         }
         result
-    }
-
-    /// Runs `change` on the plan's kept runner (read from the database
-    /// when there is none), in place: the revision it ran on, and — when it
-    /// changed anything — what to write and the record. A refusal or a
-    /// change of nothing that left a trace (a task touched, the state
-    /// changed) drops the runner, to be read again; one that left none
-    /// keeps it.
-    #[allow(clippy::type_complexity)]
-    fn change_cached(
-        &self,
-        plan_id: &str,
-        slot: &mut Slot,
-        op: &str,
-        change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
-    ) -> Result<(u64, Result<Option<(Writes, LogRecord)>, OpError>), OpError> {
-        if slot.runner.is_none() {
-            let doc = self.read_doc(plan_id)?;
-            let base = doc.state.revision;
-            match Runner::new(doc) {
-                Ok(runner) => slot.runner = Some(runner),
-                Err(error) => return Ok((base, Err(error))),
-            }
-        }
-        let Some(runner) = slot.runner.as_mut() else {
-            return Err(writer_gone(&self.path));
-        };
-        let base = runner.doc.state.revision;
-        let state = runner.doc.state.clone();
-        runner.take_touched();
-        let outcome = next_revision_in_place(runner, op, change);
-        let touched = runner.take_touched();
-        let outcome = match outcome {
-            Ok(Some(record)) => {
-                if self.shared.read_only {
-                    slot.runner = None;
-                    return Err(sqlite_read_only::refused(&self.path));
-                }
-                Writes::of(plan_id, runner, &touched).map(|writes| Some((writes, record)))
-            }
-            other => other.map(|_| None),
-        };
-        let trace = !touched.is_empty() || runner.doc.state != state;
-        if trace && !matches!(outcome, Ok(Some(_))) {
-            slot.runner = None;
-        }
-        Ok((base, outcome))
-    }
-
-    /// Query `op` answered by the plan's kept runner, when there is one
-    /// and it is the committed state: no change of the plan queued, no
-    /// lease run out, the database at its revision (another process may
-    /// have written). `None` otherwise: the caller reads the database. A
-    /// query that left a trace (none should) drops the runner.
-    fn query_kept(
-        &self,
-        plan_id: &str,
-        op: &Op,
-        caller: &Caller,
-    ) -> Result<Option<Result<Applied, OpError>>, OpError> {
-        let now = now_unix();
-        let Some(entry) = lock(&self.shared.entries).get(plan_id).cloned() else {
-            return Ok(None);
-        };
-        let mut slot = lock(&entry.slot);
-        if slot.queued != slot.settled {
-            return Ok(None);
-        }
-        let Some(revision) = slot.runner.as_ref().map(|r| r.doc.state.revision) else {
-            return Ok(None);
-        };
-        if self.read_revision(plan_id)? != Some(revision) {
-            return Ok(None);
-        }
-        let Some(runner) = slot.runner.as_mut() else {
-            return Ok(None);
-        };
-        if runner
-            .index
-            .leases
-            .first()
-            .is_some_and(|&(until, _)| until <= now)
-        {
-            return Ok(None);
-        }
-        let state = runner.doc.state.clone();
-        let answer = runner.apply_as(op, &caller.clone().at(now));
-        if !runner.take_touched().is_empty() || runner.doc.state != state {
-            slot.runner = None;
-        }
-        Ok(Some(answer))
     }
 
     /// Waits until the changes of the plan queued before `queued` are
@@ -961,6 +873,8 @@ fn io_error(path: &Path, access: &str, error: &str) -> OpError {
     .with(json!({"path": path.display().to_string(), "access": access}))
 }
 
+#[path = "sqlite_kept.rs"]
+mod kept;
 #[cfg(test)]
 #[path = "sqlite_tests.rs"]
 mod tests;

@@ -37,7 +37,9 @@ fn call() -> impl Strategy<Value = (&'static str, usize, u8, u64)> {
 fn arguments(name: &str, id: u32, other: u32) -> serde_json::Value {
     match name {
         "completeTask" => json!({"task_id": id, "result": "ok"}),
-        "failTask" => json!({"task_id": id, "error_message": "no", "should_retry": other % 2 == 0}),
+        "failTask" => {
+            json!({"task_id": id, "error_message": "no", "should_retry": other.is_multiple_of(2)})
+        }
         "skipTask" => json!({"task_id": id, "reason": "later"}),
         "retryTask" | "startTask" | "removeTask" => json!({"task_id": id}),
         "addTask" => json!({"name": "added", "dependencies": [other], "after_task_id": id}),

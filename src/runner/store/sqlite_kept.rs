@@ -1,0 +1,111 @@
+//! The SQLite store's kept runner: each plan's runner (document and
+//! indexes) stays in the process between changes, and a change runs on it
+//! in place under the plan's lock — no copy of the document, no index built
+//! again. What a refusal or a query may leave on it is checked, and the
+//! runner dropped (read from the file again when next needed) when it could
+//! hold what was not committed.
+
+use crate::runner::error::OpError;
+use crate::runner::events::{Event, LogRecord};
+use crate::runner::ops::Op;
+use crate::runner::time::now_unix;
+use crate::runner::{Applied, Caller, Runner};
+
+use super::super::database::lock;
+use super::super::plan_store::next_revision_in_place;
+use super::super::sqlite_read_only;
+use super::super::sqlite_rows::Writes;
+use super::{writer_gone, Slot, SqliteStore};
+
+impl SqliteStore {
+    /// Runs `change` on the plan's kept runner (read from the database
+    /// when there is none), in place: the revision it ran on, and — when it
+    /// changed anything — what to write and the record. A refusal or a
+    /// change of nothing that left a trace (a task touched, the state
+    /// changed) drops the runner, to be read again; one that left none
+    /// keeps it.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn change_cached(
+        &self,
+        plan_id: &str,
+        slot: &mut Slot,
+        op: &str,
+        change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+    ) -> Result<(u64, Result<Option<(Writes, LogRecord)>, OpError>), OpError> {
+        if slot.runner.is_none() {
+            let doc = self.read_doc(plan_id)?;
+            let base = doc.state.revision;
+            match Runner::new(doc) {
+                Ok(runner) => slot.runner = Some(runner),
+                Err(error) => return Ok((base, Err(error))),
+            }
+        }
+        let Some(runner) = slot.runner.as_mut() else {
+            return Err(writer_gone(&self.path));
+        };
+        let base = runner.doc.state.revision;
+        let state = runner.doc.state.clone();
+        runner.take_touched();
+        let outcome = next_revision_in_place(runner, op, change);
+        let touched = runner.take_touched();
+        let outcome = match outcome {
+            Ok(Some(record)) => {
+                if self.shared.read_only {
+                    slot.runner = None;
+                    return Err(sqlite_read_only::refused(&self.path));
+                }
+                Writes::of(plan_id, runner, &touched).map(|writes| Some((writes, record)))
+            }
+            other => other.map(|_| None),
+        };
+        let trace = !touched.is_empty() || runner.doc.state != state;
+        if trace && !matches!(outcome, Ok(Some(_))) {
+            slot.runner = None;
+        }
+        Ok((base, outcome))
+    }
+
+    /// Query `op` answered by the plan's kept runner, when there is one
+    /// and it is the committed state: no change of the plan queued, no
+    /// lease run out, the database at its revision (another process may
+    /// have written). `None` otherwise: the caller reads the database. A
+    /// query that left a trace (none should) drops the runner.
+    pub(super) fn query_kept(
+        &self,
+        plan_id: &str,
+        op: &Op,
+        caller: &Caller,
+    ) -> Result<Option<Result<Applied, OpError>>, OpError> {
+        let now = now_unix();
+        let Some(entry) = lock(&self.shared.entries).get(plan_id).cloned() else {
+            return Ok(None);
+        };
+        let mut slot = lock(&entry.slot);
+        if slot.queued != slot.settled {
+            return Ok(None);
+        }
+        let Some(revision) = slot.runner.as_ref().map(|r| r.doc.state.revision) else {
+            return Ok(None);
+        };
+        if self.read_revision(plan_id)? != Some(revision) {
+            return Ok(None);
+        }
+        let Some(runner) = slot.runner.as_mut() else {
+            return Ok(None);
+        };
+        if runner
+            .index
+            .leases
+            .first()
+            .is_some_and(|&(until, _)| until <= now)
+        {
+            return Ok(None);
+        }
+        let state = runner.doc.state.clone();
+        let answer = runner.apply_as(op, &caller.clone().at(now));
+        if !runner.take_touched().is_empty() || runner.doc.state != state {
+            slot.runner = None;
+        }
+        Ok(Some(answer))
+    }
+}
