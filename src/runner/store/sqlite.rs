@@ -328,8 +328,12 @@ impl SqliteStore {
     }
 
     /// Waits until the changes of the plan queued before `queued` are
-    /// settled; whether the state they were computed on still stands
-    /// (`epoch` unchanged and the database at `revision`).
+    /// settled; whether the state they were computed on was one that stood:
+    /// `epoch` unchanged, and either those changes were all committed (the
+    /// last made `revision`; each was checked against the database) or,
+    /// none being queued, the database is at `revision`. Changes of this
+    /// process committed meanwhile do not make it outdated; another
+    /// process's change does.
     fn confirm(
         &self,
         plan_id: &str,
@@ -339,6 +343,7 @@ impl SqliteStore {
         revision: u64,
     ) -> Result<bool, OpError> {
         let queued = slot.queued;
+        let waited = slot.settled < queued;
         while slot.settled < queued {
             slot = entry
                 .settled
@@ -348,7 +353,7 @@ impl SqliteStore {
         if entry.epoch.load(Ordering::SeqCst) != epoch {
             return Ok(false);
         }
-        if self.read_revision(plan_id)? == Some(revision) {
+        if waited || self.read_revision(plan_id)? == Some(revision) {
             return Ok(true);
         }
         // Another process changed the plan.
