@@ -1,13 +1,16 @@
 //! The labelled transcripts of seed 003's step detection
 //! (`tests/steps_corpus`, docs/performance.md#step-detection-seed-003):
 //! the labels are well formed, the corpus has what it claims (size, a
-//! held-out part of at least [`MIN_HELDOUT`], both languages, four kinds of agent,
-//! hard negatives), and planc's figures on the dev part do not fall below their floors.
+//! held-out part of at least [`MIN_HELDOUT`] once it lands, both
+//! languages, four kinds of agent, hard negatives), and planc's figures on
+//! each dev part do not fall below their floors.
 //!
-//! The dev part is `d*`, `h*` and `n*` (every transcript the rule has been
-//! measured on round by round); the held-out part is `m*`, written blind
-//! and never read by whoever tunes the rule (its figures are in
-//! docs/performance.md; it is required: a missing or short held-out part fails).
+//! The dev part is `d*`, `h*`, `n*` and `m*` (every transcript the rule
+//! has been measured on round by round; `m*` was the held-out part until
+//! it was measured once); the held-out part is `p*`, written blind and
+//! never read by whoever tunes the rule. Until its first transcript lands
+//! the held-out part may be empty; once any `p*` file is there, fewer than
+//! [`MIN_HELDOUT`] fail.
 
 #[path = "../steps_corpus/eval.rs"]
 mod eval;
@@ -37,22 +40,35 @@ fn declared(t: &Transcript) -> Vec<usize> {
 /// The fewest held-out transcripts the corpus claims.
 const MIN_HELDOUT: usize = 30;
 
-/// The held-out part (`m*`), at least [`MIN_HELDOUT`] transcripts.
+/// The held-out part (`p*`): empty before it lands, else at least
+/// [`MIN_HELDOUT`] transcripts.
 fn heldout() -> Vec<Transcript> {
     let heldout = load("heldout");
-    assert!(heldout.len() >= MIN_HELDOUT, "{} held out", heldout.len());
+    assert!(
+        heldout.is_empty() || heldout.len() >= MIN_HELDOUT,
+        "{} held-out transcripts: the held-out part (p*) holds at least {MIN_HELDOUT} once any lands",
+        heldout.len()
+    );
     heldout
+}
+
+/// The dev transcripts whose id starts with one of `prefixes`.
+fn dev_part(prefixes: &[char]) -> Vec<Transcript> {
+    load("dev")
+        .into_iter()
+        .filter(|t| t.id.starts_with(prefixes))
+        .collect()
 }
 
 fn check_labels(part: &str, t: &Transcript) {
     let what = format!("{part}/{}", t.id);
     assert!(
         if part == "dev" {
-            t.id.starts_with(['d', 'h', 'n'])
+            t.id.starts_with(['d', 'h', 'n', 'm'])
         } else {
-            t.id.starts_with('m')
+            t.id.starts_with('p')
         },
-        "{what}: dev ids start with d, h or n, held-out ones with m"
+        "{what}: dev ids start with d, h, n or m, held-out ones with p"
     );
     assert!(["en", "zh"].contains(&t.language.as_str()), "{what}");
     assert!(
@@ -116,7 +132,7 @@ fn the_corpus_is_labelled_and_holds_what_it_claims() {
     let all: Vec<&Transcript> = dev.iter().chain(&heldout).collect();
     assert!(all.len() >= 60, "{} transcripts", all.len());
     assert!(
-        hard_negatives(&heldout) >= 20,
+        heldout.is_empty() || hard_negatives(&heldout) >= 20,
         "{}",
         hard_negatives(&heldout)
     );
@@ -136,29 +152,33 @@ fn the_corpus_is_labelled_and_holds_what_it_claims() {
     assert!(hard_negatives(&dev) >= 30, "{}", hard_negatives(&dev));
 }
 
+/// planc's floors on one dev part: accuracy, precision, recall.
+fn holds(part: &[Transcript], floors: [f64; 3]) {
+    let planc = score_all(part, planc_steps);
+    let got = [planc.accuracy(), planc.precision(), planc.recall()];
+    for (got, floor) in got.iter().zip(floors) {
+        assert!(*got >= floor, "{floors:?}: {planc:?}");
+    }
+}
+
 /// planc's figures on the dev part (the rule was developed on it) must not
-/// fall below their floors: on all of it (`d*`, `h*`, `n*`: accuracy,
-/// precision, recall ≥ 0.86 / 0.95 / 0.86; the `n*` transcripts, written
-/// blind to the rule and then studied, keep accuracy and recall below
-/// their targets, 0.95 and 0.90: see docs/performance.md), and on `d*` and
-/// `h*` alone (≥ 0.92 / 0.95 / 0.90, the floors before `n*` joined). And
-/// planc beats the steps system's naive rule on every figure, on both parts.
+/// fall below their floors (accuracy, precision, recall): on `d*` and `h*`
+/// ≥ 0.92 / 0.95 / 0.90; on `d*`, `h*` and `n*` ≥ 0.86 / 0.95 / 0.86 (`n*`
+/// was written blind to the rule, then studied); on `m*` ≥ 0.58 / 0.70 /
+/// 0.49 (its blind figures, far below the targets 0.95 / 0.95 / 0.90: see
+/// docs/performance.md). And planc beats the steps system's naive rule on
+/// every figure, on every part (`d`, `h`, `n`, `m`, and the held-out `p*`
+/// once it lands).
 #[test]
 fn plancs_step_detection_holds_its_figures() {
-    let dev = load("dev");
-    let planc = score_all(&dev, planc_steps);
-    assert!(planc.accuracy() >= 0.86, "{planc:?}");
-    assert!(planc.precision() >= 0.95, "{planc:?}");
-    assert!(planc.recall() >= 0.86, "{planc:?}");
-    let first: Vec<Transcript> = load("dev")
-        .into_iter()
-        .filter(|t| t.id.starts_with(['d', 'h']))
-        .collect();
-    let planc = score_all(&first, planc_steps);
-    assert!(planc.accuracy() >= 0.92, "{planc:?}");
-    assert!(planc.precision() >= 0.95, "{planc:?}");
-    assert!(planc.recall() >= 0.90, "{planc:?}");
-    for part in [dev, heldout()] {
+    holds(&dev_part(&['d', 'h']), [0.92, 0.95, 0.90]);
+    holds(&dev_part(&['d', 'h', 'n']), [0.86, 0.95, 0.86]);
+    holds(&dev_part(&['m']), [0.58, 0.70, 0.49]);
+    let parts = ['d', 'h', 'n', 'm'].map(|p| dev_part(&[p]));
+    for part in parts.into_iter().chain([heldout()]) {
+        if part.is_empty() {
+            continue;
+        }
         let (ours, naive) = (score_all(&part, planc_steps), score_all(&part, naive_steps));
         assert!(ours.accuracy() > naive.accuracy(), "{ours:?} {naive:?}");
         assert!(ours.precision() > naive.precision(), "{ours:?} {naive:?}");
