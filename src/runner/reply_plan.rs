@@ -82,14 +82,31 @@ pub(super) fn declared_steps(message: &str) -> Result<Vec<String>, OpError> {
     Ok(steps)
 }
 
-/// The descriptions of the `[Step] description` lines of `message`.
+/// The descriptions of the `[Step] description` lines of `message`; a
+/// line may be a list item (`1. [Step] …`, `2) [Step] …`, `- [Step] …`,
+/// `* [Step] …`), as agents often number their plan.
 pub(super) fn step_lines(message: &str) -> Vec<String> {
     message
         .lines()
-        .filter_map(|line| line.trim_start().strip_prefix(STEP_MARKER))
+        .filter_map(|line| without_list_mark(line.trim_start()).strip_prefix(STEP_MARKER))
         .map(|rest| rest.trim().to_owned())
         .filter(|name| !name.is_empty())
         .collect()
+}
+
+/// `line` without a leading list mark and the spaces after it: digits and
+/// `.` or `)`, or `-`, `*`, `•`. A line without one is given back as it is.
+fn without_list_mark(line: &str) -> &str {
+    let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let rest = if digits > 0 {
+        line[digits..].strip_prefix(['.', ')'])
+    } else {
+        line.strip_prefix(['-', '*', '•'])
+    };
+    match rest {
+        Some(rest) if rest.starts_with([' ', '\t']) => rest.trim_start(),
+        _ => line,
+    }
 }
 
 /// The goal of a plan created from a message: its first line that is
@@ -100,7 +117,7 @@ fn goal_line(message: &str) -> Option<String> {
         .map(str::trim)
         .find(|line| {
             !line.is_empty()
-                && !line.starts_with(STEP_MARKER)
+                && !without_list_mark(line).starts_with(STEP_MARKER)
                 && first_marker(line, &DONE_MARKERS).is_none()
                 && first_marker(line, &FAILED_MARKERS).is_none()
         })

@@ -80,3 +80,26 @@ fn a_message_of_sixteen_thousand_steps_is_refused_and_changes_nothing() {
     assert_eq!(error.details, json!({"steps": 16_000, "max": 10_000}));
     assert_eq!(*r.document(), before);
 }
+
+#[test]
+fn steps_may_be_declared_as_list_items() {
+    let mut r = Runner::new(plan(&[&[]])).unwrap();
+    observe(
+        &mut r,
+        "Plan:\n1. [Step] Open the page\n2) [Step] Read it\n- [Step] Sum up\n  * [Step] Send it\n• [Step] File it\n3.[Step] glued to its number\nsee 4. [Step] mid-line",
+        &Caller::default(),
+    )
+    .unwrap();
+    let names: Vec<&str> = r.document().tasks.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "task 1",
+            "Open the page",
+            "Read it",
+            "Sum up",
+            "Send it",
+            "File it"
+        ]
+    );
+}
