@@ -23,6 +23,7 @@ use super::ast::*;
 use super::keywords::is_keyword;
 use super::strings::{Piece, StringError};
 use crate::span::Span;
+pub(super) use split::read_rest;
 use split::{guess_item_start, read_tail, Tail, PARALLEL_THRESHOLD};
 use std::sync::Arc;
 

@@ -2,6 +2,7 @@
 
 pub mod ast;
 mod expected;
+mod explain;
 mod fast;
 pub mod grammar;
 mod hints;

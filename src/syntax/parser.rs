@@ -45,7 +45,10 @@ pub fn parse(text: &str, file: FileId) -> Parsed {
     if text.len() - prefix.resume > limits::MAX_EXPLAINED_BYTES
         && limits::check(text, file).is_none()
     {
-        return unexplained(text, file, prefix);
+        // Past the limit, the item alone is explained where that reads as
+        // the whole rest would read.
+        return super::explain::explained(text, file, prefix)
+            .unwrap_or_else(|prefix| unexplained(text, file, *prefix));
     }
     parse_rest(text, file, prefix)
 }
@@ -211,6 +214,16 @@ pub(super) fn parse_item(
         PlanItem::Task(_) => Rule::task,
         PlanItem::Use(_) => Rule::use_,
     };
+    parse_item_with(text, file, span, rule)
+}
+
+/// Reads `span` of `text` as one item with `rule`, as [`parse_item`] does.
+pub(super) fn parse_item_with(
+    text: &str,
+    file: FileId,
+    span: Span,
+    rule: Rule,
+) -> Option<ItemParse> {
     let slice = text.get(span.range())?;
     let pair = PlanParser::parse(rule, slice).ok()?.next()?;
     if pair.as_span().end() != slice.len() {

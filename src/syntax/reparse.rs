@@ -220,8 +220,7 @@ fn reparse_at(
     let (inside_old, diagnostics) =
         syntax_diagnostics(old_diagnostics, old_span, read.diagnostics)?;
     if !diagnostics.is_empty()
-        && (new_text.len() > limits::MAX_EXPLAINED_BYTES
-            || diagnostics.len() >= limits::MAX_SYNTAX_ERRORS
+        && (diagnostics.len() >= limits::MAX_SYNTAX_ERRORS
             || limits::check(new_text, file).is_some())
     {
         return None;
@@ -238,6 +237,11 @@ fn reparse_at(
         keywords: splice(&old.keywords, old_span, read.keywords, edit),
         unparsed: splice(&old.unparsed, old_span, read.unparsed, edit),
     };
+    if !diagnostics.is_empty()
+        && !explained_alike(old, new_text, file, place, &file_tree, &diagnostics)
+    {
+        return None;
+    }
     Some(Reparsed {
         parsed: Parsed {
             file: file_tree,
@@ -249,6 +253,45 @@ fn reparse_at(
         text_only,
         same_shape,
     })
+}
+
+/// Whether the whole file's parse explains the re-read item's mistakes as
+/// the re-read item has them (`diagnostics`, the new tree `tree`): the
+/// grammar reads the file from the body item that holds them (where the fast
+/// reader gives up) when at most [`limits::MAX_EXPLAINED_BYTES`] follow
+/// it; past that, only that item, where [`explain`](super::explain) reads
+/// it alone, so it must read as the re-read tree has it.
+fn explained_alike(
+    old: &File,
+    new_text: &str,
+    file: FileId,
+    place: Place,
+    tree: &File,
+    diagnostics: &[Diagnostic],
+) -> bool {
+    let (resume, body_item) = match (&old.items[place.top], &tree.items[place.top]) {
+        (TopItem::Plan(old_plan), TopItem::Plan(plan)) => (
+            old_plan.items.span(place.item).start(),
+            plan.items.get(place.item),
+        ),
+        (TopItem::Template(template), _) => (template.span.start(), None),
+        _ => return false,
+    };
+    if new_text.len() - resume <= limits::MAX_EXPLAINED_BYTES {
+        return true;
+    }
+    let Some(body_item) = body_item else {
+        return false;
+    };
+    match super::explain::explained_item(new_text, file, resume) {
+        Some((read, end)) => {
+            end == item_span(body_item).end()
+                && read.item == *body_item
+                && read.diagnostics == diagnostics
+                && read.unparsed == tree.unparsed
+        }
+        None => false,
+    }
 }
 
 /// Reads `new_span` of the new text as an item like `like` (which stood at

@@ -7,6 +7,7 @@ use proptest::prelude::*;
 
 use crate::check::Options;
 use crate::compile::{compile_shared, Compilation};
+use crate::diagnostic::Code;
 use crate::generate::edits::Splice;
 
 const NAME: &str = "/nonexistent/planc-tests/edited.plan";
@@ -429,6 +430,38 @@ fn a_large_plan_is_recompiled_as_it_is_compiled() {
     let quoted = format!("{}\"{}", &text[..quote], &text[quote..]);
     let mut old = compile(&text);
     for new in [&renamed, &retitled, &text, &quoted, &text] {
+        old = old.recompile(Arc::from(new.as_str()));
+        check(&old, new);
+    }
+}
+
+#[test]
+fn a_syntax_error_with_megabytes_after_it_is_read_again_alone() {
+    // More than `MAX_EXPLAINED_BYTES` after the item typed into (a long
+    // comment at the end): a whole compile explains that item alone
+    // (`syntax::explain`), not a `planc::limit` error, and a keystroke
+    // reads only it again.
+    let mut text = crate::generate::plan_source(200, false);
+    text.push_str("# ");
+    text.push_str(&"x".repeat(crate::syntax::MAX_EXPLAINED_BYTES));
+    text.push('\n');
+    let step = "step s5 \"Stage 5 of {count}\" {";
+    let at = text.find(step).expect("step s5") + step.len();
+    let letter = format!("{}t{}", &text[..at], &text[at..]);
+    let title = text.find("task t100 \"Do").expect("t100") + "task t100 \"Do".len();
+    let quote = format!("{}\"{}", &text[..title], &text[title..]);
+    for mistaken in [&letter, &quote] {
+        let fresh = compile(mistaken);
+        assert!(!fresh.diagnostics.is_empty());
+        assert!(
+            fresh.diagnostics.iter().all(|d| d.code != Code::Limit),
+            "{:?}",
+            fresh.diagnostics
+        );
+    }
+    let mut old = compile(&text);
+    for new in [&letter, &text, &quote, &text] {
+        assert_ne!(path(&old, new), Path::Whole);
         old = old.recompile(Arc::from(new.as_str()));
         check(&old, new);
     }

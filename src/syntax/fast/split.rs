@@ -78,3 +78,36 @@ impl Reader<'_> {
         answer.recv().ok().flatten()
     }
 }
+
+/// What follows an item of a plan's body that was read elsewhere, to the end
+/// of the file: the body's other items, its `}`, and the top-level items
+/// after the plan (see [`explain`](crate::syntax::parser)).
+pub(in crate::syntax) struct Rest {
+    pub items: Vec<PlanItem>,
+    pub close: Span,
+    pub top: Vec<crate::syntax::ast::TopItem>,
+    pub comments: Vec<Span>,
+    pub keywords: Vec<Span>,
+}
+
+/// Reads the rest of a plan's body from `start` (where an item of it ends)
+/// and the rest of the file after the plan; `None` where the reader gives
+/// up (a mistake there, or anything it is not sure of).
+pub(in crate::syntax) fn read_rest(text: &str, start: usize) -> Option<Rest> {
+    let mut reader = Reader::new(text, text.len() - start);
+    reader.pos = start;
+    let mut items = Vec::new();
+    while !reader.next_is(b'}') {
+        let (keyword, word) = reader.keyword().ok()?;
+        items.push(reader.plan_item(keyword, word).ok()?);
+    }
+    let close = reader.eat(b'}').ok()?;
+    reader.file().ok()?;
+    Some(Rest {
+        items,
+        close,
+        top: reader.items,
+        comments: reader.comments,
+        keywords: reader.keywords,
+    })
+}
