@@ -54,7 +54,8 @@ pub use ops::{
 pub use prompt::{prompt, prompt_as, summary, SummaryReason};
 pub use reply::{Reply, ToolCall};
 pub use reply_plan::{
-    plan_for_message, plan_for_reply, MAX_STEPS_PER_MESSAGE, MESSAGE_PLAN_MAX_ITERATIONS,
+    plan_for_message, plan_for_reply, step_lines, MAX_STEPS_PER_MESSAGE,
+    MESSAGE_PLAN_MAX_ITERATIONS,
 };
 pub use results::{result_schema, OpResult};
 pub use session::{session_path, MAX_SESSION_KEY_BYTES, SESSIONS_DIR, SESSION_STATE};

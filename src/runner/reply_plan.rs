@@ -85,7 +85,7 @@ pub(super) fn declared_steps(message: &str) -> Result<Vec<String>, OpError> {
 /// The descriptions of the `[Step] description` lines of `message`; a
 /// line may be a list item (`1. [Step] …`, `2) [Step] …`, `- [Step] …`,
 /// `* [Step] …`), as agents often number their plan.
-pub(super) fn step_lines(message: &str) -> Vec<String> {
+pub fn step_lines(message: &str) -> Vec<String> {
     message
         .lines()
         .filter_map(|line| without_list_mark(line.trim_start()).strip_prefix(STEP_MARKER))

@@ -17,39 +17,22 @@ mod eval;
 
 use eval::{load, naive_steps, planc_steps, score_all, Transcript, NAIVE_WORDS};
 
-/// The steps declared by `[Step]` lines so far, after each round (a
-/// restated step counted once).
+/// The steps declared by `[Step]` lines so far, after each round (read as
+/// planc reads them, list items too; a restated step counted once).
 fn declared(t: &Transcript) -> Vec<usize> {
     let mut seen: Vec<String> = Vec::new();
     t.rounds
         .iter()
         .map(|round| {
-            for line in round.text.lines() {
-                if let Some(step) = without_list_mark(line.trim_start()).strip_prefix("[Step]") {
-                    let step = step.trim().to_lowercase();
-                    if !seen.contains(&step) {
-                        seen.push(step);
-                    }
+            for step in planc::runner::step_lines(&round.text) {
+                let step = step.to_lowercase();
+                if !seen.contains(&step) {
+                    seen.push(step);
                 }
             }
             seen.len()
         })
         .collect()
-}
-
-/// `line` without a leading list mark (`1.`, `2)`, `-`, `*`, `•` and a
-/// space): agents number their `[Step]` lines too.
-fn without_list_mark(line: &str) -> &str {
-    let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    let rest = if digits > 0 {
-        line[digits..].strip_prefix(['.', ')'])
-    } else {
-        line.strip_prefix(['-', '*', '•'])
-    };
-    match rest {
-        Some(rest) if rest.starts_with([' ', '\t']) => rest.trim_start(),
-        _ => line,
-    }
 }
 
 /// The fewest held-out transcripts the corpus claims.
