@@ -186,7 +186,7 @@ pub async fn get_plan(
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    if let Err(error) = super::reads::refuse_paging(raw.as_deref()) {
+    if let Err(error) = super::task_pages::refuse_paging(raw.as_deref()) {
         return op_error(&shared, &error);
     }
     match blocking(&shared, move |store| store.load(&id)).await {

@@ -13,7 +13,7 @@ use serde_json::json;
 use crate::runner::{ErrorCode, OpError};
 
 use super::api::{blocking, ok, op_error};
-use super::task_pages::{summary, task_page, TaskQuery, PARAMETERS};
+use super::task_pages::{summary, task_page, TaskQuery};
 use super::Shared;
 
 /// `GET /api/plans/{id}/tasks?status=&holder=&held=&step=&q=&id=&after=&offset=&limit=&groups=`:
@@ -70,23 +70,4 @@ pub async fn plan_summary(
 fn first_parameter(raw: Option<&str>) -> Option<String> {
     let pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw.unwrap_or("")).ok()?;
     pairs.into_iter().next().map(|(name, _)| name)
-}
-
-/// `GET /api/plans/{id}` is the whole document: a paging or filtering
-/// parameter there is refused (`INVALID_ARGUMENT`, naming the parameter
-/// and the endpoint that pages), never silently ignored.
-pub fn refuse_paging(raw: Option<&str>) -> Result<(), OpError> {
-    let pairs: Vec<(String, String)> =
-        serde_urlencoded::from_str(raw.unwrap_or("")).unwrap_or_default();
-    match pairs.iter().find(|(name, _)| PARAMETERS.contains(&name.as_str())) {
-        None => Ok(()),
-        Some((name, _)) => Err(OpError::new(
-            ErrorCode::InvalidArgument,
-            format!(
-                "GET /api/plans/{{id}} is the whole plan document (the export) and takes no `{name}`; \
-                 read a page of tasks with GET /api/plans/{{id}}/tasks?{name}=…, where the plan stands with GET /api/plans/{{id}}/summary"
-            ),
-        )
-        .with(json!({"field": name}))),
-    }
 }

@@ -29,6 +29,25 @@ pub const PARAMETERS: [&str; 10] = [
     "status", "holder", "held", "step", "q", "id", "after", "offset", "limit", "groups",
 ];
 
+/// `GET /api/plans/{id}` is the whole document: a paging or filtering
+/// parameter there is refused (`INVALID_ARGUMENT`, naming the parameter
+/// and the endpoint that pages), never silently ignored.
+pub fn refuse_paging(raw: Option<&str>) -> Result<(), OpError> {
+    let pairs: Vec<(String, String)> =
+        serde_urlencoded::from_str(raw.unwrap_or("")).unwrap_or_default();
+    match pairs.iter().find(|(name, _)| PARAMETERS.contains(&name.as_str())) {
+        None => Ok(()),
+        Some((name, _)) => Err(OpError::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "GET /api/plans/{{id}} is the whole plan document (the export) and takes no `{name}`; \
+                 read a page of tasks with GET /api/plans/{{id}}/tasks?{name}=…, where the plan stands with GET /api/plans/{{id}}/summary"
+            ),
+        )
+        .with(json!({"field": name}))),
+    }
+}
+
 /// Which tasks a page holds, and where it starts.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TaskQuery {

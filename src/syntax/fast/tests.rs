@@ -8,7 +8,8 @@ use proptest::prelude::*;
 
 use super::read;
 use crate::span::FileId;
-use crate::syntax::parser::{parse, parse_with_grammar};
+use crate::syntax::entry::parse;
+use crate::syntax::parser::parse_with_grammar;
 
 /// Asserts the reader agrees with the grammar on `text`: it reads the file
 /// alone exactly when the grammar reports nothing, and with the grammar
