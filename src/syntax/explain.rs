@@ -122,9 +122,9 @@ mod tests {
     use proptest::prelude::*;
 
     use super::explained;
-    use crate::diagnostic::Diagnostic;
     use crate::generate::edits::Splice;
     use crate::span::FileId;
+    use crate::syntax::reparse::tests::sorted;
     use crate::syntax::{fast, parse};
 
     const FILE: FileId = FileId(0);
@@ -151,15 +151,6 @@ mod tests {
         ",",
         "-",
     ];
-
-    fn sorted(diagnostics: &[Diagnostic]) -> Vec<Diagnostic> {
-        let mut sorted = diagnostics.to_vec();
-        sorted.sort_by(|a, b| {
-            let key = |d: &Diagnostic| d.primary().map(|l| (l.span.start(), l.span.end()));
-            key(a).cmp(&key(b)).then_with(|| a.message.cmp(&b.message))
-        });
-        sorted
-    }
 
     proptest! {
         #![proptest_config(ProptestConfig {

@@ -23,7 +23,7 @@ use crate::diagnostic::Diagnostic;
 use crate::span::{FileId, Span};
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;
 
 /// One change of a text: the bytes `start..old_end` of the old text became
 /// the bytes `start..new_end` of the new one.

@@ -52,13 +52,7 @@ pub(super) struct Tail {
 }
 
 pub(super) fn read_tail(text: &str, start: usize) -> Option<Tail> {
-    let mut reader = Reader::new(text, text.len() - start);
-    reader.pos = start;
-    let mut items = Vec::new();
-    while !reader.next_is(b'}') {
-        let (keyword, word) = reader.keyword().ok()?;
-        items.push(reader.plan_item(keyword, word).ok()?);
-    }
+    let (reader, items) = body_from(text, start)?;
     Some(Tail {
         items,
         comments: reader.comments,
@@ -81,7 +75,7 @@ impl Reader<'_> {
 
 /// What follows an item of a plan's body that was read elsewhere, to the end
 /// of the file: the body's other items, its `}`, and the top-level items
-/// after the plan (see [`explain`](crate::syntax::parser)).
+/// after the plan (see `syntax/explain.rs`).
 pub(in crate::syntax) struct Rest {
     pub items: Vec<PlanItem>,
     pub close: Span,
@@ -94,13 +88,7 @@ pub(in crate::syntax) struct Rest {
 /// and the rest of the file after the plan; `None` where the reader gives
 /// up (a mistake there, or anything it is not sure of).
 pub(in crate::syntax) fn read_rest(text: &str, start: usize) -> Option<Rest> {
-    let mut reader = Reader::new(text, text.len() - start);
-    reader.pos = start;
-    let mut items = Vec::new();
-    while !reader.next_is(b'}') {
-        let (keyword, word) = reader.keyword().ok()?;
-        items.push(reader.plan_item(keyword, word).ok()?);
-    }
+    let (mut reader, items) = body_from(text, start)?;
     let close = reader.eat(b'}').ok()?;
     reader.file().ok()?;
     Some(Rest {
@@ -110,4 +98,17 @@ pub(in crate::syntax) fn read_rest(text: &str, start: usize) -> Option<Rest> {
         comments: reader.comments,
         keywords: reader.keywords,
     })
+}
+
+/// A reader at `start` (where an item of a plan's body begins) that has read
+/// the body's items up to its `}`, and those items; `None` where it gives up.
+fn body_from(text: &str, start: usize) -> Option<(Reader<'_>, Vec<PlanItem>)> {
+    let mut reader = Reader::new(text, text.len() - start);
+    reader.pos = start;
+    let mut items = Vec::new();
+    while !reader.next_is(b'}') {
+        let (keyword, word) = reader.keyword().ok()?;
+        items.push(reader.plan_item(keyword, word).ok()?);
+    }
+    Some((reader, items))
 }

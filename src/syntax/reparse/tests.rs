@@ -13,7 +13,7 @@ const FILE: FileId = FileId(0);
 
 /// Diagnostics in one order (a re-read item's come in source order; the
 /// whole-file walk explains some later than others).
-fn sorted(diagnostics: &[Diagnostic]) -> Vec<Diagnostic> {
+pub(in crate::syntax) fn sorted(diagnostics: &[Diagnostic]) -> Vec<Diagnostic> {
     let mut sorted = diagnostics.to_vec();
     sorted.sort_by(|a, b| {
         let key = |d: &Diagnostic| d.primary().map(|l| (l.span.start(), l.span.end()));
