@@ -334,25 +334,8 @@ pub(super) fn next_revision<T>(
     if events.is_empty() {
         return Ok((value, None));
     }
-    let now = now_rfc3339();
-    let mut doc = runner.into_document();
-    // One record per revision, whatever the change did to the counter.
-    doc.state.revision = revision.checked_add(1).ok_or_else(|| {
-        OpError::overflow(
-            "state.revision",
-            u64::MAX,
-            "this state accepts no more changes",
-        )
-    })?;
-    doc.meta.updated_at = Some(now.clone());
-    let record = LogRecord {
-        revision: doc.state.revision,
-        at: now,
-        op: op.to_owned(),
-        plan_status: doc.state.status,
-        events,
-    };
-    Ok((value, Some((doc, record))))
+    let record = seal(&mut runner, revision, op, events)?;
+    Ok((value, Some((runner.into_document(), record))))
 }
 
 /// [`next_revision`] on a runner kept between changes: `change` runs on
@@ -373,8 +356,19 @@ pub(super) fn next_revision_in_place(
     if events.is_empty() {
         return Ok(None);
     }
+    seal(runner, revision, op, events).map(Some)
+}
+
+/// Puts `runner`'s state at the revision after `revision` (one record per
+/// revision, whatever the change did to the counter), stamps
+/// `meta.updated_at`, and gives the change's log record of `events`.
+fn seal(
+    runner: &mut Runner,
+    revision: u64,
+    op: &str,
+    events: Vec<Event>,
+) -> Result<LogRecord, OpError> {
     let now = now_rfc3339();
-    // One record per revision, whatever the change did to the counter.
     runner.doc.state.revision = revision.checked_add(1).ok_or_else(|| {
         OpError::overflow(
             "state.revision",
@@ -383,13 +377,13 @@ pub(super) fn next_revision_in_place(
         )
     })?;
     runner.doc.meta.updated_at = Some(now.clone());
-    Ok(Some(LogRecord {
+    Ok(LogRecord {
         revision: runner.doc.state.revision,
         at: now,
         op: op.to_owned(),
         plan_status: runner.doc.state.status,
         events,
-    }))
+    })
 }
 
 #[cfg(test)]
