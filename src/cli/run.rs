@@ -10,7 +10,7 @@ use clap::{Args, Subcommand};
 use planc::check::parse_assignment;
 use planc::escape;
 use planc::read::Bounds;
-use planc::runner::access::PlanAccess;
+use planc::runner::access::{PlanAccess, StorePlan};
 use planc::runner::results::{Created, Prompted};
 use planc::runner::{
     self, AddArgs, Applied, Caller, CompleteArgs, Face, FailArgs, ListArgs, LogArgs, LogKind,

@@ -3,11 +3,15 @@
 //! read, create, change and delete the plan they are given; which plan that
 //! is, and who the caller is, is the face's business.
 
+use std::sync::Arc;
+
 use crate::document::PlanDocument;
 use serde_json::json;
 
 use crate::runner::time::now_unix;
-use crate::runner::{self, Applied, Caller, ErrorCode, Event, Op, OpError, Reply, Runner, Store};
+use crate::runner::{
+    self, Applied, Caller, ErrorCode, Event, Op, OpError, PlanStore, Reply, Runner, Store,
+};
 
 /// The change a dialect makes under the plan's lock: the events it made.
 pub type Change<'a> = dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError> + 'a;
@@ -149,32 +153,136 @@ impl dyn PlanAccess + '_ {
     }
 }
 
-impl PlanAccess for Store {
+/// One plan of a store, by its id: how `planc run` and `planc mcp` reach
+/// theirs, a plan of `--store` or the one plan of a state file (a store of
+/// one plan, [`StorePlan::state_file`]). Every call goes through the
+/// [`PlanStore`] interface.
+#[derive(Clone, Debug)]
+pub struct StorePlan {
+    store: Arc<dyn PlanStore>,
+    plan_id: String,
+    /// The agent of calls that name none.
+    agent: Option<String>,
+    /// How errors name the plan.
+    name: String,
+}
+
+impl StorePlan {
+    /// Plan `plan_id` of `store`.
+    pub fn new(store: Arc<dyn PlanStore>, plan_id: impl Into<String>) -> StorePlan {
+        let plan_id = plan_id.into();
+        StorePlan {
+            name: format!("plan `{}`", crate::escape::line(&plan_id)),
+            store,
+            plan_id,
+            agent: None,
+        }
+    }
+
+    /// The one plan of the state file `file` (its lock settings and agent
+    /// kept): named by the file's path, and a plan a message creates there
+    /// takes the file's name (or its session's key) as its id.
+    pub fn state_file(file: Store) -> StorePlan {
+        let (plan_id, agent) = (file.message_plan_id(), file.agent().map(str::to_owned));
+        let name = file.path().display().to_string();
+        StorePlan {
+            store: file.into_plan_store(),
+            plan_id,
+            agent,
+            name,
+        }
+    }
+
+    /// The same plan, `agent` acting for calls that name none.
+    pub fn with_agent(mut self, agent: Option<String>) -> StorePlan {
+        self.agent = agent;
+        self
+    }
+
+    /// The store that holds the plan.
+    pub fn store(&self) -> &Arc<dyn PlanStore> {
+        &self.store
+    }
+
+    /// The plan's id in its store.
+    pub fn plan_id(&self) -> &str {
+        &self.plan_id
+    }
+
+    /// A runner over the plan, with the leases that ran out expired.
+    pub fn runner(&self) -> Result<Runner, OpError> {
+        self.store.runner(&self.plan_id)
+    }
+}
+
+impl PlanAccess for StorePlan {
     fn exists(&self) -> Result<bool, OpError> {
-        Ok(Store::exists(self))
+        self.store.contains(&self.plan_id)
     }
 
     fn load(&self) -> Result<PlanDocument, OpError> {
-        Store::load(self)
+        self.store.load(&self.plan_id)
     }
 
     fn create(&self, doc: PlanDocument, force: bool) -> Result<PlanDocument, OpError> {
-        Store::create(self, doc, force)
+        self.store.create(&self.plan_id, doc, force)
     }
 
     fn delete(
         &self,
         check: &mut dyn FnMut(&PlanDocument) -> Result<(), OpError>,
     ) -> Result<(), OpError> {
-        Store::delete(self, check)
+        self.store.delete_checked(&self.plan_id, check)
     }
 
     fn apply_as(&self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
-        Store::apply_as(self, op, caller)
+        self.store.apply(&self.plan_id, op, &self.acting(caller)?)
     }
 
     fn transact_events(&self, op: &str, change: &mut Change<'_>) -> Result<(), OpError> {
-        Store::transact(self, op, |runner| Ok(((), change(runner)?)))
+        self.store.transact(&self.plan_id, op, change).map(drop)
+    }
+
+    fn default_agent(&self) -> Option<String> {
+        self.agent.clone()
+    }
+
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn new_plan_id(&self) -> String {
+        self.plan_id.clone()
+    }
+}
+
+/// A state file as one plan: [`StorePlan::state_file`].
+impl PlanAccess for Store {
+    fn exists(&self) -> Result<bool, OpError> {
+        StorePlan::state_file(self.clone()).exists()
+    }
+
+    fn load(&self) -> Result<PlanDocument, OpError> {
+        StorePlan::state_file(self.clone()).load()
+    }
+
+    fn create(&self, doc: PlanDocument, force: bool) -> Result<PlanDocument, OpError> {
+        PlanAccess::create(&StorePlan::state_file(self.clone()), doc, force)
+    }
+
+    fn delete(
+        &self,
+        check: &mut dyn FnMut(&PlanDocument) -> Result<(), OpError>,
+    ) -> Result<(), OpError> {
+        PlanAccess::delete(&StorePlan::state_file(self.clone()), check)
+    }
+
+    fn apply_as(&self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
+        StorePlan::state_file(self.clone()).apply_as(op, caller)
+    }
+
+    fn transact_events(&self, op: &str, change: &mut Change<'_>) -> Result<(), OpError> {
+        StorePlan::state_file(self.clone()).transact_events(op, change)
     }
 
     fn default_agent(&self) -> Option<String> {

@@ -52,6 +52,7 @@ mod lock_removed;
 mod markdown;
 mod mcp_python;
 mod mcp_stdio;
+mod one_store;
 mod peer_formats;
 mod plan_store;
 mod readme;

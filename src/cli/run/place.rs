@@ -3,52 +3,42 @@
 
 use super::*;
 
-/// What a `planc run` command acts on: a state file, or a plan in a store.
-pub(super) enum Target {
-    File(Store),
-    Plan {
-        store: Arc<dyn PlanStore>,
-        plan_id: String,
-    },
+/// What a `planc run` command acts on: one plan of a store, through the
+/// store interface — a plan of `--store`, or the one plan of a state file.
+pub(super) struct Target {
+    /// The plan.
+    pub(super) plan: StorePlan,
+    /// The state file, when the plan is one: `watch` prints its event log
+    /// as written (a line that is not a record included).
+    pub(super) file: Option<Store>,
 }
 
 impl Target {
-    pub(super) fn apply_as(&self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
-        match self {
-            Target::File(store) => store.apply_as(op, caller),
-            Target::Plan { store, plan_id } => store.apply(plan_id, op, caller),
+    /// The one plan of the state file `file`.
+    fn state_file(file: Store) -> Target {
+        Target {
+            plan: StorePlan::state_file(file.clone()),
+            file: Some(file),
         }
+    }
+
+    pub(super) fn apply_as(&self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
+        self.plan.apply_as(op, caller)
     }
 
     pub(super) fn runner(&self) -> Result<runner::Runner, OpError> {
-        match self {
-            Target::File(store) => store.runner(),
-            Target::Plan { store, plan_id } => store.runner(plan_id),
-        }
+        self.plan.runner()
     }
 
+    /// Reads one reply into the plan ([`PlanAccess::observe_reply`]).
     pub(super) fn observe(
         &self,
         reply: &runner::Reply,
         caller: &Caller,
         goal: Option<&str>,
     ) -> Result<Applied, OpError> {
-        match self {
-            Target::File(store) => {
-                <dyn PlanAccess>::observe_reply(store, reply, caller, goal, |_| Ok(()))
-                    .map(|(applied, ())| applied)
-            }
-            // A plan of a store is made by `run init --store`, not by a message.
-            Target::Plan { store, plan_id } => {
-                let caller = caller.clone().at(runner::time::now_unix());
-                runner::transact_with(&**store, plan_id, "observe", |r| {
-                    let applied = runner::observe_reply(r, reply, &caller)?;
-                    let events = applied.events.clone();
-                    Ok((applied, events))
-                })
-                .map(|(applied, _)| applied)
-            }
-        }
+        <dyn PlanAccess>::observe_reply(&self.plan, reply, caller, goal, |_| Ok(()))
+            .map(|(applied, ())| applied)
     }
 }
 
@@ -105,11 +95,11 @@ impl Place {
     /// The plan of the state file `state`, or of `--store`.
     pub(super) fn target(&self, state: String) -> Target {
         match &self.plan {
-            Some((store, plan_id)) => Target::Plan {
-                store: Arc::clone(store),
-                plan_id: plan_id.clone(),
+            Some((store, plan_id)) => Target {
+                plan: StorePlan::new(Arc::clone(store), plan_id.clone()),
+                file: None,
             },
-            None => Target::File(open(&state, self.lock_timeout)),
+            None => Target::state_file(open(&state, self.lock_timeout)),
         }
     }
 

@@ -11,10 +11,7 @@ pub(super) fn init(
     force: bool,
     json: bool,
 ) -> i32 {
-    let state = match target {
-        Target::File(store) => store.path().display().to_string(),
-        Target::Plan { store, .. } => store.url(),
-    };
+    let state = target.plan.store().url();
     let (input, loaded) = match input::open_plan(plan, set, imports, Color::Auto) {
         Ok(opened) => opened,
         Err(code) => return code,
@@ -28,11 +25,7 @@ pub(super) fn init(
         );
         return EXIT_FAILURE;
     };
-    let created = match target {
-        Target::File(store) => store.create(document, force),
-        Target::Plan { store, plan_id } => store.create(plan_id, document, force),
-    };
-    match created {
+    match PlanAccess::create(&target.plan, document, force) {
         Ok(doc) => {
             if json {
                 let created = Created {

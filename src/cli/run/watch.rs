@@ -5,10 +5,10 @@ use super::*;
 /// Prints the committed records of the event log, then follows it until
 /// interrupted (unless `no_follow`).
 pub(super) fn watch(target: &Target, no_follow: bool, json: bool) -> i32 {
-    let (store, plan_id) = match target {
-        Target::File(store) => return watch_file(store, no_follow, json),
-        Target::Plan { store, plan_id } => (store, plan_id),
-    };
+    if let Some(file) = &target.file {
+        return watch_file(file, no_follow, json);
+    }
+    let (store, plan_id) = (target.plan.store(), target.plan.plan_id());
     let mut after = 0;
     loop {
         match store.events(plan_id, after, 1000) {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::json;
 
@@ -31,12 +31,20 @@ use logs::PlanLog;
 /// How a state file in a directory store is named: `PLAN_ID.json`.
 const STATE_EXTENSION: &str = ".json";
 
-/// One JSON state file, holding one plan: its plan id is the document's
-/// `meta.id`. A global position is the event's revision.
+/// One JSON state file, holding one plan. Opened by URL (`file:PATH`, a
+/// path) its plan id is the document's `meta.id`; named as a state file
+/// ([`Store::plan`]: `planc run STATE`, `planc mcp STATE`) its one plan
+/// answers to the id it was named by. A global position is the event's
+/// revision.
 #[derive(Debug)]
 pub struct JsonFileStore {
     store: Store,
     subscribers: Subscribers,
+    /// Whether the file is named by its path rather than by its plan's id:
+    /// then its one plan answers to any plan id and keeps its own `meta.id`,
+    /// a missing file is a `STATE_IO` error naming it (what `planc run`
+    /// has always said), and a new plan is refused as an existing file.
+    by_path: bool,
 }
 
 impl JsonFileStore {
@@ -45,11 +53,25 @@ impl JsonFileStore {
         JsonFileStore {
             store: Store::new(path),
             subscribers: Subscribers::default(),
+            by_path: false,
+        }
+    }
+
+    /// The store of the state file `store` names, by its path (its lock
+    /// settings and agent kept).
+    pub(super) fn by_path(store: Store) -> JsonFileStore {
+        JsonFileStore {
+            store,
+            subscribers: Subscribers::default(),
+            by_path: true,
         }
     }
 
     /// The state, if it is plan `plan_id`'s.
     fn read(&self, plan_id: &str) -> Result<PlanDocument, OpError> {
+        if self.by_path {
+            return self.store.load();
+        }
         validate_plan_id(plan_id)?;
         if !self.store.exists() {
             return Err(plan_not_found(plan_id));
@@ -59,6 +81,14 @@ impl JsonFileStore {
             return Err(plan_not_found(plan_id));
         }
         Ok(doc)
+    }
+
+    /// Whether `doc` is plan `plan_id`'s (any is, by path).
+    fn holds(&self, doc: &PlanDocument, plan_id: &str) -> Result<(), OpError> {
+        match self.by_path || doc.meta.id == plan_id {
+            true => Ok(()),
+            false => Err(plan_not_found(plan_id)),
+        }
     }
 }
 
@@ -73,11 +103,13 @@ impl PlanStore for JsonFileStore {
         mut doc: PlanDocument,
         force: bool,
     ) -> Result<PlanDocument, OpError> {
-        validate_plan_id(plan_id)?;
-        if !force && self.store.exists() {
-            return Err(plan_exists(plan_id));
+        if !self.by_path {
+            validate_plan_id(plan_id)?;
+            if !force && self.store.exists() {
+                return Err(plan_exists(plan_id));
+            }
+            plan_id.clone_into(&mut doc.meta.id);
         }
-        plan_id.clone_into(&mut doc.meta.id);
         let doc = self.store.create(doc, force)?;
         let event = stored(plan_id, init(&doc), |r| r.revision);
         self.subscribers.send(&event);
@@ -97,10 +129,31 @@ impl PlanStore for JsonFileStore {
     }
 
     fn delete(&self, plan_id: &str) -> Result<(), OpError> {
-        self.read(plan_id)?;
-        self.store.delete(|doc| match doc.meta.id == plan_id {
-            true => Ok(()),
-            false => Err(plan_not_found(plan_id)),
+        self.delete_checked(plan_id, &mut |_| Ok(()))
+    }
+
+    fn contains(&self, plan_id: &str) -> Result<bool, OpError> {
+        match self.by_path {
+            true => Ok(self.store.exists()),
+            false => match self.read(plan_id) {
+                Ok(_) => Ok(true),
+                Err(error) if error.code == ErrorCode::PlanNotFound => Ok(false),
+                Err(error) => Err(error),
+            },
+        }
+    }
+
+    fn delete_checked(
+        &self,
+        plan_id: &str,
+        check: &mut dyn FnMut(&PlanDocument) -> Result<(), OpError>,
+    ) -> Result<(), OpError> {
+        if !self.by_path {
+            self.read(plan_id)?;
+        }
+        self.store.delete(|doc| {
+            self.holds(doc, plan_id)?;
+            check(doc)
         })
     }
 
@@ -110,11 +163,11 @@ impl PlanStore for JsonFileStore {
         op: &str,
         change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
     ) -> Result<Option<StoredEvent>, OpError> {
-        self.read(plan_id)?;
+        if !self.by_path {
+            self.read(plan_id)?;
+        }
         let ((), record) = self.store.transact_logged(op, |runner| {
-            if runner.document().meta.id != plan_id {
-                return Err(plan_not_found(plan_id));
-            }
+            self.holds(runner.document(), plan_id)?;
             Ok(((), change(runner)?))
         })?;
         let event = record.map(|record| stored(plan_id, record, |r| r.revision));
@@ -149,6 +202,15 @@ impl PlanStore for JsonFileStore {
 
     fn subscribe(&self) -> std::sync::mpsc::Receiver<StoredEvent> {
         self.subscribers.subscribe()
+    }
+}
+
+impl Store {
+    /// This state file as a store of its one plan, named by its path (its
+    /// lock settings kept): how `planc run STATE` and `planc mcp STATE`
+    /// reach it through [`PlanStore`] (see [`crate::runner::access::StorePlan`]).
+    pub fn into_plan_store(self) -> Arc<dyn PlanStore> {
+        Arc::new(JsonFileStore::by_path(self))
     }
 }
 

@@ -52,6 +52,29 @@ pub trait PlanStore: Send + Sync + std::fmt::Debug {
     /// Deletes plan `plan_id` (`PLAN_NOT_FOUND` when there is none).
     fn delete(&self, plan_id: &str) -> Result<(), OpError>;
 
+    /// Whether plan `plan_id` exists: its state loads (`PLAN_NOT_FOUND`
+    /// means no; any other error is the answer). A state file says whether
+    /// the file is there.
+    fn contains(&self, plan_id: &str) -> Result<bool, OpError> {
+        match self.load(plan_id) {
+            Ok(_) => Ok(true),
+            Err(error) if error.code == ErrorCode::PlanNotFound => Ok(false),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Deletes plan `plan_id` when `check` accepts its state (the Plan
+    /// Tool's `delete_plan`). A JSON state is checked under its lock; a
+    /// database's is read, checked, then deleted.
+    fn delete_checked(
+        &self,
+        plan_id: &str,
+        check: &mut dyn FnMut(&PlanDocument) -> Result<(), OpError>,
+    ) -> Result<(), OpError> {
+        check(&self.load(plan_id)?)?;
+        self.delete(plan_id)
+    }
+
     /// Runs `change` on plan `plan_id`'s state under the plan's lock, after
     /// expiring the leases that ran out; when it (or the expiry) returns
     /// events, commits the state as the next revision (`meta.updated_at`
