@@ -48,7 +48,8 @@ fn serve_store(url: &str, dialect: Dialect, agent: Option<String>) -> i32 {
             return EXIT_USAGE;
         }
     };
-    match planc::serve::serve_stdio(store, dialect, agent) {
+    let server = planc::serve::PlanServer::new(store).speaking(dialect, agent);
+    match planc::serve::serve_stdio(server) {
         Ok(()) => EXIT_OK,
         Err(message) => {
             output::fatal(&message);
@@ -170,7 +171,9 @@ pub fn serve(args: McpArgs) -> i32 {
         Some(timeout) => store.with_lock_timeout(timeout),
         None => store,
     };
-    match mcp::serve_stdio(store.with_agent(args.agent), dialect) {
+    let plan = planc::runner::access::StorePlan::state_file(store.with_agent(args.agent));
+    let server = planc::serve::PlanServer::one(plan).speaking(dialect, None);
+    match planc::serve::serve_stdio(server) {
         Ok(()) => EXIT_OK,
         Err(message) => {
             output::fatal(&message);

@@ -15,5 +15,4 @@ pub(crate) mod server;
 pub mod tools;
 
 pub use dialect::{Dialect, Outcome};
-pub use server::{serve_stdio, PlanServer};
 pub use tools::{render, render_tools, tools, ToolDef, ToolFormat, TAKES_OVER};

@@ -1,22 +1,19 @@
-//! The MCP server: tools, one resource (the plan document) and one prompt
-//! (the `planc run prompt` block).
+//! What the MCP server (`serve::PlanServer`, over stdio and HTTP) says, in
+//! rmcp's types: tools, the plan document as a resource, the prompt of the
+//! `planc run prompt` block, errors, and the stdio transport.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    CallToolResponse, CallToolResult, GetPromptResponse, GetPromptResult, Implementation, Prompt,
+    PromptArgument, PromptMessage, ReadResourceResponse, ReadResourceResult, Resource,
     ResourceContents, Role, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
-use serde_json::{json, Value};
+use rmcp::{ErrorData, ServiceExt};
+use serde_json::json;
 
 use crate::document::PlanDocument;
-use crate::runner::{self, OpError, Store};
+use crate::runner::OpError;
 
 use super::dialect::{Dialect, Outcome};
 
@@ -24,44 +21,6 @@ use super::dialect::{Dialect, Outcome};
 pub const PLAN_URI: &str = "planc://plan";
 /// The name of the prompt with the plan's system-prompt block.
 pub const PROMPT_NAME: &str = "plan_context";
-
-/// Serves one state file in one dialect.
-#[derive(Clone, Debug)]
-pub struct PlanServer {
-    store: Arc<Store>,
-    dialect: Dialect,
-}
-
-impl PlanServer {
-    /// A server for the state file at `path`.
-    pub fn new(path: impl Into<PathBuf>) -> PlanServer {
-        PlanServer::with_store(Store::new(path.into()))
-    }
-
-    /// A server for a store set up by the caller (its lock timeout, say).
-    pub fn with_store(store: Store) -> PlanServer {
-        PlanServer {
-            store: Arc::new(store),
-            dialect: Dialect::Planc,
-        }
-    }
-
-    /// The same server speaking `dialect`.
-    pub fn with_dialect(mut self, dialect: Dialect) -> PlanServer {
-        self.dialect = dialect;
-        self
-    }
-
-    /// Runs one tool call: the result in the dialect's shape, and whether it
-    /// is an error; `None` when the dialect has no tool `name`.
-    pub fn call(&self, name: &str, arguments: Value) -> Option<Outcome> {
-        self.dialect.call(self.store.as_ref(), name, arguments)
-    }
-
-    fn prompt_text(&self) -> Result<String, OpError> {
-        Ok(runner::prompt(&self.store.runner()?))
-    }
-}
 
 /// A tool definition as MCP's `Tool`.
 pub(crate) fn mcp_tool(t: super::ToolDef) -> Tool {
@@ -162,102 +121,8 @@ pub(crate) fn server_config(instructions: String) -> ServerConfig {
     info
 }
 
-impl ServerHandler for PlanServer {
-    fn get_info(&self) -> ServerConfig {
-        server_config(self.dialect.instructions().to_owned())
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self.dialect.tools().into_iter().map(mcp_tool).collect();
-        Ok(ListToolsResult::with_all_items(tools))
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let server = self.clone();
-        let name = request.name.to_string();
-        let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let dialect = self.dialect;
-        // The store blocks on a file lock: keep it off the async workers.
-        let outcome = tokio::task::spawn_blocking(move || server.call(&name, arguments))
-            .await
-            .map_err(|e| ErrorData::internal_error(format!("the tool call panicked: {e}"), None))?;
-        tool_response(dialect, &request.name, outcome)
-    }
-
-    async fn list_resources(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(ListResourcesResult::with_all_items(vec![plan_resource(
-            PLAN_URI, "plan",
-        )]))
-    }
-
-    async fn read_resource(
-        &self,
-        request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, ErrorData> {
-        if request.uri != PLAN_URI {
-            return Err(ErrorData::resource_not_found(
-                format!("no resource {}; this server has {PLAN_URI}", request.uri),
-                None,
-            ));
-        }
-        let store = self.store.clone();
-        let doc = tokio::task::spawn_blocking(move || store.load())
-            .await
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
-            .map_err(internal)?;
-        Ok(plan_contents(&doc, PLAN_URI))
-    }
-
-    async fn list_prompts(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(ListPromptsResult::with_all_items(vec![plan_prompt(None)]))
-    }
-
-    async fn get_prompt(
-        &self,
-        request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, ErrorData> {
-        check_prompt_name(&request.name)?;
-        let server = self.clone();
-        let text = tokio::task::spawn_blocking(move || server.prompt_text())
-            .await
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
-            .map_err(internal)?;
-        Ok(prompt_response(text))
-    }
-}
-
-/// Serves `store` in `dialect` over standard input and output until the
-/// client disconnects.
-pub fn serve_stdio(store: Store, dialect: Dialect) -> Result<(), String> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime.block_on(run_on_stdio(
-        PlanServer::with_store(store).with_dialect(dialect),
-    ))
-}
-
 /// Runs `handler` as an MCP server on standard input and output until the
-/// client disconnects (a state file's server here, a store's in `serve`).
+/// client disconnects (`serve::serve_stdio`).
 pub(crate) async fn run_on_stdio<H: rmcp::ServerHandler>(handler: H) -> Result<(), String> {
     let service = handler
         .serve(rmcp::transport::stdio())

@@ -32,16 +32,20 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 
-use crate::document::PlanDocument;
 use crate::mcp::server::{
     check_prompt_name, internal, mcp_tool, plan_contents, plan_prompt, plan_resource,
     prompt_response, server_config, tool_response, PLAN_URI,
 };
 use crate::mcp::{Dialect, ToolDef};
-use crate::runner::access::{Change, PlanAccess};
-use crate::runner::{self, Applied, Caller, ErrorCode, Op, OpError, PlanStore, PlanSummary};
+use crate::runner::access::{PlanAccess, StorePlan};
+use crate::runner::{self, ErrorCode, OpError, PlanStore, PlanSummary};
 
 use super::scope::{Grant, Scope};
+
+mod served;
+
+pub use served::SessionPlan;
+use served::{named_or_bound, CallerOf};
 
 /// Where each plan's document is: this and the plan id, percent-encoded.
 const PLANS_URI: &str = "planc://plans/";
@@ -80,96 +84,6 @@ fn refused(error: OpError) -> ErrorData {
     }
 }
 
-/// The plan an MCP session works on: the plan it created, or else the
-/// first plan it named in a call that succeeded. Nothing is ever routed to
-/// "the only plan in the store".
-#[derive(Clone, Debug, Default)]
-pub struct SessionPlan(Arc<Mutex<Option<String>>>);
-
-impl SessionPlan {
-    /// The session's plan, if it has one.
-    fn get(&self) -> Option<String> {
-        self.0.lock().ok().and_then(|id| id.clone())
-    }
-
-    /// Binds the session to `plan_id`.
-    fn set(&self, plan_id: String) {
-        if let Ok(mut bound) = self.0.lock() {
-            *bound = Some(plan_id);
-        }
-    }
-
-    /// Binds the session to `plan_id` unless it has a plan already.
-    fn bind_first(&self, plan_id: String) {
-        if let Ok(mut bound) = self.0.lock() {
-            bound.get_or_insert(plan_id);
-        }
-    }
-}
-
-/// `PLAN_NOT_FOUND` for a call that names no plan in a session bound to
-/// none: how to bind, in the dialect's own terms, and the plans there are.
-fn unbound(store: &dyn PlanStore, dialect: Dialect) -> OpError {
-    let plans: Vec<String> = store
-        .list()
-        .map(|plans| plans.into_iter().map(|p| p.plan_id).collect())
-        .unwrap_or_default();
-    let create = match dialect {
-        Dialect::PlanAct => "or let the planner create one with create_plan",
-        Dialect::Steps => {
-            "or call observe with a message whose `[Step] description` lines create one"
-        }
-        Dialect::PlanTool => "or create one with create_plan_from_structure",
-        Dialect::Planc | Dialect::Tasks => "or create one (POST /api/plans)",
-    };
-    let listed = match plans.is_empty() {
-        true => "this server holds none yet".to_owned(),
-        false => format!("this server holds {}", plans.join(", ")),
-    };
-    OpError::new(
-        ErrorCode::PlanNotFound,
-        format!(
-            "this session works on no plan yet: name one with plan_id ({listed}), {create}; \
-             the session then keeps to it"
-        ),
-    )
-    .with(json!({"field": "plan_id", "plans": plans}))
-}
-
-/// The plan named, or else the session's (refused when it has none).
-fn named_or_bound(
-    store: &dyn PlanStore,
-    dialect: Dialect,
-    named: Option<String>,
-    session: &SessionPlan,
-) -> Result<String, OpError> {
-    match named.or_else(|| session.get()) {
-        Some(id) => Ok(id),
-        None => Err(unbound(store, dialect)),
-    }
-}
-
-/// Whether tool `name` makes a new plan when it names none (Plan-Act's
-/// planner starts a plan for each request).
-fn creates_new(dialect: Dialect, name: &str) -> bool {
-    dialect == Dialect::PlanAct && name == "create_plan"
-}
-
-/// Whether tool `name` may create the session's plan when it has none
-/// (the steps system's first message with steps).
-fn may_create(dialect: Dialect, name: &str) -> bool {
-    creates_new(dialect, name) || (dialect == Dialect::Steps && name == "observe")
-}
-
-/// A fresh plan id (`plan_` and the milliseconds since 1970, as seed 003
-/// names its plans); `attempt` counts ids already taken.
-fn fresh_plan_id(attempt: u64) -> String {
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
-    format!("plan_{}", ms + attempt)
-}
-
 /// The header that names the caller.
 pub const AGENT_HEADER: &str = "x-planc-agent";
 /// The header that names the dialect.
@@ -185,35 +99,63 @@ pub fn header_agent(headers: &HeaderMap) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// One MCP session's handler (rmcp makes one per session; `planc mcp
-/// --store` serves one over stdio).
+/// The plans an MCP server serves.
 #[derive(Clone)]
-pub struct HttpPlans {
-    store: Arc<dyn PlanStore>,
+enum Plans {
+    /// One plan, fixed: a state file's (`planc mcp STATE`). Its tools take
+    /// no `plan_id`, its one resource is `planc://plan`, its prompt takes
+    /// no argument, and errors name the file.
+    One(Arc<StorePlan>),
+    /// The plans of a store (`/mcp`, `planc mcp --store`): each call names
+    /// its plan, or else is on the session's.
+    Many {
+        /// The store.
+        store: Arc<dyn PlanStore>,
+        /// The plan the session works on.
+        session: SessionPlan,
+    },
+}
+
+/// The MCP server of planc, over stdio and streamable HTTP alike: one
+/// session's handler (rmcp makes one per HTTP session; `planc mcp` serves
+/// one over stdio), on one plan or on a store's plans ([`PlanServer::one`],
+/// [`PlanServer::new`]).
+#[derive(Clone)]
+pub struct PlanServer {
+    plans: Plans,
     /// The dialect chosen when the session began.
     dialect: Arc<Mutex<Dialect>>,
-    /// The plan the session works on.
-    plan: SessionPlan,
     /// The agent of calls that name none and come without HTTP headers
-    /// (`planc mcp --store … --agent NAME`).
+    /// (`planc mcp --store … --agent NAME`; one plan has its own).
     agent: Option<String>,
 }
 
-impl HttpPlans {
-    /// A handler over `store`.
-    pub fn new(store: Arc<dyn PlanStore>) -> HttpPlans {
-        HttpPlans {
-            store,
+impl PlanServer {
+    /// A handler over `store`'s plans.
+    pub fn new(store: Arc<dyn PlanStore>) -> PlanServer {
+        PlanServer {
+            plans: Plans::Many {
+                store,
+                session: SessionPlan::default(),
+            },
             dialect: Arc::new(Mutex::new(Dialect::Planc)),
-            plan: SessionPlan::default(),
+            agent: None,
+        }
+    }
+
+    /// A handler over one plan (a state file's), its agent its own.
+    pub fn one(plan: StorePlan) -> PlanServer {
+        PlanServer {
+            plans: Plans::One(Arc::new(plan)),
+            dialect: Arc::new(Mutex::new(Dialect::Planc)),
             agent: None,
         }
     }
 
     /// The same handler speaking `dialect` for `agent` (where no request
     /// names them: stdio).
-    pub fn speaking(self, dialect: Dialect, agent: Option<String>) -> HttpPlans {
-        HttpPlans {
+    pub fn speaking(self, dialect: Dialect, agent: Option<String>) -> PlanServer {
+        PlanServer {
             dialect: Arc::new(Mutex::new(dialect)),
             agent,
             ..self
@@ -223,6 +165,30 @@ impl HttpPlans {
     fn session_dialect(&self) -> Dialect {
         self.dialect.lock().map_or(Dialect::Planc, |d| *d)
     }
+}
+
+/// Runs `work` on one plan off the async workers (it blocks on a lock).
+async fn on_plan<T: Send + 'static>(
+    plan: &Arc<StorePlan>,
+    work: impl FnOnce(&StorePlan) -> Result<T, OpError> + Send + 'static,
+) -> Result<T, ErrorData> {
+    let plan = Arc::clone(plan);
+    tokio::task::spawn_blocking(move || work(&plan))
+        .await
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+        .map_err(internal)
+}
+
+/// `resources/read` of one plan: `planc://plan` alone.
+async fn read_one(plan: &Arc<StorePlan>, uri: &str) -> Result<ReadResourceResponse, ErrorData> {
+    if uri != PLAN_URI {
+        return Err(ErrorData::resource_not_found(
+            format!("no resource {uri}; this server has {PLAN_URI}"),
+            None,
+        ));
+    }
+    let doc = on_plan(plan, |plan| plan.load()).await?;
+    Ok(plan_contents(&doc, PLAN_URI))
 }
 
 /// A query parameter of the request's URI.
@@ -299,12 +265,15 @@ fn served_tools(dialect: Dialect) -> Vec<ToolDef> {
         .collect()
 }
 
-impl ServerHandler for HttpPlans {
+impl ServerHandler for PlanServer {
     fn get_info(&self) -> ServerConfig {
-        server_config(format!(
-            "{} This server holds many plans: name one with `plan_id`; this session then keeps to it (and to a plan it creates), so later calls may leave it out.",
-            self.session_dialect().instructions()
-        ))
+        let instructions = self.session_dialect().instructions();
+        server_config(match self.plans {
+            Plans::One(_) => instructions.to_owned(),
+            Plans::Many { .. } => format!(
+                "{instructions} This server holds many plans: name one with `plan_id`; this session then keeps to it (and to a plan it creates), so later calls may leave it out."
+            ),
+        })
     }
 
     async fn initialize(
@@ -332,8 +301,13 @@ impl ServerHandler for HttpPlans {
             Some(parts) => requested_dialect(parts)?.unwrap_or(self.session_dialect()),
             None => self.session_dialect(),
         };
-        let tools = served_tools(dialect).into_iter().map(mcp_tool).collect();
-        Ok(ListToolsResult::with_all_items(tools))
+        let tools = match self.plans {
+            Plans::One(_) => dialect.tools(),
+            Plans::Many { .. } => served_tools(dialect),
+        };
+        Ok(ListToolsResult::with_all_items(
+            tools.into_iter().map(mcp_tool).collect(),
+        ))
     }
 
     async fn call_tool(
@@ -354,11 +328,14 @@ impl ServerHandler for HttpPlans {
         };
         let name = request.name.to_string();
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let store = Arc::clone(&self.store);
-        let session = self.plan.clone();
-        let outcome = tokio::task::spawn_blocking(move || {
-            let caller = CallerOf { agent, grant };
-            call(store.as_ref(), dialect, &name, arguments, caller, &session)
+        let plans = self.plans.clone();
+        // The store blocks on a lock: keep it off the async workers.
+        let outcome = tokio::task::spawn_blocking(move || match plans {
+            Plans::One(plan) => dialect.call(plan.as_ref(), &name, arguments),
+            Plans::Many { store, session } => {
+                let caller = CallerOf { agent, grant };
+                served::call(store.as_ref(), dialect, &name, arguments, caller, &session)
+            }
         })
         .await
         .map_err(|e| ErrorData::internal_error(format!("the tool call panicked: {e}"), None))?;
@@ -370,8 +347,15 @@ impl ServerHandler for HttpPlans {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        let store = match &self.plans {
+            Plans::One(_) => {
+                let plan = plan_resource(PLAN_URI, "plan");
+                return Ok(ListResourcesResult::with_all_items(vec![plan]));
+            }
+            Plans::Many { store, .. } => store,
+        };
         let grant = request_grant(context.extensions.get::<Parts>());
-        let plans: Vec<PlanSummary> = blocking(&self.store, |store| store.list()).await?;
+        let plans: Vec<PlanSummary> = blocking(store, |store| store.list()).await?;
         let resources = plans
             .iter()
             .filter(|plan| grant.may_touch(&plan.plan_id))
@@ -385,6 +369,9 @@ impl ServerHandler for HttpPlans {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        if let Plans::One(_) = self.plans {
+            return Ok(ListResourceTemplatesResult::default());
+        }
         let template = ResourceTemplate::new(PLANS_URI_TEMPLATE, "plan")
             .with_title("A plan's document (live state)")
             .with_description(
@@ -399,31 +386,14 @@ impl ServerHandler for HttpPlans {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let grant = request_grant(context.extensions.get::<Parts>());
-        let uri = request.uri.clone();
-        let named = if uri == PLAN_URI {
-            None
-        } else {
-            let id = uri.strip_prefix(PLANS_URI).map(|id| {
-                percent_decode_str(id)
-                    .decode_utf8()
-                    .map(|id| id.into_owned())
-            });
-            match id {
-                Some(Ok(id)) if !id.is_empty() => Some(id),
-                _ => {
-                    return Err(ErrorData::resource_not_found(
-                        format!(
-                            "no resource {}; this server has {PLANS_URI_TEMPLATE} (and {PLAN_URI}, the plan this session works on)",
-                            crate::escape::line(&uri)
-                        ),
-                        Some(json!({"uri": uri})),
-                    ))
-                }
-            }
+        let (store, session) = match &self.plans {
+            Plans::One(plan) => return read_one(plan, &request.uri).await,
+            Plans::Many { store, session } => (store, session.clone()),
         };
-        let (dialect, session) = (self.session_dialect(), self.plan.clone());
-        let doc = blocking(&self.store, move |store| {
+        let grant = request_grant(context.extensions.get::<Parts>());
+        let named = resource_plan(&request.uri)?;
+        let dialect = self.session_dialect();
+        let doc = blocking(store, move |store| {
             let plan_id = named_or_bound(store, dialect, named, &session)?;
             grant.plan(&plan_id)?;
             store.load(&plan_id)
@@ -437,6 +407,9 @@ impl ServerHandler for HttpPlans {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        if let Plans::One(_) = self.plans {
+            return Ok(ListPromptsResult::with_all_items(vec![plan_prompt(None)]));
+        }
         let plan_id = PromptArgument::new("plan_id")
             .with_description(
                 "The plan (GET /api/plans lists them). May be left out once this session works on a plan: the one it created, or the first it named.",
@@ -452,8 +425,15 @@ impl ServerHandler for HttpPlans {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let grant = request_grant(context.extensions.get::<Parts>());
         check_prompt_name(&request.name)?;
+        let (store, session) = match &self.plans {
+            Plans::One(plan) => {
+                let text = on_plan(plan, |plan| Ok(runner::prompt(&plan.runner()?))).await?;
+                return Ok(prompt_response(text));
+            }
+            Plans::Many { store, session } => (store, session.clone()),
+        };
+        let grant = request_grant(context.extensions.get::<Parts>());
         let named = match request.arguments.as_ref().and_then(|a| a.get("plan_id")) {
             None | Some(Value::Null) => None,
             Some(Value::String(id)) => Some(id.clone()),
@@ -464,8 +444,8 @@ impl ServerHandler for HttpPlans {
                 ))
             }
         };
-        let (dialect, session) = (self.session_dialect(), self.plan.clone());
-        let text = blocking(&self.store, move |store| {
+        let dialect = self.session_dialect();
+        let text = blocking(store, move |store| {
             let plan_id = named_or_bound(store, dialect, named, &session)?;
             grant.plan(&plan_id)?;
             Ok(runner::prompt(&store.runner(&plan_id)?))
@@ -475,221 +455,25 @@ impl ServerHandler for HttpPlans {
     }
 }
 
-/// One tool call on the plan it names, else the session's; a call that
-/// creates a plan without naming one makes a new plan and binds the
-/// session to it.
-/// Who makes a tool call: the agent of calls that name none, and what the
-/// request's token grants.
-struct CallerOf {
-    agent: Option<String>,
-    grant: Grant,
-}
-
-fn call(
-    store: &dyn PlanStore,
-    dialect: Dialect,
-    name: &str,
-    mut arguments: Value,
-    caller: CallerOf,
-    session: &SessionPlan,
-) -> Option<crate::mcp::Outcome> {
-    // plan-tool's `plan_id` is its own argument; the others' is the server's.
-    let named = match &mut arguments {
-        Value::Object(map) if dialect == Dialect::PlanTool => map
-            .get("plan_id")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        Value::Object(map) => match map.remove("plan_id") {
-            Some(Value::String(id)) => Some(id),
-            Some(Value::Null) | None => None,
-            Some(other) => {
-                let error = OpError::new(
-                    ErrorCode::InvalidArgument,
-                    format!("plan_id must be a string, not {other}"),
-                )
-                .with(json!({"field": "plan_id"}));
-                return dialect.call(&Refuse(error), name, arguments);
-            }
-        },
-        _ => None,
-    };
-    let bound = session.get();
-    let plan_id = match (&named, bound) {
-        (Some(id), _) => Some(id.clone()),
-        (None, _) if creates_new(dialect, name) => None,
-        (None, Some(id)) => Some(id),
-        (None, None) if may_create(dialect, name) => None,
-        (None, None) => return dialect.call(&Refuse(unbound(store, dialect)), name, arguments),
-    };
-    let creating = plan_id.is_none();
-    let plan = Served {
-        store,
-        plan_id: Mutex::new(plan_id),
-        agent: caller.agent,
-        grant: caller.grant,
-    };
-    let outcome = dialect.call(&plan, name, arguments)?;
-    if let Some(used) = plan.plan_id.lock().ok().and_then(|id| id.clone()) {
-        match creating {
-            // A plan it made without naming one is the session's from now on.
-            true if !outcome.is_error => session.set(used),
-            true => {}
-            false if !outcome.is_error => session.bind_first(used),
-            false => {}
-        }
+/// The plan a resource URI names: `planc://plans/{plan_id}`, or none for
+/// `planc://plan` (the session's).
+fn resource_plan(uri: &str) -> Result<Option<String>, ErrorData> {
+    if uri == PLAN_URI {
+        return Ok(None);
     }
-    Some(outcome)
-}
-
-/// A plan of the store, for one call.
-struct Served<'a> {
-    store: &'a dyn PlanStore,
-    /// The plan's id; `None` until a creating tool names it (the created
-    /// document's own id).
-    plan_id: Mutex<Option<String>>,
-    /// The caller's agent when a call names none.
-    agent: Option<String>,
-    /// What the caller's token grants.
-    grant: Grant,
-}
-
-impl Served<'_> {
-    /// The plan's id, if the token may touch it.
-    fn id(&self) -> Result<String, OpError> {
-        let id = self
-            .plan_id
-            .lock()
-            .ok()
-            .and_then(|id| id.clone())
-            .ok_or_else(|| {
-                OpError::new(
-                    ErrorCode::PlanNotFound,
-                    "this session works on no plan yet; create one (POST /api/plans, or a dialect's creating tool)",
-                )
-            })?;
-        self.grant.plan(&id)?;
-        Ok(id)
-    }
-}
-
-impl PlanAccess for Served<'_> {
-    fn exists(&self) -> Result<bool, OpError> {
-        let id = match self.id() {
-            Ok(id) => id,
-            Err(error) if error.code == ErrorCode::PlanNotFound => return Ok(false),
-            Err(error) => return Err(error),
-        };
-        match self.store.load(&id) {
-            Ok(_) => Ok(true),
-            Err(error) if error.code == ErrorCode::PlanNotFound => Ok(false),
-            Err(error) => Err(error),
-        }
-    }
-
-    fn load(&self) -> Result<PlanDocument, OpError> {
-        self.store.load(&self.id()?)
-    }
-
-    fn create(&self, doc: PlanDocument, force: bool) -> Result<PlanDocument, OpError> {
-        self.grant.need(Scope::Admin, "creating a plan")?;
-        match self.id() {
-            Ok(id) => return self.store.create(&id, doc, force),
-            Err(error) if error.code != ErrorCode::PlanNotFound => return Err(error),
-            Err(_) => {}
-        }
-        // Named by no one: a fresh id, the next one when another plan has it.
-        let mut attempt = 0;
-        loop {
-            let id = fresh_plan_id(attempt);
-            self.grant.plan(&id)?;
-            match self.store.create(&id, doc.clone(), false) {
-                Err(error) if error.code == ErrorCode::PlanExists && attempt < 64 => attempt += 1,
-                created => {
-                    if created.is_ok() {
-                        if let Ok(mut plan_id) = self.plan_id.lock() {
-                            *plan_id = Some(id);
-                        }
-                    }
-                    return created;
-                }
-            }
-        }
-    }
-
-    fn delete(
-        &self,
-        check: &mut dyn FnMut(&PlanDocument) -> Result<(), OpError>,
-    ) -> Result<(), OpError> {
-        self.grant.need(Scope::Admin, "deleting a plan")?;
-        let id = self.id()?;
-        check(&self.store.load(&id)?)?;
-        self.store.delete(&id)
-    }
-
-    fn apply_as(&self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
-        self.grant.op(op.name())?;
-        let caller = self.acting(caller)?;
-        self.store.apply(&self.id()?, op, &caller)
-    }
-
-    fn acting(&self, caller: &Caller) -> Result<Caller, OpError> {
-        self.grant.caller(Caller {
-            agent: caller.agent.clone().or_else(|| self.agent.clone()),
-            ..caller.clone()
-        })
-    }
-
-    fn transact_events(&self, op: &str, change: &mut Change<'_>) -> Result<(), OpError> {
-        self.grant.need(
-            Scope::Work,
-            &format!("the change `{}`", crate::escape::line(op)),
-        )?;
-        self.store.transact(&self.id()?, op, change).map(drop)
-    }
-
-    fn default_agent(&self) -> Option<String> {
-        self.agent.clone()
-    }
-
-    fn name(&self) -> String {
-        match self.id() {
-            Ok(id) => format!("plan `{id}`"),
-            Err(_) => "this server's plan".to_owned(),
-        }
-    }
-
-    fn new_plan_id(&self) -> String {
-        self.id().unwrap_or_else(|_| fresh_plan_id(0))
-    }
-}
-
-/// A plan that refuses everything with one error: how a call that names no
-/// usable plan is answered in its dialect's own error style.
-struct Refuse(OpError);
-
-impl PlanAccess for Refuse {
-    fn exists(&self) -> Result<bool, OpError> {
-        Err(self.0.clone())
-    }
-    fn load(&self) -> Result<PlanDocument, OpError> {
-        Err(self.0.clone())
-    }
-    fn create(&self, _doc: PlanDocument, _force: bool) -> Result<PlanDocument, OpError> {
-        Err(self.0.clone())
-    }
-    fn delete(
-        &self,
-        _check: &mut dyn FnMut(&PlanDocument) -> Result<(), OpError>,
-    ) -> Result<(), OpError> {
-        Err(self.0.clone())
-    }
-    fn apply_as(&self, _op: &Op, _caller: &Caller) -> Result<Applied, OpError> {
-        Err(self.0.clone())
-    }
-    fn transact_events(&self, _op: &str, _change: &mut Change<'_>) -> Result<(), OpError> {
-        Err(self.0.clone())
-    }
-    fn name(&self) -> String {
-        "no plan".to_owned()
+    let id = uri.strip_prefix(PLANS_URI).map(|id| {
+        percent_decode_str(id)
+            .decode_utf8()
+            .map(|id| id.into_owned())
+    });
+    match id {
+        Some(Ok(id)) if !id.is_empty() => Ok(Some(id)),
+        _ => Err(ErrorData::resource_not_found(
+            format!(
+                "no resource {}; this server has {PLANS_URI_TEMPLATE} (and {PLAN_URI}, the plan this session works on)",
+                crate::escape::line(uri)
+            ),
+            Some(json!({"uri": uri})),
+        )),
     }
 }

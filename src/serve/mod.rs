@@ -42,7 +42,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::runner::{PlanStore, StoredEvent};
 
-pub use mcp::{AGENT_HEADER, DIALECT_HEADER};
+pub use mcp::{PlanServer, AGENT_HEADER, DIALECT_HEADER};
 
 /// The port `planc serve` listens on by default.
 pub const DEFAULT_PORT: u16 = 7411;
@@ -222,7 +222,7 @@ async fn serve(
         .with_cancellation_token(cancel.clone());
     let mcp_store = Arc::clone(&store);
     let mcp_service = StreamableHttpService::new(
-        move || Ok(mcp::HttpPlans::new(Arc::clone(&mcp_store))),
+        move || Ok(mcp::PlanServer::new(Arc::clone(&mcp_store))),
         Arc::new(sessions::BoundedSessions::new(
             config.sessions,
             Arc::clone(&shared.sessions),
@@ -288,24 +288,20 @@ async fn session_closed(
     response
 }
 
-/// Serves `store`'s plans in `dialect` over standard input and output
-/// (`planc mcp --store URL`): the tools, resources and prompt of `/mcp`,
-/// the connection one session bound to its plan as an HTTP session is;
-/// `agent` names the caller of calls that name none.
-pub fn serve_stdio(
-    store: Arc<dyn PlanStore>,
-    dialect: crate::mcp::Dialect,
-    agent: Option<String>,
-) -> Result<(), String> {
+/// Serves `server` over standard input and output until the client
+/// disconnects (`planc mcp`): a store's plans ([`PlanServer::new`], the
+/// connection one session bound to its plan as an HTTP session is), or one
+/// state file's plan ([`PlanServer::one`]) — the tools, resources and
+/// prompt of `/mcp` either way.
+pub fn serve_stdio(server: PlanServer) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let handler = mcp::HttpPlans::new(Arc::clone(&store)).speaking(dialect, agent);
-    let served = runtime.block_on(crate::mcp::server::run_on_stdio(handler));
+    let served = runtime.block_on(crate::mcp::server::run_on_stdio(server.clone()));
     // The store's last handle is dropped off the async workers.
     drop(runtime);
-    drop(store);
+    drop(server);
     served
 }
 
