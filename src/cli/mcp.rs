@@ -2,6 +2,8 @@
 
 use clap::{Args, ValueEnum};
 use planc::mcp::{self, Dialect, ToolFormat};
+use planc::runner::access::StorePlan;
+use planc::serve::PlanServer;
 
 use super::output;
 use super::{EXIT_OK, EXIT_USAGE};
@@ -39,23 +41,14 @@ pub struct McpArgs {
     dialect: DialectName,
 }
 
-/// `planc mcp --store URL` (or a directory): many plans over stdio.
-fn serve_store(url: &str, dialect: Dialect, agent: Option<String>) -> i32 {
-    let store = match planc::runner::open_store(url) {
-        Ok(store) => store,
-        Err(error) => {
-            output::fatal(&error.message);
-            return EXIT_USAGE;
-        }
-    };
-    let server = planc::serve::PlanServer::new(store).speaking(dialect, agent);
-    match planc::serve::serve_stdio(server) {
-        Ok(()) => EXIT_OK,
-        Err(message) => {
-            output::fatal(&message);
-            EXIT_USAGE
-        }
-    }
+/// The server of `planc mcp --store URL` (or a directory): many plans,
+/// the connection bound to the plan it creates or first names.
+fn store_server(url: &str, dialect: Dialect, agent: Option<String>) -> Result<PlanServer, i32> {
+    let store = planc::runner::open_store(url).map_err(|error| {
+        output::fatal(&error.message);
+        EXIT_USAGE
+    })?;
+    Ok(PlanServer::new(store).speaking(dialect, agent))
 }
 
 #[derive(Args)]
@@ -107,72 +100,13 @@ enum Format {
     Anthropic,
 }
 
+/// `planc mcp`: one MCP server over stdio, on a store's plans or on one
+/// state file's plan.
 pub fn serve(args: McpArgs) -> i32 {
-    let dialect = args.dialect.dialect();
-    if let (Some(_), Some(key)) = (&args.store, &args.session) {
-        output::fatal(&format!(
-            "give either --store or --session, not both (--session {key} with --store)"
-        ));
-        return EXIT_USAGE;
-    }
-    let store_url = match (&args.store, &args.state) {
-        (Some(_), Some(state)) => {
-            output::fatal(&format!(
-                "give either --store or a state file, not both (`{state}` with --store)"
-            ));
-            return EXIT_USAGE;
-        }
-        (Some(url), None) => Some(url.clone()),
-        (None, Some(state)) if std::path::Path::new(state).is_dir() => Some(format!("dir:{state}")),
-        _ => None,
+    let server = match server(args) {
+        Ok(server) => server,
+        Err(code) => return code,
     };
-    if let Some(url) = store_url {
-        return serve_store(&url, dialect, args.agent);
-    }
-    let state = match (args.state, &args.session) {
-        (Some(state), None) => state,
-        (None, Some(key)) => match planc::runner::session_path(key) {
-            Ok(path) => {
-                // The session's directory, for a dialect that creates its plan.
-                if let Some(dir) = path.parent().filter(|_| dialect.creates_plans()) {
-                    if let Err(error) = std::fs::create_dir_all(dir) {
-                        output::fatal(&format!("cannot create {}: {error}", dir.display()));
-                        return EXIT_USAGE;
-                    }
-                }
-                path.display().to_string()
-            }
-            Err(message) => {
-                output::fatal(&message);
-                return EXIT_USAGE;
-            }
-        },
-        (Some(state), Some(_)) => {
-            output::fatal(&format!(
-                "give either --session or a state file, not both (`{state}` with --session)"
-            ));
-            return EXIT_USAGE;
-        }
-        (None, None) => {
-            output::fatal("give the state file (STATE) or --session KEY");
-            return EXIT_USAGE;
-        }
-    };
-    // A dialect that creates plans may start before its state exists.
-    let missing_is_fine = dialect.creates_plans() && !std::path::Path::new(&state).exists();
-    if !missing_is_fine && !std::path::Path::new(&state).is_file() {
-        output::fatal(&format!(
-            "{state} is not a state file; create one with `planc run init PLAN -o {state}`"
-        ));
-        return EXIT_USAGE;
-    }
-    let store = planc::runner::Store::new(&state);
-    let store = match args.lock_timeout {
-        Some(timeout) => store.with_lock_timeout(timeout),
-        None => store,
-    };
-    let plan = planc::runner::access::StorePlan::state_file(store.with_agent(args.agent));
-    let server = planc::serve::PlanServer::one(plan).speaking(dialect, None);
     match planc::serve::serve_stdio(server) {
         Ok(()) => EXIT_OK,
         Err(message) => {
@@ -180,6 +114,71 @@ pub fn serve(args: McpArgs) -> i32 {
             EXIT_USAGE
         }
     }
+}
+
+/// The server the command line names: `--store`, a directory, or else the
+/// plan of a state file (STATE or `--session`).
+fn server(args: McpArgs) -> Result<PlanServer, i32> {
+    let dialect = args.dialect.dialect();
+    if let (Some(_), Some(key)) = (&args.store, &args.session) {
+        return Err(usage(&format!(
+            "give either --store or --session, not both (--session {key} with --store)"
+        )));
+    }
+    let store_url = match (&args.store, &args.state) {
+        (Some(_), Some(state)) => {
+            return Err(usage(&format!(
+                "give either --store or a state file, not both (`{state}` with --store)"
+            )))
+        }
+        (Some(url), None) => Some(url.clone()),
+        (None, Some(state)) if std::path::Path::new(state).is_dir() => Some(format!("dir:{state}")),
+        _ => None,
+    };
+    if let Some(url) = store_url {
+        return store_server(&url, dialect, args.agent);
+    }
+    let state = match (args.state, &args.session) {
+        (Some(state), None) => state,
+        (None, Some(key)) => session_state(key, dialect)?,
+        (Some(state), Some(_)) => {
+            return Err(usage(&format!(
+                "give either --session or a state file, not both (`{state}` with --session)"
+            )))
+        }
+        (None, None) => return Err(usage("give the state file (STATE) or --session KEY")),
+    };
+    // A dialect that creates plans may start before its state exists.
+    let missing_is_fine = dialect.creates_plans() && !std::path::Path::new(&state).exists();
+    if !missing_is_fine && !std::path::Path::new(&state).is_file() {
+        return Err(usage(&format!(
+            "{state} is not a state file; create one with `planc run init PLAN -o {state}`"
+        )));
+    }
+    let store = planc::runner::Store::new(&state);
+    let store = match args.lock_timeout {
+        Some(timeout) => store.with_lock_timeout(timeout),
+        None => store,
+    };
+    let plan = StorePlan::state_file(store.with_agent(args.agent));
+    Ok(PlanServer::one(plan).speaking(dialect, None))
+}
+
+/// The state file of `--session KEY`, its directory made for a dialect
+/// that creates its plan.
+fn session_state(key: &str, dialect: Dialect) -> Result<String, i32> {
+    let path = planc::runner::session_path(key).map_err(|message| usage(&message))?;
+    if let Some(dir) = path.parent().filter(|_| dialect.creates_plans()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|error| usage(&format!("cannot create {}: {error}", dir.display())))?;
+    }
+    Ok(path.display().to_string())
+}
+
+/// Says `message` on standard error: the usage error's exit code.
+fn usage(message: &str) -> i32 {
+    output::fatal(message);
+    EXIT_USAGE
 }
 
 pub fn print(args: ToolsArgs) -> i32 {
