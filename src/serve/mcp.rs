@@ -334,7 +334,7 @@ impl ServerHandler for PlanServer {
             Plans::One(plan) => dialect.call(plan.as_ref(), &name, arguments),
             Plans::Many { store, session } => {
                 let caller = CallerOf { agent, grant };
-                served::call(store.as_ref(), dialect, &name, arguments, caller, &session)
+                served::call(&store, dialect, &name, arguments, caller, &session)
             }
         })
         .await

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::document::PlanDocument;
 use crate::mcp::Dialect;
-use crate::runner::access::{Change, PlanAccess};
+use crate::runner::access::{Change, PlanAccess, StorePlan};
 use crate::runner::{Applied, Caller, ErrorCode, Op, OpError, PlanStore};
 
 use super::super::scope::{Grant, Scope};
@@ -116,7 +116,7 @@ pub(super) struct CallerOf {
 /// creates a plan without naming one makes a new plan and binds the
 /// session to it.
 pub(super) fn call(
-    store: &dyn PlanStore,
+    store: &Arc<dyn PlanStore>,
     dialect: Dialect,
     name: &str,
     mut arguments: Value,
@@ -149,7 +149,9 @@ pub(super) fn call(
         (None, _) if creates_new(dialect, name) => None,
         (None, Some(id)) => Some(id),
         (None, None) if may_create(dialect, name) => None,
-        (None, None) => return dialect.call(&Refuse(unbound(store, dialect)), name, arguments),
+        (None, None) => {
+            return dialect.call(&Refuse(unbound(store.as_ref(), dialect)), name, arguments)
+        }
     };
     let creating = plan_id.is_none();
     let plan = Served {
@@ -173,7 +175,7 @@ pub(super) fn call(
 
 /// A plan of the store, for one call.
 struct Served<'a> {
-    store: &'a dyn PlanStore,
+    store: &'a Arc<dyn PlanStore>,
     /// The plan's id; `None` until a creating tool names it (the created
     /// document's own id).
     plan_id: Mutex<Option<String>>,
@@ -200,6 +202,11 @@ impl Served<'_> {
         self.grant.plan(&id)?;
         Ok(id)
     }
+
+    /// The plan, if the token may touch it, its agent the caller's.
+    fn plan(&self) -> Result<StorePlan, OpError> {
+        Ok(StorePlan::new(Arc::clone(self.store), self.id()?).with_agent(self.agent.clone()))
+    }
 }
 
 impl PlanAccess for Served<'_> {
@@ -209,21 +216,17 @@ impl PlanAccess for Served<'_> {
             Err(error) if error.code == ErrorCode::PlanNotFound => return Ok(false),
             Err(error) => return Err(error),
         };
-        match self.store.load(&id) {
-            Ok(_) => Ok(true),
-            Err(error) if error.code == ErrorCode::PlanNotFound => Ok(false),
-            Err(error) => Err(error),
-        }
+        self.store.contains(&id)
     }
 
     fn load(&self) -> Result<PlanDocument, OpError> {
-        self.store.load(&self.id()?)
+        self.plan()?.load()
     }
 
     fn create(&self, doc: PlanDocument, force: bool) -> Result<PlanDocument, OpError> {
         self.grant.need(Scope::Admin, "creating a plan")?;
         match self.id() {
-            Ok(id) => return self.store.create(&id, doc, force),
+            Ok(_) => return PlanAccess::create(&self.plan()?, doc, force),
             Err(error) if error.code != ErrorCode::PlanNotFound => return Err(error),
             Err(_) => {}
         }
@@ -251,15 +254,13 @@ impl PlanAccess for Served<'_> {
         check: &mut dyn FnMut(&PlanDocument) -> Result<(), OpError>,
     ) -> Result<(), OpError> {
         self.grant.need(Scope::Admin, "deleting a plan")?;
-        let id = self.id()?;
-        check(&self.store.load(&id)?)?;
-        self.store.delete(&id)
+        PlanAccess::delete(&self.plan()?, check)
     }
 
     fn apply_as(&self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
         self.grant.op(op.name())?;
         let caller = self.acting(caller)?;
-        self.store.apply(&self.id()?, op, &caller)
+        self.plan()?.apply_as(op, &caller)
     }
 
     fn acting(&self, caller: &Caller) -> Result<Caller, OpError> {
@@ -274,7 +275,7 @@ impl PlanAccess for Served<'_> {
             Scope::Work,
             &format!("the change `{}`", crate::escape::line(op)),
         )?;
-        self.store.transact(&self.id()?, op, change).map(drop)
+        self.plan()?.transact_events(op, change)
     }
 
     fn default_agent(&self) -> Option<String> {
