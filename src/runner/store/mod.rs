@@ -282,22 +282,16 @@ impl Store {
         self.apply_as(op, &Caller::default())
     }
 
-    /// Applies one operation for `caller`, at the clock's time: a query just
-    /// reads; a change goes through [`Store::transact`].
+    /// Applies one operation for `caller`, at the clock's time, through the
+    /// state file's [`PlanStore`] backend (see [`Store::into_plan_store`]):
+    /// a query just reads; a change goes through [`Store::transact`].
     pub fn apply_as(&self, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
-        let caller = &Caller {
+        let caller = Caller {
             agent: caller.agent.clone().or_else(|| self.agent.clone()),
             ..caller.clone()
         };
-        if !op.is_change() {
-            let mut runner = self.runner()?;
-            return runner.apply_as(op, &caller.clone().at(now_unix()));
-        }
-        self.transact(op.name(), |runner| {
-            let applied = runner.apply_as(op, &caller.clone().at(now_unix()))?;
-            let events = applied.events.clone();
-            Ok((applied, events))
-        })
+        let plan_id = self.message_plan_id();
+        self.clone().into_plan_store().apply(&plan_id, op, &caller)
     }
 
     /// The agent of [`Store::apply`]'s calls that name none
