@@ -81,7 +81,8 @@ pub(crate) fn edited(
     }
     let at = task.new.span.start();
     let unresolved = unresolved_after(kept, &gone, &map, at, c.unresolved)?;
-    let unknown = unknown_diagnostics(&unresolved, definitions, file, &unparsed);
+    let names = (definitions.as_slice(), &*kept.search_names);
+    let unknown = unknown_diagnostics(&unresolved, names, file, &unparsed);
     let other = other_after(kept, &gone.other, &map, file, c.diagnostics)?;
     let definitions = moved_definitions(definitions, file, &map)?;
 
@@ -102,6 +103,7 @@ pub(crate) fn edited(
         edges,
         groups,
         other,
+        search_names: Arc::clone(&kept.search_names),
     };
     Some(Checked {
         plan: Some(plan),

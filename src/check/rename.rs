@@ -76,12 +76,14 @@ pub(crate) fn renamed(
     let old_spans = old_refs.iter().map(|&i| refs[i].span);
     let unresolved = unresolved_after(kept, map, &resolved, old_spans, rename.old, file)?;
     let other = other_after(kept, &[], map, file, Vec::new())?;
-    let unknown = unknown_diagnostics(
-        &unresolved,
-        &moved.symbols.definitions,
+    let search_names = kept.search_names.renamed(
+        &previous.symbols.definitions,
         file,
-        &Unparsed::default(),
+        rename.definition,
+        rename.new,
     );
+    let names = (&*moved.symbols.definitions, &search_names);
+    let unknown = unknown_diagnostics(&unresolved, names, file, &Unparsed::default());
 
     // The graph, reusing the last reduction: the tasks whose edges changed
     // are those that name either name.
@@ -109,6 +111,7 @@ pub(crate) fn renamed(
         edges,
         groups,
         other,
+        search_names: Arc::new(search_names),
     };
     Some(Checked {
         plan: Some(ir_plan),
