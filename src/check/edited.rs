@@ -92,7 +92,7 @@ pub(crate) fn edited(
     if report.has_cycle {
         return None;
     }
-    set_dependencies(&mut plan, &report.dependencies);
+    set_dependencies(&mut plan, &report);
     let diagnostics = check_diagnostics(&other, unknown, report.diagnostics);
     let plan_reuse = PlanReuse {
         unresolved,

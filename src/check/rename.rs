@@ -97,8 +97,8 @@ pub(crate) fn renamed(
     if report.has_cycle {
         return None;
     }
+    set_dependencies(&mut ir_plan, &report);
     let diagnostics = check_diagnostics(&other, unknown, report.diagnostics);
-    set_dependencies(&mut ir_plan, &report.dependencies);
     let references = &mut moved.symbols.references;
     let (task_references, texts_references) =
         references_after(references, kept, &old_refs, &resolved, rename, file);

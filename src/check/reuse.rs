@@ -136,10 +136,16 @@ fn searched(d: &ir::Definition, file: FileId) -> bool {
 }
 
 /// Gives each task of the plan its dependencies as the graph check reduced
-/// them, copying only the tasks whose list changed.
-pub(super) fn set_dependencies(plan: &mut ir::Plan, dependencies: &graph::Adjacency) {
-    for (index, deps) in dependencies.iter().enumerate() {
-        let ids = deps.iter().map(|&d| d as TaskId + 1);
+/// them, copying only the tasks whose list changed: of those the report
+/// says may have changed, or all.
+pub(super) fn set_dependencies(plan: &mut ir::Plan, report: &graph::GraphReport) {
+    let dependencies = &report.dependencies;
+    let all: Box<dyn Iterator<Item = usize>> = match &report.changed {
+        Some(changed) => Box::new(changed.iter().map(|&node| node as usize)),
+        None => Box::new(0..dependencies.len()),
+    };
+    for index in all {
+        let ids = dependencies.of(index).iter().map(|&d| d as TaskId + 1);
         if !plan.tasks[index]
             .dependencies
             .iter()
