@@ -75,8 +75,14 @@ pub(crate) fn edited(
     // The references, the unresolved names and their searches, the
     // diagnostics of the fields, the definitions moved.
     let new = (task.new.span, c.symbols.references, text_refs);
+    let task_used = used_by(&new.1, &new.2, definitions);
     let refs = References::after(previous, kept, &gone, &map, file, new)?;
-    if !same_use(&previous.symbols, &refs.list, definitions) {
+    let was_used = gone
+        .references
+        .iter()
+        .map(|&i| &previous.symbols.references[i]);
+    let still = task_used == used_by(was_used, &[], definitions);
+    if !still && !same_use(&previous.symbols, &refs.list, definitions) {
         return None;
     }
     let at = task.new.span.start();
@@ -210,12 +216,16 @@ impl References {
         file: FileId,
         (span, task_refs, text_refs): (Span, Vec<ir::Reference>, Vec<ir::Reference>),
     ) -> Option<References> {
-        let mut list = Vec::with_capacity(previous.symbols.references.len() + 4);
-        for (i, r) in previous.symbols.references.iter().enumerate() {
-            if gone.references.binary_search(&i).is_err() {
+        let old = &previous.symbols.references;
+        let mut list = Vec::with_capacity(old.len() + 4);
+        // The runs between those gone, moved.
+        let mut from = 0;
+        for &until in gone.references.iter().chain([&old.len()]) {
+            for r in old.get(from..until)? {
                 let span = if r.file == file { map(r.span)? } else { r.span };
                 list.push(ir::Reference { span, ..*r });
             }
+            from = until + 1;
         }
         let mut tasks = kept.task_references.clone();
         let in_tasks = gone.references.iter().filter(|i| tasks.contains(i)).count();
@@ -468,6 +478,28 @@ fn insert_at(
     let block = &references[range.clone()];
     let at = range.start + block.partition_point(|r| r.span.start() < span.start());
     references.splice(at..at, new);
+}
+
+/// The roles and parameters `references` and `more` name, each once, in
+/// order: where a task's are as they were, which are used is too.
+fn used_by<'r>(
+    references: impl IntoIterator<Item = &'r ir::Reference>,
+    more: &'r [ir::Reference],
+    definitions: &[ir::Definition],
+) -> Vec<usize> {
+    let mut used: Vec<usize> = references
+        .into_iter()
+        .chain(more)
+        .map(|r| r.definition)
+        .filter(|&d| {
+            definitions
+                .get(d)
+                .is_some_and(|d| matches!(d.kind, SymbolKind::Role | SymbolKind::Param))
+        })
+        .collect();
+    used.sort_unstable();
+    used.dedup();
+    used
 }
 
 /// Whether every role and parameter referenced before is still referenced,

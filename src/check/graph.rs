@@ -593,19 +593,19 @@ fn reduce_again(
     // in runs, as are the runs after it whose reductions cannot have
     // changed.
     let mut copied = 0;
+    // The latest changed node up to `node`, and how many changed are.
+    let (mut latest, mut passed) = (None, 0);
     for node in changed.first().map_or(n, |&c| c as usize)..n {
+        while changed.get(passed).is_some_and(|&c| c as usize <= node) {
+            latest = Some(changed[passed]);
+            passed += 1;
+        }
         let deps = dependencies.of(node);
-        let is_changed = || changed.binary_search(&(node as u32)).is_ok();
-        let again = match deps.len() < 2 {
-            true => is_changed(),
-            false => {
-                // Sorted, and in source order: the first is the earliest.
-                let floor = deps[0];
-                let first_changed = changed.partition_point(|&c| c < floor);
-                changed
-                    .get(first_changed)
-                    .is_some_and(|&c| c as usize <= node)
-            }
+        let again = match deps {
+            [] | [_] => latest == Some(node as u32),
+            // Sorted, and in source order: the first is the earliest, and
+            // the window from it to the node holds a changed list.
+            [floor, ..] => latest.is_some_and(|c| c >= *floor),
         };
         if !again {
             continue;
