@@ -77,12 +77,13 @@ pub(crate) fn edited(
     let new = (task.new.span, c.symbols.references, text_refs);
     let task_used = used_by(&new.1, &new.2, definitions);
     let refs = References::after(previous, kept, &gone, &map, file, new)?;
-    let was_used = gone
-        .references
-        .iter()
-        .map(|&i| &previous.symbols.references[i]);
-    let still = task_used == used_by(was_used, &[], definitions);
-    if !still && !same_use(&previous.symbols, &refs.list, definitions) {
+    let old_refs = &previous.symbols.references;
+    let was_used = used_by(
+        gone.references.iter().map(|&i| &old_refs[i]),
+        &[],
+        definitions,
+    );
+    if !used_elsewhere(old_refs, &gone.references, &was_used, &task_used) {
         return None;
     }
     let at = task.new.span.start();
@@ -502,24 +503,31 @@ fn used_by<'r>(
     used
 }
 
-/// Whether every role and parameter referenced before is still referenced,
-/// and none that was not is now: which are unused is reported elsewhere.
-fn same_use(
-    before: &ir::Symbols,
+/// Whether which roles and parameters are referenced stays as it was when
+/// the task's references (`gone`, by index in `references`), which named
+/// `was`, are replaced by ones that name `now`: each that one names and the
+/// other does not is referenced outside the task too. (Which are unused is
+/// reported elsewhere.)
+fn used_elsewhere(
     references: &[ir::Reference],
-    definitions: &[ir::Definition],
+    gone: &[usize],
+    was: &[usize],
+    now: &[usize],
 ) -> bool {
-    let counted = |refs: &[ir::Reference]| {
-        let mut used = vec![false; definitions.len()];
-        for r in refs {
-            if matches!(
-                definitions[r.definition].kind,
-                SymbolKind::Role | SymbolKind::Param
-            ) {
-                used[r.definition] = true;
-            }
-        }
-        used
+    let only_in = |a: &[usize], b: &[usize]| -> Vec<usize> {
+        let not_in_b = |d: &&usize| b.binary_search(d).is_err();
+        a.iter().filter(not_in_b).copied().collect()
     };
-    counted(&before.references) == counted(references)
+    let mut changed = only_in(was, now);
+    changed.extend(only_in(now, was));
+    if changed.is_empty() {
+        return true;
+    }
+    let mut elsewhere = vec![false; changed.len()];
+    for (i, r) in references.iter().enumerate() {
+        if let Some(k) = changed.iter().position(|&d| d == r.definition) {
+            elsewhere[k] |= gone.binary_search(&i).is_err();
+        }
+    }
+    elsewhere.into_iter().all(|e| e)
 }
