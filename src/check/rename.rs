@@ -267,26 +267,39 @@ fn references_after(
     rename: &Renamed<'_>,
     file: FileId,
 ) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
-    let mut task_references = kept.task_references.clone();
-    let mut gone = old_refs.iter().peekable();
-    let mut index = 0;
-    references.retain(|_| {
-        let keep = gone.next_if_eq(&&index).is_none();
-        index += 1;
-        keep
-    });
-    task_references.end -= old_refs.len();
-    for &(_, _, span) in resolved {
-        let block = &references[task_references.clone()];
-        let at = task_references.start + block.partition_point(|r| r.span.start() < span.start());
-        let reference = ir::Reference {
+    let block = kept.task_references.clone();
+    let mut new_refs: Vec<ir::Reference> = resolved
+        .iter()
+        .map(|&(_, _, span)| ir::Reference {
             definition: rename.definition,
             file,
             span,
-        };
-        references.insert(at, reference);
-        task_references.end += 1;
+        })
+        .collect();
+    new_refs.sort_by_key(|r| r.span.start());
+    let mut new_refs = new_refs.into_iter().peekable();
+    // One pass: the old name's left out, the new name's merged into the
+    // tasks' part where they stand (each before the first that does not
+    // start before it), not inserted one by one into the whole list.
+    let mut list = Vec::with_capacity(references.len() - old_refs.len() + resolved.len());
+    let mut gone = old_refs.iter().peekable();
+    for (i, r) in references.iter().enumerate() {
+        if i == block.end {
+            list.extend(new_refs.by_ref());
+        }
+        if gone.next_if_eq(&&i).is_some() {
+            continue;
+        }
+        if block.contains(&i) {
+            while let Some(new) = new_refs.next_if(|n| n.span.start() <= r.span.start()) {
+                list.push(new);
+            }
+        }
+        list.push(*r);
     }
+    list.extend(new_refs);
+    *references = list;
+    let task_references = block.start..block.end - old_refs.len() + resolved.len();
     let (is, was) = (task_references.len(), kept.task_references.len());
     (task_references, shifted(&kept.texts_references, is, was))
 }
