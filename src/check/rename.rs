@@ -267,7 +267,14 @@ fn references_after(
     rename: &Renamed<'_>,
     file: FileId,
 ) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
-    let block = kept.task_references.clone();
+    let mut gone = old_refs.iter().peekable();
+    let mut index = 0;
+    references.retain(|_| {
+        let keep = gone.next_if_eq(&&index).is_none();
+        index += 1;
+        keep
+    });
+    let mut task_references = kept.task_references.start..kept.task_references.end - old_refs.len();
     let mut new_refs: Vec<ir::Reference> = resolved
         .iter()
         .map(|&(_, _, span)| ir::Reference {
@@ -277,31 +284,36 @@ fn references_after(
         })
         .collect();
     new_refs.sort_by_key(|r| r.span.start());
-    let mut new_refs = new_refs.into_iter().peekable();
-    // One pass: the old name's left out, the new name's merged into the
-    // tasks' part where they stand (each before the first that does not
-    // start before it), not inserted one by one into the whole list.
-    let mut list = Vec::with_capacity(references.len() - old_refs.len() + resolved.len());
-    let mut gone = old_refs.iter().peekable();
-    for (i, r) in references.iter().enumerate() {
-        if i == block.end {
-            list.extend(new_refs.by_ref());
-        }
-        if gone.next_if_eq(&&i).is_some() {
-            continue;
-        }
-        if block.contains(&i) {
-            while let Some(new) = new_refs.next_if(|n| n.span.start() <= r.span.start()) {
-                list.push(new);
-            }
-        }
-        list.push(*r);
-    }
-    list.extend(new_refs);
-    *references = list;
-    let task_references = block.start..block.end - old_refs.len() + resolved.len();
+    // Each where it stands in the tasks' part: before the first that does
+    // not start before it (the parts are in source order).
+    let block = &references[task_references.clone()];
+    let places: Vec<usize> = new_refs
+        .iter()
+        .map(|r| task_references.start + block.partition_point(|b| b.span.start() < r.span.start()))
+        .collect();
+    insert_sorted(references, &places, &new_refs);
+    task_references.end += new_refs.len();
     let (is, was) = (task_references.len(), kept.task_references.len());
     (task_references, shifted(&kept.texts_references, is, was))
+}
+
+/// Inserts `new[j]` before the element at `places[j]` (ascending) of
+/// `list`, moving every element once from the back (not the whole tail
+/// once per insertion).
+fn insert_sorted(list: &mut Vec<ir::Reference>, places: &[usize], new: &[ir::Reference]) {
+    let Some(&filler) = new.first() else {
+        return;
+    };
+    let mut read = list.len();
+    list.resize(read + new.len(), filler);
+    let mut write = list.len();
+    for (&place, &reference) in places.iter().zip(new).rev() {
+        let run = read - place;
+        list.copy_within(place..read, write - run);
+        write -= run + 1;
+        read = place;
+        list[write] = reference;
+    }
 }
 
 /// An edge from each task that now names the renamed one (`resolved`, as
