@@ -465,10 +465,7 @@ impl Compilation {
         if let Some(rename) = rename {
             definitions[rename.definition].name = rename.new.clone();
         }
-        // Room for a rename's references that now resolve, inserted in
-        // place (no second copy).
-        let mut references = Vec::with_capacity(symbols.references.len() + 16);
-        references.extend_from_slice(&symbols.references);
+        let mut references = symbols.references.clone();
         for r in references.iter_mut().filter(|r| r.file == root) {
             r.span = moved(r.span)?;
         }
