@@ -148,7 +148,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(crate::generate::fuzz_cases(2_000)))]
+        #![proptest_config(ProptestConfig::with_cases(crate::generate::fuzz_cases(1_000)))]
 
         /// A search through the index finds what a search over the names
         /// finds, and leaves as much of the budget.
