@@ -1,5 +1,9 @@
 //! "Did you mean …?": the closest known name to a misspelt one.
 
+mod index;
+
+pub use index::Index;
+
 /// The candidate closest to `name`, if one is close enough to be a likely typo.
 ///
 /// Closeness is the Damerau–Levenshtein distance (a swap of two letters counts
@@ -94,10 +98,7 @@ fn closest_within<'a>(
         if b == too_long {
             continue;
         }
-        let longest = a.max(b);
-        // One- and two-letter names are too short for a typo to be told apart
-        // from a different name.
-        let allowed = if longest < 3 { 0 } else { (longest / 3).max(1) };
+        let allowed = allowed(a, b);
         if a.abs_diff(b) > allowed {
             continue;
         }
@@ -107,23 +108,64 @@ fn closest_within<'a>(
             return None;
         }
         *budget -= cost;
+        let misspelt = Misspelt {
+            name,
+            lower: &lower,
+            allowed,
+        };
+        misspelt.consider(candidate, letters.as_mut(), &mut best);
+    }
+    best.map(|(_, c)| c)
+}
+
+/// How far a name of `a` characters and one of `b` may be apart for one to
+/// be a typo of the other: a third of the longer one's length, at least
+/// one edit, but none for one- and two-letter names (too short for a typo
+/// to be told apart from a different name).
+fn allowed(a: usize, b: usize) -> usize {
+    let longest = a.max(b);
+    if longest < 3 {
+        0
+    } else {
+        (longest / 3).max(1)
+    }
+}
+
+/// A misspelt name, compared with one candidate whose budget is spent.
+struct Misspelt<'n> {
+    name: &'n str,
+    /// The name in lower case.
+    lower: &'n str,
+    /// The distance within which the candidate qualifies.
+    allowed: usize,
+}
+
+impl Misspelt<'_> {
+    /// Makes `candidate` the best so far if it qualifies and is closer than
+    /// `best` (ties go to the first). `letters` are the name's, counted.
+    fn consider<'a>(
+        &self,
+        candidate: &'a str,
+        letters: Option<&mut Letters>,
+        best: &mut Option<(usize, &'a str)>,
+    ) {
+        let (name, allowed) = (self.name, self.allowed);
         // The letters one name has more of than the other bound the
         // distance from below: a candidate that cannot qualify, or cannot
         // beat the best so far, is not compared letter by letter. The
         // budget is spent the same either way, so what is found is too.
-        if let Some(least) = letters.as_mut().and_then(|l| l.least_distance(candidate)) {
+        if let Some(least) = letters.and_then(|l| l.least_distance(candidate)) {
             let beaten = best.is_some_and(|(d, _)| least >= d);
             if beaten || (least > allowed && !name.eq_ignore_ascii_case(candidate)) {
-                continue;
+                return;
             }
         }
         let distance = strsim::damerau_levenshtein(name, candidate);
-        let case_only = distance > allowed && lower == candidate.to_lowercase();
+        let case_only = distance > allowed && self.lower == candidate.to_lowercase();
         if (distance <= allowed || case_only) && best.is_none_or(|(d, _)| distance < d) {
-            best = Some((distance, candidate));
+            *best = Some((distance, candidate));
         }
     }
-    best.map(|(_, c)| c)
 }
 
 /// The letters of an ASCII name, counted: what bounds its distance to

@@ -41,10 +41,38 @@ impl<T> Adjacency<T> {
         self.items.extend_from_within(start..end);
     }
 
+    /// Appends the lists of `other`'s nodes `nodes` as the next nodes, in
+    /// one copy of their items (the lists of a graph an edit left as they
+    /// were, say).
+    pub fn extend_from(&mut self, other: &Adjacency<T>, nodes: std::ops::Range<usize>)
+    where
+        T: Copy,
+    {
+        if nodes.is_empty() {
+            return;
+        }
+        let (from, to) = (other.starts[nodes.start], other.starts[nodes.end]);
+        let here = self.items.len();
+        self.items.extend_from_slice(&other.items[from..to]);
+        let at = self.starts.len();
+        self.starts
+            .extend_from_slice(&other.starts[nodes.start + 1..=nodes.end]);
+        // Moved where they now start, in place (a loop the compiler
+        // vectorises).
+        for end in &mut self.starts[at..] {
+            *end = *end - from + here;
+        }
+    }
+
     /// The list of the node being built, so far.
     pub fn current_mut(&mut self) -> &mut [T] {
         let start = *self.starts.last().expect("starts holds at least 0");
         &mut self.items[start..]
+    }
+
+    /// The number of items in all the lists.
+    pub fn items_len(&self) -> usize {
+        self.items.len()
     }
 
     /// The number of nodes.
@@ -144,6 +172,23 @@ mod tests {
         assert!(lists.of(1).is_empty());
         assert_eq!(lists.of(2), &[(3, 9)]);
         assert!(Adjacency::<u32>::with_capacity(0, 0).is_empty());
+    }
+
+    #[test]
+    fn lists_copied_from_another_in_runs() {
+        let mut other: Adjacency = Adjacency::with_capacity(4, 4);
+        for list in [&[3, 8][..], &[], &[1], &[2, 5]] {
+            list.iter().for_each(|&i| other.push(i));
+            other.end_node();
+        }
+        let mut lists: Adjacency = Adjacency::with_capacity(4, 4);
+        lists.push(7);
+        lists.end_node();
+        lists.extend_from(&other, 1..3);
+        lists.extend_from(&other, 2..2);
+        lists.extend_from(&other, 3..4);
+        let as_vecs: Vec<Vec<u32>> = lists.iter().map(<[u32]>::to_vec).collect();
+        assert_eq!(as_vecs, vec![vec![7], vec![], vec![1], vec![2, 5]]);
     }
 
     #[test]

@@ -75,13 +75,21 @@ pub(crate) fn edited(
     // The references, the unresolved names and their searches, the
     // diagnostics of the fields, the definitions moved.
     let new = (task.new.span, c.symbols.references, text_refs);
+    let task_used = used_by(&new.1, &new.2, definitions);
     let refs = References::after(previous, kept, &gone, &map, file, new)?;
-    if !same_use(&previous.symbols, &refs.list, definitions) {
+    let old_refs = &previous.symbols.references;
+    let was_used = used_by(
+        gone.references.iter().map(|&i| &old_refs[i]),
+        &[],
+        definitions,
+    );
+    if !used_elsewhere(old_refs, &gone.references, &was_used, &task_used) {
         return None;
     }
     let at = task.new.span.start();
     let unresolved = unresolved_after(kept, &gone, &map, at, c.unresolved)?;
-    let unknown = unknown_diagnostics(&unresolved, definitions, file, &unparsed);
+    let names = (definitions.as_slice(), &*kept.search_names);
+    let unknown = unknown_diagnostics(&unresolved, names, file, &unparsed);
     let other = other_after(kept, &gone.other, &map, file, c.diagnostics)?;
     let definitions = moved_definitions(definitions, file, &map)?;
 
@@ -91,7 +99,7 @@ pub(crate) fn edited(
     if report.has_cycle {
         return None;
     }
-    set_dependencies(&mut plan, &report.dependencies);
+    set_dependencies(&mut plan, &report);
     let diagnostics = check_diagnostics(&other, unknown, report.diagnostics);
     let plan_reuse = PlanReuse {
         unresolved,
@@ -102,6 +110,7 @@ pub(crate) fn edited(
         edges,
         groups,
         other,
+        search_names: Arc::clone(&kept.search_names),
     };
     Some(Checked {
         plan: Some(plan),
@@ -208,12 +217,16 @@ impl References {
         file: FileId,
         (span, task_refs, text_refs): (Span, Vec<ir::Reference>, Vec<ir::Reference>),
     ) -> Option<References> {
-        let mut list = Vec::with_capacity(previous.symbols.references.len() + 4);
-        for (i, r) in previous.symbols.references.iter().enumerate() {
-            if gone.references.binary_search(&i).is_err() {
+        let old = &previous.symbols.references;
+        let mut list = Vec::with_capacity(old.len() + 4);
+        // The runs between those gone, moved.
+        let mut from = 0;
+        for &until in gone.references.iter().chain([&old.len()]) {
+            for r in old.get(from..until)? {
                 let span = if r.file == file { map(r.span)? } else { r.span };
                 list.push(ir::Reference { span, ..*r });
             }
+            from = until + 1;
         }
         let mut tasks = kept.task_references.clone();
         let in_tasks = gone.references.iter().filter(|i| tasks.contains(i)).count();
@@ -468,24 +481,53 @@ fn insert_at(
     references.splice(at..at, new);
 }
 
-/// Whether every role and parameter referenced before is still referenced,
-/// and none that was not is now: which are unused is reported elsewhere.
-fn same_use(
-    before: &ir::Symbols,
-    references: &[ir::Reference],
+/// The roles and parameters `references` and `more` name, each once, in
+/// order: where a task's are as they were, which are used is too.
+fn used_by<'r>(
+    references: impl IntoIterator<Item = &'r ir::Reference>,
+    more: &'r [ir::Reference],
     definitions: &[ir::Definition],
+) -> Vec<usize> {
+    let mut used: Vec<usize> = references
+        .into_iter()
+        .chain(more)
+        .map(|r| r.definition)
+        .filter(|&d| {
+            definitions
+                .get(d)
+                .is_some_and(|d| matches!(d.kind, SymbolKind::Role | SymbolKind::Param))
+        })
+        .collect();
+    used.sort_unstable();
+    used.dedup();
+    used
+}
+
+/// Whether which roles and parameters are referenced stays as it was when
+/// the task's references (`gone`, by index in `references`), which named
+/// `was`, are replaced by ones that name `now`: each that one names and the
+/// other does not is referenced outside the task too. (Which are unused is
+/// reported elsewhere.)
+fn used_elsewhere(
+    references: &[ir::Reference],
+    gone: &[usize],
+    was: &[usize],
+    now: &[usize],
 ) -> bool {
-    let counted = |refs: &[ir::Reference]| {
-        let mut used = vec![false; definitions.len()];
-        for r in refs {
-            if matches!(
-                definitions[r.definition].kind,
-                SymbolKind::Role | SymbolKind::Param
-            ) {
-                used[r.definition] = true;
-            }
-        }
-        used
+    let only_in = |a: &[usize], b: &[usize]| -> Vec<usize> {
+        let not_in_b = |d: &&usize| b.binary_search(d).is_err();
+        a.iter().filter(not_in_b).copied().collect()
     };
-    counted(&before.references) == counted(references)
+    let mut changed = only_in(was, now);
+    changed.extend(only_in(now, was));
+    if changed.is_empty() {
+        return true;
+    }
+    let mut elsewhere = vec![false; changed.len()];
+    for (i, r) in references.iter().enumerate() {
+        if let Some(k) = changed.iter().position(|&d| d == r.definition) {
+            elsewhere[k] |= gone.binary_search(&i).is_err();
+        }
+    }
+    elsewhere.into_iter().all(|e| e)
 }

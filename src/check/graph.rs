@@ -131,6 +131,10 @@ pub struct GraphReport {
     /// dependency implied by another is dropped.
     pub dependencies: Adjacency,
     pub has_cycle: bool,
+    /// The nodes whose lists in `dependencies` may differ from those of
+    /// the check whose memo this one reused, in order ([`check_changed`]);
+    /// `None`: any node's.
+    pub changed: Option<Vec<u32>>,
     /// What a check of the graph after an edit can reuse; kept when the
     /// reduced lists were wanted and every node names only nodes before it.
     pub memo: Option<Memo>,
@@ -189,7 +193,7 @@ pub fn check_reusing(graph: &DepGraph<'_>, wanted: Wanted, previous: Option<&Mem
             .all(|(i, &node)| i == node as usize);
         let reusable = previous.filter(|_| in_source_order && searched.is_none());
         let reduction = match reusable {
-            Some(previous) => reduce_again(&dependencies, previous, None),
+            Some(previous) => reduce_again(&dependencies, previous, None).0,
             None => reduce(&dependencies, &order, searched.as_deref()),
         };
         diagnostics.extend(redundant(graph, &reduction));
@@ -205,6 +209,7 @@ pub fn check_reusing(graph: &DepGraph<'_>, wanted: Wanted, previous: Option<&Mem
         diagnostics,
         dependencies,
         has_cycle,
+        changed: None,
         memo,
     }
 }
@@ -230,29 +235,34 @@ pub fn check_changed(graph: &DepGraph<'_>, previous: &Memo, nodes: &[usize]) -> 
         return check_reusing(graph, Wanted::Dependencies, Some(previous));
     }
     let old = &previous.dependencies;
-    let mut dependencies = Adjacency::with_capacity(n, old.iter().map(<[u32]>::len).sum());
+    // The other lists copied in runs.
+    let mut dependencies = Adjacency::with_capacity(n, old.items_len() + lists.len());
     let mut changed = Vec::with_capacity(nodes.len());
-    let mut next = nodes.iter().zip(&lists).peekable();
-    for node in 0..n {
-        let list = match next.next_if(|(&v, _)| v == node) {
-            Some((_, list)) if list.as_slice() != old.of(node) => {
+    let mut copied = 0;
+    for (&node, list) in nodes.iter().zip(&lists) {
+        dependencies.extend_from(old, copied..node);
+        let list = match list.as_slice() != old.of(node) {
+            true => {
                 changed.push(node as u32);
                 list.as_slice()
             }
-            _ => old.of(node),
+            false => old.of(node),
         };
         for &dep in list {
             dependencies.push(dep);
         }
         dependencies.end_node();
+        copied = node + 1;
     }
+    dependencies.extend_from(old, copied..n);
     let mut diagnostics = self_dependencies(graph);
-    let reduction = reduce_again(&dependencies, previous, Some(&changed));
+    let (reduction, searched) = reduce_again(&dependencies, previous, Some(&changed));
     diagnostics.extend(redundant(graph, &reduction));
     GraphReport {
         diagnostics,
         dependencies: reduction.kept.clone(),
         has_cycle: false,
+        changed: Some(searched),
         memo: Some(Memo {
             dependencies,
             reduction,
@@ -547,15 +557,20 @@ fn reduce(dependencies: &Adjacency, order: &[u32], searched: Option<&[bool]>) ->
 /// node itself; within the search budget, what it finds depends on those
 /// lists alone. So a node is searched again only when its list changed or
 /// the list of a node in that window did; every other node's lists are
-/// copied. A plan's edit changes a few lists, and windows are short.
+/// copied (in runs). A plan's edit changes a few lists, and windows are
+/// short. Also gives the nodes whose lists were made again, in order.
 ///
 /// `changed` lists the nodes whose lists changed, sorted, when the caller
 /// knows them; otherwise every list is compared.
-fn reduce_again(dependencies: &Adjacency, previous: &Memo, changed: Option<&[u32]>) -> Reduction {
+fn reduce_again(
+    dependencies: &Adjacency,
+    previous: &Memo,
+    changed: Option<&[u32]>,
+) -> (Reduction, Vec<u32>) {
     let n = dependencies.len();
     if previous.dependencies.len() != n {
         let order: Vec<u32> = (0..n as u32).collect();
-        return reduce(dependencies, &order, None);
+        return (reduce(dependencies, &order, None), order);
     }
     let compared: Vec<u32>;
     let changed = match changed {
@@ -571,38 +586,49 @@ fn reduce_again(dependencies: &Adjacency, previous: &Memo, changed: Option<&[u32
     };
     let old = &previous.reduction;
     let mut search: Option<Search<'_>> = None;
-    let mut kept = Adjacency::with_capacity(n, n);
-    let mut dropped = Adjacency::with_capacity(n, 0);
-    for node in 0..n {
+    let mut kept = Adjacency::with_capacity(n, old.kept.items_len() + n);
+    let mut dropped = Adjacency::with_capacity(n, old.dropped.items_len());
+    let mut searched = Vec::new();
+    // Before the first changed list, every list reduces as it did: copied
+    // in runs, as are the runs after it whose reductions cannot have
+    // changed.
+    let mut copied = 0;
+    // The latest changed node up to `node`, and how many changed are.
+    let (mut latest, mut passed) = (None, 0);
+    for node in changed.first().map_or(n, |&c| c as usize)..n {
+        while changed.get(passed).is_some_and(|&c| c as usize <= node) {
+            latest = Some(changed[passed]);
+            passed += 1;
+        }
         let deps = dependencies.of(node);
+        let again = match deps {
+            [] | [_] => latest == Some(node as u32),
+            // Sorted, and in source order: the first is the earliest, and
+            // the window from it to the node holds a changed list.
+            [floor, ..] => latest.is_some_and(|c| c >= *floor),
+        };
+        if !again {
+            continue;
+        }
+        kept.extend_from(&old.kept, copied..node);
+        dropped.extend_from(&old.dropped, copied..node);
+        copied = node + 1;
+        searched.push(node as u32);
         if deps.len() < 2 {
             for &dep in deps {
                 kept.push(dep);
             }
         } else {
-            // Sorted, and in source order: the first is the earliest.
-            let floor = deps[0];
-            let first_changed = changed.partition_point(|&c| c < floor);
-            let again = changed
-                .get(first_changed)
-                .is_some_and(|&c| c as usize <= node);
-            if again {
-                search
-                    .get_or_insert_with(|| Search::in_source_order(dependencies))
-                    .reduce(node, &mut kept, &mut dropped);
-            } else {
-                for &dep in old.kept.of(node) {
-                    kept.push(dep);
-                }
-                for &pair in old.dropped.of(node) {
-                    dropped.push(pair);
-                }
-            }
+            search
+                .get_or_insert_with(|| Search::in_source_order(dependencies))
+                .reduce(node, &mut kept, &mut dropped);
         }
         kept.end_node();
         dropped.end_node();
     }
-    Reduction { kept, dropped }
+    kept.extend_from(&old.kept, copied..n);
+    dropped.extend_from(&old.dropped, copied..n);
+    (Reduction { kept, dropped }, searched)
 }
 
 /// The redundancy search of [`reduce`], its buffers reused from one node to

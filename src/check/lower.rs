@@ -646,8 +646,24 @@ pub(super) fn unknown_task_or_step<'n>(
     names: impl Iterator<Item = &'n str>,
 ) -> Diagnostic {
     // Every name is looked at, those of other scopes too: the search's
-    // budget counts them.
-    let local = names.map(|n| n.strip_prefix(prefix));
+    // budget counts them. (Outside templates every name is local: no
+    // comparison of an empty prefix per name.)
+    let local = names.map(|n| match prefix.is_empty() {
+        true => Some(n),
+        false => n.strip_prefix(prefix),
+    });
+    let best = budget.closest_among(&name.name, local);
+    unknown_ref(file, name, prefix, best)
+}
+
+/// The diagnostic of an `after` naming no task, step or instance, looked up
+/// under `prefix`, with the "did you mean" found for it (`best`).
+pub(super) fn unknown_ref(
+    file: FileId,
+    name: &ast::Ident,
+    prefix: &str,
+    best: Option<&str>,
+) -> Diagnostic {
     let help = if prefix.is_empty() {
         "`after` names a task, a step (all of its tasks) or a template instance (all of its tasks)"
     } else {
@@ -657,7 +673,7 @@ pub(super) fn unknown_task_or_step<'n>(
         Code::UnknownRef,
         format!("no task or step named `{}`", name.name),
     );
-    let diagnostic = match budget.closest_among(&name.name, local) {
+    let diagnostic = match best {
         Some(best) => diagnostic
             .label(file, name.span, format!("did you mean `{best}`?"))
             .fix(file, name.span, best),

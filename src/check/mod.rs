@@ -108,6 +108,9 @@ struct PlanReuse {
     /// The check's diagnostics but those of the unresolved names and of the
     /// graph, as found (before they were sorted and capped).
     other: Vec<Diagnostic>,
+    /// The names the unresolved names' "did you mean" searches look among,
+    /// indexed when first searched, shared while they do not change.
+    search_names: Arc<reuse::SearchNames>,
 }
 
 /// What the lowering of the plan records for [`PlanReuse`]: the
@@ -398,6 +401,7 @@ impl PlanReuse {
             edges: trace.edges,
             groups: trace.groups,
             other,
+            search_names: Arc::default(),
         }
     }
 }

@@ -76,12 +76,14 @@ pub(crate) fn renamed(
     let old_spans = old_refs.iter().map(|&i| refs[i].span);
     let unresolved = unresolved_after(kept, map, &resolved, old_spans, rename.old, file)?;
     let other = other_after(kept, &[], map, file, Vec::new())?;
-    let unknown = unknown_diagnostics(
-        &unresolved,
-        &moved.symbols.definitions,
+    let search_names = kept.search_names.renamed(
+        &previous.symbols.definitions,
         file,
-        &Unparsed::default(),
+        rename.definition,
+        rename.new,
     );
+    let names = (&*moved.symbols.definitions, &search_names);
+    let unknown = unknown_diagnostics(&unresolved, names, file, &Unparsed::default());
 
     // The graph, reusing the last reduction: the tasks whose edges changed
     // are those that name either name.
@@ -95,8 +97,8 @@ pub(crate) fn renamed(
     if report.has_cycle {
         return None;
     }
+    set_dependencies(&mut ir_plan, &report);
     let diagnostics = check_diagnostics(&other, unknown, report.diagnostics);
-    set_dependencies(&mut ir_plan, &report.dependencies);
     let references = &mut moved.symbols.references;
     let (task_references, texts_references) =
         references_after(references, kept, &old_refs, &resolved, rename, file);
@@ -109,6 +111,7 @@ pub(crate) fn renamed(
         edges,
         groups,
         other,
+        search_names: Arc::new(search_names),
     };
     Some(Checked {
         plan: Some(ir_plan),
@@ -264,7 +267,6 @@ fn references_after(
     rename: &Renamed<'_>,
     file: FileId,
 ) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
-    let mut task_references = kept.task_references.clone();
     let mut gone = old_refs.iter().peekable();
     let mut index = 0;
     references.retain(|_| {
@@ -272,20 +274,46 @@ fn references_after(
         index += 1;
         keep
     });
-    task_references.end -= old_refs.len();
-    for &(_, _, span) in resolved {
-        let block = &references[task_references.clone()];
-        let at = task_references.start + block.partition_point(|r| r.span.start() < span.start());
-        let reference = ir::Reference {
+    let mut task_references = kept.task_references.start..kept.task_references.end - old_refs.len();
+    let mut new_refs: Vec<ir::Reference> = resolved
+        .iter()
+        .map(|&(_, _, span)| ir::Reference {
             definition: rename.definition,
             file,
             span,
-        };
-        references.insert(at, reference);
-        task_references.end += 1;
-    }
+        })
+        .collect();
+    new_refs.sort_by_key(|r| r.span.start());
+    // Each where it stands in the tasks' part: before the first that does
+    // not start before it (the parts are in source order).
+    let block = &references[task_references.clone()];
+    let places: Vec<usize> = new_refs
+        .iter()
+        .map(|r| task_references.start + block.partition_point(|b| b.span.start() < r.span.start()))
+        .collect();
+    insert_sorted(references, &places, &new_refs);
+    task_references.end += new_refs.len();
     let (is, was) = (task_references.len(), kept.task_references.len());
     (task_references, shifted(&kept.texts_references, is, was))
+}
+
+/// Inserts `new[j]` before the element at `places[j]` (ascending) of
+/// `list`, moving every element once from the back (not the whole tail
+/// once per insertion).
+fn insert_sorted(list: &mut Vec<ir::Reference>, places: &[usize], new: &[ir::Reference]) {
+    let Some(&filler) = new.first() else {
+        return;
+    };
+    let mut read = list.len();
+    list.resize(read + new.len(), filler);
+    let mut write = list.len();
+    for (&place, &reference) in places.iter().zip(new).rev() {
+        let run = read - place;
+        list.copy_within(place..read, write - run);
+        write -= run + 1;
+        read = place;
+        list[write] = reference;
+    }
 }
 
 /// An edge from each task that now names the renamed one (`resolved`, as

@@ -3,10 +3,10 @@
 //! rename ([`super::rename`]) and of an edited task ([`super::edited`])
 //! both make again from it.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::graph::{self, Edge};
-use super::lower::{unknown_task_or_step, Unresolved};
+use super::lower::{unknown_ref, Unresolved};
 use super::unparsed::Unparsed;
 use super::{in_order, PlanReuse, Reuse};
 use crate::diagnostic::Diagnostic;
@@ -89,15 +89,63 @@ impl PlanReuse {
             edges,
             groups,
             other,
+            search_names: Arc::clone(&self.search_names),
         })
     }
 }
 
+/// The names "did you mean" searches look among for a plan's unresolved
+/// names (the file's tasks' and steps', in the order they were declared),
+/// indexed when first needed.
+#[derive(Debug, Default)]
+pub(super) struct SearchNames(OnceLock<suggest::Index>);
+
+impl SearchNames {
+    /// The index of the names among `definitions`, made if it was not.
+    fn index(&self, definitions: &[ir::Definition], file: FileId) -> &suggest::Index {
+        self.0.get_or_init(|| {
+            let names = definitions.iter().filter(|d| searched(d, file));
+            suggest::Index::new(names.map(|d| d.name.clone()))
+        })
+    }
+
+    /// The names after `definition` (of `definitions`, before the edit)
+    /// is renamed `new`: the index with its name changed, if there is one.
+    pub(super) fn renamed(
+        &self,
+        definitions: &[ir::Definition],
+        file: FileId,
+        definition: usize,
+        new: &ast::SmolStr,
+    ) -> SearchNames {
+        let renamed = self.0.get().and_then(|index| {
+            let before = definitions.get(..definition)?;
+            let at = before.iter().filter(|d| searched(d, file)).count();
+            let mut index = index.clone();
+            index.rename(at, new.clone())?;
+            Some(index)
+        });
+        SearchNames(renamed.map(OnceLock::from).unwrap_or_default())
+    }
+}
+
+/// Whether a "did you mean" for an unresolved name of `file`'s plan looks
+/// at the definition.
+fn searched(d: &ir::Definition, file: FileId) -> bool {
+    matches!(d.kind, SymbolKind::Task | SymbolKind::Step) && d.file == file
+}
+
 /// Gives each task of the plan its dependencies as the graph check reduced
-/// them, copying only the tasks whose list changed.
-pub(super) fn set_dependencies(plan: &mut ir::Plan, dependencies: &graph::Adjacency) {
-    for (index, deps) in dependencies.iter().enumerate() {
-        let ids = deps.iter().map(|&d| d as TaskId + 1);
+/// them, copying only the tasks whose list changed: of those the report
+/// says may have changed, or all.
+pub(super) fn set_dependencies(plan: &mut ir::Plan, report: &graph::GraphReport) {
+    let dependencies = &report.dependencies;
+    let all: Box<dyn Iterator<Item = usize>> = match &report.changed {
+        Some(changed) => Box::new(changed.iter().map(|&node| node as usize)),
+        None => Box::new(0..dependencies.len()),
+    };
+    for index in all {
+        let ids = dependencies.of(index).iter().map(|&d| d as TaskId + 1);
         if !plan.tasks[index]
             .dependencies
             .iter()
@@ -176,20 +224,18 @@ pub(super) fn edges_after(
 /// the order they were declared.
 pub(super) fn unknown_diagnostics(
     unresolved: &[Unresolved],
-    definitions: &[ir::Definition],
+    (definitions, names): (&[ir::Definition], &SearchNames),
     file: FileId,
     unparsed: &Unparsed,
 ) -> Vec<Diagnostic> {
-    let names: Vec<&str> = definitions
-        .iter()
-        .filter(|d| matches!(d.kind, SymbolKind::Task | SymbolKind::Step) && d.file == file)
-        .map(|d| d.name.as_str())
-        .collect();
     let mut budget = suggest::Budget::default();
     unresolved
         .iter()
         .filter(|u| !unparsed.may_name(&u.name.name))
-        .map(|u| unknown_task_or_step(&mut budget, u.file, &u.name, "", names.iter().copied()))
+        .map(|u| {
+            let best = budget.closest_in(&u.name.name, names.index(definitions, file));
+            unknown_ref(u.file, &u.name, "", best)
+        })
         .collect()
 }
 

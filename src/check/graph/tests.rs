@@ -145,7 +145,8 @@ fn a_check_reusing_an_earlier_one_finds_what_a_fresh_check_finds() {
     for _ in 0..20 {
         let n = 50 + next(350);
         let mut lists = random_edges(n, &mut next);
-        let mut memo = check(&graph_of(&names, &lists), Wanted::Dependencies).memo;
+        let first = check(&graph_of(&names, &lists), Wanted::Dependencies);
+        let (mut memo, mut last) = (first.memo, first.dependencies);
         for _ in 0..30 {
             // An edit: a few lists changed, now and then a node named
             // after itself or a later one (no memo then), or one node
@@ -192,8 +193,17 @@ fn a_check_reusing_an_earlier_one_finds_what_a_fresh_check_finds() {
                 assert_eq!(changed.dependencies, fresh.dependencies);
                 assert_eq!(changed.has_cycle, fresh.has_cycle);
                 assert_eq!(changed.memo.is_some(), fresh.memo.is_some());
+                // The lists it does not name are as the last check's.
+                if let (Some(named), false) = (&changed.changed, changed.has_cycle) {
+                    let same = (0..lists.len().min(last.len()))
+                        .filter(|&v| named.binary_search(&(v as u32)).is_err());
+                    for v in same {
+                        assert_eq!(changed.dependencies.of(v), last.of(v));
+                    }
+                }
             }
             memo = reused.memo;
+            last = reused.dependencies;
         }
     }
 }
