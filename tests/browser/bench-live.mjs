@@ -152,7 +152,7 @@ async function metrics(cdp, page) {
   const { metrics: list } = await cdp.send("Performance.getMetrics");
   const m = Object.fromEntries(list.map((x) => [x.name, x.value]));
   const rows = await page.evaluate(() => document.querySelectorAll("#rows-inner > *").length);
-  return { heap: m.JSHeapUsedSize / 1048576, nodes: m.Nodes, rows, script: m.ScriptDuration, task: m.TaskDuration };
+  return { at: Date.now(), heap: m.JSHeapUsedSize / 1048576, nodes: m.Nodes, rows, script: m.ScriptDuration, task: m.TaskDuration };
 }
 
 // How far behind each count the page showed was: when it showed done = d
@@ -233,6 +233,8 @@ async function main() {
     console.log(`  with the view (${SECONDS} s): ${Math.round(bRate)} changes/s, ${latencies(final.calls, bFrom, bTo)}, ${cpuText(bCpu, bCpuEnd, (bTo - bFrom) / 1000, bRate)}`);
     console.log(`  the page's done count behind the acknowledged completions: p50 ${ms(pct(lags, 0.5))}, p90 ${ms(pct(lags, 0.9))}, max ${ms(lags[lags.length - 1] ?? NaN)} (${lags.length} updates shown, ${(lags.length / SECONDS).toFixed(1)}/s)`);
     console.log(`  frames ${((1000 * (after.frames - before.frames)) / (after.at - before.at)).toFixed(1)}/s; long tasks ${inB.length}, ${Math.round(inB.reduce((a, [, d]) => a + d, 0))} ms in all (${((100 * inB.reduce((a, [, d]) => a + d, 0)) / (after.at - before.at)).toFixed(1)}% of the time), longest ${ms(Math.max(0, ...inB.map(([, d]) => d)))}`);
+    const first = samples[0], last = samples[samples.length - 1], span = (last.at - first.at) / 1000;
+    console.log(`  the page's main thread busy ${Math.round((100 * (last.task - first.task)) / span)}% of the time, running script ${Math.round((100 * (last.script - first.script)) / span)}%`);
     console.log(`  JS heap ${heaps[0].toFixed(1)} → ${heaps[heaps.length - 1].toFixed(1)} MB (max ${Math.max(...heaps).toFixed(1)}); DOM nodes ${nodes[0]} → ${nodes[nodes.length - 1]} (max ${Math.max(...nodes)}); rows drawn max ${Math.max(...rows)}`);
     console.log(`  the page's requests: ${(requestsDuring / SECONDS).toFixed(1)}/s under load; in all ${JSON.stringify(Object.fromEntries(requests))}`);
     console.log(`  agents stopped: ${final.changes} changes acknowledged, ${final.failures} failed calls; the page showed the server's counts (${endDone}/${end.counts.total}) ${report.settled} ms later`);
