@@ -3,13 +3,22 @@
 // `startNextTask` then `completeTask` through `POST /api/plans/{id}/ops/…`,
 // until the parent says "stop". Run by bench-live.mjs (child_process.fork).
 //
-//   node agents.mjs BASE PLAN AGENTS
+//   node agents.mjs BASE PLAN AGENTS [RATE]
 //
+// RATE (calls a second, all agents together; 0 or none: as fast as they
+// can) paces the calls: each waits for its slot.
 // Each second it sends the parent {changes, at}; on "stop" it sends every
 // call's end time and latency, and when each completeTask was acknowledged.
 import http from "node:http";
 
-const [base, plan, agentCount] = process.argv.slice(2);
+const [base, plan, agentCount, rateArg] = process.argv.slice(2);
+const rate = Number(rateArg || 0), started = Date.now();
+let slots = 0;
+async function pace() {
+  if (!rate) return;
+  const slot = started + (1000 * slots++) / rate, wait = slot - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+}
 const target = new URL(base);
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: Number(agentCount) });
 const calls = []; // [end ms, latency ms, changed]
@@ -36,6 +45,7 @@ function post(op, body, name) {
 }
 
 async function timed(op, body, name) {
+  await pace();
   const started = performance.now();
   const answer = await post(op, body, name);
   const end = Date.now();

@@ -26,7 +26,7 @@ import { chromium } from "playwright-core";
 
 const [planc, executablePath] = process.argv.slice(2);
 const env = (name, fallback) => Number(process.env[name] || fallback);
-const TASKS = env("PLANC_BENCH_TASKS", 100000), BEFORE = env("PLANC_BENCH_BEFORE", 10), SECONDS = env("PLANC_BENCH_SECONDS", 20);
+const RATE = env("PLANC_BENCH_RATE", 0), STEPS = env("PLANC_BENCH_STEPS", 100), TASKS = env("PLANC_BENCH_TASKS", 100000), BEFORE = env("PLANC_BENCH_BEFORE", 10), SECONDS = env("PLANC_BENCH_SECONDS", 20);
 const AGENTS = 16, PLAN = "big";
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : NaN);
@@ -79,14 +79,15 @@ async function api(base, method, path, body) {
   if (!json.success) throw new Error(`${method} ${path}: ${JSON.stringify(json).slice(0, 300)}`);
   return json.data;
 }
+const steps = (n) => (n ? n + " steps" : "no step");
 function bigPlan() {
   const tasks = [], steps = [];
-  const perStep = Math.max(1, Math.ceil(TASKS / 100));
-  for (let s = 0; s * perStep < TASKS; s++) steps.push({ id: "s" + s, name: "Step " + s, tasks: [] });
+  const perStep = Math.max(1, Math.ceil(TASKS / Math.max(1, STEPS)));
+  for (let s = 0; STEPS && s * perStep < TASKS; s++) steps.push({ id: "s" + s, name: "Step " + s, tasks: [] });
   for (let i = 1; i <= TASKS; i++) {
     const step = steps[Math.floor((i - 1) / perStep)];
-    step.tasks.push(i);
-    tasks.push({ id: i, name: "Task number " + i, status: "pending", dependencies: [], step: step.id });
+    if (step) step.tasks.push(i);
+    tasks.push({ id: i, name: "Task number " + i, status: "pending", dependencies: [], ...(step ? { step: step.id } : {}) });
   }
   return { planc: 1, meta: { id: PLAN, goal: "large, live" }, steps, tasks };
 }
@@ -109,7 +110,7 @@ function probe() {
 }
 
 function agentsStart(base) {
-  const child = fork(new URL("./agents.mjs", import.meta.url).pathname, [base, PLAN, String(AGENTS)]);
+  const child = fork(new URL("./agents.mjs", import.meta.url).pathname, [base, PLAN, String(AGENTS), String(RATE)]);
   const ticks = [];
   const final = new Promise((resolve) => child.on("message", (m) => (m.final ? resolve(m) : ticks.push(m))));
   return { child, ticks, final };
@@ -224,7 +225,7 @@ async function main() {
     const lags = lagOf(bench.shown, final.completed, baseDone, bFrom, bTo);
     const heaps = samples.map((s) => s.heap), rows = samples.map((s) => s.rows), nodes = samples.map((s) => s.nodes);
 
-    console.log(`planc serve (${planc}), SQLite, one plan of ${TASKS} independent tasks, ${AGENTS} agents (startNextTask, completeTask)`);
+    console.log(`planc serve (${planc}), SQLite, one plan of ${TASKS} independent tasks in ${steps(STEPS)}, ${AGENTS} agents (startNextTask, completeTask${RATE ? `, paced to ${RATE} calls/s in all` : ""})`);
     console.log(`  load average when it started ${report.load} (the machine's other work)`);
     console.log(`  plan created in ${report.created} ms; page: ${process.env.PLANC_BENCH_BUILTIN_PAGE === "1" ? "built in" : "src/serve/page.html"}`);
     const aRate = rate(load.ticks, aFrom, aTo), bRate = rate(load.ticks, bFrom, bTo);
