@@ -154,11 +154,12 @@ async function large(page) {
 
 // The page's reads of plan `id`: pages (`/tasks`, `/summary`) and the whole document.
 function watchReads(page, id) {
-  const reads = { pages: 0, whole: 0 };
+  const reads = { pages: 0, whole: 0, summaries: 0 };
   const listen = (request) => {
     const path = new URL(request.url()).pathname;
     if (path === `/api/plans/${id}`) reads.whole++;
     else if (path === `/api/plans/${id}/tasks` || path === `/api/plans/${id}/summary`) reads.pages++;
+    if (path === `/api/plans/${id}/summary`) reads.summaries++;
   };
   page.on("request", listen);
   reads.stop = () => page.off("request", listen);
@@ -166,7 +167,10 @@ function watchReads(page, id) {
 }
 
 // 3b. A burst of changes made by 8 agents while the page is open: the counts
-// reach the right numbers, the list stays windowed, the document unread.
+// reach the right numbers, the list stays windowed, the document unread,
+// and the page's reads are bounded by time, not by events: at most a round
+// (the summary, the window, the held tasks) a second and one after the
+// last change (the counts follow the events meanwhile).
 async function burst(page) {
   const n = 2000, done = 150, tasks = [];
   for (let i = 1; i <= n; i++) tasks.push({ id: i, name: "Burst task " + i, status: "pending", dependencies: [] });
@@ -175,6 +179,16 @@ async function burst(page) {
   await page.locator('#rows-inner [data-task-id="1"]').waitFor({ state: "attached" });
   await page.locator("#conn", { hasText: "live" }).waitFor({ state: "attached" });
   const reads = watchReads(page, "burst");
+  // Each done count the page shows, read once a frame.
+  await page.evaluate(() => {
+    window.__shown = new Set();
+    const frame = () => {
+      if (!window.__shown) return;
+      window.__shown.add(document.getElementById("progress").textContent);
+      requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  });
   let next = 0;
   const clock = Date.now();
   const agent = async (name) => {
@@ -193,7 +207,18 @@ async function burst(page) {
   const rendered = await page.locator("#rows-inner > *").count();
   if (rendered > 200) throw new Error(`${rendered} rows drawn during the burst`);
   if (reads.whole) throw new Error(`the page read the whole document ${reads.whole} time(s) during the burst`);
-  say.push(`a burst of ${2 * done} changes in ${took} ms (${Math.round(2000 * done / took)}/s): counts right after ${settled} ms, ${reads.pages} reads of pages, ${rendered} rows drawn`);
+  const rounds = Math.ceil(settled / 1000) + 2;
+  if (reads.summaries > rounds || reads.pages > 3 * rounds) {
+    throw new Error(`${reads.summaries} summaries and ${reads.pages} reads of pages for ${2 * done} changes in ${settled} ms (at most ${rounds} rounds)`);
+  }
+  // The counts followed the events, not only the summaries read.
+  const shownCounts = await page.evaluate(() => { const n = window.__shown.size; window.__shown = null; return n; });
+  if (shownCounts < 10 || shownCounts <= reads.summaries + 2) throw new Error(`the page showed ${shownCounts} counts during the burst, for ${reads.summaries} summaries read`);
+  // The counts are the server's.
+  const server = await api("GET", "/api/plans/burst/summary");
+  const shown = await page.locator("#progress").textContent();
+  expect("the counts after the burst", shown, `${server.counts.completed}/${n} done (7%)`);
+  say.push(`a burst of ${2 * done} changes in ${took} ms (${Math.round(2000 * done / took)}/s): counts right after ${settled} ms, ${shownCounts} counts shown, ${reads.summaries} summaries and ${reads.pages} reads of pages, ${rendered} rows drawn`);
 }
 
 // 4. Screenshots: a fixed plan, its events and a fixed clock, all served
