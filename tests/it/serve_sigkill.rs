@@ -291,3 +291,31 @@ fn sigkill_of_one_of_two_postgres_servers_mid_load_loses_nothing_acknowledged() 
     let there = two.get("/api/plans/w").json();
     assert_eq!(plan["data"]["state"], there["data"]["state"]);
 }
+
+/// `GET /api/plans/{id}` (the export) written from the plan's kept runner
+/// after changes has the very bytes of the export read from the store's rows
+/// by a server started afresh, and of its JSON read and written again (the
+/// document's fields in their order, compact).
+#[test]
+fn the_export_from_the_kept_runner_is_the_export_from_the_rows() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let store = store_url(dir.path());
+    let server = Server::start(&["--store", &store]);
+    let created = server.post("/api/plans?id=w", &wide_plan(30));
+    assert_eq!(created.status, 201, "{}", created.text());
+    for n in 0..5 {
+        let agent = json!({"agent": format!("a{n}"), "lease": 600});
+        let started = server.op("w", "startNextTask", agent);
+        assert_eq!(started.status, 200, "{}", started.text());
+    }
+    let done = json!({"agent": "a0", "task_id": 1, "result": "ünïcode \"quoted\"\n"});
+    assert_eq!(server.op("w", "completeTask", done).status, 200);
+    let kept = server.get("/api/plans/w");
+    assert_eq!(kept.status, 200, "{}", kept.text());
+    assert_eq!(kept.header("content-type"), Some("application/json"));
+    assert_eq!(kept.json()["data"]["state"]["revision"], 7);
+    drop(server);
+    let fresh = Server::start(&["--store", &store]).get("/api/plans/w");
+    assert_eq!(fresh.text(), kept.text());
+    assert_eq!(serde_json::to_vec(&kept.json()).unwrap(), kept.body);
+}

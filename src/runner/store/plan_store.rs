@@ -49,6 +49,14 @@ pub trait PlanStore: Send + Sync + std::fmt::Debug {
     /// The state of plan `plan_id` (`PLAN_NOT_FOUND` when there is none).
     fn load(&self, plan_id: &str) -> Result<PlanDocument, OpError>;
 
+    /// Plan `plan_id`'s state as JSON (the export), appended to `out`: the
+    /// bytes of [`PlanStore::load`]'s document serialised. A store that
+    /// keeps the plan's committed state in memory writes it from there,
+    /// without reading a copy of the document.
+    fn export_json(&self, plan_id: &str, out: &mut Vec<u8>) -> Result<(), OpError> {
+        write_json(&self.load(plan_id)?, out)
+    }
+
     /// Deletes plan `plan_id` (`PLAN_NOT_FOUND` when there is none).
     fn delete(&self, plan_id: &str) -> Result<(), OpError>;
 
@@ -405,4 +413,14 @@ mod tests {
         assert!(validate_plan_id(&"x".repeat(128)).is_ok());
         assert!(validate_plan_id(&"x".repeat(129)).is_err());
     }
+}
+
+/// `doc` serialised as JSON, appended to `out`.
+pub(crate) fn write_json(doc: &PlanDocument, out: &mut Vec<u8>) -> Result<(), OpError> {
+    serde_json::to_writer(out, doc).map_err(|e| {
+        OpError::new(
+            ErrorCode::StateIo,
+            format!("the plan's state does not serialise: {e}"),
+        )
+    })
 }

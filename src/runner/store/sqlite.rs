@@ -470,6 +470,14 @@ impl PlanStore for SqliteStore {
         self.read_doc(plan_id)
     }
 
+    fn export_json(&self, plan_id: &str, out: &mut Vec<u8>) -> Result<(), OpError> {
+        validate_plan_id(plan_id)?;
+        if self.export_kept(plan_id, out)? {
+            return Ok(());
+        }
+        super::plan_store::write_json(&self.read_doc(plan_id)?, out)
+    }
+
     fn delete(&self, plan_id: &str) -> Result<(), OpError> {
         let path = &self.path;
         self.rewrite(plan_id, |tx| {

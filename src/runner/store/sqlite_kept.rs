@@ -12,7 +12,7 @@ use crate::runner::time::now_unix;
 use crate::runner::{Applied, Caller, Runner};
 
 use super::super::database::lock;
-use super::super::plan_store::next_revision_in_place;
+use super::super::plan_store::{next_revision_in_place, write_json};
 use super::super::sqlite_read_only;
 use super::super::sqlite_rows::Writes;
 use super::{writer_gone, Slot, SqliteStore};
@@ -107,5 +107,29 @@ impl SqliteStore {
             slot.runner = None;
         }
         Ok(Some(answer))
+    }
+
+    /// Plan `plan_id`'s committed state as JSON, appended to `out` from its
+    /// kept runner, when there is one and it is the committed state (no
+    /// change queued, the database at its revision): `true`; `false` (and
+    /// nothing written) otherwise, for the caller to read the database. An
+    /// export of a 100,000-task plan then costs its bytes, not a second
+    /// document (docs/performance.md, "Memory").
+    pub(super) fn export_kept(&self, plan_id: &str, out: &mut Vec<u8>) -> Result<bool, OpError> {
+        let Some(entry) = lock(&self.shared.entries).get(plan_id).cloned() else {
+            return Ok(false);
+        };
+        let slot = lock(&entry.slot);
+        if slot.queued != slot.settled {
+            return Ok(false);
+        }
+        let Some(runner) = slot.runner.as_ref() else {
+            return Ok(false);
+        };
+        if self.read_revision(plan_id)? != Some(runner.doc.state.revision) {
+            return Ok(false);
+        }
+        write_json(&runner.doc, out)?;
+        Ok(true)
     }
 }
