@@ -49,11 +49,26 @@ pub trait PlanStore: Send + Sync + std::fmt::Debug {
     /// The state of plan `plan_id` (`PLAN_NOT_FOUND` when there is none).
     fn load(&self, plan_id: &str) -> Result<PlanDocument, OpError>;
 
+    /// Runs `read` on plan `plan_id`'s committed state when the store keeps
+    /// it in memory, without a copy: `true`; `false` (`read` not run)
+    /// when it does not, for the caller to [`load`](PlanStore::load) it.
+    fn read_kept(
+        &self,
+        plan_id: &str,
+        read: &mut dyn FnMut(&PlanDocument),
+    ) -> Result<bool, OpError> {
+        let _ = (plan_id, read);
+        Ok(false)
+    }
+
     /// Plan `plan_id`'s state as JSON (the export), appended to `out`: the
-    /// bytes of [`PlanStore::load`]'s document serialised. A store that
-    /// keeps the plan's committed state in memory writes it from there,
-    /// without reading a copy of the document.
+    /// bytes of [`PlanStore::load`]'s document serialised, written from the
+    /// state the store keeps when it keeps one (no copy of the document).
     fn export_json(&self, plan_id: &str, out: &mut Vec<u8>) -> Result<(), OpError> {
+        let mut written = Ok(());
+        if self.read_kept(plan_id, &mut |doc| written = write_json(doc, out))? {
+            return written;
+        }
         write_json(&self.load(plan_id)?, out)
     }
 
@@ -394,6 +409,16 @@ fn seal(
     })
 }
 
+/// `doc` serialised as JSON, appended to `out`.
+fn write_json(doc: &PlanDocument, out: &mut Vec<u8>) -> Result<(), OpError> {
+    serde_json::to_writer(out, doc).map_err(|e| {
+        OpError::new(
+            ErrorCode::StateIo,
+            format!("the plan's state does not serialise: {e}"),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -413,14 +438,4 @@ mod tests {
         assert!(validate_plan_id(&"x".repeat(128)).is_ok());
         assert!(validate_plan_id(&"x".repeat(129)).is_err());
     }
-}
-
-/// `doc` serialised as JSON, appended to `out`.
-pub(crate) fn write_json(doc: &PlanDocument, out: &mut Vec<u8>) -> Result<(), OpError> {
-    serde_json::to_writer(out, doc).map_err(|e| {
-        OpError::new(
-            ErrorCode::StateIo,
-            format!("the plan's state does not serialise: {e}"),
-        )
-    })
 }

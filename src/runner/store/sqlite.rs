@@ -470,12 +470,13 @@ impl PlanStore for SqliteStore {
         self.read_doc(plan_id)
     }
 
-    fn export_json(&self, plan_id: &str, out: &mut Vec<u8>) -> Result<(), OpError> {
+    fn read_kept(
+        &self,
+        plan_id: &str,
+        read: &mut dyn FnMut(&PlanDocument),
+    ) -> Result<bool, OpError> {
         validate_plan_id(plan_id)?;
-        if self.export_kept(plan_id, out)? {
-            return Ok(());
-        }
-        super::plan_store::write_json(&self.read_doc(plan_id)?, out)
+        self.read_kept_runner(plan_id, read)
     }
 
     fn delete(&self, plan_id: &str) -> Result<(), OpError> {

@@ -5,6 +5,7 @@
 //! runner dropped (read from the file again when next needed) when it could
 //! hold what was not committed.
 
+use crate::document::PlanDocument;
 use crate::runner::error::OpError;
 use crate::runner::events::{Event, LogRecord};
 use crate::runner::ops::Op;
@@ -12,7 +13,7 @@ use crate::runner::time::now_unix;
 use crate::runner::{Applied, Caller, Runner};
 
 use super::super::database::lock;
-use super::super::plan_store::{next_revision_in_place, write_json};
+use super::super::plan_store::next_revision_in_place;
 use super::super::sqlite_read_only;
 use super::super::sqlite_rows::Writes;
 use super::{writer_gone, Slot, SqliteStore};
@@ -109,13 +110,16 @@ impl SqliteStore {
         Ok(Some(answer))
     }
 
-    /// Plan `plan_id`'s committed state as JSON, appended to `out` from its
-    /// kept runner, when there is one and it is the committed state (no
-    /// change queued, the database at its revision): `true`; `false` (and
-    /// nothing written) otherwise, for the caller to read the database. An
-    /// export of a 100,000-task plan then costs its bytes, not a second
-    /// document (docs/performance.md, "Memory").
-    pub(super) fn export_kept(&self, plan_id: &str, out: &mut Vec<u8>) -> Result<bool, OpError> {
+    /// Runs `read` on plan `plan_id`'s kept document when there is one and
+    /// it is the committed state (no change queued, the database at its
+    /// revision): `true`; `false` (`read` not run) otherwise, for the
+    /// caller to read the database. An export or a page of a 100,000-task
+    /// plan then costs no second document (docs/performance.md, "Memory").
+    pub(super) fn read_kept_runner(
+        &self,
+        plan_id: &str,
+        read: &mut dyn FnMut(&PlanDocument),
+    ) -> Result<bool, OpError> {
         let Some(entry) = lock(&self.shared.entries).get(plan_id).cloned() else {
             return Ok(false);
         };
@@ -129,7 +133,7 @@ impl SqliteStore {
         if self.read_revision(plan_id)? != Some(runner.doc.state.revision) {
             return Ok(false);
         }
-        write_json(&runner.doc, out)?;
+        read(&runner.doc);
         Ok(true)
     }
 }
