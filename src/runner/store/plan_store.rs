@@ -409,14 +409,35 @@ fn seal(
     })
 }
 
-/// `doc` serialised as JSON, appended to `out`.
+/// `doc` serialised as JSON, appended to `out`. The bytes are counted
+/// first and reserved at once (with room for a closing byte after them,
+/// an envelope's `}`): a 20 MB export then takes 20 MB, not a doubling
+/// buffer's 32 MB and the copies on its way there.
 fn write_json(doc: &PlanDocument, out: &mut Vec<u8>) -> Result<(), OpError> {
-    serde_json::to_writer(out, doc).map_err(|e| {
+    let refused = |e: serde_json::Error| {
         OpError::new(
             ErrorCode::StateIo,
             format!("the plan's state does not serialise: {e}"),
         )
-    })
+    };
+    let mut counted = ByteCount(0);
+    serde_json::to_writer(&mut counted, doc).map_err(refused)?;
+    out.reserve_exact(counted.0 + 1);
+    serde_json::to_writer(out, doc).map_err(refused)
+}
+
+/// A writer that only counts the bytes written to it.
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]
