@@ -189,13 +189,27 @@ pub async fn get_plan(
     if let Err(error) = super::task_pages::refuse_paging(raw.as_deref()) {
         return op_error(&shared, &error);
     }
-    match blocking(&shared, move |store| store.load(&id)).await {
-        Ok(doc) => {
-            let value = serde_json::to_value(&doc).unwrap_or(Value::Null);
-            ok(StatusCode::OK, value)
-        }
+    match blocking(&shared, move |store| export(store, &id)).await {
+        Ok(body) => (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/json")],
+            body,
+        )
+            .into_response(),
         Err(error) => op_error(&shared, &error),
     }
+}
+
+/// The success envelope of plan `plan_id`'s whole document, its JSON
+/// written by the store (from the state it keeps, when it keeps one): the
+/// same bytes as the document made a `Value` first, without that copy or
+/// any other, which cost many times the document's JSON size
+/// (docs/performance.md, "Memory").
+fn export(store: &dyn PlanStore, plan_id: &str) -> Result<Vec<u8>, OpError> {
+    let mut body = br#"{"success":true,"data":"#.to_vec();
+    store.export_json(plan_id, &mut body)?;
+    body.push(b'}');
+    Ok(body)
 }
 
 /// `DELETE /api/plans/{id}`.

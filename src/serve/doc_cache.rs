@@ -8,7 +8,10 @@
 //! Both are two one-row reads of the plan's events, on every store (so a
 //! change made by another server on the same PostgreSQL database is seen
 //! too). A single state file repeats its events' positions when its plan
-//! is started over, so nothing is kept for it.
+//! is started over, so nothing is kept for it. Nor is anything kept for a
+//! plan whose committed state the store keeps in memory (SQLite's kept
+//! runner, [`PlanStore::read_kept`]): the reads answer from that, so a
+//! 100,000-task plan is held once, not twice.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -92,6 +95,33 @@ impl DocCache {
             };
         }
         Ok(doc)
+    }
+
+    /// `answer` of plan `plan_id`'s document as it is now: the store's
+    /// kept state when it keeps one (then no document is kept here: the
+    /// plan is in memory once), else [`DocCache::read`]'s.
+    pub fn answer<T>(
+        &self,
+        store: &dyn PlanStore,
+        plan_id: &str,
+        answer: impl FnOnce(&PlanDocument) -> T,
+    ) -> Result<T, OpError> {
+        let mut answer = Some(answer);
+        let mut answered = None;
+        let kept = store.read_kept(plan_id, &mut |doc| {
+            answered = answer.take().map(|answer| answer(doc));
+        })?;
+        match (kept, answered, answer) {
+            (true, Some(answered), _) => {
+                self.lock().remove(plan_id);
+                Ok(answered)
+            }
+            (_, _, Some(answer)) => Ok(answer(self.read(store, plan_id)?.as_ref())),
+            _ => Err(OpError::new(
+                crate::runner::ErrorCode::StateIo,
+                "the plan's kept state was read without an answer",
+            )),
+        }
     }
 
     /// Forgets plan `plan_id` (deleted).

@@ -1,6 +1,6 @@
 //! The paged reads of a plan: `GET /api/plans/{id}/tasks` and
 //! `GET /api/plans/{id}/summary` (`task_pages.rs` answers them from the
-//! document `doc_cache.rs` keeps), and the refusal of paging parameters on
+//! store's kept state, or the document `doc_cache.rs` keeps), and the refusal of paging parameters on
 //! `GET /api/plans/{id}`, which is the whole document (the export).
 
 use std::sync::Arc;
@@ -29,8 +29,9 @@ pub async fn tasks(
     };
     let cache = Arc::clone(&shared);
     let read = blocking(&shared, move |store| {
-        let doc = cache.docs.read(store, &id)?;
-        task_page(&id, &doc, &query)
+        cache
+            .docs
+            .answer(store, &id, |doc| task_page(&id, doc, &query))?
     });
     match read.await {
         Ok(page) => ok(StatusCode::OK, page),
@@ -57,8 +58,7 @@ pub async fn plan_summary(
     }
     let cache = Arc::clone(&shared);
     let read = blocking(&shared, move |store| {
-        let doc = cache.docs.read(store, &id)?;
-        Ok(summary(&id, &doc))
+        cache.docs.answer(store, &id, |doc| summary(&id, doc))
     });
     match read.await {
         Ok(summary) => ok(StatusCode::OK, summary),

@@ -72,6 +72,7 @@ mod serve_limits;
 mod serve_mcp;
 mod serve_pages;
 mod serve_postgres;
+mod serve_sigkill;
 mod steps_agent;
 mod steps_corpus;
 mod syntax_words;

@@ -470,6 +470,15 @@ impl PlanStore for SqliteStore {
         self.read_doc(plan_id)
     }
 
+    fn read_kept(
+        &self,
+        plan_id: &str,
+        read: &mut dyn FnMut(&PlanDocument),
+    ) -> Result<bool, OpError> {
+        validate_plan_id(plan_id)?;
+        self.read_kept_runner(plan_id, read)
+    }
+
     fn delete(&self, plan_id: &str) -> Result<(), OpError> {
         let path = &self.path;
         self.rewrite(plan_id, |tx| {
