@@ -54,6 +54,7 @@ mod mcp_python;
 mod mcp_stdio;
 mod peer_formats;
 mod plan_store;
+mod postgres_rows;
 mod readme;
 mod reuse;
 mod run_cli;

@@ -1,0 +1,477 @@
+//! The PostgreSQL store's kept runners: each plan's runner (document and
+//! indexes) stays in the process, and a change runs on it in place under
+//! the plan's in-process lock, as in the SQLite store (`task_rows.rs`). Other
+//! processes change the plan too, so the runner is checked against the
+//! plan's row: a change is written only if the row is still the version it
+//! was computed on (the writer's one statement), a query or a read only
+//! if the row's version is the runner's. When the row moved, the runner is
+//! brought up to it by reading only the tasks written since
+//! (`kept_rows.rs`); a change the row moved under is made again under the
+//! plan's advisory lock, on the rows as they are (so it cannot lose to
+//! another server's again).
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{channel, Sender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+
+use postgres::GenericClient;
+
+use super::rows::{self, PlanWrite};
+use super::writer::{Job, Reject};
+use super::{PostgresStore, Statements, PER_TRANSACTION};
+use crate::document::PlanDocument;
+use crate::runner::error::OpError;
+use crate::runner::events::Event;
+use crate::runner::ops::Op;
+use crate::runner::store::database::{lock, record_json};
+use crate::runner::store::kept_rows::put_rows;
+use crate::runner::store::plan_store::{plan_not_found, StoredEvent};
+use crate::runner::store::task_rows::{change_in_place, InPlace};
+use crate::runner::time::now_unix;
+use crate::runner::{Applied, Caller, Runner, Touched};
+
+/// One plan in this process.
+#[derive(Default)]
+pub(super) struct Entry {
+    pub(super) slot: Mutex<Slot>,
+    /// Rung when a queued change of the plan is settled.
+    pub(super) settled: Condvar,
+    /// Bumped whenever the runner is found not to be the plan's state:
+    /// changes queued before are not written.
+    pub(super) epoch: AtomicU64,
+}
+
+/// A plan's kept runner and what is known of it.
+#[derive(Default)]
+pub(super) struct Slot {
+    /// The plan's latest state, indexed: committed, or what the queued
+    /// changes make.
+    pub(super) runner: Option<Runner>,
+    /// The `born` of the plan's row the runner is of.
+    pub(super) born: i64,
+    /// A revision of the plan whose committed tasks the runner holds, but
+    /// for those in `pending` and `lost`: bringing it up reads the tasks
+    /// written after it.
+    pub(super) committed: u64,
+    /// The tasks each queued change touched, in queue order.
+    pub(super) pending: VecDeque<Touched>,
+    /// The tasks changed on the runner by changes that were not committed.
+    pub(super) lost: Touched,
+    /// Whether the runner may not be the plan's state (a change of it was
+    /// not written, or left a trace): brought up to the rows before use.
+    pub(super) stale: bool,
+    /// Changes queued so far, and settled so far (in queue order).
+    pub(super) queued: u64,
+    pub(super) settled: u64,
+}
+
+impl Slot {
+    /// Settles the plan's oldest queued change: committed (at `revision`)
+    /// or not.
+    pub(super) fn settle(&mut self, committed: Option<u64>) {
+        self.settled += 1;
+        let touched = self.pending.pop_front().unwrap_or_default();
+        match committed {
+            Some(revision) => self.committed = self.committed.max(revision),
+            None => self.lose(&touched),
+        }
+    }
+
+    /// Marks the tasks `touched` as changed on the runner but not committed.
+    fn lose(&mut self, touched: &Touched) {
+        self.stale = true;
+        if touched.is_everything() {
+            self.lost.everything();
+        }
+        for i in touched.positions() {
+            self.lost.task(i);
+        }
+    }
+}
+
+/// Waits until every change of the plan queued so far has settled; when
+/// `block`, none is queued meanwhile (the runner is marked stale first).
+fn settled<'a>(
+    entry: &'a Entry,
+    mut slot: MutexGuard<'a, Slot>,
+    block: bool,
+) -> MutexGuard<'a, Slot> {
+    if block && slot.settled < slot.queued {
+        slot.stale = true;
+    }
+    while slot.settled < slot.queued {
+        slot = entry
+            .settled
+            .wait(slot)
+            .unwrap_or_else(PoisonError::into_inner);
+    }
+    slot
+}
+
+impl PostgresStore {
+    /// The plan's in-process entry.
+    pub(super) fn entry(&self, plan_id: &str) -> Arc<Entry> {
+        let mut entries = lock(&self.shared.entries);
+        if entries.len() >= super::MAX_CACHED && !entries.contains_key(plan_id) {
+            entries.retain(|_, entry| Arc::strong_count(entry) > 1);
+        }
+        Arc::clone(entries.entry(plan_id.to_owned()).or_default())
+    }
+
+    /// Brings the slot's runner (nothing queued) up to the plan's rows as
+    /// `client` reads them: only the tasks written since the runner's
+    /// committed revision, and those it lost, when the plan is the same
+    /// one and its list did not change; else the whole plan.
+    fn bring_up(
+        &self,
+        client: &mut impl GenericClient,
+        statements: &Statements,
+        plan_id: &str,
+        slot: &mut Slot,
+    ) -> Result<(), OpError> {
+        let read = self.error("read");
+        if slot.runner.is_some() && !slot.lost.is_everything() {
+            let lost: Vec<i64> = slot.lost.positions().map(|i| i as i64).collect();
+            let statement = &statements.changed;
+            let changed = rows::read_changed(client, statement, plan_id, slot.committed, &lost)
+                .map_err(&read)?
+                .ok_or_else(|| plan_not_found(plan_id))?;
+            if changed.born == slot.born && changed.reshaped <= slot.committed {
+                let header = changed.header.map_err(|e| self.not_a_state(plan_id, &e))?;
+                let tasks = changed.tasks.map_err(|e| self.not_a_state(plan_id, &e))?;
+                if let Some(runner) = slot.runner.as_mut() {
+                    if let Err(error) = put_rows(runner, header, tasks) {
+                        slot.runner = None;
+                        return Err(error);
+                    }
+                    (slot.committed, slot.lost, slot.stale) =
+                        (changed.revision, Touched::default(), false);
+                    return Ok(());
+                }
+            }
+        }
+        slot.runner = None;
+        let stored = rows::read_plan(client, &statements.read, plan_id)
+            .map_err(&read)?
+            .ok_or_else(|| plan_not_found(plan_id))?;
+        let doc = stored.doc.map_err(|e| self.not_a_state(plan_id, &e))?;
+        slot.runner = Some(Runner::new(doc)?);
+        (slot.born, slot.committed) = (stored.born, stored.revision);
+        (slot.lost, slot.stale) = (Touched::default(), false);
+        Ok(())
+    }
+
+    /// The slot's runner, brought up to the plan's row when the row moved
+    /// (nothing queued): one small read when it had not.
+    fn current<'a>(
+        &self,
+        plan_id: &str,
+        slot: &'a mut Slot,
+    ) -> Result<Option<&'a mut Runner>, OpError> {
+        if slot.queued != slot.settled {
+            return Ok(None);
+        }
+        self.with_conn(|conn| {
+            let read = self.error("read");
+            if let (false, Some(runner)) = (slot.stale, slot.runner.as_ref()) {
+                let version = conn
+                    .client
+                    .query_opt(&conn.statements.version, &[&plan_id])
+                    .map_err(&read)?
+                    .ok_or_else(|| plan_not_found(plan_id))?;
+                let (revision, born): (i64, i64) = (version.get(0), version.get(1));
+                if (revision as u64, born) == (runner.doc.state.revision, slot.born) {
+                    return Ok(());
+                }
+            }
+            let statements = &conn.statements;
+            let mut tx = conn
+                .client
+                .build_transaction()
+                .isolation_level(postgres::IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()
+                .map_err(&read)?;
+            self.bring_up(&mut tx, statements, plan_id, slot)?;
+            tx.commit().map_err(&read)
+        })?;
+        Ok(slot.runner.as_mut())
+    }
+
+    /// The plan's committed document, from its kept runner when the row
+    /// has not moved (else the runner is brought up first); read whole when
+    /// changes of it are queued.
+    pub(super) fn load_kept(&self, plan_id: &str) -> Result<PlanDocument, OpError> {
+        let entry = self.entry(plan_id);
+        let mut slot = lock(&entry.slot);
+        if let Some(runner) = self.current(plan_id, &mut slot)? {
+            return Ok(runner.doc.clone());
+        }
+        drop(slot);
+        let read = self.error("read");
+        let stored = self.with_conn(|conn| {
+            rows::read_plan(&mut conn.client, &conn.statements.read, plan_id).map_err(&read)
+        })?;
+        let stored = stored.ok_or_else(|| plan_not_found(plan_id))?;
+        stored.doc.map_err(|e| self.not_a_state(plan_id, &e))
+    }
+
+    /// Query `op` answered by the plan's kept runner, brought up to the
+    /// plan's row; `None` when changes of the plan are queued or a lease
+    /// ran out (the caller reads the plan).
+    pub(super) fn query_kept(
+        &self,
+        plan_id: &str,
+        op: &Op,
+        caller: &Caller,
+    ) -> Result<Option<Result<Applied, OpError>>, OpError> {
+        let now = now_unix();
+        let entry = self.entry(plan_id);
+        let mut slot = lock(&entry.slot);
+        let Some(runner) = self.current(plan_id, &mut slot)? else {
+            return Ok(None);
+        };
+        let ran_out = runner.index.leases.first();
+        if ran_out.is_some_and(|&(until, _)| until <= now) {
+            return Ok(None);
+        }
+        let state = runner.doc.state.clone();
+        let answer = runner.apply_as(op, &caller.clone().at(now));
+        let touched = runner.take_touched();
+        if !touched.is_empty() || runner.doc.state != state {
+            slot.lose(&touched);
+        }
+        Ok(Some(answer))
+    }
+
+    /// A change of plan `plan_id`: computed on its kept runner and handed to
+    /// the writer; made again under the plan's lock when the row had moved.
+    pub(super) fn transact_kept(
+        &self,
+        plan_id: &str,
+        op: &str,
+        change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+    ) -> Result<Option<StoredEvent>, OpError> {
+        let entry = self.entry(plan_id);
+        match self.change_ahead(plan_id, &entry, op, change)? {
+            Some(answer) => answer,
+            None => self.change_locked(plan_id, &entry, op, change),
+        }
+    }
+
+    /// The change computed on the kept runner (brought up first if it is
+    /// stale) and committed by the writer if the row did not move: its
+    /// answer, or `None` when the row had moved.
+    #[allow(clippy::type_complexity)]
+    fn change_ahead(
+        &self,
+        plan_id: &str,
+        entry: &Arc<Entry>,
+        op: &str,
+        change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+    ) -> Result<Option<Result<Option<StoredEvent>, OpError>>, OpError> {
+        let Some((queue, _)) = &self.writer else {
+            return Err(self.writer_gone());
+        };
+        let (reply, answer) = channel();
+        let record = {
+            let mut slot = lock(&entry.slot);
+            if slot.stale || slot.runner.is_none() {
+                slot = settled(entry, slot, true);
+                self.with_conn(|conn| {
+                    self.bring_up(&mut conn.client, &conn.statements, plan_id, &mut slot)
+                })?;
+            }
+            let epoch = entry.epoch.load(Ordering::SeqCst);
+            let born = slot.born;
+            let Some(runner) = slot.runner.as_mut() else {
+                return Err(plan_not_found(plan_id));
+            };
+            let InPlace {
+                base,
+                outcome,
+                touched,
+                trace,
+            } = change_in_place(plan_id, runner, op, change);
+            let (writes, record) = match outcome {
+                Ok(Some(prepared)) => prepared,
+                outcome => {
+                    if trace {
+                        slot.lose(&touched);
+                    }
+                    // An answer about the kept state: it stands if that was
+                    // the row's.
+                    let slot = settled(entry, slot, false);
+                    let version = self.version(plan_id)?;
+                    if entry.epoch.load(Ordering::SeqCst) == epoch && version == Some((base, born))
+                    {
+                        return Ok(Some(outcome.map(|_| None)));
+                    }
+                    drop(slot);
+                    return Ok(None);
+                }
+            };
+            let record_text = match record_json(&record) {
+                Ok(text) => text,
+                Err(error) => {
+                    slot.lose(&touched);
+                    return Err(error);
+                }
+            };
+            let job = Job {
+                plan_id: plan_id.to_owned(),
+                entry: Arc::clone(entry),
+                epoch,
+                base,
+                born,
+                writes,
+                record: record.clone(),
+                record_text,
+                reply,
+            };
+            self.enqueue(queue, &mut slot, job, touched)?;
+            record
+        };
+        match answer.recv() {
+            Ok(Ok(position)) => Ok(Some(Ok(Some(StoredEvent {
+                plan_id: plan_id.to_owned(),
+                seq: record.revision,
+                position,
+                record,
+            })))),
+            Ok(Err(Reject::Outdated)) => Ok(None),
+            Ok(Err(Reject::Failed(error))) => Err(error),
+            Err(_) => Err(self.writer_gone()),
+        }
+    }
+
+    /// Hands `job` (which touched `touched`) to the writer, counted as
+    /// queued for its plan.
+    fn enqueue(
+        &self,
+        queue: &Sender<Job>,
+        slot: &mut Slot,
+        job: Job,
+        touched: Touched,
+    ) -> Result<(), OpError> {
+        slot.pending.push_back(touched);
+        slot.queued += 1;
+        self.shared.queued.fetch_add(1, Ordering::SeqCst);
+        if queue.send(job).is_err() {
+            self.shared.queued.fetch_sub(1, Ordering::SeqCst);
+            slot.queued -= 1;
+            let touched = slot.pending.pop_back().unwrap_or_default();
+            slot.lose(&touched);
+            return Err(self.writer_gone());
+        }
+        Ok(())
+    }
+
+    /// The change made under the plan's advisory lock, on the kept runner
+    /// brought up to the rows as they are then, and committed before the
+    /// lock is let go (four round trips and the rows read; no other server
+    /// can move the plan meanwhile).
+    fn change_locked(
+        &self,
+        plan_id: &str,
+        entry: &Entry,
+        op: &str,
+        change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+    ) -> Result<Option<StoredEvent>, OpError> {
+        let mut slot = settled(entry, lock(&entry.slot), true);
+        let slot = &mut *slot;
+        let write = self.error("write");
+        self.with_conn(|conn| {
+            let statements = &conn.statements;
+            let mut tx = conn.client.transaction().map_err(&write)?;
+            tx.execute(&statements.lock, &[&plan_id]).map_err(&write)?;
+            slot.stale = true;
+            self.bring_up(&mut tx, statements, plan_id, slot)?;
+            let born = slot.born;
+            let Some(runner) = slot.runner.as_mut() else {
+                return Err(plan_not_found(plan_id));
+            };
+            let InPlace {
+                base,
+                outcome,
+                touched,
+                trace,
+            } = change_in_place(plan_id, runner, op, change);
+            let (writes, record) = match outcome {
+                Ok(Some(prepared)) => prepared,
+                outcome => {
+                    if trace {
+                        slot.lose(&touched);
+                    }
+                    return outcome.map(|_| None);
+                }
+            };
+            let committed = (|| {
+                let record_text = record_json(&record)?;
+                let plan = PlanWrite::new(plan_id, base, born, &writes);
+                let event = (plan_id, record.revision, record_text.as_str());
+                let (written, xid) =
+                    rows::write(&mut tx, &statements.write, &[], &[plan], &[event])
+                        .map_err(&write)?;
+                if written.is_empty() {
+                    return Err(plan_not_found(plan_id));
+                }
+                tx.commit().map_err(&write)?;
+                Ok(xid)
+            })();
+            let xid = match committed {
+                Ok(xid) => xid,
+                Err(error) => {
+                    slot.lose(&touched);
+                    return Err(error);
+                }
+            };
+            slot.committed = writes.revision;
+            self.shared.notify();
+            self.shared
+                .committed_on_rows
+                .fetch_add(1, Ordering::Relaxed);
+            Ok(Some(StoredEvent {
+                plan_id: plan_id.to_owned(),
+                seq: record.revision,
+                position: (xid * PER_TRANSACTION + 1) as u64,
+                record,
+            }))
+        })
+    }
+
+    /// Plan `plan_id`'s row version (revision, `born`); `None` without it.
+    fn version(&self, plan_id: &str) -> Result<Option<(u64, i64)>, OpError> {
+        let read = self.error("read");
+        self.with_conn(|conn| {
+            let row = conn
+                .client
+                .query_opt(&conn.statements.version, &[&plan_id])
+                .map_err(&read)?;
+            Ok(row.map(|row| (row.get::<_, i64>(0) as u64, row.get::<_, i64>(1))))
+        })
+    }
+
+    /// Has plan `plan_id`'s slot keep `doc` as the plan created (or started
+    /// over) with `born`, or nothing when `doc` is `None` (deleted); under
+    /// the slot's lock, nothing of the plan queued.
+    pub(super) fn replace_kept(
+        &self,
+        plan_id: &str,
+        write: impl FnOnce() -> Result<Option<(PlanDocument, i64)>, OpError>,
+    ) -> Result<(), OpError> {
+        let entry = self.entry(plan_id);
+        let mut slot = settled(&entry, lock(&entry.slot), true);
+        entry.epoch.fetch_add(1, Ordering::SeqCst);
+        slot.runner = None;
+        slot.stale = false;
+        slot.lost = Touched::default();
+        if let Some((doc, born)) = write()? {
+            slot.committed = doc.state.revision;
+            slot.born = born;
+            slot.runner = Runner::new(doc).ok();
+        }
+        Ok(())
+    }
+}
