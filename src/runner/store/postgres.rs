@@ -165,6 +165,9 @@ struct Shared {
     /// made on the rows as read (four round trips).
     committed_ahead: AtomicU64,
     committed_on_rows: AtomicU64,
+    /// How often a change is computed ahead before it is made under the
+    /// plan's lock ([`kept::AHEAD_ATTEMPTS`]).
+    ahead_attempts: AtomicUsize,
 }
 
 /// How a store handle committed its changes so far
@@ -291,6 +294,7 @@ impl PostgresStore {
             queued: AtomicUsize::new(0),
             committed_ahead: AtomicU64::new(0),
             committed_on_rows: AtomicU64::new(0),
+            ahead_attempts: AtomicUsize::new(kept::AHEAD_ATTEMPTS),
         });
         let mut client = shared.connect()?;
         migrate(&mut client, &shared.shown)?;
@@ -325,6 +329,15 @@ impl PostgresStore {
             ahead: self.shared.committed_ahead.load(Ordering::Relaxed),
             on_rows: self.shared.committed_on_rows.load(Ordering::Relaxed),
         }
+    }
+
+    /// Has this handle make its changes ahead at most `attempts` times
+    /// before it makes them under the plan's lock (3; 0: every change under
+    /// the lock, as tests use it).
+    pub fn set_ahead_attempts(&self, attempts: usize) {
+        self.shared
+            .ahead_attempts
+            .store(attempts, Ordering::Relaxed);
     }
 
     fn with_client<T>(

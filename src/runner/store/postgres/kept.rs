@@ -31,6 +31,13 @@ use crate::runner::store::task_rows::{change_in_place, InPlace};
 use crate::runner::time::now_unix;
 use crate::runner::{Applied, Caller, Runner, Touched};
 
+/// How often a change is computed ahead (the runner brought up to the
+/// rows each time) and found outdated — another server changed the plan
+/// meanwhile — before it is made under the plan's advisory lock. Changes
+/// made again ahead still share the writer's statements; one made under
+/// the lock is a transaction of its own.
+pub(super) const AHEAD_ATTEMPTS: usize = 3;
+
 /// One plan in this process.
 #[derive(Default)]
 pub(super) struct Entry {
@@ -246,7 +253,9 @@ impl PostgresStore {
     }
 
     /// A change of plan `plan_id`: computed on its kept runner and handed to
-    /// the writer; made again under the plan's lock when the row had moved.
+    /// the writer; computed again (the runner brought up to the rows) when
+    /// the row had moved, and made under the plan's lock when it moved
+    /// [`AHEAD_ATTEMPTS`] times.
     pub(super) fn transact_kept(
         &self,
         plan_id: &str,
@@ -254,10 +263,12 @@ impl PostgresStore {
         change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
     ) -> Result<Option<StoredEvent>, OpError> {
         let entry = self.entry(plan_id);
-        match self.change_ahead(plan_id, &entry, op, change)? {
-            Some(answer) => answer,
-            None => self.change_locked(plan_id, &entry, op, change),
+        for _ in 0..self.shared.ahead_attempts.load(Ordering::Relaxed) {
+            if let Some(answer) = self.change_ahead(plan_id, &entry, op, change)? {
+                return answer;
+            }
         }
+        self.change_locked(plan_id, &entry, op, change)
     }
 
     /// The change computed on the kept runner (brought up first if it is
@@ -308,7 +319,8 @@ impl PostgresStore {
                     {
                         return Ok(Some(outcome.map(|_| None)));
                     }
-                    drop(slot);
+                    let mut slot = slot;
+                    slot.stale = true;
                     return Ok(None);
                 }
             };
