@@ -229,6 +229,19 @@ struct Statements {
     delete_events: Statement,
 }
 
+impl Conn {
+    /// A pooled connection of `client`, its statements prepared.
+    fn new(mut client: Client, shown: &str) -> Result<Conn, OpError> {
+        // Each read planned for its plan and revision: a generic plan may
+        // scan a plan's every task for the few written since a revision.
+        let statements = client
+            .batch_execute("SET plan_cache_mode = force_custom_plan")
+            .and_then(|()| Statements::prepare(&mut client))
+            .map_err(|e| sql_error(shown, "connect", &e))?;
+        Ok(Conn { client, statements })
+    }
+}
+
 /// The event columns the read statements give ([`stored`] reads them).
 const EVENT_COLUMNS: &str = "pos, plan_id, seq, record";
 
@@ -298,9 +311,7 @@ impl PostgresStore {
         });
         let mut client = shared.connect()?;
         migrate(&mut client, &shared.shown)?;
-        let statements = Statements::prepare(&mut client)
-            .map_err(|e| sql_error(&shared.shown, "connect", &e))?;
-        shared.put_back(Conn { client, statements });
+        shared.put_back(Conn::new(client, &shared.shown)?);
         let (queue, jobs) = channel();
         let jobs = Arc::new(Mutex::new(jobs));
         let mut writers = Vec::with_capacity(WRITERS);
@@ -390,10 +401,7 @@ impl Shared {
         if let Some(conn) = lock(&self.idle).pop() {
             return Ok(conn);
         }
-        let mut client = self.connect()?;
-        let statements =
-            Statements::prepare(&mut client).map_err(|e| sql_error(&self.shown, "connect", &e))?;
-        Ok(Conn { client, statements })
+        Conn::new(self.connect()?, &self.shown)
     }
 
     fn put_back(&self, conn: Conn) {

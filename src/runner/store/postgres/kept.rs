@@ -208,11 +208,13 @@ impl PostgresStore {
 
     /// The plan's committed document, from its kept runner when the row
     /// has not moved (else the runner is brought up first); read whole when
-    /// changes of it are queued.
+    /// changes of it are queued or it cannot be kept.
     pub(super) fn load_kept(&self, plan_id: &str) -> Result<PlanDocument, OpError> {
         let entry = self.entry(plan_id);
         let mut slot = lock(&entry.slot);
-        if let Some(runner) = self.current(plan_id, &mut slot)? {
+        // A plan the runner cannot index (a document edited by hand, say)
+        // is still read whole.
+        if let Ok(Some(runner)) = self.current(plan_id, &mut slot) {
             return Ok(runner.doc.clone());
         }
         drop(slot);

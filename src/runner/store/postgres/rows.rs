@@ -65,12 +65,16 @@ pub(super) const READ_PLAN: &str = "SELECT revision, born, doc,
 
 /// Plan `$1`'s version and header, and the tasks written after revision
 /// `$2` or at the positions `$3`: `revision`, `born`, `reshaped`, `doc`,
-/// their positions, their texts. One statement: one snapshot.
-pub(super) const READ_CHANGED: &str = "SELECT revision, born, reshaped, doc,
-         ARRAY(SELECT position FROM tasks WHERE plan_id = $1 AND (revision > $2 OR position = ANY($3))
-               ORDER BY position),
-         ARRAY(SELECT task FROM tasks WHERE plan_id = $1 AND (revision > $2 OR position = ANY($3))
-               ORDER BY position)
+/// their positions, their texts. One statement: one snapshot; each half of
+/// the union reads an index (`tasks_written`, the primary key).
+pub(super) const READ_CHANGED: &str = "WITH changed AS MATERIALIZED (
+         SELECT position, task FROM tasks WHERE plan_id = $1 AND revision > $2
+         UNION
+         SELECT position, task FROM tasks WHERE plan_id = $1 AND position = ANY($3)
+     )
+     SELECT revision, born, reshaped, doc,
+         ARRAY(SELECT position FROM changed ORDER BY position),
+         ARRAY(SELECT task FROM changed ORDER BY position)
      FROM plans WHERE plan_id = $1";
 
 /// Plan `$1`'s version: `revision`, `born`.
