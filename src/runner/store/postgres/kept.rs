@@ -12,17 +12,17 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{channel, Sender};
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
-use postgres::GenericClient;
+use postgres::{GenericClient, Statement};
 
 use super::rows::{self, PlanWrite};
-use super::writer::{Job, Reject};
-use super::{PostgresStore, Statements, PER_TRANSACTION};
+use super::writer::{Job, Reject, ToCaller};
+use super::{not_a_state, sql_error, PostgresStore, Statements, PER_TRANSACTION};
 use crate::document::PlanDocument;
 use crate::runner::error::OpError;
-use crate::runner::events::Event;
+use crate::runner::events::{Event, LogRecord};
 use crate::runner::ops::Op;
 use crate::runner::store::database::{lock, record_json};
 use crate::runner::store::kept_rows::put_rows;
@@ -86,7 +86,7 @@ impl Slot {
     }
 
     /// Marks the tasks `touched` as changed on the runner but not committed.
-    fn lose(&mut self, touched: &Touched) {
+    pub(super) fn lose(&mut self, touched: &Touched) {
         self.stale = true;
         if touched.is_everything() {
             self.lost.everything();
@@ -94,6 +94,69 @@ impl Slot {
         for i in touched.positions() {
             self.lost.task(i);
         }
+    }
+}
+
+/// The statements that bring a kept runner up to the rows.
+pub(super) struct Reads<'a> {
+    /// [`rows::READ_PLAN`].
+    pub plan: &'a Statement,
+    /// [`rows::READ_CHANGED`].
+    pub changed: &'a Statement,
+}
+
+impl Statements {
+    /// The statements that bring a kept runner up to the rows.
+    fn reads(&self) -> Reads<'_> {
+        Reads {
+            plan: &self.read,
+            changed: &self.changed,
+        }
+    }
+}
+
+impl Slot {
+    /// Brings the runner (nothing queued) up to the plan's rows as
+    /// `client` reads them: only the tasks written since the runner's
+    /// committed revision, and those it lost, when the plan is the same
+    /// one and its list did not change; else the whole plan (store `shown`).
+    pub(super) fn bring_up(
+        &mut self,
+        client: &mut impl GenericClient,
+        reads: &Reads<'_>,
+        shown: &str,
+        plan_id: &str,
+    ) -> Result<(), OpError> {
+        let read = |e: postgres::Error| sql_error(shown, "read", &e);
+        let invalid = |e: String| not_a_state(shown, plan_id, &e);
+        if self.runner.is_some() && !self.lost.is_everything() {
+            let lost: Vec<i64> = self.lost.positions().map(|i| i as i64).collect();
+            let changed = rows::read_changed(client, reads.changed, plan_id, self.committed, &lost)
+                .map_err(read)?
+                .ok_or_else(|| plan_not_found(plan_id))?;
+            if changed.born == self.born && changed.reshaped <= self.committed {
+                let header = changed.header.map_err(invalid)?;
+                let tasks = changed.tasks.map_err(invalid)?;
+                if let Some(runner) = self.runner.as_mut() {
+                    if let Err(error) = put_rows(runner, header, tasks) {
+                        self.runner = None;
+                        return Err(error);
+                    }
+                    (self.committed, self.lost, self.stale) =
+                        (changed.revision, Touched::default(), false);
+                    return Ok(());
+                }
+            }
+        }
+        self.runner = None;
+        let stored = rows::read_plan(client, reads.plan, plan_id)
+            .map_err(read)?
+            .ok_or_else(|| plan_not_found(plan_id))?;
+        let doc = stored.doc.map_err(invalid)?;
+        self.runner = Some(Runner::new(doc)?);
+        (self.born, self.committed) = (stored.born, stored.revision);
+        (self.lost, self.stale) = (Touched::default(), false);
+        Ok(())
     }
 }
 
@@ -124,49 +187,6 @@ impl PostgresStore {
             entries.retain(|_, entry| Arc::strong_count(entry) > 1);
         }
         Arc::clone(entries.entry(plan_id.to_owned()).or_default())
-    }
-
-    /// Brings the slot's runner (nothing queued) up to the plan's rows as
-    /// `client` reads them: only the tasks written since the runner's
-    /// committed revision, and those it lost, when the plan is the same
-    /// one and its list did not change; else the whole plan.
-    fn bring_up(
-        &self,
-        client: &mut impl GenericClient,
-        statements: &Statements,
-        plan_id: &str,
-        slot: &mut Slot,
-    ) -> Result<(), OpError> {
-        let read = self.error("read");
-        if slot.runner.is_some() && !slot.lost.is_everything() {
-            let lost: Vec<i64> = slot.lost.positions().map(|i| i as i64).collect();
-            let statement = &statements.changed;
-            let changed = rows::read_changed(client, statement, plan_id, slot.committed, &lost)
-                .map_err(&read)?
-                .ok_or_else(|| plan_not_found(plan_id))?;
-            if changed.born == slot.born && changed.reshaped <= slot.committed {
-                let header = changed.header.map_err(|e| self.not_a_state(plan_id, &e))?;
-                let tasks = changed.tasks.map_err(|e| self.not_a_state(plan_id, &e))?;
-                if let Some(runner) = slot.runner.as_mut() {
-                    if let Err(error) = put_rows(runner, header, tasks) {
-                        slot.runner = None;
-                        return Err(error);
-                    }
-                    (slot.committed, slot.lost, slot.stale) =
-                        (changed.revision, Touched::default(), false);
-                    return Ok(());
-                }
-            }
-        }
-        slot.runner = None;
-        let stored = rows::read_plan(client, &statements.read, plan_id)
-            .map_err(&read)?
-            .ok_or_else(|| plan_not_found(plan_id))?;
-        let doc = stored.doc.map_err(|e| self.not_a_state(plan_id, &e))?;
-        slot.runner = Some(Runner::new(doc)?);
-        (slot.born, slot.committed) = (stored.born, stored.revision);
-        (slot.lost, slot.stale) = (Touched::default(), false);
-        Ok(())
     }
 
     /// The slot's runner, brought up to the plan's row when the row moved
@@ -200,7 +220,7 @@ impl PostgresStore {
                 .read_only(true)
                 .start()
                 .map_err(&read)?;
-            self.bring_up(&mut tx, statements, plan_id, slot)?;
+            slot.bring_up(&mut tx, &statements.reads(), &self.shared.shown, plan_id)?;
             tx.commit().map_err(&read)
         })?;
         Ok(slot.runner.as_mut())
@@ -293,7 +313,8 @@ impl PostgresStore {
             if slot.stale || slot.runner.is_none() {
                 slot = settled(entry, slot, true);
                 self.with_conn(|conn| {
-                    self.bring_up(&mut conn.client, &conn.statements, plan_id, &mut slot)
+                    let reads = conn.statements.reads();
+                    slot.bring_up(&mut conn.client, &reads, &self.shared.shown, plan_id)
                 })?;
             }
             let epoch = entry.epoch.load(Ordering::SeqCst);
@@ -347,16 +368,64 @@ impl PostgresStore {
             self.enqueue(queue, &mut slot, job, touched)?;
             record
         };
-        match answer.recv() {
-            Ok(Ok(position)) => Ok(Some(Ok(Some(StoredEvent {
-                plan_id: plan_id.to_owned(),
-                seq: record.revision,
-                position,
-                record,
-            })))),
-            Ok(Err(Reject::Outdated)) => Ok(None),
-            Ok(Err(Reject::Failed(error))) => Err(error),
-            Err(_) => Err(self.writer_gone()),
+        self.answer(plan_id, entry, record, &answer, op, change)
+    }
+
+    /// The writer's answer to a change queued with `record`: its event once
+    /// committed, `None` when it was outdated; computed again first when the
+    /// writer asks (the row had moved: it holds the plan's lock and brought
+    /// the runner up to the rows).
+    #[allow(clippy::type_complexity)]
+    fn answer(
+        &self,
+        plan_id: &str,
+        entry: &Entry,
+        mut record: LogRecord,
+        answer: &Receiver<ToCaller>,
+        op: &str,
+        change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+    ) -> Result<Option<Result<Option<StoredEvent>, OpError>>, OpError> {
+        loop {
+            match answer.recv() {
+                Ok(ToCaller::Done(Ok(position))) => {
+                    return Ok(Some(Ok(Some(StoredEvent {
+                        plan_id: plan_id.to_owned(),
+                        seq: record.revision,
+                        position,
+                        record,
+                    }))))
+                }
+                Ok(ToCaller::Done(Err(Reject::Failed(error)))) => return Err(error),
+                Ok(ToCaller::Done(Err(_))) => return Ok(None),
+                Ok(ToCaller::Recompute(back)) => {
+                    let mut slot = lock(&entry.slot);
+                    let Some(runner) = slot.runner.as_mut() else {
+                        let _ = back.send(None);
+                        return Err(plan_not_found(plan_id));
+                    };
+                    let made = change_in_place(plan_id, runner, op, change);
+                    let outcome = made.outcome.and_then(|made| {
+                        made.map(|(writes, made)| {
+                            record_json(&made).map(|text| (writes, made, text))
+                        })
+                        .transpose()
+                    });
+                    match outcome {
+                        Ok(Some((writes, made, text))) => {
+                            record = made.clone();
+                            let _ = back.send(Some((writes, made, text)));
+                        }
+                        outcome => {
+                            if made.trace || outcome.is_err() {
+                                slot.lose(&made.touched);
+                            }
+                            let _ = back.send(None);
+                            return Ok(Some(outcome.map(|_| None)));
+                        }
+                    }
+                }
+                Err(_) => return Err(self.writer_gone()),
+            }
         }
     }
 
@@ -401,7 +470,7 @@ impl PostgresStore {
             let mut tx = conn.client.transaction().map_err(&write)?;
             tx.execute(&statements.lock, &[&plan_id]).map_err(&write)?;
             slot.stale = true;
-            self.bring_up(&mut tx, statements, plan_id, slot)?;
+            slot.bring_up(&mut tx, &statements.reads(), &self.shared.shown, plan_id)?;
             let born = slot.born;
             let Some(runner) = slot.runner.as_mut() else {
                 return Err(plan_not_found(plan_id));

@@ -4,18 +4,19 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
 use postgres::{Client, Statement};
 
-use super::kept::Entry;
+use super::kept::{Entry, Reads};
 use super::rows::{self, EventWrite, PlanWrite};
 use super::{sql_error, Shared, MAX_CACHED, PER_TRANSACTION};
 use crate::runner::error::{ErrorCode, OpError};
 use crate::runner::events::LogRecord;
 use crate::runner::store::database::lock;
 use crate::runner::store::task_rows::RowWrites;
+use crate::runner::Touched;
 
 /// The most changes one transaction commits.
 pub(super) const MAX_BATCH: usize = 1000;
@@ -32,6 +33,9 @@ struct WriterConn {
     lock_keys: Statement,
     /// [`rows::WRITE`].
     write: Statement,
+    /// [`rows::READ_PLAN`] and [`rows::READ_CHANGED`].
+    read_plan: Statement,
+    changed: Statement,
 }
 
 impl WriterConn {
@@ -47,10 +51,14 @@ impl WriterConn {
              ORDER BY n",
         )?;
         let write = prepare(rows::WRITE)?;
+        let read_plan = prepare(rows::READ_PLAN)?;
+        let changed = prepare(rows::READ_CHANGED)?;
         Ok(WriterConn {
             client,
             lock_keys,
             write,
+            read_plan,
+            changed,
         })
     }
 }
@@ -67,9 +75,28 @@ pub(super) struct Job {
     pub(super) writes: RowWrites,
     pub(super) record: LogRecord,
     pub(super) record_text: String,
-    /// Its event's position once committed, or why not.
-    pub(super) reply: Sender<Result<u64, Reject>>,
+    /// What the writer tells its caller.
+    pub(super) reply: Sender<ToCaller>,
 }
+
+/// What the writer tells the caller of a change.
+pub(super) enum ToCaller {
+    /// Its event's position once committed, or why not.
+    Done(Result<u64, Reject>),
+    /// Compute the change again on the kept runner (the writer brought it
+    /// up to the rows, under the plan's lock) and send what it writes, or
+    /// nothing when it was refused or changed nothing (then the caller
+    /// answers it itself).
+    Recompute(Sender<Recomputed>),
+}
+
+/// A change computed again: what it writes, its record and the record's
+/// text.
+pub(super) type Recomputed = Option<(RowWrites, LogRecord, String)>;
+
+/// A change's outcome: committed (its event's position and the revision
+/// it made), or not.
+type Outcome = Result<(u64, u64), Reject>;
 
 /// Why the writer did not commit a change.
 pub(super) enum Reject {
@@ -78,6 +105,9 @@ pub(super) enum Reject {
     Outdated,
     /// The statement failed.
     Failed(OpError),
+    /// Its caller answered it (refused, or it changed nothing, computed
+    /// again on the rows).
+    Answered,
 }
 
 impl Shared {
@@ -167,14 +197,22 @@ pub(super) fn write_loop(shared: &Shared, queue: &Mutex<Receiver<Job>>) {
         for (job, outcome) in batch.into_iter().zip(outcomes) {
             {
                 let mut slot = lock(&job.entry.slot);
-                let committed = outcome.is_ok().then_some(job.writes.revision);
-                slot.settle(committed);
-                if committed.is_none() {
-                    job.entry.epoch.fetch_add(1, Ordering::SeqCst);
+                match &outcome {
+                    Ok((_, revision)) => slot.settle(Some(*revision)),
+                    Err(Reject::Answered) => slot.settle(Some(0)),
+                    Err(_) => {
+                        slot.settle(None);
+                        job.entry.epoch.fetch_add(1, Ordering::SeqCst);
+                    }
                 }
             }
             job.entry.settled.notify_all();
-            let _ = job.reply.send(outcome);
+            let answer = match outcome {
+                Ok((position, _)) => Ok(position),
+                Err(Reject::Answered) => continue,
+                Err(reject) => Err(reject),
+            };
+            let _ = job.reply.send(ToCaller::Done(answer));
         }
     }
 }
@@ -215,11 +253,7 @@ fn chains(batch: &[Job]) -> (Vec<PlanWrite<'_>>, Vec<Option<usize>>) {
 /// is still the version the plan's first change was computed on. Each
 /// change's event position, or why it was not committed; `Err` when the
 /// statement failed (then nothing was committed).
-fn commit(
-    shared: &Shared,
-    conn: &mut WriterConn,
-    batch: &[Job],
-) -> Result<Vec<Result<u64, Reject>>, OpError> {
+fn commit(shared: &Shared, conn: &mut WriterConn, batch: &[Job]) -> Result<Vec<Outcome>, OpError> {
     let (plans, plan_of) = chains(batch);
     if plans.is_empty() {
         return Ok(batch.iter().map(|_| Err(Reject::Outdated)).collect());
@@ -253,22 +287,232 @@ fn commit(
     }
     // Each event's position: its place among the events sent.
     let mut n = 0;
-    let outcomes: Vec<Result<u64, Reject>> = plan_of
-        .iter()
-        .map(|place| {
-            let Some(p) = place else {
-                return Err(Reject::Outdated);
-            };
-            n += 1;
-            match written[*p] {
-                true => Ok((xid * PER_TRANSACTION + n) as u64),
-                false => Err(Reject::Outdated),
+    let mut moved: Vec<usize> = Vec::new();
+    let mut outcomes: Vec<Outcome> = Vec::with_capacity(batch.len());
+    for (i, (job, place)) in batch.iter().zip(&plan_of).enumerate() {
+        let Some(p) = place else {
+            outcomes.push(Err(Reject::Outdated));
+            continue;
+        };
+        n += 1;
+        match written[*p] {
+            true => outcomes.push(Ok((
+                (xid * PER_TRANSACTION + n) as u64,
+                job.writes.revision,
+            ))),
+            false => {
+                moved.push(i);
+                outcomes.push(Err(Reject::Outdated));
             }
-        })
-        .collect();
+        }
+    }
     let ahead = outcomes.iter().filter(|o| o.is_ok()).count();
     shared
         .committed_ahead
         .fetch_add(ahead as u64, Ordering::Relaxed);
+    if !moved.is_empty() {
+        match recompute(shared, conn, batch, &moved) {
+            Ok(again) => {
+                for (i, outcome) in moved.into_iter().zip(again) {
+                    outcomes[i] = outcome;
+                }
+            }
+            Err(error) => {
+                for i in moved {
+                    outcomes[i] = Err(Reject::Failed(error.clone()));
+                }
+            }
+        }
+    }
+    Ok(outcomes)
+}
+
+/// A transaction begun with advisory locks taken (see
+/// [`PLAN_LOCK`](super::PLAN_LOCK)), rolled back when dropped uncommitted.
+struct Open<'a> {
+    client: &'a mut Client,
+    done: bool,
+}
+
+impl<'a> Open<'a> {
+    /// `BEGIN` and the locks of `keys`, in their order, in one round trip
+    /// (the keys are numbers: nothing of a plan id is spliced into SQL).
+    fn begin(client: &'a mut Client, keys: &[i64]) -> Result<Open<'a>, postgres::Error> {
+        let mut sql = String::from("BEGIN");
+        for key in keys {
+            sql.push_str(&format!("; SELECT pg_advisory_xact_lock({key})"));
+        }
+        if let Err(error) = client.batch_execute(&sql) {
+            // Begun but not locked (a timeout, say): end it.
+            let _ = client.batch_execute("ROLLBACK");
+            return Err(error);
+        }
+        Ok(Open {
+            client,
+            done: false,
+        })
+    }
+
+    fn commit(mut self) -> Result<(), postgres::Error> {
+        self.done = true;
+        self.client.batch_execute("COMMIT")
+    }
+}
+
+impl Drop for Open<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            // A connection that cannot roll back is broken: closed, and not
+            // reused.
+            let _ = self.client.batch_execute("ROLLBACK");
+        }
+    }
+}
+
+/// The changes `moved` of `batch`, whose plans' rows had moved (another
+/// server changed them), made again in one transaction under those plans'
+/// locks: each plan's kept runner brought up to its rows, then each change
+/// computed again by its caller, in queue order, and written with the
+/// others. Their outcomes (in `moved`'s order); `Err` when the transaction
+/// failed (then the plans' runners are dropped: what the callers computed
+/// again was not committed).
+fn recompute(
+    shared: &Shared,
+    conn: &mut WriterConn,
+    batch: &[Job],
+    moved: &[usize],
+) -> Result<Vec<Outcome>, OpError> {
+    let mut plans: Vec<&Job> = Vec::new();
+    for &i in moved {
+        if !plans.iter().any(|job| job.plan_id == batch[i].plan_id) {
+            plans.push(&batch[i]);
+        }
+    }
+    let result = recompute_locked(shared, conn, batch, moved, &plans);
+    for job in &plans {
+        let mut slot = lock(&job.entry.slot);
+        match result {
+            Ok(_) => slot.stale = !slot.lost.is_empty(),
+            Err(_) => {
+                slot.runner = None;
+                slot.stale = true;
+            }
+        }
+    }
+    result
+}
+
+/// Each plan's kept runner (`plans`: a job of each) brought up to its rows
+/// under its lock, the changes queued after it marked not to be written:
+/// the version (revision, `born`) each is at.
+fn bring_up_all<'a>(
+    shared: &Shared,
+    client: &mut Client,
+    reads: &Reads<'_>,
+    plans: &[&'a Job],
+) -> Result<HashMap<&'a str, (u64, i64)>, OpError> {
+    let mut bases = HashMap::new();
+    for job in plans {
+        let mut slot = lock(&job.entry.slot);
+        // The changes queued after these were computed on the runner as it
+        // was: not written; their tasks read again.
+        job.entry.epoch.fetch_add(1, Ordering::SeqCst);
+        let pending: Vec<Touched> = slot.pending.iter().cloned().collect();
+        for touched in &pending {
+            slot.lose(touched);
+        }
+        slot.bring_up(client, reads, &shared.shown, &job.plan_id)?;
+        // No change is computed ahead on it until these are written.
+        slot.stale = true;
+        bases.insert(job.plan_id.as_str(), (slot.committed, slot.born));
+    }
+    Ok(bases)
+}
+
+/// Each change `moved` of `batch` computed again by its caller, in order:
+/// what those that still change something write (with their place in
+/// `moved`).
+fn ask_again(batch: &[Job], moved: &[usize]) -> Vec<(usize, RowWrites, LogRecord, String)> {
+    let mut again = Vec::new();
+    for (k, &i) in moved.iter().enumerate() {
+        let (back, answer) = channel();
+        if batch[i].reply.send(ToCaller::Recompute(back)).is_err() {
+            continue;
+        }
+        if let Ok(Some((writes, record, text))) = answer.recv() {
+            again.push((k, writes, record, text));
+        }
+    }
+    again
+}
+
+/// [`recompute`] in its transaction (`plans`: a job of each plan).
+fn recompute_locked(
+    shared: &Shared,
+    conn: &mut WriterConn,
+    batch: &[Job],
+    moved: &[usize],
+    plans: &[&Job],
+) -> Result<Vec<Outcome>, OpError> {
+    let write = |e: postgres::Error| sql_error(&shared.shown, "write", &e);
+    let ids: Vec<&str> = plans.iter().map(|job| job.plan_id.as_str()).collect();
+    let mut keys = shared.lock_keys(conn, &ids)?;
+    keys.sort_unstable();
+    keys.dedup();
+    let WriterConn {
+        client,
+        write: write_statement,
+        read_plan,
+        changed,
+        ..
+    } = conn;
+    let reads = Reads {
+        plan: read_plan,
+        changed,
+    };
+    let tx = Open::begin(client, &keys).map_err(write)?;
+    let bases = bring_up_all(shared, tx.client, &reads, plans)?;
+    let again = ask_again(batch, moved);
+    let mut outcomes: Vec<Outcome> = moved.iter().map(|_| Err(Reject::Answered)).collect();
+    if again.is_empty() {
+        return Ok(outcomes);
+    }
+    let mut writes: Vec<PlanWrite<'_>> = Vec::new();
+    for (k, made, _, _) in &again {
+        let plan_id = batch[moved[*k]].plan_id.as_str();
+        match writes.iter_mut().find(|plan| plan.plan_id == plan_id) {
+            Some(plan) => plan.add(made),
+            None => {
+                let (base, born) = bases.get(plan_id).copied().unwrap_or_default();
+                writes.push(PlanWrite::new(plan_id, base, born, made));
+            }
+        }
+    }
+    let events: Vec<EventWrite<'_>> = again
+        .iter()
+        .map(|(k, _, record, text)| {
+            (
+                batch[moved[*k]].plan_id.as_str(),
+                record.revision,
+                text.as_str(),
+            )
+        })
+        .collect();
+    let (written, xid) =
+        rows::write(tx.client, write_statement, &[], &writes, &events).map_err(write)?;
+    if written.len() != writes.len() {
+        return Err(OpError::new(
+            ErrorCode::StateIo,
+            format!("{}: a plan's row moved under its lock", shared.shown),
+        ));
+    }
+    tx.commit().map_err(write)?;
+    shared.notify();
+    shared
+        .committed_on_rows
+        .fetch_add(again.len() as u64, Ordering::Relaxed);
+    for (n, (k, made, _, _)) in (1..).zip(&again) {
+        outcomes[*k] = Ok(((xid * PER_TRANSACTION + n) as u64, made.revision));
+    }
     Ok(outcomes)
 }
