@@ -126,6 +126,7 @@ pub(super) const WRITE: &str = "WITH locked AS MATERIALIZED (
      SELECT ARRAY(SELECT plan_id FROM updated), pg_current_xact_id()::text::bigint";
 
 /// The changes of one plan in a batch, merged: written as one row update.
+#[derive(Clone)]
 pub(super) struct PlanWrite<'a> {
     pub plan_id: &'a str,
     /// The revision and `born` the first change was computed on.

@@ -36,6 +36,8 @@ struct WriterConn {
     /// [`rows::READ_PLAN`] and [`rows::READ_CHANGED`].
     read_plan: Statement,
     changed: Statement,
+    /// The versions (plan id, revision, `born`) of plans `$1`.
+    versions: Statement,
 }
 
 impl WriterConn {
@@ -53,7 +55,10 @@ impl WriterConn {
         let write = prepare(rows::WRITE)?;
         let read_plan = prepare(rows::READ_PLAN)?;
         let changed = prepare(rows::READ_CHANGED)?;
+        let versions =
+            prepare("SELECT plan_id, revision, born FROM plans WHERE plan_id = ANY($1::text[])")?;
         Ok(WriterConn {
+            versions,
             client,
             lock_keys,
             write,
@@ -249,84 +254,6 @@ fn chains(batch: &[Job]) -> (Vec<PlanWrite<'_>>, Vec<Option<usize>>) {
     (plans, plan_of)
 }
 
-/// Commits `batch` in one statement: each plan's row and tasks only if it
-/// is still the version the plan's first change was computed on. Each
-/// change's event position, or why it was not committed; `Err` when the
-/// statement failed (then nothing was committed).
-fn commit(shared: &Shared, conn: &mut WriterConn, batch: &[Job]) -> Result<Vec<Outcome>, OpError> {
-    let (plans, plan_of) = chains(batch);
-    if plans.is_empty() {
-        return Ok(batch.iter().map(|_| Err(Reject::Outdated)).collect());
-    }
-    // The plans' locks in the order of their keys: two servers' batches
-    // that share plans queue, never deadlock.
-    let ids: Vec<&str> = plans.iter().map(|plan| plan.plan_id).collect();
-    let mut keys = shared.lock_keys(conn, &ids)?;
-    keys.sort_unstable();
-    keys.dedup();
-    let events: Vec<EventWrite<'_>> = batch
-        .iter()
-        .zip(&plan_of)
-        .filter(|(_, place)| place.is_some())
-        .map(|(job, _)| {
-            (
-                job.plan_id.as_str(),
-                job.record.revision,
-                job.record_text.as_str(),
-            )
-        })
-        .collect();
-    let (written, xid) = rows::write(&mut conn.client, &conn.write, &keys, &plans, &events)
-        .map_err(|e| sql_error(&shared.shown, "write", &e))?;
-    let written: Vec<bool> = plans
-        .iter()
-        .map(|plan| written.iter().any(|id| id == plan.plan_id))
-        .collect();
-    if written.iter().any(|w| *w) {
-        shared.notify();
-    }
-    // Each event's position: its place among the events sent.
-    let mut n = 0;
-    let mut moved: Vec<usize> = Vec::new();
-    let mut outcomes: Vec<Outcome> = Vec::with_capacity(batch.len());
-    for (i, (job, place)) in batch.iter().zip(&plan_of).enumerate() {
-        let Some(p) = place else {
-            outcomes.push(Err(Reject::Outdated));
-            continue;
-        };
-        n += 1;
-        match written[*p] {
-            true => outcomes.push(Ok((
-                (xid * PER_TRANSACTION + n) as u64,
-                job.writes.revision,
-            ))),
-            false => {
-                moved.push(i);
-                outcomes.push(Err(Reject::Outdated));
-            }
-        }
-    }
-    let ahead = outcomes.iter().filter(|o| o.is_ok()).count();
-    shared
-        .committed_ahead
-        .fetch_add(ahead as u64, Ordering::Relaxed);
-    if !moved.is_empty() {
-        match recompute(shared, conn, batch, &moved) {
-            Ok(again) => {
-                for (i, outcome) in moved.into_iter().zip(again) {
-                    outcomes[i] = outcome;
-                }
-            }
-            Err(error) => {
-                for i in moved {
-                    outcomes[i] = Err(Reject::Failed(error.clone()));
-                }
-            }
-        }
-    }
-    Ok(outcomes)
-}
-
 /// A transaction begun with advisory locks taken (see
 /// [`PLAN_LOCK`](super::PLAN_LOCK)), rolled back when dropped uncommitted.
 struct Open<'a> {
@@ -367,39 +294,6 @@ impl Drop for Open<'_> {
             let _ = self.client.batch_execute("ROLLBACK");
         }
     }
-}
-
-/// The changes `moved` of `batch`, whose plans' rows had moved (another
-/// server changed them), made again in one transaction under those plans'
-/// locks: each plan's kept runner brought up to its rows, then each change
-/// computed again by its caller, in queue order, and written with the
-/// others. Their outcomes (in `moved`'s order); `Err` when the transaction
-/// failed (then the plans' runners are dropped: what the callers computed
-/// again was not committed).
-fn recompute(
-    shared: &Shared,
-    conn: &mut WriterConn,
-    batch: &[Job],
-    moved: &[usize],
-) -> Result<Vec<Outcome>, OpError> {
-    let mut plans: Vec<&Job> = Vec::new();
-    for &i in moved {
-        if !plans.iter().any(|job| job.plan_id == batch[i].plan_id) {
-            plans.push(&batch[i]);
-        }
-    }
-    let result = recompute_locked(shared, conn, batch, moved, &plans);
-    for job in &plans {
-        let mut slot = lock(&job.entry.slot);
-        match result {
-            Ok(_) => slot.stale = !slot.lost.is_empty(),
-            Err(_) => {
-                slot.runner = None;
-                slot.stale = true;
-            }
-        }
-    }
-    result
 }
 
 /// Each plan's kept runner (`plans`: a job of each) brought up to its rows
@@ -446,40 +340,135 @@ fn ask_again(batch: &[Job], moved: &[usize]) -> Vec<(usize, RowWrites, LogRecord
     again
 }
 
-/// [`recompute`] in its transaction (`plans`: a job of each plan).
-fn recompute_locked(
-    shared: &Shared,
-    conn: &mut WriterConn,
-    batch: &[Job],
-    moved: &[usize],
-    plans: &[&Job],
-) -> Result<Vec<Outcome>, OpError> {
-    let write = |e: postgres::Error| sql_error(&shared.shown, "write", &e);
-    let ids: Vec<&str> = plans.iter().map(|job| job.plan_id.as_str()).collect();
+/// Commits `batch` in one transaction: `BEGIN` with the advisory locks of
+/// its plans (in the order of their keys: two servers' batches that share
+/// plans queue, never deadlock); each plan's row version read; the plans
+/// still at the version their changes were computed on written as
+/// computed, the others' kept runners brought up to their rows and their
+/// changes computed again by their callers ([`bring_up_all`],
+/// [`ask_again`]); one write of every plan's header, tasks and events;
+/// `COMMIT`. Each change's outcome; `Err` when the transaction failed
+/// (then nothing was committed, and the runners of the plans whose changes
+/// were computed again are dropped).
+fn commit(shared: &Shared, conn: &mut WriterConn, batch: &[Job]) -> Result<Vec<Outcome>, OpError> {
+    let (plans, plan_of) = chains(batch);
+    if plans.is_empty() {
+        return Ok(batch.iter().map(|_| Err(Reject::Outdated)).collect());
+    }
+    let ids: Vec<&str> = plans.iter().map(|plan| plan.plan_id).collect();
     let mut keys = shared.lock_keys(conn, &ids)?;
     keys.sort_unstable();
     keys.dedup();
-    let WriterConn {
-        client,
-        write: write_statement,
-        read_plan,
-        changed,
-        ..
-    } = conn;
-    let reads = Reads {
-        plan: read_plan,
-        changed,
-    };
-    let tx = Open::begin(client, &keys).map_err(write)?;
-    let bases = bring_up_all(shared, tx.client, &reads, plans)?;
-    let again = ask_again(batch, moved);
-    let mut outcomes: Vec<Outcome> = moved.iter().map(|_| Err(Reject::Answered)).collect();
-    if again.is_empty() {
-        return Ok(outcomes);
+    let write = |e: postgres::Error| sql_error(&shared.shown, "write", &e);
+    let tx = Open::begin(&mut conn.client, &keys).map_err(write)?;
+    let rows = tx.client.query(&conn.versions, &[&ids]).map_err(write)?;
+    let current: Vec<bool> = plans
+        .iter()
+        .map(|plan| {
+            rows.iter().any(|row| {
+                let (id, revision, born): (&str, i64, i64) = (row.get(0), row.get(1), row.get(2));
+                id == plan.plan_id && revision as u64 == plan.base && born == plan.born
+            })
+        })
+        .collect();
+    let moved: Vec<usize> = (0..batch.len())
+        .filter(|&i| plan_of[i].is_some_and(|p| !current[p]))
+        .collect();
+    let mut moved_plans: Vec<&Job> = Vec::new();
+    for &i in &moved {
+        if !moved_plans
+            .iter()
+            .any(|job| job.plan_id == batch[i].plan_id)
+        {
+            moved_plans.push(&batch[i]);
+        }
     }
-    let mut writes: Vec<PlanWrite<'_>> = Vec::new();
-    for (k, made, _, _) in &again {
-        let plan_id = batch[moved[*k]].plan_id.as_str();
+    let reads = Reads {
+        plan: &conn.read_plan,
+        changed: &conn.changed,
+    };
+    let result = write_batch(
+        shared,
+        tx,
+        &conn.write,
+        &reads,
+        batch,
+        &plans,
+        &plan_of,
+        &current,
+        &moved,
+        &moved_plans,
+    );
+    for job in &moved_plans {
+        let mut slot = lock(&job.entry.slot);
+        match result {
+            Ok(_) => slot.stale = !slot.lost.is_empty(),
+            Err(_) => {
+                slot.runner = None;
+                slot.stale = true;
+            }
+        }
+    }
+    result
+}
+
+/// [`commit`] once the plans' locks are held and their versions read:
+/// `current` says which plans are at the version their changes were
+/// computed on; `moved` are the changes of the others (`moved_plans`: a
+/// change of each).
+#[allow(clippy::too_many_arguments)]
+fn write_batch(
+    shared: &Shared,
+    tx: Open<'_>,
+    write_statement: &Statement,
+    reads: &Reads<'_>,
+    batch: &[Job],
+    plans: &[PlanWrite<'_>],
+    plan_of: &[Option<usize>],
+    current: &[bool],
+    moved: &[usize],
+    moved_plans: &[&Job],
+) -> Result<Vec<Outcome>, OpError> {
+    let write = |e: postgres::Error| sql_error(&shared.shown, "write", &e);
+    let mut again = Vec::new();
+    let mut bases = HashMap::new();
+    if !moved.is_empty() {
+        bases = bring_up_all(shared, tx.client, reads, moved_plans)?;
+        again = ask_again(batch, moved);
+    }
+    let mut outcomes: Vec<Outcome> = plan_of
+        .iter()
+        .map(|place| match place {
+            Some(_) => Err(Reject::Answered),
+            None => Err(Reject::Outdated),
+        })
+        .collect();
+    // The writes: the plans computed ahead, then those computed again.
+    let mut writes: Vec<PlanWrite<'_>> = plans
+        .iter()
+        .zip(current)
+        .filter(|(_, current)| **current)
+        .map(|(plan, _)| plan.clone())
+        .collect();
+    let mut events: Vec<(usize, EventWrite<'_>)> = batch
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| plan_of[*i].is_some_and(|p| current[p]))
+        .map(|(i, job)| {
+            (
+                i,
+                (
+                    job.plan_id.as_str(),
+                    job.record.revision,
+                    job.record_text.as_str(),
+                ),
+            )
+        })
+        .collect();
+    let ahead = events.len();
+    for (k, made, record, text) in &again {
+        let i = moved[*k];
+        let plan_id = batch[i].plan_id.as_str();
         match writes.iter_mut().find(|plan| plan.plan_id == plan_id) {
             Some(plan) => plan.add(made),
             None => {
@@ -487,19 +476,14 @@ fn recompute_locked(
                 writes.push(PlanWrite::new(plan_id, base, born, made));
             }
         }
+        events.push((i, (plan_id, record.revision, text.as_str())));
     }
-    let events: Vec<EventWrite<'_>> = again
-        .iter()
-        .map(|(k, _, record, text)| {
-            (
-                batch[moved[*k]].plan_id.as_str(),
-                record.revision,
-                text.as_str(),
-            )
-        })
-        .collect();
+    if events.is_empty() {
+        return Ok(outcomes);
+    }
+    let sent: Vec<EventWrite<'_>> = events.iter().map(|(_, event)| *event).collect();
     let (written, xid) =
-        rows::write(tx.client, write_statement, &[], &writes, &events).map_err(write)?;
+        rows::write(tx.client, write_statement, &[], &writes, &sent).map_err(write)?;
     if written.len() != writes.len() {
         return Err(OpError::new(
             ErrorCode::StateIo,
@@ -509,10 +493,21 @@ fn recompute_locked(
     tx.commit().map_err(write)?;
     shared.notify();
     shared
+        .committed_ahead
+        .fetch_add(ahead as u64, Ordering::Relaxed);
+    shared
         .committed_on_rows
-        .fetch_add(again.len() as u64, Ordering::Relaxed);
-    for (n, (k, made, _, _)) in (1..).zip(&again) {
-        outcomes[*k] = Ok(((xid * PER_TRANSACTION + n) as u64, made.revision));
+        .fetch_add((events.len() - ahead) as u64, Ordering::Relaxed);
+    let revisions: HashMap<usize, u64> = again
+        .iter()
+        .map(|(k, made, _, _)| (moved[*k], made.revision))
+        .collect();
+    for (n, (i, _)) in (1..).zip(&events) {
+        let revision = revisions
+            .get(i)
+            .copied()
+            .unwrap_or(batch[*i].writes.revision);
+        outcomes[*i] = Ok(((xid * PER_TRANSACTION + n) as u64, revision));
     }
     Ok(outcomes)
 }
