@@ -222,36 +222,42 @@ pub(super) fn write_loop(shared: &Shared, queue: &Mutex<Receiver<Job>>) {
     }
 }
 
-/// Each plan's changes in `batch` that follow one another (computed in
-/// the plan's current epoch, each on the revision the one before made), as
-/// one write; the plan of each job (`None`: not written, outdated).
-fn chains(batch: &[Job]) -> (Vec<PlanWrite<'_>>, Vec<Option<usize>>) {
+/// Each plan's changes in `batch` as one write, when they follow one
+/// another (computed in the plan's current epoch, each on the revision the
+/// one before made); the plan of each job; whether each plan's changes do
+/// not follow one another (then they are all computed again on the rows).
+#[allow(clippy::type_complexity)]
+fn chains(batch: &[Job]) -> (Vec<PlanWrite<'_>>, Vec<Option<usize>>, Vec<bool>) {
     let mut plans: Vec<PlanWrite<'_>> = Vec::new();
-    let mut places: HashMap<&str, Option<usize>> = HashMap::new();
+    let mut broken: Vec<bool> = Vec::new();
+    let mut places: HashMap<&str, usize> = HashMap::new();
     let mut plan_of = Vec::with_capacity(batch.len());
     for job in batch {
         let current = job.entry.epoch.load(Ordering::SeqCst) == job.epoch;
-        let place = match places.get(job.plan_id.as_str()) {
-            None if current => {
+        let p = match places.get(job.plan_id.as_str()) {
+            None => {
                 plans.push(PlanWrite::new(
                     &job.plan_id,
                     job.base,
                     job.born,
                     &job.writes,
                 ));
-                Some(plans.len() - 1)
+                broken.push(!current);
+                places.insert(&job.plan_id, plans.len() - 1);
+                plans.len() - 1
             }
-            Some(Some(p)) if current && plans[*p].last.revision == job.base => {
-                plans[*p].add(&job.writes);
-                Some(*p)
+            Some(&p) => {
+                if current && !broken[p] && plans[p].last.revision == job.base {
+                    plans[p].add(&job.writes);
+                } else {
+                    broken[p] = true;
+                }
+                p
             }
-            // Once a change of a plan is outdated, so are the next ones.
-            _ => None,
         };
-        places.insert(&job.plan_id, place);
-        plan_of.push(place);
+        plan_of.push(Some(p));
     }
-    (plans, plan_of)
+    (plans, plan_of, broken)
 }
 
 /// A transaction begun with advisory locks taken (see
@@ -351,10 +357,7 @@ fn ask_again(batch: &[Job], moved: &[usize]) -> Vec<(usize, RowWrites, LogRecord
 /// (then nothing was committed, and the runners of the plans whose changes
 /// were computed again are dropped).
 fn commit(shared: &Shared, conn: &mut WriterConn, batch: &[Job]) -> Result<Vec<Outcome>, OpError> {
-    let (plans, plan_of) = chains(batch);
-    if plans.is_empty() {
-        return Ok(batch.iter().map(|_| Err(Reject::Outdated)).collect());
-    }
+    let (plans, plan_of, broken) = chains(batch);
     let ids: Vec<&str> = plans.iter().map(|plan| plan.plan_id).collect();
     let mut keys = shared.lock_keys(conn, &ids)?;
     keys.sort_unstable();
@@ -364,11 +367,14 @@ fn commit(shared: &Shared, conn: &mut WriterConn, batch: &[Job]) -> Result<Vec<O
     let rows = tx.client.query(&conn.versions, &[&ids]).map_err(write)?;
     let current: Vec<bool> = plans
         .iter()
-        .map(|plan| {
-            rows.iter().any(|row| {
-                let (id, revision, born): (&str, i64, i64) = (row.get(0), row.get(1), row.get(2));
-                id == plan.plan_id && revision as u64 == plan.base && born == plan.born
-            })
+        .zip(&broken)
+        .map(|(plan, broken)| {
+            !broken
+                && rows.iter().any(|row| {
+                    let (id, revision, born): (&str, i64, i64) =
+                        (row.get(0), row.get(1), row.get(2));
+                    id == plan.plan_id && revision as u64 == plan.base && born == plan.born
+                })
         })
         .collect();
     let moved: Vec<usize> = (0..batch.len())
