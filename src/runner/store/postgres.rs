@@ -16,30 +16,31 @@
 //! **Group commit** (in [`writer`]). A store handle has a writer thread
 //! with a connection of its own. Changes computed on kept runners queue for
 //! it; it takes every change queued meanwhile (at most
-//! [`MAX_BATCH`](writer::MAX_BATCH)) and commits them in one statement, a
-//! transaction of its own (one round trip, no row read, one WAL flush for
-//! all): the advisory locks of their plans, in the order of their keys (so
-//! two servers' batches never deadlock), before anything else; each plan's
-//! row, tasks and events written only if the row is still the version (its
-//! revision and `born`) the plan's first change in the batch was computed
-//! on. The changes queued while it commits make the next batch.
+//! [`MAX_BATCH`](writer::MAX_BATCH)) and commits them in one transaction
+//! (one WAL flush for all): `BEGIN` with the advisory locks of their plans,
+//! in the order of their keys (so two servers' batches never deadlock); the
+//! plans' row versions (revision and `born`) read; one statement writing
+//! each plan's row, the task rows the batch touched and the events;
+//! `COMMIT`. The changes queued while it commits make the next batch.
 //!
-//! **Another server's changes.** When a plan's row had moved (another
-//! handle changed it), its changes are not written: each is made again by
-//! its caller under the plan's advisory lock (so no other server can move
-//! it meanwhile), on the kept runner brought up to the rows — only the
-//! tasks written since the runner's revision are read (each task row keeps
-//! the revision that wrote it, indexed), and the whole plan only when it
-//! was created again or its list changed — and committed before the lock is
-//! let go. A query or a read checks the row's version (one small read) and
-//! brings the runner up the same way when it moved.
-//! [`PostgresStore::commit_counts`] counts the changes made each way.
+//! **Another server's changes.** A plan whose row is not at the version
+//! its changes were computed on (another handle changed it), or whose
+//! changes in the batch do not follow one another, has — in the same
+//! transaction, under its lock — its kept runner brought up to the rows
+//! (only the tasks written since the runner's revision are read: each task
+//! row keeps the revision that wrote it, indexed; the whole plan only when
+//! it was created again or its list changed), and each of its changes
+//! computed again by its caller, in queue order, before the write. A query
+//! or a read checks the row's version (one small read) and brings the
+//! runner up the same way when it moved. [`PostgresStore::commit_counts`]
+//! counts the changes made each way.
 //!
 //! A change the runner refuses (or that changes nothing) writes nothing and
 //! fails nothing else; it stands if the row was the version it was
-//! computed on, and is made again under the lock otherwise. Every caller
-//! has its answer only once `COMMIT` has returned; a statement that fails
-//! answers its callers with the failure.
+//! computed on, and is computed again otherwise (under the plan's lock by
+//! its caller after [`kept::AHEAD_ATTEMPTS`] tries). Every caller has its
+//! answer only once `COMMIT` has returned; a transaction that fails answers
+//! its callers with the failure.
 //!
 //! **Notifications.** Once a batch has committed, a notifier thread sends
 //! `pg_notify` in a transaction of its own, without waiting for its WAL
@@ -161,8 +162,8 @@ struct Shared {
     notifier: Mutex<Option<(Sender<()>, Receiver<()>)>>,
     /// The changes queued for the writer that it has not taken yet.
     queued: AtomicUsize,
-    /// The changes committed as computed ahead (one statement), and those
-    /// made on the rows as read (four round trips).
+    /// The changes committed as computed ahead, and those computed again
+    /// on the rows as read.
     committed_ahead: AtomicU64,
     committed_on_rows: AtomicU64,
     /// How often a change is computed ahead before it is made under the
@@ -175,10 +176,10 @@ struct Shared {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CommitCounts {
     /// Computed ahead by their callers on the plan's kept runner, and
-    /// written by the writer in one statement that reads no row.
+    /// written as computed.
     pub ahead: u64,
-    /// Made under the plan's advisory lock on the rows as read (the row
-    /// had moved under the change computed ahead): four round trips.
+    /// Computed again under the plan's advisory lock on the kept runner
+    /// brought up to the rows (another handle had moved the plan).
     pub on_rows: u64,
 }
 

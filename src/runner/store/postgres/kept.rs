@@ -2,13 +2,13 @@
 //! indexes) stays in the process, and a change runs on it in place under
 //! the plan's in-process lock, as in the SQLite store (`task_rows.rs`). Other
 //! processes change the plan too, so the runner is checked against the
-//! plan's row: a change is written only if the row is still the version it
-//! was computed on (the writer's one statement), a query or a read only
-//! if the row's version is the runner's. When the row moved, the runner is
-//! brought up to it by reading only the tasks written since
-//! (`kept_rows.rs`); a change the row moved under is made again under the
-//! plan's advisory lock, on the rows as they are (so it cannot lose to
-//! another server's again).
+//! plan's row: a change is written as computed only if the row is still
+//! the version it was computed on (the writer checks under the plan's
+//! lock), a query or a read answered only if the row's version is the
+//! runner's. When the row moved, the runner is brought up to it by reading
+//! only the tasks written since (`kept_rows.rs`), and a change is computed
+//! again on it — by the writer's request, under the plan's lock, so it
+//! cannot lose to another server's again.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -80,8 +80,9 @@ pub(super) const READ_CHANGED: &str = "WITH changed AS MATERIALIZED (
 /// Plan `$1`'s version: `revision`, `born`.
 pub(super) const READ_VERSION: &str = "SELECT revision, born FROM plans WHERE plan_id = $1";
 
-/// The writes of a batch of changes in one statement: the advisory locks
-/// of `$1` (in order) first; then each plan's row (`$2`–`$8`) only if it is
+/// The writes of a batch of changes in one statement (the writer sends it
+/// in a transaction that holds the plans' locks, with `$1` empty): the
+/// advisory locks of `$1` (in order) first; then each plan's row (`$2`–`$8`) only if it is
 /// still the version its first change was computed on (revision `$3`,
 /// `born` `$4`), and, of those plans only, the tasks (`$9`–`$11`; every
 /// position from the count `$8` on deleted when it is not negative) and the

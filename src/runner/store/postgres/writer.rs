@@ -1,5 +1,5 @@
 //! The group commit of the PostgreSQL store: its writer thread, committing
-//! the changes queued meanwhile in one statement (see the store's
+//! the changes queued meanwhile in one transaction (see the store's
 //! documentation, "Group commit").
 
 use std::collections::HashMap;
@@ -20,7 +20,7 @@ use crate::runner::Touched;
 
 /// The most changes one transaction commits.
 pub(super) const MAX_BATCH: usize = 1000;
-/// The writer threads of a store handle. One: a batch is one statement,
+/// The writer threads of a store handle. One: a batch is one transaction,
 /// and the changes queued while it commits make the next batch — fewer,
 /// larger transactions, so fewer commits and WAL flushes a change.
 pub(super) const WRITERS: usize = 1;
