@@ -55,6 +55,7 @@ mod mcp_stdio;
 mod one_store;
 mod peer_formats;
 mod plan_store;
+mod postgres_rows;
 mod readme;
 mod reuse;
 mod run_cli;

@@ -677,11 +677,11 @@ fn a_change_computed_on_a_kept_state_is_made_again_on_the_plans_row() {
     assert_eq!(events[5].record.events[0].agent.as_deref(), Some("cy"));
 }
 
-/// A PostgreSQL handle keeps the state of a plan it creates (and starts
-/// over): the first change after it is computed ahead and committed in one
-/// statement, as the next ones are; only a handle that keeps no state of
-/// the plan, or whose kept state another handle moved past, makes a change
-/// on the row it reads.
+/// A PostgreSQL handle keeps the runner of a plan it creates (and starts
+/// over), or reads it once: every change is computed ahead on it and
+/// committed in one statement; a change whose plan another handle moved
+/// meanwhile is computed again, under the plan's lock, on the runner
+/// brought up to the rows.
 #[test]
 fn a_postgres_plan_is_changed_ahead_from_its_creation_on() {
     let Some(backend) = Backend::postgres() else {
@@ -712,11 +712,12 @@ fn a_postgres_plan_is_changed_ahead_from_its_creation_on() {
     assert_eq!(task(one.apply("p", &op, &caller).unwrap()), Some(1));
     assert_eq!(one.commit_counts(), counts(4, 0));
 
-    // Two keeps nothing of the plan: its change is made on the row. Then
-    // one's kept state is behind the row: its change is made again there.
+    // Two keeps nothing of the plan: it reads it, and computes ahead. Then
+    // one's kept runner is behind the row: its change is made again on the
+    // rows, under the plan's lock.
     let (op, caller) = next("dan");
     assert_eq!(task(two.apply("p", &op, &caller).unwrap()), Some(2));
-    assert_eq!(two.commit_counts(), counts(0, 1));
+    assert_eq!(two.commit_counts(), counts(1, 0));
     let (op, caller) = next("eve");
     assert_eq!(task(one.apply("p", &op, &caller).unwrap()), Some(3));
     assert_eq!(one.commit_counts(), counts(4, 1));
@@ -725,7 +726,7 @@ fn a_postgres_plan_is_changed_ahead_from_its_creation_on() {
     two.create("p", doc(4), true).unwrap();
     let (op, caller) = next("fay");
     assert_eq!(task(two.apply("p", &op, &caller).unwrap()), Some(1));
-    assert_eq!(two.commit_counts(), counts(1, 1));
+    assert_eq!(two.commit_counts(), counts(2, 0));
 
     let state = one.load("p").unwrap();
     assert_eq!(state.state.revision, 2);
@@ -1178,7 +1179,7 @@ fn postgres_schemas_are_migrated_or_refused() {
         .query_one("SELECT version FROM schema_version", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 4);
+    assert_eq!(version, 5);
     // Plan documents are compressed with lz4 (Debian's server has it).
     let compression: Option<String> = client
         .query_one(
@@ -1213,7 +1214,7 @@ fn postgres_schemas_are_migrated_or_refused() {
         error.message,
         format!(
             "{} has schema version 7, made by a newer planc; this planc knows versions \
-             up to 4: upgrade planc to use it",
+             up to 5: upgrade planc to use it",
             backend.url
         )
     );
@@ -1279,11 +1280,10 @@ fn transaction(event: &StoredEvent) -> u64 {
     event.position / 1024
 }
 
-/// PostgreSQL commits the changes queued meanwhile together (those computed
-/// ahead on the rows' versions in one statement, the others in one
-/// transaction): a change the runner refuses is answered alone, and the
-/// batch's other changes (three of them to one plan) commit, each with its
-/// own event.
+/// PostgreSQL commits the changes queued meanwhile together, in one
+/// statement: a change the runner refuses is answered alone (it is never
+/// queued), and the batch's other changes (two of them to one plan, after
+/// the one the writer waited with) commit, each with its own event.
 #[test]
 fn postgres_batches_commit_together_and_refuse_alone() {
     let Some(backend) = Backend::postgres() else {
@@ -1330,7 +1330,8 @@ fn postgres_batches_commit_together_and_refuse_alone() {
         apply("a", missing, "dee"),
         apply("b", next("eve").0, "eve"),
     ];
-    wait_until("five changes queued", || store.queued_changes() == 5);
+    // Dee's change is refused on the kept runner: not queued.
+    wait_until("four changes queued", || store.queued_changes() == 4);
     holder
         .execute("SELECT pg_advisory_unlock(hashtextextended('a', 0))", &[])
         .unwrap();
@@ -1366,23 +1367,20 @@ fn postgres_batches_commit_together_and_refuse_alone() {
     assert_eq!(store.load("b").unwrap().state.revision, 3);
 
     // One event per change; ann's in a transaction of its own. The next
-    // batch: b's two changes computed ahead (on the state the handle kept
-    // since it created b) and committed in its one statement; a's two,
-    // computed ahead on the state before ann's change, made again on the
-    // row in a second transaction, at its first two places, zed's first.
+    // batch: the four changes queued, each computed ahead on the kept
+    // runner after the one before it (a's on ann's), in one statement.
     let a = store.events("a", 0, 10).unwrap();
     let b = store.events("b", 0, 10).unwrap();
     assert_eq!(a.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3, 4]);
     assert_eq!(b.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
     assert_eq!(a[2].record.events[0].agent.as_deref(), Some("zed"));
-    let (ahead, on_rows) = (transaction(&b[1]), transaction(&a[2]));
-    assert!(transaction(&a[1]) < ahead, "{a:?}\n{b:?}");
-    assert!(ahead < on_rows, "{a:?}\n{b:?}");
+    let batch = transaction(&b[1]);
+    assert!(transaction(&a[1]) < batch, "{a:?}\n{b:?}");
     assert_eq!(
         [&b[1], &b[2], &a[2], &a[3]].map(transaction),
-        [ahead, ahead, on_rows, on_rows]
+        [batch, batch, batch, batch]
     );
-    assert_eq!([&a[2], &a[3]].map(|e| e.position % 1024), [1, 2]);
+    assert!(a[2].position < a[3].position);
     assert!(b[1].position < b[2].position);
 
     // The feed and the subscriber have every event once, in position order.

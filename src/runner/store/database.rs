@@ -4,11 +4,11 @@
 
 use crate::document::PlanDocument;
 use crate::runner::error::{ErrorCode, OpError};
-use crate::runner::events::{Event, LogRecord};
+use crate::runner::events::LogRecord;
 use crate::runner::time::now_rfc3339;
 use crate::runner::Runner;
 
-use super::plan_store::{next_revision, validate_plan_id, PlanSummary};
+use super::plan_store::{validate_plan_id, PlanSummary};
 
 /// Plan `plan_id`'s summary as the database backends store it.
 pub(super) fn summary_json(plan_id: &str, doc: &PlanDocument) -> String {
@@ -31,16 +31,6 @@ pub(super) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, 
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// A change as a database backend makes it: [`next_revision`] with a
-/// change that gives back only its events.
-pub(super) fn prepare_change(
-    doc: PlanDocument,
-    op: &str,
-    change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
-) -> Result<Option<(PlanDocument, LogRecord)>, OpError> {
-    next_revision(doc, op, |runner| Ok(((), change(runner)?))).map(|((), next)| next)
 }
 
 /// A new plan as a database backend stores it: `meta.id` set to `plan_id`,

@@ -24,6 +24,8 @@ mod directory_lock;
 mod fault;
 mod files;
 mod json;
+#[cfg(feature = "postgres")]
+mod kept_rows;
 mod lock;
 mod lock_wait;
 mod log;
@@ -37,6 +39,8 @@ mod sqlite;
 mod sqlite_read_only;
 #[cfg(feature = "sqlite")]
 mod sqlite_rows;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod task_rows;
 
 use std::fs;
 use std::io;

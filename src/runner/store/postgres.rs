@@ -1,38 +1,46 @@
 //! The PostgreSQL backend of [`PlanStore`]: many plans in one database,
 //! shared by every process (on every machine) that opens it.
 //!
-//! Tables: `plans` (a row per plan: state document, revision, summary),
-//! `events` (a row per committed change: its record, the plan's revision as
-//! `seq`, and `pos`, its place in the global order) and `schema_version`.
+//! Tables: `plans` (a row per plan: its state document without its tasks,
+//! revision, summary, `born` and `reshaped`), `tasks` (a row per task,
+//! `rows.rs`), `events` (a row per committed change: its record, the plan's
+//! revision as `seq`, and `pos`, its place in the global order) and
+//! `schema_version`.
+//!
+//! **A change costs what it touches** (in [`kept`]), as in the SQLite
+//! store and with its code (`task_rows.rs`): each plan's runner is kept in
+//! the process and a change runs on it in place, under the plan's
+//! in-process lock; it writes the plan's header and summary, the tasks it
+//! touched and its event.
 //!
 //! **Group commit** (in [`writer`]). A store handle has a writer thread
-//! ([`WRITERS`](writer::WRITERS)) with a connection of its own.
-//! Concurrent changes queue for it; it takes every change queued meanwhile
-//! (at most [`MAX_BATCH`](writer::MAX_BATCH)) and commits them together,
-//! one WAL flush for all; the changes queued while it commits make the
-//! next batch. A change is computed by its caller's thread (the change
-//! never leaves it), by the runner:
+//! with a connection of its own. Changes computed on kept runners queue for
+//! it; it takes every change queued meanwhile (at most
+//! [`MAX_BATCH`](writer::MAX_BATCH)) and commits them in one transaction
+//! (one WAL flush for all): `BEGIN` with the advisory locks of their plans,
+//! in the order of their keys (so two servers' batches never deadlock); the
+//! plans' row versions (revision and `born`) read; one statement writing
+//! each plan's row, the task rows the batch touched and the events;
+//! `COMMIT`. The changes queued while it commits make the next batch.
 //!
-//! - **ahead**, before it is queued, on the state the handle keeps of the
-//!   plan (the last it created, read or wrote, with that row's version;
-//!   [`PostgresStore::commit_counts`] counts the changes made each way);
-//!   the plan's next changes in the batch are computed on the state the
-//!   one before made. Then one statement, a transaction of its own (one round trip,
-//!   no row read): the advisory locks of those plans, in the order of their
-//!   keys (so two servers' batches never deadlock), before anything else;
-//!   each plan's row written only if it is still the version its first
-//!   change was computed on; the events of the rows it wrote.
-//! - **on the row as it is**, for the plans whose state the handle did not
-//!   keep, whose row had moved (another handle changed the plan: the
-//!   change is made again), or whose change computed ahead was refused or
-//!   changed nothing (the kept state may be behind): a second transaction
-//!   takes their locks, reads their rows `FOR UPDATE`, has each change
-//!   computed in queue order on the plan's state as the batch has it so
-//!   far, writes each changed row once with every event, and commits.
+//! **Another server's changes.** A plan whose row is not at the version
+//! its changes were computed on (another handle changed it), or whose
+//! changes in the batch do not follow one another, has — in the same
+//! transaction, under its lock — its kept runner brought up to the rows
+//! (only the tasks written since the runner's revision are read: each task
+//! row keeps the revision that wrote it, indexed; the whole plan only when
+//! it was created again or its list changed), and each of its changes
+//! computed again by its caller, in queue order, before the write. A query
+//! or a read checks the row's version (one small read) and brings the
+//! runner up the same way when it moved. [`PostgresStore::commit_counts`]
+//! counts the changes made each way.
 //!
 //! A change the runner refuses (or that changes nothing) writes nothing and
-//! fails nothing else. Every caller has its answer only once `COMMIT` has
-//! returned; a transaction that fails answers its callers with the failure.
+//! fails nothing else; it stands if the row was the version it was
+//! computed on, and is computed again otherwise (under the plan's lock by
+//! its caller after [`kept::AHEAD_ATTEMPTS`] tries). Every caller has its
+//! answer only once `COMMIT` has returned; a transaction that fails answers
+//! its callers with the failure.
 //!
 //! **Notifications.** Once a batch has committed, a notifier thread sends
 //! `pg_notify` in a transaction of its own, without waiting for its WAL
@@ -44,15 +52,6 @@
 //! could not share a flush. A notification is only a wake-up (listeners
 //! read the feed, and look every [`POLL`] anyway): one lost in a crash
 //! loses nothing.
-//!
-//! **Round trips.** A batch is one round trip whatever its size when its
-//! changes were computed ahead on the rows' versions; otherwise four
-//! (`BEGIN` with the plans' locks, the read, the write, `COMMIT`). The
-//! locks' keys (numbers) are asked once per plan; statements (creating
-//! and deleting plans' too) are prepared once per connection. The store
-//! keeps each plan's last parsed state with the row version it came from
-//! (its revision and `xmin`, the transaction that wrote it): a read or a
-//! batch fetches and parses the document only when the row moved since.
 //!
 //! **Global order.** An event's position is its transaction's id (`xid8`)
 //! times [`PER_TRANSACTION`] plus its place in the transaction (from 1).
@@ -78,22 +77,28 @@ use serde_json::json;
 use crate::document::PlanDocument;
 use crate::runner::error::{ErrorCode, OpError};
 use crate::runner::events::{Event, LogRecord};
-use crate::runner::Runner;
+use crate::runner::ops::Op;
+use crate::runner::time::now_unix;
+use crate::runner::{Applied, Caller, Runner};
 
+mod kept;
 mod migrations;
+mod rows;
 mod writer;
 
-use super::database::{lock, prepare_change, prepare_create, record_json, summary_json, to_i64};
+use super::database::{lock, prepare_create, record_json, summary_json, to_i64};
 use super::plan_store::{
-    plan_exists, plan_not_found, validate_plan_id, PlanStore, PlanSummary, StoredEvent, Subscribers,
+    plan_exists, plan_not_found, transact_with, validate_plan_id, PlanStore, PlanSummary,
+    StoredEvent, Subscribers,
 };
+use kept::Entry;
 use migrations::migrate;
-use writer::{write_loop, Change, Job, Precomputed, ToCaller, WRITERS};
+use writer::{write_loop, Job, WRITERS};
 
 /// The channel of `NOTIFY`.
 const CHANNEL: &str = "planc_events";
 /// The schema this planc writes.
-pub(crate) const SCHEMA_VERSION: i32 = 4;
+pub(crate) const SCHEMA_VERSION: i32 = 5;
 /// How long a subscriber's listener waits for a notification before it
 /// looks at the feed anyway (a transaction that ended without notifying
 /// may have held events back).
@@ -104,7 +109,7 @@ const NOTIFY_PAUSE: Duration = Duration::from_millis(10);
 const SOON: Duration = Duration::from_millis(20);
 /// The most idle connections kept open.
 const MAX_IDLE: usize = 32;
-/// The most plans whose parsed state is kept.
+/// The most plans kept (their runners) and lock keys known.
 const MAX_CACHED: usize = 1024;
 /// The positions of one transaction's events: its id times this, plus
 /// 1, 2, … (so a transaction holds fewer events than this). The SQL below
@@ -148,8 +153,8 @@ struct Shared {
     idle: Mutex<Vec<Conn>>,
     subscribers: Subscribers,
     listening: Mutex<bool>,
-    /// Each plan's last state read or written, by plan id.
-    states: Mutex<HashMap<String, Cached>>,
+    /// Each plan's kept runner, by plan id.
+    entries: Mutex<HashMap<String, Arc<Entry>>>,
     /// Each plan's advisory lock key, by plan id.
     lock_keys: Mutex<HashMap<String, i64>>,
     /// Wakes the notifier (started at the first change), and hangs up
@@ -157,22 +162,24 @@ struct Shared {
     notifier: Mutex<Option<(Sender<()>, Receiver<()>)>>,
     /// The changes queued for the writer that it has not taken yet.
     queued: AtomicUsize,
-    /// The changes committed as computed ahead (one statement), and those
-    /// made on the rows as read (four round trips).
+    /// The changes committed as computed ahead, and those computed again
+    /// on the rows as read.
     committed_ahead: AtomicU64,
     committed_on_rows: AtomicU64,
+    /// How often a change is computed ahead before it is made under the
+    /// plan's lock ([`kept::AHEAD_ATTEMPTS`]).
+    ahead_attempts: AtomicUsize,
 }
 
 /// How a store handle committed its changes so far
 /// ([`PostgresStore::commit_counts`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CommitCounts {
-    /// Computed ahead by their callers on the state the handle kept, and
-    /// written in one statement that reads no row.
+    /// Computed ahead by their callers on the plan's kept runner, and
+    /// written as computed.
     pub ahead: u64,
-    /// Made on the plan's row as the writer read it (the handle kept no
-    /// state of the plan, the row had moved, or the change computed ahead
-    /// was refused or changed nothing): four round trips.
+    /// Computed again under the plan's advisory lock on the kept runner
+    /// brought up to the rows (another handle had moved the plan).
     pub on_rows: u64,
 }
 
@@ -187,36 +194,33 @@ impl Drop for Shared {
     }
 }
 
-/// A plan's state as of one version of its row.
-struct Cached {
-    revision: i64,
-    /// The row's `xmin` (the 32-bit id of the transaction that wrote it).
-    xmin: i64,
-    doc: Arc<PlanDocument>,
-}
-
 /// A pooled connection and its prepared statements.
 struct Conn {
     client: Client,
     statements: Statements,
 }
 
-/// The statements of the reads, and of creating and deleting plans,
-/// prepared once per pooled connection.
+/// The statements of the reads and writes, prepared once per pooled
+/// connection.
 struct Statements {
-    /// The plan's row: its revision, `xmin`, and its document unless the
-    /// revision and `xmin` are `$2` and `$3` (the cached version).
+    /// The plan's version and document ([`rows::READ_PLAN`]).
     read: Statement,
+    /// The plan's version, header and tasks written since ([`rows::READ_CHANGED`]).
+    changed: Statement,
+    /// The plan's version ([`rows::READ_VERSION`]).
+    version: Statement,
+    /// Changes' writes ([`rows::WRITE`]).
+    write: Statement,
     /// A plan's events after a `seq`.
     events: Statement,
     /// The feed after a position.
     feed: Statement,
     /// Takes plan `$1`'s advisory lock for the transaction.
     lock: Statement,
-    /// Inserts plan `$1` (document `$2`, summary `$3`) at revision 1 unless
-    /// it exists; the new row's `xmin`.
+    /// Inserts plan `$1` (header `$2`, summary `$3`) at revision 1 unless
+    /// it exists; the new row's `born`.
     create: Statement,
-    /// Starts plan `$1` over (as `create`); the row's `xmin`.
+    /// Starts plan `$1` over (as `create`); the row's `born`.
     recreate: Statement,
     /// The creation event (`$2`) of plan `$1`, at `seq` 1.
     created: Statement,
@@ -224,6 +228,19 @@ struct Statements {
     delete: Statement,
     /// Deletes plan `$1`'s events.
     delete_events: Statement,
+}
+
+impl Conn {
+    /// A pooled connection of `client`, its statements prepared.
+    fn new(mut client: Client, shown: &str) -> Result<Conn, OpError> {
+        // Each read planned for its plan and revision: a generic plan may
+        // scan a plan's every task for the few written since a revision.
+        let statements = client
+            .batch_execute("SET plan_cache_mode = force_custom_plan")
+            .and_then(|()| Statements::prepare(&mut client))
+            .map_err(|e| sql_error(shown, "connect", &e))?;
+        Ok(Conn { client, statements })
+    }
 }
 
 /// The event columns the read statements give ([`stored`] reads them).
@@ -239,11 +256,10 @@ const FEED: &str = "SELECT pos, plan_id, seq, record FROM events
 impl Statements {
     fn prepare(client: &mut Client) -> Result<Statements, postgres::Error> {
         Ok(Statements {
-            read: client.prepare(
-                "SELECT revision, xmin::text::bigint,
-                     CASE WHEN revision = $2 AND xmin::text::bigint = $3 THEN NULL ELSE doc END
-                 FROM plans WHERE plan_id = $1",
-            )?,
+            read: client.prepare(rows::READ_PLAN)?,
+            changed: client.prepare(rows::READ_CHANGED)?,
+            version: client.prepare(rows::READ_VERSION)?,
+            write: client.prepare(rows::WRITE)?,
             events: client.prepare(&format!(
                 "SELECT {EVENT_COLUMNS} FROM events
                  WHERE plan_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
@@ -251,12 +267,14 @@ impl Statements {
             feed: client.prepare(FEED)?,
             lock: client.prepare(PLAN_LOCK)?,
             create: client.prepare(
-                "INSERT INTO plans (plan_id, revision, doc, summary) VALUES ($1, 1, $2, $3)
-                 ON CONFLICT (plan_id) DO NOTHING RETURNING xmin::text::bigint",
+                "INSERT INTO plans (plan_id, revision, doc, summary, born, reshaped)
+                 VALUES ($1, 1, $2, $3, pg_current_xact_id()::text::bigint, 1)
+                 ON CONFLICT (plan_id) DO NOTHING RETURNING born",
             )?,
             recreate: client.prepare(
-                "UPDATE plans SET revision = 1, doc = $2, summary = $3 WHERE plan_id = $1
-                 RETURNING xmin::text::bigint",
+                "UPDATE plans SET revision = 1, doc = $2, summary = $3,
+                     born = pg_current_xact_id()::text::bigint, reshaped = 1
+                 WHERE plan_id = $1 RETURNING born",
             )?,
             created: client.prepare(
                 "INSERT INTO events (plan_id, seq, pos, record)
@@ -284,18 +302,17 @@ impl PostgresStore {
             idle: Mutex::default(),
             subscribers: Subscribers::default(),
             listening: Mutex::new(false),
-            states: Mutex::default(),
+            entries: Mutex::default(),
             lock_keys: Mutex::default(),
             notifier: Mutex::default(),
             queued: AtomicUsize::new(0),
             committed_ahead: AtomicU64::new(0),
             committed_on_rows: AtomicU64::new(0),
+            ahead_attempts: AtomicUsize::new(kept::AHEAD_ATTEMPTS),
         });
         let mut client = shared.connect()?;
         migrate(&mut client, &shared.shown)?;
-        let statements = Statements::prepare(&mut client)
-            .map_err(|e| sql_error(&shared.shown, "connect", &e))?;
-        shared.put_back(Conn { client, statements });
+        shared.put_back(Conn::new(client, &shared.shown)?);
         let (queue, jobs) = channel();
         let jobs = Arc::new(Mutex::new(jobs));
         let mut writers = Vec::with_capacity(WRITERS);
@@ -326,6 +343,15 @@ impl PostgresStore {
         }
     }
 
+    /// Has this handle make its changes ahead at most `attempts` times
+    /// before it makes them under the plan's lock (3; 0: every change under
+    /// the lock, as tests use it).
+    pub fn set_ahead_attempts(&self, attempts: usize) {
+        self.shared
+            .ahead_attempts
+            .store(attempts, Ordering::Relaxed);
+    }
+
     fn with_client<T>(
         &self,
         work: impl FnOnce(&mut Client) -> Result<T, OpError>,
@@ -346,59 +372,13 @@ impl PostgresStore {
         result
     }
 
-    /// The state of the row `(revision, xmin, doc)` read by the read
-    /// statement: `doc` when it was fetched (then cached), else the cached
-    /// state of that version — `None` if another thread replaced it in
-    /// between (then the document must be read).
-    fn state_of(
-        &self,
-        plan_id: &str,
-        row: &postgres::Row,
-    ) -> Result<Option<PlanDocument>, OpError> {
-        let (revision, xmin, text): (i64, i64, Option<&str>) = (row.get(0), row.get(1), row.get(2));
-        if let Some(text) = text {
-            let doc = parse_doc(&self.shared.shown, plan_id, text)?;
-            self.shared
-                .remember(plan_id, revision, xmin, Arc::new(doc.clone()));
-            return Ok(Some(doc));
-        }
-        Ok(lock(&self.shared.states)
-            .get(plan_id)
-            .filter(|cached| (cached.revision, cached.xmin) == (revision, xmin))
-            .map(|cached| (*cached.doc).clone()))
-    }
-
-    /// The (revision, xmin) of plan `plan_id`'s cached state (-1s when
-    /// there is none: no row has them).
-    fn cached_version(&self, plan_id: &str) -> (i64, i64) {
-        lock(&self.shared.states)
-            .get(plan_id)
-            .map_or((-1, -1), |cached| (cached.revision, cached.xmin))
-    }
-
     fn error(&self, access: &str) -> impl Fn(postgres::Error) -> OpError + '_ {
         let access = access.to_owned();
         move |e| sql_error(&self.shared.shown, &access, &e)
     }
 
-    /// The change computed on the state this handle keeps of plan
-    /// `plan_id`, with that state's row version — if it keeps one and the
-    /// change changes it (a refused change, or one that changes nothing, is
-    /// made again on the state the writer reads: the kept state may be
-    /// behind).
-    fn precompute(
-        &self,
-        plan_id: &str,
-        op: &str,
-        change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
-    ) -> Option<Precomputed> {
-        let (revision, xmin, doc) = self.shared.cached(plan_id);
-        let (doc, record) = prepare_change(Arc::unwrap_or_clone(doc?), op, change).ok()??;
-        Some(Precomputed {
-            revision,
-            xmin,
-            change: Change::new(plan_id, doc, record, true).ok()?,
-        })
+    fn not_a_state(&self, plan_id: &str, error: &str) -> OpError {
+        not_a_state(&self.shared.shown, plan_id, error)
     }
 
     fn writer_gone(&self) -> OpError {
@@ -422,10 +402,7 @@ impl Shared {
         if let Some(conn) = lock(&self.idle).pop() {
             return Ok(conn);
         }
-        let mut client = self.connect()?;
-        let statements =
-            Statements::prepare(&mut client).map_err(|e| sql_error(&self.shown, "connect", &e))?;
-        Ok(Conn { client, statements })
+        Conn::new(self.connect()?, &self.shown)
     }
 
     fn put_back(&self, conn: Conn) {
@@ -457,37 +434,31 @@ impl Shared {
             *notifier = Some((wake, ended));
         }
     }
-
-    /// Keeps `doc` as plan `plan_id`'s state at row version (revision, xmin).
-    fn remember(&self, plan_id: &str, revision: i64, xmin: i64, doc: Arc<PlanDocument>) {
-        let mut states = lock(&self.states);
-        if states.len() >= MAX_CACHED && !states.contains_key(plan_id) {
-            states.clear();
-        }
-        states.insert(
-            plan_id.to_owned(),
-            Cached {
-                revision,
-                xmin,
-                doc,
-            },
-        );
-    }
-
-    /// The cached state of plan `plan_id`: its version and document
-    /// (-1s and none when there is none).
-    fn cached(&self, plan_id: &str) -> (i64, i64, Option<Arc<PlanDocument>>) {
-        lock(&self.states)
-            .get(plan_id)
-            .map_or((-1, -1, None), |cached| {
-                (cached.revision, cached.xmin, Some(Arc::clone(&cached.doc)))
-            })
-    }
 }
 
 impl PlanStore for PostgresStore {
     fn url(&self) -> String {
         self.shared.shown.clone()
+    }
+
+    /// [`PlanStore::apply`], with a query answered by the plan's kept
+    /// runner when the plan's row has not moved (one small read, not the
+    /// whole plan).
+    fn apply(&self, plan_id: &str, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
+        if op.is_change() {
+            return transact_with(self, plan_id, op.name(), |runner| {
+                let applied = runner.apply_as(op, &caller.clone().at(now_unix()))?;
+                let events = applied.events.clone();
+                Ok((applied, events))
+            })
+            .map(|(applied, _)| applied);
+        }
+        validate_plan_id(plan_id)?;
+        if let Some(answer) = self.query_kept(plan_id, op, caller)? {
+            return answer;
+        }
+        self.runner(plan_id)?
+            .apply_as(op, &caller.clone().at(now_unix()))
     }
 
     fn create(
@@ -497,43 +468,39 @@ impl PlanStore for PostgresStore {
         force: bool,
     ) -> Result<PlanDocument, OpError> {
         let (doc, record) = prepare_create(plan_id, doc)?;
-        let text = doc_text(&doc);
+        let (header, tasks) = rows::split(&doc)?;
         let summary = summary_json(plan_id, &doc);
         let record_text = record_json(&record)?;
         let write = self.error("write");
-        let xmin = self.with_conn(|conn| {
-            let statements = &conn.statements;
-            let mut tx = conn.client.transaction().map_err(&write)?;
-            tx.execute(&statements.lock, &[&plan_id]).map_err(&write)?;
-            let mut row = tx
-                .query_opt(&statements.create, &[&plan_id, &text, &summary])
-                .map_err(&write)?;
-            if row.is_none() {
-                if !force {
-                    return Err(plan_exists(plan_id));
+        self.replace_kept(plan_id, || {
+            let born = self.with_conn(|conn| {
+                let statements = &conn.statements;
+                let mut tx = conn.client.transaction().map_err(&write)?;
+                tx.execute(&statements.lock, &[&plan_id]).map_err(&write)?;
+                let mut row = tx
+                    .query_opt(&statements.create, &[&plan_id, &header, &summary])
+                    .map_err(&write)?;
+                if row.is_none() {
+                    if !force {
+                        return Err(plan_exists(plan_id));
+                    }
+                    row = tx
+                        .query_opt(&statements.recreate, &[&plan_id, &header, &summary])
+                        .map_err(&write)?;
+                    tx.execute(&statements.delete_events, &[&plan_id])
+                        .map_err(&write)?;
                 }
-                row = tx
-                    .query_opt(&statements.recreate, &[&plan_id, &text, &summary])
+                rows::insert_tasks(&mut tx, plan_id, 1, &tasks).map_err(&write)?;
+                tx.execute(&statements.created, &[&plan_id, &record_text])
                     .map_err(&write)?;
-                tx.execute(&statements.delete_events, &[&plan_id])
-                    .map_err(&write)?;
-            }
-            tx.execute(&statements.created, &[&plan_id, &record_text])
-                .map_err(&write)?;
-            tx.commit().map_err(&write)?;
-            Ok(row.map(|row| row.get::<_, i64>(0)))
+                tx.commit().map_err(&write)?;
+                Ok(row.map(|row| row.get::<_, i64>(0)))
+            })?;
+            self.shared.notify();
+            // The plan's kept runner, so that its first change is computed
+            // ahead like the next ones.
+            Ok(born.map(|born| (doc.clone(), born)))
         })?;
-        self.shared.notify();
-        // The state this handle keeps of the plan, so that its first change
-        // is computed ahead like the next ones.
-        match xmin {
-            Some(xmin) => self
-                .shared
-                .remember(plan_id, 1, xmin, Arc::new(doc.clone())),
-            None => {
-                lock(&self.shared.states).remove(plan_id);
-            }
-        }
         Ok(doc)
     }
 
@@ -557,41 +524,31 @@ impl PlanStore for PostgresStore {
 
     fn load(&self, plan_id: &str) -> Result<PlanDocument, OpError> {
         validate_plan_id(plan_id)?;
-        let read = self.error("read");
-        let mut known = self.cached_version(plan_id);
-        loop {
-            let row = self.with_conn(|conn| {
-                conn.client
-                    .query_opt(&conn.statements.read, &[&plan_id, &known.0, &known.1])
-                    .map_err(&read)
-            })?;
-            let row = row.ok_or_else(|| plan_not_found(plan_id))?;
-            match self.state_of(plan_id, &row)? {
-                Some(doc) => return Ok(doc),
-                None => known = (-1, -1),
-            }
-        }
+        self.load_kept(plan_id)
     }
 
     fn delete(&self, plan_id: &str) -> Result<(), OpError> {
         validate_plan_id(plan_id)?;
         let write = self.error("write");
-        self.with_conn(|conn| {
-            let statements = &conn.statements;
-            let mut tx = conn.client.transaction().map_err(&write)?;
-            tx.execute(&statements.lock, &[&plan_id]).map_err(&write)?;
-            let deleted = tx
-                .execute(&statements.delete, &[&plan_id])
-                .map_err(&write)?;
-            if deleted == 0 {
-                return Err(plan_not_found(plan_id));
-            }
-            tx.execute(&statements.delete_events, &[&plan_id])
-                .map_err(&write)?;
-            tx.commit().map_err(&write)
-        })?;
-        lock(&self.shared.states).remove(plan_id);
-        Ok(())
+        self.replace_kept(plan_id, || {
+            self.with_conn(|conn| {
+                let statements = &conn.statements;
+                let mut tx = conn.client.transaction().map_err(&write)?;
+                tx.execute(&statements.lock, &[&plan_id]).map_err(&write)?;
+                let deleted = tx
+                    .execute(&statements.delete, &[&plan_id])
+                    .map_err(&write)?;
+                if deleted == 0 {
+                    return Err(plan_not_found(plan_id));
+                }
+                tx.execute(&statements.delete_events, &[&plan_id])
+                    .map_err(&write)?;
+                tx.execute("DELETE FROM tasks WHERE plan_id = $1", &[&plan_id])
+                    .map_err(&write)?;
+                tx.commit().map_err(&write)
+            })?;
+            Ok(None)
+        })
     }
 
     fn transact(
@@ -601,44 +558,7 @@ impl PlanStore for PostgresStore {
         change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
     ) -> Result<Option<StoredEvent>, OpError> {
         validate_plan_id(plan_id)?;
-        let Some((queue, _)) = &self.writer else {
-            return Err(self.writer_gone());
-        };
-        // The change computed ahead, on the state this handle keeps of the
-        // plan: the writer commits it if the plan's row is still that
-        // version, and asks for it again (below) otherwise.
-        let precomputed = self.precompute(plan_id, op, change);
-        let (to_caller, answers) = channel();
-        let (reply, computed) = channel();
-        self.shared.queued.fetch_add(1, Ordering::SeqCst);
-        let job = Job {
-            plan_id: plan_id.to_owned(),
-            precomputed,
-            to_caller,
-            computed,
-        };
-        if queue.send(job).is_err() {
-            self.shared.queued.fetch_sub(1, Ordering::SeqCst);
-            return Err(self.writer_gone());
-        }
-        // The writer asks for the change (again) when the plan's state is
-        // not the one it was computed on, then answers once the batch has
-        // committed.
-        loop {
-            match answers.recv() {
-                Ok(ToCaller::Compute { doc, last }) => {
-                    let doc = Arc::unwrap_or_clone(doc);
-                    let computed = prepare_change(doc, op, change).and_then(|prepared| {
-                        prepared
-                            .map(|(doc, record)| Change::new(plan_id, doc, record, last))
-                            .transpose()
-                    });
-                    let _ = reply.send(computed);
-                }
-                Ok(ToCaller::Done(answer)) => return answer,
-                Err(_) => return Err(self.writer_gone()),
-            }
-        }
+        self.transact_kept(plan_id, op, change)
     }
 
     fn events(
@@ -817,24 +737,15 @@ fn stored(shown: &str, row: &postgres::Row) -> Result<StoredEvent, OpError> {
     })
 }
 
-/// A state as the `doc` column holds it: compact JSON (the pretty text
-/// planc writes to files is much longer — indentation, a line a field — and
-/// every change writes and compresses it again; readers parse either).
-fn doc_text(doc: &PlanDocument) -> String {
-    serde_json::to_string(doc).unwrap_or_else(|_| doc.to_json())
-}
-
-fn parse_doc(shown: &str, plan_id: &str, text: &str) -> Result<PlanDocument, OpError> {
-    serde_json::from_str(text).map_err(|e| {
-        OpError::new(
-            ErrorCode::InvalidState,
-            format!(
-                "{shown}: plan `{}` is not a planc state ({e})",
-                crate::escape::line(plan_id)
-            ),
-        )
-        .with(json!({"store": shown, "plan_id": plan_id}))
-    })
+fn not_a_state(shown: &str, plan_id: &str, error: &str) -> OpError {
+    OpError::new(
+        ErrorCode::InvalidState,
+        format!(
+            "{shown}: plan `{}` is not a planc state ({error})",
+            crate::escape::line(plan_id)
+        ),
+    )
+    .with(json!({"store": shown, "plan_id": plan_id}))
 }
 
 /// `url` with the password (`user:PASSWORD@`, `password=…`) left out.

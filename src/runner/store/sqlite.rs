@@ -754,14 +754,14 @@ fn commit_batch(conn: &mut Connection, path: &Path, batch: &[Job]) -> Vec<Result
                 params![plan_id, to_i64(job.record.revision), record],
             )?;
             outcomes.push(Ok(tx.last_insert_rowid() as u64));
-            job.writes.write_tasks(&tx, plan_id)?;
+            sqlite_rows::write_tasks(&job.writes, &tx, plan_id)?;
             revisions.insert(plan_id, Some(job.writes.revision));
             last.insert(plan_id, job);
         }
         // A plan changed several times in the batch has its header written
         // once.
         for (plan_id, job) in last {
-            job.writes.write_header(&tx, plan_id)?;
+            sqlite_rows::write_header(&job.writes, &tx, plan_id)?;
         }
         tx.commit()?;
         Ok(outcomes)

@@ -13,9 +13,9 @@ use crate::runner::time::now_unix;
 use crate::runner::{Applied, Caller, Runner};
 
 use super::super::database::lock;
-use super::super::plan_store::next_revision_in_place;
 use super::super::sqlite_read_only;
 use super::super::sqlite_rows::Writes;
+use super::super::task_rows::{change_in_place, InPlace};
 use super::{writer_gone, Slot, SqliteStore};
 
 impl SqliteStore {
@@ -44,23 +44,17 @@ impl SqliteStore {
         let Some(runner) = slot.runner.as_mut() else {
             return Err(writer_gone(&self.path));
         };
-        let base = runner.doc.state.revision;
-        let state = runner.doc.state.clone();
-        runner.take_touched();
-        let outcome = next_revision_in_place(runner, op, change);
-        let touched = runner.take_touched();
-        let outcome = match outcome {
-            Ok(Some(record)) => {
-                if self.shared.read_only {
-                    slot.runner = None;
-                    return Err(sqlite_read_only::refused(&self.path));
-                }
-                Writes::of(plan_id, runner, &touched).map(|writes| Some((writes, record)))
-            }
-            other => other.map(|_| None),
-        };
-        let trace = !touched.is_empty() || runner.doc.state != state;
-        if trace && !matches!(outcome, Ok(Some(_))) {
+        let InPlace {
+            base,
+            outcome,
+            trace,
+            ..
+        } = change_in_place(plan_id, runner, op, change);
+        if self.shared.read_only && matches!(outcome, Ok(Some(_))) {
+            slot.runner = None;
+            return Err(sqlite_read_only::refused(&self.path));
+        }
+        if trace {
             slot.runner = None;
         }
         Ok((base, outcome))

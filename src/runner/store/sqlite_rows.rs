@@ -9,12 +9,10 @@
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
-use crate::document::{PlanDocument, TaskDoc, TaskStatus};
-use crate::runner::error::{ErrorCode, OpError};
-use crate::runner::{Runner, Touched};
+use crate::document::{PlanDocument, TaskDoc};
 
 use super::database::to_i64;
-use super::plan_store::{PlanCounts, PlanSummary};
+use super::task_rows::{self, RowWrites, TaskRows};
 
 /// Version 3: a row per task; each plan's `doc` keeps the rest.
 pub(super) fn migrate_to_3(tx: &Transaction<'_>) -> rusqlite::Result<()> {
@@ -46,86 +44,45 @@ pub(super) fn migrate_to_3(tx: &Transaction<'_>) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// What one change writes: the plan's new revision, header and summary,
-/// and the tasks it touched.
-pub(super) struct Writes {
-    /// The revision the change made.
-    pub revision: u64,
-    /// The document without its tasks.
-    header: String,
-    summary: String,
-    tasks: TaskWrites,
-}
+/// What one change writes (shared with PostgreSQL: `task_rows.rs`).
+pub(super) type Writes = RowWrites;
 
-/// The tasks a change writes.
-enum TaskWrites {
-    /// Each touched task: its position and text.
-    Some(Vec<(usize, String)>),
-    /// Every task, the list having changed.
-    All(Vec<String>),
-}
-
-impl Writes {
-    /// What the change `runner` just made writes, `touched` being the
-    /// tasks it touched: O(touched), or O(tasks) for a change of the list.
-    pub fn of(plan_id: &str, runner: &mut Runner, touched: &Touched) -> Result<Writes, OpError> {
-        let summary = summary_of(plan_id, runner);
-        let tasks = match touched.is_everything() {
-            true => TaskWrites::All(
-                runner
-                    .doc
-                    .tasks
-                    .iter()
-                    .map(to_text)
-                    .collect::<rusqlite::Result<_>>()
-                    .map_err(cannot_write)?,
-            ),
-            false => TaskWrites::Some(
-                touched
-                    .positions()
-                    .filter_map(|i| runner.doc.tasks.get(i).map(|task| (i, task)))
-                    .map(|(i, task)| to_text(task).map(|text| (i, text)))
-                    .collect::<rusqlite::Result<_>>()
-                    .map_err(cannot_write)?,
-            ),
-        };
-        Ok(Writes {
-            revision: runner.doc.state.revision,
-            header: header_text(&mut runner.doc).map_err(cannot_write)?,
-            summary,
-            tasks,
-        })
-    }
-
-    /// Writes the touched tasks of plan `plan_id`.
-    pub fn write_tasks(&self, tx: &Transaction<'_>, plan_id: &str) -> rusqlite::Result<()> {
-        match &self.tasks {
-            TaskWrites::Some(tasks) => {
-                let mut update =
-                    tx.prepare("UPDATE tasks SET task = ?1 WHERE plan_id = ?2 AND position = ?3")?;
-                for (i, text) in tasks {
-                    update.execute(params![text, plan_id, to_i64(*i as u64)])?;
-                }
-                Ok(())
+/// Writes the tasks of plan `plan_id` that `writes` holds.
+pub(super) fn write_tasks(
+    writes: &Writes,
+    tx: &Transaction<'_>,
+    plan_id: &str,
+) -> rusqlite::Result<()> {
+    match &writes.tasks {
+        TaskRows::Some(tasks) => {
+            let mut update =
+                tx.prepare("UPDATE tasks SET task = ?1 WHERE plan_id = ?2 AND position = ?3")?;
+            for (i, text) in tasks {
+                update.execute(params![text, plan_id, to_i64(*i as u64)])?;
             }
-            TaskWrites::All(tasks) => {
-                tx.execute("DELETE FROM tasks WHERE plan_id = ?1", [plan_id])?;
-                insert_texts(tx, plan_id, tasks.iter().map(String::as_str))
-            }
+            Ok(())
+        }
+        TaskRows::All(tasks) => {
+            tx.execute("DELETE FROM tasks WHERE plan_id = ?1", [plan_id])?;
+            insert_texts(tx, plan_id, tasks.iter().map(String::as_str))
         }
     }
+}
 
-    /// Writes plan `plan_id`'s revision, header and summary.
-    pub fn write_header(&self, tx: &Transaction<'_>, plan_id: &str) -> rusqlite::Result<()> {
-        tx.prepare("UPDATE plans SET revision = ?1, doc = ?2, summary = ?3 WHERE plan_id = ?4")?
-            .execute(params![
-                to_i64(self.revision),
-                self.header,
-                self.summary,
-                plan_id
-            ])
-            .map(drop)
-    }
+/// Writes plan `plan_id`'s revision, header and summary.
+pub(super) fn write_header(
+    writes: &Writes,
+    tx: &Transaction<'_>,
+    plan_id: &str,
+) -> rusqlite::Result<()> {
+    tx.prepare("UPDATE plans SET revision = ?1, doc = ?2, summary = ?3 WHERE plan_id = ?4")?
+        .execute(params![
+            to_i64(writes.revision),
+            writes.header,
+            writes.summary,
+            plan_id
+        ])
+        .map(drop)
 }
 
 /// Writes plan `plan_id` anew (its row in `plans` and every task), at
@@ -169,59 +126,16 @@ pub(super) fn read_plan(
     let Some(header) = header else {
         return Ok(None);
     };
-    let mut doc = match serde_json::from_str::<PlanDocument>(&header) {
-        Ok(doc) => doc,
-        Err(e) => return Ok(Some(Err(e.to_string()))),
-    };
     let mut select = tx.prepare("SELECT task FROM tasks WHERE plan_id = ?1 ORDER BY position")?;
-    let mut rows = select.query([plan_id])?;
-    let mut tasks = Vec::new();
-    while let Some(row) = rows.next()? {
-        let text: String = row.get(0)?;
-        match serde_json::from_str::<TaskDoc>(&text) {
-            Ok(task) => tasks.push(task),
-            Err(e) => return Ok(Some(Err(format!("task {}: {e}", tasks.len() + 1)))),
-        }
-    }
-    drop(rows);
+    let rows: Vec<String> = select
+        .query_map([plan_id], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
     drop(select);
     tx.finish()?;
-    // A document kept whole (it did not parse when the rows came in) has
-    // its tasks in its header.
-    if !tasks.is_empty() {
-        doc.tasks = tasks;
-    }
-    Ok(Some(Ok(doc)))
-}
-
-/// Plan `plan_id`'s summary from the runner's counters: O(1).
-fn summary_of(plan_id: &str, runner: &Runner) -> String {
-    let count = |status: TaskStatus| runner.index.count(status);
-    let summary = PlanSummary {
-        plan_id: plan_id.to_owned(),
-        title: runner.doc.meta.title.clone(),
-        goal: runner.doc.meta.goal.clone(),
-        status: runner.doc.state.status,
-        revision: runner.doc.state.revision,
-        updated_at: runner.doc.meta.updated_at.clone(),
-        counts: PlanCounts {
-            total: runner.doc.tasks.len(),
-            pending: count(TaskStatus::Pending),
-            in_progress: count(TaskStatus::InProgress),
-            completed: count(TaskStatus::Completed),
-            failed: count(TaskStatus::Failed),
-            skipped: count(TaskStatus::Skipped),
-        },
-    };
-    serde_json::to_string(&summary).unwrap_or_else(|_| "{}".to_owned())
-}
-
-/// The document's text without its tasks (taken out and put back: O(1)).
-fn header_text(doc: &mut PlanDocument) -> rusqlite::Result<String> {
-    let tasks = std::mem::take(&mut doc.tasks);
-    let text = to_text(&*doc);
-    doc.tasks = tasks;
-    text
+    Ok(Some(task_rows::assemble(
+        &header,
+        rows.iter().map(String::as_str),
+    )))
 }
 
 fn insert_tasks(tx: &Transaction<'_>, plan_id: &str, tasks: &[TaskDoc]) -> rusqlite::Result<()> {
@@ -244,8 +158,4 @@ fn insert_texts<'a>(
 
 fn to_text<T: serde::Serialize>(value: &T) -> rusqlite::Result<String> {
     serde_json::to_string(value).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
-}
-
-fn cannot_write(error: rusqlite::Error) -> OpError {
-    OpError::new(ErrorCode::StateIo, format!("cannot write a task: {error}"))
 }

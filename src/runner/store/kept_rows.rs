@@ -1,0 +1,219 @@
+//! Bringing a kept runner up to rows read from its store: another process
+//! changed some tasks (or this one computed changes that were not
+//! committed), and only those tasks are put in, the runner's indexes
+//! (counters, ready set, holders, leases, unmet dependencies) updated for
+//! each, in O(tasks put in + their dependents) — not rebuilt.
+
+use crate::document::{PlanDocument, TaskDoc, TaskStatus};
+use crate::runner::error::OpError;
+use crate::runner::index::{holder_key, satisfies, takes_work};
+use crate::runner::time::parse_rfc3339;
+use crate::runner::Runner;
+
+/// Puts `header` (a document without its tasks) and the tasks `rows`
+/// (position, task) into `runner`. A task whose identity, dependencies or
+/// priority differ from the one at its position, or whose lease does not
+/// read, has the runner built again from the whole document (what
+/// `Runner::new` says of it is the answer).
+pub(super) fn put_rows(
+    runner: &mut Runner,
+    header: PlanDocument,
+    rows: Vec<(usize, TaskDoc)>,
+) -> Result<(), OpError> {
+    let tasks = std::mem::take(&mut runner.doc.tasks);
+    runner.doc = PlanDocument { tasks, ..header };
+    let mut rebuild = false;
+    for (i, task) in rows {
+        let same_shape = runner.doc.tasks.get(i).is_some_and(|old| {
+            old.id == task.id
+                && old.key == task.key
+                && old.dependencies == task.dependencies
+                && old.priority == task.priority
+        });
+        if rebuild || !same_shape {
+            rebuild = true;
+            match runner.doc.tasks.get_mut(i) {
+                Some(old) => *old = task,
+                None => runner.doc.tasks.push(task),
+            }
+            continue;
+        }
+        leave(runner, i);
+        runner.doc.tasks[i] = task;
+        if !enter(runner, i) {
+            rebuild = true;
+        }
+    }
+    runner.take_touched();
+    if rebuild {
+        *runner = Runner::new(runner.doc.clone())?;
+    }
+    Ok(())
+}
+
+/// Takes the task at `i` out of the indexes (it stays in the document).
+fn leave(runner: &mut Runner, i: usize) {
+    let (tasks, index) = (&runner.doc.tasks, &mut runner.index);
+    let task = &tasks[i];
+    index.counts[task.status as usize] -= 1;
+    if task.status == TaskStatus::Failed && !task.optional {
+        index.failed_required -= 1;
+    }
+    if task.status == TaskStatus::InProgress {
+        index.in_progress.remove(&i);
+        if let Some(holder) = &task.holder {
+            let key = holder_key(holder.agent.as_deref());
+            if let Some(held) = index.held.get_mut(key) {
+                held.remove(&i);
+                if held.is_empty() {
+                    index.held.remove(key);
+                }
+            }
+            if let Some(secs) = holder.lease_expires_at.as_deref().and_then(parse_rfc3339) {
+                index.leases.remove(&(secs, i));
+            }
+        }
+    }
+    index.ready.remove(&i);
+    if satisfies(task) {
+        for &d in &index.dependents[i] {
+            index.unmet[d] += 1;
+            index.ready.remove(&d);
+        }
+    }
+}
+
+/// Puts the task at `i` into the indexes; `false` when its lease does not
+/// read (the runner is to be built again).
+fn enter(runner: &mut Runner, i: usize) -> bool {
+    let (tasks, index) = (&runner.doc.tasks, &mut runner.index);
+    let task = &tasks[i];
+    index.counts[task.status as usize] += 1;
+    if task.status == TaskStatus::Failed && !task.optional {
+        index.failed_required += 1;
+    }
+    let mut lease_read = true;
+    if task.status == TaskStatus::InProgress {
+        index.in_progress.insert(i);
+        if let Some(holder) = &task.holder {
+            let key = holder_key(holder.agent.as_deref());
+            index.held.entry(key.to_owned()).or_default().insert(i);
+            if let Some(until) = &holder.lease_expires_at {
+                match parse_rfc3339(until) {
+                    Some(secs) => {
+                        index.leases.insert((secs, i));
+                    }
+                    None => lease_read = false,
+                }
+            }
+        }
+    }
+    if takes_work(task) && index.unmet[i] == 0 {
+        index.ready.insert(i);
+    }
+    if satisfies(task) {
+        for &d in &index.dependents[i] {
+            index.unmet[d] -= 1;
+            if index.unmet[d] == 0 && takes_work(&tasks[d]) {
+                index.ready.insert(d);
+            }
+        }
+    }
+    lease_read
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::ops::{Op, SkipArgs, TaskIdArgs, TaskRef};
+    use crate::runner::Caller;
+
+    /// A plan of `n` tasks, each after the one two before it.
+    fn chain(n: u32) -> PlanDocument {
+        let tasks = (1..=n)
+            .map(|id| {
+                let deps = if id > 2 { vec![id - 2] } else { Vec::new() };
+                TaskDoc::pending(id, format!("t{id}"), deps)
+            })
+            .collect();
+        PlanDocument::new(crate::document::Meta::new("p", "g"), tasks)
+    }
+
+    /// What the indexes say, comparable.
+    fn view(runner: &Runner) -> String {
+        let index = &runner.index;
+        let mut held: Vec<_> = index.held.iter().collect();
+        held.sort();
+        format!(
+            "{:?} {} {:?} {:?} {:?} {:?} {:?}",
+            index.counts,
+            index.failed_required,
+            index.in_progress,
+            held,
+            index.leases,
+            index.ready.iter().collect::<Vec<_>>(),
+            index.unmet,
+        )
+    }
+
+    /// A runner brought up to another's touched rows has the same indexes
+    /// as one built from the document.
+    #[test]
+    fn rows_put_in_keep_the_indexes_as_built() {
+        let doc = chain(12);
+        let mut ahead = Runner::new(doc.clone()).expect("runner");
+        let mut kept = Runner::new(doc).expect("runner");
+        let agent = |name: &str| Caller::agent(Some(name.to_owned()));
+        let task = |id: u32| TaskIdArgs {
+            task_id: TaskRef::Id(id),
+        };
+        let ops = [
+            (Op::StartNextTask(Default::default()), "a"),
+            (Op::StartNextTask(Default::default()), "b"),
+            (Op::CompleteTask(Default::default()), "a"),
+            (Op::FailTask(Default::default()), "b"),
+            (Op::RetryTask(task(2)), "c"),
+            (Op::StartNextTask(Default::default()), "c"),
+            (
+                Op::SkipTask(SkipArgs {
+                    task_id: TaskRef::Id(5),
+                    reason: None,
+                }),
+                "d",
+            ),
+            (Op::StartNextTask(Default::default()), "a"),
+        ];
+        for (op, name) in ops {
+            let previous = ahead.doc.clone();
+            ahead.take_touched();
+            let _ = ahead.apply_as(&op, &agent(name));
+            let touched = ahead.take_touched();
+            let rows: Vec<_> = (0..ahead.doc.tasks.len())
+                .filter(|&i| touched.contains(i))
+                .map(|i| (i, ahead.doc.tasks[i].clone()))
+                .collect();
+            let header = PlanDocument {
+                tasks: Vec::new(),
+                ..ahead.doc.clone()
+            };
+            put_rows(&mut kept, header, rows).expect("rows put in");
+            let built = Runner::new(ahead.doc.clone()).expect("runner");
+            assert_eq!(kept.doc.to_json(), ahead.doc.to_json());
+            assert_eq!(view(&kept), view(&built), "after {op:?}");
+            // And back: a change not committed, undone by the rows as they
+            // were (tasks that were done no longer are).
+            let mut back = Runner::new(ahead.doc.clone()).expect("runner");
+            let rows = (0..previous.tasks.len())
+                .filter(|&i| touched.contains(i))
+                .map(|i| (i, previous.tasks[i].clone()))
+                .collect();
+            let header = PlanDocument {
+                tasks: Vec::new(),
+                ..previous.clone()
+            };
+            put_rows(&mut back, header, rows).expect("rows put back");
+            let built = Runner::new(previous).expect("runner");
+            assert_eq!(view(&back), view(&built), "undoing {op:?}");
+        }
+    }
+}

@@ -1,0 +1,560 @@
+//! The PostgreSQL store's kept runners: each plan's runner (document and
+//! indexes) stays in the process, and a change runs on it in place under
+//! the plan's in-process lock, as in the SQLite store (`task_rows.rs`). Other
+//! processes change the plan too, so the runner is checked against the
+//! plan's row: a change is written as computed only if the row is still
+//! the version it was computed on (the writer checks under the plan's
+//! lock), a query or a read answered only if the row's version is the
+//! runner's. When the row moved, the runner is brought up to it by reading
+//! only the tasks written since (`kept_rows.rs`), and a change is computed
+//! again on it — by the writer's request, under the plan's lock, so it
+//! cannot lose to another server's again.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+
+use postgres::{GenericClient, Statement};
+
+use super::rows::{self, PlanWrite};
+use super::writer::{Job, Reject, ToCaller};
+use super::{not_a_state, sql_error, PostgresStore, Statements, PER_TRANSACTION};
+use crate::document::PlanDocument;
+use crate::runner::error::OpError;
+use crate::runner::events::{Event, LogRecord};
+use crate::runner::ops::Op;
+use crate::runner::store::database::{lock, record_json};
+use crate::runner::store::kept_rows::put_rows;
+use crate::runner::store::plan_store::{plan_not_found, StoredEvent};
+use crate::runner::store::task_rows::{change_in_place, InPlace};
+use crate::runner::time::now_unix;
+use crate::runner::{Applied, Caller, Runner, Touched};
+
+/// How often a change is computed ahead (the runner brought up to the
+/// rows each time) and found outdated — another server changed the plan
+/// meanwhile — before it is made under the plan's advisory lock. Changes
+/// made again ahead still share the writer's statements; one made under
+/// the lock is a transaction of its own.
+pub(super) const AHEAD_ATTEMPTS: usize = 3;
+
+/// One plan in this process.
+#[derive(Default)]
+pub(super) struct Entry {
+    pub(super) slot: Mutex<Slot>,
+    /// Rung when a queued change of the plan is settled.
+    pub(super) settled: Condvar,
+    /// Bumped whenever the runner is found not to be the plan's state:
+    /// changes queued before are not written.
+    pub(super) epoch: AtomicU64,
+}
+
+/// A plan's kept runner and what is known of it.
+#[derive(Default)]
+pub(super) struct Slot {
+    /// The plan's latest state, indexed: committed, or what the queued
+    /// changes make.
+    pub(super) runner: Option<Runner>,
+    /// The `born` of the plan's row the runner is of.
+    pub(super) born: i64,
+    /// A revision of the plan whose committed tasks the runner holds, but
+    /// for those in `pending` and `lost`: bringing it up reads the tasks
+    /// written after it.
+    pub(super) committed: u64,
+    /// The tasks each queued change touched, in queue order.
+    pub(super) pending: VecDeque<Touched>,
+    /// The tasks changed on the runner by changes that were not committed.
+    pub(super) lost: Touched,
+    /// Whether the runner may not be the plan's state (a change of it was
+    /// not written, or left a trace): brought up to the rows before use.
+    pub(super) stale: bool,
+    /// Changes queued so far, and settled so far (in queue order).
+    pub(super) queued: u64,
+    pub(super) settled: u64,
+}
+
+impl Slot {
+    /// Settles the plan's oldest queued change: committed (at `revision`)
+    /// or not.
+    pub(super) fn settle(&mut self, committed: Option<u64>) {
+        self.settled += 1;
+        let touched = self.pending.pop_front().unwrap_or_default();
+        match committed {
+            Some(revision) => self.committed = self.committed.max(revision),
+            None => self.lose(&touched),
+        }
+    }
+
+    /// Marks the tasks `touched` as changed on the runner but not committed.
+    pub(super) fn lose(&mut self, touched: &Touched) {
+        self.stale = true;
+        if touched.is_everything() {
+            self.lost.everything();
+        }
+        for i in touched.positions() {
+            self.lost.task(i);
+        }
+    }
+}
+
+/// The statements that bring a kept runner up to the rows.
+pub(super) struct Reads<'a> {
+    /// [`rows::READ_PLAN`].
+    pub plan: &'a Statement,
+    /// [`rows::READ_CHANGED`].
+    pub changed: &'a Statement,
+}
+
+impl Statements {
+    /// The statements that bring a kept runner up to the rows.
+    fn reads(&self) -> Reads<'_> {
+        Reads {
+            plan: &self.read,
+            changed: &self.changed,
+        }
+    }
+}
+
+impl Slot {
+    /// Brings the runner (nothing queued) up to the plan's rows as
+    /// `client` reads them: only the tasks written since the runner's
+    /// committed revision, and those it lost, when the plan is the same
+    /// one and its list did not change; else the whole plan (store `shown`).
+    pub(super) fn bring_up(
+        &mut self,
+        client: &mut impl GenericClient,
+        reads: &Reads<'_>,
+        shown: &str,
+        plan_id: &str,
+    ) -> Result<(), OpError> {
+        let read = |e: postgres::Error| sql_error(shown, "read", &e);
+        let invalid = |e: String| not_a_state(shown, plan_id, &e);
+        if self.runner.is_some() && !self.lost.is_everything() {
+            let lost: Vec<i64> = self.lost.positions().map(|i| i as i64).collect();
+            let changed = rows::read_changed(client, reads.changed, plan_id, self.committed, &lost)
+                .map_err(read)?
+                .ok_or_else(|| plan_not_found(plan_id))?;
+            if changed.born == self.born && changed.reshaped <= self.committed {
+                let header = changed.header.map_err(invalid)?;
+                let tasks = changed.tasks.map_err(invalid)?;
+                if let Some(runner) = self.runner.as_mut() {
+                    if let Err(error) = put_rows(runner, header, tasks) {
+                        self.runner = None;
+                        return Err(error);
+                    }
+                    (self.committed, self.lost, self.stale) =
+                        (changed.revision, Touched::default(), false);
+                    return Ok(());
+                }
+            }
+        }
+        self.runner = None;
+        let stored = rows::read_plan(client, reads.plan, plan_id)
+            .map_err(read)?
+            .ok_or_else(|| plan_not_found(plan_id))?;
+        let doc = stored.doc.map_err(invalid)?;
+        self.runner = Some(Runner::new(doc)?);
+        (self.born, self.committed) = (stored.born, stored.revision);
+        (self.lost, self.stale) = (Touched::default(), false);
+        Ok(())
+    }
+}
+
+/// Waits until every change of the plan queued so far has settled; when
+/// `block`, none is queued meanwhile (the runner is marked stale first).
+fn settled<'a>(
+    entry: &'a Entry,
+    mut slot: MutexGuard<'a, Slot>,
+    block: bool,
+) -> MutexGuard<'a, Slot> {
+    if block && slot.settled < slot.queued {
+        slot.stale = true;
+    }
+    while slot.settled < slot.queued {
+        slot = entry
+            .settled
+            .wait(slot)
+            .unwrap_or_else(PoisonError::into_inner);
+    }
+    slot
+}
+
+impl PostgresStore {
+    /// The plan's in-process entry.
+    pub(super) fn entry(&self, plan_id: &str) -> Arc<Entry> {
+        let mut entries = lock(&self.shared.entries);
+        if entries.len() >= super::MAX_CACHED && !entries.contains_key(plan_id) {
+            entries.retain(|_, entry| Arc::strong_count(entry) > 1);
+        }
+        Arc::clone(entries.entry(plan_id.to_owned()).or_default())
+    }
+
+    /// The slot's runner, brought up to the plan's row when the row moved
+    /// (nothing queued): one small read when it had not.
+    fn current<'a>(
+        &self,
+        plan_id: &str,
+        slot: &'a mut Slot,
+    ) -> Result<Option<&'a mut Runner>, OpError> {
+        if slot.queued != slot.settled {
+            return Ok(None);
+        }
+        self.with_conn(|conn| {
+            let read = self.error("read");
+            if let (false, Some(runner)) = (slot.stale, slot.runner.as_ref()) {
+                let version = conn
+                    .client
+                    .query_opt(&conn.statements.version, &[&plan_id])
+                    .map_err(&read)?
+                    .ok_or_else(|| plan_not_found(plan_id))?;
+                let (revision, born): (i64, i64) = (version.get(0), version.get(1));
+                if (revision as u64, born) == (runner.doc.state.revision, slot.born) {
+                    return Ok(());
+                }
+            }
+            let statements = &conn.statements;
+            let mut tx = conn
+                .client
+                .build_transaction()
+                .isolation_level(postgres::IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()
+                .map_err(&read)?;
+            slot.bring_up(&mut tx, &statements.reads(), &self.shared.shown, plan_id)?;
+            tx.commit().map_err(&read)
+        })?;
+        Ok(slot.runner.as_mut())
+    }
+
+    /// The plan's committed document, from its kept runner when the row
+    /// has not moved (else the runner is brought up first); read whole when
+    /// changes of it are queued or it cannot be kept.
+    pub(super) fn load_kept(&self, plan_id: &str) -> Result<PlanDocument, OpError> {
+        let entry = self.entry(plan_id);
+        let mut slot = lock(&entry.slot);
+        // A plan the runner cannot index (a document edited by hand, say)
+        // is still read whole.
+        if let Ok(Some(runner)) = self.current(plan_id, &mut slot) {
+            return Ok(runner.doc.clone());
+        }
+        drop(slot);
+        let read = self.error("read");
+        let stored = self.with_conn(|conn| {
+            rows::read_plan(&mut conn.client, &conn.statements.read, plan_id).map_err(&read)
+        })?;
+        let stored = stored.ok_or_else(|| plan_not_found(plan_id))?;
+        stored.doc.map_err(|e| self.not_a_state(plan_id, &e))
+    }
+
+    /// Query `op` answered by the plan's kept runner, brought up to the
+    /// plan's row; `None` when changes of the plan are queued or a lease
+    /// ran out (the caller reads the plan).
+    pub(super) fn query_kept(
+        &self,
+        plan_id: &str,
+        op: &Op,
+        caller: &Caller,
+    ) -> Result<Option<Result<Applied, OpError>>, OpError> {
+        let now = now_unix();
+        let entry = self.entry(plan_id);
+        let mut slot = lock(&entry.slot);
+        let Some(runner) = self.current(plan_id, &mut slot)? else {
+            return Ok(None);
+        };
+        let ran_out = runner.index.leases.first();
+        if ran_out.is_some_and(|&(until, _)| until <= now) {
+            return Ok(None);
+        }
+        let state = runner.doc.state.clone();
+        let answer = runner.apply_as(op, &caller.clone().at(now));
+        let touched = runner.take_touched();
+        if !touched.is_empty() || runner.doc.state != state {
+            slot.lose(&touched);
+        }
+        Ok(Some(answer))
+    }
+
+    /// A change of plan `plan_id`: computed on its kept runner and handed to
+    /// the writer; computed again (the runner brought up to the rows) when
+    /// the row had moved, and made under the plan's lock when it moved
+    /// [`AHEAD_ATTEMPTS`] times.
+    pub(super) fn transact_kept(
+        &self,
+        plan_id: &str,
+        op: &str,
+        change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+    ) -> Result<Option<StoredEvent>, OpError> {
+        let entry = self.entry(plan_id);
+        for _ in 0..self.shared.ahead_attempts.load(Ordering::Relaxed) {
+            if let Some(answer) = self.change_ahead(plan_id, &entry, op, change)? {
+                return answer;
+            }
+        }
+        self.change_locked(plan_id, &entry, op, change)
+    }
+
+    /// The change computed on the kept runner (brought up first if it is
+    /// stale) and committed by the writer if the row did not move: its
+    /// answer, or `None` when the row had moved.
+    #[allow(clippy::type_complexity)]
+    fn change_ahead(
+        &self,
+        plan_id: &str,
+        entry: &Arc<Entry>,
+        op: &str,
+        change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+    ) -> Result<Option<Result<Option<StoredEvent>, OpError>>, OpError> {
+        let Some((queue, _)) = &self.writer else {
+            return Err(self.writer_gone());
+        };
+        let (reply, answer) = channel();
+        let record = {
+            let mut slot = lock(&entry.slot);
+            if slot.stale || slot.runner.is_none() {
+                slot = settled(entry, slot, true);
+                self.with_conn(|conn| {
+                    let reads = conn.statements.reads();
+                    slot.bring_up(&mut conn.client, &reads, &self.shared.shown, plan_id)
+                })?;
+            }
+            let epoch = entry.epoch.load(Ordering::SeqCst);
+            let born = slot.born;
+            let Some(runner) = slot.runner.as_mut() else {
+                return Err(plan_not_found(plan_id));
+            };
+            let InPlace {
+                base,
+                outcome,
+                touched,
+                trace,
+            } = change_in_place(plan_id, runner, op, change);
+            let (writes, record) = match outcome {
+                Ok(Some(prepared)) => prepared,
+                outcome => {
+                    if trace {
+                        slot.lose(&touched);
+                    }
+                    // An answer about the kept state: it stands if that was
+                    // the row's.
+                    let slot = settled(entry, slot, false);
+                    let version = self.version(plan_id)?;
+                    if entry.epoch.load(Ordering::SeqCst) == epoch && version == Some((base, born))
+                    {
+                        return Ok(Some(outcome.map(|_| None)));
+                    }
+                    let mut slot = slot;
+                    slot.stale = true;
+                    return Ok(None);
+                }
+            };
+            let record_text = match record_json(&record) {
+                Ok(text) => text,
+                Err(error) => {
+                    slot.lose(&touched);
+                    return Err(error);
+                }
+            };
+            let job = Job {
+                plan_id: plan_id.to_owned(),
+                entry: Arc::clone(entry),
+                epoch,
+                base,
+                born,
+                writes,
+                record: record.clone(),
+                record_text,
+                reply,
+            };
+            self.enqueue(queue, &mut slot, job, touched)?;
+            record
+        };
+        self.answer(plan_id, entry, record, &answer, op, change)
+    }
+
+    /// The writer's answer to a change queued with `record`: its event once
+    /// committed, `None` when it was outdated; computed again first when the
+    /// writer asks (the row had moved: it holds the plan's lock and brought
+    /// the runner up to the rows).
+    #[allow(clippy::type_complexity)]
+    fn answer(
+        &self,
+        plan_id: &str,
+        entry: &Entry,
+        mut record: LogRecord,
+        answer: &Receiver<ToCaller>,
+        op: &str,
+        change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+    ) -> Result<Option<Result<Option<StoredEvent>, OpError>>, OpError> {
+        loop {
+            match answer.recv() {
+                Ok(ToCaller::Done(Ok(position))) => {
+                    return Ok(Some(Ok(Some(StoredEvent {
+                        plan_id: plan_id.to_owned(),
+                        seq: record.revision,
+                        position,
+                        record,
+                    }))))
+                }
+                Ok(ToCaller::Done(Err(Reject::Failed(error)))) => return Err(error),
+                Ok(ToCaller::Done(Err(_))) => return Ok(None),
+                Ok(ToCaller::Recompute(back)) => {
+                    let mut slot = lock(&entry.slot);
+                    let Some(runner) = slot.runner.as_mut() else {
+                        let _ = back.send(None);
+                        return Err(plan_not_found(plan_id));
+                    };
+                    let made = change_in_place(plan_id, runner, op, change);
+                    let outcome = made.outcome.and_then(|made| {
+                        made.map(|(writes, made)| {
+                            record_json(&made).map(|text| (writes, made, text))
+                        })
+                        .transpose()
+                    });
+                    match outcome {
+                        Ok(Some((writes, made, text))) => {
+                            record = made.clone();
+                            let _ = back.send(Some((writes, made, text)));
+                        }
+                        outcome => {
+                            if made.trace || outcome.is_err() {
+                                slot.lose(&made.touched);
+                            }
+                            let _ = back.send(None);
+                            return Ok(Some(outcome.map(|_| None)));
+                        }
+                    }
+                }
+                Err(_) => return Err(self.writer_gone()),
+            }
+        }
+    }
+
+    /// Hands `job` (which touched `touched`) to the writer, counted as
+    /// queued for its plan.
+    fn enqueue(
+        &self,
+        queue: &Sender<Job>,
+        slot: &mut Slot,
+        job: Job,
+        touched: Touched,
+    ) -> Result<(), OpError> {
+        slot.pending.push_back(touched);
+        slot.queued += 1;
+        self.shared.queued.fetch_add(1, Ordering::SeqCst);
+        if queue.send(job).is_err() {
+            self.shared.queued.fetch_sub(1, Ordering::SeqCst);
+            slot.queued -= 1;
+            let touched = slot.pending.pop_back().unwrap_or_default();
+            slot.lose(&touched);
+            return Err(self.writer_gone());
+        }
+        Ok(())
+    }
+
+    /// The change made under the plan's advisory lock, on the kept runner
+    /// brought up to the rows as they are then, and committed before the
+    /// lock is let go (four round trips and the rows read; no other server
+    /// can move the plan meanwhile).
+    fn change_locked(
+        &self,
+        plan_id: &str,
+        entry: &Entry,
+        op: &str,
+        change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+    ) -> Result<Option<StoredEvent>, OpError> {
+        let mut slot = settled(entry, lock(&entry.slot), true);
+        let slot = &mut *slot;
+        let write = self.error("write");
+        self.with_conn(|conn| {
+            let statements = &conn.statements;
+            let mut tx = conn.client.transaction().map_err(&write)?;
+            tx.execute(&statements.lock, &[&plan_id]).map_err(&write)?;
+            slot.stale = true;
+            slot.bring_up(&mut tx, &statements.reads(), &self.shared.shown, plan_id)?;
+            let born = slot.born;
+            let Some(runner) = slot.runner.as_mut() else {
+                return Err(plan_not_found(plan_id));
+            };
+            let InPlace {
+                base,
+                outcome,
+                touched,
+                trace,
+            } = change_in_place(plan_id, runner, op, change);
+            let (writes, record) = match outcome {
+                Ok(Some(prepared)) => prepared,
+                outcome => {
+                    if trace {
+                        slot.lose(&touched);
+                    }
+                    return outcome.map(|_| None);
+                }
+            };
+            let committed = (|| {
+                let record_text = record_json(&record)?;
+                let plan = PlanWrite::new(plan_id, base, born, &writes);
+                let event = (plan_id, record.revision, record_text.as_str());
+                let (written, xid) =
+                    rows::write(&mut tx, &statements.write, &[], &[plan], &[event])
+                        .map_err(&write)?;
+                if written.is_empty() {
+                    return Err(plan_not_found(plan_id));
+                }
+                tx.commit().map_err(&write)?;
+                Ok(xid)
+            })();
+            let xid = match committed {
+                Ok(xid) => xid,
+                Err(error) => {
+                    slot.lose(&touched);
+                    return Err(error);
+                }
+            };
+            slot.committed = writes.revision;
+            self.shared.notify();
+            self.shared
+                .committed_on_rows
+                .fetch_add(1, Ordering::Relaxed);
+            Ok(Some(StoredEvent {
+                plan_id: plan_id.to_owned(),
+                seq: record.revision,
+                position: (xid * PER_TRANSACTION + 1) as u64,
+                record,
+            }))
+        })
+    }
+
+    /// Plan `plan_id`'s row version (revision, `born`); `None` without it.
+    fn version(&self, plan_id: &str) -> Result<Option<(u64, i64)>, OpError> {
+        let read = self.error("read");
+        self.with_conn(|conn| {
+            let row = conn
+                .client
+                .query_opt(&conn.statements.version, &[&plan_id])
+                .map_err(&read)?;
+            Ok(row.map(|row| (row.get::<_, i64>(0) as u64, row.get::<_, i64>(1))))
+        })
+    }
+
+    /// Has plan `plan_id`'s slot keep `doc` as the plan created (or started
+    /// over) with `born`, or nothing when `doc` is `None` (deleted); under
+    /// the slot's lock, nothing of the plan queued.
+    pub(super) fn replace_kept(
+        &self,
+        plan_id: &str,
+        write: impl FnOnce() -> Result<Option<(PlanDocument, i64)>, OpError>,
+    ) -> Result<(), OpError> {
+        let entry = self.entry(plan_id);
+        let mut slot = settled(&entry, lock(&entry.slot), true);
+        entry.epoch.fetch_add(1, Ordering::SeqCst);
+        slot.runner = None;
+        slot.stale = false;
+        slot.lost = Touched::default();
+        if let Some((doc, born)) = write()? {
+            slot.committed = doc.state.revision;
+            slot.born = born;
+            slot.runner = Runner::new(doc).ok();
+        }
+        Ok(())
+    }
+}

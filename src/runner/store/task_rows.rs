@@ -1,0 +1,188 @@
+//! What the database stores (SQLite, PostgreSQL) share to keep tasks as
+//! rows: a plan's row holds its document without its tasks (the header:
+//! meta, steps, roles, state) and its summary; each task is a row of its own,
+//! keyed by its position. A change is run in place on the plan's kept runner
+//! ([`change_in_place`]), and writes the header, the summary and only the
+//! tasks it touched ([`RowWrites`]); a change of the task list itself (add,
+//! remove, update, replan, reset) writes every task again. Reading a plan
+//! puts the document together from the header and the rows
+//! ([`assemble`]). Only the SQL differs between the backends.
+
+use crate::document::{PlanDocument, TaskDoc, TaskStatus};
+use crate::runner::error::{ErrorCode, OpError};
+use crate::runner::events::{Event, LogRecord};
+use crate::runner::{Runner, Touched};
+
+use super::plan_store::{next_revision_in_place, PlanCounts, PlanSummary};
+
+/// What one change writes: the plan's new revision, header and summary,
+/// and the tasks it touched.
+#[derive(Debug)]
+pub(super) struct RowWrites {
+    /// The revision the change made.
+    pub revision: u64,
+    /// The document without its tasks.
+    pub header: String,
+    /// The plan's summary (as `PlanStore::list` gives it).
+    pub summary: String,
+    /// The tasks written.
+    pub tasks: TaskRows,
+}
+
+/// The tasks a change writes.
+#[derive(Debug)]
+pub(super) enum TaskRows {
+    /// Each touched task: its position and text.
+    Some(Vec<(usize, String)>),
+    /// Every task, the list having changed.
+    All(Vec<String>),
+}
+
+impl RowWrites {
+    /// What the change `runner` just made writes, `touched` being the
+    /// tasks it touched: O(touched), or O(tasks) for a change of the list.
+    pub fn of(plan_id: &str, runner: &mut Runner, touched: &Touched) -> Result<RowWrites, OpError> {
+        let tasks = match touched.is_everything() {
+            true => TaskRows::All(
+                runner
+                    .doc
+                    .tasks
+                    .iter()
+                    .map(to_text)
+                    .collect::<Result<_, _>>()?,
+            ),
+            false => TaskRows::Some(
+                touched
+                    .positions()
+                    .filter_map(|i| runner.doc.tasks.get(i).map(|task| (i, task)))
+                    .map(|(i, task)| to_text(task).map(|text| (i, text)))
+                    .collect::<Result<_, _>>()?,
+            ),
+        };
+        Ok(RowWrites {
+            revision: runner.doc.state.revision,
+            header: header_text(&mut runner.doc)?,
+            summary: summary_of(plan_id, runner),
+            tasks,
+        })
+    }
+}
+
+/// A change run in place on a kept runner ([`change_in_place`]).
+pub(super) struct InPlace {
+    /// The revision it ran on.
+    pub base: u64,
+    /// What it changed (its rows and record), nothing, or why it was
+    /// refused.
+    pub outcome: Result<Option<(RowWrites, LogRecord)>, OpError>,
+    /// The tasks it touched.
+    pub touched: Touched,
+    /// Whether a change that wrote nothing left a trace on the runner (a
+    /// task touched, the state changed): then the runner no longer is the
+    /// committed state.
+    pub trace: bool,
+}
+
+/// Runs `change` on `runner` in place (leases that ran out expired first,
+/// the revision sealed when it changed anything), and what it writes.
+pub(super) fn change_in_place(
+    plan_id: &str,
+    runner: &mut Runner,
+    op: &str,
+    change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+) -> InPlace {
+    let base = runner.doc.state.revision;
+    let state = runner.doc.state.clone();
+    runner.take_touched();
+    let outcome = next_revision_in_place(runner, op, change);
+    let touched = runner.take_touched();
+    let outcome = match outcome {
+        Ok(Some(record)) => {
+            RowWrites::of(plan_id, runner, &touched).map(|writes| Some((writes, record)))
+        }
+        other => other.map(|_| None),
+    };
+    let trace =
+        !matches!(outcome, Ok(Some(_))) && (!touched.is_empty() || runner.doc.state != state);
+    InPlace {
+        base,
+        outcome,
+        touched,
+        trace,
+    }
+}
+
+/// A document as rows: its header's text and each task's text.
+pub(super) fn split(doc: &PlanDocument) -> Result<(String, Vec<String>), OpError> {
+    let tasks = doc.tasks.iter().map(to_text).collect::<Result<_, _>>()?;
+    let mut header = PlanDocument {
+        tasks: Vec::new(),
+        ..doc.clone()
+    };
+    Ok((header_text(&mut header)?, tasks))
+}
+
+/// The document of a header's text and its task rows' texts (in position
+/// order), or what is wrong with them. A header without rows keeps its own
+/// tasks (a document kept whole: it did not parse when the rows came in).
+pub(super) fn assemble<'a>(
+    header: &str,
+    rows: impl IntoIterator<Item = &'a str>,
+) -> Result<PlanDocument, String> {
+    let mut doc = serde_json::from_str::<PlanDocument>(header).map_err(|e| e.to_string())?;
+    let tasks = parse_tasks(rows)?;
+    if !tasks.is_empty() {
+        doc.tasks = tasks;
+    }
+    Ok(doc)
+}
+
+/// Task rows' texts parsed, in order, or which one is not a task.
+pub(super) fn parse_tasks<'a>(
+    rows: impl IntoIterator<Item = &'a str>,
+) -> Result<Vec<TaskDoc>, String> {
+    let mut tasks = Vec::new();
+    for text in rows {
+        match serde_json::from_str::<TaskDoc>(text) {
+            Ok(task) => tasks.push(task),
+            Err(e) => return Err(format!("task {}: {e}", tasks.len() + 1)),
+        }
+    }
+    Ok(tasks)
+}
+
+/// Plan `plan_id`'s summary from the runner's counters: O(1).
+pub(super) fn summary_of(plan_id: &str, runner: &Runner) -> String {
+    let count = |status: TaskStatus| runner.index.count(status);
+    let summary = PlanSummary {
+        plan_id: plan_id.to_owned(),
+        title: runner.doc.meta.title.clone(),
+        goal: runner.doc.meta.goal.clone(),
+        status: runner.doc.state.status,
+        revision: runner.doc.state.revision,
+        updated_at: runner.doc.meta.updated_at.clone(),
+        counts: PlanCounts {
+            total: runner.doc.tasks.len(),
+            pending: count(TaskStatus::Pending),
+            in_progress: count(TaskStatus::InProgress),
+            completed: count(TaskStatus::Completed),
+            failed: count(TaskStatus::Failed),
+            skipped: count(TaskStatus::Skipped),
+        },
+    };
+    serde_json::to_string(&summary).unwrap_or_else(|_| "{}".to_owned())
+}
+
+/// The document's text without its tasks (taken out and put back: O(1)).
+pub(super) fn header_text(doc: &mut PlanDocument) -> Result<String, OpError> {
+    let tasks = std::mem::take(&mut doc.tasks);
+    let text = to_text(&*doc);
+    doc.tasks = tasks;
+    text
+}
+
+/// A value's compact JSON text.
+pub(super) fn to_text<T: serde::Serialize>(value: &T) -> Result<String, OpError> {
+    serde_json::to_string(value)
+        .map_err(|e| OpError::new(ErrorCode::StateIo, format!("cannot write a task: {e}")))
+}
