@@ -84,6 +84,7 @@ use crate::runner::{Applied, Caller, Runner};
 mod kept;
 mod migrations;
 mod rows;
+mod slot;
 mod writer;
 
 use super::database::{lock, prepare_create, record_json, summary_json, to_i64};
@@ -91,8 +92,8 @@ use super::plan_store::{
     plan_exists, plan_not_found, transact_with, validate_plan_id, PlanStore, PlanSummary,
     StoredEvent, Subscribers,
 };
-use kept::Entry;
 use migrations::migrate;
+use slot::Entry;
 use writer::{write_loop, Job, WRITERS};
 
 /// The channel of `NOTIFY`.

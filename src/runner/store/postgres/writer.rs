@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 
 use postgres::{Client, Statement};
 
-use super::kept::{Entry, Reads};
 use super::rows::{self, EventWrite, PlanWrite};
+use super::slot::{Entry, Reads};
 use super::{sql_error, Shared, MAX_CACHED, PER_TRANSACTION};
 use crate::runner::error::{ErrorCode, OpError};
 use crate::runner::events::LogRecord;
