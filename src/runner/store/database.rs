@@ -5,10 +5,12 @@
 use crate::document::PlanDocument;
 use crate::runner::error::{ErrorCode, OpError};
 use crate::runner::events::LogRecord;
+use crate::runner::ops::Op;
 use crate::runner::time::now_rfc3339;
-use crate::runner::Runner;
+use crate::runner::time::now_unix;
+use crate::runner::{Applied, Caller, Runner};
 
-use super::plan_store::{validate_plan_id, PlanSummary};
+use super::plan_store::{transact_with, validate_plan_id, PlanStore, PlanSummary};
 
 /// Plan `plan_id`'s summary as the database backends store it.
 pub(super) fn summary_json(plan_id: &str, doc: &PlanDocument) -> String {
@@ -50,4 +52,32 @@ pub(super) fn prepare_create(
     let doc = Runner::new(doc)?.into_document();
     let record = super::log::init_record(&doc);
     Ok((doc, record))
+}
+
+/// [`PlanStore::apply`](super::PlanStore::apply) of a database store: a
+/// change made through the store's transaction, and a query answered by the
+/// plan's kept runner (`query_kept`: `None` when that is not the committed
+/// state) or else by the plan loaded.
+pub(super) fn apply_with_kept<S: PlanStore + ?Sized>(
+    store: &S,
+    plan_id: &str,
+    op: &Op,
+    caller: &Caller,
+    query_kept: impl FnOnce() -> Result<Option<Result<Applied, OpError>>, OpError>,
+) -> Result<Applied, OpError> {
+    if op.is_change() {
+        return transact_with(store, plan_id, op.name(), |runner| {
+            let applied = runner.apply_as(op, &caller.clone().at(now_unix()))?;
+            let events = applied.events.clone();
+            Ok((applied, events))
+        })
+        .map(|(applied, _)| applied);
+    }
+    validate_plan_id(plan_id)?;
+    if let Some(answer) = query_kept()? {
+        return answer;
+    }
+    store
+        .runner(plan_id)?
+        .apply_as(op, &caller.clone().at(now_unix()))
 }

@@ -79,11 +79,7 @@ pub trait PlanStore: Send + Sync + std::fmt::Debug {
     /// means no; any other error is the answer). A state file says whether
     /// the file is there.
     fn contains(&self, plan_id: &str) -> Result<bool, OpError> {
-        match self.load(plan_id) {
-            Ok(_) => Ok(true),
-            Err(error) if error.code == ErrorCode::PlanNotFound => Ok(false),
-            Err(error) => Err(error),
-        }
+        found(self.load(plan_id))
     }
 
     /// Deletes plan `plan_id` when `check` accepts its state (the Plan
@@ -304,6 +300,16 @@ pub fn validate_plan_id(plan_id: &str) -> Result<(), OpError> {
 }
 
 /// `PLAN_NOT_FOUND` for `plan_id`.
+/// Whether a read of a plan found it: `PLAN_NOT_FOUND` means no; any
+/// other error is the answer.
+pub(crate) fn found<T>(read: Result<T, OpError>) -> Result<bool, OpError> {
+    match read {
+        Ok(_) => Ok(true),
+        Err(error) if error.code == ErrorCode::PlanNotFound => Ok(false),
+        Err(error) => Err(error),
+    }
+}
+
 pub(crate) fn plan_not_found(plan_id: &str) -> OpError {
     OpError::new(
         ErrorCode::PlanNotFound,

@@ -78,7 +78,6 @@ use crate::document::PlanDocument;
 use crate::runner::error::{ErrorCode, OpError};
 use crate::runner::events::{Event, LogRecord};
 use crate::runner::ops::Op;
-use crate::runner::time::now_unix;
 use crate::runner::{Applied, Caller, Runner};
 
 mod kept;
@@ -87,10 +86,9 @@ mod rows;
 mod slot;
 mod writer;
 
-use super::database::{lock, prepare_create, record_json, summary_json, to_i64};
+use super::database::{apply_with_kept, lock, prepare_create, record_json, summary_json, to_i64};
 use super::plan_store::{
-    plan_exists, plan_not_found, transact_with, validate_plan_id, PlanStore, PlanSummary,
-    StoredEvent, Subscribers,
+    plan_exists, plan_not_found, validate_plan_id, PlanStore, PlanSummary, StoredEvent, Subscribers,
 };
 use migrations::migrate;
 use slot::Entry;
@@ -446,20 +444,9 @@ impl PlanStore for PostgresStore {
     /// runner when the plan's row has not moved (one small read, not the
     /// whole plan).
     fn apply(&self, plan_id: &str, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
-        if op.is_change() {
-            return transact_with(self, plan_id, op.name(), |runner| {
-                let applied = runner.apply_as(op, &caller.clone().at(now_unix()))?;
-                let events = applied.events.clone();
-                Ok((applied, events))
-            })
-            .map(|(applied, _)| applied);
-        }
-        validate_plan_id(plan_id)?;
-        if let Some(answer) = self.query_kept(plan_id, op, caller)? {
-            return answer;
-        }
-        self.runner(plan_id)?
-            .apply_as(op, &caller.clone().at(now_unix()))
+        apply_with_kept(self, plan_id, op, caller, || {
+            self.query_kept(plan_id, op, caller)
+        })
     }
 
     fn create(

@@ -6,12 +6,13 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::document::PlanDocument;
-use crate::runner::error::{ErrorCode, OpError};
+use crate::runner::error::OpError;
 use crate::runner::events::Event;
 use crate::runner::Runner;
 
 use super::super::plan_store::{
-    plan_exists, plan_not_found, validate_plan_id, PlanStore, PlanSummary, StoredEvent, Subscribers,
+    found, plan_exists, plan_not_found, validate_plan_id, PlanStore, PlanSummary, StoredEvent,
+    Subscribers,
 };
 use super::super::Store;
 use super::{init, records, stored};
@@ -120,11 +121,7 @@ impl PlanStore for JsonFileStore {
     fn contains(&self, plan_id: &str) -> Result<bool, OpError> {
         match self.by_path {
             true => Ok(self.store.exists()),
-            false => match self.read(plan_id) {
-                Ok(_) => Ok(true),
-                Err(error) if error.code == ErrorCode::PlanNotFound => Ok(false),
-                Err(error) => Err(error),
-            },
+            false => found(self.read(plan_id)),
         }
     }
 
