@@ -33,7 +33,40 @@ pub struct Completion {
 pub fn completions(compilation: &Compilation, offset: usize) -> Vec<Completion> {
     let text = super::root_text(compilation);
     let offset = crate::line_index::floor_char(text, offset);
-    let tokens = lexer::tokens(text, offset);
+    completions_scanned_from(compilation, scan_start(compilation, offset), offset)
+}
+
+/// Where the token scan for a completion at `offset` may begin: the start
+/// of the last keyword the parser read that ends before the cursor and
+/// before the first run of text that did not parse (before it, the parser
+/// and the scan agree on where strings and comments are, so a keyword
+/// starts a token of the whole text's scan); 0 if there is none.
+///
+/// Every proposal depends only on the tokens from the `after` of the list
+/// the cursor is in (no keyword stands between) or fewer, so starting at a
+/// keyword before the cursor proposes what scanning the whole text would,
+/// without scanning a large file from its start on every request.
+fn scan_start(compilation: &Compilation, offset: usize) -> usize {
+    let syntax = super::root_syntax(compilation);
+    let limit = syntax
+        .unparsed
+        .first()
+        .map_or(offset, |run| run.start().min(offset));
+    let before = syntax.keywords.partition_point(|k| k.end() < limit);
+    before
+        .checked_sub(1)
+        .map_or(0, |k| syntax.keywords[k].start())
+}
+
+/// The proposals at `offset` (a char boundary), the text scanned for tokens
+/// from `start`.
+fn completions_scanned_from(
+    compilation: &Compilation,
+    start: usize,
+    offset: usize,
+) -> Vec<Completion> {
+    let text = super::root_text(compilation);
+    let tokens = lexer::tokens(text, start, offset);
     // The token the cursor is in or just after.
     let current = tokens.last().filter(|t| t.span.end() >= offset);
     match current.map(|t| t.kind) {
@@ -301,6 +334,52 @@ mod tests {
         assert_eq!(
             labels("plan p {\n task a \"A\" {\n  as$0"),
             Context::Task.keywords()
+        );
+    }
+
+    /// Texts with keywords inside strings and comments, `"""` strings,
+    /// escapes and mistakes before, at and after the places completed.
+    fn scanned_texts() -> Vec<String> {
+        let described = PLAN.replace(
+            "retry 2\n",
+            "retry 2\n        description \"\"\"\n  after # task \"x\n\"\"\"\n        # after compile, \"\n        reasoning \"a \\\" after {thing} # task\"\n",
+        );
+        vec![
+            PLAN.to_owned(),
+            described.clone(),
+            PLAN.replace("after build\n", "after build, te\n"),
+            PLAN.replace("after build\n", "after build,\n"),
+            PLAN.replace("task test \"Test\"", "task test \"Te"),
+            PLAN.replace("role dev", "role dev \"\"\"open"),
+            described.replace("step build", "step \"bu"),
+            format!("{described}\nplan other {{\n  task a \"A {{th\" {{ after "),
+        ]
+    }
+
+    #[test]
+    fn a_scan_from_the_last_keyword_proposes_what_a_scan_from_the_start_does() {
+        for text in scanned_texts() {
+            let c = crate::ide::test_support::compile_text(&text);
+            for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
+                assert_eq!(
+                    completions(&c, offset),
+                    completions_scanned_from(&c, 0, offset),
+                    "at {offset} of\n{text}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_scan_starts_near_the_cursor_in_a_clean_file() {
+        let text = PLAN.replace("after build\n", "after build, $0\n");
+        let (c, offset) = compile_at(&text);
+        let start = scan_start(&c, offset);
+        let text = crate::ide::root_text(&c);
+        assert_eq!(&text[start..offset], "after build, ");
+        assert_eq!(
+            labels(&PLAN.replace("after build\n", "after build, $0\n")),
+            ["build", "compile", "test"]
         );
     }
 

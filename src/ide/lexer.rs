@@ -30,11 +30,15 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '-' || c == '.'
 }
 
-/// The tokens of `text` that start before `end` (whitespace left out).
-pub(super) fn tokens(text: &str, end: usize) -> Vec<Token> {
+/// The tokens of `text` that start in `start..end` (whitespace left out).
+///
+/// `start` must be where a token of the whole text's scan begins (0, or the
+/// start of a keyword the parser read outside any string or comment): the
+/// scan does not know what came before it.
+pub(super) fn tokens(text: &str, start: usize, end: usize) -> Vec<Token> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
-    let mut i = 0;
+    let mut i = start;
     while i < text.len() && i < end {
         let Some(c) = text[i..].chars().next() else {
             break;
@@ -102,7 +106,7 @@ mod tests {
     #[test]
     fn splits_words_strings_comments_and_punctuation() {
         let text = "task a \"x {p}\" { # note\n after b, 打开 \"open";
-        let kinds: Vec<Kind> = tokens(text, text.len()).iter().map(|t| t.kind).collect();
+        let kinds: Vec<Kind> = tokens(text, 0, text.len()).iter().map(|t| t.kind).collect();
         assert_eq!(
             kinds,
             [

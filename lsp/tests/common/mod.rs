@@ -134,6 +134,12 @@ impl TestClient {
     }
 
     async fn receive(&mut self) -> Value {
+        let body = self.receive_bytes().await;
+        serde_json::from_slice::<Value>(&body).expect("JSON")
+    }
+
+    /// The body of the next message from the server, not parsed.
+    async fn receive_bytes(&mut self) -> Vec<u8> {
         let read = async {
             let mut length = None;
             loop {
@@ -154,7 +160,7 @@ impl TestClient {
             }
             let mut body = vec![0; length.expect("a Content-Length header")];
             self.reader.read_exact(&mut body).await.expect("a body");
-            serde_json::from_slice::<Value>(&body).expect("JSON")
+            body
         };
         tokio::time::timeout(PATIENCE, read)
             .await
@@ -170,6 +176,28 @@ impl TestClient {
                 return message;
             }
             self.notifications.push_back(message);
+        }
+    }
+
+    /// Sends a request and returns the body of its response as read, not
+    /// parsed (only its `id` and `method` are read, to tell it from the
+    /// notifications before it, which are queued parsed): for benchmarks,
+    /// which time the server, not the client's parse of a large answer.
+    pub async fn request_unparsed(&mut self, method: &str, params: Value) -> Vec<u8> {
+        #[derive(serde::Deserialize)]
+        struct Head {
+            id: Option<i64>,
+            method: Option<serde::de::IgnoredAny>,
+        }
+        let id = self.start_request(method, params).await;
+        loop {
+            let body = self.receive_bytes().await;
+            let head: Head = serde_json::from_slice(&body).expect("JSON");
+            if head.id == Some(id) && head.method.is_none() {
+                return body;
+            }
+            self.notifications
+                .push_back(serde_json::from_slice(&body).expect("JSON"));
         }
     }
 
