@@ -340,11 +340,20 @@ impl LanguageServer for Backend {
             return Ok(None);
         };
         let offset = convert::offset_in(&analysis, position.position);
-        let items: Vec<CompletionItem> = ide::completions(&analysis.compilation, offset)
+        let (proposals, cut) =
+            ide::completions_capped(&analysis.compilation, offset, ide::MAX_COMPLETIONS);
+        let items: Vec<CompletionItem> = proposals
             .into_iter()
             .map(|c| convert::completion(&analysis, c))
             .collect();
-        Ok(Some(CompletionResponse::Array(items)))
+        Ok(Some(match cut {
+            false => CompletionResponse::Array(items),
+            // The editor asks again as the word grows.
+            true => CompletionResponse::List(CompletionList {
+                is_incomplete: true,
+                items,
+            }),
+        }))
     }
 
     async fn document_symbol(

@@ -36,6 +36,46 @@ pub fn completions(compilation: &Compilation, offset: usize) -> Vec<Completion> 
     completions_scanned_from(compilation, scan_start(compilation, offset), offset)
 }
 
+/// The most proposals one completion answers with. A plan's names can
+/// number 100,000 (a 17 MB answer that takes an editor a third of a
+/// second to receive); past this many the list is cut to the names that
+/// can still match what is typed, and marked incomplete, so the editor
+/// asks again as the word grows.
+pub const MAX_COMPLETIONS: usize = 1000;
+
+/// The proposals at `offset`, at most `max`, and whether the list was
+/// cut. When there are more than `max`, those whose label holds the typed
+/// part of the word (from the start of the span it replaces to the
+/// cursor) as a subsequence, ignoring case — what an editor's filter
+/// keeps — are kept in their order, up to `max`.
+pub fn completions_capped(
+    compilation: &Compilation,
+    offset: usize,
+    max: usize,
+) -> (Vec<Completion>, bool) {
+    let mut proposals = completions(compilation, offset);
+    if proposals.len() <= max {
+        return (proposals, false);
+    }
+    let text = super::root_text(compilation);
+    let offset = crate::line_index::floor_char(text, offset);
+    proposals.retain(|c| {
+        let typed = text.get(c.replace.start()..offset).unwrap_or_default();
+        holds_in_order(&c.label, typed)
+    });
+    proposals.truncate(max);
+    (proposals, true)
+}
+
+/// Whether `label` has the letters of `typed` in order (ignoring case).
+fn holds_in_order(label: &str, typed: &str) -> bool {
+    let mut letters = label.chars().flat_map(char::to_lowercase);
+    typed
+        .chars()
+        .flat_map(char::to_lowercase)
+        .all(|wanted| letters.any(|letter| letter == wanted))
+}
+
 /// Where the token scan for a completion at `offset` may begin: the start
 /// of the last keyword the parser read that ends before the cursor and
 /// before the first run of text that did not parse (before it, the parser
@@ -302,6 +342,29 @@ mod tests {
         let (c, offset) = compile_at(&text);
         let replace = completions(&c, offset)[0].replace;
         assert_eq!(replace, Span::new(offset - 2, offset));
+    }
+
+    #[test]
+    fn a_long_list_of_names_is_cut_to_those_that_match_what_is_typed() {
+        let mut text = String::from("plan p {\n    step s {\n");
+        for i in 0..30 {
+            text.push_str(&format!("        task alpha_{i} \"a\"\n"));
+            text.push_str(&format!("        task beta_{i} \"b\"\n"));
+        }
+        text.push_str("        task last \"l\" {\n            after BT_1$0\n        }\n    }\n}\n");
+        let (c, offset) = compile_at(&text);
+        let (all, cut) = completions_capped(&c, offset, 1000);
+        assert!(!cut);
+        assert_eq!(all.len(), completions(&c, offset).len());
+        let (kept, cut) = completions_capped(&c, offset, 5);
+        assert!(cut);
+        let labels: Vec<&str> = kept.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["beta_1", "beta_10", "beta_11", "beta_12", "beta_13"]
+        );
+        assert!(holds_in_order("beta_21", "bt_1"));
+        assert!(!holds_in_order("alpha_1", "bt_1"));
     }
 
     #[test]

@@ -17,7 +17,9 @@ mod rename;
 mod symbols;
 mod tokens;
 
-pub use completion::{completions, Completion, CompletionKind};
+pub use completion::{
+    completions, completions_capped, Completion, CompletionKind, MAX_COMPLETIONS,
+};
 pub use fixes::{apply_fixes, quick_fixes, QuickFix};
 pub use folding::{folding_ranges, Fold, FoldKind};
 pub use formatting::formatting;

@@ -225,6 +225,34 @@ async fn rename_edits_every_use_and_refuses_clashes_and_keywords() {
 }
 
 #[tokio::test]
+async fn a_plan_of_many_names_answers_a_cut_list_marked_incomplete() {
+    let mut text = String::from("plan p {\n    step s {\n");
+    for i in 0..1200 {
+        text.push_str(&format!("        task t{i} \"t\"\n"));
+    }
+    text.push_str("        task last \"l\" {\n            after t11\n        }\n    }\n}\n");
+    let mut client = TestClient::start().await;
+    client.open(&text).await;
+    let (line, col) = find(&text, "after t11", 9);
+    let answer = client
+        .result("textDocument/completion", at(line, col))
+        .await;
+    assert_eq!(answer["isIncomplete"], true, "{answer}");
+    let labels: Vec<&str> = answer["items"]
+        .as_array()
+        .expect("a completion list")
+        .iter()
+        .filter_map(|item| item["label"].as_str())
+        .collect();
+    // The names whose letters hold `t11` in order (t11, t101, t110 …), in
+    // the plan's order, never more than the cap.
+    assert!(labels.len() <= 1000, "{}", labels.len());
+    assert_eq!(labels[..3], ["t11", "t101", "t110"]);
+    assert!(labels.iter().all(|l| l.starts_with('t') && l.contains('1')));
+    assert!(!labels.contains(&"t25"));
+}
+
+#[tokio::test]
 async fn completion_offers_names_roles_params_and_keywords_by_context() {
     let mut client = TestClient::start().await;
     client.open(DEMO).await;
