@@ -134,10 +134,15 @@ const REQUESTS: &[Request] = &[
         },
     },
     Request {
-        name: "completion at the end of an `after` list (every task and step)",
+        name: "completion at the end of an `after` list (names holding the typed letters, cut at 1,000)",
         method: "textDocument/completion",
         params: |p, i| at(p.after_list_ends[i].0, p.after_list_ends[i].1),
-        check: |r| r.as_array().is_some_and(|items| items.len() > 1000),
+        check: |r| {
+            r["isIncomplete"] == true
+                && r["items"]
+                    .as_array()
+                    .is_some_and(|items| !items.is_empty() && items.len() <= 1000)
+        },
     },
     Request {
         name: "completion at a new item in a step (keywords)",

@@ -3,7 +3,7 @@
 
 use super::lexer::{self, Kind, Token};
 use crate::compile::Compilation;
-use crate::ir::{SymbolKind, Type};
+use crate::ir::{Definition, SymbolKind, Symbols, Type};
 use crate::span::Span;
 use crate::syntax::keywords::{self, Then};
 use crate::syntax::{ast, Context};
@@ -33,7 +33,7 @@ pub struct Completion {
 pub fn completions(compilation: &Compilation, offset: usize) -> Vec<Completion> {
     let text = super::root_text(compilation);
     let offset = crate::line_index::floor_char(text, offset);
-    completions_scanned_from(compilation, scan_start(compilation, offset), offset)
+    completions_capped(compilation, offset, usize::MAX).0
 }
 
 /// The most proposals one completion answers with. A plan's names can
@@ -53,12 +53,13 @@ pub fn completions_capped(
     offset: usize,
     max: usize,
 ) -> (Vec<Completion>, bool) {
-    let mut proposals = completions(compilation, offset);
-    if proposals.len() <= max {
-        return (proposals, false);
-    }
     let text = super::root_text(compilation);
     let offset = crate::line_index::floor_char(text, offset);
+    let (mut proposals, cut) =
+        completions_scanned_from(compilation, scan_start(compilation, offset), offset, max);
+    if cut || proposals.len() <= max {
+        return (proposals, cut);
+    }
     proposals.retain(|c| {
         let typed = text.get(c.replace.start()..offset).unwrap_or_default();
         holds_in_order(&c.label, typed)
@@ -99,25 +100,28 @@ fn scan_start(compilation: &Compilation, offset: usize) -> usize {
 }
 
 /// The proposals at `offset` (a char boundary), the text scanned for tokens
-/// from `start`.
+/// from `start`; names at most `max` (and whether they were cut).
 fn completions_scanned_from(
     compilation: &Compilation,
     start: usize,
     offset: usize,
-) -> Vec<Completion> {
+    max: usize,
+) -> (Vec<Completion>, bool) {
     let text = super::root_text(compilation);
     let tokens = lexer::tokens(text, start, offset);
     // The token the cursor is in or just after.
     let current = tokens.last().filter(|t| t.span.end() >= offset);
     match current.map(|t| t.kind) {
-        Some(Kind::Comment) => return Vec::new(),
+        Some(Kind::Comment) => return (Vec::new(), false),
         Some(Kind::Str { closed }) => {
             let token = current.map_or(Span::at(offset), |t| t.span);
             let inside = offset < token.end() || !closed;
-            return if inside {
-                param_completions(compilation, text, token.start(), offset)
-            } else {
-                Vec::new()
+            return match inside {
+                true => (
+                    param_completions(compilation, text, token.start(), offset),
+                    false,
+                ),
+                false => (Vec::new(), false),
             };
         }
         _ => {}
@@ -129,9 +133,11 @@ fn completions_scanned_from(
     let replace = Span::new(prefix, offset);
     let significant: Vec<&Token> = before.iter().filter(|t| t.kind != Kind::Comment).collect();
     let previous = significant.last().map(|t| &text[t.span.range()]);
-    match previous {
-        Some("after") => names(compilation, offset, replace),
-        Some(",") if in_after_list(text, &significant) => names(compilation, offset, replace),
+    if previous == Some("after") || previous == Some(",") && in_after_list(text, &significant) {
+        let typed = &text[prefix..offset];
+        return names(compilation, offset, replace, typed, max);
+    }
+    let proposals = match previous {
         Some("assignee") => symbols_of(compilation, SymbolKind::Role, replace),
         Some("priority") => crate::ir::Priority::NAMES
             .iter()
@@ -164,7 +170,8 @@ fn completions_scanned_from(
                 replace,
             })
             .collect(),
-    }
+    };
+    (proposals, false)
 }
 
 /// Whether the `,` ending `significant` separates the names of an `after`.
@@ -188,16 +195,28 @@ fn in_after_list(text: &str, significant: &[&Token]) -> bool {
     }
 }
 
-/// Task and step names, leaving out the task the cursor is in.
-fn names(compilation: &Compilation, offset: usize, replace: Span) -> Vec<Completion> {
+/// Task and step names, leaving out the task the cursor is in: at most
+/// `max`, and past that many only those holding the letters `typed` in
+/// order (then the bool is true: the list was cut).
+fn names(
+    compilation: &Compilation,
+    offset: usize,
+    replace: Span,
+    typed: &str,
+    max: usize,
+) -> (Vec<Completion>, bool) {
     let symbols = &compilation.checked.symbols;
-    let mut seen = std::collections::HashSet::new();
-    symbols
-        .definitions
-        .iter()
-        .filter(|d| matches!(d.kind, SymbolKind::Task | SymbolKind::Step))
-        .filter(|d| !(d.kind == SymbolKind::Task && d.full_span.touches(offset)))
-        .filter(|d| seen.insert(d.name.as_str()))
+    let mut chosen: Vec<_> = name_candidates(symbols, offset, None)
+        .take(max.saturating_add(1))
+        .collect();
+    let cut = chosen.len() > max;
+    if cut {
+        chosen = name_candidates(symbols, offset, Some(typed))
+            .take(max)
+            .collect();
+    }
+    let proposals = chosen
+        .into_iter()
         .map(|d| Completion {
             label: d.name.to_string(),
             kind: if d.kind == SymbolKind::Task {
@@ -208,7 +227,26 @@ fn names(compilation: &Compilation, offset: usize, replace: Span) -> Vec<Complet
             detail: Some(d.kind.as_str().to_owned()),
             replace,
         })
-        .collect()
+        .collect();
+    (proposals, cut)
+}
+
+/// The task and step definitions a name completion proposes, each name
+/// once, leaving out the task at `offset`; with `typed`, only the names
+/// holding its letters in order.
+fn name_candidates<'a>(
+    symbols: &'a Symbols,
+    offset: usize,
+    typed: Option<&'a str>,
+) -> impl Iterator<Item = &'a Definition> + 'a {
+    let mut seen = std::collections::HashSet::new();
+    symbols
+        .definitions
+        .iter()
+        .filter(|d| matches!(d.kind, SymbolKind::Task | SymbolKind::Step))
+        .filter(move |d| !(d.kind == SymbolKind::Task && d.full_span.touches(offset)))
+        .filter(move |d| typed.is_none_or(|typed| holds_in_order(&d.name, typed)))
+        .filter(move |d| seen.insert(d.name.as_str()))
 }
 
 fn symbols_of(compilation: &Compilation, kind: SymbolKind, replace: Span) -> Vec<Completion> {
@@ -426,7 +464,7 @@ mod tests {
             for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
                 assert_eq!(
                     completions(&c, offset),
-                    completions_scanned_from(&c, 0, offset),
+                    completions_scanned_from(&c, 0, offset, usize::MAX).0,
                     "at {offset} of\n{text}"
                 );
             }
