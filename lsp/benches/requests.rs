@@ -186,6 +186,17 @@ const REQUESTS: &[Request] = &[
         check: |r| r["data"].as_array().is_some_and(|d| d.len() > 1000),
     },
     Request {
+        name: "semanticTokens/range (60 lines, as an editor's screen)",
+        method: "textDocument/semanticTokens/range",
+        params: |p, i| {
+            let line = p.definitions[i].0;
+            let start = json!({ "line": line.saturating_sub(30), "character": 0 });
+            let end = json!({ "line": line + 30, "character": 0 });
+            json!({ "textDocument": { "uri": URI }, "range": { "start": start, "end": end } })
+        },
+        check: |r| r["data"].as_array().is_some_and(|d| !d.is_empty() && d.len() < 5 * 1000),
+    },
+    Request {
         name: "documentSymbol (the outline)",
         method: "textDocument/documentSymbol",
         params: |_, _| text_document(),

@@ -190,7 +190,9 @@ pub fn capabilities() -> ServerCapabilities {
                     token_modifiers: convert::TOKEN_MODIFIERS.to_vec(),
                 },
                 full: Some(SemanticTokensFullOptions::Bool(true)),
-                range: None,
+                // Editors ask for the lines on screen first: a range's
+                // tokens are converted and sent alone.
+                range: Some(true),
                 work_done_progress_options: Default::default(),
             },
         )),
@@ -379,6 +381,22 @@ impl LanguageServer for Backend {
         };
         let tokens = ide::semantic_tokens(&analysis.compilation);
         Ok(Some(SemanticTokensResult::Tokens(SemanticTokens {
+            result_id: None,
+            data: convert::semantic_tokens(&analysis, &tokens),
+        })))
+    }
+
+    async fn semantic_tokens_range(
+        &self,
+        params: SemanticTokensRangeParams,
+    ) -> Result<Option<SemanticTokensRangeResult>> {
+        let Some(analysis) = self.current(&params.text_document.uri).await else {
+            return Ok(None);
+        };
+        let start = convert::offset_in(&analysis, params.range.start);
+        let end = convert::offset_in(&analysis, params.range.end);
+        let tokens = ide::semantic_tokens_in(&analysis.compilation, start, end);
+        Ok(Some(SemanticTokensRangeResult::Tokens(SemanticTokens {
             result_id: None,
             data: convert::semantic_tokens(&analysis, &tokens),
         })))

@@ -35,10 +35,35 @@ pub struct Token {
 /// Every token of the file, sorted and non-overlapping. A token may span
 /// several lines (a `"""` string); the protocol layer splits it if it must.
 pub fn semantic_tokens(compilation: &Compilation) -> Vec<Token> {
+    without_overlaps(sources(compilation, |_| true))
+}
+
+/// The tokens of [`semantic_tokens`] that overlap `start..end`, without
+/// sorting the file's: the tokens whose spans overlap the range, and those
+/// overlapping any of them (an interpolation in a string the range cuts,
+/// which cuts that string), are sorted and cut alone.
+pub fn semantic_tokens_in(compilation: &Compilation, start: usize, end: usize) -> Vec<Token> {
+    let overlap = |span: Span, (from, to): (usize, usize)| span.start() < to && from < span.end();
+    let range = (start, end);
+    let window = sources(compilation, |span| overlap(span, range))
+        .iter()
+        .fold(range, |(from, to), t| {
+            (from.min(t.span.start()), to.max(t.span.end()))
+        });
+    without_overlaps(sources(compilation, |span| overlap(span, window)))
+        .into_iter()
+        .filter(|t| overlap(t.span, range))
+        .collect()
+}
+
+/// The file's tokens whose spans `keep` accepts, unsorted and overlapping:
+/// keywords, comments, the names defined and referred to in this file, and
+/// literals.
+fn sources(compilation: &Compilation, keep: impl Fn(Span) -> bool) -> Vec<Token> {
     let file = super::root_syntax(compilation);
     let mut tokens = Vec::new();
     let mut push = |span: Span, kind: TokenKind, definition: bool| {
-        if !span.is_empty() {
+        if !span.is_empty() && keep(span) {
             tokens.push(Token {
                 span,
                 kind,
@@ -67,7 +92,7 @@ pub fn semantic_tokens(compilation: &Compilation) -> Vec<Token> {
     for (span, kind) in literals(file) {
         push(span, kind, false);
     }
-    without_overlaps(tokens)
+    tokens
 }
 
 /// The literals of a file: strings, numbers, durations.
@@ -220,6 +245,27 @@ impl Literals {
 mod tests {
     use super::*;
     use crate::ide::test_support::compile_text;
+
+    #[test]
+    fn the_tokens_of_a_range_are_the_whole_files_that_overlap_it() {
+        let text = concat!(
+            "# c\nplan p {\n    goal \"a {x} b\"\n    param x: int = 3\n",
+            "    step s \"S\" {\n        task t \"T {x}\" {\n            description \"\"\"\n",
+            "            many {x}\n            lines {x} here\n            \"\"\"\n",
+            "            retry 1\n        }\n        task u \"U\" { after t }\n    }\n}\n",
+        );
+        let c = compile_text(text);
+        let all = semantic_tokens(&c);
+        let overlap =
+            |t: &Token, from: usize, to: usize| t.span.start() < to && from < t.span.end();
+        for from in 0..=text.len() {
+            for to in from..=text.len() {
+                let want: Vec<&Token> = all.iter().filter(|t| overlap(t, from, to)).collect();
+                let got = semantic_tokens_in(&c, from, to);
+                assert_eq!(got.iter().collect::<Vec<_>>(), want, "{from}..{to}");
+            }
+        }
+    }
 
     #[test]
     fn classifies_every_piece_and_cuts_strings_around_interpolations() {

@@ -375,6 +375,70 @@ async fn semantic_tokens_classify_every_token() {
 }
 
 #[tokio::test]
+async fn semantic_tokens_of_a_range_are_the_whole_files_on_those_lines() {
+    let mut client = TestClient::start().await;
+    client.open(DEMO).await;
+    let uri = json!({ "uri": URI });
+    // Each token as (line, column, length, type, modifiers).
+    let decode = |tokens: &Value| -> Vec<[u64; 5]> {
+        let data: Vec<u64> = tokens["data"]
+            .as_array()
+            .expect("data")
+            .iter()
+            .filter_map(Value::as_u64)
+            .collect();
+        let (mut line, mut col) = (0, 0);
+        data.chunks(5)
+            .map(|t| {
+                (line, col) = if t[0] > 0 {
+                    (line + t[0], t[1])
+                } else {
+                    (line, col + t[1])
+                };
+                [line, col, t[2], t[3], t[4]]
+            })
+            .collect()
+    };
+    let full = client
+        .result(
+            "textDocument/semanticTokens/full",
+            json!({ "textDocument": uri }),
+        )
+        .await;
+    let lines = DEMO.lines().count() as u32;
+    for (from, to) in [
+        (0, 3),
+        (4, 9),
+        (lines / 2, lines / 2 + 2),
+        (lines - 3, lines),
+    ] {
+        let range = client
+            .result(
+                "textDocument/semanticTokens/range",
+                json!({ "textDocument": uri, "range": range((from, 0), (to, 0)) }),
+            )
+            .await;
+        let on_lines = |tokens: &[[u64; 5]]| -> Vec<[u64; 5]> {
+            let lines = u64::from(from)..u64::from(to);
+            tokens
+                .iter()
+                .filter(|t| lines.contains(&t[0]))
+                .copied()
+                .collect()
+        };
+        let (full, got) = (decode(&full), decode(&range));
+        assert!(!on_lines(&full).is_empty(), "lines {from}..{to}");
+        assert_eq!(on_lines(&got), on_lines(&full), "lines {from}..{to}");
+        // A run of the whole file's: a string of many lines that the range
+        // cuts comes whole, as the protocol allows.
+        assert!(
+            full.windows(got.len()).any(|w| w == got.as_slice()),
+            "lines {from}..{to}: {got:?}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn folding_ranges_cover_bodies_strings_and_comment_blocks() {
     let mut client = TestClient::start().await;
     client.open(DEMO).await;
