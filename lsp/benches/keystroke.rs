@@ -22,8 +22,10 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
+mod support;
+
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use common::{find, TestClient};
 
@@ -113,34 +115,12 @@ fn waited_for(text: &str) -> &str {
     planc::generate::waited_for_task(text).expect("an `after` in the plan's second half")
 }
 
-fn sizes() -> Vec<usize> {
-    let asked: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    if asked.is_empty() {
-        vec![1_000, 10_000, 100_000]
-    } else {
-        asked
-    }
-}
-
 fn samples(tasks: usize) -> usize {
     match tasks {
         0..=2_000 => 200,
         2_001..=20_000 => 100,
         _ => 30,
     }
-}
-
-/// The median and the 90th percentile, in milliseconds.
-fn summary(mut times: Vec<Duration>) -> (f64, f64) {
-    times.sort();
-    let at = |q: f64| {
-        let index = ((times.len() as f64 - 1.0) * q).round() as usize;
-        times[index].as_secs_f64() * 1e3
-    };
-    (at(0.5), at(0.9))
 }
 
 fn main() {
@@ -150,7 +130,7 @@ fn main() {
         .expect("a runtime");
     println!("| what | tasks | median | p90 |");
     println!("|---|---:|---:|---:|");
-    for tasks in sizes() {
+    for tasks in support::sizes(&[1_000, 10_000, 100_000]) {
         let text = planc::generate::plan_source(tasks, false);
         for keystroke in KEYSTROKES {
             let (median, p90) = runtime.block_on(over_protocol(&text, tasks, keystroke));
@@ -221,7 +201,7 @@ async fn over_protocol(text: &str, tasks: usize, keystroke: &Keystroke) -> (f64,
             times.push(elapsed);
         }
     }
-    summary(times)
+    support::summary(times)
 }
 
 /// One keystroke of a typing: `start..end` (line, UTF-16 column) of the
@@ -305,7 +285,7 @@ async fn typing_over_protocol(text: &str, tasks: usize, typing: &Typing) -> (f64
             }
         }
     }
-    summary(times)
+    support::summary(times)
 }
 
 /// Times `Compilation::recompile` of each keystroke of typing a text and
@@ -329,7 +309,7 @@ fn typing_recompiled(text: &str, tasks: usize, typing: &Typing) -> (f64, f64) {
             compilation = recompiled;
         }
     }
-    summary(times)
+    support::summary(times)
 }
 
 /// Times `Compilation::recompile` of the same edits.
@@ -350,7 +330,7 @@ fn recompile(text: &str, tasks: usize, keystroke: &Keystroke) -> (f64, f64) {
         // after publishing.
         compilation = recompiled;
     }
-    summary(times)
+    support::summary(times)
 }
 
 /// Times a whole compile of the text.
@@ -366,5 +346,5 @@ fn whole(text: &str, tasks: usize) -> (f64, f64) {
             elapsed
         })
         .collect();
-    summary(times)
+    support::summary(times)
 }

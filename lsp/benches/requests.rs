@@ -27,6 +27,8 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
+mod support;
+
 use std::time::{Duration, Instant};
 
 use common::{at, find, position, TestClient, URI};
@@ -204,18 +206,6 @@ const REQUESTS: &[Request] = &[
     },
 ];
 
-fn sizes() -> Vec<usize> {
-    let asked: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    if asked.is_empty() {
-        vec![10_000, 100_000]
-    } else {
-        asked
-    }
-}
-
 /// Whether the request named `name` is timed: the words of the command line
 /// that are not sizes pick the requests whose names hold one (all if none).
 fn chosen(name: &str) -> bool {
@@ -235,16 +225,6 @@ fn size_text(bytes: usize) -> String {
     }
 }
 
-/// The median and the 90th percentile, in milliseconds.
-fn summary(mut times: Vec<Duration>) -> (f64, f64) {
-    times.sort();
-    let at = |q: f64| {
-        let index = ((times.len() as f64 - 1.0) * q).round() as usize;
-        times[index].as_secs_f64() * 1e3
-    };
-    (at(0.5), at(0.9))
-}
-
 fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -252,7 +232,7 @@ fn main() {
         .expect("a runtime");
     println!("| request | tasks | response | unchanged: median | p90 | after a keystroke: median | p90 |");
     println!("|---|---:|---:|---:|---:|---:|---:|");
-    for tasks in sizes() {
+    for tasks in support::sizes(&[10_000, 100_000]) {
         let text = planc::generate::plan_source(tasks, false);
         let places = places(&text);
         runtime.block_on(async {
@@ -270,7 +250,7 @@ fn main() {
                 let unchanged = settled(&mut client, &places, request, &mut size).await;
                 let edited =
                     after_keystroke(&mut client, &places, request, title, &mut version).await;
-                let ((m1, p1), (m2, p2)) = (summary(unchanged), summary(edited));
+                let ((m1, p1), (m2, p2)) = (support::summary(unchanged), support::summary(edited));
                 println!(
                     "| {} | {tasks} | {} | {m1:.2} ms | {p1:.2} ms | {m2:.2} ms | {p2:.2} ms |",
                     request.name,
