@@ -13,6 +13,8 @@
 //! every change. `PLANC_BENCH_SECONDS` sets each phase's length (5);
 //! `PLANC_BENCH_PLANS` how many plans the agents share (16) and
 //! `PLANC_BENCH_TASKS` how many tasks each plan has (100);
+//! `PLANC_BENCH_STEPS` in how many steps of equal size its tasks are (0:
+//! none; the steps are ordered, each task of a step after the step before);
 //! `PLANC_BENCH_PLANC=PATH` starts that planc instead of the one built with
 //! the bench (to compare two builds).
 //!
@@ -48,6 +50,43 @@ fn plan_count() -> usize {
 /// How many tasks each plan has (`PLANC_BENCH_TASKS`, 100).
 fn task_count() -> usize {
     env_count("PLANC_BENCH_TASKS", 100)
+}
+
+/// In how many steps each plan's tasks are (`PLANC_BENCH_STEPS`, 0: none).
+fn step_count() -> usize {
+    std::env::var("PLANC_BENCH_STEPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+/// A plan of `tasks` independent tasks in `steps` steps of equal size (the
+/// last may be shorter; none when `steps` is 0).
+fn bench_plan(id: &str, tasks: usize, steps: usize) -> Value {
+    let per_step = tasks.div_ceil(steps.max(1)).max(1);
+    let step_of = |i: usize| (steps > 0).then(|| format!("s{}", (i - 1) / per_step));
+    let list: Vec<Value> = (1..=tasks)
+        .map(|i| {
+            let mut task = json!({"id": i, "name": format!("task {i}"), "status": "pending", "dependencies": []});
+            if let Some(step) = step_of(i) {
+                task["step"] = json!(step);
+            }
+            task
+        })
+        .collect();
+    let step_list: Vec<Value> = (0..steps)
+        .filter(|s| s * per_step < tasks)
+        .map(|s| {
+            let members: Vec<usize> =
+                (s * per_step + 1..=((s + 1) * per_step).min(tasks)).collect();
+            json!({"id": format!("s{s}"), "name": format!("Step {s}"), "tasks": members})
+        })
+        .collect();
+    let mut plan = json!({"planc": 1, "meta": {"id": id, "goal": "bench"}, "tasks": list});
+    if steps > 0 {
+        plan["steps"] = json!(step_list);
+    }
+    plan
 }
 
 fn env_count(name: &str, default: usize) -> usize {
@@ -262,14 +301,12 @@ fn main() {
     };
     println!("servers: {}", addrs.join(", "));
 
-    // The plans: `plans` plans of `tasks` independent tasks.
-    println!("plans: {plans} of {tasks} tasks");
+    // The plans: `plans` plans of `tasks` independent tasks (in `steps` steps).
+    let steps = step_count();
+    println!("plans: {plans} of {tasks} tasks in {steps} steps");
     let mut conn = Conn::open(&addrs[0]);
     for p in 0..plans {
-        let list: Vec<Value> = (1..=tasks)
-            .map(|i| json!({"id": i, "name": format!("task {i}"), "status": "pending", "dependencies": []}))
-            .collect();
-        let plan = json!({"planc": 1, "meta": {"id": format!("bench-{p}"), "goal": "bench"}, "tasks": list});
+        let plan = bench_plan(&format!("bench-{p}"), tasks, steps);
         let (status, answer) = conn.call("POST", "/api/plans?force=true", &plan.to_string());
         assert_eq!(status, 201, "{answer}");
     }

@@ -794,7 +794,7 @@ fn an_old_sqlite_schema_is_migrated() {
     let version: i64 = conn
         .query_row("SELECT version FROM schema_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 3);
+    assert_eq!(version, 4);
 }
 
 /// A database written by planc's schema 2 (each plan's whole document in
@@ -876,7 +876,122 @@ fn a_schema_2_sqlite_store_moves_its_tasks_to_rows() {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
-    assert_eq!((version, rows), (3, 3));
+    assert_eq!((version, rows), (4, 3));
+}
+
+/// A database written by planc's schema 3 (a plan's steps in its header,
+/// written by every change) has each plan's steps moved to a row of their
+/// own when opened: the plan reads back byte for byte as it was written, a
+/// change of a task's status leaves the steps' row as it was, and a change
+/// of the task list writes it again.
+#[test]
+fn a_schema_3_sqlite_store_moves_its_steps_out_of_the_header() {
+    let t = tempfile::tempdir().unwrap();
+    let path = t.path().join("v3.db");
+    let mut state = doc(3);
+    state.meta.id = "kept".to_owned();
+    state.state.revision = 1;
+    state.steps = serde_json::from_value(serde_json::json!([
+        {"id": "s0", "name": "Step 0", "tasks": [state.tasks[0].id, state.tasks[1].id]},
+        {"id": "s1", "name": "Step 1", "tasks": [state.tasks[2].id]}
+    ]))
+    .unwrap();
+    for (task, step) in state.tasks.iter_mut().zip(["s0", "s0", "s1"]) {
+        task.step = Some(step.to_owned());
+    }
+    let before = state.to_json();
+    let header = PlanDocument {
+        tasks: Vec::new(),
+        ..state.clone()
+    };
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE schema_version (version INTEGER NOT NULL);
+             INSERT INTO schema_version VALUES (3);
+             CREATE TABLE plans (
+                 plan_id TEXT PRIMARY KEY NOT NULL,
+                 revision INTEGER NOT NULL,
+                 doc TEXT NOT NULL,
+                 summary TEXT NOT NULL DEFAULT '{}'
+             );
+             CREATE TABLE events (
+                 position INTEGER PRIMARY KEY AUTOINCREMENT,
+                 plan_id TEXT NOT NULL,
+                 seq INTEGER NOT NULL,
+                 record TEXT NOT NULL,
+                 UNIQUE (plan_id, seq)
+             );
+             CREATE TABLE tasks (
+                 plan_id  TEXT NOT NULL,
+                 position INTEGER NOT NULL,
+                 task     TEXT NOT NULL,
+                 PRIMARY KEY (plan_id, position)
+             ) WITHOUT ROWID;",
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO plans (plan_id, revision, doc) VALUES ('kept', 1, ?1)",
+            [header.to_json()],
+        )
+        .unwrap();
+        for (i, task) in state.tasks.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO tasks VALUES ('kept', ?1, ?2)",
+                rusqlite::params![i as i64, serde_json::to_string(task).unwrap()],
+            )
+            .unwrap();
+        }
+        conn.execute(
+            "INSERT INTO events (plan_id, seq, record) VALUES ('kept', 1, ?1)",
+            [r#"{"revision":1,"at":"2026-01-01T00:00:00Z","op":"init","plan_status":"idle","events":[]}"#],
+        )
+        .unwrap();
+    }
+    let store = open_store(&format!("sqlite:{}", path.display())).unwrap();
+    assert_eq!(store.load("kept").unwrap().to_json(), before);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let rows = || -> (i64, String, String) {
+        conn.query_row(
+            "SELECT (SELECT version FROM schema_version), (SELECT doc FROM plans), (SELECT steps FROM plan_steps WHERE plan_id = 'kept')",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap()
+    };
+    let (version, header, steps) = rows();
+    assert_eq!(version, 4);
+    assert!(header.contains(r#""steps":[]"#), "{header}");
+    let first =
+        r#"[{"id":"s0","name":"Step 0","tasks":[1,2]},{"id":"s1","name":"Step 1","tasks":[3]}]"#;
+    assert_eq!(steps, first);
+    // A task started: the steps' row is not written.
+    let (op, caller) = next("ann");
+    store.apply("kept", &op, &caller).unwrap();
+    conn.execute(
+        "UPDATE plan_steps SET steps = ?1",
+        [first.replace("Step 0", "Untouched")],
+    )
+    .unwrap();
+    store.apply("kept", &op, &caller).unwrap();
+    assert!(rows().2.contains("Untouched"));
+    // A task added after task 1 joins its step: the row is written again.
+    let add = Op::from_call(
+        "addTask",
+        serde_json::json!({"name": "added", "after_task_id": 1}),
+    )
+    .unwrap();
+    store.apply("kept", &add, &Caller::default()).unwrap();
+    let (_, _, steps) = rows();
+    assert_eq!(
+        steps,
+        r#"[{"id":"s0","name":"Step 0","tasks":[1,4,2]},{"id":"s1","name":"Step 1","tasks":[3]}]"#
+    );
+    let reopened = open_store(&format!("sqlite:{}", path.display())).unwrap();
+    let now = reopened.load("kept").unwrap();
+    assert_eq!(now.to_json(), store.load("kept").unwrap().to_json());
+    assert_eq!(now.state.revision, 4);
+    assert_eq!(now.steps[0].tasks, [1, 4, 2]);
 }
 
 /// A new database gets the current schema; one made by a newer planc is
@@ -894,7 +1009,7 @@ fn a_newer_sqlite_schema_is_refused() {
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(versions, [3]);
+    assert_eq!(versions, [4]);
 
     let newer = t.path().join("newer.db");
     let conn = rusqlite::Connection::open(&newer).unwrap();
@@ -910,7 +1025,7 @@ fn a_newer_sqlite_schema_is_refused() {
         error.message,
         format!(
             "{} has schema version 99, made by a newer planc; this planc knows versions \
-             up to 3: upgrade planc to use it",
+             up to 4: upgrade planc to use it",
             newer.display()
         )
     );

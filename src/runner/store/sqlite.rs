@@ -59,17 +59,18 @@ const POLL: Duration = Duration::from_millis(200);
 const MAX_READERS: usize = 32;
 
 /// The schema this planc writes.
-pub(crate) const SCHEMA_VERSION: i64 = 3;
+pub(crate) const SCHEMA_VERSION: i64 = 4;
 
 /// One migration: it takes the schema to its version.
 type Migration = fn(&rusqlite::Transaction<'_>) -> rusqlite::Result<()>;
 
 /// The migrations, in order: each takes the schema from the version before
 /// it to its own.
-const MIGRATIONS: [(i64, Migration); 3] = [
+const MIGRATIONS: [(i64, Migration); 4] = [
     (1, migrate_to_1),
     (2, migrate_to_2),
     (3, sqlite_rows::migrate_to_3),
+    (4, sqlite_rows::migrate_to_4),
 ];
 
 /// Version 1: plans and their events.
@@ -478,8 +479,7 @@ impl PlanStore for SqliteStore {
             }
             tx.execute("DELETE FROM events WHERE plan_id = ?1", [plan_id])
                 .map_err(write)?;
-            tx.execute("DELETE FROM tasks WHERE plan_id = ?1", [plan_id])
-                .map_err(write)?;
+            sqlite_rows::delete_rows(tx, plan_id).map_err(write)?;
             Ok(())
         })
     }

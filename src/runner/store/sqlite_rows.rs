@@ -1,15 +1,16 @@
-//! Tasks as rows in the SQLite store (schema version 3): a plan's row in
-//! `plans` keeps its document without its tasks (the header: meta, steps,
-//! roles, state) and `tasks` a row per task, keyed by its position in the
-//! plan. A change writes the header and only the tasks it touched
-//! ([`Runner::take_touched`]); a change of the task list itself (add,
-//! remove, update, replan, reset) writes every task again. Reading a plan
-//! puts the document together from the header and the rows, in one read
-//! transaction.
+//! Tasks as rows in the SQLite store (schema version 4): a plan's row in
+//! `plans` keeps its document without its tasks and steps (the header:
+//! meta, roles, state), `plan_steps` its steps (when it has any: each
+//! step's task ids, O(tasks) of text) and `tasks` a row per task, keyed by
+//! its position in the plan. A change writes the header and only the tasks
+//! it touched ([`Runner::take_touched`]); a change of the task list itself
+//! (add, remove, update, replan, reset) writes every task and the steps
+//! again. Reading a plan puts the document together from the header, the
+//! steps and the rows, in one read transaction.
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
-use crate::document::{PlanDocument, TaskDoc};
+use crate::document::{PlanDocument, StepDoc, TaskDoc};
 
 use super::database::to_i64;
 use super::task_rows::{self, RowWrites, TaskRows};
@@ -44,15 +45,52 @@ pub(super) fn migrate_to_3(tx: &Transaction<'_>) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// Version 4: each plan's steps in a row of their own, out of its header
+/// (the header is written by every change; the steps only by a change of
+/// the task list).
+pub(super) fn migrate_to_4(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE plan_steps (
+             plan_id TEXT PRIMARY KEY NOT NULL,
+             steps   TEXT NOT NULL
+         )",
+    )?;
+    let rows: Vec<(String, String)> = {
+        let mut select = tx.prepare("SELECT plan_id, doc FROM plans")?;
+        let rows = select.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    for (plan_id, text) in rows {
+        // A header that does not parse stays as it is; reading the plan
+        // says what is wrong with it.
+        if let Ok(mut doc) = serde_json::from_str::<PlanDocument>(&text) {
+            if doc.steps.is_empty() {
+                continue;
+            }
+            let steps = std::mem::take(&mut doc.steps);
+            tx.execute(
+                "UPDATE plans SET doc = ?1 WHERE plan_id = ?2",
+                params![to_text(&doc)?, plan_id],
+            )?;
+            write_steps(tx, &plan_id, &to_text(&steps)?)?;
+        }
+    }
+    Ok(())
+}
+
 /// What one change writes (shared with PostgreSQL: `task_rows.rs`).
 pub(super) type Writes = RowWrites;
 
-/// Writes the tasks of plan `plan_id` that `writes` holds.
+/// Writes the tasks of plan `plan_id` that `writes` holds, and its steps
+/// when the change wrote them.
 pub(super) fn write_tasks(
     writes: &Writes,
     tx: &Transaction<'_>,
     plan_id: &str,
 ) -> rusqlite::Result<()> {
+    if let Some(steps) = &writes.steps {
+        write_steps(tx, plan_id, steps)?;
+    }
     match &writes.tasks {
         TaskRows::Some(tasks) => {
             let mut update =
@@ -67,6 +105,27 @@ pub(super) fn write_tasks(
             insert_texts(tx, plan_id, tasks.iter().map(String::as_str))
         }
     }
+}
+
+/// Writes plan `plan_id`'s steps (their text: a JSON list; no row for
+/// none).
+fn write_steps(tx: &Transaction<'_>, plan_id: &str, steps: &str) -> rusqlite::Result<()> {
+    if steps == "[]" {
+        tx.execute("DELETE FROM plan_steps WHERE plan_id = ?1", [plan_id])?;
+    } else {
+        tx.execute(
+            "INSERT OR REPLACE INTO plan_steps (plan_id, steps) VALUES (?1, ?2)",
+            params![plan_id, steps],
+        )?;
+    }
+    Ok(())
+}
+
+/// Deletes plan `plan_id`'s tasks and steps.
+pub(super) fn delete_rows(tx: &Transaction<'_>, plan_id: &str) -> rusqlite::Result<()> {
+    tx.execute("DELETE FROM tasks WHERE plan_id = ?1", [plan_id])?;
+    tx.execute("DELETE FROM plan_steps WHERE plan_id = ?1", [plan_id])?;
+    Ok(())
 }
 
 /// Writes plan `plan_id`'s revision, header and summary.
@@ -93,9 +152,13 @@ pub(super) fn insert_plan(
     doc: &PlanDocument,
     summary: &str,
 ) -> rusqlite::Result<()> {
-    tx.execute("DELETE FROM tasks WHERE plan_id = ?1", [plan_id])?;
-    let mut header = doc.clone();
-    header.tasks = Vec::new();
+    delete_rows(tx, plan_id)?;
+    let header = PlanDocument {
+        tasks: Vec::new(),
+        steps: Vec::new(),
+        ..doc.clone()
+    };
+    write_steps(tx, plan_id, &to_text(&doc.steps)?)?;
     tx.execute(
         "INSERT OR REPLACE INTO plans (plan_id, revision, doc, summary) VALUES (?1, ?2, ?3, ?4)",
         params![
@@ -108,9 +171,9 @@ pub(super) fn insert_plan(
     insert_tasks(tx, plan_id, &doc.tasks)
 }
 
-/// Plan `plan_id`'s committed document, put together from its header and
-/// its task rows in one read transaction; `None` when there is no plan.
-/// The header's text is given back when it is not a document.
+/// Plan `plan_id`'s committed document, put together from its header, its
+/// steps and its task rows in one read transaction; `None` when there is no
+/// plan. What is wrong is given back when the texts are not a document.
 pub(super) fn read_plan(
     conn: &Connection,
     plan_id: &str,
@@ -126,16 +189,30 @@ pub(super) fn read_plan(
     let Some(header) = header else {
         return Ok(None);
     };
+    let steps: Option<String> = tx
+        .query_row(
+            "SELECT steps FROM plan_steps WHERE plan_id = ?1",
+            [plan_id],
+            |row| row.get(0),
+        )
+        .optional()?;
     let mut select = tx.prepare("SELECT task FROM tasks WHERE plan_id = ?1 ORDER BY position")?;
     let rows: Vec<String> = select
         .query_map([plan_id], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     drop(select);
     tx.finish()?;
-    Ok(Some(task_rows::assemble(
-        &header,
-        rows.iter().map(String::as_str),
-    )))
+    let doc = task_rows::assemble(&header, rows.iter().map(String::as_str));
+    Ok(Some(match (doc, steps) {
+        (Ok(mut doc), Some(steps)) => match serde_json::from_str::<Vec<StepDoc>>(&steps) {
+            Ok(steps) => {
+                doc.steps = steps;
+                Ok(doc)
+            }
+            Err(e) => Err(format!("steps: {e}")),
+        },
+        (doc, _) => doc,
+    }))
 }
 
 fn insert_tasks(tx: &Transaction<'_>, plan_id: &str, tasks: &[TaskDoc]) -> rusqlite::Result<()> {

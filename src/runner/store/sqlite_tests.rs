@@ -161,3 +161,123 @@ fn a_query_answered_by_the_kept_runner_sees_another_handles_change() {
     assert_eq!(running(&two), 2);
     assert_eq!(running(&one), 2);
 }
+
+/// `n` tasks in steps of 4 (each task after the one 5 before it), the
+/// steps listed in the document.
+fn stepped_plan(n: u32) -> PlanDocument {
+    let mut doc = plan(n);
+    for task in &mut doc.tasks {
+        task.dependencies = if task.id > 5 {
+            vec![task.id - 5]
+        } else {
+            Vec::new()
+        };
+        task.step = Some(format!("s{}", (task.id - 1) / 4));
+    }
+    let steps = (0..n.div_ceil(4))
+        .map(|s| json!({"id": format!("s{s}"), "name": format!("Step {s}"), "tasks": (s * 4 + 1..=(s * 4 + 4).min(n)).collect::<Vec<_>>()}))
+        .collect::<Vec<_>>();
+    doc.steps = serde_json::from_value(json!(steps)).unwrap();
+    doc
+}
+
+/// A random operation on `doc` (its name and arguments), the `step`th.
+fn random_op(
+    roll: &mut impl FnMut(u64) -> u64,
+    doc: &PlanDocument,
+    step: usize,
+) -> (&'static str, serde_json::Value) {
+    let id = doc
+        .tasks
+        .get(roll(doc.tasks.len().max(1) as u64) as usize)
+        .map_or(1, |t| t.id);
+    match roll(16) {
+        0..=4 => ("startNextTask", json!({})),
+        5..=7 => (
+            "completeTask",
+            json!({"task_id": id, "result": format!("r{step}")}),
+        ),
+        8 => (
+            "failTask",
+            json!({"task_id": id, "error_message": "no", "should_retry": roll(2) == 0}),
+        ),
+        9 => ("retryTask", json!({"task_id": id})),
+        10 => ("skipTask", json!({"task_id": id})),
+        11 => (
+            "addTask",
+            json!({"name": format!("added {step}"), "after_task_id": id}),
+        ),
+        12 => ("removeTask", json!({"task_id": id})),
+        13 => (
+            "updateTask",
+            json!({"task_id": id, "name": format!("renamed {step}")}),
+        ),
+        14 => (
+            "replan",
+            json!({"steps": [format!("new {step}"), format!("next {step}")]}),
+        ),
+        _ => match doc.state.status {
+            crate::document::PlanStatus::Completed => ("resetPlan", json!({})),
+            _ => ("heartbeat", json!({})),
+        },
+    }
+}
+
+/// Random operations on a plan with steps — the status changes that leave
+/// the steps alone and the changes of the task list that move tasks in and
+/// out of them — through the store, whose plan's steps are a row of their
+/// own written only by a change of the list: after every operation the
+/// plan read back by a fresh handle is the kept runner's document byte for
+/// byte (as when the steps were written with every change), and each
+/// change's stored event is the one the operation returned.
+#[test]
+fn random_changes_of_a_stepped_plan_read_back_as_kept() {
+    let mut total = (0, 0);
+    for seed in [3u64, 11, 29] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("steps.db");
+        let store = SqliteStore::open(&path).unwrap();
+        store.create("p", stepped_plan(14), false).unwrap();
+        let mut seed = seed;
+        let mut roll = |n: u64| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % n
+        };
+        let (mut changed, mut moved) = (0, 0);
+        for step in 0..120 {
+            let doc = store.load("p").unwrap();
+            let (name, args) = random_op(&mut roll, &doc, step);
+            let caller = Caller::agent(Some(format!("a{}", roll(3)))).with_lease(Some(600));
+            let op = Op::from_call(name, args).unwrap();
+            let before = read_back(&path, "p");
+            match store.apply("p", &op, &caller) {
+                Ok(applied) if applied.changed() => {
+                    changed += 1;
+                    let now = store.load("p").unwrap();
+                    let revision = now.state.revision;
+                    let stored = store.events("p", revision - 1, 1).unwrap();
+                    assert_eq!(
+                        serde_json::to_value(&stored[0].record.events).unwrap(),
+                        serde_json::to_value(&applied.events).unwrap(),
+                        "{name}'s event"
+                    );
+                    if now.steps != doc.steps {
+                        moved += 1;
+                    }
+                }
+                Ok(_) => assert_eq!(read_back(&path, "p"), before, "{name} changed nothing"),
+                Err(_) => assert_eq!(read_back(&path, "p"), before, "a refused {name}"),
+            }
+            if let Some(kept) = kept(&store, "p") {
+                assert_eq!(read_back(&path, "p"), kept, "after {name} (step {step})");
+            }
+        }
+        total = (total.0 + changed, total.1 + moved);
+    }
+    assert!(
+        total.0 > 100 && total.1 > 15,
+        "{total:?} changes, of the steps"
+    );
+}

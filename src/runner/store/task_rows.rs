@@ -15,14 +15,30 @@ use crate::runner::{Runner, Touched};
 
 use super::plan_store::{next_revision_in_place, PlanCounts, PlanSummary};
 
+/// Where a store keeps a plan's steps (`steps`: each step's id, name and
+/// task ids, O(tasks) of text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum StepsKept {
+    /// In the header, written with every change (PostgreSQL).
+    InHeader,
+    /// Apart from the header, written only by a change of the task list,
+    /// the only changes that move tasks between steps (SQLite): a change
+    /// of a task's status then costs no pass over the steps.
+    Apart,
+}
+
 /// What one change writes: the plan's new revision, header and summary,
 /// and the tasks it touched.
 #[derive(Debug)]
 pub(super) struct RowWrites {
     /// The revision the change made.
     pub revision: u64,
-    /// The document without its tasks.
+    /// The document without its tasks (and, steps kept apart, without its
+    /// steps).
     pub header: String,
+    /// The plan's steps' text, steps kept apart and the task list changed
+    /// (a change of the list may have changed them); `None` otherwise.
+    pub steps: Option<String>,
     /// The plan's summary (as `PlanStore::list` gives it).
     pub summary: String,
     /// The tasks written.
@@ -40,8 +56,14 @@ pub(super) enum TaskRows {
 
 impl RowWrites {
     /// What the change `runner` just made writes, `touched` being the
-    /// tasks it touched: O(touched), or O(tasks) for a change of the list.
-    pub fn of(plan_id: &str, runner: &mut Runner, touched: &Touched) -> Result<RowWrites, OpError> {
+    /// tasks it touched: O(touched) (and O(steps' tasks) with the steps
+    /// kept in the header), or O(tasks) for a change of the list.
+    pub fn of(
+        plan_id: &str,
+        runner: &mut Runner,
+        touched: &Touched,
+        kept: StepsKept,
+    ) -> Result<RowWrites, OpError> {
         let tasks = match touched.is_everything() {
             true => TaskRows::All(
                 runner
@@ -59,9 +81,20 @@ impl RowWrites {
                     .collect::<Result<_, _>>()?,
             ),
         };
+        let (header, steps) = match kept {
+            StepsKept::InHeader => (header_text(&mut runner.doc)?, None),
+            StepsKept::Apart => (
+                header_text_without_steps(&mut runner.doc)?,
+                match touched.is_everything() {
+                    true => Some(to_text(&runner.doc.steps)?),
+                    false => None,
+                },
+            ),
+        };
         Ok(RowWrites {
             revision: runner.doc.state.revision,
-            header: header_text(&mut runner.doc)?,
+            header,
+            steps,
             summary: summary_of(plan_id, runner),
             tasks,
         })
@@ -84,12 +117,24 @@ pub(super) struct InPlace {
 }
 
 /// Runs `change` on `runner` in place (leases that ran out expired first,
-/// the revision sealed when it changed anything), and what it writes.
+/// the revision sealed when it changed anything), and what it writes, the
+/// steps kept in the header.
 pub(super) fn change_in_place(
     plan_id: &str,
     runner: &mut Runner,
     op: &str,
     change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+) -> InPlace {
+    change_in_place_with(plan_id, runner, op, change, StepsKept::InHeader)
+}
+
+/// [`change_in_place`], the steps kept as `kept` says.
+pub(super) fn change_in_place_with(
+    plan_id: &str,
+    runner: &mut Runner,
+    op: &str,
+    change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+    kept: StepsKept,
 ) -> InPlace {
     let base = runner.doc.state.revision;
     let state = runner.doc.state.clone();
@@ -98,7 +143,7 @@ pub(super) fn change_in_place(
     let touched = runner.take_touched();
     let outcome = match outcome {
         Ok(Some(record)) => {
-            RowWrites::of(plan_id, runner, &touched).map(|writes| Some((writes, record)))
+            RowWrites::of(plan_id, runner, &touched, kept).map(|writes| Some((writes, record)))
         }
         other => other.map(|_| None),
     };
@@ -181,8 +226,106 @@ pub(super) fn header_text(doc: &mut PlanDocument) -> Result<String, OpError> {
     text
 }
 
+/// The document's text without its tasks and its steps (both taken out
+/// and put back: O(1)).
+pub(super) fn header_text_without_steps(doc: &mut PlanDocument) -> Result<String, OpError> {
+    let steps = std::mem::take(&mut doc.steps);
+    let text = header_text(doc);
+    doc.steps = steps;
+    text
+}
+
 /// A value's compact JSON text.
 pub(super) fn to_text<T: serde::Serialize>(value: &T) -> Result<String, OpError> {
     serde_json::to_string(value)
         .map_err(|e| OpError::new(ErrorCode::StateIo, format!("cannot write a task: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::document::{Meta, StepDoc};
+    use crate::runner::{Caller, Op};
+
+    /// Against the old path (the steps written in the header with every
+    /// change): with the steps kept apart, the header of each change and
+    /// the steps last written put together are the header the old path
+    /// wrote, byte for byte, over random changes of a plan with steps.
+    #[test]
+    fn steps_kept_apart_put_together_are_the_header_written_whole() {
+        let tasks = (1..=12)
+            .map(|id| {
+                let mut task = TaskDoc::pending(id, format!("t{id}"), Vec::new());
+                task.step = Some(format!("s{}", (id - 1) / 3));
+                task
+            })
+            .collect();
+        let mut doc = PlanDocument::new(Meta::new("p", "g"), tasks);
+        doc.steps = (0..4)
+            .map(|s| StepDoc {
+                id: format!("s{s}"),
+                name: format!("Step {s}"),
+                tasks: (s * 3 + 1..=s * 3 + 3).collect(),
+            })
+            .collect();
+        let mut runner = Runner::new(doc).expect("a runner");
+        let mut steps = to_text(&runner.doc.steps).expect("text");
+        let mut seed = 5u64;
+        let mut roll = |n: u64| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % n
+        };
+        let (mut written, mut skipped) = (0, 0);
+        for n in 0..300 {
+            let id = runner.doc.tasks[roll(runner.doc.tasks.len() as u64) as usize].id;
+            let (name, args) = match roll(8) {
+                0..=2 => ("startNextTask", json!({})),
+                3 | 4 => ("completeTask", json!({"task_id": id})),
+                5 => (
+                    "addTask",
+                    json!({"name": format!("a{n}"), "after_task_id": id}),
+                ),
+                6 => ("removeTask", json!({"task_id": id})),
+                _ => ("skipTask", json!({"task_id": id})),
+            };
+            runner.take_touched();
+            let caller = Caller::agent(Some(format!("a{}", roll(3))));
+            let op = Op::from_call(name, args).expect("an op");
+            if !runner.apply_as(&op, &caller).is_ok_and(|a| a.changed()) {
+                continue;
+            }
+            let touched = runner.take_touched();
+            let whole =
+                RowWrites::of("p", &mut runner, &touched, StepsKept::InHeader).expect("writes");
+            let apart =
+                RowWrites::of("p", &mut runner, &touched, StepsKept::Apart).expect("writes");
+            assert_eq!(whole.steps, None);
+            match apart.steps {
+                Some(text) => {
+                    steps = text;
+                    written += 1;
+                }
+                None => skipped += 1,
+            }
+            let mut header: PlanDocument = serde_json::from_str(&apart.header).expect("a header");
+            assert!(header.steps.is_empty());
+            header.steps = serde_json::from_str(&steps).expect("steps");
+            assert_eq!(
+                to_text(&header).expect("text"),
+                whole.header,
+                "after {name}"
+            );
+            if runner.doc.tasks.is_empty() {
+                break;
+            }
+        }
+        assert!(
+            written > 10 && skipped > 50,
+            "{written} written, {skipped} not"
+        );
+    }
 }
