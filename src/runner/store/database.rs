@@ -35,6 +35,25 @@ pub(super) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, 
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// The most plans whose entries (lock, kept runner) a database store keeps
+/// in the process: past it, a new plan's entry first drops those no change
+/// or read holds (their runners are read from the database again when
+/// next needed).
+pub(super) const MAX_KEPT_PLANS: usize = 1024;
+
+/// Plan `plan_id`'s entry in `entries` (made when missing); when `entries`
+/// holds `max` others, the entries nobody else holds are dropped first.
+pub(super) fn kept_entry<E: Default>(
+    entries: &mut std::collections::HashMap<String, std::sync::Arc<E>>,
+    plan_id: &str,
+    max: usize,
+) -> std::sync::Arc<E> {
+    if entries.len() >= max && !entries.contains_key(plan_id) {
+        entries.retain(|_, entry| std::sync::Arc::strong_count(entry) > 1);
+    }
+    std::sync::Arc::clone(entries.entry(plan_id.to_owned()).or_default())
+}
+
 /// A new plan as a database backend stores it: `meta.id` set to `plan_id`,
 /// `created_at` (when missing) and `updated_at` set, revision 1, checked to
 /// be a consistent state; and its `created` record.

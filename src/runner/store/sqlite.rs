@@ -39,7 +39,10 @@ use crate::runner::events::{Event, LogRecord};
 use crate::runner::ops::Op;
 use crate::runner::{Applied, Caller, Runner};
 
-use super::database::{apply_with_kept, lock, prepare_create, record_json, summary_json, to_i64};
+use super::database::{
+    apply_with_kept, kept_entry, lock, prepare_create, record_json, summary_json, to_i64,
+    MAX_KEPT_PLANS,
+};
 use super::plan_store::{
     plan_exists, plan_not_found, validate_plan_id, PlanStore, PlanSummary, StoredEvent, Subscribers,
 };
@@ -57,6 +60,9 @@ const MAX_ATTEMPTS: usize = 1000;
 const POLL: Duration = Duration::from_millis(200);
 /// The most idle read connections kept open.
 const MAX_READERS: usize = 32;
+/// The most plans kept in the process (their locks and runners), as in the
+/// PostgreSQL store; a few in the unit tests, to run past it cheaply.
+const MAX_KEPT: usize = if cfg!(test) { 8 } else { MAX_KEPT_PLANS };
 
 /// The schema this planc writes.
 pub(crate) const SCHEMA_VERSION: i64 = 4;
@@ -257,12 +263,10 @@ impl SqliteStore {
         })
     }
 
+    /// The plan's in-process entry; at most [`MAX_KEPT`] are kept (those
+    /// in use beyond it).
     fn entry(&self, plan_id: &str) -> Arc<Entry> {
-        Arc::clone(
-            lock(&self.shared.entries)
-                .entry(plan_id.to_owned())
-                .or_default(),
-        )
+        kept_entry(&mut lock(&self.shared.entries), plan_id, MAX_KEPT)
     }
 
     /// Runs `read` on an idle read connection.

@@ -281,3 +281,43 @@ fn random_changes_of_a_stepped_plan_read_back_as_kept() {
         "{total:?} changes, of the steps"
     );
 }
+
+/// Past [`MAX_KEPT`] plans the store keeps no more entries than that (those
+/// not in use are dropped), and every plan — kept or read again — still
+/// answers with its own state.
+#[test]
+fn more_plans_than_are_kept_each_answer_for_themselves() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let plans = MAX_KEPT * 3;
+    let start = Op::from_call("startNextTask", json!({})).unwrap();
+    let status = Op::from_call("getPlanStatus", json!({})).unwrap();
+    for n in 0..plans {
+        store.create(&format!("p{n}"), plan(6), false).unwrap();
+    }
+    // Plan n gets n % 3 + 1 of its 3 free tasks started, in rounds over
+    // every plan.
+    for round in 0..3 {
+        for n in (0..plans).filter(|n| n % 3 >= round) {
+            let caller = Caller::agent(Some(format!("a{round}")));
+            let applied = store.apply(&format!("p{n}"), &start, &caller).unwrap();
+            assert_eq!(applied.data.to_json()["task"]["id"], round + 1);
+            assert!(lock(&store.shared.entries).len() <= MAX_KEPT);
+        }
+    }
+    for n in 0..plans {
+        let answer = store
+            .apply(&format!("p{n}"), &status, &Caller::default())
+            .unwrap();
+        assert_eq!(
+            answer.data.to_json()["in_progress_tasks"],
+            n % 3 + 1,
+            "p{n}"
+        );
+        let doc = store.load(&format!("p{n}")).unwrap();
+        assert_eq!(doc.state.revision as usize, n % 3 + 2, "p{n}");
+        assert_eq!(read_back(&path, &format!("p{n}")), doc.to_json());
+    }
+    assert!(lock(&store.shared.entries).len() <= MAX_KEPT);
+}
