@@ -290,8 +290,14 @@ pub async fn apply_op(
         Ok(parts) => parts,
         Err(error) => return op_error(&shared, &error),
     };
-    match blocking(&shared, move |store| store.apply(&id, &op, &caller)).await {
-        Ok(applied) => (StatusCode::OK, axum::Json(applied.envelope())).into_response(),
+    match blocking(&shared, move |store| store.apply_revised(&id, &op, &caller)).await {
+        Ok((applied, revision)) => {
+            let mut envelope = applied.envelope();
+            if let Some(revision) = revision {
+                envelope["revision"] = json!(revision);
+            }
+            (StatusCode::OK, axum::Json(envelope)).into_response()
+        }
         Err(error) => op_error(&shared, &error),
     }
 }

@@ -144,6 +144,44 @@ fn the_json_api_creates_lists_shows_changes_and_deletes_plans() {
 /// A client that resumes from an id this server has not reached yet (it
 /// came from another server, further on) gets nothing at or below that id
 /// when the changes arrive, on a plan's stream and on every plan's.
+/// `POST /api/plans/{id}/ops/…`: a change's answer carries the plan's
+/// revision after it beside `data`; a query's and a refusal's carry none.
+#[test]
+fn an_op_that_changed_the_plan_answers_with_its_revision() {
+    let dir = tempdir();
+    let server = Server::start(&["--store", &store_url(dir.path())]);
+    server.create("jd", "examples/jd_keyboard.plan");
+    let keys = |answer: &Value| {
+        answer
+            .as_object()
+            .expect("an object")
+            .keys()
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let started = server
+        .op("jd", "startNextTask", json!({"agent": "alice"}))
+        .json();
+    assert_eq!(keys(&started), ["success", "data", "revision"]);
+    assert_eq!(started["revision"], 2);
+    assert_eq!(started["data"]["task"]["id"], 1);
+    let status = server.op("jd", "getPlanStatus", json!({})).json();
+    assert_eq!(keys(&status), ["success", "data"]);
+    let done = server
+        .op("jd", "completeTask", json!({"agent": "alice"}))
+        .json();
+    assert_eq!(
+        (done["success"].clone(), done["revision"].clone()),
+        (json!(true), json!(3))
+    );
+    let refused = server
+        .op("jd", "completeTask", json!({"task_id": 1}))
+        .json();
+    assert_eq!(keys(&refused), ["success", "error"]);
+    let doc = server.get("/api/plans/jd").json();
+    assert_eq!(doc["data"]["state"]["revision"], 3);
+}
+
 #[test]
 fn a_stream_resumed_ahead_of_the_server_sends_nothing_up_to_its_id() {
     let dir = tempdir();

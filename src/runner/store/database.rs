@@ -10,7 +10,7 @@ use crate::runner::time::now_rfc3339;
 use crate::runner::time::now_unix;
 use crate::runner::{Applied, Caller, Runner};
 
-use super::plan_store::{transact_with, validate_plan_id, PlanStore, PlanSummary};
+use super::plan_store::{apply_change, validate_plan_id, PlanStore, PlanSummary};
 
 /// Plan `plan_id`'s summary as the database backends store it.
 pub(super) fn summary_json(plan_id: &str, doc: &PlanDocument) -> String {
@@ -85,12 +85,7 @@ pub(super) fn apply_with_kept<S: PlanStore + ?Sized>(
     query_kept: impl FnOnce() -> Result<Option<Result<Applied, OpError>>, OpError>,
 ) -> Result<Applied, OpError> {
     if op.is_change() {
-        return transact_with(store, plan_id, op.name(), |runner| {
-            let applied = runner.apply_as(op, &caller.clone().at(now_unix()))?;
-            let events = applied.events.clone();
-            Ok((applied, events))
-        })
-        .map(|(applied, _)| applied);
+        return apply_change(store, plan_id, op, caller).map(|(applied, _)| applied);
     }
     validate_plan_id(plan_id)?;
     if let Some(answer) = query_kept()? {

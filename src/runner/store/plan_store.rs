@@ -148,13 +148,42 @@ pub trait PlanStore: Send + Sync + std::fmt::Debug {
                 .runner(plan_id)?
                 .apply_as(op, &caller.clone().at(now_unix()));
         }
-        transact_with(self, plan_id, op.name(), |runner| {
-            let applied = runner.apply_as(op, &caller.clone().at(now_unix()))?;
-            let events = applied.events.clone();
-            Ok((applied, events))
-        })
-        .map(|(applied, _)| applied)
+        apply_change(self, plan_id, op, caller).map(|(applied, _)| applied)
     }
+
+    /// [`PlanStore::apply`], and the plan's revision after the change:
+    /// the revision it made, `None` for a query or a change that changed
+    /// nothing.
+    fn apply_revised(
+        &self,
+        plan_id: &str,
+        op: &Op,
+        caller: &Caller,
+    ) -> Result<(Applied, Option<u64>), OpError> {
+        if !op.is_change() {
+            return self
+                .apply(plan_id, op, caller)
+                .map(|applied| (applied, None));
+        }
+        apply_change(self, plan_id, op, caller)
+            .map(|(applied, event)| (applied, event.map(|event| event.seq)))
+    }
+}
+
+/// Change `op` made for `caller` at the clock's time through
+/// [`PlanStore::transact`]: what it answered, and its committed event
+/// (none when it changed nothing).
+pub(super) fn apply_change<S: PlanStore + ?Sized>(
+    store: &S,
+    plan_id: &str,
+    op: &Op,
+    caller: &Caller,
+) -> Result<(Applied, Option<StoredEvent>), OpError> {
+    transact_with(store, plan_id, op.name(), |runner| {
+        let applied = runner.apply_as(op, &caller.clone().at(now_unix()))?;
+        let events = applied.events.clone();
+        Ok((applied, events))
+    })
 }
 
 /// [`PlanStore::transact`] with a change that also returns a value: the
