@@ -246,4 +246,3 @@ fn spliced(text: &str, replaced: std::ops::Range<usize>, inserted: &str) -> Arc<
     // `planc::compile::decode_shared`).
     unsafe { Arc::from_raw(Arc::into_raw(bytes) as *const str) }
 }
-
