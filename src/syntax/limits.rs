@@ -374,10 +374,16 @@ mod tests {
                 "\n        task u \"U\"\n    }\n    task v \"V \\\" {\" { after t }\n}\n",
             )
         } else {
-            ("plan p {\n    task t \"T\"\n    ", "\n    task v \"\"\"V {\"\"\"\n}\n")
+            (
+                "plan p {\n    task t \"T\"\n    ",
+                "\n    task v \"\"\"V {\"\"\"\n}\n",
+            )
         };
         let text = format!("{before}{item}{after}");
-        (text, crate::span::Span::new(before.len(), before.len() + item.len()))
+        (
+            text,
+            crate::span::Span::new(before.len(), before.len() + item.len()),
+        )
     }
 
     /// Braces `n` deep, closed or not, for items past the limit.
@@ -387,7 +393,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #![proptest_config(ProptestConfig::with_cases(crate::generate::fuzz_cases(1000)))]
         /// The check of one item gives what the check of the whole text
         /// gives, whatever the item holds: braces past the limit, closed
         /// or not, strings and comments left open.
