@@ -122,8 +122,62 @@ pub fn plan_source(tasks: usize, cycle: bool) -> String {
     out
 }
 
+/// The library a [`plan_source_with_reuse`] plan imports, to be written
+/// as `lib.plan` beside it: the role its template's tasks are assigned.
+pub const REUSE_LIBRARY: &str = "role reviewer \"Reviews changes\"\n";
+
+/// The template a [`plan_source_with_reuse`] plan declares.
+const REVIEW_TEMPLATE: &str = "template review(change: string, approvals: int = 2) {
+    step review \"Review {change}\" {
+        sequential
+        task open_pr \"Open a pull request for {change}\" { assignee reviewer }
+        task approve \"Get {approvals} approvals for {change}\" { assignee reviewer }
+        task merge \"Merge {change}\" { assignee reviewer }
+    }
+}
+";
+
+/// A [`plan_source`] plan of `tasks` tasks that also imports `lib.plan`
+/// ([`REUSE_LIBRARY`]) and declares a template (a step of three tasks
+/// assigned the imported role), which its plan uses after every 50th step
+/// (every 1,000 tasks; once in a plan of fewer), each use after that step.
+/// The benchmarks edit the template and the import in it.
+pub fn plan_source_with_reuse(tasks: usize) -> String {
+    let plan = plan_source(tasks, false);
+    let mut out = String::with_capacity(plan.len() + plan.len() / 100 + 512);
+    out.push_str("import \"lib.plan\"\n\n");
+    out.push_str(REVIEW_TEMPLATE);
+    out.push('\n');
+    let steps = tasks.div_ceil(20);
+    let mut closed = 0;
+    for line in plan.split_inclusive('\n') {
+        out.push_str(line);
+        if line == "    }\n" {
+            closed += 1;
+            if closed % 50 == 0 || (steps < 50 && closed == 1) {
+                let step = closed - 1;
+                let _ = writeln!(
+                    out,
+                    "    use review(change = \"part {step}\") as u{step} {{ after s{step} }}"
+                );
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    /// Reads `lib.plan` as [`super::REUSE_LIBRARY`].
+    struct Library;
+
+    impl crate::modules::Loader for Library {
+        fn load(&self, located: &std::path::Path) -> Result<String, crate::modules::ImportError> {
+            assert!(located.ends_with("lib.plan"), "{}", located.display());
+            Ok(super::REUSE_LIBRARY.to_owned())
+        }
+    }
+
     #[test]
     fn generated_plans_check_and_cycles_are_found() {
         for tasks in [100, 1_000, 5_000] {
@@ -131,6 +185,17 @@ mod tests {
             let compiled = crate::compile("gen.plan", &text, &Default::default());
             assert_eq!(compiled.diagnostics, Vec::new(), "{tasks} tasks");
             assert_eq!(compiled.checked.plan.map(|p| p.tasks.len()), Some(tasks));
+        }
+
+        // With a template and an import (`lib.plan`, read from a loader).
+        for tasks in [100, 2_000] {
+            let text = super::plan_source_with_reuse(tasks);
+            let loader = Library;
+            let compiled = crate::compile_with("gen.plan", &text, &Default::default(), &loader);
+            assert_eq!(compiled.diagnostics, Vec::new(), "{tasks} tasks with reuse");
+            let uses = tasks.div_ceil(1_000).max(1);
+            let planned = compiled.checked.plan.map(|p| p.tasks.len());
+            assert_eq!(planned, Some(tasks + 3 * uses));
         }
 
         let text = super::plan_source(300, true);

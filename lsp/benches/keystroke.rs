@@ -90,6 +90,35 @@ const KEYSTROKES: &[Keystroke] = &[
         typed: "\"",
         leaves_mistake: true,
     },
+    Keystroke {
+        name: "a letter in the name of a step the next step waits for (a step renamed)",
+        after: |_, tasks| format!("step s{}", waited_for_step(tasks)),
+        typed: "x",
+        leaves_mistake: true,
+    },
+];
+
+/// The keystrokes in a plan with a template and an import
+/// (`planc::generate::plan_source_with_reuse`), its library beside it.
+const REUSE_KEYSTROKES: &[Keystroke] = &[
+    Keystroke {
+        name: "a letter in a template's task title (every instance's title changes)",
+        after: |_, _| "task approve \"Get".to_owned(),
+        typed: "x",
+        leaves_mistake: false,
+    },
+    Keystroke {
+        name: "a letter in a template's parameter name (its uses and its text then name none)",
+        after: |_, _| "template review(change".to_owned(),
+        typed: "x",
+        leaves_mistake: true,
+    },
+    Keystroke {
+        name: "a letter in the imported file's name (the import then fails)",
+        after: |_, _| "import \"lib".to_owned(),
+        typed: "x",
+        leaves_mistake: true,
+    },
 ];
 
 /// A text typed letter by letter, then deleted letter by letter, as one
@@ -109,6 +138,14 @@ const TYPINGS: &[Typing] = &[Typing {
     },
     typed: "\n        task n1 \"New\" { after t3 }",
 }];
+
+/// A step the next one waits for (`after s…`: every fifth step), near the
+/// middle of the plan (its name's first occurrence is its own: the steps
+/// with longer names that begin with it come after it).
+fn waited_for_step(tasks: usize) -> usize {
+    let steps = tasks.div_ceil(20);
+    (steps / 2 / 5).max(1) * 5 - 1
+}
 
 /// A task others wait for, near the middle of the plan.
 fn waited_for(text: &str) -> &str {
@@ -160,6 +197,7 @@ fn main() {
                 typing.name
             );
         }
+        reuse_rows(&runtime, tasks);
         let (median, p90) = whole(&text, tasks);
         println!("| whole compile (`planc::compile`), for comparison | {tasks} | {median:.2} ms | {p90:.2} ms |");
     }
@@ -346,5 +384,100 @@ fn whole(text: &str, tasks: usize) -> (f64, f64) {
             elapsed
         })
         .collect();
+    support::summary(times)
+}
+
+/// The rows of [`REUSE_KEYSTROKES`]: the plan with a template and an import
+/// written to a directory of its own with its library, then each keystroke
+/// over the protocol and `Compilation::recompile` alone.
+fn reuse_rows(runtime: &tokio::runtime::Runtime, tasks: usize) {
+    let text = planc::generate::plan_source_with_reuse(tasks);
+    let dir = std::env::temp_dir().join(format!("planc-keystroke-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("lib.plan"), planc::generate::REUSE_LIBRARY).unwrap();
+    let path = dir.join("big.plan");
+    std::fs::write(&path, &text).unwrap();
+    let uri = format!("file://{}", path.display());
+    for keystroke in REUSE_KEYSTROKES {
+        let (median, p90) = runtime.block_on(reuse_over_protocol(&uri, &text, tasks, keystroke));
+        println!(
+            "| keystroke → publishDiagnostics: {} | {tasks} | {median:.2} ms | {p90:.2} ms |",
+            keystroke.name
+        );
+    }
+    for keystroke in REUSE_KEYSTROKES {
+        let (median, p90) = reuse_recompile(&path.display().to_string(), &text, tasks, keystroke);
+        println!(
+            "| `Compilation::recompile` alone: {} | {tasks} | {median:.2} ms | {p90:.2} ms |",
+            keystroke.name
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// [`over_protocol`] for a document at `uri` (whose imports are read
+/// beside it).
+async fn reuse_over_protocol(
+    uri: &str,
+    text: &str,
+    tasks: usize,
+    keystroke: &Keystroke,
+) -> (f64, f64) {
+    let after = (keystroke.after)(text, tasks);
+    let (line, col) = find(text, &after, after.len() as u32);
+    let mut client = TestClient::start().await;
+    let published = client.open_as(uri, text).await;
+    assert_eq!(
+        published["diagnostics"],
+        serde_json::json!([]),
+        "{published}"
+    );
+    let mut times = Vec::new();
+    let warm_up = 4;
+    for version in 2..(2 + warm_up + 2 * samples(tasks)) as i32 {
+        let typing = version % 2 == 0;
+        let started = Instant::now();
+        let (end, typed) = match typing {
+            true => ((line, col), keystroke.typed),
+            false => ((line, col + 1), ""),
+        };
+        client.edit_in(uri, version, (line, col), end, typed).await;
+        let published = loop {
+            let published = client.diagnostics().await;
+            if published["version"] == version {
+                break published;
+            }
+        };
+        let elapsed = started.elapsed();
+        let found = published["diagnostics"].as_array().map_or(0, Vec::len);
+        if keystroke.leaves_mistake {
+            assert_eq!(found > 0, typing, "{published}");
+        } else {
+            assert_eq!(found, 0, "{published}");
+        }
+        if version as usize >= 2 + warm_up {
+            times.push(elapsed);
+        }
+    }
+    support::summary(times)
+}
+
+/// [`recompile`] of a file at `path` (whose imports are read beside it).
+fn reuse_recompile(path: &str, text: &str, tasks: usize, keystroke: &Keystroke) -> (f64, f64) {
+    let options = planc::check::Options::default();
+    let after = (keystroke.after)(text, tasks);
+    let at = text.find(&after).expect("the place") + after.len();
+    let typed: Arc<str> = Arc::from(format!("{}{}{}", &text[..at], keystroke.typed, &text[at..]));
+    let plain: Arc<str> = Arc::from(text);
+    let mut compilation = planc::compile_shared(path, Arc::clone(&plain), &options);
+    assert_eq!(compilation.diagnostics, Vec::new());
+    let mut times = Vec::new();
+    for n in 0..2 * samples(tasks) {
+        let next = if n % 2 == 0 { &typed } else { &plain };
+        let started = Instant::now();
+        let recompiled = compilation.recompile(Arc::clone(next));
+        times.push(started.elapsed());
+        compilation = recompiled;
+    }
     support::summary(times)
 }

@@ -75,13 +75,11 @@ pub struct Analyses {
 /// which may be of an older version while a compile runs.
 struct Document {
     opening: u64,
-    /// Shared with the compiles: a change makes a new text, and a compile
-    /// takes the text without copying it.
+    /// Shared with the compiles: a change makes a new text (copied once,
+    /// with the change, from the text before it: [`spliced`]), and a
+    /// compile takes the text without copying it. The server holds no
+    /// other copy of it: the analysis's text is the same allocation.
     text: Arc<str>,
-    /// The same text, which the changes edit in place: a keystroke moves
-    /// only the text after it, then the whole text is copied once into the
-    /// new shared `text`.
-    edited: String,
     lines: Arc<LineIndex>,
     version: i32,
     revision: u64,
@@ -120,8 +118,7 @@ impl Documents {
         let mut document = Document {
             opening: self.openings,
             lines: Arc::new(LineIndex::new(&text)),
-            text: Arc::from(text.as_str()),
-            edited: text,
+            text: Arc::from(text),
             version,
             revision: 0,
             analyses: watch::Sender::new(Analyses::default()),
@@ -147,24 +144,26 @@ impl Documents {
             // Each change's positions refer to the text after the previous
             // one, and so to its line index, which each change updates
             // rather than indexing the whole text again.
-            let text = &mut document.edited;
             let index = lines.as_ref().unwrap_or(&*document.lines);
-            lines = Some(match change.range {
+            let text = &document.text;
+            let (text, index) = match change.range {
                 Some(range) => {
                     let start = convert::offset(index, text, range.start);
                     let end = convert::offset(index, text, range.end).max(start);
-                    text.replace_range(start..end, &change.text);
-                    index.edited(text, start, end, start + change.text.len())
+                    let text = spliced(text, start..end, &change.text);
+                    let index = index.edited(&text, start, end, start + change.text.len());
+                    (text, index)
                 }
                 None => {
-                    *text = change.text;
-                    LineIndex::new(text)
+                    let index = LineIndex::new(&change.text);
+                    (Arc::from(change.text), index)
                 }
-            });
+            };
+            document.text = text;
+            lines = Some(index);
         }
         if let Some(lines) = lines {
             document.lines = Arc::new(lines);
-            document.text = Arc::from(document.edited.as_str());
         }
         document.version = version;
         document.revision += 1;
@@ -218,4 +217,32 @@ impl Documents {
         let document = self.open.get(uri)?;
         Some((document.analyses.subscribe(), document.revision))
     }
+}
+
+/// `text` with the bytes `replaced` (on character boundaries) replaced by
+/// `inserted`, in a new shared text: copied once, straight into the shared
+/// allocation (`Arc::from` a `String` would copy the whole text a second
+/// time).
+fn spliced(text: &str, replaced: std::ops::Range<usize>, inserted: &str) -> Arc<str> {
+    let (before, after) = (&text[..replaced.start], &text[replaced.end..]);
+    let len = before.len() + inserted.len() + after.len();
+    let mut bytes = Arc::<[u8]>::new_uninit_slice(len);
+    let Some(room) = Arc::get_mut(&mut bytes) else {
+        // Not reached: the allocation was just made. Copy twice instead.
+        return Arc::from(format!("{before}{inserted}{after}"));
+    };
+    let mut at = 0;
+    for piece in [before, inserted, after] {
+        let piece = piece.as_bytes();
+        for (to, &from) in room[at..at + piece.len()].iter_mut().zip(piece) {
+            to.write(from);
+        }
+        at += piece.len();
+    }
+    // SAFETY: every byte of the `len` bytes was written just above.
+    let bytes = unsafe { bytes.assume_init() };
+    // SAFETY: the bytes are pieces of two `str`s cut on character
+    // boundaries, so UTF-8; `str` has the layout of `[u8]` (as in
+    // `planc::compile::decode_shared`).
+    unsafe { Arc::from_raw(Arc::into_raw(bytes) as *const str) }
 }

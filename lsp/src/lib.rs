@@ -11,6 +11,7 @@ mod analysis;
 mod convert;
 mod documents;
 mod framing;
+mod memory;
 mod message_check;
 mod server;
 

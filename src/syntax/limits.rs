@@ -109,22 +109,66 @@ pub(crate) fn check(text: &str, file: FileId) -> Option<Diagnostic> {
     if let Some(diagnostic) = too_large(text, file) {
         return Some(diagnostic);
     }
-    let deepest = deepest_brace(text)?;
+    too_deep(deepest_brace(braces(text))?, file)
+}
+
+/// [`check`] of a text whose only syntax errors lie in one item, at `item`,
+/// which `depth` braces enclose (a body item of a plan or template: 1; a
+/// task of a step: 2) — as a re-read item after an edit is: it costs the
+/// item, not the file.
+///
+/// Why that is the whole check: outside the item the text parses without
+/// a mistake, and the grammar nests no deeper than a few levels (a task's
+/// body in a step in a plan), so no brace there opens a level past the
+/// limit, and the braces before the item leave `depth` open. If the item's
+/// own braces close what they open, and no string or comment it opens
+/// runs past its end, the text after it is scanned from the state it would
+/// be in anyway; so the first brace too deep, if any, is in the item. When
+/// either does not hold, the whole text is scanned.
+pub(crate) fn check_item(text: &str, file: FileId, item: Span, depth: usize) -> Option<Diagnostic> {
+    if let Some(diagnostic) = too_large(text, file) {
+        return Some(diagnostic);
+    }
+    let mut scan = Braces {
+        bytes: text.as_bytes(),
+        at: item.start(),
+        end: item.end(),
+    };
+    // As `deepest_brace` counts, from the levels open before the item.
+    let mut level = depth;
+    for (offset, opens) in &mut scan {
+        if opens {
+            level += 1;
+            if level > MAX_NESTING {
+                return too_deep(offset, file);
+            }
+        } else {
+            level = level.saturating_sub(1);
+        }
+    }
+    if level == depth && scan.at == item.end() {
+        return None;
+    }
+    check(text, file)
+}
+
+/// The error for the brace at `offset`, which opens a level past the limit.
+fn too_deep(offset: usize, file: FileId) -> Option<Diagnostic> {
     Some(
         Diagnostic::new(
             Code::Limit,
             format!("braces nest deeper than {MAX_NESTING} levels"),
         )
-        .label(file, Span::new(deepest, deepest + 1), "too deep here")
+        .label(file, Span::new(offset, offset + 1), "too deep here")
         .help("a plan nests at most plan { step { task { } } }; close the braces you opened"),
     )
 }
 
 /// The offset of the first `{` that opens a level deeper than the limit,
 /// outside strings and comments.
-fn deepest_brace(text: &str) -> Option<usize> {
+fn deepest_brace(braces: impl Iterator<Item = (usize, bool)>) -> Option<usize> {
     let mut depth = 0usize;
-    for (offset, opens) in braces(text) {
+    for (offset, opens) in braces {
         if opens {
             depth += 1;
             if depth > MAX_NESTING {
@@ -163,64 +207,86 @@ const SPECIAL: [bool; 256] = byte_set(b"{}\"#");
 /// a one-line string at its line's end, a `"""` string at the end of the
 /// file, and `\` skips the next byte in both kinds of string.
 pub(crate) fn braces(text: &str) -> impl Iterator<Item = (usize, bool)> + '_ {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        while i < bytes.len() {
-            match bytes[i] {
+    Braces {
+        bytes: text.as_bytes(),
+        at: 0,
+        end: text.len(),
+    }
+}
+
+/// The scan of [`braces`] over `bytes[at..end]`: it starts outside strings
+/// and comments at `at`, and stops at the first token that starts at or
+/// after `end` (a string or comment that starts before `end` is skipped
+/// whole, so `at` is then past `end`).
+struct Braces<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    end: usize,
+}
+
+impl Iterator for Braces<'_> {
+    type Item = (usize, bool);
+
+    fn next(&mut self) -> Option<(usize, bool)> {
+        let bytes = self.bytes;
+        let i = &mut self.at;
+        while *i < self.end {
+            match bytes[*i] {
                 b'{' | b'}' => {
-                    i += 1;
-                    return Some((i - 1, bytes[i - 1] == b'{'));
+                    *i += 1;
+                    return Some((*i - 1, bytes[*i - 1] == b'{'));
                 }
                 b'#' => {
-                    i = memchr::memchr2(b'\n', b'\r', &bytes[i..]).map_or(bytes.len(), |k| i + k);
+                    *i =
+                        memchr::memchr2(b'\n', b'\r', &bytes[*i..]).map_or(bytes.len(), |k| *i + k);
                 }
-                b'"' if bytes[i..].starts_with(b"\"\"\"") => {
-                    i += 3;
-                    loop {
-                        let Some(k) = memchr::memchr2(b'"', b'\\', &bytes[i.min(bytes.len())..])
-                        else {
-                            i = bytes.len();
-                            break;
-                        };
-                        i += k;
-                        if bytes[i] == b'\\' {
-                            i += 2;
-                        } else if bytes[i..].starts_with(b"\"\"\"") {
-                            i += 3;
-                            break;
-                        } else {
-                            i += 1;
-                        }
-                    }
-                }
-                b'"' => {
-                    i += 1;
-                    loop {
-                        let rest = &bytes[i.min(bytes.len())..];
-                        let Some(k) = memchr::memchr3(b'"', b'\n', b'\\', rest) else {
-                            i = bytes.len();
-                            break;
-                        };
-                        i += k;
-                        if bytes[i] == b'\\' {
-                            i += 2;
-                        } else {
-                            i += 1;
-                            break;
-                        }
-                    }
-                }
+                b'"' if bytes[*i..].starts_with(b"\"\"\"") => *i = triple_string_end(bytes, *i + 3),
+                b'"' => *i = string_end(bytes, *i + 1),
                 _ => {
-                    i += 1;
-                    while i < bytes.len() && !SPECIAL[bytes[i] as usize] {
-                        i += 1;
+                    *i += 1;
+                    while *i < self.end && !SPECIAL[bytes[*i] as usize] {
+                        *i += 1;
                     }
                 }
             }
         }
         None
-    })
+    }
+}
+
+/// Where a `"""` string whose text starts at `i` ends (past its closing
+/// quotes, or the end of the text).
+fn triple_string_end(bytes: &[u8], mut i: usize) -> usize {
+    loop {
+        let Some(k) = memchr::memchr2(b'"', b'\\', &bytes[i.min(bytes.len())..]) else {
+            return bytes.len();
+        };
+        i += k;
+        if bytes[i] == b'\\' {
+            i += 2;
+        } else if bytes[i..].starts_with(b"\"\"\"") {
+            return i + 3;
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// Where a one-line string whose text starts at `i` ends (past its closing
+/// quote, past the newline that ends it unclosed, or the end of the text).
+fn string_end(bytes: &[u8], mut i: usize) -> usize {
+    loop {
+        let rest = &bytes[i.min(bytes.len())..];
+        let Some(k) = memchr::memchr3(b'"', b'\n', b'\\', rest) else {
+            return bytes.len();
+        };
+        i += k;
+        if bytes[i] == b'\\' {
+            i += 2;
+        } else {
+            return i + 1;
+        }
+    }
 }
 
 /// Checks a JSON plan document's size and nesting before it is parsed (the
@@ -297,6 +363,86 @@ mod tests {
             }
         }
         found
+    }
+
+    /// A plan with `item` as a task of a step (`true`) or as a step of the
+    /// plan, the rest of it without mistakes; and the item's span.
+    fn around(item: &str, in_step: bool) -> (String, crate::span::Span) {
+        let (before, after) = if in_step {
+            (
+                "# a plan {\nplan p {\n    goal \"G {x}\"\n    step a \"A\" {\n        task t \"T\" { }\n        ",
+                "\n        task u \"U\"\n    }\n    task v \"V \\\" {\" { after t }\n}\n",
+            )
+        } else {
+            (
+                "plan p {\n    task t \"T\"\n    ",
+                "\n    task v \"\"\"V {\"\"\"\n}\n",
+            )
+        };
+        let text = format!("{before}{item}{after}");
+        (
+            text,
+            crate::span::Span::new(before.len(), before.len() + item.len()),
+        )
+    }
+
+    /// Braces `n` deep, closed or not, for items past the limit.
+    fn deep(n: usize, closed: bool) -> String {
+        let close = if closed { "}".repeat(n) } else { String::new() };
+        format!("{}{close}", "{".repeat(n))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(crate::generate::fuzz_cases(1000)))]
+        /// The check of one item gives what the check of the whole text
+        /// gives, whatever the item holds: braces past the limit, closed
+        /// or not, strings and comments left open.
+        #[test]
+        fn an_items_check_is_the_whole_check(
+            junk in "[{}\"#\\\\\n a]{0,30}",
+            depth in 0..80usize,
+            closed: bool,
+            in_step: bool,
+        ) {
+            let keyword = if in_step { "task n \"N\" {" } else { "step n {" };
+            let item = format!("{keyword} {junk}{} }}", deep(depth, closed));
+            let (text, span) = around(&item, in_step);
+            let depth_before = 1 + usize::from(in_step);
+            prop_assert_eq!(
+                super::check_item(&text, super::FileId(0), span, depth_before),
+                super::check(&text, super::FileId(0)),
+                "{}", text
+            );
+        }
+    }
+
+    /// After an edit inside a task, a re-read item with mistakes is
+    /// accepted or refused as the whole file's parse reads the text: the
+    /// limit error past 64 levels, the item re-read below it.
+    #[test]
+    fn a_reread_item_past_the_nesting_limit_is_read_as_the_whole_file_is() {
+        use crate::diagnostic::Code;
+        use crate::syntax::{parse, reparse, Edit};
+        let text = crate::generate::plan_source(200, false);
+        let task = "task t100 \"Do part 100 for {team}\" {";
+        let at = text.find(task).unwrap() + task.len();
+        let old = parse(&text, super::FileId(0));
+        for (n, past_limit) in [(10, false), (61, false), (62, true), (70, true)] {
+            let new = format!("{}{}{}", &text[..at], deep(n, true), &text[at..]);
+            let whole = parse(&new, super::FileId(0));
+            let edit = Edit::between(&text, &new);
+            let reread = reparse(&old.file, &old.diagnostics, &new, edit, super::FileId(0));
+            let limit = whole.diagnostics.iter().any(|d| d.code == Code::Limit);
+            assert_eq!(limit, past_limit, "{n} braces: {:?}", whole.diagnostics);
+            match reread {
+                Some(reread) => {
+                    assert!(!past_limit, "{n} braces re-read past the limit");
+                    assert_eq!(reread.parsed.file, whole.file);
+                    assert_eq!(reread.parsed.diagnostics, whole.diagnostics);
+                }
+                None => assert!(past_limit, "{n} braces not re-read"),
+            }
+        }
     }
 
     proptest! {

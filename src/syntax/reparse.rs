@@ -221,7 +221,7 @@ fn reparse_at(
         syntax_diagnostics(old_diagnostics, old_span, read.diagnostics)?;
     if !diagnostics.is_empty()
         && (diagnostics.len() >= limits::MAX_SYNTAX_ERRORS
-            || limits::check(new_text, file).is_some())
+            || limits::check_item(new_text, file, new_span, enclosing_braces(place)).is_some())
     {
         return None;
     }
@@ -253,6 +253,12 @@ fn reparse_at(
         text_only,
         same_shape,
     })
+}
+
+/// How many braces enclose the item at `place`: its plan's or template's,
+/// and its step's if it is a task of a step.
+fn enclosing_braces(place: Place) -> usize {
+    1 + usize::from(place.task.is_some())
 }
 
 /// Whether the whole file's parse explains the re-read item's mistakes as

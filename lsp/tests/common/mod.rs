@@ -273,6 +273,41 @@ impl TestClient {
         self.change(version, json!([{ "text": text }])).await;
     }
 
+    /// The server's process id (for benchmarks that read its memory).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+
+    /// Opens `text` as `uri` and returns the diagnostics published for it.
+    pub async fn open_as(&mut self, uri: &str, text: &str) -> Value {
+        self.notify(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": uri, "languageId": "plan", "version": 1, "text": text } }),
+        )
+        .await;
+        self.diagnostics().await
+    }
+
+    /// Replaces `start..end` (line, UTF-16 column) of the document `uri`
+    /// with `text`, as version `version`.
+    pub async fn edit_in(
+        &mut self,
+        uri: &str,
+        version: i32,
+        start: (u32, u32),
+        end: (u32, u32),
+        text: &str,
+    ) {
+        self.notify(
+            "textDocument/didChange",
+            json!({
+                "textDocument": { "uri": uri, "version": version },
+                "contentChanges": [{ "range": range(start, end), "text": text }],
+            }),
+        )
+        .await;
+    }
+
     /// Drops the notifications queued so far.
     pub fn forget_notifications(&mut self) {
         self.notifications.clear();

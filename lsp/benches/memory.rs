@@ -1,0 +1,208 @@
+//! The memory of the `planc-lsp` binary holding a large plan, over the real
+//! protocol: a plan from `planc::generate` (the keystroke benchmark's) is
+//! opened, then edited many times — a letter in a task's title, in the name
+//! of a task others wait for (a rename), in a reference, a quote left
+//! unclosed, and a new task typed at the start of a step and deleted again
+//! letter by letter — each edit taken back, every one waited for until its
+//! diagnostics are published. The server's resident memory (`VmRSS`) and
+//! its peak (`VmHWM`) are read from `/proc/<pid>/status` after the open and
+//! at checkpoints over the edits.
+//!
+//! Run with `cargo bench -p planc-lsp --bench memory` (release build; the
+//! default is 100,000 tasks and 10,000 edits); `-- 10000` picks the sizes,
+//! `PLANC_BENCH_EDITS=1000` the number of edits. Linux only (`/proc`).
+
+// Benchmarks may unwrap, print what they measure and hold long scenarios.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::too_many_lines
+)]
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+// Only its `sizes` is used here.
+#[allow(dead_code)]
+mod support;
+
+use std::time::{Duration, Instant};
+
+use common::{find, TestClient};
+
+/// One edit sent to the server: `start..end` (line, UTF-16 column)
+/// replaced by `inserted`.
+#[derive(Clone)]
+struct Edit {
+    start: (u32, u32),
+    end: (u32, u32),
+    inserted: String,
+}
+
+/// A letter typed after the first occurrence of `after`, and taken back.
+fn typed_and_taken_back(text: &str, after: &str, typed: &str) -> [Edit; 2] {
+    let (line, col) = find(text, after, after.len() as u32);
+    [
+        Edit {
+            start: (line, col),
+            end: (line, col),
+            inserted: typed.to_owned(),
+        },
+        Edit {
+            start: (line, col),
+            end: (line, col + 1),
+            inserted: String::new(),
+        },
+    ]
+}
+
+/// `typed` (ASCII) typed after the first occurrence of `after` letter by
+/// letter, then deleted letter by letter.
+fn typed_and_deleted(text: &str, after: &str, typed: &str) -> Vec<Edit> {
+    let (mut line, mut col) = find(text, after, after.len() as u32);
+    let mut spans = Vec::new();
+    for c in typed.chars() {
+        let start = (line, col);
+        if c == '\n' {
+            (line, col) = (line + 1, 0);
+        } else {
+            col += 1;
+        }
+        spans.push((start, (line, col), c.to_string()));
+    }
+    let typing = spans.iter().map(|(start, _, c)| Edit {
+        start: *start,
+        end: *start,
+        inserted: c.clone(),
+    });
+    let deleting = spans.iter().rev().map(|(start, end, _)| Edit {
+        start: *start,
+        end: *end,
+        inserted: String::new(),
+    });
+    typing.chain(deleting).collect()
+}
+
+/// One round of the mixed edits, each taken back: the text after a round
+/// is the text before it.
+fn round(text: &str, tasks: usize) -> Vec<Edit> {
+    let waited = planc::generate::waited_for_task(text).expect("a task others wait for");
+    let middle = format!("task t{} \"Do", tasks / 2);
+    let step = tasks.div_ceil(20) / 2;
+    let mut edits = Vec::new();
+    edits.extend(typed_and_taken_back(text, &middle, "x"));
+    edits.extend(typed_and_taken_back(text, &format!("task {waited}"), "x"));
+    edits.extend(typed_and_taken_back(text, &format!("after {waited}"), "x"));
+    edits.extend(typed_and_taken_back(text, &middle, "\""));
+    edits.extend(typed_and_deleted(
+        text,
+        &format!("step s{step} \"Stage {step} of {{count}}\" {{"),
+        "\n        task n1 \"New\" { after t3 }",
+    ));
+    edits
+}
+
+/// The resident memory and its peak, in KiB, of process `pid`.
+fn memory(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc");
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("a memory field")
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// The memory after the server settled: the analysis a compile replaced
+/// is freed after its diagnostics are published.
+async fn settled_memory(pid: u32) -> (u64, u64) {
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    memory(pid)
+}
+
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+fn main() {
+    let edits: usize = std::env::var("PLANC_BENCH_EDITS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(10_000);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    for tasks in support::sizes(&[100_000]) {
+        runtime.block_on(measure(tasks, edits));
+    }
+}
+
+/// Opens the plan of `tasks` tasks, makes `edits` edits, and prints the
+/// server's memory after the open and at checkpoints.
+async fn measure(tasks: usize, edits: usize) {
+    let text = planc::generate::plan_source(tasks, false);
+    let bytes = text.len() as f64 / (1024.0 * 1024.0);
+    let mut client = TestClient::start().await;
+    let pid = client.pid().expect("the server runs");
+    let (rss, _) = memory(pid);
+    println!(
+        "{tasks} tasks: file {bytes:.2} MiB; server before the open {:.1} MiB",
+        mib(rss)
+    );
+    let published = client.open(&text).await;
+    assert_eq!(published["diagnostics"], serde_json::json!([]));
+    let (opened, opened_peak) = settled_memory(pid).await;
+    println!(
+        "after the open: VmRSS {:.1} MiB ({:.1}× the file), VmHWM {:.1} MiB ({:.1}×)",
+        mib(opened),
+        mib(opened) / bytes,
+        mib(opened_peak),
+        mib(opened_peak) / bytes
+    );
+    println!("| edits | VmRSS | × file | growth since the open | VmHWM | × file | seconds |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|");
+    let round = round(&text, tasks);
+    let checkpoints: Vec<usize> = [edits / 10, edits / 4, edits / 2, edits]
+        .into_iter()
+        .filter(|&n| n > 0)
+        .collect();
+    let started = Instant::now();
+    let mut version = 1;
+    let mut made = 0;
+    let mut next_checkpoint = 0;
+    while next_checkpoint < checkpoints.len() {
+        // Whole rounds: the text at a checkpoint is the text opened.
+        for edit in &round {
+            version += 1;
+            client
+                .edit(version, edit.start, edit.end, &edit.inserted)
+                .await;
+            loop {
+                let published = client.diagnostics().await;
+                if published["version"] == version {
+                    break;
+                }
+            }
+        }
+        made += round.len();
+        if made >= checkpoints[next_checkpoint] {
+            while next_checkpoint < checkpoints.len() && made >= checkpoints[next_checkpoint] {
+                next_checkpoint += 1;
+            }
+            let seconds = started.elapsed().as_secs_f64();
+            let (rss, peak) = settled_memory(pid).await;
+            println!(
+                "| {made} | {:.1} MiB | {:.1} | {:+.1} MiB | {:.1} MiB | {:.1} | {seconds:.0} |",
+                mib(rss),
+                mib(rss) / bytes,
+                mib(rss) - mib(opened),
+                mib(peak),
+                mib(peak) / bytes
+            );
+        }
+    }
+}
