@@ -80,8 +80,10 @@ use crate::runner::events::{Event, LogRecord};
 use crate::runner::ops::Op;
 use crate::runner::{Applied, Caller, Runner};
 
+mod begin;
 mod kept;
 mod migrations;
+mod phases;
 mod rows;
 mod slot;
 mod writer;
@@ -444,6 +446,10 @@ impl PlanStore for PostgresStore {
     /// runner when the plan's row has not moved (one small read, not the
     /// whole plan).
     fn apply(&self, plan_id: &str, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
+        if op.is_change() {
+            validate_plan_id(plan_id)?;
+            return self.apply_change(plan_id, op, caller);
+        }
         apply_with_kept(self, plan_id, op, caller, || {
             self.query_kept(plan_id, op, caller)
         })
@@ -546,7 +552,7 @@ impl PlanStore for PostgresStore {
         change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
     ) -> Result<Option<StoredEvent>, OpError> {
         validate_plan_id(plan_id)?;
-        self.transact_kept(plan_id, op, change)
+        self.transact_kept(plan_id, op, change, None)
     }
 
     fn events(
