@@ -217,10 +217,7 @@ impl PostgresStore {
         let (reply, answer) = channel();
         let record = {
             let mut slot = lock(&entry.slot);
-            // Brought up to the rows just now: the runner is a committed
-            // state, read in one snapshot, with nothing queued on it.
-            let fresh = slot.stale || slot.runner.is_none();
-            if fresh {
+            if slot.stale || slot.runner.is_none() {
                 slot = settled(entry, slot, true);
                 self.with_conn(|conn| {
                     let reads = conn.statements.reads();
@@ -231,9 +228,6 @@ impl PostgresStore {
             let born = slot.born;
             let made = match compute(&mut slot, plan_id, op, change)? {
                 Computed::Made(made) => made,
-                // An answer about the rows as just read stands (as a
-                // query's does).
-                Computed::Answer(_, outcome) if fresh => return Ok(Some(outcome.map(|()| None))),
                 Computed::Answer(base, outcome) => {
                     // An answer about the kept state: it stands if that was
                     // the row's.
