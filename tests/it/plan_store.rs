@@ -687,11 +687,7 @@ fn a_postgres_plan_is_changed_ahead_from_its_creation_on() {
     let Some(backend) = Backend::postgres() else {
         return;
     };
-    use planc::runner::{CommitCounts, PostgresStore};
-    let counts = |ahead, on_rows| CommitCounts { ahead, on_rows };
-    let one = PostgresStore::open(&backend.url).unwrap();
-    let two = PostgresStore::open(&backend.url).unwrap();
-    let task = |applied: planc::runner::Applied| applied.events[0].task_id;
+    let (one, two) = two_postgres_stores(&backend);
 
     one.create("p", doc(4), false).unwrap();
     let (op, caller) = next("ann");
@@ -735,6 +731,24 @@ fn a_postgres_plan_is_changed_ahead_from_its_creation_on() {
     assert_eq!(events[1].record.events[0].agent.as_deref(), Some("fay"));
 }
 
+/// Two handles (two servers) on one PostgreSQL database.
+fn two_postgres_stores(
+    backend: &Backend,
+) -> (planc::runner::PostgresStore, planc::runner::PostgresStore) {
+    let open = || planc::runner::PostgresStore::open(&backend.url).unwrap();
+    (open(), open())
+}
+
+/// The changes a PostgreSQL handle committed ahead and on the rows.
+fn counts(ahead: u64, on_rows: u64) -> planc::runner::CommitCounts {
+    planc::runner::CommitCounts { ahead, on_rows }
+}
+
+/// The task of an answer's first event.
+fn task(applied: planc::runner::Applied) -> Option<u32> {
+    applied.events[0].task_id
+}
+
 /// A plan whose id has quotes (spliced, escaped, into the
 /// writer's first round trip): its row's version is found, so its changes
 /// are written as computed ahead; when another handle moved it, the
@@ -744,11 +758,7 @@ fn a_postgres_plan_id_with_quotes_is_changed_ahead_and_again() {
     let Some(backend) = Backend::postgres() else {
         return;
     };
-    use planc::runner::{CommitCounts, PostgresStore};
-    let counts = |ahead, on_rows| CommitCounts { ahead, on_rows };
-    let one = PostgresStore::open(&backend.url).unwrap();
-    let two = PostgresStore::open(&backend.url).unwrap();
-    let task = |applied: planc::runner::Applied| applied.events[0].task_id;
+    let (one, two) = two_postgres_stores(&backend);
     let plan = "o'brien''); --";
     one.create(plan, doc(4), false).unwrap();
     for (agent, expected) in [("ann", 1), ("bob", 2)] {
