@@ -687,11 +687,7 @@ fn a_postgres_plan_is_changed_ahead_from_its_creation_on() {
     let Some(backend) = Backend::postgres() else {
         return;
     };
-    use planc::runner::{CommitCounts, PostgresStore};
-    let counts = |ahead, on_rows| CommitCounts { ahead, on_rows };
-    let one = PostgresStore::open(&backend.url).unwrap();
-    let two = PostgresStore::open(&backend.url).unwrap();
-    let task = |applied: planc::runner::Applied| applied.events[0].task_id;
+    let (one, two) = two_postgres_stores(&backend);
 
     one.create("p", doc(4), false).unwrap();
     let (op, caller) = next("ann");
@@ -733,6 +729,55 @@ fn a_postgres_plan_is_changed_ahead_from_its_creation_on() {
     let events = one.events("p", 0, 10).unwrap();
     assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2]);
     assert_eq!(events[1].record.events[0].agent.as_deref(), Some("fay"));
+}
+
+/// Two handles (two servers) on one PostgreSQL database.
+fn two_postgres_stores(
+    backend: &Backend,
+) -> (planc::runner::PostgresStore, planc::runner::PostgresStore) {
+    let open = || planc::runner::PostgresStore::open(&backend.url).unwrap();
+    (open(), open())
+}
+
+/// The changes a PostgreSQL handle committed ahead and on the rows.
+fn counts(ahead: u64, on_rows: u64) -> planc::runner::CommitCounts {
+    planc::runner::CommitCounts { ahead, on_rows }
+}
+
+/// The task of an answer's first event.
+fn task(applied: planc::runner::Applied) -> Option<u32> {
+    applied.events[0].task_id
+}
+
+/// A plan whose id has quotes (spliced, escaped, into the
+/// writer's first round trip): its row's version is found, so its changes
+/// are written as computed ahead; when another handle moved it, the
+/// writer computes the change again and its caller gets that answer.
+#[test]
+fn a_postgres_plan_id_with_quotes_is_changed_ahead_and_again() {
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
+    let (one, two) = two_postgres_stores(&backend);
+    let plan = "o'brien''); --";
+    one.create(plan, doc(4), false).unwrap();
+    for (agent, expected) in [("ann", 1), ("bob", 2)] {
+        let (op, caller) = next(agent);
+        assert_eq!(task(one.apply(plan, &op, &caller).unwrap()), Some(expected));
+    }
+    assert_eq!(one.commit_counts(), counts(2, 0));
+    let (op, caller) = next("cy");
+    assert_eq!(task(two.apply(plan, &op, &caller).unwrap()), Some(3));
+    // One's runner still has task 3 ready: the writer finds the row moved
+    // and computes dee's change again, on the rows.
+    let (op, caller) = next("dee");
+    assert_eq!(task(one.apply(plan, &op, &caller).unwrap()), Some(4));
+    assert_eq!(one.commit_counts(), counts(2, 1));
+    let events = two.events(plan, 0, 10).unwrap();
+    assert_eq!(
+        events.iter().map(|e| e.seq).collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5]
+    );
 }
 
 /// A database made by the first schema (plans without summaries) is
@@ -1397,8 +1442,10 @@ fn transaction(event: &StoredEvent) -> u64 {
 
 /// PostgreSQL commits the changes queued meanwhile together, in one
 /// statement: a change the runner refuses is answered alone (it is never
-/// queued), and the batch's other changes (two of them to one plan, after
-/// the one the writer waited with) commit, each with its own event.
+/// queued), and the batch's other changes commit, each with its own event.
+/// A batch that waited for a plan's lock takes the changes of that plan
+/// queued meanwhile (after the one it waited with); those of other plans
+/// make the next batch.
 #[test]
 fn postgres_batches_commit_together_and_refuse_alone() {
     let Some(backend) = Backend::postgres() else {
@@ -1481,21 +1528,25 @@ fn postgres_batches_commit_together_and_refuse_alone() {
     assert_eq!(store.load("a").unwrap().state.revision, 4);
     assert_eq!(store.load("b").unwrap().state.revision, 3);
 
-    // One event per change; ann's in a transaction of its own. The next
-    // batch: the four changes queued, each computed ahead on the kept
-    // runner after the one before it (a's on ann's), in one statement.
+    // One event per change. Ann's batch, once it had plan a's lock, took
+    // zed's and bob's changes (each computed ahead on the kept runner
+    // after the one before it): one transaction. Cy's and eve's (plan b)
+    // make the next.
     let a = store.events("a", 0, 10).unwrap();
     let b = store.events("b", 0, 10).unwrap();
     assert_eq!(a.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3, 4]);
     assert_eq!(b.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
     assert_eq!(a[2].record.events[0].agent.as_deref(), Some("zed"));
-    let batch = transaction(&b[1]);
-    assert!(transaction(&a[1]) < batch, "{a:?}\n{b:?}");
+    let first = transaction(&a[1]);
     assert_eq!(
-        [&b[1], &b[2], &a[2], &a[3]].map(transaction),
-        [batch, batch, batch, batch]
+        [&a[1], &a[2], &a[3]].map(transaction),
+        [first, first, first],
+        "{a:?}"
     );
-    assert!(a[2].position < a[3].position);
+    let next = transaction(&b[1]);
+    assert!(first < next, "{a:?}\n{b:?}");
+    assert_eq!(transaction(&b[2]), next);
+    assert!(a[1].position < a[2].position && a[2].position < a[3].position);
     assert!(b[1].position < b[2].position);
 
     // The feed and the subscriber have every event once, in position order.

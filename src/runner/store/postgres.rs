@@ -18,10 +18,12 @@
 //! it; it takes every change queued meanwhile (at most
 //! [`MAX_BATCH`](writer::MAX_BATCH)) and commits them in one transaction
 //! (one WAL flush for all): `BEGIN` with the advisory locks of their plans,
-//! in the order of their keys (so two servers' batches never deadlock); the
-//! plans' row versions (revision and `born`) read; one statement writing
-//! each plan's row, the task rows the batch touched and the events;
-//! `COMMIT`. The changes queued while it commits make the next batch.
+//! in the order of their keys (so two servers' batches never deadlock), and
+//! the plans' row versions (revision and `born`) read, in one round trip;
+//! the changes of those plans queued while it waited for their locks join
+//! the batch; one statement writing each plan's row, the task rows the
+//! batch touched and the events; `COMMIT`. The changes queued while it
+//! commits make the next batch.
 //!
 //! **Another server's changes.** A plan whose row is not at the version
 //! its changes were computed on (another handle changed it), or whose
@@ -30,7 +32,10 @@
 //! (only the tasks written since the runner's revision are read: each task
 //! row keeps the revision that wrote it, indexed; the whole plan only when
 //! it was created again or its list changed), and each of its changes
-//! computed again by its caller, in queue order, before the write. A query
+//! computed again, in queue order, before the write: by the writer itself
+//! for a change made through [`PlanStore::apply`] (its op and caller are
+//! kept with it: no round trip to the caller's thread under the lock), by
+//! its caller for one made through [`PlanStore::transact`]. A query
 //! or a read checks the row's version (one small read) and brings the
 //! runner up the same way when it moved. [`PostgresStore::commit_counts`]
 //! counts the changes made each way.
@@ -80,8 +85,10 @@ use crate::runner::events::{Event, LogRecord};
 use crate::runner::ops::Op;
 use crate::runner::{Applied, Caller, Runner};
 
+mod begin;
 mod kept;
 mod migrations;
+mod phases;
 mod rows;
 mod slot;
 mod writer;
@@ -444,6 +451,10 @@ impl PlanStore for PostgresStore {
     /// runner when the plan's row has not moved (one small read, not the
     /// whole plan).
     fn apply(&self, plan_id: &str, op: &Op, caller: &Caller) -> Result<Applied, OpError> {
+        if op.is_change() {
+            validate_plan_id(plan_id)?;
+            return self.apply_change(plan_id, op, caller);
+        }
         apply_with_kept(self, plan_id, op, caller, || {
             self.query_kept(plan_id, op, caller)
         })
@@ -546,7 +557,7 @@ impl PlanStore for PostgresStore {
         change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
     ) -> Result<Option<StoredEvent>, OpError> {
         validate_plan_id(plan_id)?;
-        self.transact_kept(plan_id, op, change)
+        self.transact_kept(plan_id, op, change, None)
     }
 
     fn events(

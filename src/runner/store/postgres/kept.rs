@@ -12,19 +12,19 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::{Arc, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::rows::{self, PlanWrite};
 use super::slot::{Entry, Slot};
 use super::writer::{Job, Reject, ToCaller};
 use super::{PostgresStore, PER_TRANSACTION};
 use crate::document::PlanDocument;
-use crate::runner::error::OpError;
+use crate::runner::error::{ErrorCode, OpError};
 use crate::runner::events::{Event, LogRecord};
 use crate::runner::ops::Op;
 use crate::runner::store::database::{lock, record_json};
 use crate::runner::store::plan_store::{plan_not_found, StoredEvent};
-use crate::runner::store::task_rows::{change_in_place, InPlace};
+use crate::runner::store::task_rows::{change_in_place, InPlace, RowWrites};
 use crate::runner::time::now_unix;
 use crate::runner::{Applied, Caller, Runner, Touched};
 
@@ -153,19 +153,50 @@ impl PostgresStore {
     /// the writer; computed again (the runner brought up to the rows) when
     /// the row had moved, and made under the plan's lock when it moved
     /// [`AHEAD_ATTEMPTS`] times.
+    ///
+    /// With `redo`, the same change as `change`, the writer computes it
+    /// again itself when the row had moved (no round trip to this thread
+    /// under the plan's lock).
     pub(super) fn transact_kept(
         &self,
         plan_id: &str,
         op: &str,
         change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+        redo: Option<&Redo>,
     ) -> Result<Option<StoredEvent>, OpError> {
         let entry = self.entry(plan_id);
         for _ in 0..self.shared.ahead_attempts.load(Ordering::Relaxed) {
-            if let Some(answer) = self.change_ahead(plan_id, &entry, op, change)? {
+            if let Some(answer) = self.change_ahead(plan_id, &entry, op, change, redo)? {
                 return answer;
             }
         }
         self.change_locked(plan_id, &entry, op, change)
+    }
+
+    /// Change `op` made by `caller` on plan `plan_id` ([`Self::transact_kept`]
+    /// with a [`Redo`]): its answer.
+    pub(super) fn apply_change(
+        &self,
+        plan_id: &str,
+        op: &Op,
+        caller: &Caller,
+    ) -> Result<Applied, OpError> {
+        let applied = Arc::new(Mutex::new(None));
+        let redo = Redo::of(op, caller, Arc::clone(&applied));
+        let change = Arc::clone(&redo.change);
+        self.transact_kept(
+            plan_id,
+            op.name(),
+            &mut |runner| change(runner),
+            Some(&redo),
+        )?;
+        let answer = lock(&applied).take();
+        answer.ok_or_else(|| {
+            OpError::new(
+                ErrorCode::StateIo,
+                "the store committed a change without running it",
+            )
+        })
     }
 
     /// The change computed on the kept runner (brought up first if it is
@@ -178,6 +209,7 @@ impl PostgresStore {
         entry: &Arc<Entry>,
         op: &str,
         change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+        redo: Option<&Redo>,
     ) -> Result<Option<Result<Option<StoredEvent>, OpError>>, OpError> {
         let Some((queue, _)) = &self.writer else {
             return Err(self.writer_gone());
@@ -194,53 +226,36 @@ impl PostgresStore {
             }
             let epoch = entry.epoch.load(Ordering::SeqCst);
             let born = slot.born;
-            let Some(runner) = slot.runner.as_mut() else {
-                return Err(plan_not_found(plan_id));
-            };
-            let InPlace {
-                base,
-                outcome,
-                touched,
-                trace,
-            } = change_in_place(plan_id, runner, op, change);
-            let (writes, record) = match outcome {
-                Ok(Some(prepared)) => prepared,
-                outcome => {
-                    if trace {
-                        slot.lose(&touched);
-                    }
+            let made = match compute(&mut slot, plan_id, op, change)? {
+                Computed::Made(made) => made,
+                Computed::Answer(base, outcome) => {
                     // An answer about the kept state: it stands if that was
                     // the row's.
                     let slot = settled(entry, slot, false);
                     let version = self.version(plan_id)?;
                     if entry.epoch.load(Ordering::SeqCst) == epoch && version == Some((base, born))
                     {
-                        return Ok(Some(outcome.map(|_| None)));
+                        return Ok(Some(outcome.map(|()| None)));
                     }
                     let mut slot = slot;
                     slot.stale = true;
                     return Ok(None);
                 }
             };
-            let record_text = match record_json(&record) {
-                Ok(text) => text,
-                Err(error) => {
-                    slot.lose(&touched);
-                    return Err(error);
-                }
-            };
+            let record = made.record.clone();
             let job = Job {
                 plan_id: plan_id.to_owned(),
                 entry: Arc::clone(entry),
                 epoch,
-                base,
+                base: made.base,
                 born,
-                writes,
-                record: record.clone(),
-                record_text,
+                writes: made.writes,
+                record: made.record,
+                record_text: made.record_text,
+                redo: redo.cloned(),
                 reply,
             };
-            self.enqueue(queue, &mut slot, job, touched)?;
+            self.enqueue(queue, &mut slot, job, made.touched)?;
             record
         };
         self.answer(plan_id, entry, record, &answer, op, change)
@@ -274,31 +289,23 @@ impl PostgresStore {
                 Ok(ToCaller::Done(Err(_))) => return Ok(None),
                 Ok(ToCaller::Recompute(back)) => {
                     let mut slot = lock(&entry.slot);
-                    let Some(runner) = slot.runner.as_mut() else {
-                        let _ = back.send(None);
-                        return Err(plan_not_found(plan_id));
-                    };
-                    let made = change_in_place(plan_id, runner, op, change);
-                    let outcome = made.outcome.and_then(|made| {
-                        made.map(|(writes, made)| {
-                            record_json(&made).map(|text| (writes, made, text))
-                        })
-                        .transpose()
-                    });
-                    match outcome {
-                        Ok(Some((writes, made, text))) => {
-                            record = made.clone();
-                            let _ = back.send(Some((writes, made, text)));
+                    match compute(&mut slot, plan_id, op, change) {
+                        Ok(Computed::Made(made)) => {
+                            record = made.record.clone();
+                            let _ = back.send(Some((made.writes, made.record, made.record_text)));
                         }
-                        outcome => {
-                            if made.trace || outcome.is_err() {
-                                slot.lose(&made.touched);
-                            }
+                        Ok(Computed::Answer(_, outcome)) => {
                             let _ = back.send(None);
-                            return Ok(Some(outcome.map(|_| None)));
+                            return Ok(Some(outcome.map(|()| None)));
+                        }
+                        Err(error) => {
+                            let _ = back.send(None);
+                            return Err(error);
                         }
                     }
                 }
+                Ok(ToCaller::Redone(made)) => record = made,
+                Ok(ToCaller::Answered(outcome)) => return Ok(Some(outcome.map(|()| None))),
                 Err(_) => return Err(self.writer_gone()),
             }
         }
@@ -347,26 +354,17 @@ impl PostgresStore {
             slot.stale = true;
             slot.bring_up(&mut tx, &statements.reads(), &self.shared.shown, plan_id)?;
             let born = slot.born;
-            let Some(runner) = slot.runner.as_mut() else {
-                return Err(plan_not_found(plan_id));
-            };
-            let InPlace {
+            let Made {
                 base,
-                outcome,
+                writes,
+                record,
+                record_text,
                 touched,
-                trace,
-            } = change_in_place(plan_id, runner, op, change);
-            let (writes, record) = match outcome {
-                Ok(Some(prepared)) => prepared,
-                outcome => {
-                    if trace {
-                        slot.lose(&touched);
-                    }
-                    return outcome.map(|_| None);
-                }
+            } = match compute(slot, plan_id, op, change)? {
+                Computed::Made(made) => made,
+                Computed::Answer(_, outcome) => return outcome.map(|()| None),
             };
             let committed = (|| {
-                let record_text = record_json(&record)?;
                 let plan = PlanWrite::new(plan_id, base, born, &writes);
                 let event = (plan_id, record.revision, record_text.as_str());
                 let (written, xid) =
@@ -431,5 +429,96 @@ impl PostgresStore {
             slot.runner = Runner::new(doc).ok();
         }
         Ok(())
+    }
+}
+
+/// A change that the writer can compute again itself, on its own thread:
+/// its op's name and the change (which keeps its last answer).
+#[derive(Clone)]
+pub(super) struct Redo {
+    pub(super) op: &'static str,
+    pub(super) change: Arc<ChangeFn>,
+}
+
+/// A change of a runner that any thread can run.
+pub(super) type ChangeFn = dyn Fn(&mut Runner) -> Result<Vec<Event>, OpError> + Send + Sync;
+
+impl Redo {
+    /// `op` made by `caller` (at the time it runs), its answer kept in
+    /// `applied` each time it runs.
+    fn of(op: &Op, caller: &Caller, applied: Arc<Mutex<Option<Applied>>>) -> Redo {
+        let (op, caller) = (op.clone(), caller.clone());
+        let name = op.name();
+        Redo {
+            op: name,
+            change: Arc::new(move |runner: &mut Runner| {
+                let answer = runner.apply_as(&op, &caller.clone().at(now_unix()))?;
+                let events = answer.events.clone();
+                *lock(&applied) = Some(answer);
+                Ok(events)
+            }),
+        }
+    }
+}
+
+/// A change computed on a kept runner that changes something.
+pub(super) struct Made {
+    /// The revision it was computed on.
+    pub(super) base: u64,
+    pub(super) writes: RowWrites,
+    pub(super) record: LogRecord,
+    pub(super) record_text: String,
+    /// The tasks it touched.
+    pub(super) touched: Touched,
+}
+
+/// A change computed on a kept runner ([`compute`]).
+pub(super) enum Computed {
+    /// It changes something: to be written.
+    Made(Made),
+    /// Refused, or it changed nothing (computed on the revision given):
+    /// its answer, nothing to write.
+    Answer(u64, Result<(), OpError>),
+}
+
+/// `change` computed on the slot's runner, in place; what it left on the
+/// runner and does not write (a refused change's trace, or a change whose
+/// record cannot be written) marked lost. `Err` without a runner.
+pub(super) fn compute(
+    slot: &mut Slot,
+    plan_id: &str,
+    op: &str,
+    change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
+) -> Result<Computed, OpError> {
+    let Some(runner) = slot.runner.as_mut() else {
+        return Err(plan_not_found(plan_id));
+    };
+    let InPlace {
+        base,
+        outcome,
+        touched,
+        trace,
+    } = change_in_place(plan_id, runner, op, change);
+    let (writes, record) = match outcome {
+        Ok(Some(prepared)) => prepared,
+        outcome => {
+            if trace {
+                slot.lose(&touched);
+            }
+            return Ok(Computed::Answer(base, outcome.map(|_| ())));
+        }
+    };
+    match record_json(&record) {
+        Ok(record_text) => Ok(Computed::Made(Made {
+            base,
+            writes,
+            record,
+            record_text,
+            touched,
+        })),
+        Err(error) => {
+            slot.lose(&touched);
+            Ok(Computed::Answer(base, Err(error)))
+        }
     }
 }

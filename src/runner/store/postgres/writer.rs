@@ -6,9 +6,13 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use postgres::{Client, Statement};
 
+use super::begin::Open;
+use super::kept::{compute, Computed, Redo};
+use super::phases::{self, Phase};
 use super::rows::{self, EventWrite, PlanWrite};
 use super::slot::{Entry, Reads};
 use super::{sql_error, Shared, MAX_CACHED, PER_TRANSACTION};
@@ -36,8 +40,6 @@ struct WriterConn {
     /// [`rows::READ_PLAN`] and [`rows::READ_CHANGED`].
     read_plan: Statement,
     changed: Statement,
-    /// The versions (plan id, revision, `born`) of plans `$1`.
-    versions: Statement,
 }
 
 impl WriterConn {
@@ -55,10 +57,7 @@ impl WriterConn {
         let write = prepare(rows::WRITE)?;
         let read_plan = prepare(rows::READ_PLAN)?;
         let changed = prepare(rows::READ_CHANGED)?;
-        let versions =
-            prepare("SELECT plan_id, revision, born FROM plans WHERE plan_id = ANY($1::text[])")?;
         Ok(WriterConn {
-            versions,
             client,
             lock_keys,
             write,
@@ -80,6 +79,8 @@ pub(super) struct Job {
     pub(super) writes: RowWrites,
     pub(super) record: LogRecord,
     pub(super) record_text: String,
+    /// The change, when the writer can compute it again itself.
+    pub(super) redo: Option<Redo>,
     /// What the writer tells its caller.
     pub(super) reply: Sender<ToCaller>,
 }
@@ -93,6 +94,12 @@ pub(super) enum ToCaller {
     /// nothing when it was refused or changed nothing (then the caller
     /// answers it itself).
     Recompute(Sender<Recomputed>),
+    /// The writer computed the change again (its [`Redo`]): the record it
+    /// made, committed once `Done` says so.
+    Redone(LogRecord),
+    /// The writer computed the change again (its [`Redo`]) and it was
+    /// refused or changed nothing: its answer (no `Done` follows).
+    Answered(Result<(), OpError>),
 }
 
 /// A change computed again: what it writes, its record and the record's
@@ -166,32 +173,34 @@ impl Shared {
 /// one broke). Ends when the store's handle goes.
 pub(super) fn write_loop(shared: &Shared, queue: &Mutex<Receiver<Job>>) {
     let mut conn: Option<WriterConn> = None;
+    // Changes taken from the queue for a batch whose plans' locks they did
+    // not share: first in the next batch.
+    let mut carried: Vec<Job> = Vec::new();
     loop {
-        let batch = {
+        let mut batch = std::mem::take(&mut carried);
+        {
             let queue = lock(queue);
-            let Ok(first) = queue.recv() else {
-                return;
-            };
-            let mut batch = vec![first];
-            while batch.len() < MAX_BATCH {
-                match queue.try_recv() {
-                    Ok(job) => batch.push(job),
-                    Err(_) => break,
-                }
+            if batch.is_empty() {
+                let Ok(first) = queue.recv() else {
+                    return;
+                };
+                batch.push(first);
+                shared.queued.fetch_sub(1, Ordering::SeqCst);
             }
-            batch
-        };
-        shared.queued.fetch_sub(batch.len(), Ordering::SeqCst);
+            take_queued(shared, &queue, &mut batch, |_| true, &mut carried);
+        }
+        phases::count(Phase::Batches, 1);
         if conn.as_ref().is_none_or(|conn| conn.client.is_closed()) {
             conn = None;
         }
         let outcomes = match &mut conn {
-            Some(conn) => commit(shared, conn, &batch),
+            Some(conn) => commit(shared, conn, &mut batch, queue, &mut carried),
             None => match WriterConn::connect(shared) {
-                Ok(made) => commit(shared, conn.insert(made), &batch),
+                Ok(made) => commit(shared, conn.insert(made), &mut batch, queue, &mut carried),
                 Err(error) => Err(error),
             },
         };
+        phases::count(Phase::Changes, batch.len() as u64);
         let outcomes = match outcomes {
             Ok(outcomes) => outcomes,
             Err(error) => batch
@@ -199,6 +208,7 @@ pub(super) fn write_loop(shared: &Shared, queue: &Mutex<Receiver<Job>>) {
                 .map(|_| Err(Reject::Failed(error.clone())))
                 .collect(),
         };
+        let answering = Instant::now();
         for (job, outcome) in batch.into_iter().zip(outcomes) {
             {
                 let mut slot = lock(&job.entry.slot);
@@ -218,6 +228,32 @@ pub(super) fn write_loop(shared: &Shared, queue: &Mutex<Receiver<Job>>) {
                 Err(reject) => Err(reject),
             };
             let _ = job.reply.send(ToCaller::Done(answer));
+        }
+        phases::took(Phase::Answer, answering);
+        phases::report();
+    }
+}
+
+/// Moves the changes queued (up to [`MAX_BATCH`] in all) into `batch`
+/// when `joins` says so, else to the end of `carried` (a plan's changes
+/// keep their order).
+fn take_queued(
+    shared: &Shared,
+    queue: &Receiver<Job>,
+    batch: &mut Vec<Job>,
+    joins: impl Fn(&Job) -> bool,
+    carried: &mut Vec<Job>,
+) {
+    while batch.len() + carried.len() < MAX_BATCH {
+        let Ok(job) = queue.try_recv() else {
+            break;
+        };
+        shared.queued.fetch_sub(1, Ordering::SeqCst);
+        // Behind a carried change of its plan, it waits too.
+        if joins(&job) && !carried.iter().any(|c| c.plan_id == job.plan_id) {
+            batch.push(job);
+        } else {
+            carried.push(job);
         }
     }
 }
@@ -260,48 +296,6 @@ fn chains(batch: &[Job]) -> (Vec<PlanWrite<'_>>, Vec<Option<usize>>, Vec<bool>) 
     (plans, plan_of, broken)
 }
 
-/// A transaction begun with advisory locks taken (see
-/// [`PLAN_LOCK`](super::PLAN_LOCK)), rolled back when dropped uncommitted.
-struct Open<'a> {
-    client: &'a mut Client,
-    done: bool,
-}
-
-impl<'a> Open<'a> {
-    /// `BEGIN` and the locks of `keys`, in their order, in one round trip
-    /// (the keys are numbers: nothing of a plan id is spliced into SQL).
-    fn begin(client: &'a mut Client, keys: &[i64]) -> Result<Open<'a>, postgres::Error> {
-        let mut sql = String::from("BEGIN");
-        for key in keys {
-            sql.push_str(&format!("; SELECT pg_advisory_xact_lock({key})"));
-        }
-        if let Err(error) = client.batch_execute(&sql) {
-            // Begun but not locked (a timeout, say): end it.
-            let _ = client.batch_execute("ROLLBACK");
-            return Err(error);
-        }
-        Ok(Open {
-            client,
-            done: false,
-        })
-    }
-
-    fn commit(mut self) -> Result<(), postgres::Error> {
-        self.done = true;
-        self.client.batch_execute("COMMIT")
-    }
-}
-
-impl Drop for Open<'_> {
-    fn drop(&mut self) {
-        if !self.done {
-            // A connection that cannot roll back is broken: closed, and not
-            // reused.
-            let _ = self.client.batch_execute("ROLLBACK");
-        }
-    }
-}
-
 /// Each plan's kept runner (`plans`: a job of each) brought up to its rows
 /// under its lock, the changes queued after it marked not to be written:
 /// the version (revision, `born`) each is at.
@@ -335,8 +329,15 @@ fn bring_up_all<'a>(
 fn ask_again(batch: &[Job], moved: &[usize]) -> Vec<(usize, RowWrites, LogRecord, String)> {
     let mut again = Vec::new();
     for (k, &i) in moved.iter().enumerate() {
+        let job = &batch[i];
+        if let Some(redo) = &job.redo {
+            if let Some((writes, record, text)) = redo_here(job, redo) {
+                again.push((k, writes, record, text));
+            }
+            continue;
+        }
         let (back, answer) = channel();
-        if batch[i].reply.send(ToCaller::Recompute(back)).is_err() {
+        if job.reply.send(ToCaller::Recompute(back)).is_err() {
             continue;
         }
         if let Ok(Some((writes, record, text))) = answer.recv() {
@@ -344,6 +345,27 @@ fn ask_again(batch: &[Job], moved: &[usize]) -> Vec<(usize, RowWrites, LogRecord
         }
     }
     again
+}
+
+/// `job`'s change computed again by the writer on the plan's kept runner
+/// (brought up to the rows): what it writes, its caller told its record;
+/// `None` (its caller told its answer) when it was refused or changed
+/// nothing.
+fn redo_here(job: &Job, redo: &Redo) -> Recomputed {
+    let mut slot = lock(&job.entry.slot);
+    let change = &*redo.change;
+    let answer = match compute(&mut slot, &job.plan_id, redo.op, &mut |runner| {
+        change(runner)
+    }) {
+        Ok(Computed::Made(made)) => {
+            let _ = job.reply.send(ToCaller::Redone(made.record.clone()));
+            return Some((made.writes, made.record, made.record_text));
+        }
+        Ok(Computed::Answer(_, outcome)) => outcome,
+        Err(error) => Err(error),
+    };
+    let _ = job.reply.send(ToCaller::Answered(answer));
+    None
 }
 
 /// Commits `batch` in one transaction: `BEGIN` with the advisory locks of
@@ -356,24 +378,47 @@ fn ask_again(batch: &[Job], moved: &[usize]) -> Vec<(usize, RowWrites, LogRecord
 /// `COMMIT`. Each change's outcome; `Err` when the transaction failed
 /// (then nothing was committed, and the runners of the plans whose changes
 /// were computed again are dropped).
-fn commit(shared: &Shared, conn: &mut WriterConn, batch: &[Job]) -> Result<Vec<Outcome>, OpError> {
-    let (plans, plan_of, broken) = chains(batch);
-    let ids: Vec<&str> = plans.iter().map(|plan| plan.plan_id).collect();
+fn commit(
+    shared: &Shared,
+    conn: &mut WriterConn,
+    batch: &mut Vec<Job>,
+    queue: &Mutex<Receiver<Job>>,
+    carried: &mut Vec<Job>,
+) -> Result<Vec<Outcome>, OpError> {
+    let mut locked: Vec<String> = Vec::new();
+    for job in batch.iter() {
+        if !locked.contains(&job.plan_id) {
+            locked.push(job.plan_id.clone());
+        }
+    }
+    let ids: Vec<&str> = locked.iter().map(String::as_str).collect();
     let mut keys = shared.lock_keys(conn, &ids)?;
     keys.sort_unstable();
     keys.dedup();
     let write = |e: postgres::Error| sql_error(&shared.shown, "write", &e);
-    let tx = Open::begin(&mut conn.client, &keys).map_err(write)?;
-    let rows = tx.client.query(&conn.versions, &[&ids]).map_err(write)?;
+    let started = Instant::now();
+    let (tx, versions) = Open::begin(&mut conn.client, &keys, &ids).map_err(write)?;
+    phases::took(Phase::Lock, started);
+    // The changes of these plans queued while it waited for their locks
+    // join the batch (the others wait for the next).
+    let before = batch.len();
+    take_queued(
+        shared,
+        &lock(queue),
+        batch,
+        |job| ids.contains(&job.plan_id.as_str()),
+        carried,
+    );
+    phases::count(Phase::Gathered, (batch.len() - before) as u64);
+    let batch: &[Job] = batch;
+    let (plans, plan_of, broken) = chains(batch);
     let current: Vec<bool> = plans
         .iter()
         .zip(&broken)
         .map(|(plan, broken)| {
             !broken
-                && rows.iter().any(|row| {
-                    let (id, revision, born): (&str, i64, i64) =
-                        (row.get(0), row.get(1), row.get(2));
-                    id == plan.plan_id && revision as u64 == plan.base && born == plan.born
+                && versions.iter().any(|(id, revision, born)| {
+                    id == plan.plan_id && *revision as u64 == plan.base && *born == plan.born
                 })
         })
         .collect();
@@ -418,6 +463,28 @@ fn commit(shared: &Shared, conn: &mut WriterConn, batch: &[Job]) -> Result<Vec<O
     result
 }
 
+/// The events of the changes of `batch` written as computed ahead (their
+/// plan is `current`), with their places in `batch`.
+fn ahead_events<'a>(
+    batch: &'a [Job],
+    plan_of: &[Option<usize>],
+    current: &[bool],
+) -> Vec<(usize, EventWrite<'a>)> {
+    batch
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| plan_of[*i].is_some_and(|p| current[p]))
+        .map(|(i, job)| {
+            let event = (
+                job.plan_id.as_str(),
+                job.record.revision,
+                job.record_text.as_str(),
+            );
+            (i, event)
+        })
+        .collect()
+}
+
 /// [`commit`] once the plans' locks are held and their versions read:
 /// `current` says which plans are at the version their changes were
 /// computed on; `moved` are the changes of the others (`moved_plans`: a
@@ -439,8 +506,13 @@ fn write_batch(
     let mut again = Vec::new();
     let mut bases = HashMap::new();
     if !moved.is_empty() {
+        let started = Instant::now();
         bases = bring_up_all(shared, tx.client, reads, moved_plans)?;
+        phases::took(Phase::BringUp, started);
+        let started = Instant::now();
         again = ask_again(batch, moved);
+        phases::took(Phase::Recompute, started);
+        phases::count(Phase::Moved, moved.len() as u64);
     }
     let mut outcomes: Vec<Outcome> = plan_of
         .iter()
@@ -456,21 +528,7 @@ fn write_batch(
         .filter(|(_, current)| **current)
         .map(|(plan, _)| plan.clone())
         .collect();
-    let mut events: Vec<(usize, EventWrite<'_>)> = batch
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| plan_of[*i].is_some_and(|p| current[p]))
-        .map(|(i, job)| {
-            (
-                i,
-                (
-                    job.plan_id.as_str(),
-                    job.record.revision,
-                    job.record_text.as_str(),
-                ),
-            )
-        })
-        .collect();
+    let mut events = ahead_events(batch, plan_of, current);
     let ahead = events.len();
     for (k, made, record, text) in &again {
         let i = moved[*k];
@@ -488,15 +546,19 @@ fn write_batch(
         return Ok(outcomes);
     }
     let sent: Vec<EventWrite<'_>> = events.iter().map(|(_, event)| *event).collect();
+    let started = Instant::now();
     let (written, xid) =
         rows::write(tx.client, write_statement, &[], &writes, &sent).map_err(write)?;
+    phases::took(Phase::Write, started);
     if written.len() != writes.len() {
         return Err(OpError::new(
             ErrorCode::StateIo,
             format!("{}: a plan's row moved under its lock", shared.shown),
         ));
     }
+    let started = Instant::now();
     tx.commit().map_err(write)?;
+    phases::took(Phase::Commit, started);
     shared.notify();
     shared
         .committed_ahead
