@@ -11,7 +11,7 @@ use std::time::Instant;
 use postgres::{Client, Statement};
 
 use super::begin::Open;
-use super::kept::{compute, Computed, Redo};
+use super::change::{compute, Computed, Redo};
 use super::phases::{self, Phase};
 use super::rows::{self, EventWrite, PlanWrite};
 use super::slot::{Entry, Reads};
