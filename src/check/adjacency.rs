@@ -140,7 +140,7 @@ impl<T> Adjacency<T> {
             let here = self.len();
             let chunk = node / CHUNK;
             let shared = here == node
-                && node % CHUNK == 0
+                && node.is_multiple_of(CHUNK)
                 && node + CHUNK <= nodes.end
                 && chunk < other.full.len();
             if shared {
