@@ -195,11 +195,16 @@ pub(super) fn edges_after(
     new: Vec<Edge>,
 ) -> Option<(Vec<Edge>, Vec<graph::GroupEdge>)> {
     let mut edges: Vec<Edge> = Vec::with_capacity(kept.edges.len() + new.len());
-    for (i, e) in kept.edges.iter().enumerate() {
-        if gone.binary_search(&i).is_err() {
-            let span = if e.file == file { map(e.span)? } else { e.span };
-            edges.push(Edge { span, ..*e });
+    // The runs between those gone, copied, then moved in place.
+    let mut from = 0;
+    for &until in gone.iter().chain([&kept.edges.len()]) {
+        if until >= from {
+            edges.extend_from_slice(kept.edges.get(from..until)?);
         }
+        from = until + 1;
+    }
+    for e in edges.iter_mut().filter(|e| e.file == file) {
+        e.span = map(e.span)?;
     }
     edges.extend(new);
     let groups = kept
