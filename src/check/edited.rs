@@ -17,8 +17,8 @@ use super::graph::{self, DepGraph, Node};
 use super::lower::finish::{structure, Names, TaskEdges, TaskFields};
 use super::lower::{Member, Unknown, Unresolved};
 use super::reuse::{
-    check_diagnostics, edges_after, interpolated, other_after, set_dependencies, shifted,
-    unknown_diagnostics,
+    check_diagnostics, edges_after, interpolated, other_after, same_name, set_dependencies,
+    shifted, unknown_diagnostics,
 };
 use super::unparsed::Unparsed;
 use super::{Checked, Checker, PlanReuse, Reuse};
@@ -58,7 +58,7 @@ pub(crate) fn edited(
     let index = plan
         .tasks
         .iter()
-        .position(|t| t.key == task.new.name.name)?;
+        .position(|t| same_name(&t.key, &task.new.name.name))?;
     let gone = Gone::of(previous, kept, file, task.old, index)?;
 
     let definitions = &previous.symbols.definitions;

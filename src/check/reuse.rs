@@ -94,6 +94,13 @@ impl PlanReuse {
     }
 }
 
+/// Whether two names are the same, told by length and last byte first: a
+/// scan of a large plan's names for one (most of the same length, `t41234`
+/// and `t41235`) compares the rest of few of them.
+pub(crate) fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().last() == b.as_bytes().last() && a == b
+}
+
 /// The names "did you mean" searches look among for a plan's unresolved
 /// names (the file's tasks' and steps', in the order they were declared),
 /// indexed when first needed.

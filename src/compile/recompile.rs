@@ -239,15 +239,10 @@ impl Compilation {
         let mut definition = None;
         let (old_name, new_name) = (old.name.name.as_str(), new.name.name.as_str());
         for (index, d) in symbols.definitions.iter().enumerate() {
-            // Told by length first: most names differ in it.
-            let name = d.name.as_str();
-            if name.len() != old_name.len() && name.len() != new_name.len() {
-                continue;
-            }
-            if name == new_name {
+            if check::same_name(&d.name, new_name) {
                 return None;
             }
-            if name == old_name {
+            if check::same_name(&d.name, old_name) {
                 let this = d.kind == ir::SymbolKind::Task
                     && d.file == self.file
                     && d.span == old.name.span;
