@@ -12,7 +12,7 @@ use std::sync::Arc;
 /// 100,000 tasks. The library's tests use small chunks, so the graph's and
 /// the recompile's differential tests (graphs of tens to hundreds of tasks)
 /// cross chunk boundaries and share chunks.
-const CHUNK: usize = if cfg!(test) { 16 } else { 1024 };
+pub(super) const CHUNK: usize = if cfg!(test) { 16 } else { 1024 };
 
 /// The lists of up to [`CHUNK`] consecutive nodes, back to back: the
 /// chunk's node `i` has `items[starts[i]..starts[i + 1]]`.
@@ -204,6 +204,20 @@ impl<T> Adjacency<T> {
             Some(full) => full.of(at),
             None => self.open.of(node - self.full.len() * CHUNK),
         }
+    }
+
+    /// How many of the full chunks this and `other` share (the same
+    /// allocation, not copies).
+    #[cfg(test)]
+    pub(crate) fn shared_chunks(&self, other: &Adjacency<T>) -> usize {
+        let pairs = self.full.iter().zip(&other.full);
+        pairs.filter(|(a, b)| Arc::ptr_eq(a, b)).count()
+    }
+
+    /// The number of full chunks.
+    #[cfg(test)]
+    pub(crate) fn full_chunks(&self) -> usize {
+        self.full.len()
     }
 
     /// Every node's list, in node order.
