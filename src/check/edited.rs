@@ -17,8 +17,8 @@ use super::graph::{self, DepGraph, Node};
 use super::lower::finish::{structure, Names, TaskEdges, TaskFields};
 use super::lower::{Member, Unknown, Unresolved};
 use super::reuse::{
-    check_diagnostics, edges_after, interpolated, other_after, set_dependencies, shifted,
-    unknown_diagnostics,
+    check_diagnostics, edges_after, interpolated, other_after, same_name, set_dependencies,
+    shifted, unknown_diagnostics,
 };
 use super::unparsed::Unparsed;
 use super::{Checked, Checker, PlanReuse, Reuse};
@@ -58,7 +58,7 @@ pub(crate) fn edited(
     let index = plan
         .tasks
         .iter()
-        .position(|t| t.key == task.new.name.name)?;
+        .position(|t| same_name(&t.key, &task.new.name.name))?;
     let gone = Gone::of(previous, kept, file, task.old, index)?;
 
     let definitions = &previous.symbols.definitions;
@@ -219,14 +219,14 @@ impl References {
     ) -> Option<References> {
         let old = &previous.symbols.references;
         let mut list = Vec::with_capacity(old.len() + 4);
-        // The runs between those gone, moved.
+        // The runs between those gone, copied, then moved in place.
         let mut from = 0;
         for &until in gone.references.iter().chain([&old.len()]) {
-            for r in old.get(from..until)? {
-                let span = if r.file == file { map(r.span)? } else { r.span };
-                list.push(ir::Reference { span, ..*r });
-            }
+            list.extend_from_slice(old.get(from..until)?);
             from = until + 1;
+        }
+        for r in list.iter_mut().filter(|r| r.file == file) {
+            r.span = map(r.span)?;
         }
         let mut tasks = kept.task_references.clone();
         let in_tasks = gone.references.iter().filter(|i| tasks.contains(i)).count();

@@ -28,7 +28,7 @@ use crate::suggest;
 use crate::syntax::ast;
 
 pub use params::parse_assignment;
-pub(crate) use reuse::interpolated;
+pub(crate) use reuse::{interpolated, same_name};
 
 use declare::Declarations;
 use lower::{Env, Lowering};

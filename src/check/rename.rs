@@ -17,7 +17,8 @@ use std::sync::Arc;
 use super::graph::{self, DepGraph, Edge, Node};
 use super::lower::{Unknown, Unresolved};
 use super::reuse::{
-    check_diagnostics, edges_after, other_after, set_dependencies, shifted, unknown_diagnostics,
+    check_diagnostics, edges_after, other_after, same_name, set_dependencies, shifted,
+    unknown_diagnostics,
 };
 use super::unparsed::Unparsed;
 use super::{Checked, PlanReuse, Reuse};
@@ -56,7 +57,10 @@ pub(crate) fn renamed(
         return None;
     }
     let mut ir_plan = moved.plan.take()?;
-    let task = ir_plan.tasks.iter().position(|t| t.key == *rename.new)?;
+    let task = ir_plan
+        .tasks
+        .iter()
+        .position(|t| same_name(&t.key, rename.new))?;
     let (old_refs, dropped) = old_references(previous, kept, rename.definition, task)?;
     let resolved = now_resolved(kept, map, plan, file, rename, task)?;
     let new = resolved_edges(&resolved, task, file);

@@ -182,7 +182,13 @@ impl Compilation {
         // else it made is made again).
         let (old, new) = (task.old, task.new);
         let old_span = old.span;
+        // Most spans lie after the task and the edit: they move by as much.
+        let after = old_span.end().max(edit.old_end);
+        let by = edit.new_end as i64 - edit.old_end as i64;
         let map = |span: Span| -> Option<Span> {
+            if span.start() >= after {
+                return Some(span.shifted(by));
+            }
             let outside = span.end() <= old_span.start() || span.start() >= old_span.end();
             let around = span.start() < old_span.start() && span.end() > old_span.end();
             if outside || around {
@@ -231,11 +237,12 @@ impl Compilation {
         }
         let symbols = &self.checked.symbols;
         let mut definition = None;
+        let (old_name, new_name) = (old.name.name.as_str(), new.name.name.as_str());
         for (index, d) in symbols.definitions.iter().enumerate() {
-            if d.name == new.name.name {
+            if check::same_name(&d.name, new_name) {
                 return None;
             }
-            if d.name == old.name.name {
+            if check::same_name(&d.name, old_name) {
                 let this = d.kind == ir::SymbolKind::Task
                     && d.file == self.file
                     && d.span == old.name.span;

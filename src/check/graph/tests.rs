@@ -208,6 +208,35 @@ fn a_check_reusing_an_earlier_one_finds_what_a_fresh_check_finds() {
     }
 }
 
+#[test]
+fn a_check_after_an_edit_shares_the_lists_it_left_as_they_were() {
+    // Each task after the two before it, over ten chunks of nodes; an edit
+    // changes one list in the middle.
+    let n = 10 * super::super::adjacency::CHUNK;
+    let names: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
+    let mut lists: Vec<Vec<usize>> = (0..n).map(|i| (i.saturating_sub(2)..i).collect()).collect();
+    let first = check(&graph_of(&names, &lists), Wanted::Dependencies);
+    let memo = first.memo.expect("in source order");
+    lists[n / 2] = vec![0, n / 2 - 1];
+    let graph = graph_of(&names, &lists);
+    let changed = check_changed(&graph, &memo, &[n / 2]);
+    let fresh = check(&graph, Wanted::Dependencies);
+    assert_eq!(changed.diagnostics, fresh.diagnostics);
+    assert_eq!(changed.dependencies, fresh.dependencies);
+    let again = changed.memo.expect("in source order");
+    // Every chunk but the edited one's (and the next one's, whose first
+    // list's window reaches into it) is the last check's, not a copy.
+    let chunks = again.dependencies.full_chunks();
+    assert_eq!(chunks, 10);
+    assert_eq!(again.dependencies.shared_chunks(&memo.dependencies), 9);
+    let kept = again.reduction.kept.shared_chunks(&memo.reduction.kept);
+    assert!(kept >= 8, "{kept} of {chunks}");
+    assert_eq!(
+        changed.dependencies.shared_chunks(&again.reduction.kept),
+        10
+    );
+}
+
 /// Runs `f` on a thread with a small stack: a walk whose depth follows
 /// the input overflows it at a million nodes.
 fn on_a_small_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
