@@ -86,6 +86,7 @@ use crate::runner::ops::Op;
 use crate::runner::{Applied, Caller, Runner};
 
 mod begin;
+mod change;
 mod kept;
 mod migrations;
 mod phases;
