@@ -172,6 +172,7 @@ pub fn run(args: ServeArgs) -> i32 {
         }
     };
     let url = store.url();
+    crate::purge_freed_memory_at_once();
     let ready = |bound: SocketAddr| {
         eprintln!("planc serve: listening on http://{bound} (store {url})");
     };

@@ -120,7 +120,7 @@ impl<'a> TaskExtension<'a> {
             ),
             ("priority", t.priority.map(Field::Priority)),
             ("extra", extra),
-            ("holder", t.holder.as_ref().map(Field::Holder)),
+            ("holder", t.holder.as_deref().map(Field::Holder)),
         ];
         let stand_ins = [
             ("description", t.description.is_none()),

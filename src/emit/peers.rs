@@ -257,7 +257,7 @@ impl Serialize for TaskMasterTask<'_, '_> {
         });
         // The other formats' fields in their order; the `planc` object and
         // the subtasks take the place of an `extra` member of their name.
-        for (field, value) in &t.extra {
+        for (field, value) in t.extra.iter() {
             if field == "status" || TASKMASTER_MEMBERS.contains(&field.as_str()) {
                 continue;
             }

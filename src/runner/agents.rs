@@ -253,7 +253,7 @@ impl Runner {
             .or_default()
             .insert(i);
         self.touched.task(i);
-        self.doc.tasks[i].holder = Some(holder);
+        self.doc.tasks[i].holder = Some(Box::new(holder));
         if let (Some(lease), Some(now)) = (caller.lease, caller.now) {
             self.set_lease(i, lease, now);
         }

@@ -114,7 +114,10 @@ pub struct Runner {
 impl Runner {
     /// Takes a plan document, or says why it is not a consistent state
     /// (duplicate ids, unknown dependencies, a cycle): `INVALID_STATE`.
-    pub fn new(doc: PlanDocument) -> Result<Runner, OpError> {
+    pub fn new(mut doc: PlanDocument) -> Result<Runner, OpError> {
+        // A document read with a growing vector holds up to twice its
+        // tasks' room; a kept runner holds the tasks alone.
+        doc.tasks.shrink_to_fit();
         let index = Index::build(&doc)?;
         Ok(Runner {
             doc,

@@ -10,8 +10,9 @@
 //! too). A single state file repeats its events' positions when its plan
 //! is started over, so nothing is kept for it. Nor is anything kept for a
 //! plan whose committed state the store keeps in memory (SQLite's kept
-//! runner, [`PlanStore::read_kept`]): the reads answer from that, so a
-//! 100,000-task plan is held once, not twice.
+//! runner, [`PlanStore::read_kept`], which waits for queued changes to be
+//! committed and makes the runner when it has none): the reads answer from
+//! that, so a 100,000-task plan is held once, not twice.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -82,8 +82,8 @@ impl Validator {
             optional,
             retry,
             priority: priority.and_then(Priority::from_name),
-            extra,
-            holder,
+            extra: extra.into(),
+            holder: holder.map(Box::new),
         };
         Some((info, Some(value)))
     }

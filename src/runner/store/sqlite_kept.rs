@@ -5,6 +5,10 @@
 //! runner dropped (read from the file again when next needed) when it could
 //! hold what was not committed.
 
+use std::sync::atomic::Ordering;
+use std::sync::PoisonError;
+use std::time::{Duration, Instant};
+
 use crate::document::PlanDocument;
 use crate::runner::error::OpError;
 use crate::runner::events::{Event, LogRecord};
@@ -17,6 +21,11 @@ use super::super::sqlite_read_only;
 use super::super::sqlite_rows::Writes;
 use super::super::task_rows::{change_in_place_with, InPlace, StepsKept};
 use super::{writer_gone, Slot, SqliteStore};
+
+/// How long a read waits for the changes queued before it to be committed
+/// before it reads the database instead: a batch commits in milliseconds,
+/// and reading a 100,000-task plan from its rows takes hundreds.
+const SETTLE_WAIT: Duration = Duration::from_millis(500);
 
 impl SqliteStore {
     /// Runs `change` on the plan's kept runner (read from the database
@@ -104,29 +113,58 @@ impl SqliteStore {
         Ok(Some(answer))
     }
 
-    /// Runs `read` on plan `plan_id`'s kept document when there is one and
-    /// it is the committed state (no change queued, the database at its
-    /// revision): `true`; `false` (`read` not run) otherwise, for the
-    /// caller to read the database. An export or a page of a 100,000-task
-    /// plan then costs no second document (docs/performance.md, "Memory").
+    /// Runs `read` on plan `plan_id`'s committed state from its kept
+    /// runner: `true`; `false` (`read` not run) when there is no such plan,
+    /// or changes of it stayed queued for [`SETTLE_WAIT`] (the caller then
+    /// reads the database). A read waits for the changes queued before it
+    /// to be committed, and when no runner is kept (none made yet, or one
+    /// dropped) or the database moved past it (another process wrote),
+    /// reads the plan from the rows once and keeps it as the runner the
+    /// next changes and reads use. So an export or a page of a
+    /// 100,000-task plan costs no second document, and a read after a
+    /// change no pass over the rows (docs/performance.md, "Memory").
     pub(super) fn read_kept_runner(
         &self,
         plan_id: &str,
         read: &mut dyn FnMut(&PlanDocument),
     ) -> Result<bool, OpError> {
-        let Some(entry) = lock(&self.shared.entries).get(plan_id).cloned() else {
+        let entry = lock(&self.shared.entries).get(plan_id).cloned();
+        let entry = match entry {
+            Some(entry) => entry,
+            // No entry is made for a plan that is not there.
+            None if self.read_revision(plan_id)?.is_some() => self.entry(plan_id),
+            None => return Ok(false),
+        };
+        let mut slot = lock(&entry.slot);
+        let deadline = Instant::now() + SETTLE_WAIT;
+        while slot.queued != slot.settled {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(false);
+            }
+            slot = entry
+                .settled
+                .wait_timeout(slot, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        let Some(committed) = self.read_revision(plan_id)? else {
             return Ok(false);
         };
-        let slot = lock(&entry.slot);
-        if slot.queued != slot.settled {
-            return Ok(false);
+        if slot.runner.as_ref().map(|r| r.doc.state.revision) != Some(committed) {
+            if slot.runner.take().is_some() {
+                // Another process moved the plan (no change of this one is
+                // queued): what is computed from now on starts afresh.
+                entry.epoch.fetch_add(1, Ordering::SeqCst);
+            }
+            match Runner::new(self.read_doc(plan_id)?) {
+                Ok(runner) => slot.runner = Some(runner),
+                Err(_) => return Ok(false),
+            }
         }
         let Some(runner) = slot.runner.as_ref() else {
             return Ok(false);
         };
-        if self.read_revision(plan_id)? != Some(runner.doc.state.revision) {
-            return Ok(false);
-        }
         read(&runner.doc);
         Ok(true)
     }

@@ -321,3 +321,39 @@ fn more_plans_than_are_kept_each_answer_for_themselves() {
     }
     assert!(lock(&store.shared.entries).len() <= MAX_KEPT);
 }
+
+/// The plan as `read_kept` gives it, as JSON text; `None` when it ran no read.
+fn read_kept_json(store: &SqliteStore, plan_id: &str) -> Option<String> {
+    let mut text = None;
+    let read = store
+        .read_kept(plan_id, &mut |doc| text = Some(doc.to_json()))
+        .unwrap();
+    assert_eq!(read, text.is_some());
+    text
+}
+
+#[test]
+fn a_read_with_no_runner_kept_or_behind_another_handle_answers_the_committed_state_and_keeps_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rows.db");
+    let store = SqliteStore::open(&path).unwrap();
+    store.create("p", plan(6), false).unwrap();
+    // Creating drops the runner; the read makes one from the rows and keeps it.
+    assert_eq!(kept(&store, "p"), None);
+    assert_eq!(read_kept_json(&store, "p"), Some(read_back(&path, "p")));
+    assert_eq!(kept(&store, "p"), Some(read_back(&path, "p")));
+    // A change through another handle: the kept runner is behind the file.
+    let other = SqliteStore::open(&path).unwrap();
+    let start = Op::StartNextTask(serde_json::from_value(json!({})).unwrap());
+    other.apply("p", &start, &Caller::default()).unwrap();
+    let committed = read_back(&path, "p");
+    assert!(committed.contains(r#""status": "in_progress""#));
+    assert_eq!(read_kept_json(&store, "p"), Some(committed.clone()));
+    assert_eq!(kept(&store, "p"), Some(committed));
+    // A change through this handle is read from the same runner.
+    store.apply("p", &start, &Caller::default()).unwrap();
+    assert_eq!(read_kept_json(&store, "p"), Some(read_back(&path, "p")));
+    // No plan: no read, and no entry made for it.
+    assert_eq!(read_kept_json(&store, "nope"), None);
+    assert!(!lock(&store.shared.entries).contains_key("nope"));
+}
