@@ -145,20 +145,17 @@ fn compile(shared: &Shared, mut job: Job, runtime: &tokio::runtime::Handle) {
                 drop(publishing);
                 // After the diagnostics are out: a large plan's tree and
                 // plan take milliseconds to free, and their pages are given
-                // back to the system (or the server's memory grows with the
-                // edits: `memory::give_back`).
+                // back to the system once the document is quiet (or the
+                // server's memory grows with the edits: `memory`).
                 drop(replaced);
-                crate::memory::give_back();
+                crate::memory::give_back_when_quiet(runtime);
                 return;
             }
             Next::Compile(newer) => {
                 drop(publishing);
                 // Not in the way of the newer text's compile.
                 if let Some(replaced) = replaced {
-                    runtime.spawn_blocking(move || {
-                        drop(replaced);
-                        crate::memory::give_back();
-                    });
+                    runtime.spawn_blocking(move || drop(replaced));
                 }
                 job = newer;
             }
