@@ -25,23 +25,35 @@ pub(super) fn migrate_to_3(tx: &Transaction<'_>) -> rusqlite::Result<()> {
              PRIMARY KEY (plan_id, position)
          ) WITHOUT ROWID",
     )?;
-    let rows: Vec<(String, String)> = {
-        let mut select = tx.prepare("SELECT plan_id, doc FROM plans")?;
-        let rows = select.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
-        rows.collect::<rusqlite::Result<_>>()?
-    };
-    for (plan_id, text) in rows {
+    for (plan_id, text) in plan_headers(tx)? {
         // A document that does not parse stays whole; reading the plan
         // says what is wrong with it.
         if let Ok(mut doc) = serde_json::from_str::<PlanDocument>(&text) {
             let tasks = std::mem::take(&mut doc.tasks);
-            tx.execute(
-                "UPDATE plans SET doc = ?1 WHERE plan_id = ?2",
-                params![to_text(&doc)?, plan_id],
-            )?;
+            write_migrated_header(tx, &plan_id, &doc)?;
             insert_tasks(tx, &plan_id, &tasks)?;
         }
     }
+    Ok(())
+}
+
+/// Every plan's id and stored header (its document as the `plans` row holds it).
+fn plan_headers(tx: &Transaction<'_>) -> rusqlite::Result<Vec<(String, String)>> {
+    let mut select = tx.prepare("SELECT plan_id, doc FROM plans")?;
+    let rows = select.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    rows.collect()
+}
+
+/// Writes a migrated header in place of the plan's row.
+fn write_migrated_header(
+    tx: &Transaction<'_>,
+    plan_id: &str,
+    doc: &PlanDocument,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "UPDATE plans SET doc = ?1 WHERE plan_id = ?2",
+        params![to_text(doc)?, plan_id],
+    )?;
     Ok(())
 }
 
@@ -55,12 +67,7 @@ pub(super) fn migrate_to_4(tx: &Transaction<'_>) -> rusqlite::Result<()> {
              steps   TEXT NOT NULL
          )",
     )?;
-    let rows: Vec<(String, String)> = {
-        let mut select = tx.prepare("SELECT plan_id, doc FROM plans")?;
-        let rows = select.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
-        rows.collect::<rusqlite::Result<_>>()?
-    };
-    for (plan_id, text) in rows {
+    for (plan_id, text) in plan_headers(tx)? {
         // A header that does not parse stays as it is; reading the plan
         // says what is wrong with it.
         if let Ok(mut doc) = serde_json::from_str::<PlanDocument>(&text) {
@@ -68,10 +75,7 @@ pub(super) fn migrate_to_4(tx: &Transaction<'_>) -> rusqlite::Result<()> {
                 continue;
             }
             let steps = std::mem::take(&mut doc.steps);
-            tx.execute(
-                "UPDATE plans SET doc = ?1 WHERE plan_id = ?2",
-                params![to_text(&doc)?, plan_id],
-            )?;
+            write_migrated_header(tx, &plan_id, &doc)?;
             write_steps(tx, &plan_id, &to_text(&steps)?)?;
         }
     }
