@@ -116,8 +116,9 @@ const NOTIFY_PAUSE: Duration = Duration::from_millis(10);
 const SOON: Duration = Duration::from_millis(20);
 /// The most idle connections kept open.
 const MAX_IDLE: usize = 32;
-/// The most plans kept (their runners) and lock keys known.
-const MAX_CACHED: usize = 1024;
+/// The most plans kept (their runners) and lock keys known: the bound
+/// every database backend keeps.
+const MAX_CACHED: usize = super::database::MAX_KEPT_PLANS;
 /// The positions of one transaction's events: its id times this, plus
 /// 1, 2, … (so a transaction holds fewer events than this). The SQL below
 /// spells it out.

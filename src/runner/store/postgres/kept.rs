@@ -23,7 +23,7 @@ use crate::document::PlanDocument;
 use crate::runner::error::{ErrorCode, OpError};
 use crate::runner::events::{Event, LogRecord};
 use crate::runner::ops::Op;
-use crate::runner::store::database::lock;
+use crate::runner::store::database::{kept_entry, lock};
 use crate::runner::store::plan_store::{plan_not_found, StoredEvent};
 use crate::runner::time::now_unix;
 use crate::runner::{Applied, Caller, Runner, Touched};
@@ -57,11 +57,7 @@ fn settled<'a>(
 impl PostgresStore {
     /// The plan's in-process entry.
     pub(super) fn entry(&self, plan_id: &str) -> Arc<Entry> {
-        let mut entries = lock(&self.shared.entries);
-        if entries.len() >= super::MAX_CACHED && !entries.contains_key(plan_id) {
-            entries.retain(|_, entry| Arc::strong_count(entry) > 1);
-        }
-        Arc::clone(entries.entry(plan_id.to_owned()).or_default())
+        kept_entry(&mut lock(&self.shared.entries), plan_id, super::MAX_CACHED)
     }
 
     /// The slot's runner, brought up to the plan's row when the row moved
