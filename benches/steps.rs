@@ -49,6 +49,7 @@ fn main() {
         ("dev: h", of(&['h'])),
         ("dev: n", of(&['n'])),
         ("dev: m", of(&['m'])),
+        ("dev: p", of(&['p'])),
         ("held-out", load("heldout")),
     ];
     println!("| part | rule | transcripts | rounds | round accuracy | advance precision | advance recall | advances (labelled / made / right) |");
@@ -65,14 +66,17 @@ fn main() {
             .to_string_lossy()
             .chars()
             .next()
-            .filter(|c| "dhnm".contains(*c));
+            .filter(|c| "dhnmp".contains(*c));
         let left = format!("dev: {}", left.unwrap_or('m'));
         let (check, fit): (Vec<_>, Vec<_>) =
-            parts[1..5].iter().partition(|(name, _)| *name == left);
+            parts[1..6].iter().partition(|(name, _)| *name == left);
         scoring_search(&fit, &check);
     }
     if std::env::var_os("STEPS_WHY").is_some() {
         why(&parts[0].1);
+    }
+    if let Some(id) = std::env::var_os("STEPS_TRACE") {
+        trace(&parts[0].1, &id.to_string_lossy());
     }
     if let Some(only) = std::env::var_os("STEPS_DETAILS") {
         let only = only.to_string_lossy().into_owned();
@@ -115,6 +119,41 @@ fn details(transcripts: &[Transcript], only: &str) {
                     calls
                 );
             }
+        }
+    }
+}
+
+/// Each round of the dev transcripts whose id starts with `only`: the
+/// labelled step, planc's, the rounds planc had counted on its step and
+/// what observe did (its actions).
+fn trace(transcripts: &[Transcript], only: &str) {
+    use planc::runner::{observe_reply, plan_for_reply, Caller, OpResult, Runner};
+    for t in transcripts.iter().filter(|t| t.id.starts_with(only)) {
+        let caller = Caller::default();
+        let mut runner: Option<Runner> = None;
+        let steps = planc_steps(t);
+        println!("{}", t.id);
+        for (i, (round, got)) in t.rounds.iter().zip(&steps).enumerate() {
+            let reply = round.reply();
+            if runner.is_none() {
+                runner = plan_for_reply("corpus".to_owned(), &reply, Some(&t.goal))
+                    .map(|doc| Runner::new(doc).unwrap());
+            }
+            let observed = runner.as_mut().and_then(|r| {
+                match observe_reply(r, &reply, &caller).map(|applied| applied.data) {
+                    Ok(OpResult::Observed(observed)) => Some(observed),
+                    _ => None,
+                }
+            });
+            let (rounds, actions) =
+                observed.map_or((0, Vec::new()), |o| (o.step_rounds, o.actions));
+            let mark = if round.step == *got { ' ' } else { '!' };
+            let text: String = round.text.chars().take(90).collect();
+            println!(
+                "{mark} {:>2}: labelled {} planc {got} rounds {rounds} | {text:?} | {actions:?}",
+                i + 1,
+                round.step
+            );
         }
     }
 }
