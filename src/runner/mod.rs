@@ -26,6 +26,7 @@ pub mod reply;
 mod reply_plan;
 pub mod results;
 mod session;
+mod step_actions;
 mod step_done;
 pub mod step_markers;
 mod step_text;

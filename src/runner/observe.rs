@@ -6,7 +6,8 @@
 //!    numbers, a clause that opens with a transition word and goes on with
 //!    the next step's work, a statement that the step is done, or the next
 //!    step's words in the reply and its tool calls), once the agent has
-//!    spent `transition_rounds` rounds on the step (default 1); or a final
+//!    spent `transition_rounds` rounds on the step (default 1; the agent's
+//!    step numbers need none); or a final
 //!    answer (no tool call: a report, or on the plan's last step) at once —
 //!    neither in a message that resumes a paused plan;
 //! 3. the fallback, once it has spent `fallback_rounds` rounds on it
@@ -35,7 +36,7 @@ use super::results::Summary;
 use super::results::{Advance, Observed, OpResult};
 use super::step_done::{is_report, not_final};
 use super::step_markers::{first_marker, first_word, DONE_MARKERS, FAILED_MARKERS, RESUME_WORDS};
-use super::step_turn::find_turn;
+use super::step_turn::{find_numbered_turn, find_turn};
 use super::{Applied, Caller, Runner};
 
 /// Reads one agent message (text alone) into the plan for `caller`: see
@@ -370,10 +371,13 @@ impl Round<'_> {
         let transition_after = meta.transition_rounds.unwrap_or(DEFAULT_TRANSITION_ROUNDS);
         let fallback_after = meta.fallback_rounds.unwrap_or(DEFAULT_FALLBACK_ROUNDS);
         let message = self.message;
-        // "continue" that resumes a plan says nothing about the step.
-        let turn = (!resuming && rounds_before >= transition_after)
-            .then(|| self.turn(id))
-            .flatten();
+        // "continue" that resumes a plan says nothing about the step; the
+        // agent's own step numbers ("Step 3 done.") need no round on it.
+        let turn = match (resuming, rounds_before >= transition_after) {
+            (true, _) => None,
+            (false, true) => self.turn(id),
+            (false, false) => self.numbered_turn(id),
+        };
         // A final answer is the step's work itself: it needs no round before.
         let answer = (turn.is_none() && !resuming)
             .then(|| self.final_answer(id))
@@ -472,6 +476,13 @@ impl Round<'_> {
             .chain(&tasks[..at])
             .find(|t| t.status == TaskStatus::Pending)?;
         find_turn(self.reply, &step_text(&tasks[at]), &step_text(next), at + 1)
+    }
+
+    /// Whether the reply names, by the agent's own step numbers, task `id`
+    /// (or a later step) done, or a later step begun.
+    fn numbered_turn(&self, id: u32) -> Option<super::step_turn::Turn> {
+        let at = *self.runner.index.position.get(&id)?;
+        find_numbered_turn(self.reply, at + 1)
     }
 
     /// Whether the reply is the agent's final answer for task `id`: no

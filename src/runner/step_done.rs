@@ -31,10 +31,14 @@ const STEP_REFERENCES: [&str; 9] = [
 ];
 
 /// Words that, in a clause naming the next step by its number, say the
-/// agent starts it ("moving on to step 3", "进入第二步").
-const START_WORDS: [&str; 14] = [
+/// agent starts it ("moving on to step 3", "Moving to step 2", "进入第二步").
+const START_WORDS: [&str; 18] = [
     "moving on",
     "move on",
+    "moving to",
+    "move to",
+    "turning to",
+    "proceeding to",
     "on to",
     "onto",
     "now",

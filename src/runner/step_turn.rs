@@ -17,7 +17,9 @@
 //! 4. a clause opens with the next step's own verb ("Collecting…" for
 //!    "Collect…");
 //! 5. its last sentence does not redo or wait on work and its tool calls
-//!    lean to the next step with enough of its words;
+//!    lean to the next step with enough of its words, or (a silent turn)
+//!    do the next step's kind of work and not the current one's
+//!    ([`super::step_actions`]);
 //! 6. it calls no tool and its last clause says the current step is done.
 //!
 //! The step's result is the text before the clause that turned. The words
@@ -27,6 +29,7 @@
 use serde_json::Value;
 
 use super::reply::Reply;
+use super::step_actions::calls_turn_to;
 use super::step_done::{done_statement, numbered_turn};
 pub use super::step_text::Turn;
 use super::step_text::{
@@ -91,7 +94,26 @@ pub fn find_turn(reply: &Reply, current: &str, next: &str, number: usize) -> Opt
     }
     next_verb(reply, &masked, &steps)
         .or_else(|| tool_evidence(reply, &masked, &tools, &steps))
+        .or_else(|| kind_of_work(reply, current, next))
         .or_else(|| closing_done(reply, &masked, &steps))
+}
+
+/// A turn told by the agent's own step numbers alone (rule 1), which needs
+/// no round on the step: "Step 3 done." right after step 3 began.
+pub fn find_numbered_turn(reply: &Reply, number: usize) -> Option<Turn> {
+    numbered_turn(&reply.text, &mask(&reply.text), number)
+}
+
+/// A silent turn: the reply's tool calls do the next step's kind of work
+/// and not the current step's ([`super::step_actions`]); the whole text
+/// is the finished step's result.
+fn kind_of_work(reply: &Reply, current: &str, next: &str) -> Option<Turn> {
+    let call = reply.tool_calls.first()?;
+    calls_turn_to(&reply.tool_calls, current, next).then(|| Turn {
+        at: reply.text.len(),
+        matched: format!("tool {}", call.name),
+        skipped: 0,
+    })
 }
 
 /// The first clause that opens with a transition word and whose words

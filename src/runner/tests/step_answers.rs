@@ -75,8 +75,9 @@ fn a_reply_without_tools_that_asks_or_goes_on_is_no_final_answer() {
 fn the_agents_own_step_numbers_move_the_plan() {
     let mut r = steps_plan(&["查看模型", "编写迁移", "更新接口"]);
     let caller = Caller::default();
+    let read = [("read_file", json!({"path": "models.py"}))];
+    observe_reply(&mut r, &reply("字段有四个。", &read), &caller).unwrap();
     let edit = [("edit_file", json!({"path": "a.py"}))];
-    observe_reply(&mut r, &reply("字段有四个。", &edit), &caller).unwrap();
     // "Step 2 done" while the plan is on step 1: both are done.
     let data = observe_reply(
         &mut r,
@@ -114,4 +115,61 @@ fn the_fallback_waits_while_the_agent_calls_tools() {
     let data = observe(&mut r, "Working.", &caller).unwrap().data.to_json();
     assert_eq!(data["completed_by"], "fallback");
     assert_eq!(r.document().tasks[0].status, TaskStatus::Completed);
+}
+
+#[test]
+fn the_agents_step_numbers_need_no_round_on_the_step() {
+    let mut r = steps_plan(&["Write the middleware", "Register it", "Write tests"]);
+    let caller = Caller::default();
+    let edit = [("edit_file", json!({"path": "src/app.js"}))];
+    observe_reply(&mut r, &reply("Writing it.", &edit), &caller).unwrap();
+    observe_reply(
+        &mut r,
+        &reply("Middleware done. Now registering it in the app.", &edit),
+        &caller,
+    )
+    .unwrap();
+    assert_eq!(statuses(&r)[1], TaskStatus::InProgress);
+    // Step 2 had no round of its own yet: a transition word would wait, the
+    // agent's own number does not.
+    let read = [("read_file", json!({"path": "test/helpers.js"}))];
+    let data = observe_reply(
+        &mut r,
+        &reply("Step 2 done. Moving to step 3.", &read),
+        &caller,
+    )
+    .unwrap()
+    .data
+    .to_json();
+    assert_eq!(data["completed_by"], "transition");
+    assert_eq!(
+        statuses(&r),
+        [
+            TaskStatus::Completed,
+            TaskStatus::Completed,
+            TaskStatus::InProgress
+        ]
+    );
+}
+
+#[test]
+fn tool_calls_of_the_next_steps_kind_turn_without_a_word() {
+    let mut r = steps_plan(&["Identify the root cause", "Fix it", "Run the full build"]);
+    let caller = Caller::default();
+    let read = [("read_file", json!({"path": "src/Button.tsx"}))];
+    observe_reply(&mut r, &reply("", &read), &caller).unwrap();
+    observe_reply(&mut r, &reply("", &read), &caller).unwrap();
+    assert_eq!(statuses(&r)[0], TaskStatus::InProgress);
+    // A silent round that edits: the fix has begun.
+    let edit = [("edit_file", json!({"path": "src/Button.tsx"}))];
+    let data = observe_reply(&mut r, &reply("", &edit), &caller)
+        .unwrap()
+        .data
+        .to_json();
+    assert_eq!(data["matched"], "tool edit_file");
+    assert_eq!(statuses(&r)[1], TaskStatus::InProgress);
+    // Running the code while fixing it is still the fix.
+    let run = [("run_command", json!({"command": "pnpm -r build"}))];
+    observe_reply(&mut r, &reply("", &run), &caller).unwrap();
+    assert_eq!(statuses(&r)[1], TaskStatus::InProgress);
 }
