@@ -116,10 +116,13 @@ fn command_kind(arguments: &serde_json::Value) -> Option<Kinds> {
     })
 }
 
+/// Adverbs that may open a step before its verb.
+const ADVERBS: [&str; 7] = ["逐个", "逐条", "逐一", "依次", "分别", "先", "再"];
+
 /// The verbs that open a step's description (or a part of it) and the
 /// kinds of work each group asks for, first group first.
 #[rustfmt::skip]
-const STEP_VERBS: [(&[&str], Kinds); 7] = [
+const STEP_VERBS: [(&[&str], Kinds); 8] = [
     (&["open", "go", "navigate", "visit", "log", "sign", "access",
        "打开", "进入", "访问", "登录", "前往"],
      NAVIGATE | CLICK | READ_PAGE),
@@ -143,6 +146,8 @@ const STEP_VERBS: [(&[&str], Kinds); 7] = [
     (&["run", "test", "verify", "validate", "build",
        "运行", "测试", "验证", "跑", "构建", "执行"],
      TEST | BUILD | RUN),
+    (&["download", "save", "export", "upload", "下载", "保存", "导出", "上传"],
+     FETCH | CLICK | COMPUTE | EDIT | INPUT),
     (&["analyze", "analyse", "compute", "calculate", "plot", "chart", "clean", "merge",
        "forecast", "train", "fit", "aggregate", "compare", "segment", "normalize", "parse",
        "estimate", "evaluate", "backtest", "join", "count",
@@ -171,7 +176,11 @@ fn step_kinds(description: &str) -> Option<Kinds> {
 
 /// The kinds of work the verb that opens `part` asks for.
 fn verb_kinds(part: &str) -> Option<Kinds> {
-    let part = part.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let mut part = part.trim_start_matches(|c: char| !c.is_alphanumeric());
+    // "逐个修复警告" (fix the warnings one by one): the verb after the adverb.
+    for adverb in ADVERBS {
+        part = part.strip_prefix(adverb).unwrap_or(part);
+    }
     let first_latin: String = part.chars().take_while(char::is_ascii_alphabetic).collect();
     STEP_VERBS.iter().find_map(|(verbs, kinds)| {
         verbs
@@ -251,6 +260,7 @@ mod tests {
                 .zip(step_kinds("搜索奶粉"))
                 .map(|(a, b)| a | b)
         );
+        assert_eq!(step_kinds("逐个修复警告"), Some(EDIT));
         assert_eq!(step_kinds("Summary of findings"), None);
     }
 

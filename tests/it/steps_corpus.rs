@@ -162,7 +162,7 @@ fn holds(part: &[Transcript], floors: [f64; 3]) {
 /// fall below their floors (accuracy, precision, recall): on `d*` and `h*`
 /// ≥ 0.92 / 0.95 / 0.90; on `d*`, `h*` and `n*` ≥ 0.88 / 0.95 / 0.88 (`n*`
 /// was written blind to the rule, then studied); on `m*` ≥ 0.61 / 0.69 /
-/// 0.50 and on `p*` ≥ 0.58 / 0.84 / 0.51 (both measured blind once, then
+/// 0.50 and on `p*` ≥ 0.59 / 0.85 / 0.52 (both measured blind once, then
 /// studied; far below the targets 0.95 / 0.95 / 0.90: see
 /// docs/performance.md). And planc beats the steps system's naive rule on
 /// every figure, on every part (`d`, `h`, `n`, `m`, `p`, and the held-out
@@ -172,7 +172,7 @@ fn plancs_step_detection_holds_its_figures() {
     holds(&dev_part(&['d', 'h']), [0.92, 0.95, 0.90]);
     holds(&dev_part(&['d', 'h', 'n']), [0.88, 0.95, 0.88]);
     holds(&dev_part(&['m']), [0.61, 0.69, 0.50]);
-    holds(&dev_part(&['p']), [0.58, 0.84, 0.51]);
+    holds(&dev_part(&['p']), [0.59, 0.85, 0.52]);
     let parts = ['d', 'h', 'n', 'm', 'p'].map(|p| dev_part(&[p]));
     for part in parts.into_iter().chain([heldout()]) {
         let (ours, naive) = (score_all(&part, planc_steps), score_all(&part, naive_steps));
