@@ -1,18 +1,20 @@
 //! Step detection (seed 003) measured on the labelled transcripts of
 //! `tests/steps_corpus`: round accuracy, and the precision and recall of
 //! step advances, for planc's `observe` and for the steps system's naive
-//! rule, on the dev part (the rule was developed on it: `d*`, `h*`, `n*`
-//! and `m*`, each also shown alone, so a change is judged on the parts it
-//! was not made from: cross-validation by part) and on the held-out part
-//! (`p*`, written blind, never tuned against; absent until it lands). Not
+//! rule, on the dev part (the rule was developed on it: `d*`, `h*`, `n*`,
+//! `m*` and `p*`, each also shown alone, so a change is judged on the parts
+//! it was not made from: cross-validation by part) and on the held-out part
+//! (`q*`, written blind, never read, measured once). Not
 //! a timing: the figures are the same in any build.
 //!
 //! Run: `cargo bench --bench steps` (or, without an optimised build,
 //! `cargo test --bench steps`); the table is in docs/performance.md.
 //! `STEPS_DETAILS=1` also lists planc's wrong rounds on the dev part
 //! (`STEPS_DETAILS=m`: only of transcripts whose id starts with `m`);
-//! `STEPS_WHY=1` counts planc's advances on it by what made them.
-//! `STEPS_SCORING=m` (or `d`, `h`, `n`) fits the prototype scoring rule
+//! `STEPS_WHY=1` counts planc's advances on it by what made them;
+//! `STEPS_TRACE=p12` shows each round of the dev transcripts whose id
+//! starts with `p12`: the labels, planc's step and what observe did.
+//! `STEPS_SCORING=m` (or `d`, `h`, `n`, `p`) fits the prototype scoring rule
 //! of `tests/steps_corpus/scoring.rs` on the other dev parts and prints
 //! it beside planc on each, the part left out being the one that tells
 //! (about 100 s in debug).
