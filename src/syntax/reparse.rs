@@ -493,6 +493,27 @@ pub(crate) fn same_but_name(a: &Task, b: &Task) -> bool {
     nameless(a) == nameless(b)
 }
 
+/// Whether two steps differ at most in their own name and their spans
+/// (their titles' and tasks' text the same).
+pub(crate) fn same_step_but_name(a: &Step, b: &Step) -> bool {
+    let nameless = |step: &Step| {
+        let mut item = PlanItem::Step(Arc::new(Step {
+            name: Ident {
+                name: SmolStr::default(),
+                span: Span::default(),
+            },
+            ..step.clone()
+        }));
+        item.visit(&mut |at| {
+            if let At::Span(span) = at {
+                *span = Span::default();
+            }
+        });
+        item
+    };
+    a.items.len() == b.items.len() && nameless(a) == nameless(b)
+}
+
 /// The one task an edit changed, as it was and as it is, when the item
 /// read again is that task, or a step in which nothing else changed (its
 /// name, title, `after`s, `sequential` and other tasks the same but where
