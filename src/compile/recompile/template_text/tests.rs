@@ -168,3 +168,33 @@ fn a_template_text_edit_recompiled_equals_a_fresh_compile() {
         tried.get()
     );
 }
+
+/// Reads `lib.plan` as [`crate::generate::REUSE_LIBRARY`].
+struct Library;
+
+impl crate::modules::Loader for Library {
+    fn load(&self, located: &std::path::Path) -> Result<String, crate::modules::ImportError> {
+        assert!(located.ends_with("lib.plan"), "{}", located.display());
+        Ok(crate::generate::REUSE_LIBRARY.to_owned())
+    }
+}
+
+/// The benchmark's keystroke: a letter in the title of a task of the
+/// template of `plan_source_with_reuse`, typed and taken back.
+#[test]
+fn the_benchmarks_template_title_letter_is_not_checked_again() {
+    let text = crate::generate::plan_source_with_reuse(2_000);
+    let options = Default::default();
+    let old = crate::compile::compile_with("gen.plan", &text, &options, &Library);
+    assert_eq!(old.diagnostics, Vec::new());
+    let after = "task approve \"Get";
+    let at = text.find(after).expect("the task") + after.len();
+    let new = format!("{}x{}", &text[..at], &text[at..]);
+    let before = template_edits();
+    let typed = old.recompile_with(Arc::from(new.as_str()), &Library);
+    let back = typed.recompile_with(Arc::from(text.as_str()), &Library);
+    assert_eq!(template_edits(), before + 2);
+    let fresh = crate::compile::compile_with("gen.plan", &new, &options, &Library);
+    assert_eq!(typed.checked.plan, fresh.checked.plan);
+    assert_eq!(back.checked.plan, old.checked.plan);
+}
