@@ -120,13 +120,7 @@ pub(crate) fn step_renamed(
     let old = (old_refs.as_slice(), kept.task_references.start);
     references_after(references, old, &resolved_spans, &steps, rename, file);
     let added = resolved_spans.len() as isize - old_refs.len() as isize;
-    let moved_by = |range: &std::ops::Range<usize>| {
-        let start = range.start.checked_add_signed(added)?;
-        Some(start..start + range.len())
-    };
-    let task_references = moved_by(&kept.task_references)?;
-    let (is, was) = (task_references.end, kept.task_references.end);
-    let texts_references = shifted(&kept.texts_references, is, was);
+    let (task_references, texts_references) = ranges_after(kept, added)?;
     let plan_reuse = PlanReuse {
         unresolved,
         tasks_unresolved,
@@ -182,6 +176,18 @@ fn groups_after(
         groups.insert(at, group);
     }
     Some((edges, groups, changed))
+}
+
+/// The tasks' and the strings' ranges of the references, after `added`
+/// references (fewer if negative) before both.
+fn ranges_after(
+    kept: &PlanReuse,
+    added: isize,
+) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    let start = kept.task_references.start.checked_add_signed(added)?;
+    let task_references = start..start + kept.task_references.len();
+    let (is, was) = (task_references.end, kept.task_references.end);
+    Some((task_references, shifted(&kept.texts_references, is, was)))
 }
 
 /// Whether the check before the edit is one this follows: no name declared
