@@ -13,8 +13,13 @@
 //! Arguments: the number of tasks, the keystroke (`title`, `rename`,
 //! `name` (the last task's, which nothing names), `quote`, `step` (a step's
 //! title), `reference` (a letter typed at the end of a reference), `item`
-//! (the first letter of a new item in a step), or `whole` for a whole
-//! compile), and `N` (default 8).
+//! (the first letter of a new item in a step), `stepname` (a letter at the
+//! end of the name of a step the next step waits for), `template` (a
+//! letter in a template's task title), `param` (a letter at the end of a
+//! template's parameter name), `import` (a letter in the imported file's
+//! name), or `whole` for a whole compile), and `N` (default 8). The last
+//! three edit `planc::generate::plan_source_with_reuse`, written with its
+//! library to a directory of its own.
 
 // Benchmarks may unwrap, print what they measure and hold long scenarios.
 #![allow(
@@ -34,13 +39,25 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(tasks), Some(kind)) = (args.first().and_then(|a| a.parse().ok()), args.get(1)) else {
         eprintln!(
-            "usage: keystroke_instructions TASKS title|rename|name|quote|step|reference|item|whole [N]"
+            "usage: keystroke_instructions TASKS title|rename|name|quote|step|reference|item|stepname|template|param|import|whole [N]"
         );
         std::process::exit(2);
     };
     let times: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(8);
-    let text = planc::generate::plan_source(tasks, false);
+    let reuse = matches!(kind.as_str(), "template" | "param" | "import");
+    let text = match reuse {
+        true => planc::generate::plan_source_with_reuse(tasks),
+        false => planc::generate::plan_source(tasks, false),
+    };
     let (after, typed) = match kind.as_str() {
+        // A step the next one waits for, near the middle (as the bench's).
+        "stepname" => {
+            let step = (tasks.div_ceil(20) / 2 / 5).max(1) * 5 - 1;
+            (format!("step s{step}"), "x")
+        }
+        "template" => ("task approve \"Get".to_owned(), "x"),
+        "param" => ("template review(change".to_owned(), "x"),
+        "import" => ("import \"lib".to_owned(), "x"),
         "title" => (format!("task t{} \"Do", tasks / 2), "x"),
         // A task others wait for, near the middle.
         "rename" => (
@@ -75,19 +92,34 @@ fn main() {
     };
     let options = planc::check::Options::default();
     let original: Arc<str> = Arc::from(text.as_str());
-    let mut compilation = planc::compile::compile_shared("bench.plan", original.clone(), &options);
+    let dir = std::env::temp_dir().join(format!("planc-instructions-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("lib.plan"), planc::generate::REUSE_LIBRARY).unwrap();
+    let path = dir.join("bench.plan").display().to_string();
+    let mut compilation = planc::compile::compile_shared(&path, original.clone(), &options);
     if kind == "whole" {
         for _ in 0..times {
-            let whole = planc::compile::compile_shared("bench.plan", original.clone(), &options);
+            let whole = planc::compile::compile_shared(&path, original.clone(), &options);
             std::hint::black_box(&whole);
         }
+        let _ = std::fs::remove_dir_all(&dir);
         return;
     }
     let at = text.find(&after).expect("the plan has the task") + after.len();
     let edited: Arc<str> = Arc::from(format!("{}{typed}{}", &text[..at], &text[at..]).as_str());
+    let mut times_ms = Vec::with_capacity(times);
     for i in 0..times {
         let next = if i % 2 == 0 { &edited } else { &original };
+        let started = std::time::Instant::now();
         compilation = compilation.recompile(Arc::clone(next));
+        times_ms.push(started.elapsed().as_secs_f64() * 1e3);
         std::hint::black_box(&compilation);
     }
+    // The wall-clock median, for a quick look (the instructions are what
+    // the docs report).
+    times_ms.sort_by(f64::total_cmp);
+    if let Some(median) = times_ms.get(times_ms.len() / 2) {
+        eprintln!("median recompile: {median:.2} ms");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -223,10 +223,11 @@ pub fn check_changed(graph: &DepGraph<'_>, previous: &Memo, nodes: &[usize]) -> 
     let mut nodes = nodes.to_vec();
     nodes.sort_unstable();
     nodes.dedup();
-    // Each changed list is read off every edge: for a few nodes only.
-    let few = nodes.len() <= 16 && nodes.last().is_none_or(|&v| v < n);
+    // The changed lists are read off every edge: for a few nodes only (a
+    // step's tasks, when an `after` of the step changed).
+    let few = nodes.len() <= 64 && nodes.last().is_none_or(|&v| v < n);
     let lists: Vec<Vec<u32>> = match few && previous.dependencies.len() == n {
-        true => nodes.iter().map(|&node| pairs_of(graph, node)).collect(),
+        true => lists_of(graph, &nodes),
         false => Vec::new(),
     };
     let in_source_order =
@@ -270,26 +271,36 @@ pub fn check_changed(graph: &DepGraph<'_>, previous: &Memo, nodes: &[usize]) -> 
     }
 }
 
-/// A node's sorted, distinct dependencies, itself left out, from every
-/// edge that names it as a dependent.
-fn pairs_of(graph: &DepGraph<'_>, node: usize) -> Vec<u32> {
-    let mut list: Vec<u32> = graph
-        .groups
-        .iter()
-        .filter(|g| g.dependents.contains(&node))
-        .flat_map(|g| g.dependencies.iter().map(|&d| d as u32))
-        .chain(
-            graph
-                .edges
-                .iter()
-                .filter(|e| e.dependent == node)
-                .map(|e| e.dependency as u32),
-        )
-        .filter(|&d| d as usize != node)
-        .collect();
-    list.sort_unstable();
-    list.dedup();
-    list
+/// The sorted, distinct dependencies of each of `nodes` (sorted,
+/// distinct), itself left out, from one pass over every edge that names
+/// one of them as a dependent.
+fn lists_of(graph: &DepGraph<'_>, nodes: &[usize]) -> Vec<Vec<u32>> {
+    let mut lists = vec![Vec::new(); nodes.len()];
+    let (Some(&first), Some(&last)) = (nodes.first(), nodes.last()) else {
+        return lists;
+    };
+    let slot = |node: usize| match (first..=last).contains(&node) {
+        true => nodes.binary_search(&node).ok(),
+        false => None,
+    };
+    for group in &graph.groups {
+        for &dependent in &group.dependents {
+            if let Some(i) = slot(dependent) {
+                lists[i].extend(group.dependencies.iter().map(|&d| d as u32));
+            }
+        }
+    }
+    for edge in &graph.edges {
+        if let Some(i) = slot(edge.dependent) {
+            lists[i].push(edge.dependency as u32);
+        }
+    }
+    for (list, &node) in lists.iter_mut().zip(nodes) {
+        list.retain(|&d| d as usize != node);
+        list.sort_unstable();
+        list.dedup();
+    }
+    lists
 }
 
 /// A diagnostic for each edge of a node to itself, in source order.

@@ -694,6 +694,7 @@ fn qualified(prefix: &str, name: &SmolStr) -> SmolStr {
 }
 
 pub(super) mod finish;
+pub(super) mod instances;
 #[cfg(test)]
 mod tests;
 

@@ -15,7 +15,9 @@ mod params;
 pub(crate) mod rename;
 mod reuse;
 mod scope;
+pub(crate) mod step_rename;
 mod template;
+pub(crate) mod template_text;
 mod unparsed;
 
 use std::sync::Arc;
@@ -81,6 +83,9 @@ pub(crate) struct Reuse {
     /// recorded, the plan is kept, the diagnostics are few and no other
     /// "did you mean" search spent the budget.
     plan: Option<Arc<PlanReuse>>,
+    /// The plan's template instances, for an edit of a template's text
+    /// ([`template_text::retexted`]); kept when the plan is.
+    instances: Option<Arc<Vec<lower::instances::Instance>>>,
 }
 
 /// What the check of a plan's tasks found, kept so that the rename of a

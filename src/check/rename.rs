@@ -123,6 +123,7 @@ pub(crate) fn renamed(
         reuse: Reuse {
             graph: report.memo.map(Arc::new),
             plan: Some(Arc::new(plan_reuse)),
+            instances: None,
         },
         ..moved
     })

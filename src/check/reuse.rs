@@ -35,6 +35,8 @@ impl Reuse {
                 .as_deref()
                 .and_then(|plan| plan.moved(file, map, from))
                 .map(Arc::new),
+            // The instances' values and tasks are as they were.
+            instances: self.instances.clone(),
         }
     }
 }

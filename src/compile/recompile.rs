@@ -49,6 +49,9 @@ use crate::span::{SourceMap, Span};
 use crate::syntax::ast::{self, PlanItem, StepItem, TopItem};
 use crate::syntax::{self, Edit, Place, Reparsed};
 
+mod moved;
+mod step_rename;
+mod template_text;
 #[cfg(test)]
 mod tests;
 
@@ -86,7 +89,9 @@ impl Compilation {
             false => self.renaming(&reparsed),
         };
         let reparsed = match &rename {
-            _ if reparsed.text_only => self.retext(reparsed, edit, sources.clone(), None),
+            _ if reparsed.text_only => self
+                .template_retexted(reparsed, edit, sources.clone())
+                .or_else(|r| self.retext(r, edit, sources.clone(), None)),
             Some(rename) if !rename.seen => {
                 self.retext(reparsed, edit, sources.clone(), Some(rename))
             }
@@ -94,6 +99,7 @@ impl Compilation {
             None if reparsed.same_shape => self.resyntaxed(reparsed, edit, sources.clone()),
             None => Err(reparsed),
         };
+        let reparsed = reparsed.or_else(|r| self.step_renamed(r, edit, sources.clone()));
         match reparsed {
             Ok(compilation) => compilation,
             Err(reparsed) => self.recheck(*reparsed, edit, sources),

@@ -423,8 +423,31 @@ fn spliced_items(
         }),
         _ => return None,
     });
-    items.extend(old[place.top + 1..].iter().map(|i| moved(i, edit)));
+    items.extend(old[place.top + 1..].iter().map(|i| moved_after(i, edit)));
     Some(items)
+}
+
+/// A copy of a top item that stands after the edit, its spans moved; a
+/// plan's or template's body items shared, moved when first looked at (an
+/// edit in a template before a large plan copies none of its steps).
+fn moved_after(item: &TopItem, edit: Edit) -> TopItem {
+    let by = edit.new_end as i64 - edit.old_end as i64;
+    match item {
+        TopItem::Plan(plan) => TopItem::Plan(Plan {
+            span: edit.map_span(plan.span),
+            name: moved(&plan.name, edit),
+            body: moved(&plan.body, edit),
+            items: plan.items.moved_by(by),
+        }),
+        TopItem::Template(template) => TopItem::Template(Template {
+            span: edit.map_span(template.span),
+            name: moved(&template.name, edit),
+            params: moved(&template.params, edit),
+            body: moved(&template.body, edit),
+            items: template.items.moved_by(by),
+        }),
+        _ => moved(item, edit),
+    }
 }
 
 /// A copy of an item with its spans moved `by` bytes.
@@ -491,6 +514,27 @@ pub(crate) fn same_but_name(a: &Task, b: &Task) -> bool {
         })))
     };
     nameless(a) == nameless(b)
+}
+
+/// Whether two steps differ at most in their own name and their spans
+/// (their titles' and tasks' text the same).
+pub(crate) fn same_step_but_name(a: &Step, b: &Step) -> bool {
+    let nameless = |step: &Step| {
+        let mut item = PlanItem::Step(Arc::new(Step {
+            name: Ident {
+                name: SmolStr::default(),
+                span: Span::default(),
+            },
+            ..step.clone()
+        }));
+        item.visit(&mut |at| {
+            if let At::Span(span) = at {
+                *span = Span::default();
+            }
+        });
+        item
+    };
+    a.items.len() == b.items.len() && nameless(a) == nameless(b)
 }
 
 /// The one task an edit changed, as it was and as it is, when the item

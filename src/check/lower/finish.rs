@@ -411,6 +411,7 @@ impl<'a> Lowering<'a, '_> {
             tasks,
             steps,
             envs,
+            groups: instances,
             used_templates,
             mut used_template_params,
             ..
@@ -444,6 +445,8 @@ impl<'a> Lowering<'a, '_> {
         c.diagnostics.extend(graph_diagnostics);
         if keep_tasks {
             c.reuse.graph = memo.map(std::sync::Arc::new);
+            let instances = super::instances::instances(decls, &envs, &instances, &steps);
+            c.reuse.instances = Some(std::sync::Arc::new(instances));
             let texts_to = c.symbols.references.len();
             if let Some(trace) = c.trace.as_mut() {
                 trace.texts_references = texts_from..texts_to;

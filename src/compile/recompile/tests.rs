@@ -17,7 +17,7 @@ fn compile(text: &str) -> Compilation {
 }
 
 /// Asserts that `incremental` is what a fresh compile of its text gives.
-fn same_as_fresh(incremental: &Compilation, text: &str) -> Result<(), TestCaseError> {
+pub(super) fn same_as_fresh(incremental: &Compilation, text: &str) -> Result<(), TestCaseError> {
     let fresh = compile(text);
     prop_assert_eq!(&*incremental.sources.get(incremental.file).text, text);
     prop_assert_eq!(
@@ -53,7 +53,7 @@ fn same_as_fresh(incremental: &Compilation, text: &str) -> Result<(), TestCaseEr
 }
 
 /// Pieces of plans: names, references, strings, braces, comments.
-const SNIPPETS: &[&str] = &[
+pub(super) const SNIPPETS: &[&str] = &[
     "x",
     "\"",
     "{",
@@ -242,7 +242,7 @@ proptest! {
     }
 }
 
-fn check(compilation: &Compilation, text: &str) {
+pub(super) fn check(compilation: &Compilation, text: &str) {
     if let Err(error) = same_as_fresh(compilation, text) {
         panic!("{error}");
     }

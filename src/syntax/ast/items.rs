@@ -117,6 +117,14 @@ impl Items {
         self.slots.iter().map(|slot| &slot.item)
     }
 
+    /// These items, all moved `by` bytes, shared, not copied (each is
+    /// moved when first looked at).
+    pub(crate) fn moved_by(&self, by: i64) -> Items {
+        Items {
+            slots: self.slots.iter().map(|slot| slot.moved_by(by)).collect(),
+        }
+    }
+
     /// These items with `item` in place of the one at `index`, and those
     /// after it moved `by` bytes; the others are shared, not copied.
     pub(crate) fn replaced(&self, index: usize, item: PlanItem, by: i64) -> Items {

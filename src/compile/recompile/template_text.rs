@@ -1,0 +1,101 @@
+//! A recompile after an edit of the text of a template's strings: what
+//! the check found moves with the text, and the instances' tasks and steps
+//! take the new strings ([`check::template_text`]).
+
+use std::sync::Arc;
+
+use crate::check;
+use crate::compile::{Compilation, Parts};
+use crate::diagnostic::Code;
+use crate::ir::SymbolKind;
+use crate::span::SourceMap;
+use crate::syntax::ast::{PlanItem, TopItem};
+use crate::syntax::{self, Edit, Reparsed};
+
+#[cfg(test)]
+mod tests;
+
+impl Compilation {
+    /// After an edit inside the text of the strings of a template of the
+    /// file (the re-read item one of its steps or tasks, its names,
+    /// references and shape the same): what the check found, moved with
+    /// the text, the instances' strings made again; the re-read file back
+    /// where that does not follow the edit.
+    pub(super) fn template_retexted(
+        &self,
+        reparsed: Box<Reparsed>,
+        edit: Edit,
+        sources: SourceMap,
+    ) -> Result<Compilation, Box<Reparsed>> {
+        let Some(definition) = self.edited_template(&reparsed) else {
+            return Err(reparsed);
+        };
+        let Some(TopItem::Template(template)) = reparsed.parsed.file.items.get(reparsed.place.top)
+        else {
+            return Err(reparsed);
+        };
+        let moved = self.mover(&reparsed, edit).and_then(|map| {
+            let (mut checked, loading) = self.moved_with_plan(&map, None)?;
+            checked.plan = match checked.plan.take() {
+                Some(plan) => Some(check::template_text::retexted(
+                    &self.checked,
+                    plan,
+                    template,
+                    definition,
+                )?),
+                None => None,
+            };
+            checked.reuse = self.checked.reuse.moved(self.file, &map, edit.start);
+            let diagnostics = self
+                .diagnostics
+                .iter()
+                .map(|d| d.moved(self.file, &map))
+                .collect::<Option<_>>()?;
+            Some((checked, diagnostics, loading))
+        });
+        let Some((checked, diagnostics, loading)) = moved else {
+            return Err(reparsed);
+        };
+        #[cfg(test)]
+        tests::TEMPLATE_EDITS.with(|n| n.set(n.get() + 1));
+        let parts = Parts {
+            root_syntax: reparsed.parsed.diagnostics,
+            loading,
+            options: self.parts.options.clone(),
+            json: false,
+        };
+        Ok(Compilation {
+            sources,
+            file: self.file,
+            modules: self.modules_with(reparsed.parsed.file),
+            checked,
+            diagnostics,
+            parts: Arc::new(parts),
+        })
+    }
+
+    /// The definition of the template the edit is in, when the edit
+    /// changed only the text of the strings of one of its steps or tasks
+    /// and no name is declared twice (a template's parameters are then
+    /// told by name alone).
+    fn edited_template(&self, reparsed: &Reparsed) -> Option<usize> {
+        if !reparsed.text_only || self.diagnostics.iter().any(|d| d.code == Code::Duplicate) {
+            return None;
+        }
+        let TopItem::Template(template) = self.syntax().items.get(reparsed.place.top)? else {
+            return None;
+        };
+        // A role's description is the plan's, not the instances'.
+        let item = syntax::item_at(&reparsed.parsed.file, reparsed.place)?;
+        if !matches!(item, PlanItem::Step(_) | PlanItem::Task(_)) {
+            return None;
+        }
+        // The template's name stands before the edit: where it was.
+        let span = template.name.span;
+        self.checked
+            .symbols
+            .definitions
+            .iter()
+            .position(|d| d.kind == SymbolKind::Template && d.file == self.file && d.span == span)
+    }
+}
