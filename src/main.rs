@@ -48,6 +48,19 @@ pub(crate) fn purge_freed_memory_at_once() {
     }
 }
 
+/// Gives the calling thread's freed memory back to the system: its pages
+/// mimalloc keeps in reserve (the last free page of each size) included.
+/// `planc serve` calls it on a thread that has just read a large plan
+/// whole (`planc::serve::on_large_read`).
+pub(crate) fn give_back_freed_memory() {
+    unsafe extern "C" {
+        fn mi_collect(force: bool);
+    }
+    // SAFETY: `mi_collect` takes a plain flag and collects the calling
+    // thread's heap; it may be called from any thread at any time.
+    unsafe { mi_collect(true) }
+}
+
 fn main() {
     // Like other command-line tools, end quietly when the reader of standard
     // output goes away (`planc check --format json … | head`) instead of
