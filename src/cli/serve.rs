@@ -173,6 +173,7 @@ pub fn run(args: ServeArgs) -> i32 {
     };
     let url = store.url();
     crate::purge_freed_memory_at_once();
+    planc::serve::on_large_read(crate::give_back_freed_memory);
     let ready = |bound: SocketAddr| {
         eprintln!("planc serve: listening on http://{bound} (store {url})");
     };

@@ -401,12 +401,20 @@ impl Runner {
             .iter()
             .filter(|t| t.status != TaskStatus::Pending)
             .count();
-        self.touched.everything();
-        for task in &mut self.doc.tasks {
-            task.status = TaskStatus::Pending;
-            task.holder = None;
-            task.result = None;
-            task.retry.count = 0;
+        // Only the tasks it changes are marked: a store writes those rows
+        // alone (the tasks that never left pending are as they were).
+        for (i, task) in self.doc.tasks.iter_mut().enumerate() {
+            let changes = task.status != TaskStatus::Pending
+                || task.holder.is_some()
+                || task.result.is_some()
+                || task.retry.count != 0;
+            if changes {
+                self.touched.task(i);
+                task.status = TaskStatus::Pending;
+                task.holder = None;
+                task.result = None;
+                task.retry.count = 0;
+            }
         }
         self.doc.state.current_task_id = None;
         self.doc.state.status = PlanStatus::Idle;

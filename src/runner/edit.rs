@@ -338,10 +338,25 @@ impl Runner {
     }
 
     /// Installs an edited document, re-indexed; refuses it (changing nothing) if it has a cycle.
+    /// Marks touched only the tasks that differ when the list (each
+    /// position's task id) and the steps stayed as they were (`updateTask`),
+    /// else everything: a store then writes every task and the steps.
     fn replace(&mut self, mut doc: PlanDocument) -> Result<(), OpError> {
         self.keep_highest_id(&mut doc);
         let index = Index::build(&doc)?;
-        self.touched.everything();
+        let (old, new) = (&self.doc, &doc);
+        let same_list = old.tasks.len() == new.tasks.len()
+            && old.steps == new.steps
+            && old.tasks.iter().zip(&new.tasks).all(|(a, b)| a.id == b.id);
+        if same_list {
+            for (i, (a, b)) in old.tasks.iter().zip(&new.tasks).enumerate() {
+                if a != b {
+                    self.touched.task(i);
+                }
+            }
+        } else {
+            self.touched.everything();
+        }
         self.doc = doc;
         self.index = index;
         Ok(())

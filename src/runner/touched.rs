@@ -1,7 +1,9 @@
 //! Which tasks a change touched: the positions in `tasks` whose task an
-//! operation may have changed, or every task (a structural change — add,
-//! remove, update, replan, reset — that moves or rebuilds the list). A store
-//! writes only these tasks of a change.
+//! operation may have changed, or every task (a change of the list — add,
+//! remove, replan, an update that moved a task between steps — that moves
+//! or rebuilds it). A store writes only these tasks of a change; `resetPlan`
+//! and an update that leaves the list and the steps as they were mark only
+//! the tasks they changed.
 
 use std::collections::BTreeSet;
 

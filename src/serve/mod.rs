@@ -43,6 +43,7 @@ use tokio_util::sync::CancellationToken;
 use crate::runner::{PlanStore, StoredEvent};
 
 pub use mcp::{PlanServer, AGENT_HEADER, DIALECT_HEADER};
+pub use reads::on_large_read;
 
 /// The port `planc serve` listens on by default.
 pub const DEFAULT_PORT: u16 = 7411;

@@ -3,7 +3,7 @@
 //! store's kept state, or the document `doc_cache.rs` keeps), and the refusal of paging parameters on
 //! `GET /api/plans/{id}`, which is the whole document (the export).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
@@ -29,9 +29,10 @@ pub async fn tasks(
     };
     let cache = Arc::clone(&shared);
     let read = blocking(&shared, move |store| {
-        cache
-            .docs
-            .answer(store, &id, |doc| task_page(&id, doc, &query))?
+        let page = cache.docs.answer(store, &id, |doc| {
+            (task_page(&id, doc, &query), doc.tasks.len() >= LARGE_PLAN)
+        });
+        given_back(page, |page| matches!(page, Ok((_, true)))).and_then(|(page, _)| page)
     });
     match read.await {
         Ok(page) => ok(StatusCode::OK, page),
@@ -58,7 +59,10 @@ pub async fn plan_summary(
     }
     let cache = Arc::clone(&shared);
     let read = blocking(&shared, move |store| {
-        cache.docs.answer(store, &id, |doc| summary(&id, doc))
+        let answer = cache.docs.answer(store, &id, |doc| {
+            (summary(&id, doc), doc.tasks.len() >= LARGE_PLAN)
+        });
+        given_back(answer, |answer| matches!(answer, Ok((_, true)))).map(|(summary, _)| summary)
     });
     match read.await {
         Ok(summary) => ok(StatusCode::OK, summary),
@@ -66,8 +70,63 @@ pub async fn plan_summary(
     }
 }
 
+/// How many tasks make a plan whose whole reads give their memory back.
+pub(super) const LARGE_PLAN: usize = 10_000;
+
+/// What gives the calling thread's freed memory back to the system
+/// ([`on_large_read`]).
+static GIVE_BACK: OnceLock<fn()> = OnceLock::new();
+
+/// Sets what a server thread calls once it has read a large plan whole (a
+/// page or the summary of a plan of [`LARGE_PLAN`] tasks or more, a large
+/// export): the binary's allocator giving that thread's freed memory back
+/// to the system. mimalloc keeps a thread's last freed page of each size
+/// in reserve until that thread allocates again, and a read of a
+/// 100,000-task plan frees pages of up to a megabyte on whichever of
+/// tokio's blocking threads ran it: tens of megabytes held by idle threads
+/// (docs/performance.md, "Memory of a 100,000-task plan"). Set once.
+pub fn on_large_read(give_back: fn()) {
+    let _ = GIVE_BACK.set(give_back);
+}
+
+/// `read` as it is, the calling thread's freed memory given back first
+/// when `large` says it was a large read.
+pub(super) fn given_back<T>(read: T, large: impl FnOnce(&T) -> bool) -> T {
+    if large(&read) {
+        if let Some(give_back) = GIVE_BACK.get() {
+            give_back();
+        }
+    }
+    read
+}
+
 /// The first parameter of a query, if it has one.
 fn first_parameter(raw: Option<&str>) -> Option<String> {
     let pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw.unwrap_or("")).ok()?;
     pairs.into_iter().next().map(|(name, _)| name)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    static CALLED: AtomicUsize = AtomicUsize::new(0);
+
+    fn count() {
+        CALLED.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The hook set runs after a large read, not after a small one, and
+    /// the read's answer is handed on as it was.
+    #[test]
+    fn a_large_read_gives_its_memory_back_a_small_one_does_not() {
+        on_large_read(count);
+        let before = CALLED.load(Ordering::SeqCst);
+        assert_eq!(given_back(7, |_| false), 7);
+        assert_eq!(CALLED.load(Ordering::SeqCst), before);
+        assert_eq!(given_back("page", |_| true), "page");
+        assert_eq!(CALLED.load(Ordering::SeqCst), before + 1);
+    }
 }

@@ -1339,7 +1339,7 @@ fn postgres_schemas_are_migrated_or_refused() {
         .query_one("SELECT version FROM schema_version", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 5);
+    assert_eq!(version, 6);
     // Plan documents are compressed with lz4 (Debian's server has it).
     let compression: Option<String> = client
         .query_one(
@@ -1366,15 +1366,15 @@ fn postgres_schemas_are_migrated_or_refused() {
     );
 
     client
-        .batch_execute("UPDATE schema_version SET version = 7")
+        .batch_execute("UPDATE schema_version SET version = 8")
         .unwrap();
     let error = open_store(&backend.url).unwrap_err();
     assert_eq!(error.code, ErrorCode::InvalidState);
     assert_eq!(
         error.message,
         format!(
-            "{} has schema version 7, made by a newer planc; this planc knows versions \
-             up to 5: upgrade planc to use it",
+            "{} has schema version 8, made by a newer planc; this planc knows versions \
+             up to 6: upgrade planc to use it",
             backend.url
         )
     );
@@ -1382,7 +1382,7 @@ fn postgres_schemas_are_migrated_or_refused() {
         .query_one("SELECT version FROM schema_version", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 7);
+    assert_eq!(version, 8);
 }
 
 /// Every store gives each event the task it is about, leases that ran out

@@ -4,10 +4,11 @@
 //! changes through two handles (two servers) mixed with adds, updates,
 //! refusals and starts over; a refused change leaves no trace; another
 //! handle's change (a task's, or the list's) is seen; and a store written
-//! by schema 4 (a whole document a plan) is carried forward. Skipped,
-//! saying so, where PostgreSQL is not installed.
+//! by schema 4 (a whole document a plan) or by schema 5 (each plan's steps
+//! in its header) is carried forward. Skipped, saying so, where PostgreSQL
+//! is not installed.
 
-use planc::document::{Meta, PlanDocument, PlanStatus, TaskDoc, TaskStatus};
+use planc::document::{Meta, PlanDocument, PlanStatus, StepDoc, TaskDoc, TaskStatus};
 use planc::runner::{open_store, Caller, CommitCounts, ErrorCode, Op, OpError, PlanStore};
 use serde_json::json;
 
@@ -22,6 +23,22 @@ fn plan(n: u32) -> PlanDocument {
         })
         .collect();
     PlanDocument::new(Meta::new("p", "rows"), tasks)
+}
+
+/// [`plan`]`(n)` with its tasks in steps of four.
+fn plan_in_steps(n: u32) -> PlanDocument {
+    let mut doc = plan(n);
+    for task in &mut doc.tasks {
+        task.step = Some(format!("s{}", (task.id - 1) / 4));
+    }
+    doc.steps = (0..n.div_ceil(4))
+        .map(|s| StepDoc {
+            id: format!("s{s}"),
+            name: format!("Step {s}"),
+            tasks: (s * 4 + 1..=(s * 4 + 4).min(n)).collect(),
+        })
+        .collect();
+    doc
 }
 
 fn op(name: &str, args: serde_json::Value) -> Op {
@@ -79,10 +96,10 @@ fn mixed(roll: &mut impl FnMut(u64) -> u64, doc: &PlanDocument, step: usize) -> 
     }
 }
 
-/// Mixed changes through two handles: after each, the handle that made it,
-/// the other one (its kept runner brought up to the rows) and — every few
-/// steps — a fresh handle read the same bytes; a refused change or one of
-/// nothing leaves the rows as they were.
+/// Mixed changes through two handles on a plan with steps: after each, the
+/// handle that made it, the other one (its kept runner brought up to the
+/// rows) and — every few steps — a fresh handle read the same bytes; a
+/// refused change or one of nothing leaves the rows as they were.
 #[test]
 fn postgres_rows_read_back_byte_for_byte_after_mixed_changes_through_two_handles() {
     let Some(backend) = Backend::postgres() else {
@@ -90,7 +107,7 @@ fn postgres_rows_read_back_byte_for_byte_after_mixed_changes_through_two_handles
     };
     let url = &backend.url;
     let handles = [open_store(url).unwrap(), open_store(url).unwrap()];
-    handles[0].create("p", plan(12), false).unwrap();
+    handles[0].create("p", plan_in_steps(12), false).unwrap();
     let mut roll = roller(11);
     let mut changed = 0;
     for step in 0..200 {
@@ -295,7 +312,7 @@ fn a_schema_4_postgres_store_moves_its_tasks_to_rows() {
             .unwrap();
         (row.get(0), row.get(1))
     };
-    assert_eq!((version, rows), (5, 5));
+    assert_eq!((version, rows), (6, 5));
     let start = op("startNextTask", json!({}));
     store.apply("kept", &start, &agent("ann")).unwrap();
     let events = store.events("kept", 0, 10).unwrap();
@@ -308,4 +325,145 @@ fn a_schema_4_postgres_store_moves_its_tasks_to_rows() {
     assert_eq!(now.state.revision, 3);
     let error = store.load("broken").unwrap_err();
     assert_eq!(error.code, ErrorCode::InvalidState, "{}", error.message);
+}
+
+/// A store written by schema 5 — each plan's steps in its header, written
+/// by every change — as planc wrote it before version 6
+/// (`tests/store_support/postgres_schema_5`: a plan with steps, one
+/// without) is carried forward when opened: each plan's export is byte for
+/// byte what that planc's `GET /api/plans/{id}` gave, the steps are a row of
+/// their own and out of the header, the events keep their feed positions,
+/// and changes go on from there (a change of the list writes the steps).
+#[test]
+fn a_schema_5_postgres_store_moves_its_steps_out_of_the_headers() {
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/store_support/postgres_schema_5"
+    );
+    let read = |name: &str| std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+    let url = &backend.url;
+    // The dump sets its session's search path: a client of its own.
+    ::postgres::Client::connect(url, ::postgres::NoTls)
+        .unwrap()
+        .batch_execute(&read("dump.sql"))
+        .unwrap();
+    let mut client = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap();
+    let positions = |client: &mut ::postgres::Client| -> Vec<(String, i64, i64)> {
+        client
+            .query("SELECT plan_id, seq, pos FROM events ORDER BY pos", &[])
+            .unwrap()
+            .iter()
+            .map(|row| (row.get(0), row.get(1), row.get(2)))
+            .collect()
+    };
+    let written = positions(&mut client);
+    assert_eq!(written.len(), 7);
+    // Transaction ids past the dump's (its cluster's), as on the cluster
+    // that wrote it: new events are fed after the old ones.
+    let last = written.last().unwrap().2 / 1024;
+    while client
+        .query_one("SELECT pg_current_xact_id()::text::bigint", &[])
+        .unwrap()
+        .get::<_, i64>(0)
+        <= last
+    {}
+    let store = open_store(url).unwrap();
+    let export = |store: &dyn PlanStore, plan_id: &str| {
+        let mut out = Vec::new();
+        store.export_json(plan_id, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    for plan_id in ["jd", "plain"] {
+        let written = read(&format!("{plan_id}.export.json"));
+        assert_eq!(export(&*store, plan_id), written, "{plan_id}");
+        assert_eq!(export(&*open_store(url).unwrap(), plan_id), written);
+    }
+    let row = client
+        .query_one(
+            "SELECT (SELECT version FROM schema_version),
+                    (SELECT string_agg(plan_id, ',') FROM plan_steps),
+                    (SELECT count(*) FROM plans WHERE doc LIKE '%\"steps\":[]%')",
+            &[],
+        )
+        .unwrap();
+    let (version, stepped, empty): (i32, String, i64) = (row.get(0), row.get(1), row.get(2));
+    assert_eq!((version, stepped.as_str(), empty), (6, "jd", 2));
+    let feed: Vec<(String, i64, i64)> = store
+        .feed(0, 100)
+        .unwrap()
+        .iter()
+        .map(|e| (e.plan_id.clone(), e.seq as i64, e.position as i64))
+        .collect();
+    assert_eq!(feed, written);
+    let steps = before_doc(&read("jd.export.json")).steps;
+    let done = op("completeTask", json!({"task_id": 2, "result": "typed"}));
+    store.apply("jd", &done, &agent("a2")).unwrap();
+    let now = before_doc(&fresh(url, "jd"));
+    assert_eq!(now.tasks[1].status, TaskStatus::Completed);
+    assert_eq!((now.state.revision, &now.steps), (6, &steps));
+    let add = op(
+        "addTask",
+        json!({"name": "Check stock", "after_task_id": 5}),
+    );
+    store.apply("jd", &add, &agent("a2")).unwrap();
+    let now = fresh(url, "jd");
+    assert_eq!(store.load("jd").unwrap().to_json(), now);
+    let now = before_doc(&now);
+    assert_eq!(now.steps[1].tasks, [4, 5, 7]);
+    let events = store.events("jd", 0, 10).unwrap();
+    assert_eq!(events.len(), 7);
+    assert!(events[5].position as i64 > written.last().unwrap().2);
+}
+
+/// `resetPlan` and an `updateTask` that keeps the list write only the task
+/// rows they change (each row keeps the revision that last wrote it), not
+/// every task, and the plan reads back from the rows byte for byte as the
+/// whole document the writing handle holds; another handle brings its
+/// runner up to them from those rows alone.
+#[test]
+fn a_postgres_reset_writes_only_the_tasks_it_changes() {
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
+    let url = &backend.url;
+    let store = open_store(url).unwrap();
+    let other = open_store(url).unwrap();
+    store.create("p", plan_in_steps(8), false).unwrap();
+    let start = op("startNextTask", json!({}));
+    let ann = agent("ann");
+    store.apply("p", &start, &ann).unwrap();
+    let done = op("completeTask", json!({"task_id": 1, "result": "ok"}));
+    store.apply("p", &done, &ann).unwrap();
+    store.apply("p", &start, &ann).unwrap();
+    assert_eq!(other.load("p").unwrap().to_json(), fresh(url, "p"));
+    let mut client = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap();
+    let mut written_at = |revision: i64| -> Vec<i64> {
+        client
+            .query(
+                "SELECT position FROM tasks WHERE plan_id = 'p' AND revision = $1
+                 ORDER BY position",
+                &[&revision],
+            )
+            .unwrap()
+            .iter()
+            .map(|row| row.get(0))
+            .collect()
+    };
+    store.apply("p", &op("resetPlan", json!({})), &ann).unwrap();
+    let whole = store.load("p").unwrap().to_json();
+    assert_eq!(fresh(url, "p"), whole);
+    assert_eq!(other.load("p").unwrap().to_json(), whole);
+    let doc = before_doc(&whole);
+    assert_eq!(doc.state.revision, 5);
+    assert!(doc.tasks.iter().all(|t| t.status == TaskStatus::Pending));
+    assert_eq!(written_at(5), [0, 1]);
+    let update = op("updateTask", json!({"task_id": 6, "description": "again"}));
+    store.apply("p", &update, &ann).unwrap();
+    assert_eq!(written_at(6), [5]);
+    let whole = store.load("p").unwrap().to_json();
+    assert_eq!(fresh(url, "p"), whole);
+    assert_eq!(other.load("p").unwrap().to_json(), whole);
 }

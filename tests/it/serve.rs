@@ -874,3 +874,29 @@ fn event_streams_carry_seed_004_events_typed_and_resumed_alike() {
         (400, "INVALID_ARGUMENT".to_owned())
     );
 }
+
+/// `planc serve` keeps its memory in small pages: no transparent huge
+/// pages, which held a server with a 100,000-task plan at 160–190 MB under
+/// paged reads against 60–80 MB without (docs/performance.md, "Memory of a
+/// 100,000-task plan") — unless `MIMALLOC_ALLOW_THP` is set.
+#[cfg(target_os = "linux")]
+#[test]
+fn serve_keeps_its_memory_out_of_transparent_huge_pages() {
+    let dir = tempdir();
+    let url = store_url(dir.path());
+    let thp = |server: &Server| {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", server.child.id()))
+            .expect("the server's status");
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("THP_enabled:"))
+            .map(|value| value.trim().to_owned())
+    };
+    let server = Server::start(&["--store", &url]);
+    assert_eq!(thp(&server).as_deref(), Some("0"));
+    drop(server);
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_planc"));
+    command.env("MIMALLOC_ALLOW_THP", "1");
+    let server = Server::start_in(command, &["--store", &url]);
+    assert_eq!(thp(&server).as_deref(), Some("1"));
+}

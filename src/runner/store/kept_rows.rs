@@ -10,18 +10,24 @@ use crate::runner::index::{holder_key, satisfies, takes_work};
 use crate::runner::time::parse_rfc3339;
 use crate::runner::Runner;
 
-/// Puts `header` (a document without its tasks) and the tasks `rows`
-/// (position, task) into `runner`. A task whose identity, dependencies or
-/// priority differ from the one at its position, or whose lease does not
-/// read, has the runner built again from the whole document (what
-/// `Runner::new` says of it is the answer).
+/// Puts `header` (a document without its tasks and steps) and the tasks
+/// `rows` (position, task) into `runner`, which keeps its steps (only a
+/// change of the task list changes them, and then the whole plan is read).
+/// A task whose identity, dependencies or priority differ from the one at
+/// its position, or whose lease does not read, has the runner built again
+/// from the whole document (what `Runner::new` says of it is the answer).
 pub(super) fn put_rows(
     runner: &mut Runner,
     header: PlanDocument,
     rows: Vec<(usize, TaskDoc)>,
 ) -> Result<(), OpError> {
     let tasks = std::mem::take(&mut runner.doc.tasks);
-    runner.doc = PlanDocument { tasks, ..header };
+    let steps = std::mem::take(&mut runner.doc.steps);
+    runner.doc = PlanDocument {
+        tasks,
+        steps,
+        ..header
+    };
     let mut rebuild = false;
     for (i, task) in rows {
         let same_shape = runner.doc.tasks.get(i).is_some_and(|old| {

@@ -1,9 +1,10 @@
 //! The PostgreSQL backend of [`PlanStore`]: many plans in one database,
 //! shared by every process (on every machine) that opens it.
 //!
-//! Tables: `plans` (a row per plan: its state document without its tasks,
-//! revision, summary, `born` and `reshaped`), `tasks` (a row per task,
-//! `rows.rs`), `events` (a row per committed change: its record, the plan's
+//! Tables: `plans` (a row per plan: its state document without its tasks
+//! and steps, revision, summary, `born` and `reshaped`), `plan_steps` (a
+//! plan's steps, written only by a change of its task list), `tasks` (a row
+//! per task, `rows.rs`), `events` (a row per committed change: its record, the plan's
 //! revision as `seq`, and `pos`, its place in the global order) and
 //! `schema_version`.
 //!
@@ -11,7 +12,7 @@
 //! store and with its code (`task_rows.rs`): each plan's runner is kept in
 //! the process and a change runs on it in place, under the plan's
 //! in-process lock; it writes the plan's header and summary, the tasks it
-//! touched and its event.
+//! touched and its event (and the steps when it changed the task list).
 //!
 //! **Group commit** (in [`writer`]). A store handle has a writer thread
 //! with a connection of its own. Changes computed on kept runners queue for
@@ -105,7 +106,7 @@ use writer::{write_loop, Job, WRITERS};
 /// The channel of `NOTIFY`.
 const CHANNEL: &str = "planc_events";
 /// The schema this planc writes.
-pub(crate) const SCHEMA_VERSION: i32 = 5;
+pub(crate) const SCHEMA_VERSION: i32 = 6;
 /// How long a subscriber's listener waits for a notification before it
 /// looks at the feed anyway (a transaction that ended without notifying
 /// may have held events back).
@@ -469,7 +470,8 @@ impl PlanStore for PostgresStore {
         force: bool,
     ) -> Result<PlanDocument, OpError> {
         let (doc, record) = prepare_create(plan_id, doc)?;
-        let (header, tasks) = rows::split(&doc)?;
+        let split = rows::split(&doc)?;
+        let header = &split.header;
         let summary = summary_json(plan_id, &doc);
         let record_text = record_json(&record)?;
         let write = self.error("write");
@@ -491,7 +493,7 @@ impl PlanStore for PostgresStore {
                     tx.execute(&statements.delete_events, &[&plan_id])
                         .map_err(&write)?;
                 }
-                rows::insert_tasks(&mut tx, plan_id, 1, &tasks).map_err(&write)?;
+                rows::insert_rows(&mut tx, plan_id, 1, &split).map_err(&write)?;
                 tx.execute(&statements.created, &[&plan_id, &record_text])
                     .map_err(&write)?;
                 tx.commit().map_err(&write)?;
@@ -544,8 +546,7 @@ impl PlanStore for PostgresStore {
                 }
                 tx.execute(&statements.delete_events, &[&plan_id])
                     .map_err(&write)?;
-                tx.execute("DELETE FROM tasks WHERE plan_id = $1", &[&plan_id])
-                    .map_err(&write)?;
+                rows::delete_rows(&mut tx, plan_id).map_err(&write)?;
                 tx.commit().map_err(&write)
             })?;
             Ok(None)

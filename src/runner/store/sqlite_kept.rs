@@ -19,7 +19,7 @@ use crate::runner::{Applied, Caller, Runner};
 use super::super::database::lock;
 use super::super::sqlite_read_only;
 use super::super::sqlite_rows::Writes;
-use super::super::task_rows::{change_in_place_with, InPlace, StepsKept};
+use super::super::task_rows::{change_in_place, InPlace};
 use super::{writer_gone, Slot, SqliteStore};
 
 /// How long a read waits for the changes queued before it to be committed
@@ -58,7 +58,7 @@ impl SqliteStore {
             outcome,
             trace,
             ..
-        } = change_in_place_with(plan_id, runner, op, change, StepsKept::Apart);
+        } = change_in_place(plan_id, runner, op, change);
         if self.shared.read_only && matches!(outcome, Ok(Some(_))) {
             slot.runner = None;
             return Err(sqlite_read_only::refused(&self.path));

@@ -10,7 +10,7 @@
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
-use crate::document::{PlanDocument, StepDoc, TaskDoc};
+use crate::document::{PlanDocument, TaskDoc};
 
 use super::database::to_i64;
 use super::task_rows::{self, RowWrites, TaskRows};
@@ -68,15 +68,12 @@ pub(super) fn migrate_to_4(tx: &Transaction<'_>) -> rusqlite::Result<()> {
          )",
     )?;
     for (plan_id, text) in plan_headers(tx)? {
-        // A header that does not parse stays as it is; reading the plan
-        // says what is wrong with it.
-        if let Ok(mut doc) = serde_json::from_str::<PlanDocument>(&text) {
-            if doc.steps.is_empty() {
-                continue;
-            }
-            let steps = std::mem::take(&mut doc.steps);
-            write_migrated_header(tx, &plan_id, &doc)?;
-            write_steps(tx, &plan_id, &to_text(&steps)?)?;
+        if let Some((header, steps)) = task_rows::steps_out_of_header(&text) {
+            tx.execute(
+                "UPDATE plans SET doc = ?1 WHERE plan_id = ?2",
+                params![header, plan_id],
+            )?;
+            write_steps(tx, &plan_id, &steps)?;
         }
     }
     Ok(())
@@ -206,17 +203,11 @@ pub(super) fn read_plan(
         .collect::<rusqlite::Result<_>>()?;
     drop(select);
     tx.finish()?;
-    let doc = task_rows::assemble(&header, rows.iter().map(String::as_str));
-    Ok(Some(match (doc, steps) {
-        (Ok(mut doc), Some(steps)) => match serde_json::from_str::<Vec<StepDoc>>(&steps) {
-            Ok(steps) => {
-                doc.steps = steps;
-                Ok(doc)
-            }
-            Err(e) => Err(format!("steps: {e}")),
-        },
-        (doc, _) => doc,
-    }))
+    Ok(Some(task_rows::assemble(
+        &header,
+        steps.as_deref(),
+        rows.iter().map(String::as_str),
+    )))
 }
 
 fn insert_tasks(tx: &Transaction<'_>, plan_id: &str, tasks: &[TaskDoc]) -> rusqlite::Result<()> {

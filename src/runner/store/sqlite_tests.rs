@@ -357,3 +357,48 @@ fn a_read_with_no_runner_kept_or_behind_another_handle_answers_the_committed_sta
     assert_eq!(read_kept_json(&store, "nope"), None);
     assert!(!lock(&store.shared.entries).contains_key("nope"));
 }
+
+/// `resetPlan` and an `updateTask` that keeps the list write only the task
+/// rows they change (counted by triggers on `tasks`), not every task, and
+/// the plan reads back from the rows byte for byte as the kept runner's
+/// whole document.
+#[test]
+fn a_reset_writes_only_the_task_rows_it_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("reset.db");
+    let store = SqliteStore::open(&path).unwrap();
+    store.create("p", plan(8), false).unwrap();
+    let counter = Connection::open(&path).unwrap();
+    counter
+        .execute_batch(
+            "CREATE TABLE written (n INTEGER NOT NULL); INSERT INTO written VALUES (0);
+             CREATE TRIGGER updated AFTER UPDATE ON tasks BEGIN UPDATE written SET n = n + 1; END;
+             CREATE TRIGGER inserted AFTER INSERT ON tasks BEGIN UPDATE written SET n = n + 1; END;",
+        )
+        .unwrap();
+    let written = || -> i64 {
+        let n = counter
+            .query_row("SELECT n FROM written", [], |row| row.get(0))
+            .unwrap();
+        counter.execute("UPDATE written SET n = 0", []).unwrap();
+        n
+    };
+    let ann = Caller::agent(Some("ann".to_owned()));
+    let apply = |name: &str, args: serde_json::Value| {
+        let op = Op::from_call(name, args).unwrap();
+        store.apply("p", &op, &ann).unwrap();
+    };
+    apply("startNextTask", json!({}));
+    apply("completeTask", json!({"task_id": 1, "result": "ok"}));
+    apply("startNextTask", json!({}));
+    written();
+    apply("resetPlan", json!({}));
+    assert_eq!(written(), 2);
+    assert_eq!(kept(&store, "p"), Some(read_back(&path, "p")));
+    apply("updateTask", json!({"task_id": 6, "description": "again"}));
+    assert_eq!(written(), 1);
+    assert_eq!(kept(&store, "p"), Some(read_back(&path, "p")));
+    apply("addTask", json!({"name": "late", "after_task_id": 2}));
+    assert_eq!(written(), 9);
+    assert_eq!(kept(&store, "p"), Some(read_back(&path, "p")));
+}

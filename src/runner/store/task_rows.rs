@@ -1,31 +1,23 @@
 //! What the database stores (SQLite, PostgreSQL) share to keep tasks as
-//! rows: a plan's row holds its document without its tasks (the header:
-//! meta, steps, roles, state) and its summary; each task is a row of its own,
-//! keyed by its position. A change is run in place on the plan's kept runner
-//! ([`change_in_place`]), and writes the header, the summary and only the
-//! tasks it touched ([`RowWrites`]); a change of the task list itself (add,
-//! remove, update, replan, reset) writes every task again. Reading a plan
-//! puts the document together from the header and the rows
-//! ([`assemble`]). Only the SQL differs between the backends.
+//! rows: a plan's row holds its document without its tasks and steps (the
+//! header: meta, roles, state) and its summary; its steps (each step's task
+//! ids, O(tasks) of text) are a row of their own, written only by a change
+//! of the task list, the only changes that move a task in or out of a step;
+//! each task is a row of its own, keyed by its position. A change is run in
+//! place on the plan's kept runner ([`change_in_place`]), and writes the
+//! header, the summary and only the tasks it touched ([`RowWrites`]); a
+//! change of the task list itself (add, remove, update, replan) writes every
+//! task and the steps again. Reading a plan puts the document together from
+//! the header, the steps and the rows ([`assemble`]); migrations move the
+//! steps out of a header ([`steps_out_of_header`]). Only the SQL differs
+//! between the backends.
 
-use crate::document::{PlanDocument, TaskDoc, TaskStatus};
+use crate::document::{PlanDocument, StepDoc, TaskDoc, TaskStatus};
 use crate::runner::error::{ErrorCode, OpError};
 use crate::runner::events::{Event, LogRecord};
 use crate::runner::{Runner, Touched};
 
 use super::plan_store::{next_revision_in_place, PlanCounts, PlanSummary};
-
-/// Where a store keeps a plan's steps (`steps`: each step's id, name and
-/// task ids, O(tasks) of text).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum StepsKept {
-    /// In the header, written with every change (PostgreSQL).
-    InHeader,
-    /// Apart from the header, written only by a change of the task list,
-    /// the only changes that move tasks between steps (SQLite): a change
-    /// of a task's status then costs no pass over the steps.
-    Apart,
-}
 
 /// What one change writes: the plan's new revision, header and summary,
 /// and the tasks it touched.
@@ -33,11 +25,10 @@ pub(super) enum StepsKept {
 pub(super) struct RowWrites {
     /// The revision the change made.
     pub revision: u64,
-    /// The document without its tasks (and, steps kept apart, without its
-    /// steps).
+    /// The document without its tasks and its steps.
     pub header: String,
-    /// The plan's steps' text, steps kept apart and the task list changed
-    /// (a change of the list may have changed them); `None` otherwise.
+    /// The plan's steps' text when the task list changed (a change of the
+    /// list may have changed them); `None` otherwise.
     pub steps: Option<String>,
     /// The plan's summary (as `PlanStore::list` gives it).
     pub summary: String,
@@ -56,14 +47,8 @@ pub(super) enum TaskRows {
 
 impl RowWrites {
     /// What the change `runner` just made writes, `touched` being the
-    /// tasks it touched: O(touched) (and O(steps' tasks) with the steps
-    /// kept in the header), or O(tasks) for a change of the list.
-    pub fn of(
-        plan_id: &str,
-        runner: &mut Runner,
-        touched: &Touched,
-        kept: StepsKept,
-    ) -> Result<RowWrites, OpError> {
+    /// tasks it touched: O(touched), or O(tasks) for a change of the list.
+    pub fn of(plan_id: &str, runner: &mut Runner, touched: &Touched) -> Result<RowWrites, OpError> {
         let tasks = match touched.is_everything() {
             true => TaskRows::All(
                 runner
@@ -81,19 +66,13 @@ impl RowWrites {
                     .collect::<Result<_, _>>()?,
             ),
         };
-        let (header, steps) = match kept {
-            StepsKept::InHeader => (header_text(&mut runner.doc)?, None),
-            StepsKept::Apart => (
-                header_text_without_steps(&mut runner.doc)?,
-                match touched.is_everything() {
-                    true => Some(to_text(&runner.doc.steps)?),
-                    false => None,
-                },
-            ),
+        let steps = match touched.is_everything() {
+            true => Some(to_text(&runner.doc.steps)?),
+            false => None,
         };
         Ok(RowWrites {
             revision: runner.doc.state.revision,
-            header,
+            header: header_text(&mut runner.doc)?,
             steps,
             summary: summary_of(plan_id, runner),
             tasks,
@@ -117,24 +96,12 @@ pub(super) struct InPlace {
 }
 
 /// Runs `change` on `runner` in place (leases that ran out expired first,
-/// the revision sealed when it changed anything), and what it writes, the
-/// steps kept in the header.
+/// the revision sealed when it changed anything), and what it writes.
 pub(super) fn change_in_place(
     plan_id: &str,
     runner: &mut Runner,
     op: &str,
     change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
-) -> InPlace {
-    change_in_place_with(plan_id, runner, op, change, StepsKept::InHeader)
-}
-
-/// [`change_in_place`], the steps kept as `kept` says.
-pub(super) fn change_in_place_with(
-    plan_id: &str,
-    runner: &mut Runner,
-    op: &str,
-    change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
-    kept: StepsKept,
 ) -> InPlace {
     let base = runner.doc.state.revision;
     let state = runner.doc.state.clone();
@@ -143,7 +110,7 @@ pub(super) fn change_in_place_with(
     let touched = runner.take_touched();
     let outcome = match outcome {
         Ok(Some(record)) => {
-            RowWrites::of(plan_id, runner, &touched, kept).map(|writes| Some((writes, record)))
+            RowWrites::of(plan_id, runner, &touched).map(|writes| Some((writes, record)))
         }
         other => other.map(|_| None),
     };
@@ -157,24 +124,59 @@ pub(super) fn change_in_place_with(
     }
 }
 
-/// A document as rows: its header's text and each task's text.
-pub(super) fn split(doc: &PlanDocument) -> Result<(String, Vec<String>), OpError> {
+/// A document as rows.
+pub(super) struct Split {
+    /// The header's text: the document without its tasks and steps.
+    pub header: String,
+    /// The steps' text (`[]` for none).
+    pub steps: String,
+    /// Each task's text, in order.
+    pub tasks: Vec<String>,
+}
+
+/// A document as rows: its header's, its steps' and each task's text.
+pub(super) fn split(doc: &PlanDocument) -> Result<Split, OpError> {
     let tasks = doc.tasks.iter().map(to_text).collect::<Result<_, _>>()?;
     let mut header = PlanDocument {
         tasks: Vec::new(),
+        steps: Vec::new(),
         ..doc.clone()
     };
-    Ok((header_text(&mut header)?, tasks))
+    Ok(Split {
+        header: header_text(&mut header)?,
+        steps: to_text(&doc.steps)?,
+        tasks,
+    })
 }
 
-/// The document of a header's text and its task rows' texts (in position
-/// order), or what is wrong with them. A header without rows keeps its own
-/// tasks (a document kept whole: it did not parse when the rows came in).
+/// A stored header's text without its steps, and the steps' text, when it
+/// parses and has steps (a migration moves them to their own row); `None`
+/// otherwise (a header that does not parse stays as it is: reading the plan
+/// says what is wrong with it). Parsed and written again, the header is
+/// byte for byte what the store wrote, but for its steps.
+pub(super) fn steps_out_of_header(text: &str) -> Option<(String, String)> {
+    let mut doc = serde_json::from_str::<PlanDocument>(text).ok()?;
+    if doc.steps.is_empty() {
+        return None;
+    }
+    let steps = std::mem::take(&mut doc.steps);
+    Some((to_text(&doc).ok()?, to_text(&steps).ok()?))
+}
+
+/// The document of a header's text, its steps' text (`None`: no row of
+/// steps, the header's own) and its task rows' texts (in position order),
+/// or what is wrong with them. A header without rows keeps its own tasks (a
+/// document kept whole: it did not parse when the rows came in).
 pub(super) fn assemble<'a>(
     header: &str,
+    steps: Option<&str>,
     rows: impl IntoIterator<Item = &'a str>,
 ) -> Result<PlanDocument, String> {
     let mut doc = serde_json::from_str::<PlanDocument>(header).map_err(|e| e.to_string())?;
+    if let Some(steps) = steps {
+        doc.steps =
+            serde_json::from_str::<Vec<StepDoc>>(steps).map_err(|e| format!("steps: {e}"))?;
+    }
     let tasks = parse_tasks(rows)?;
     if !tasks.is_empty() {
         doc.tasks = tasks;
@@ -221,19 +223,13 @@ pub(super) fn summary_of(plan_id: &str, runner: &Runner) -> String {
     serde_json::to_string(&summary).unwrap_or_else(|_| "{}".to_owned())
 }
 
-/// The document's text without its tasks (taken out and put back: O(1)).
-pub(super) fn header_text(doc: &mut PlanDocument) -> Result<String, OpError> {
-    let tasks = std::mem::take(&mut doc.tasks);
-    let text = to_text(&*doc);
-    doc.tasks = tasks;
-    text
-}
-
 /// The document's text without its tasks and its steps (both taken out
 /// and put back: O(1)).
-pub(super) fn header_text_without_steps(doc: &mut PlanDocument) -> Result<String, OpError> {
+pub(super) fn header_text(doc: &mut PlanDocument) -> Result<String, OpError> {
+    let tasks = std::mem::take(&mut doc.tasks);
     let steps = std::mem::take(&mut doc.steps);
-    let text = header_text(doc);
+    let text = to_text(&*doc);
+    doc.tasks = tasks;
     doc.steps = steps;
     text
 }
@@ -253,9 +249,9 @@ mod tests {
     use crate::runner::{Caller, Op};
 
     /// Against the old path (the steps written in the header with every
-    /// change): with the steps kept apart, the header of each change and
-    /// the steps last written put together are the header the old path
-    /// wrote, byte for byte, over random changes of a plan with steps.
+    /// change): the header of each change and the steps last written put
+    /// together are the header the old path wrote (the document without
+    /// its tasks), byte for byte, over random changes of a plan with steps.
     #[test]
     fn steps_kept_apart_put_together_are_the_header_written_whole() {
         let tasks = (1..=12)
@@ -302,11 +298,12 @@ mod tests {
                 continue;
             }
             let touched = runner.take_touched();
-            let whole =
-                RowWrites::of("p", &mut runner, &touched, StepsKept::InHeader).expect("writes");
-            let apart =
-                RowWrites::of("p", &mut runner, &touched, StepsKept::Apart).expect("writes");
-            assert_eq!(whole.steps, None);
+            let whole = to_text(&PlanDocument {
+                tasks: Vec::new(),
+                ..runner.doc.clone()
+            })
+            .expect("text");
+            let apart = RowWrites::of("p", &mut runner, &touched).expect("writes");
             match apart.steps {
                 Some(text) => {
                     steps = text;
@@ -317,11 +314,7 @@ mod tests {
             let mut header: PlanDocument = serde_json::from_str(&apart.header).expect("a header");
             assert!(header.steps.is_empty());
             header.steps = serde_json::from_str(&steps).expect("steps");
-            assert_eq!(
-                to_text(&header).expect("text"),
-                whole.header,
-                "after {name}"
-            );
+            assert_eq!(to_text(&header).expect("text"), whole, "after {name}");
             if runner.doc.tasks.is_empty() {
                 break;
             }

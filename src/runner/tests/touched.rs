@@ -89,6 +89,9 @@ proptest! {
                 r.apply_as(&op, &caller).is_err()
             };
             let touched = r.take_touched();
+            if before.steps != r.document().steps {
+                prop_assert!(touched.is_everything(), "{} changed the steps unmarked", name);
+            }
             match diff(&before.tasks, &r.document().tasks) {
                 None => prop_assert!(touched.is_everything(), "{} changed the list unmarked", name),
                 Some(changed) => {
@@ -102,4 +105,59 @@ proptest! {
             }
         }
     }
+}
+
+/// `resetPlan` and an `updateTask` that keeps the list and the steps mark
+/// only the tasks they change (a store writes those rows alone), not every
+/// task; an update that moves a task to another step marks everything (the
+/// store writes the steps again).
+#[test]
+fn a_reset_and_an_update_mark_only_the_tasks_they_change() {
+    let mut doc = plan(&[&[], &[], &[], &[], &[]]);
+    for task in &mut doc.tasks {
+        task.step = Some(if task.id < 4 { "a" } else { "b" }.to_owned());
+    }
+    doc.steps = serde_json::from_value(json!([
+        {"id": "a", "name": "A", "tasks": [1, 2, 3]},
+        {"id": "b", "name": "B", "tasks": [4, 5]},
+    ]))
+    .unwrap();
+    let mut r = Runner::new(doc).unwrap();
+    let ann = Caller::agent(Some("ann".to_owned()));
+    let call = |r: &mut Runner, name: &str, args: serde_json::Value| {
+        let op = Op::from_call(name, args).unwrap();
+        r.apply_as(&op, &ann).unwrap();
+    };
+    call(&mut r, "startNextTask", json!({}));
+    call(
+        &mut r,
+        "completeTask",
+        json!({"task_id": 1, "result": "ok"}),
+    );
+    call(&mut r, "startTask", json!({"task_id": 4}));
+    r.take_touched();
+    call(&mut r, "resetPlan", json!({}));
+    let touched = r.take_touched();
+    assert!(!touched.is_everything());
+    assert_eq!(touched.positions().collect::<Vec<_>>(), [0, 3]);
+    call(
+        &mut r,
+        "updateTask",
+        json!({"task_id": 2, "description": "again"}),
+    );
+    let touched = r.take_touched();
+    assert!(!touched.is_everything());
+    assert_eq!(touched.positions().collect::<Vec<_>>(), [1]);
+    call(
+        &mut r,
+        "updateTask",
+        json!({"task_id": 5, "dependencies": [2]}),
+    );
+    assert_eq!(r.take_touched().positions().collect::<Vec<_>>(), [4]);
+    call(
+        &mut r,
+        "addTask",
+        json!({"name": "late", "after_task_id": 2}),
+    );
+    assert!(r.take_touched().is_everything());
 }

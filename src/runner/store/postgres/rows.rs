@@ -1,7 +1,9 @@
-//! Tasks as rows in the PostgreSQL store (schema version 5): the SQL of
-//! `tasks`, of a plan's header beside it, and of the one statement that
-//! writes changes. The row encoding and the change logic are the SQLite
-//! store's (`task_rows.rs`).
+//! Tasks as rows in the PostgreSQL store (schema version 6): the SQL of
+//! `tasks`, of a plan's header and steps beside them (`plans`,
+//! `plan_steps`), and of the one statement that writes changes. The row
+//! encoding and the change logic are the SQLite store's (`task_rows.rs`):
+//! the header is written by every change, the steps only by a change of the
+//! task list.
 //!
 //! Besides its header, a plan's row keeps `born` (the id of the
 //! transaction that created the plan: a plan started over or created
@@ -17,9 +19,10 @@ use postgres::{GenericClient, Statement, Transaction};
 use crate::document::{PlanDocument, TaskDoc};
 use crate::runner::error::OpError;
 use crate::runner::store::database::to_i64;
-use crate::runner::store::task_rows::{self, RowWrites, TaskRows};
+use crate::runner::store::task_rows::{self, RowWrites, Split, TaskRows};
 
-/// Version 5: a row per task; each plan's `doc` keeps the rest.
+/// Version 5: a row per task; each plan's `doc` keeps the rest (its steps
+/// too, until version 6).
 pub(super) fn migrate_to_5(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
     tx.batch_execute(
         "ALTER TABLE plans ADD COLUMN born BIGINT NOT NULL DEFAULT 0;
@@ -38,10 +41,19 @@ pub(super) fn migrate_to_5(tx: &mut Transaction<'_>) -> Result<(), postgres::Err
         let (plan_id, revision, text): (String, i64, String) = (row.get(0), row.get(1), row.get(2));
         // A document that does not parse stays whole; reading the plan
         // says what is wrong with it.
-        let Ok(doc) = serde_json::from_str::<PlanDocument>(&text) else {
+        let Ok(mut doc) = serde_json::from_str::<PlanDocument>(&text) else {
             continue;
         };
-        let Ok((header, tasks)) = task_rows::split(&doc) else {
+        let Ok(tasks) = doc
+            .tasks
+            .iter()
+            .map(task_rows::to_text)
+            .collect::<Result<Vec<_>, _>>()
+        else {
+            continue;
+        };
+        doc.tasks = Vec::new();
+        let Ok(header) = task_rows::to_text(&doc) else {
             continue;
         };
         tx.execute(
@@ -53,20 +65,52 @@ pub(super) fn migrate_to_5(tx: &mut Transaction<'_>) -> Result<(), postgres::Err
     Ok(())
 }
 
+/// Version 6: each plan's steps (each step's task ids: O(tasks) of text)
+/// in a row of their own, `plan_steps`, out of its header: the header is
+/// written by every change, the steps only by a change of the task list.
+/// A header that does not parse, or has no steps, stays as it is.
+pub(super) fn migrate_to_6(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
+    tx.batch_execute(
+        "CREATE TABLE plan_steps (
+             plan_id TEXT PRIMARY KEY,
+             steps   TEXT NOT NULL
+         )",
+    )?;
+    let rows = tx.query("SELECT plan_id, doc FROM plans", &[])?;
+    for row in rows {
+        let (plan_id, text): (String, String) = (row.get(0), row.get(1));
+        if let Some((header, steps)) = task_rows::steps_out_of_header(&text) {
+            tx.execute(
+                "UPDATE plans SET doc = $2 WHERE plan_id = $1",
+                &[&plan_id, &header],
+            )?;
+            tx.execute(
+                "INSERT INTO plan_steps (plan_id, steps) VALUES ($1, $2)",
+                &[&plan_id, &steps],
+            )?;
+        }
+    }
+    Ok(())
+}
+
 /// Inserts plan `$1`'s tasks `$3` (texts, in order) written at revision `$2`.
 pub(super) const INSERT_TASKS: &str = "INSERT INTO tasks (plan_id, position, revision, task)
      SELECT $1, n - 1, $2, t FROM unnest($3::text[]) WITH ORDINALITY AS x(t, n)";
 
-/// Plan `$1`'s version and header, and its tasks in order: `revision`,
-/// `born`, `doc`, the tasks' texts. One statement: one snapshot.
+/// Plan `$1`'s version, header and steps, and its tasks in order:
+/// `revision`, `born`, `doc`, the steps' text (null without a row), the
+/// tasks' texts. One statement: one snapshot.
 pub(super) const READ_PLAN: &str = "SELECT revision, born, doc,
+         (SELECT steps FROM plan_steps WHERE plan_id = $1),
          ARRAY(SELECT task FROM tasks WHERE plan_id = $1 ORDER BY position)
      FROM plans WHERE plan_id = $1";
 
 /// Plan `$1`'s version and header, and the tasks written after revision
 /// `$2` or at the positions `$3`: `revision`, `born`, `reshaped`, `doc`,
 /// their positions, their texts. One statement: one snapshot; each half of
-/// the union reads an index (`tasks_written`, the primary key).
+/// the union reads an index (`tasks_written`, the primary key). Not the
+/// steps: only a change of the list (`reshaped`) writes them, and then the
+/// whole plan is read ([`READ_PLAN`]).
 pub(super) const READ_CHANGED: &str = "WITH changed AS MATERIALIZED (
          SELECT position, task FROM tasks WHERE plan_id = $1 AND revision > $2
          UNION
@@ -85,9 +129,10 @@ pub(super) const READ_VERSION: &str = "SELECT revision, born FROM plans WHERE pl
 /// advisory locks of `$1` (in order) first; then each plan's row (`$2`–`$8`) only if it is
 /// still the version its first change was computed on (revision `$3`,
 /// `born` `$4`), and, of those plans only, the tasks (`$9`–`$11`; every
-/// position from the count `$8` on deleted when it is not negative) and the
-/// events (`$12`–`$14`, in order). Gives the plans written and the
-/// transaction's id.
+/// position from the count `$8` on deleted when it is not negative), the
+/// steps (`$15`–`$16`: those of the plans whose list changed; `[]`
+/// deletes the row) and the events (`$12`–`$14`, in order). Gives the
+/// plans written and the transaction's id.
 ///
 /// The locks are the update's one-time condition, so they are all held
 /// before it touches a row (and takes its transaction id). Its snapshot
@@ -117,6 +162,17 @@ pub(super) const WRITE: &str = "WITH locked AS MATERIALIZED (
          JOIN updated d ON d.plan_id = w.plan_id
          ON CONFLICT (plan_id, position)
              DO UPDATE SET revision = EXCLUDED.revision, task = EXCLUDED.task
+     ), stepped AS (
+         INSERT INTO plan_steps (plan_id, steps)
+         SELECT s.plan_id, s.steps
+         FROM unnest($15::text[], $16::text[]) AS s(plan_id, steps)
+         JOIN updated d ON d.plan_id = s.plan_id
+         WHERE s.steps <> '[]'
+         ON CONFLICT (plan_id) DO UPDATE SET steps = EXCLUDED.steps
+     ), unstepped AS (
+         DELETE FROM plan_steps p
+         USING unnest($15::text[], $16::text[]) AS s(plan_id, steps), updated d
+         WHERE p.plan_id = s.plan_id AND d.plan_id = s.plan_id AND s.steps = '[]'
      ), inserted AS (
          INSERT INTO events (plan_id, seq, pos, record)
          SELECT e.plan_id, e.seq, pg_current_xact_id()::text::bigint * 1024 + e.n, e.record
@@ -139,6 +195,8 @@ pub(super) struct PlanWrite<'a> {
     pub tasks: BTreeMap<usize, &'a str>,
     /// The task count when a change wrote every task (rows past it go).
     pub count: Option<usize>,
+    /// The steps' text the last change of the list wrote.
+    pub steps: Option<&'a str>,
 }
 
 impl<'a> PlanWrite<'a> {
@@ -151,6 +209,7 @@ impl<'a> PlanWrite<'a> {
             last: writes,
             tasks: BTreeMap::new(),
             count: None,
+            steps: None,
         };
         plan.add(writes);
         plan
@@ -159,6 +218,9 @@ impl<'a> PlanWrite<'a> {
     /// The plan's next change.
     pub fn add(&mut self, writes: &'a RowWrites) {
         self.last = writes;
+        if let Some(steps) = &writes.steps {
+            self.steps = Some(steps);
+        }
         match &writes.tasks {
             TaskRows::Some(tasks) => {
                 for (i, text) in tasks {
@@ -206,6 +268,10 @@ pub(super) fn write(
             texts.push(*text);
         }
     }
+    let (step_plans, steps): (Vec<&str>, Vec<&str>) = plans
+        .iter()
+        .filter_map(|p| p.steps.map(|steps| (p.plan_id, steps)))
+        .unzip();
     let event_plans: Vec<&str> = events.iter().map(|e| e.0).collect();
     let seqs: Vec<i64> = events.iter().map(|e| to_i64(e.1)).collect();
     let records: Vec<&str> = events.iter().map(|e| e.2).collect();
@@ -226,6 +292,8 @@ pub(super) fn write(
             &event_plans,
             &seqs,
             &records,
+            &step_plans,
+            &steps,
         ],
     )?;
     Ok((row.get(0), row.get(1)))
@@ -248,12 +316,12 @@ pub(super) fn read_plan(
     let Some(row) = client.query_opt(statement, &[&plan_id])? else {
         return Ok(None);
     };
-    let (revision, born, header, tasks): (i64, i64, &str, Vec<&str>) =
-        (row.get(0), row.get(1), row.get(2), row.get(3));
+    let (revision, born, header, steps, tasks): (i64, i64, &str, Option<&str>, Vec<&str>) =
+        (row.get(0), row.get(1), row.get(2), row.get(3), row.get(4));
     Ok(Some(Stored {
         revision: revision as u64,
         born,
-        doc: task_rows::assemble(header, tasks),
+        doc: task_rows::assemble(header, steps, tasks),
     }))
 }
 
@@ -292,20 +360,36 @@ pub(super) fn read_changed(
     }))
 }
 
-/// Writes plan `plan_id`'s tasks anew (the plan's row is written by the
-/// caller), at revision `revision`.
-pub(super) fn insert_tasks(
+/// Writes plan `plan_id`'s tasks and steps anew (the plan's row is written
+/// by the caller), at revision `revision`.
+pub(super) fn insert_rows(
     client: &mut impl GenericClient,
     plan_id: &str,
     revision: u64,
-    tasks: &[String],
+    rows: &Split,
+) -> Result<(), postgres::Error> {
+    delete_rows(client, plan_id)?;
+    client.execute(INSERT_TASKS, &[&plan_id, &to_i64(revision), &rows.tasks])?;
+    if rows.steps != "[]" {
+        client.execute(
+            "INSERT INTO plan_steps (plan_id, steps) VALUES ($1, $2)",
+            &[&plan_id, &rows.steps],
+        )?;
+    }
+    Ok(())
+}
+
+/// Deletes plan `plan_id`'s tasks and steps.
+pub(super) fn delete_rows(
+    client: &mut impl GenericClient,
+    plan_id: &str,
 ) -> Result<(), postgres::Error> {
     client.execute("DELETE FROM tasks WHERE plan_id = $1", &[&plan_id])?;
-    client.execute(INSERT_TASKS, &[&plan_id, &to_i64(revision), &tasks])?;
+    client.execute("DELETE FROM plan_steps WHERE plan_id = $1", &[&plan_id])?;
     Ok(())
 }
 
 /// A plan's document as rows, or why it cannot be written.
-pub(super) fn split(doc: &PlanDocument) -> Result<(String, Vec<String>), OpError> {
+pub(super) fn split(doc: &PlanDocument) -> Result<Split, OpError> {
     task_rows::split(doc)
 }
