@@ -468,6 +468,45 @@ fn a_syntax_error_with_megabytes_after_it_is_read_again_alone() {
 }
 
 #[test]
+fn a_task_body_left_open_with_megabytes_after_it_is_read_again_alone() {
+    // A new task's `{` typed in a step, more than `MAX_EXPLAINED_BYTES`
+    // before the end: the task's body ends before the next `task`, the
+    // step at its `}` (the braces do not balance there). A whole compile
+    // explains the step alone (`syntax::explain`), and each keystroke
+    // re-reads the step and checks the task alone, not the file (the `{`
+    // typed after the space that follows the task, outside its span).
+    let mut text = crate::generate::plan_source(200, false);
+    text.push_str("# ");
+    text.push_str(&"x".repeat(crate::syntax::MAX_EXPLAINED_BYTES));
+    text.push('\n');
+    let next = text.find("task t101 ").expect("t101");
+    let typed = |body: &str| {
+        format!(
+            "{}task n1 \"New\"{body}\n        {}",
+            &text[..next],
+            &text[next..]
+        )
+    };
+    let (closed, opened, field) = (typed(" "), typed(" {"), typed(" { retry 2"));
+    let fresh = compile(&field);
+    assert!(
+        fresh.diagnostics.iter().all(|d| d.code != Code::Limit),
+        "{:?}",
+        fresh.diagnostics
+    );
+    assert!(fresh
+        .diagnostics
+        .iter()
+        .any(|d| d.message.contains("never closed")));
+    let mut old = compile(&closed);
+    for new in [&opened, &field, &opened, &closed] {
+        assert_eq!(path(&old, new), Path::Edited);
+        old = old.recompile(Arc::from(new.as_str()));
+        check(&old, new);
+    }
+}
+
+#[test]
 fn typing_inside_a_task_checks_only_that_task() {
     let text = crate::generate::plan_source(300, false);
     let at = text.find("task t150 \"Do").expect("the task") + "task t150 \"Do".len();
