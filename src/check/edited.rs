@@ -7,9 +7,9 @@
 //! and budget), its edges and the graph's checks (reusing the reduction),
 //! its IR task. Everything else the check found is moved with the text by
 //! the caller. Where the edit reaches beyond what this follows (a role or
-//! parameter that becomes used or unused, a step named, a diagnostic that
-//! unparsed text could silence), it gives `None` and the file is checked
-//! again whole.
+//! parameter that becomes used or unused, a diagnostic that unparsed text
+//! could silence, steps named past the budget of dependency pairs), it
+//! gives `None` and the file is checked again whole.
 
 use std::sync::Arc;
 
@@ -62,10 +62,11 @@ pub(crate) fn edited(
     let gone = Gone::of(previous, kept, file, task.old, index)?;
 
     let definitions = &previous.symbols.definitions;
-    let (c, out) = fields_again(definitions, file, index, task.new)?;
+    let (c, new_edges, _) = fields_again(definitions, &plan, file, index, task.new)
+        .filter(|(_, _, pairs)| within_pair_budget(previous, kept, gone.steps, *pairs))?;
     let (ir_task, text_refs) = ir_task(&plan, index, task.new, definitions, file)?;
     *Arc::make_mut(&mut plan.tasks[index]) = ir_task;
-    let (edges, groups) = edges_after(kept, &gone.edges, &map, file, out.edges)?;
+    let (edges, groups) = edges_after(kept, &gone.edges, &map, file, new_edges)?;
     let graph = DepGraph {
         nodes: plan.tasks.iter().map(|t| Node { name: &t.key }).collect(),
         edges,
@@ -129,26 +130,96 @@ pub(crate) fn edited(
 }
 
 /// The task's fields checked again alone: what the check found of them
-/// (diagnostics, references, unresolved names) and the edges they make;
-/// `None` if they name a step, or a role that is not declared.
+/// (diagnostics, references, unresolved names), the edges they make (a
+/// step named: one to each of its tasks, as the whole check makes them
+/// within its budget), and the pairs its steps named count towards that
+/// budget; `None` if they name a role that is not declared, or a step the
+/// plan does not hold.
 fn fields_again(
     definitions: &[ir::Definition],
+    plan: &ir::Plan,
     file: FileId,
     index: usize,
     task: &ast::Task,
-) -> Option<(Checker, TaskEdges)> {
+) -> Option<(Checker, Vec<graph::Edge>, u64)> {
     let names = PlanNames {
         definitions,
         file,
-        step_named: std::cell::Cell::new(false),
+        steps: steps_named(plan, task)?,
+        step_missing: std::cell::Cell::new(false),
     };
     let mut c = Checker::new(file, true);
     let mut out = TaskEdges::default();
     let key = task.name.name.as_str();
     structure(&names, &mut c, &mut out, (index, task, key, ""));
     let plain = c.unresolved.iter().all(plain_name);
-    let refused = names.step_named.get() || !out.to_groups.is_empty() || !plain;
-    (!refused).then_some((c, out))
+    if names.step_missing.get() || !plain {
+        return None;
+    }
+    let (edges, pairs) = out.expanded(&names);
+    Some((c, edges, pairs))
+}
+
+/// The steps of the plan a task's `after`s name, with their tasks by
+/// index; `None` if a step's task is not where its id says.
+fn steps_named(plan: &ir::Plan, task: &ast::Task) -> Option<Vec<(ast::SmolStr, Vec<usize>)>> {
+    let mut steps: Vec<(ast::SmolStr, Vec<usize>)> = Vec::new();
+    let refs = task.fields.iter().flat_map(|field| match field {
+        ast::TaskField::After(after) => after.refs.as_slice(),
+        _ => &[],
+    });
+    for reference in refs {
+        let name = &reference.name;
+        if steps.iter().any(|(named, _)| named == name) {
+            continue;
+        }
+        let Some(step) = plan.steps.iter().find(|step| step.id == *name) else {
+            continue;
+        };
+        let tasks = step
+            .tasks
+            .iter()
+            .map(|&id| {
+                // A task's id is its index plus one.
+                let at = usize::try_from(id).ok()?.checked_sub(1)?;
+                (plan.tasks.get(at)?.id == id).then_some(at)
+            })
+            .collect::<Option<Vec<usize>>>()?;
+        steps.push((name.clone(), tasks));
+    }
+    Some(steps)
+}
+
+/// Whether the whole check would make every edge a task's steps named ask
+/// for, as [`fields_again`] makes them: nothing was refused for the budget
+/// of [`crate::syntax::dependency_pair_limit`] before (no `planc::limit`),
+/// and what the plan's steps and tasks may count towards it, with the
+/// edited task's new `pairs`, stays within its least value (or the task
+/// named no step before or after the edit: `steps_gone`). A step's
+/// `after` counts its group's pairs; a task's reference to a step of `n`
+/// tasks `2n + 1`, at most twice its edges and one for the reference.
+fn within_pair_budget(previous: &Checked, kept: &PlanReuse, steps_gone: bool, pairs: u64) -> bool {
+    if !steps_gone && pairs == 0 {
+        return true;
+    }
+    if previous.diagnostics.iter().any(|d| d.code == Code::Limit) {
+        return false;
+    }
+    let group = |g: &graph::GroupEdge| {
+        let (a, b) = (g.dependents.len() as u64, g.dependencies.len() as u64);
+        a.saturating_mul(b).saturating_add(a + b)
+    };
+    let groups: u64 = kept.groups.iter().map(group).sum();
+    let edges = kept.edges.iter().filter(|e| !e.direct).count() as u64;
+    let definitions = &previous.symbols.definitions;
+    let to_steps = previous
+        .symbols
+        .references
+        .iter()
+        .filter(|r| definitions.get(r.definition).map(|d| d.kind) == Some(SymbolKind::Step))
+        .count() as u64;
+    let bound = groups + 2 * edges + to_steps + pairs;
+    bound <= crate::syntax::DEPENDENCY_PAIRS_BASE as u64
 }
 
 /// Whether a check of the same trees with other text unparsed (the root
@@ -298,6 +369,8 @@ struct Gone {
     references: Vec<usize>,
     unresolved: Vec<usize>,
     edges: Vec<usize>,
+    /// Whether some of `edges` are to the tasks of a step it named.
+    steps: bool,
     other: Vec<usize>,
 }
 
@@ -323,14 +396,16 @@ impl Gone {
         let unresolved: Vec<usize> = (0..kept.unresolved.len())
             .filter(|&i| inside(kept.unresolved[i].file, kept.unresolved[i].name.span))
             .collect();
-        let mut edges = Vec::new();
+        let (mut edges, mut steps) = (Vec::new(), false);
         for (i, e) in kept.edges.iter().enumerate() {
             if !inside(e.file, e.span) || e.span == name {
                 continue;
             }
-            if !e.direct || e.dependent != index {
+            // Its own: a task it names, or one of a step it names.
+            if e.dependent != index {
                 return None;
             }
+            steps |= !e.direct;
             edges.push(i);
         }
         let mut other = Vec::new();
@@ -354,6 +429,7 @@ impl Gone {
             references,
             unresolved,
             edges,
+            steps,
             other,
         })
     }
@@ -361,11 +437,14 @@ impl Gone {
 
 /// The names a task's fields give, looked up in the last check's
 /// definitions (a few references, each a pass over the names: no table to
-/// build per keystroke). A step named is noted, for the caller to refuse.
+/// build per keystroke). A step named stands for its tasks, from
+/// `steps` ([`steps_named`]); one not there is noted, for the caller to
+/// refuse.
 struct PlanNames<'d> {
     definitions: &'d [ir::Definition],
     file: FileId,
-    step_named: std::cell::Cell<bool>,
+    steps: Vec<(ast::SmolStr, Vec<usize>)>,
+    step_missing: std::cell::Cell<bool>,
 }
 
 impl Names for PlanNames<'_> {
@@ -380,9 +459,15 @@ impl Names for PlanNames<'_> {
                 }
                 SymbolKind::Task => task += 1,
                 SymbolKind::Step if named => {
-                    self.step_named.set(true);
                     c.reference(def, reference.span);
-                    return Some(Member::Step(0));
+                    let step = self
+                        .steps
+                        .iter()
+                        .position(|(name, _)| *name == reference.name);
+                    if step.is_none() {
+                        self.step_missing.set(true);
+                    }
+                    return Some(Member::Step(step.unwrap_or(0)));
                 }
                 _ => {}
             }
@@ -400,8 +485,9 @@ impl Names for PlanNames<'_> {
     fn tasks_of<'m>(&'m self, member: &'m Member) -> &'m [usize] {
         match member {
             Member::Task(i) => std::slice::from_ref(i),
-            // Refused by the caller.
-            Member::Step(_) | Member::Group(_) => &[],
+            Member::Step(i) => self.steps.get(*i).map_or(&[], |(_, tasks)| tasks),
+            // No instances: a file with templates is checked whole.
+            Member::Group(_) => &[],
         }
     }
 

@@ -14,7 +14,9 @@
 
 use super::ast::{Body, File, Plan, PlanItem, TopItem};
 use super::fast::{self, Prefix};
-use super::grammar::Rule;
+use pest::Parser as _;
+
+use super::grammar::{PlanParser, Rule};
 use super::limits;
 use super::parser::{self, ItemParse, Parsed};
 use crate::span::{FileId, Span};
@@ -60,11 +62,21 @@ pub(super) fn explained(text: &str, file: FileId, prefix: Prefix) -> Result<Pars
 }
 
 /// The step or task of a plan's body at `start`, read alone with the
-/// grammar up to the `}` that closes its first `{`, and where it ends;
-/// `None` unless that `}` is within
-/// [`MAX_EXPLAINED_BYTES`](limits::MAX_EXPLAINED_BYTES) of `start`, its rule
-/// reads it to that `}`, its body closed there, and whitespace or the end of
-/// the file follows.
+/// grammar up to the `}` that ends it, and where it ends; `None` unless
+/// that `}` is within [`MAX_EXPLAINED_BYTES`](limits::MAX_EXPLAINED_BYTES)
+/// of `start`, its rule reads it to that `}`, its body closed there, and
+/// whitespace or the end of the file follows.
+///
+/// The `}` is first the one that closes the item's first `{` by the
+/// lexical view of [`limits::braces`]; where the item's rule does not end
+/// there (a task's body left open inside a step: the task's body ends
+/// before the next `task`, the step at its own `}`, one brace short of
+/// the lexical count), it is where the rule ends when it reads the text
+/// from `start` on (at most [`MAX_EXPLAINED_BYTES`] of it). Either way the
+/// item is then read alone up to that `}`, so which `}` was tried does not
+/// change what a reading that succeeds gives.
+///
+/// [`MAX_EXPLAINED_BYTES`]: limits::MAX_EXPLAINED_BYTES
 pub(super) fn explained_item(text: &str, file: FileId, start: usize) -> Option<(ItemParse, usize)> {
     let rest = text.get(start..)?;
     let word_len = rest
@@ -76,8 +88,22 @@ pub(super) fn explained_item(text: &str, file: FileId, start: usize) -> Option<(
         "task" => Rule::task,
         _ => return None,
     };
+    let lexical = lexical_end(rest).map(|end| start + end);
+    if let Some(read) = lexical.and_then(|end| read_alone(text, file, (start, end), rule)) {
+        return Some(read);
+    }
+    let end = rule_end(text, start, rule)?;
+    if Some(end) == lexical {
+        return None;
+    }
+    read_alone(text, file, (start, end), rule)
+}
+
+/// Where the `}` that closes the first `{` of `rest` ends, by the lexical
+/// view of [`limits::braces`], if within
+/// [`MAX_EXPLAINED_BYTES`](limits::MAX_EXPLAINED_BYTES).
+fn lexical_end(rest: &str) -> Option<usize> {
     let mut depth = 0usize;
-    let mut end = None;
     for (offset, opens) in limits::braces(rest) {
         // The item alone is held to the limit the grammar's reading is.
         if offset >= limits::MAX_EXPLAINED_BYTES {
@@ -88,12 +114,38 @@ pub(super) fn explained_item(text: &str, file: FileId, start: usize) -> Option<(
         } else {
             depth = depth.checked_sub(1)?;
             if depth == 0 {
-                end = Some(start + offset + 1);
-                break;
+                return Some(offset + 1);
             }
         }
     }
-    let end = end?;
+    None
+}
+
+/// Where `rule` ends when it reads the text from `start` on, if it ends on
+/// a `}` before the first [`MAX_EXPLAINED_BYTES`](limits::MAX_EXPLAINED_BYTES)
+/// of it end. The rule reads no further than its item (and what it looks
+/// ahead at): the grammar's memory is bounded by the item, as the lexical
+/// view's is.
+fn rule_end(text: &str, start: usize, rule: Rule) -> Option<usize> {
+    let mut window = (start + limits::MAX_EXPLAINED_BYTES).min(text.len());
+    while !text.is_char_boundary(window) {
+        window -= 1;
+    }
+    let read = PlanParser::parse(rule, text.get(start..window)?).ok()?;
+    let end = start + read.peek()?.as_span().end();
+    let closes = end > start && text.as_bytes()[end - 1] == b'}';
+    (closes && (end < window || window == text.len())).then_some(end)
+}
+
+/// The item at `start..end` read alone with `rule`, and `end`; `None`
+/// unless the rule reads it to `end`, its body closed there, and
+/// whitespace or the end of the file follows.
+fn read_alone(
+    text: &str,
+    file: FileId,
+    (start, end): (usize, usize),
+    rule: Rule,
+) -> Option<(ItemParse, usize)> {
     if !matches!(
         text.as_bytes().get(end),
         None | Some(b' ' | b'\t' | b'\r' | b'\n')
@@ -192,6 +244,14 @@ mod tests {
                 1,
             ),
             text.replacen("task t50 \"Do", "task t50 \"Do\"", 1),
+            // A task's body left open in a step: the task ends before the
+            // next `task`, the step at its own `}`, so the braces do not
+            // close where the step ends.
+            text.replacen(
+                "step s2 \"Stage 2 of {count}\" {",
+                "step s2 \"Stage 2 of {count}\" {\n        task n1 \"New\" { retry 2",
+                1,
+            ),
         ];
         for text in cases {
             let Err(prefix) = fast::read(&text) else {

@@ -123,8 +123,12 @@ pub(crate) fn check(text: &str, file: FileId) -> Option<Diagnostic> {
 /// limit, and the braces before the item leave `depth` open. If the item's
 /// own braces close what they open, and no string or comment it opens
 /// runs past its end, the text after it is scanned from the state it would
-/// be in anyway; so the first brace too deep, if any, is in the item. When
-/// either does not hold, the whole text is scanned.
+/// be in anyway; so the first brace too deep, if any, is in the item. An
+/// item that leaves braces open (a task's body left open in a step) leaves
+/// the text after it that many levels deeper, and that text nests at most
+/// [`CLEAN_NESTING`] levels past where it starts: while that stays within
+/// the limit, no brace after the item is too deep either. When these do
+/// not hold, the whole text is scanned.
 pub(crate) fn check_item(text: &str, file: FileId, item: Span, depth: usize) -> Option<Diagnostic> {
     if let Some(diagnostic) = too_large(text, file) {
         return Some(diagnostic);
@@ -146,11 +150,17 @@ pub(crate) fn check_item(text: &str, file: FileId, item: Span, depth: usize) -> 
             level = level.saturating_sub(1);
         }
     }
-    if level == depth && scan.at == item.end() {
+    if level + CLEAN_NESTING <= MAX_NESTING && scan.at == item.end() {
         return None;
     }
     check(text, file)
 }
+
+/// How deep the braces of text without a syntax error nest, at most, from
+/// wherever it starts: `plan { step { task { } } }` (a template's body
+/// too; a template instance's body is one level in a plan's). Strings and
+/// comments hold no braces for [`braces`].
+const CLEAN_NESTING: usize = 3;
 
 /// The error for the brace at `offset`, which opens a level past the limit.
 fn too_deep(offset: usize, file: FileId) -> Option<Diagnostic> {

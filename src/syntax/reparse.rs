@@ -540,7 +540,9 @@ pub(crate) fn same_step_but_name(a: &Step, b: &Step) -> bool {
 /// The one task an edit changed, as it was and as it is, when the item
 /// read again is that task, or a step in which nothing else changed (its
 /// name, title, `after`s, `sequential` and other tasks the same but where
-/// they stand): `(old, new)`.
+/// they stand): `(old, new)`. In a step, the edit lies in the task or
+/// between its end and the next item of the step (a body opened or closed
+/// after it, a field typed at the end of a body left open).
 pub(crate) fn edited_task(
     old: &PlanItem,
     new: &PlanItem,
@@ -551,11 +553,19 @@ pub(crate) fn edited_task(
         (PlanItem::Step(old), PlanItem::Step(new)) => (old, new),
         _ => return None,
     };
-    let holds = |item: &StepItem| match item {
-        StepItem::Task(task) => task.span.start() <= edit.start && edit.old_end <= task.span.end(),
-        _ => false,
+    // The last item of the step to start at or before the edit, and where
+    // the next one (or the step's closing brace) starts.
+    let at = old_step
+        .items
+        .partition_point(|item| step_item_span(item).start() <= edit.start)
+        .checked_sub(1)?;
+    let next = match old_step.items.get(at + 1) {
+        Some(item) => step_item_span(item).start(),
+        None => old_step.body.close?.start(),
     };
-    let at = old_step.items.iter().position(holds)?;
+    if edit.old_end > next {
+        return None;
+    }
     let (StepItem::Task(old_task), Some(StepItem::Task(new_task))) =
         (&old_step.items[at], new_step.items.get(at))
     else {

@@ -73,6 +73,34 @@ impl TaskEdges {
     }
 }
 
+impl TaskEdges {
+    /// One task's edges, the single ones with those of its references to
+    /// steps and instances in source order, as the whole check makes them
+    /// when the budget of [`crate::syntax::dependency_pair_limit`] allows
+    /// them all (the caller makes sure of that: `check::edited`); and the
+    /// pairs those references count towards it.
+    pub(in crate::check) fn expanded(self, names: &impl Names) -> (Vec<graph::Edge>, u64) {
+        let mut edges = Vec::with_capacity(self.edges.len());
+        let mut singles = self.edges.into_iter();
+        let (mut copied, mut pairs) = (0, 0u64);
+        for group in self.to_groups {
+            edges.extend(singles.by_ref().take(group.at - copied));
+            copied = group.at;
+            let dependencies = names.tasks_of(&group.member);
+            pairs = pairs.saturating_add(super::pairs(1, dependencies.len()));
+            edges.extend(dependencies.iter().map(|&dependency| graph::Edge {
+                dependent: group.dependent,
+                dependency,
+                file: group.file,
+                span: group.reference.span,
+                direct: false,
+            }));
+        }
+        edges.extend(singles);
+        (edges, pairs)
+    }
+}
+
 /// What checking a task's fields reads of its plan: the names its `after`
 /// and `assignee` give. The lowering answers from its name tables; a check
 /// of one edited task (`check::edited`) from the last check's symbols.

@@ -468,6 +468,45 @@ fn a_syntax_error_with_megabytes_after_it_is_read_again_alone() {
 }
 
 #[test]
+fn a_task_body_left_open_with_megabytes_after_it_is_read_again_alone() {
+    // A new task's `{` typed in a step, more than `MAX_EXPLAINED_BYTES`
+    // before the end: the task's body ends before the next `task`, the
+    // step at its `}` (the braces do not balance there). A whole compile
+    // explains the step alone (`syntax::explain`), and each keystroke
+    // re-reads the step and checks the task alone, not the file (the `{`
+    // typed after the space that follows the task, outside its span).
+    let mut text = crate::generate::plan_source(200, false);
+    text.push_str("# ");
+    text.push_str(&"x".repeat(crate::syntax::MAX_EXPLAINED_BYTES));
+    text.push('\n');
+    let next = text.find("task t101 ").expect("t101");
+    let typed = |body: &str| {
+        format!(
+            "{}task n1 \"New\"{body}\n        {}",
+            &text[..next],
+            &text[next..]
+        )
+    };
+    let (closed, opened, field) = (typed(" "), typed(" {"), typed(" { retry 2"));
+    let fresh = compile(&field);
+    assert!(
+        fresh.diagnostics.iter().all(|d| d.code != Code::Limit),
+        "{:?}",
+        fresh.diagnostics
+    );
+    assert!(fresh
+        .diagnostics
+        .iter()
+        .any(|d| d.message.contains("never closed")));
+    let mut old = compile(&closed);
+    for new in [&opened, &field, &opened, &closed] {
+        assert_eq!(path(&old, new), Path::Edited);
+        old = old.recompile(Arc::from(new.as_str()));
+        check(&old, new);
+    }
+}
+
+#[test]
 fn typing_inside_a_task_checks_only_that_task() {
     let text = crate::generate::plan_source(300, false);
     let at = text.find("task t150 \"Do").expect("the task") + "task t150 \"Do".len();
@@ -496,6 +535,50 @@ fn typing_inside_a_task_checks_only_that_task() {
     assert!(old.diagnostics.is_empty());
 }
 
+#[test]
+fn naming_a_step_in_a_tasks_after_checks_only_that_task() {
+    // The task waits for each task of the step it names; typed letter by
+    // letter after a task it already names, and taken back.
+    let text = crate::generate::plan_source(300, false);
+    let from = text.find("task t150 \"Do").expect("a task");
+    let after = text[from..].find("{ after ").expect("an after") + from + "{ after ".len();
+    let at = text[..after].rfind("task ").expect("its task");
+    let index: usize = text[at + "task t".len()..]
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("its number");
+    let named = text[after..]
+        .find(|c: char| !c.is_alphanumeric())
+        .expect("a name")
+        + after;
+    let typed = |s: &str| format!("{}{s}{}", &text[..named], &text[named..]);
+    let edits = [
+        typed(", s"),
+        typed(", s2"),
+        typed(", s2, s3"),
+        typed(", s2"),
+        typed(", s"),
+        text.clone(),
+    ];
+    let mut old = compile(&text);
+    for new in edits {
+        assert_eq!(path(&old, &new), Path::Edited, "{}", &new[at..after + 20]);
+        old = old.recompile(Arc::from(new.as_str()));
+        check(&old, &new);
+    }
+    assert!(old.diagnostics.is_empty());
+    // The step's tasks are among what the task waits for (the graph's
+    // reduction may drop those it waits for already).
+    let step = compile(&typed(", s2"));
+    let plan = step.checked.plan.as_ref().expect("a plan");
+    let s2 = &plan.steps.iter().find(|s| s.id == "s2").expect("s2").tasks;
+    assert!(plan.tasks[index]
+        .dependencies
+        .iter()
+        .any(|d| s2.contains(d)));
+}
+
 /// A new task typed letter by letter at the start of a step of `text`: each
 /// text, and the path each keystroke takes.
 fn type_a_new_task(text: &str, typed: &str) -> Vec<(String, Path)> {
@@ -521,8 +604,10 @@ fn a_word_typed_where_a_task_is_about_to_be_is_not_checked_again() {
     // One letter per keystroke: L moved with the text (white space), U only
     // what went unparsed changed (from the first letter to the title's
     // last, the task is a run of text the parser could not place; so are
-    // the words of an unclosed body), E the task edited, W checked whole
-    // (the task appears, its body opens, its reference begins, it closes).
+    // the words of an unclosed body), E the task edited (its reference
+    // begun, while the open body holds the step's `after s4`: a step
+    // named), W checked whole (the task appears; its body opens and
+    // closes, taking the step's `after` in and giving it back).
     let letter = |path: &Path| match path {
         Path::Lone => 'L',
         Path::Unparsed => 'U',
@@ -531,7 +616,7 @@ fn a_word_typed_where_a_task_is_about_to_be_is_not_checked_again() {
         Path::Whole => 'W',
     };
     let taken: String = paths.iter().map(|(_, path)| letter(path)).collect();
-    assert_eq!(taken, "LLLLLLLLLUUUUUUUUUUUUWLWUUUUUUUWEUW", "{paths:?}");
+    assert_eq!(taken, "LLLLLLLLLUUUUUUUUUUUUWLWUUUUUUUEEUW", "{paths:?}");
 }
 
 #[test]

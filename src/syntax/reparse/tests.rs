@@ -127,6 +127,61 @@ proptest! {
     }
 }
 
+/// Mistakes typed into a plan with more than
+/// [`MAX_EXPLAINED_BYTES`](crate::syntax::MAX_EXPLAINED_BYTES) after it: a
+/// body opened and left open (a new task's `{`), closed again, strings.
+const OPENED: &[&str] = &[
+    "{",
+    " {",
+    "}",
+    "\n        task n1 \"New\" {",
+    "\n        task n1 \"New\" { after t3",
+    " retry 2",
+    "\"",
+    "x",
+    "sequential",
+    " after s1",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: crate::generate::fuzz_cases(4),
+        ..ProptestConfig::default()
+    })]
+
+    /// Edits in a plan followed by megabytes (a long comment): where the
+    /// whole parse explains the item alone (`syntax::explain`), whatever
+    /// `reparse` accepts is what `parse` gives.
+    #[test]
+    fn a_reread_item_with_megabytes_after_it_equals_a_whole_parse(
+        edits in proptest::collection::vec((0.0..1.0f64, 0..4usize, 0..OPENED.len() + 1), 1..4),
+    ) {
+        let plan = crate::generate::plan_source(40, false);
+        let mut text = format!("{plan}# {}\n", "x".repeat(crate::syntax::MAX_EXPLAINED_BYTES));
+        let mut parsed = parse(&text, FILE);
+        let mut plan_len = plan.len();
+        for (at, len, snippet) in edits {
+            let Splice { start, end, insert } =
+                Splice::pick(&text, (at * plan_len as f64) as usize, len, OPENED, snippet);
+            let new = Splice { start, end, insert }.apply(&text);
+            plan_len = plan_len + new.len() - text.len();
+            let edit = Edit::between(&text, &new);
+            let whole = parse(&new, FILE);
+            if let Some(reread) = reparse(&parsed.file, &parsed.diagnostics, &new, edit, FILE) {
+                prop_assert_eq!(&reread.parsed.file, &whole.file, "tree of\n{}", &new[..plan_len]);
+                prop_assert_eq!(
+                    sorted(&reread.parsed.diagnostics),
+                    sorted(&whole.diagnostics),
+                    "diagnostics of\n{}",
+                    &new[..plan_len]
+                );
+            }
+            text = new;
+            parsed = whole;
+        }
+    }
+}
+
 #[test]
 fn a_keystroke_in_a_title_rereads_that_task_as_text() {
     let text = crate::generate::plan_source(200, false);
