@@ -206,16 +206,6 @@ const REQUESTS: &[Request] = &[
     },
 ];
 
-/// Whether the request named `name` is timed: the words of the command line
-/// that are not sizes pick the requests whose names hold one (all if none).
-fn chosen(name: &str) -> bool {
-    let words: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a.parse::<usize>().is_err() && !a.starts_with('-'))
-        .collect();
-    words.is_empty() || words.iter().any(|w| name.contains(w.as_str()))
-}
-
 /// A size in bytes, in kB or MB.
 fn size_text(bytes: usize) -> String {
     match bytes {
@@ -245,7 +235,7 @@ fn main() {
                 title.1 + format!("task t{} \"Do", tasks / 2).len() as u32,
             );
             let mut version = 1;
-            for request in REQUESTS.iter().filter(|r| chosen(r.name)) {
+            for request in REQUESTS.iter().filter(|r| support::chosen(r.name)) {
                 let mut size = 0;
                 let unchanged = settled(&mut client, &places, request, &mut size).await;
                 let edited =
