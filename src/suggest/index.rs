@@ -63,6 +63,8 @@ impl Index {
     pub fn new(names: impl IntoIterator<Item = SmolStr>) -> Index {
         let mut index = Index::default();
         let mut chunk = Chunk::new();
+        // Most names are short: their lengths counted in a list first.
+        let mut short = [0u32; 64];
         for name in names {
             if chunk.names.len() == CHUNK {
                 index
@@ -70,7 +72,10 @@ impl Index {
                     .push(Arc::new(std::mem::replace(&mut chunk, Chunk::new())));
             }
             let chars = chars_of(&name);
-            *index.lengths.entry(chars).or_default() += 1;
+            match short.get_mut(chars as usize) {
+                Some(count) => *count += 1,
+                None => *index.lengths.entry(chars).or_default() += 1,
+            }
             chunk.chars.push(chars);
             chunk.letters.push(letters_of(&name));
             chunk.names.push(name);
@@ -78,6 +83,11 @@ impl Index {
         }
         if !chunk.names.is_empty() {
             index.chunks.push(Arc::new(chunk));
+        }
+        for (chars, &count) in (0u32..).zip(&short) {
+            if count > 0 {
+                index.lengths.insert(chars, count);
+            }
         }
         index
     }
@@ -328,6 +338,25 @@ mod tests {
             }
             prop_assert_eq!(before.len(), index.len());
         }
+    }
+
+    #[test]
+    fn long_names_are_counted_and_found_as_over_the_names() {
+        let long = "release_".repeat(9);
+        let typo = long.replacen('l', "k", 1);
+        let names = [long.as_str(), "release", typo.as_str(), "x"];
+        let index = Index::new(names.map(Into::into));
+        for name in [typo.as_str(), &long[1..], "releas"] {
+            let mut over_names = Budget::default();
+            let expected = over_names.closest(name, names);
+            let mut through_index = Budget::default();
+            assert_eq!(through_index.closest_in(name, &index), expected);
+            assert_eq!(through_index.left(), over_names.left());
+        }
+        assert_eq!(
+            Budget::default().closest_in(&long[1..], &index),
+            Some(long.as_str())
+        );
     }
 
     #[test]
