@@ -15,6 +15,8 @@
 //! `-- 10000` picks the sizes (default 10,000 and 100,000 tasks). Prints a
 //! Markdown table of the median and the 90th percentile of 30 requests;
 //! other words pick the requests whose names hold one (`-- 100000 hover`).
+//! `semanticTokens/full/delta` is timed in turns, each request naming the
+//! result id of the answer before it.
 
 // Benchmarks may unwrap, print what they measure and hold long scenarios.
 #![allow(
@@ -206,16 +208,6 @@ const REQUESTS: &[Request] = &[
     },
 ];
 
-/// Whether the request named `name` is timed: the words of the command line
-/// that are not sizes pick the requests whose names hold one (all if none).
-fn chosen(name: &str) -> bool {
-    let words: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a.parse::<usize>().is_err() && !a.starts_with('-'))
-        .collect();
-    words.is_empty() || words.iter().any(|w| name.contains(w.as_str()))
-}
-
 /// A size in bytes, in kB or MB.
 fn size_text(bytes: usize) -> String {
     match bytes {
@@ -245,7 +237,7 @@ fn main() {
                 title.1 + format!("task t{} \"Do", tasks / 2).len() as u32,
             );
             let mut version = 1;
-            for request in REQUESTS.iter().filter(|r| chosen(r.name)) {
+            for request in REQUESTS.iter().filter(|r| support::chosen(r.name)) {
                 let mut size = 0;
                 let unchanged = settled(&mut client, &places, request, &mut size).await;
                 let edited =
@@ -257,8 +249,78 @@ fn main() {
                     size_text(size)
                 );
             }
+            if support::chosen(DELTA) {
+                let (unchanged, edited, size) = delta(&mut client, title, &mut version).await;
+                let ((m1, p1), (m2, p2)) = (support::summary(unchanged), support::summary(edited));
+                println!(
+                    "| {DELTA} | {tasks} | {} | {m1:.2} ms | {p1:.2} ms | {m2:.2} ms | {p2:.2} ms |",
+                    size_text(size)
+                );
+            }
         });
     }
+}
+
+/// The row of [`delta`].
+const DELTA: &str = "semanticTokens/full/delta (naming the last answer's result id)";
+
+/// Times `semanticTokens/full/delta` requests, each naming the result id
+/// of the answer before it: with the file unchanged, and right after a
+/// keystroke (from the `didChange` to the response, as [`after_keystroke`]).
+/// Returns those times and the largest answer's size.
+async fn delta(
+    client: &mut TestClient,
+    (line, col): (u32, u32),
+    version: &mut i32,
+) -> (Vec<Duration>, Vec<Duration>, usize) {
+    let full = client
+        .result("textDocument/semanticTokens/full", text_document())
+        .await;
+    let mut last = full["resultId"].clone();
+    let mut largest = 0;
+    let ask = async |client: &mut TestClient, last: &mut Value| {
+        let params = json!({ "textDocument": { "uri": URI }, "previousResultId": last });
+        let body = client
+            .request_unparsed("textDocument/semanticTokens/full/delta", params)
+            .await;
+        let arrived = Instant::now();
+        let response: Value = serde_json::from_slice(&body).unwrap();
+        assert!(response["result"]["edits"].is_array(), "{response}");
+        *last = response["result"]["resultId"].clone();
+        (arrived, body.len())
+    };
+    let mut unchanged = Vec::new();
+    for i in 0..SAMPLES + 2 {
+        let started = Instant::now();
+        let (arrived, size) = ask(client, &mut last).await;
+        if i >= 2 {
+            unchanged.push(arrived - started);
+        }
+        largest = largest.max(size);
+    }
+    let mut edited = Vec::new();
+    for i in 0..SAMPLES + 2 {
+        *version += 1;
+        let started = Instant::now();
+        if *version % 2 == 0 {
+            client.edit(*version, (line, col), (line, col), "x").await;
+        } else {
+            client
+                .edit(*version, (line, col), (line, col + 1), "")
+                .await;
+        }
+        let (arrived, size) = ask(client, &mut last).await;
+        loop {
+            if client.diagnostics().await["version"] == *version {
+                break;
+            }
+        }
+        if i >= 2 {
+            edited.push(arrived - started);
+        }
+        largest = largest.max(size);
+    }
+    (unchanged, edited, largest)
 }
 
 /// Sends the request and returns when its response had arrived (read

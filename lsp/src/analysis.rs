@@ -8,7 +8,7 @@ use planc::line_index::LineIndex;
 use planc::span::{FileId, Span};
 use planc::syntax::ast::TopItem;
 use planc::Compilation;
-use tower_lsp_server::ls_types::Uri;
+use tower_lsp_server::ls_types::{SemanticToken, Uri};
 
 /// One compiled state of a document: what every request reads.
 pub struct Analysis {
@@ -27,6 +27,9 @@ pub struct Analysis {
     /// Whether the document is a JSON plan document (diagnostics only: the
     /// requests answer for `.plan` files).
     pub json: bool,
+    /// The file's semantic tokens as the protocol encodes them, made when
+    /// first asked for (`semanticTokens/full` and its delta), then kept.
+    tokens: OnceLock<Arc<Vec<SemanticToken>>>,
 }
 
 impl Analysis {
@@ -79,7 +82,17 @@ impl Analysis {
             first_import,
             imported_lines: (0..files).map(|_| OnceLock::new()).collect(),
             json,
+            tokens: OnceLock::new(),
         }
+    }
+
+    /// The file's semantic tokens, encoded (made once, then shared).
+    pub fn semantic_tokens(&self) -> Arc<Vec<SemanticToken>> {
+        let tokens = self.tokens.get_or_init(|| {
+            let tokens = planc::ide::semantic_tokens(&self.compilation);
+            Arc::new(crate::convert::semantic_tokens(self, &tokens))
+        });
+        Arc::clone(tokens)
     }
 
     /// The text of the document.

@@ -14,6 +14,7 @@ mod framing;
 mod memory;
 mod message_check;
 mod server;
+mod tokens;
 
 pub use server::Backend;
 

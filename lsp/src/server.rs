@@ -26,6 +26,7 @@ use tower_lsp_server::{Client, LanguageServer};
 
 use crate::convert;
 use crate::documents::{Analysis, Documents, Job, Next};
+use crate::tokens;
 
 /// The language server's state: the client to notify and the open documents.
 pub struct Backend {
@@ -43,6 +44,8 @@ struct Shared {
     publishing: tokio::sync::Mutex<()>,
     /// Whether the client sent `shutdown`.
     shut_down: Arc<AtomicBool>,
+    /// The semantic tokens last sent for each document, for delta requests.
+    tokens: tokens::Sent,
 }
 
 impl Shared {
@@ -64,6 +67,7 @@ impl Backend {
                 documents: Mutex::new(Documents::default()),
                 publishing: tokio::sync::Mutex::new(()),
                 shut_down: Arc::new(AtomicBool::new(false)),
+                tokens: tokens::Sent::default(),
             }),
         }
     }
@@ -192,7 +196,9 @@ pub fn capabilities() -> ServerCapabilities {
                     token_types: convert::TOKEN_TYPES.to_vec(),
                     token_modifiers: convert::TOKEN_MODIFIERS.to_vec(),
                 },
-                full: Some(SemanticTokensFullOptions::Bool(true)),
+                // A request after an edit names the last answer's result
+                // id and gets the tokens that changed (`tokens`).
+                full: Some(SemanticTokensFullOptions::Delta { delta: Some(true) }),
                 // Editors ask for the lines on screen first: a range's
                 // tokens are converted and sent alone.
                 range: Some(true),
@@ -250,6 +256,7 @@ impl LanguageServer for Backend {
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
         self.documents().close(&uri);
+        self.shared.tokens.forget(&uri);
         // After any diagnostics a compile is sending for it.
         let _publishing = self.shared.publishing.lock().await;
         self.shared
@@ -379,14 +386,43 @@ impl LanguageServer for Backend {
         &self,
         params: SemanticTokensParams,
     ) -> Result<Option<SemanticTokensResult>> {
-        let Some(analysis) = self.current(&params.text_document.uri).await else {
+        let uri = params.text_document.uri;
+        let Some(analysis) = self.current(&uri).await else {
             return Ok(None);
         };
-        let tokens = ide::semantic_tokens(&analysis.compilation);
+        let tokens = analysis.semantic_tokens();
+        let data = tokens.to_vec();
+        let id = self.shared.tokens.record(&uri, tokens);
         Ok(Some(SemanticTokensResult::Tokens(SemanticTokens {
-            result_id: None,
-            data: convert::semantic_tokens(&analysis, &tokens),
+            result_id: Some(id),
+            data,
         })))
+    }
+
+    async fn semantic_tokens_full_delta(
+        &self,
+        params: SemanticTokensDeltaParams,
+    ) -> Result<Option<SemanticTokensFullDeltaResult>> {
+        let uri = params.text_document.uri;
+        let Some(analysis) = self.current(&uri).await else {
+            return Ok(None);
+        };
+        let tokens = analysis.semantic_tokens();
+        let sent = self.shared.tokens.sent(&uri, &params.previous_result_id);
+        let edits = sent.map(|sent| tokens::edits(&sent, &tokens));
+        let data = edits.is_none().then(|| tokens.to_vec());
+        let id = Some(self.shared.tokens.record(&uri, tokens));
+        Ok(Some(match (edits, data) {
+            (Some(edits), _) => SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta {
+                result_id: id,
+                edits,
+            }),
+            // Not the last answer's id: the tokens whole.
+            (None, data) => SemanticTokensFullDeltaResult::Tokens(SemanticTokens {
+                result_id: id,
+                data: data.unwrap_or_default(),
+            }),
+        }))
     }
 
     async fn semantic_tokens_range(

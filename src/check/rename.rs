@@ -309,6 +309,9 @@ fn insert_sorted(list: &mut Vec<ir::Reference>, places: &[usize], new: &[ir::Ref
     let Some(&filler) = new.first() else {
         return;
     };
+    // Grown by as much as it needs (no room kept: a list made elsewhere),
+    // not doubled.
+    list.reserve_exact(new.len());
     let mut read = list.len();
     list.resize(read + new.len(), filler);
     let mut write = list.len();

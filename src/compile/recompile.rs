@@ -478,7 +478,12 @@ impl Compilation {
         if let Some(rename) = rename {
             definitions[rename.definition].name = rename.new.clone();
         }
-        let mut references = symbols.references.clone();
+        // With room for a rename's references that resolve again, put in
+        // place (`check::rename`): without it, growing the list by one
+        // doubles it (at 100,000 tasks a fresh 13 MB, its pages zeroed, on
+        // every keystroke that takes a rename back).
+        let mut references = Vec::with_capacity(symbols.references.len() + REFERENCES_ROOM);
+        references.extend_from_slice(&symbols.references);
         for r in references.iter_mut().filter(|r| r.file == root) {
             r.span = moved(r.span)?;
         }
@@ -500,6 +505,9 @@ impl Compilation {
         Some((checked, move_all(&self.parts.loading)?))
     }
 }
+
+/// How many references a moved analysis has room for beyond its own.
+const REFERENCES_ROOM: usize = 64;
 
 /// A task's own name, changed.
 struct Rename {

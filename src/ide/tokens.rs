@@ -61,7 +61,16 @@ pub fn semantic_tokens_in(compilation: &Compilation, start: usize, end: usize) -
 /// literals.
 fn sources(compilation: &Compilation, keep: impl Fn(Span) -> bool) -> Vec<Token> {
     let file = super::root_syntax(compilation);
-    let mut tokens = Vec::new();
+    let symbols = &compilation.checked.symbols;
+    let literals = literals(file);
+    // Made whole at once: a large file has about a million tokens, and a
+    // list grown by doubling copies them and takes fresh pages each time.
+    let most = file.keywords.len()
+        + file.comments.len()
+        + symbols.definitions.len()
+        + symbols.references.len()
+        + literals.len();
+    let mut tokens = Vec::with_capacity(most);
     let mut push = |span: Span, kind: TokenKind, definition: bool| {
         if !span.is_empty() && keep(span) {
             tokens.push(Token {
@@ -77,7 +86,6 @@ fn sources(compilation: &Compilation, keep: impl Fn(Span) -> bool) -> Vec<Token>
     for &span in &file.comments {
         push(span, TokenKind::Comment, false);
     }
-    let symbols = &compilation.checked.symbols;
     for definition in &symbols.definitions {
         if definition.file == compilation.file {
             push(definition.span, name_kind(definition.kind), true);
@@ -89,7 +97,7 @@ fn sources(compilation: &Compilation, keep: impl Fn(Span) -> bool) -> Vec<Token>
             push(reference.span, name_kind(kind), false);
         }
     }
-    for (span, kind) in literals(file) {
+    for (span, kind) in literals {
         push(span, kind, false);
     }
     tokens

@@ -1,5 +1,5 @@
-//! What the language server's benchmarks share: the sizes asked for on the
-//! command line, and the summary of a run's times.
+//! What the language server's benchmarks share: the sizes and rows asked
+//! for on the command line, and the summary of a run's times.
 
 use std::time::Duration;
 
@@ -14,6 +14,16 @@ pub fn sizes(default: &[usize]) -> Vec<usize> {
     } else {
         asked
     }
+}
+
+/// Whether the row named `name` is measured: the words of the command line
+/// that are not sizes pick the rows whose names hold one (all if none).
+pub fn chosen(name: &str) -> bool {
+    let words: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a.parse::<usize>().is_err() && !a.starts_with('-'))
+        .collect();
+    words.is_empty() || words.iter().any(|w| name.contains(w.as_str()))
 }
 
 /// The median and the 90th percentile, in milliseconds.

@@ -438,6 +438,103 @@ async fn semantic_tokens_of_a_range_are_the_whole_files_on_those_lines() {
     }
 }
 
+/// The numbers of a semantic tokens answer (`data`), or of `previous`
+/// with a delta answer's edits applied (`edits`, each on the numbers as
+/// they were, applied from the last).
+fn tokens_after(previous: &[u64], answer: &Value) -> Vec<u64> {
+    let numbers = |data: &Value| -> Vec<u64> {
+        data.as_array()
+            .map(|d| d.iter().filter_map(Value::as_u64).collect())
+            .unwrap_or_default()
+    };
+    if answer.get("data").is_some() {
+        return numbers(&answer["data"]);
+    }
+    let mut tokens = previous.to_vec();
+    let mut edits: Vec<&Value> = answer["edits"].as_array().expect("edits").iter().collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e["start"].as_u64()));
+    for edit in edits {
+        let start = edit["start"].as_u64().expect("start") as usize;
+        let deleted = edit["deleteCount"].as_u64().expect("deleteCount") as usize;
+        tokens.splice(start..start + deleted, numbers(&edit["data"]));
+    }
+    tokens
+}
+
+/// A `semanticTokens/full` answer for the demo document.
+async fn full_tokens(client: &mut TestClient) -> Value {
+    client
+        .result(
+            "textDocument/semanticTokens/full",
+            json!({ "textDocument": { "uri": URI } }),
+        )
+        .await
+}
+
+#[tokio::test]
+async fn semantic_tokens_delta_applied_to_the_last_answer_gives_a_fresh_full_answer() {
+    let mut client = TestClient::start().await;
+    client.open(DEMO).await;
+    let document = json!({ "uri": URI });
+    let mut last = full_tokens(&mut client).await;
+    let mut numbers = tokens_after(&[], &last);
+    // Unchanged: nothing to change.
+    let delta = client
+        .result(
+            "textDocument/semanticTokens/full/delta",
+            json!({ "textDocument": document, "previousResultId": last["resultId"] }),
+        )
+        .await;
+    assert_eq!(delta["edits"], json!([]), "{delta}");
+    assert_ne!(delta["resultId"], last["resultId"]);
+    last = delta;
+    // A rename that leaves a reference dangling, and taken back; a line
+    // added and removed; a letter in a string of wide characters; a task
+    // typed and its name referred to.
+    let (line, col) = find(DEMO, "step build", "step build".len() as u32);
+    let (task, _) = find(DEMO, "        task test", 0);
+    let (wide, wide_col) = find(DEMO, "编译", 1);
+    let edits = [
+        ((line, col), (line, col), "s"),
+        ((line, col), (line, col + 1), ""),
+        (
+            (task, 0),
+            (task, 0),
+            "        task extra \"Extra\" { after compile }\n",
+        ),
+        ((wide, wide_col), (wide, wide_col), "x"),
+        ((task, 0), (task + 1, 0), ""),
+        ((wide, wide_col), (wide, wide_col + 1), ""),
+    ];
+    for (version, (start, end, text)) in (2..).zip(edits) {
+        client.edit(version, start, end, text).await;
+        let delta = client
+            .result(
+                "textDocument/semanticTokens/full/delta",
+                json!({ "textDocument": document, "previousResultId": last["resultId"] }),
+            )
+            .await;
+        assert!(delta.get("edits").is_some(), "{delta}");
+        let applied = tokens_after(&numbers, &delta);
+        let fresh = full_tokens(&mut client).await;
+        assert_eq!(
+            applied,
+            tokens_after(&[], &fresh),
+            "after edit {version}: {delta}"
+        );
+        numbers = applied;
+        last = fresh;
+    }
+    // An id that is not the last answer's: the tokens whole.
+    let whole = client
+        .result(
+            "textDocument/semanticTokens/full/delta",
+            json!({ "textDocument": document, "previousResultId": "not-an-id" }),
+        )
+        .await;
+    assert_eq!(tokens_after(&[], &whole), numbers, "{whole}");
+}
+
 #[tokio::test]
 async fn folding_ranges_cover_bodies_strings_and_comment_blocks() {
     let mut client = TestClient::start().await;

@@ -417,6 +417,31 @@ fn typing_the_name_of_a_task_others_wait_for_checks_only_what_names_it() {
 }
 
 #[test]
+fn a_rename_taken_back_puts_its_references_in_place_without_doubling_the_list() {
+    let text = crate::generate::plan_source(300, false);
+    let waited = crate::generate::waited_for_task(&text).expect("a task waited for");
+    let at =
+        text.find(&format!("task {waited} ")).expect("the task") + "task ".len() + waited.len();
+    let renamed = format!("{}x{}", &text[..at], &text[at..]);
+    let first = compile(&text);
+    let typed = first.recompile(Arc::from(renamed.as_str()));
+    let back = typed.recompile(Arc::from(text.as_str()));
+    check(&back, &text);
+    let (before, after) = (
+        &first.checked.symbols.references,
+        &back.checked.symbols.references,
+    );
+    assert_eq!(after.len(), before.len());
+    // In the room kept (or grown by what was needed), not a list of twice
+    // the length: a large plan's is megabytes.
+    assert!(
+        after.capacity() < before.len() + 100,
+        "{}",
+        after.capacity()
+    );
+}
+
+#[test]
 fn a_large_plan_is_recompiled_as_it_is_compiled() {
     // Past the size from which a whole check runs on two threads, as the
     // check a rename or an edited task falls back to does.
