@@ -29,7 +29,7 @@ pub struct Analysis {
     pub json: bool,
     /// The file's semantic tokens as the protocol encodes them, made when
     /// first asked for (`semanticTokens/full` and its delta), then kept.
-    tokens: OnceLock<Arc<Vec<SemanticToken>>>,
+    pub(crate) tokens: OnceLock<Arc<Vec<SemanticToken>>>,
 }
 
 impl Analysis {
@@ -84,15 +84,6 @@ impl Analysis {
             json,
             tokens: OnceLock::new(),
         }
-    }
-
-    /// The file's semantic tokens, encoded (made once, then shared).
-    pub fn semantic_tokens(&self) -> Arc<Vec<SemanticToken>> {
-        let tokens = self.tokens.get_or_init(|| {
-            let tokens = planc::ide::semantic_tokens(&self.compilation);
-            Arc::new(crate::convert::semantic_tokens(self, &tokens))
-        });
-        Arc::clone(tokens)
     }
 
     /// The text of the document.

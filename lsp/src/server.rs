@@ -390,7 +390,7 @@ impl LanguageServer for Backend {
         let Some(analysis) = self.current(&uri).await else {
             return Ok(None);
         };
-        let tokens = analysis.semantic_tokens();
+        let tokens = tokens::encoded(&analysis);
         let data = tokens.to_vec();
         let id = self.shared.tokens.record(&uri, tokens);
         Ok(Some(SemanticTokensResult::Tokens(SemanticTokens {
@@ -407,7 +407,7 @@ impl LanguageServer for Backend {
         let Some(analysis) = self.current(&uri).await else {
             return Ok(None);
         };
-        let tokens = analysis.semantic_tokens();
+        let tokens = tokens::encoded(&analysis);
         let sent = self.shared.tokens.sent(&uri, &params.previous_result_id);
         let edits = sent.map(|sent| tokens::edits(&sent, &tokens));
         let data = edits.is_none().then(|| tokens.to_vec());

@@ -2,7 +2,7 @@
 //! answer (`textDocument/semanticTokens/full/delta`).
 //!
 //! An analysis converts the file's tokens once, when first asked
-//! ([`Analysis::semantic_tokens`](crate::analysis::Analysis::semantic_tokens)).
+//! ([`encoded`]).
 //! Each answer is given a result id and the tokens it sent are kept (one
 //! set per document, shared with the analysis that made them); a delta
 //! request naming that id is answered with the one edit that turns those
@@ -16,6 +16,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tower_lsp_server::ls_types::{SemanticToken, SemanticTokensEdit, Uri};
+
+use crate::analysis::Analysis;
+use crate::convert;
+
+/// The file's semantic tokens as the protocol encodes them: made when an
+/// analysis is first asked, then shared by every answer from it.
+pub fn encoded(analysis: &Analysis) -> Arc<Vec<SemanticToken>> {
+    let tokens = analysis.tokens.get_or_init(|| {
+        let tokens = planc::ide::semantic_tokens(&analysis.compilation);
+        Arc::new(convert::semantic_tokens(analysis, &tokens))
+    });
+    Arc::clone(tokens)
+}
 
 /// The numbers of the protocol's flat array per token.
 const NUMBERS_PER_TOKEN: u32 = 5;
