@@ -124,9 +124,8 @@ impl Runner {
     /// Appends `task` (a new pending task, in no step, with a fresh id, no
     /// task depending on it): the indexes are extended in place, and only
     /// its position is marked touched (the list grew), so a store writes its
-    /// row, not every task's and not the steps. O(its dependencies) but for
-    /// the largest id's scan ([`Runner::next_id`]). Refused (changing
-    /// nothing) when a dependency is not in the plan.
+    /// row, not every task's and not the steps. O(its dependencies).
+    /// Refused (changing nothing) when a dependency is not in the plan.
     fn append(&mut self, task: TaskDoc) -> Result<(), OpError> {
         self.doc.tasks.push(task);
         if let Err(error) = self.index.appended(&self.doc.tasks) {
@@ -386,10 +385,10 @@ impl Runner {
         Ok(())
     }
 
-    /// The largest id the plan has had: in its tasks, or removed with a
-    /// task (`state.max_task_id`). O(tasks), as every edit.
+    /// The largest id the plan has had: in its tasks (kept by the index),
+    /// or removed with a task (`state.max_task_id`). O(1).
     fn highest_id(&self) -> u32 {
-        let in_tasks = self.doc.tasks.iter().map(|t| t.id).max().unwrap_or(0);
+        let in_tasks = self.index.max_id;
         in_tasks.max(self.doc.state.max_task_id.unwrap_or(0))
     }
 

@@ -31,6 +31,8 @@ pub struct Index {
     pub position: HashMap<u32, usize>,
     /// Task key → id.
     pub keys: HashMap<String, u32>,
+    /// The largest id of a task in the plan (0 for none).
+    pub max_id: u32,
     /// Position → positions of the tasks that depend on it.
     pub dependents: Vec<Vec<usize>>,
     /// Position → how many of its dependencies do not yet satisfy it.
@@ -66,6 +68,7 @@ impl Index {
             if index.position.insert(task.id, i).is_some() {
                 return Err(invalid(format!("two tasks have the id {}", task.id)));
             }
+            index.max_id = index.max_id.max(task.id);
             if let Some(key) = &task.key {
                 if index.keys.insert(key.clone(), task.id).is_some() {
                     return Err(invalid(format!("two tasks have the key `{key}`")));
@@ -190,6 +193,7 @@ impl Index {
             self.keys.insert(key.clone(), task.id);
         }
         self.position.insert(task.id, i);
+        self.max_id = self.max_id.max(task.id);
         for j in positions {
             self.dependents[j].push(i);
         }

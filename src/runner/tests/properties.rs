@@ -75,6 +75,7 @@ impl Runner {
         );
         assert_eq!(fresh.position, self.index.position, "positions");
         assert_eq!(fresh.keys, self.index.keys, "keys");
+        assert_eq!(fresh.max_id, self.index.max_id, "largest id");
         assert_eq!(fresh.dependents, self.index.dependents, "dependents");
     }
 }
