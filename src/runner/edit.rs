@@ -1,7 +1,10 @@
 //! Changes to the plan's shape: adding, updating and removing tasks, and
 //! replanning. Each builds the new task list aside, re-indexes it (refusing
 //! cycles) and only then replaces the old one, so a refused edit changes nothing.
-//! Edits cost O(tasks + edges): they are rare next to status changes.
+//! Edits cost O(tasks + edges): they are rare next to status changes. The
+//! exception is `addTask` at the end of the plan (no `after_task_id`): the
+//! task is appended and the indexes extended in place ([`Runner::append`]),
+//! so a plan that grows one task at a time does not pay O(tasks) per add.
 
 use std::collections::{HashMap, HashSet};
 
@@ -34,7 +37,6 @@ impl Runner {
             (None, Some(a)) => vec![self.task(a).id],
             (None, None) => Vec::new(),
         };
-        let mut doc = self.doc.clone();
         let task = TaskDoc {
             reasoning: args.reasoning.clone(),
             step: after.and_then(|a| self.task(a).step.clone()),
@@ -43,13 +45,17 @@ impl Runner {
             ..TaskDoc::pending(id, name, dependencies)
         };
         let rewired = match after {
-            Some(a) => self.insert_after(&mut doc, a, task),
+            Some(a) => {
+                let mut doc = self.doc.clone();
+                let rewired = self.insert_after(&mut doc, a, task);
+                self.replace(doc)?;
+                rewired
+            }
             None => {
-                doc.tasks.push(task);
+                self.append(task)?;
                 Vec::new()
             }
         };
-        self.replace(doc)?;
         let i = self.index.position[&id];
         let mut message = format!("Task {id} added");
         if let Some(a) = args.after_task_id.as_ref() {
@@ -113,6 +119,23 @@ impl Runner {
             last.events.extend(self.refresh_status());
         }
         Ok(applied)
+    }
+
+    /// Appends `task` (a new pending task, in no step, with a fresh id, no
+    /// task depending on it): the indexes are extended in place, and only
+    /// its position is marked touched (the list grew), so a store writes its
+    /// row, not every task's and not the steps. O(its dependencies).
+    /// Refused (changing nothing) when a dependency is not in the plan.
+    fn append(&mut self, task: TaskDoc) -> Result<(), OpError> {
+        self.doc.tasks.push(task);
+        if let Err(error) = self.index.appended(&self.doc.tasks) {
+            self.doc.tasks.pop();
+            return Err(error);
+        }
+        // The new id is the largest the plan has had: no other is kept.
+        self.doc.state.max_task_id = None;
+        self.touched.appended(self.doc.tasks.len() - 1);
+        Ok(())
     }
 
     /// Inserts `task` right after the task at `a` (and in its step): the
@@ -362,10 +385,10 @@ impl Runner {
         Ok(())
     }
 
-    /// The largest id the plan has had: in its tasks, or removed with a
-    /// task (`state.max_task_id`). O(tasks), as every edit.
+    /// The largest id the plan has had: in its tasks (kept by the index),
+    /// or removed with a task (`state.max_task_id`). O(1).
     fn highest_id(&self) -> u32 {
-        let in_tasks = self.doc.tasks.iter().map(|t| t.id).max().unwrap_or(0);
+        let in_tasks = self.index.max_id;
         in_tasks.max(self.doc.state.max_task_id.unwrap_or(0))
     }
 

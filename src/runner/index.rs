@@ -31,6 +31,8 @@ pub struct Index {
     pub position: HashMap<u32, usize>,
     /// Task key → id.
     pub keys: HashMap<String, u32>,
+    /// The largest id of a task in the plan (0 for none).
+    pub max_id: u32,
     /// Position → positions of the tasks that depend on it.
     pub dependents: Vec<Vec<usize>>,
     /// Position → how many of its dependencies do not yet satisfy it.
@@ -66,6 +68,7 @@ impl Index {
             if index.position.insert(task.id, i).is_some() {
                 return Err(invalid(format!("two tasks have the id {}", task.id)));
             }
+            index.max_id = index.max_id.max(task.id);
             if let Some(key) = &task.key {
                 if index.keys.insert(key.clone(), task.id).is_some() {
                     return Err(invalid(format!("two tasks have the key `{key}`")));
@@ -156,6 +159,52 @@ impl Index {
                 }
             }
         }
+    }
+
+    /// Takes in the last of `tasks`, just appended: a pending task that no
+    /// task depends on yet, whose dependencies are in the plan (so it closes
+    /// no cycle). O(its dependencies), the index kept: what
+    /// [`Index::build`] would make of `tasks`.
+    pub fn appended(&mut self, tasks: &[TaskDoc]) -> Result<(), OpError> {
+        let (Some(task), i) = (tasks.last(), tasks.len().saturating_sub(1)) else {
+            return Ok(());
+        };
+        let mut unmet = 0;
+        let mut positions = Vec::with_capacity(task.dependencies.len());
+        for dep in &task.dependencies {
+            let Some(&j) = self.position.get(dep) else {
+                return Err(invalid(format!(
+                    "task {} depends on {dep}, which is not in the plan",
+                    task.id
+                )));
+            };
+            positions.push(j);
+            if !satisfies(&tasks[j]) {
+                unmet += 1;
+            }
+        }
+        if self.position.contains_key(&task.id) {
+            return Err(invalid(format!("two tasks have the id {}", task.id)));
+        }
+        if let Some(key) = &task.key {
+            if self.keys.contains_key(key) {
+                return Err(invalid(format!("two tasks have the key `{key}`")));
+            }
+            self.keys.insert(key.clone(), task.id);
+        }
+        self.position.insert(task.id, i);
+        self.max_id = self.max_id.max(task.id);
+        for j in positions {
+            self.dependents[j].push(i);
+        }
+        self.dependents.push(Vec::new());
+        self.unmet.push(unmet);
+        self.ready.push_rank(task);
+        self.counts[task.status as usize] += 1;
+        if takes_work(task) && unmet == 0 {
+            self.ready.insert(i);
+        }
+        Ok(())
     }
 
     /// How many tasks are completed or skipped.

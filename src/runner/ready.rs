@@ -22,6 +22,12 @@ impl ReadySet {
         }
     }
 
+    /// Reads the priority of a task appended to the plan (its position is
+    /// the next one): O(1), the set kept.
+    pub fn push_rank(&mut self, task: &TaskDoc) {
+        self.rank.push(Priority::rank(task.priority));
+    }
+
     /// Adds the task at position `i`.
     pub fn insert(&mut self, i: usize) -> bool {
         self.set.insert((self.rank[i], i))

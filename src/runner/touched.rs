@@ -1,9 +1,11 @@
 //! Which tasks a change touched: the positions in `tasks` whose task an
-//! operation may have changed, or every task (a change of the list — add,
-//! remove, replan, an update that moved a task between steps — that moves
-//! or rebuilds it). A store writes only these tasks of a change; `resetPlan`
-//! and an update that leaves the list and the steps as they were mark only
-//! the tasks they changed.
+//! operation may have changed, or every task (a change of the list — an
+//! insertion in the middle, a removal, a replan, an update that moved a
+//! task between steps — that moves or rebuilds it). A store writes only
+//! these tasks of a change; `resetPlan`, an update that leaves the list and
+//! the steps as they were and an `addTask` at the end of the plan (the list
+//! grows, no task moves: [`Touched::appended`]) mark only the tasks they
+//! changed.
 
 use std::collections::BTreeSet;
 
@@ -14,6 +16,9 @@ pub struct Touched {
     all: bool,
     /// Positions of the tasks touched, when not `all`.
     positions: BTreeSet<usize>,
+    /// Whether a task was appended: the list is longer than it was (its
+    /// positions, touched, are past the old end).
+    grown: bool,
 }
 
 impl Touched {
@@ -22,6 +27,18 @@ impl Touched {
         if !self.all {
             self.positions.insert(i);
         }
+    }
+
+    /// Marks the task appended at position `i` (the list grew).
+    pub(super) fn appended(&mut self, i: usize) {
+        self.task(i);
+        self.grown = true;
+    }
+
+    /// Whether a task was appended ([`Touched::appended`]): undoing the
+    /// change means shortening the list again, not only rewriting rows.
+    pub fn is_grown(&self) -> bool {
+        self.grown
     }
 
     /// Marks every task (the list may have changed).

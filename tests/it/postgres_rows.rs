@@ -64,8 +64,8 @@ fn roller(mut seed: u64) -> impl FnMut(u64) -> u64 {
     }
 }
 
-/// A mixed operation on `doc` (starts, completes, fails, adds, updates,
-/// heartbeats; a reset once the plan is done).
+/// A mixed operation on `doc` (starts, completes, fails, adds at the end
+/// and after a task, updates, heartbeats; a reset once the plan is done).
 fn mixed(roll: &mut impl FnMut(u64) -> u64, doc: &PlanDocument, step: usize) -> Op {
     let id = doc
         .tasks
@@ -80,6 +80,10 @@ fn mixed(roll: &mut impl FnMut(u64) -> u64, doc: &PlanDocument, step: usize) -> 
         6 => op(
             "failTask",
             json!({"task_id": id, "error_message": "no", "should_retry": true}),
+        ),
+        7 if roll(2) == 0 => op(
+            "addTask",
+            json!({"name": format!("appended {step}"), "dependencies": [id]}),
         ),
         7 => op(
             "addTask",
@@ -466,4 +470,81 @@ fn a_postgres_reset_writes_only_the_tasks_it_changes() {
     let whole = store.load("p").unwrap().to_json();
     assert_eq!(fresh(url, "p"), whole);
     assert_eq!(other.load("p").unwrap().to_json(), whole);
+}
+
+/// An `addTask` at the end of the plan writes its new task's row alone
+/// (each row keeps the revision that last wrote it), not the steps' row and
+/// not `reshaped`; one after a task in the middle writes every row. After
+/// each, the plan reads back from the rows byte for byte as the writing
+/// handle holds it, and another handle brings its runner up to the rows. An
+/// append refused after it ran (not committed) leaves no task behind.
+#[test]
+fn a_postgres_add_at_the_end_writes_only_its_own_row() {
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
+    let url = &backend.url;
+    let store = open_store(url).unwrap();
+    let other = open_store(url).unwrap();
+    store.create("p", plan_in_steps(8), false).unwrap();
+    // `ann` holds a task (each of her calls renews its lease); `bob` adds.
+    let (ann, bob) = (agent("ann"), agent("bob"));
+    store
+        .apply("p", &op("startNextTask", json!({})), &ann)
+        .unwrap();
+    assert_eq!(other.load("p").unwrap().to_json(), fresh(url, "p"));
+    let mut client = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap();
+    let mut written_at = |revision: i64| -> (Vec<i64>, i64, String) {
+        let positions = client
+            .query(
+                "SELECT position FROM tasks WHERE plan_id = 'p' AND revision = $1
+                 ORDER BY position",
+                &[&revision],
+            )
+            .unwrap()
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        let row = client
+            .query_one(
+                "SELECT reshaped, (SELECT xmin::text FROM plan_steps WHERE plan_id = 'p')
+                 FROM plans WHERE plan_id = 'p'",
+                &[],
+            )
+            .unwrap();
+        (positions, row.get(0), row.get(1))
+    };
+    let (_, reshaped, steps) = written_at(2);
+    let same = |store: &dyn PlanStore| {
+        let whole = store.load("p").unwrap().to_json();
+        assert_eq!(fresh(url, "p"), whole);
+        assert_eq!(other.load("p").unwrap().to_json(), whole);
+    };
+    let late = op("addTask", json!({"name": "late", "dependencies": [1, 2]}));
+    store.apply("p", &late, &bob).unwrap();
+    same(&*store);
+    assert_eq!(written_at(3), (vec![8], reshaped, steps.clone()));
+    let done = op("completeTask", json!({"task_id": 1, "result": "ok"}));
+    store.apply("p", &done, &ann).unwrap();
+    let later = op("addTask", json!({"name": "later", "dependencies": [9]}));
+    other.apply("p", &later, &bob).unwrap();
+    same(&*other);
+    assert_eq!(written_at(5), (vec![9], reshaped, steps.clone()));
+    let error = store
+        .transact("p", "addTask", &mut |runner| {
+            runner.apply(&late)?;
+            Err(OpError::new(ErrorCode::InvalidArgument, "not after all"))
+        })
+        .unwrap_err();
+    assert_eq!(error.message, "not after all");
+    same(&*store);
+    let middle = op("addTask", json!({"name": "middle", "after_task_id": 2}));
+    store.apply("p", &middle, &bob).unwrap();
+    same(&*store);
+    let (positions, moved, _) = written_at(6);
+    assert_eq!((positions.len(), moved), (11, 6));
+    let doc = before_doc(&fresh(url, "p"));
+    let names: Vec<_> = doc.tasks.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names[2..4], ["middle", "task 3"]);
+    assert_eq!(names[9..], ["late", "later"]);
 }

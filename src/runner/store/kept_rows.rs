@@ -2,7 +2,9 @@
 //! changed some tasks (or this one computed changes that were not
 //! committed), and only those tasks are put in, the runner's indexes
 //! (counters, ready set, holders, leases, unmet dependencies) updated for
-//! each, in O(tasks put in + their dependents) — not rebuilt.
+//! each, in O(tasks put in + their dependents) — not rebuilt. A pending
+//! task past the runner's last (an `addTask` at the end) is appended to
+//! the indexes the same way.
 
 use crate::document::{PlanDocument, TaskDoc, TaskStatus};
 use crate::runner::error::OpError;
@@ -13,7 +15,8 @@ use crate::runner::Runner;
 /// Puts `header` (a document without its tasks and steps) and the tasks
 /// `rows` (position, task) into `runner`, which keeps its steps (only a
 /// change of the task list changes them, and then the whole plan is read).
-/// A task whose identity, dependencies or priority differ from the one at
+/// A pending task at the position after the last is appended. Any other
+/// task whose identity, dependencies or priority differ from the one at
 /// its position, or whose lease does not read, has the runner built again
 /// from the whole document (what `Runner::new` says of it is the answer).
 pub(super) fn put_rows(
@@ -30,6 +33,13 @@ pub(super) fn put_rows(
     };
     let mut rebuild = false;
     for (i, task) in rows {
+        if !rebuild && i == runner.doc.tasks.len() && is_new(&task) {
+            // A task appended (`addTask` at the end) since: the indexes
+            // take it in, not built again.
+            runner.doc.tasks.push(task);
+            rebuild = runner.index.appended(&runner.doc.tasks).is_err();
+            continue;
+        }
         let same_shape = runner.doc.tasks.get(i).is_some_and(|old| {
             old.id == task.id
                 && old.key == task.key
@@ -55,6 +65,11 @@ pub(super) fn put_rows(
         *runner = Runner::new(runner.doc.clone())?;
     }
     Ok(())
+}
+
+/// Whether `task` is as `addTask` makes one: pending, held by no one.
+fn is_new(task: &TaskDoc) -> bool {
+    task.status == TaskStatus::Pending && task.holder.is_none()
 }
 
 /// Takes the task at `i` out of the indexes (it stays in the document).
@@ -131,7 +146,7 @@ fn enter(runner: &mut Runner, i: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::ops::{Op, SkipArgs, TaskIdArgs, TaskRef};
+    use crate::runner::ops::{AddArgs, Op, SkipArgs, TaskIdArgs, TaskRef};
     use crate::runner::Caller;
 
     /// A plan of `n` tasks, each after the one two before it.
@@ -162,18 +177,13 @@ mod tests {
         )
     }
 
-    /// A runner brought up to another's touched rows has the same indexes
-    /// as one built from the document.
-    #[test]
-    fn rows_put_in_keep_the_indexes_as_built() {
-        let doc = chain(12);
-        let mut ahead = Runner::new(doc.clone()).expect("runner");
-        let mut kept = Runner::new(doc).expect("runner");
-        let agent = |name: &str| Caller::agent(Some(name.to_owned()));
+    /// The operations the test below runs, with the agent of each: status
+    /// changes, and two adds at the end of the plan.
+    fn operations() -> Vec<(Op, &'static str)> {
         let task = |id: u32| TaskIdArgs {
             task_id: TaskRef::Id(id),
         };
-        let ops = [
+        vec![
             (Op::StartNextTask(Default::default()), "a"),
             (Op::StartNextTask(Default::default()), "b"),
             (Op::CompleteTask(Default::default()), "a"),
@@ -188,7 +198,36 @@ mod tests {
                 "d",
             ),
             (Op::StartNextTask(Default::default()), "a"),
-        ];
+            (
+                Op::AddTask(AddArgs {
+                    name: "appended".to_owned(),
+                    dependencies: Some(vec![TaskRef::Id(3), TaskRef::Id(12)]),
+                    ..AddArgs::default()
+                }),
+                "b",
+            ),
+            (Op::StartNextTask(Default::default()), "c"),
+            (
+                Op::AddTask(AddArgs {
+                    name: "appended again".to_owned(),
+                    dependencies: Some(vec![TaskRef::Id(13)]),
+                    ..AddArgs::default()
+                }),
+                "d",
+            ),
+        ]
+    }
+
+    /// A runner brought up to another's touched rows has the same indexes
+    /// as one built from the document (a task appended taken in too).
+    #[test]
+    fn rows_put_in_keep_the_indexes_as_built() {
+        let doc = chain(12);
+        let mut ahead = Runner::new(doc.clone()).expect("runner");
+        let mut kept = Runner::new(doc).expect("runner");
+        let agent = |name: &str| Caller::agent(Some(name.to_owned()));
+        let ops = operations();
+        let mut appended = 0;
         for (op, name) in ops {
             let previous = ahead.doc.clone();
             ahead.take_touched();
@@ -206,6 +245,13 @@ mod tests {
             let built = Runner::new(ahead.doc.clone()).expect("runner");
             assert_eq!(kept.doc.to_json(), ahead.doc.to_json());
             assert_eq!(view(&kept), view(&built), "after {op:?}");
+            assert_eq!(kept.index.position, built.index.position);
+            assert_eq!(kept.index.dependents, built.index.dependents);
+            if touched.is_grown() {
+                // Not undone from rows: the stores read the plan whole.
+                appended += 1;
+                continue;
+            }
             // And back: a change not committed, undone by the rows as they
             // were (tasks that were done no longer are).
             let mut back = Runner::new(ahead.doc.clone()).expect("runner");
@@ -221,5 +267,6 @@ mod tests {
             let built = Runner::new(previous).expect("runner");
             assert_eq!(view(&back), view(&built), "undoing {op:?}");
         }
+        assert_eq!(appended, 2, "both adds ran and were put in as rows");
     }
 }

@@ -3,9 +3,10 @@
 //! meta, roles, state), `plan_steps` its steps (when it has any: each
 //! step's task ids, O(tasks) of text) and `tasks` a row per task, keyed by
 //! its position in the plan. A change writes the header and only the tasks
-//! it touched ([`Runner::take_touched`]); a change of the task list itself
-//! (add, remove, update, replan, reset) writes every task and the steps
-//! again. Reading a plan puts the document together from the header, the
+//! it touched ([`Runner::take_touched`]), an `addTask` at the end of the
+//! plan the new task's row (inserted); a change of the task list itself
+//! (an insertion after a task, remove, update that moves a task between
+//! steps, replan) writes every task and the steps again. Reading a plan puts the document together from the header, the
 //! steps and the rows, in one read transaction.
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
@@ -94,10 +95,13 @@ pub(super) fn write_tasks(
     }
     match &writes.tasks {
         TaskRows::Some(tasks) => {
-            let mut update =
-                tx.prepare("UPDATE tasks SET task = ?1 WHERE plan_id = ?2 AND position = ?3")?;
+            // A task appended (`addTask` at the end) has no row yet.
+            let mut upsert = tx.prepare(
+                "INSERT INTO tasks (plan_id, position, task) VALUES (?2, ?3, ?1)
+                 ON CONFLICT (plan_id, position) DO UPDATE SET task = excluded.task",
+            )?;
             for (i, text) in tasks {
-                update.execute(params![text, plan_id, to_i64(*i as u64)])?;
+                upsert.execute(params![text, plan_id, to_i64(*i as u64)])?;
             }
             Ok(())
         }

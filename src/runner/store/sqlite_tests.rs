@@ -203,6 +203,10 @@ fn random_op(
         ),
         9 => ("retryTask", json!({"task_id": id})),
         10 => ("skipTask", json!({"task_id": id})),
+        11 if roll(2) == 0 => (
+            "addTask",
+            json!({"name": format!("appended {step}"), "dependencies": [id]}),
+        ),
         11 => (
             "addTask",
             json!({"name": format!("added {step}"), "after_task_id": id}),
@@ -232,7 +236,7 @@ fn random_op(
 /// change's stored event is the one the operation returned.
 #[test]
 fn random_changes_of_a_stepped_plan_read_back_as_kept() {
-    let mut total = (0, 0);
+    let mut total = (0, 0, 0);
     for seed in [3u64, 11, 29] {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("steps.db");
@@ -245,11 +249,12 @@ fn random_changes_of_a_stepped_plan_read_back_as_kept() {
                 .wrapping_add(1_442_695_040_888_963_407);
             (seed >> 33) % n
         };
-        let (mut changed, mut moved) = (0, 0);
+        let (mut changed, mut moved, mut appended) = (0, 0, 0);
         for step in 0..120 {
             let doc = store.load("p").unwrap();
             let (name, args) = random_op(&mut roll, &doc, step);
             let caller = Caller::agent(Some(format!("a{}", roll(3)))).with_lease(Some(600));
+            let appends = name == "addTask" && args.get("after_task_id").is_none();
             let op = Op::from_call(name, args).unwrap();
             let before = read_back(&path, "p");
             match store.apply("p", &op, &caller) {
@@ -266,6 +271,9 @@ fn random_changes_of_a_stepped_plan_read_back_as_kept() {
                     if now.steps != doc.steps {
                         moved += 1;
                     }
+                    if appends {
+                        appended += 1;
+                    }
                 }
                 Ok(_) => assert_eq!(read_back(&path, "p"), before, "{name} changed nothing"),
                 Err(_) => assert_eq!(read_back(&path, "p"), before, "a refused {name}"),
@@ -274,11 +282,11 @@ fn random_changes_of_a_stepped_plan_read_back_as_kept() {
                 assert_eq!(read_back(&path, "p"), kept, "after {name} (step {step})");
             }
         }
-        total = (total.0 + changed, total.1 + moved);
+        total = (total.0 + changed, total.1 + moved, total.2 + appended);
     }
     assert!(
-        total.0 > 100 && total.1 > 15,
-        "{total:?} changes, of the steps"
+        total.0 > 100 && total.1 > 12 && total.2 > 3,
+        "{total:?} changes, of the steps, appends"
     );
 }
 
@@ -401,4 +409,71 @@ fn a_reset_writes_only_the_task_rows_it_changes() {
     apply("addTask", json!({"name": "late", "after_task_id": 2}));
     assert_eq!(written(), 9);
     assert_eq!(kept(&store, "p"), Some(read_back(&path, "p")));
+}
+
+/// An `addTask` at the end of the plan writes its new task's row alone
+/// (counted by triggers on `tasks`) and not the steps (`plan_steps`, one
+/// row per plan), whatever the plan's size; one after a task in the middle
+/// moves the tasks after it and writes every row and the steps. After each,
+/// and after the status changes between them, the plan read back from the
+/// rows by a fresh handle is the kept runner's document byte for byte.
+#[test]
+fn an_add_at_the_end_writes_only_its_own_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("add.db");
+    let store = SqliteStore::open(&path).unwrap();
+    store.create("p", stepped_plan(8), false).unwrap();
+    let counter = Connection::open(&path).unwrap();
+    counter
+        .execute_batch(
+            "CREATE TABLE written (n INTEGER NOT NULL, steps INTEGER NOT NULL);
+             INSERT INTO written VALUES (0, 0);
+             CREATE TRIGGER updated AFTER UPDATE ON tasks BEGIN UPDATE written SET n = n + 1; END;
+             CREATE TRIGGER inserted AFTER INSERT ON tasks BEGIN UPDATE written SET n = n + 1; END;
+             CREATE TRIGGER stepped AFTER INSERT ON plan_steps
+                 BEGIN UPDATE written SET steps = steps + 1; END;
+             CREATE TRIGGER restepped AFTER UPDATE ON plan_steps
+                 BEGIN UPDATE written SET steps = steps + 1; END;",
+        )
+        .unwrap();
+    let written = || -> (i64, i64) {
+        let n = counter
+            .query_row("SELECT n, steps FROM written", [], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
+            .unwrap();
+        counter
+            .execute("UPDATE written SET n = 0, steps = 0", [])
+            .unwrap();
+        n
+    };
+    let ann = Caller::agent(Some("ann".to_owned()));
+    let apply = |name: &str, args: serde_json::Value| {
+        let op = Op::from_call(name, args).unwrap();
+        store.apply("p", &op, &ann).unwrap();
+        assert_eq!(kept(&store, "p"), Some(read_back(&path, "p")), "{name}");
+    };
+    apply("startNextTask", json!({}));
+    written();
+    apply("addTask", json!({"name": "late", "dependencies": [1]}));
+    assert_eq!(written(), (1, 0), "an add at the end");
+    apply("completeTask", json!({"task_id": 1, "result": "ok"}));
+    assert_eq!(written(), (1, 0));
+    apply("addTask", json!({"name": "later", "dependencies": [9, 2]}));
+    assert_eq!(written(), (1, 0), "a second add at the end");
+    apply("startTask", json!({"task_id": 9}));
+    written();
+    apply("addTask", json!({"name": "middle", "after_task_id": 2}));
+    assert_eq!(written(), (11, 1), "an insertion moves the tasks after it");
+    apply("removeTask", json!({"task_id": 10}));
+    written();
+    apply("addTask", json!({"name": "last"}));
+    assert_eq!(written(), (1, 0), "an add after a removal");
+    let doc = store.load("p").unwrap();
+    let names: Vec<_> = doc.tasks.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names.len(), 11);
+    assert_eq!(names[2..4], ["middle", "task 3"]);
+    assert_eq!(names[9..], ["late", "last"]);
+    assert_eq!(doc.tasks[10].id, 12);
+    assert_eq!(doc.state.max_task_id, None);
 }

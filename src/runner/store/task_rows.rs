@@ -5,9 +5,11 @@
 //! of the task list, the only changes that move a task in or out of a step;
 //! each task is a row of its own, keyed by its position. A change is run in
 //! place on the plan's kept runner ([`change_in_place`]), and writes the
-//! header, the summary and only the tasks it touched ([`RowWrites`]); a
-//! change of the task list itself (add, remove, update, replan) writes every
-//! task and the steps again. Reading a plan puts the document together from
+//! header, the summary and only the tasks it touched ([`RowWrites`]), an
+//! `addTask` at the end of the plan only the new task's row (no task moves,
+//! no step changes); a change of the task list itself (an insertion after a
+//! task, remove, an update that moves a task between steps, replan) writes
+//! every task and the steps again. Reading a plan puts the document together from
 //! the header, the steps and the rows ([`assemble`]); migrations move the
 //! steps out of a header ([`steps_out_of_header`]). Only the SQL differs
 //! between the backends.

@@ -64,7 +64,7 @@ proptest! {
 
 impl Runner {
     /// The incremental indexes agree with indexes built afresh.
-    fn assert_consistent(&self) {
+    pub(super) fn assert_consistent(&self) {
         let fresh = index::Index::build(&self.doc).expect("the document stays consistent");
         assert_eq!(fresh.ready, self.index.ready, "ready set");
         assert_eq!(fresh.unmet, self.index.unmet, "unmet counts");
@@ -74,6 +74,9 @@ impl Runner {
             "failed required"
         );
         assert_eq!(fresh.position, self.index.position, "positions");
+        assert_eq!(fresh.keys, self.index.keys, "keys");
+        assert_eq!(fresh.max_id, self.index.max_id, "largest id");
+        assert_eq!(fresh.dependents, self.index.dependents, "dependents");
     }
 }
 

@@ -1,7 +1,8 @@
 //! [`Runner::take_touched`] against a whole-document diff: over random
 //! plans and random operations (agents, leases, expiry, edits, reset,
-//! refusals), every task that differs after an operation was marked, and a
-//! change of the task list marks everything. A store writes only the marked
+//! refusals), every task that differs after an operation was marked, a
+//! change of the task list marks everything, and an `addTask` at the end
+//! marks the new task alone as appended. A store writes only the marked
 //! tasks, so a mutation site that forgets to mark fails here.
 
 use proptest::prelude::*;
@@ -23,6 +24,7 @@ fn call() -> impl Strategy<Value = (&'static str, usize, u8, u64)> {
         1 => Just("startTask"),
         1 => Just("heartbeat"),
         1 => Just("addTask"),
+        1 => Just("appendTask"),
         1 => Just("removeTask"),
         1 => Just("updateTask"),
         1 => Just("pausePlan"),
@@ -43,21 +45,25 @@ fn arguments(name: &str, id: u32, other: u32) -> serde_json::Value {
         "skipTask" => json!({"task_id": id, "reason": "later"}),
         "retryTask" | "startTask" | "removeTask" => json!({"task_id": id}),
         "addTask" => json!({"name": "added", "dependencies": [other], "after_task_id": id}),
+        "appendTask" => json!({"name": "appended", "dependencies": [other, id]}),
         "updateTask" => json!({"task_id": id, "name": "renamed", "dependencies": [other]}),
         "replan" => json!({"steps": [{"name": "again"}]}),
         _ => json!({}),
     }
 }
 
-/// The positions whose task differs, or `None` when the lists differ in
-/// length.
+/// The positions whose task differs (those past the old end too, when
+/// `grown` and the list is one task longer), or `None` when the lists
+/// differ in length otherwise.
 fn diff(
     before: &[crate::document::TaskDoc],
     after: &[crate::document::TaskDoc],
+    grown: bool,
 ) -> Option<Vec<usize>> {
-    (before.len() == after.len()).then(|| {
-        (0..before.len())
-            .filter(|&i| before[i] != after[i])
+    let appended = grown && after.len() == before.len() + 1;
+    (before.len() == after.len() || appended).then(|| {
+        (0..after.len())
+            .filter(|&i| before.get(i) != Some(&after[i]))
             .collect()
     })
 }
@@ -80,19 +86,22 @@ proptest! {
             let other = ids.get((pick / 7) % ids.len().max(1)).copied().unwrap_or(1);
             let before = r.document().clone();
             r.take_touched();
+            let args = arguments(name, id, other);
+            let name = if name == "appendTask" { "addTask" } else { name };
             let refused = if name == "expire" {
                 r.expire_leases(now);
                 false
             } else {
                 let caller = Caller::agent(Some(format!("a{agent}"))).with_lease(Some(30)).at(now);
-                let op = Op::from_call(name, arguments(name, id, other)).unwrap();
+                let op = Op::from_call(name, args).unwrap();
                 r.apply_as(&op, &caller).is_err()
             };
             let touched = r.take_touched();
             if before.steps != r.document().steps {
                 prop_assert!(touched.is_everything(), "{} changed the steps unmarked", name);
             }
-            match diff(&before.tasks, &r.document().tasks) {
+            r.assert_consistent();
+            match diff(&before.tasks, &r.document().tasks, touched.is_grown()) {
                 None => prop_assert!(touched.is_everything(), "{} changed the list unmarked", name),
                 Some(changed) => {
                     for i in changed {
@@ -160,4 +169,35 @@ fn a_reset_and_an_update_mark_only_the_tasks_they_change() {
         json!({"name": "late", "after_task_id": 2}),
     );
     assert!(r.take_touched().is_everything());
+}
+
+/// An `addTask` at the end of the plan marks the new task alone, as
+/// appended (a store inserts its row and writes no other task and not the
+/// steps); one after a task in the middle marks everything.
+#[test]
+fn an_add_at_the_end_marks_only_the_new_task() {
+    let mut r = Runner::new(plan(&[&[], &[1], &[2]])).unwrap();
+    let ann = Caller::agent(Some("ann".to_owned()));
+    let call = |r: &mut Runner, name: &str, args: serde_json::Value| {
+        let op = Op::from_call(name, args).unwrap();
+        r.apply_as(&op, &ann).unwrap();
+    };
+    call(&mut r, "startNextTask", json!({}));
+    r.take_touched();
+    call(
+        &mut r,
+        "addTask",
+        json!({"name": "late", "dependencies": [1, 3]}),
+    );
+    let touched = r.take_touched();
+    assert!(!touched.is_everything() && touched.is_grown());
+    assert_eq!(touched.positions().collect::<Vec<_>>(), [3]);
+    r.assert_consistent();
+    call(
+        &mut r,
+        "addTask",
+        json!({"name": "middle", "after_task_id": 1}),
+    );
+    assert!(r.take_touched().is_everything());
+    r.assert_consistent();
 }

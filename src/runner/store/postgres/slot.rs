@@ -66,7 +66,9 @@ impl Slot {
     /// Marks the tasks `touched` as changed on the runner but not committed.
     pub(super) fn lose(&mut self, touched: &Touched) {
         self.stale = true;
-        if touched.is_everything() {
+        // A task appended and not committed is no row: the runner's list
+        // is longer than the plan's, which only reading it whole undoes.
+        if touched.is_everything() || touched.is_grown() {
             self.lost.everything();
         }
         for i in touched.positions() {
