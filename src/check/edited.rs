@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use super::graph::{self, DepGraph, Node};
+use super::graph::{self, DepGraph};
 use super::lower::finish::{structure, Names, TaskEdges, TaskFields};
 use super::lower::{Member, Unknown, Unresolved};
 use super::reuse::{
@@ -67,11 +67,7 @@ pub(crate) fn edited(
     let (ir_task, text_refs) = ir_task(&plan, index, task.new, definitions, file)?;
     *Arc::make_mut(&mut plan.tasks[index]) = ir_task;
     let (edges, groups) = edges_after(kept, &gone.edges, &map, file, new_edges)?;
-    let graph = DepGraph {
-        nodes: plan.tasks.iter().map(|t| Node { name: &t.key }).collect(),
-        edges,
-        groups,
-    };
+    let graph = DepGraph::of_tasks(&plan.tasks, edges, groups);
 
     // The references, the unresolved names and their searches, the
     // diagnostics of the fields, the definitions moved.
@@ -79,11 +75,8 @@ pub(crate) fn edited(
     let task_used = used_by(&new.1, &new.2, definitions);
     let refs = References::after(previous, kept, &gone, &map, file, new)?;
     let old_refs = &previous.symbols.references;
-    let was_used = used_by(
-        gone.references.iter().map(|&i| &old_refs[i]),
-        &[],
-        definitions,
-    );
+    let gone_refs = gone.references.iter().map(|&i| &old_refs[i]);
+    let was_used = used_by(gone_refs, &[], definitions);
     if !used_elsewhere(old_refs, &gone.references, &was_used, &task_used) {
         return None;
     }
@@ -121,11 +114,7 @@ pub(crate) fn edited(
             definitions,
             references: refs.list,
         },
-        reuse: Reuse {
-            graph: report.memo.map(Arc::new),
-            plan: Some(Arc::new(plan_reuse)),
-            instances: None,
-        },
+        reuse: Reuse::after_edit(report.memo, plan_reuse),
     })
 }
 

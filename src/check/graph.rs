@@ -65,6 +65,22 @@ struct EdgeRef {
     span: Span,
 }
 
+impl<'a> DepGraph<'a> {
+    /// The graph of `tasks` (a node per task, by its key) with these edges.
+    pub(crate) fn of_tasks(
+        tasks: &'a [std::sync::Arc<crate::ir::Task>],
+        edges: Vec<Edge>,
+        groups: Vec<GroupEdge>,
+    ) -> Self {
+        let nodes = tasks.iter().map(|t| Node { name: &t.key }).collect();
+        DepGraph {
+            nodes,
+            edges,
+            groups,
+        }
+    }
+}
+
 impl DepGraph<'_> {
     /// Calls `f(dependent, dependency)` with every edge, a group's one by one:
     /// the groups first, since they name earlier tasks than a task's own

@@ -88,6 +88,19 @@ pub(crate) struct Reuse {
     instances: Option<Arc<Vec<lower::instances::Instance>>>,
 }
 
+impl Reuse {
+    /// What a check made from the last one by an edit keeps for the next:
+    /// its graph's reduction and what its tasks made (no template instances:
+    /// the paths that make it follow plans without templates).
+    fn after_edit(memo: Option<graph::Memo>, plan: PlanReuse) -> Reuse {
+        Reuse {
+            graph: memo.map(Arc::new),
+            plan: Some(Arc::new(plan)),
+            instances: None,
+        }
+    }
+}
+
 /// What the check of a plan's tasks found, kept so that the rename of a
 /// task can be checked again without the tasks that do not name it.
 #[derive(Debug)]

@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use super::graph::{self, DepGraph, Edge, Node};
+use super::graph::{self, DepGraph, Edge};
 use super::lower::{Unknown, Unresolved};
 use super::reuse::{
     check_diagnostics, edges_after, other_after, same_name, set_dependencies, shifted,
@@ -65,15 +65,7 @@ pub(crate) fn renamed(
     let resolved = now_resolved(kept, map, plan, file, rename, task)?;
     let new = resolved_edges(&resolved, task, file);
     let (edges, groups) = edges_after(kept, &dropped, map, file, new)?;
-    let graph = DepGraph {
-        nodes: ir_plan
-            .tasks
-            .iter()
-            .map(|t| Node { name: &t.key })
-            .collect(),
-        edges,
-        groups,
-    };
+    let graph = DepGraph::of_tasks(&ir_plan.tasks, edges, groups);
 
     // The unresolved names and their searches.
     let refs = &moved.symbols.references;
@@ -120,11 +112,7 @@ pub(crate) fn renamed(
     Some(Checked {
         plan: Some(ir_plan),
         diagnostics,
-        reuse: Reuse {
-            graph: report.memo.map(Arc::new),
-            plan: Some(Arc::new(plan_reuse)),
-            instances: None,
-        },
+        reuse: Reuse::after_edit(report.memo, plan_reuse),
         ..moved
     })
 }

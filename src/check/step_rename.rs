@@ -19,7 +19,7 @@
 
 use std::sync::Arc;
 
-use super::graph::{self, DepGraph, GroupEdge, Node};
+use super::graph::{self, DepGraph, GroupEdge};
 use super::lower::{Unknown, Unresolved};
 use super::reuse::{
     check_diagnostics, edges_after, other_after, set_dependencies, shifted, unknown_diagnostics,
@@ -81,15 +81,7 @@ pub(crate) fn step_renamed(
     if pairs_bound(&groups, &edges) > rename.pair_limit {
         return None;
     }
-    let graph = DepGraph {
-        nodes: ir_plan
-            .tasks
-            .iter()
-            .map(|t| Node { name: &t.key })
-            .collect(),
-        edges,
-        groups,
-    };
+    let graph = DepGraph::of_tasks(&ir_plan.tasks, edges, groups);
 
     // The unresolved names and their searches.
     let old_spans: Vec<Span> = old_refs
@@ -135,11 +127,7 @@ pub(crate) fn step_renamed(
     Some(Checked {
         plan: Some(ir_plan),
         diagnostics,
-        reuse: Reuse {
-            graph: report.memo.map(Arc::new),
-            plan: Some(Arc::new(plan_reuse)),
-            instances: None,
-        },
+        reuse: Reuse::after_edit(report.memo, plan_reuse),
         ..moved
     })
 }
