@@ -117,6 +117,15 @@ impl Compilation {
         }
     }
 
+    /// Whether the text before or after the edit has a syntax error
+    /// (unparsed text could hide a name), as the rename paths refuse.
+    fn syntax_errors_around(&self, reparsed: &Reparsed) -> bool {
+        !reparsed.parsed.diagnostics.is_empty()
+            || !self.parts.root_syntax.is_empty()
+            || !self.syntax().unparsed.is_empty()
+            || !reparsed.parsed.file.unparsed.is_empty()
+    }
+
     /// The root module with a new tree, and the imported ones as they were.
     fn modules_with(&self, tree: ast::File) -> Vec<Module> {
         let root = &self.modules[0];
@@ -222,10 +231,7 @@ impl Compilation {
     fn renaming(&self, reparsed: &Reparsed) -> Option<Rename> {
         let old_tree = self.syntax();
         let new_tree = &reparsed.parsed.file;
-        let syntax_errors = !reparsed.parsed.diagnostics.is_empty()
-            || !self.parts.root_syntax.is_empty()
-            || !old_tree.unparsed.is_empty()
-            || !new_tree.unparsed.is_empty();
+        let syntax_errors = self.syntax_errors_around(reparsed);
         if syntax_errors
             || self.parts.options.skip_references
             || self.modules.iter().any(has_templates)
@@ -455,54 +461,20 @@ impl Compilation {
 
     /// What the check found and the loading diagnostics, moved with the text
     /// by `moved` (from [`Compilation::mover`]) after an edit that left the
-    /// re-read item's shape as it was; what the check keeps for the next
-    /// ([`check::Reuse`]) is the caller's to make.
+    /// re-read item's shape as it was, the plan's texts made again; what the
+    /// check keeps for the next ([`check::Reuse`]) is the caller's to make.
     fn moved_analysis(
         &self,
         reparsed: &Reparsed,
         moved: &impl Fn(Span) -> Option<Span>,
         rename: Option<&Rename>,
     ) -> Option<(Checked, Vec<Diagnostic>)> {
-        let root = self.file;
-        let move_all = |diagnostics: &[Diagnostic]| -> Option<Vec<Diagnostic>> {
-            diagnostics.iter().map(|d| d.moved(root, &moved)).collect()
-        };
-        // Copied whole, then moved in place: tens of thousands of symbols
-        // on a large plan, most of them before or after the edit.
-        let symbols = &self.checked.symbols;
-        let mut definitions = symbols.definitions.clone();
-        for d in definitions.iter_mut().filter(|d| d.file == root) {
-            d.span = moved(d.span)?;
-            d.full_span = moved(d.full_span)?;
-        }
-        if let Some(rename) = rename {
-            definitions[rename.definition].name = rename.new.clone();
-        }
-        // With room for a rename's references that resolve again, put in
-        // place (`check::rename`): without it, growing the list by one
-        // doubles it (at 100,000 tasks a fresh 13 MB, its pages zeroed, on
-        // every keystroke that takes a rename back).
-        let mut references = Vec::with_capacity(symbols.references.len() + REFERENCES_ROOM);
-        references.extend_from_slice(&symbols.references);
-        for r in references.iter_mut().filter(|r| r.file == root) {
-            r.span = moved(r.span)?;
-        }
         let plan = match &self.checked.plan {
             Some(plan) => Some(retext_plan(plan, self.syntax(), reparsed, rename)?),
             None => None,
         };
-        let checked = Checked {
-            plan,
-            task_count: self.checked.task_count,
-            diagnostics: move_all(&self.checked.diagnostics)?,
-            symbols: ir::Symbols {
-                definitions,
-                references,
-            },
-            // Made by the caller.
-            reuse: Default::default(),
-        };
-        Some((checked, move_all(&self.parts.loading)?))
+        let renamed = rename.map(|rename| (rename.definition, &rename.new));
+        self.moved_checked(moved, renamed, plan)
     }
 }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::has_templates;
 use crate::check::{self, step_rename::StepRenamed};
-use crate::compile::{Compilation, Parts};
+use crate::compile::Compilation;
 use crate::ir::SymbolKind;
 use crate::span::SourceMap;
 use crate::syntax::ast::{self, PlanItem, TopItem};
@@ -76,12 +76,7 @@ impl Compilation {
         };
         #[cfg(test)]
         tests::STEP_RENAMES.with(|n| n.set(n.get() + 1));
-        let parts = Parts {
-            root_syntax: reparsed.parsed.diagnostics,
-            loading,
-            options: self.parts.options.clone(),
-            json: false,
-        };
+        let parts = self.parts_with(reparsed.parsed.diagnostics, loading);
         Ok(Compilation {
             diagnostics: crate::compile::gathered(&parts, &checked),
             sources,
@@ -101,10 +96,7 @@ impl Compilation {
         let options = &self.parts.options;
         let old_tree = self.syntax();
         let new_tree = &reparsed.parsed.file;
-        let syntax_errors = !reparsed.parsed.diagnostics.is_empty()
-            || !self.parts.root_syntax.is_empty()
-            || !old_tree.unparsed.is_empty()
-            || !new_tree.unparsed.is_empty();
+        let syntax_errors = self.syntax_errors_around(reparsed);
         if reparsed.text_only
             || reparsed.place.task.is_some()
             || syntax_errors

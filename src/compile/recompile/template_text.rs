@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::check;
-use crate::compile::{Compilation, Parts};
+use crate::compile::Compilation;
 use crate::diagnostic::Code;
 use crate::ir::SymbolKind;
 use crate::span::SourceMap;
@@ -58,12 +58,7 @@ impl Compilation {
         };
         #[cfg(test)]
         tests::TEMPLATE_EDITS.with(|n| n.set(n.get() + 1));
-        let parts = Parts {
-            root_syntax: reparsed.parsed.diagnostics,
-            loading,
-            options: self.parts.options.clone(),
-            json: false,
-        };
+        let parts = self.parts_with(reparsed.parsed.diagnostics, loading);
         Ok(Compilation {
             sources,
             file: self.file,
