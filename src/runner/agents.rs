@@ -252,7 +252,7 @@ impl Runner {
             .entry(holder_key(holder.agent.as_deref()).to_owned())
             .or_default()
             .insert(i);
-        self.touched.task(i);
+        self.touch(i);
         self.doc.tasks[i].holder = Some(Box::new(holder));
         if let (Some(lease), Some(now)) = (caller.lease, caller.now) {
             self.set_lease(i, lease, now);
@@ -261,7 +261,7 @@ impl Runner {
 
     /// Forgets the holder of the task at `i` (it left `in_progress`).
     pub(super) fn release(&mut self, i: usize) {
-        self.touched.task(i);
+        self.touch(i);
         let Some(holder) = self.doc.tasks[i].holder.take() else {
             return;
         };
@@ -279,7 +279,7 @@ impl Runner {
 
     /// Gives the task at `i` (held) a lease of `seconds` from `now`.
     fn set_lease(&mut self, i: usize, seconds: u64, now: u64) {
-        self.touched.task(i);
+        self.touch(i);
         let Some(holder) = self.doc.tasks[i].holder.as_mut() else {
             return;
         };

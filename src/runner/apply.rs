@@ -194,7 +194,7 @@ impl Runner {
         let taken = self.check_holder(i, caller)?;
         self.set_status(i, TaskStatus::Completed);
         let id = self.task(i).id;
-        self.touched.task(i);
+        self.touch(i);
         self.doc.tasks[i].result = args.result.clone();
         if let Some(attachments) = attachments {
             self.doc.tasks[i]
@@ -230,7 +230,7 @@ impl Runner {
         let budget = self.retry_budget(i);
         let will_retry = args.should_retry && retry.count < budget;
         let id = self.task(i).id;
-        self.touched.task(i);
+        self.touch(i);
         self.doc.tasks[i].result = args.error_message.clone();
         let (message, event) = if will_retry {
             self.doc.tasks[i].retry.count += 1;
@@ -325,7 +325,7 @@ impl Runner {
         let taken = self.check_holder(i, caller)?;
         self.set_status(i, TaskStatus::Skipped);
         let id = self.task(i).id;
-        self.touched.task(i);
+        self.touch(i);
         self.doc.tasks[i].result = args.reason.clone();
         self.clear_current(id);
         let message = match &args.reason {
@@ -403,13 +403,13 @@ impl Runner {
             .count();
         // Only the tasks it changes are marked: a store writes those rows
         // alone (the tasks that never left pending are as they were).
-        for (i, task) in self.doc.tasks.iter_mut().enumerate() {
+        for task in &mut self.doc.tasks {
             let changes = task.status != TaskStatus::Pending
                 || task.holder.is_some()
                 || task.result.is_some()
                 || task.retry.count != 0;
             if changes {
-                self.touched.task(i);
+                self.touched.task(task.id);
                 task.status = TaskStatus::Pending;
                 task.holder = None;
                 task.result = None;
@@ -470,7 +470,7 @@ impl Runner {
         if from == TaskStatus::InProgress && status != TaskStatus::InProgress {
             self.release(i);
         }
-        self.touched.task(i);
+        self.touch(i);
         self.doc.tasks[i].status = status;
         if from != status {
             // A peer's word for the old status (task-master's `deferred`…) no

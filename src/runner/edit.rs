@@ -17,6 +17,7 @@ use super::error::{ErrorCode, OpError};
 use super::events::{Event, EventKind};
 use super::index::Index;
 use super::ops::{AddArgs, ReplanArgs, ReplanStep, TaskRef};
+use super::order::Order;
 use super::results::{Added, OpResult, Removed, Replanned, Updated};
 use super::{Applied, Caller, Runner};
 
@@ -45,7 +46,11 @@ impl Runner {
             ..TaskDoc::pending(id, name, dependencies)
         };
         let rewired = match after {
+            Some(a) if !self.may_close_cycle(a, &task.dependencies) => {
+                self.insert_in_place(a, task)
+            }
             Some(a) => {
+                // A cycle perhaps: the whole check, and its error.
                 let mut doc = self.doc.clone();
                 let rewired = self.insert_after(&mut doc, a, task);
                 self.replace(doc)?;
@@ -134,14 +139,16 @@ impl Runner {
         }
         // The new id is the largest the plan has had: no other is kept.
         self.doc.state.max_task_id = None;
-        self.touched.appended(self.doc.tasks.len() - 1);
+        self.order.push();
+        self.touched
+            .inserted(self.doc.tasks[self.doc.tasks.len() - 1].id);
         Ok(())
     }
 
     /// Inserts `task` right after the task at `a` (and in its step): the
     /// pending tasks that waited for it wait for the new task instead, as in
     /// the planManager. The ids of the tasks rewired.
-    fn insert_after(&self, doc: &mut PlanDocument, a: usize, task: TaskDoc) -> Vec<u32> {
+    pub(super) fn insert_after(&self, doc: &mut PlanDocument, a: usize, task: TaskDoc) -> Vec<u32> {
         let (x, id) = (self.task(a).id, task.id);
         let mut rewired = Vec::new();
         for &d in &self.index.dependents[a] {
@@ -235,24 +242,7 @@ impl Runner {
         let i = self.find(task)?;
         self.check_holder(i, caller)?;
         self.require_editable(i, "removed")?;
-        let removed = self.task(i).clone();
-        let mut doc = self.doc.clone();
-        let mut rewired = Vec::new();
-        for &d in &self.index.dependents[i] {
-            replace_dep(
-                &mut doc.tasks[d].dependencies,
-                removed.id,
-                &removed.dependencies,
-            );
-            rewired.push(doc.tasks[d].id);
-        }
-        rewired.sort_unstable();
-        rewired.dedup();
-        doc.tasks.remove(i);
-        for step in &mut doc.steps {
-            step.tasks.retain(|&t| t != removed.id);
-        }
-        self.replace(doc)?;
+        let (removed, rewired) = self.remove_in_place(i);
         let message = format!("Task {} removed successfully", removed.id);
         let mut event = Event::task(EventKind::Removed, removed.id, message.clone());
         event.task = Some(Box::new(removed.clone()));
@@ -364,7 +354,7 @@ impl Runner {
     /// Marks touched only the tasks that differ when the list (each
     /// position's task id) and the steps stayed as they were (`updateTask`),
     /// else everything: a store then writes every task and the steps.
-    fn replace(&mut self, mut doc: PlanDocument) -> Result<(), OpError> {
+    pub(super) fn replace(&mut self, mut doc: PlanDocument) -> Result<(), OpError> {
         self.keep_highest_id(&mut doc);
         let index = Index::build(&doc)?;
         let (old, new) = (&self.doc, &doc);
@@ -372,13 +362,14 @@ impl Runner {
             && old.steps == new.steps
             && old.tasks.iter().zip(&new.tasks).all(|(a, b)| a.id == b.id);
         if same_list {
-            for (i, (a, b)) in old.tasks.iter().zip(&new.tasks).enumerate() {
+            for (a, b) in old.tasks.iter().zip(&new.tasks) {
                 if a != b {
-                    self.touched.task(i);
+                    self.touched.task(a.id);
                 }
             }
         } else {
             self.touched.everything();
+            self.order = Order::dense(doc.tasks.len());
         }
         self.doc = doc;
         self.index = index;
@@ -387,7 +378,7 @@ impl Runner {
 
     /// The largest id the plan has had: in its tasks (kept by the index),
     /// or removed with a task (`state.max_task_id`). O(1).
-    fn highest_id(&self) -> u32 {
+    pub(super) fn highest_id(&self) -> u32 {
         let in_tasks = self.index.max_id;
         in_tasks.max(self.doc.state.max_task_id.unwrap_or(0))
     }
@@ -571,7 +562,7 @@ impl NewTasks {
 }
 
 /// Replaces `old` in a dependency list by `new` (keeping order, no duplicates).
-fn replace_dep(deps: &mut Vec<u32>, old: u32, new: &[u32]) {
+pub(super) fn replace_dep(deps: &mut Vec<u32>, old: u32, new: &[u32]) {
     let mut out = Vec::with_capacity(deps.len() + new.len());
     for &d in deps.iter() {
         if d == old {

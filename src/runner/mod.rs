@@ -13,11 +13,14 @@ mod advice;
 mod agents;
 mod apply;
 mod edit;
+mod edit_list;
 mod error;
 mod events;
 mod index;
+mod index_shift;
 mod observe;
 mod ops;
+mod order;
 mod ownership;
 mod prompt;
 mod query;
@@ -52,6 +55,7 @@ pub use ops::{
     AddArgs, CompleteArgs, FailArgs, ListArgs, LogArgs, LogKind, NoArgs, Op, ReplanArgs,
     ReplanStep, ReplanTask, SkipArgs, StartNextArgs, TaskIdArgs, TaskRef, TaskUpdates, UpdateArgs,
 };
+pub use order::{default_key, Order, ORDER_GAP};
 pub use prompt::{prompt, prompt_as, summary, SummaryReason};
 pub use reply::{Reply, ToolCall};
 pub use reply_plan::{
@@ -108,6 +112,9 @@ pub fn apply(doc: PlanDocument, op: &Op) -> Result<(PlanDocument, Applied), OpEr
 pub struct Runner {
     doc: PlanDocument,
     index: Index,
+    /// Each task's order key, by position (`order.rs`): what the database
+    /// stores key their task rows by.
+    order: Order,
     /// The tasks changed since [`Runner::take_touched`] last ran.
     touched: Touched,
 }
@@ -121,10 +128,37 @@ impl Runner {
         doc.tasks.shrink_to_fit();
         let index = Index::build(&doc)?;
         Ok(Runner {
+            order: Order::dense(doc.tasks.len()),
             doc,
             index,
             touched: Touched::default(),
         })
+    }
+
+    /// [`Runner::new`] with the tasks' order keys as a store read them
+    /// (one a task, increasing); keys that are not are `INVALID_STATE`.
+    pub fn with_order(doc: PlanDocument, keys: Vec<i64>) -> Result<Runner, OpError> {
+        let count = doc.tasks.len();
+        let order = Order::from_keys(keys).filter(|order| order.len() == count);
+        let Some(order) = order else {
+            return Err(OpError::new(
+                ErrorCode::InvalidState,
+                format!("the order keys of the plan's {count} task rows do not increase"),
+            ));
+        };
+        let mut runner = Runner::new(doc)?;
+        runner.order = order;
+        Ok(runner)
+    }
+
+    /// Each task's order key, by position.
+    pub fn order(&self) -> &Order {
+        &self.order
+    }
+
+    /// Marks the task at position `i` touched.
+    fn touch(&mut self, i: usize) {
+        self.touched.task(self.doc.tasks[i].id);
     }
 
     /// The tasks changed since the last call (or since [`Runner::new`]),

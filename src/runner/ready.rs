@@ -9,8 +9,8 @@ use crate::document::{Priority, TaskDoc};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadySet {
     /// Position → its priority's rank (fixed until the index is rebuilt).
-    rank: Vec<u8>,
-    set: BTreeSet<(u8, usize)>,
+    pub(super) rank: Vec<u8>,
+    pub(super) set: BTreeSet<(u8, usize)>,
 }
 
 impl ReadySet {

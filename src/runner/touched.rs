@@ -1,11 +1,11 @@
-//! Which tasks a change touched: the positions in `tasks` whose task an
-//! operation may have changed, or every task (a change of the list — an
-//! insertion in the middle, a removal, a replan, an update that moved a
-//! task between steps — that moves or rebuilds it). A store writes only
-//! these tasks of a change; `resetPlan`, an update that leaves the list and
-//! the steps as they were and an `addTask` at the end of the plan (the list
-//! grows, no task moves: [`Touched::appended`]) mark only the tasks they
-//! changed.
+//! Which tasks a change touched: the ids of the tasks an operation may have
+//! changed or inserted, the order keys whose rows go (a task removed, or
+//! moved to another key: `order.rs`), whether the steps changed, or every
+//! task (a replan, or an edit that rebuilt the list). A store writes only
+//! these tasks of a change; an insertion after a task, a removal and an
+//! `addTask` at the end of the plan mark the task, the tasks whose
+//! dependencies they rewired and the keys that go, and say the list changed
+//! shape ([`Touched::is_reshaped`]).
 
 use std::collections::BTreeSet;
 
@@ -14,37 +14,61 @@ use std::collections::BTreeSet;
 pub struct Touched {
     /// Every task: the list itself may have changed.
     all: bool,
-    /// Positions of the tasks touched, when not `all`.
-    positions: BTreeSet<usize>,
-    /// Whether a task was appended: the list is longer than it was (its
-    /// positions, touched, are past the old end).
-    grown: bool,
+    /// Ids of the tasks touched (written at their order key), when not `all`.
+    ids: BTreeSet<u32>,
+    /// Order keys whose rows go (a task removed, or moved to another key).
+    gone: BTreeSet<i64>,
+    /// Whether the list changed shape (a task inserted, appended or
+    /// removed): undoing the change means more than rewriting rows.
+    reshaped: bool,
+    /// Whether a step's task list changed.
+    steps: bool,
 }
 
 impl Touched {
-    /// Marks the task at position `i`.
-    pub(super) fn task(&mut self, i: usize) {
+    /// Marks the task with id `id`.
+    pub(super) fn task(&mut self, id: u32) {
         if !self.all {
-            self.positions.insert(i);
+            self.ids.insert(id);
         }
     }
 
-    /// Marks the task appended at position `i` (the list grew).
-    pub(super) fn appended(&mut self, i: usize) {
-        self.task(i);
-        self.grown = true;
+    /// Marks the task `id`, just inserted or appended: the list changed shape.
+    pub(super) fn inserted(&mut self, id: u32) {
+        self.task(id);
+        self.reshaped = true;
     }
 
-    /// Whether a task was appended ([`Touched::appended`]): undoing the
-    /// change means shortening the list again, not only rewriting rows.
-    pub fn is_grown(&self) -> bool {
-        self.grown
+    /// Marks the row at order key `key` as gone (its task removed or moved
+    /// to another key): the list changed shape.
+    pub(super) fn gone(&mut self, key: i64) {
+        if !self.all {
+            self.gone.insert(key);
+        }
+        self.reshaped = true;
+    }
+
+    /// Marks the steps as changed.
+    pub(super) fn steps(&mut self) {
+        self.steps = true;
+    }
+
+    /// Whether the list changed shape (a task inserted, appended or
+    /// removed): undoing the change means more than rewriting rows.
+    pub fn is_reshaped(&self) -> bool {
+        self.reshaped
+    }
+
+    /// Whether the steps may have changed (or every task was touched).
+    pub fn steps_changed(&self) -> bool {
+        self.all || self.steps
     }
 
     /// Marks every task (the list may have changed).
     pub(super) fn everything(&mut self) {
         self.all = true;
-        self.positions.clear();
+        self.ids.clear();
+        self.gone.clear();
     }
 
     /// Whether every task may have changed.
@@ -54,16 +78,21 @@ impl Touched {
 
     /// Whether no task was touched.
     pub fn is_empty(&self) -> bool {
-        !self.all && self.positions.is_empty()
+        !self.all && self.ids.is_empty() && self.gone.is_empty() && !self.steps
     }
 
-    /// The positions touched, in plan order (empty when every task was).
-    pub fn positions(&self) -> impl Iterator<Item = usize> + '_ {
-        self.positions.iter().copied()
+    /// The ids of the tasks touched, in id order (empty when every task was).
+    pub fn ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.ids.iter().copied()
     }
 
-    /// Whether the task at `i` is marked (or every task is).
-    pub fn contains(&self, i: usize) -> bool {
-        self.all || self.positions.contains(&i)
+    /// The order keys whose rows go, in order (empty when every task was).
+    pub fn gone_keys(&self) -> impl Iterator<Item = i64> + '_ {
+        self.gone.iter().copied()
+    }
+
+    /// Whether the task `id` is marked (or every task is).
+    pub fn contains(&self, id: u32) -> bool {
+        self.all || self.ids.contains(&id)
     }
 }

@@ -4,42 +4,68 @@
 //! (counters, ready set, holders, leases, unmet dependencies) updated for
 //! each, in O(tasks put in + their dependents) — not rebuilt. A pending
 //! task past the runner's last (an `addTask` at the end) is appended to
-//! the indexes the same way.
+//! the indexes the same way. Rows gone (a task removed) and rows at keys
+//! the runner does not hold (a task inserted in the middle) change the
+//! list where it stands (by key: no read of the other tasks), and the
+//! indexes are then built again in memory.
 
-use crate::document::{PlanDocument, TaskDoc, TaskStatus};
+use crate::document::{Meta, PlanDocument, StepDoc, TaskDoc, TaskStatus};
 use crate::runner::error::OpError;
 use crate::runner::index::{holder_key, satisfies, takes_work};
 use crate::runner::time::parse_rfc3339;
 use crate::runner::Runner;
 
-/// Puts `header` (a document without its tasks and steps) and the tasks
-/// `rows` (position, task) into `runner`, which keeps its steps (only a
-/// change of the task list changes them, and then the whole plan is read).
-/// A pending task at the position after the last is appended. Any other
-/// task whose identity, dependencies or priority differ from the one at
-/// its position, or whose lease does not read, has the runner built again
-/// from the whole document (what `Runner::new` says of it is the answer).
-pub(super) fn put_rows(
-    runner: &mut Runner,
-    header: PlanDocument,
-    rows: Vec<(usize, TaskDoc)>,
-) -> Result<(), OpError> {
+/// What a process reads of a plan to bring its kept runner up.
+pub(super) struct Rows {
+    /// The document without its tasks and steps.
+    pub header: PlanDocument,
+    /// The steps, when they were written since.
+    pub steps: Option<Vec<StepDoc>>,
+    /// The keys whose rows went since.
+    pub gone: Vec<i64>,
+    /// The rows written since: (key, task).
+    pub tasks: Vec<(i64, TaskDoc)>,
+}
+
+/// Puts `rows` into `runner`: the header; the steps when given (else the
+/// runner keeps its own); the rows gone taken out; each task at its key. A
+/// pending task at a key after the last is appended. Any other task whose
+/// identity, dependencies or priority differ from the one at its key, a
+/// task at a new key, a row gone, or a lease that does not read has the
+/// runner's indexes built again from the whole document (what `Runner::new`
+/// says of it is the answer).
+pub(super) fn put_rows(runner: &mut Runner, rows: Rows) -> Result<(), OpError> {
     let tasks = std::mem::take(&mut runner.doc.tasks);
     let steps = std::mem::take(&mut runner.doc.steps);
     runner.doc = PlanDocument {
         tasks,
-        steps,
-        ..header
+        steps: rows.steps.unwrap_or(steps),
+        ..rows.header
     };
     let mut rebuild = false;
-    for (i, task) in rows {
-        if !rebuild && i == runner.doc.tasks.len() && is_new(&task) {
-            // A task appended (`addTask` at the end) since: the indexes
-            // take it in, not built again.
-            runner.doc.tasks.push(task);
-            rebuild = runner.index.appended(&runner.doc.tasks).is_err();
-            continue;
+    for key in rows.gone {
+        if let Ok(i) = runner.order.find(key) {
+            runner.doc.tasks.remove(i);
+            runner.order.remove(i);
+            rebuild = true;
         }
+    }
+    for (key, task) in rows.tasks {
+        let i = match runner.order.find(key) {
+            Ok(i) => i,
+            Err(i) => {
+                let last = i == runner.doc.tasks.len();
+                runner.doc.tasks.insert(i, task);
+                runner.order.insert_key(i, key);
+                // A task appended (`addTask` at the end) since: the indexes
+                // take it in, not built again.
+                rebuild = rebuild
+                    || !last
+                    || !is_new(&runner.doc.tasks[i])
+                    || runner.index.appended(&runner.doc.tasks).is_err();
+                continue;
+            }
+        };
         let same_shape = runner.doc.tasks.get(i).is_some_and(|old| {
             old.id == task.id
                 && old.key == task.key
@@ -48,10 +74,7 @@ pub(super) fn put_rows(
         });
         if rebuild || !same_shape {
             rebuild = true;
-            match runner.doc.tasks.get_mut(i) {
-                Some(old) => *old = task,
-                None => runner.doc.tasks.push(task),
-            }
+            runner.doc.tasks[i] = task;
             continue;
         }
         leave(runner, i);
@@ -62,7 +85,10 @@ pub(super) fn put_rows(
     }
     runner.take_touched();
     if rebuild {
-        *runner = Runner::new(runner.doc.clone())?;
+        let order = std::mem::take(&mut runner.order);
+        let empty = PlanDocument::new(Meta::new("", ""), Vec::new());
+        *runner = Runner::new(std::mem::replace(&mut runner.doc, empty))?;
+        runner.order = order;
     }
     Ok(())
 }
@@ -209,6 +235,15 @@ mod tests {
             (Op::StartNextTask(Default::default()), "c"),
             (
                 Op::AddTask(AddArgs {
+                    name: "inserted".to_owned(),
+                    after_task_id: Some(TaskRef::Id(8)),
+                    ..AddArgs::default()
+                }),
+                "a",
+            ),
+            (Op::RemoveTask(task(10)), "b"),
+            (
+                Op::AddTask(AddArgs {
                     name: "appended again".to_owned(),
                     dependencies: Some(vec![TaskRef::Id(13)]),
                     ..AddArgs::default()
@@ -218,55 +253,66 @@ mod tests {
         ]
     }
 
+    /// The rows a change that touched `touched` writes, as `put_rows`
+    /// takes them back.
+    fn rows_of(runner: &Runner, touched: &crate::runner::Touched) -> Rows {
+        let tasks = (0..runner.doc.tasks.len())
+            .filter(|&i| touched.contains(runner.doc.tasks[i].id))
+            .map(|i| (runner.order.key(i), runner.doc.tasks[i].clone()))
+            .collect();
+        Rows {
+            header: PlanDocument {
+                tasks: Vec::new(),
+                steps: Vec::new(),
+                ..runner.doc.clone()
+            },
+            steps: touched.steps_changed().then(|| runner.doc.steps.clone()),
+            gone: touched.gone_keys().collect(),
+            tasks,
+        }
+    }
+
     /// A runner brought up to another's touched rows has the same indexes
-    /// as one built from the document (a task appended taken in too).
+    /// as one built from the document (a task appended taken in too, and
+    /// a task inserted in the middle or removed, with the tasks rewired).
     #[test]
     fn rows_put_in_keep_the_indexes_as_built() {
         let doc = chain(12);
         let mut ahead = Runner::new(doc.clone()).expect("runner");
         let mut kept = Runner::new(doc).expect("runner");
         let agent = |name: &str| Caller::agent(Some(name.to_owned()));
-        let ops = operations();
-        let mut appended = 0;
-        for (op, name) in ops {
+        let mut reshaped = 0;
+        for (op, name) in operations() {
             let previous = ahead.doc.clone();
             ahead.take_touched();
             let _ = ahead.apply_as(&op, &agent(name));
             let touched = ahead.take_touched();
-            let rows: Vec<_> = (0..ahead.doc.tasks.len())
-                .filter(|&i| touched.contains(i))
-                .map(|i| (i, ahead.doc.tasks[i].clone()))
-                .collect();
-            let header = PlanDocument {
-                tasks: Vec::new(),
-                ..ahead.doc.clone()
-            };
-            put_rows(&mut kept, header, rows).expect("rows put in");
+            put_rows(&mut kept, rows_of(&ahead, &touched)).expect("rows put in");
             let built = Runner::new(ahead.doc.clone()).expect("runner");
-            assert_eq!(kept.doc.to_json(), ahead.doc.to_json());
+            assert_eq!(kept.doc.to_json(), ahead.doc.to_json(), "after {op:?}");
+            assert_eq!(kept.order, ahead.order, "after {op:?}");
             assert_eq!(view(&kept), view(&built), "after {op:?}");
             assert_eq!(kept.index.position, built.index.position);
             assert_eq!(kept.index.dependents, built.index.dependents);
-            if touched.is_grown() {
+            if touched.is_reshaped() {
                 // Not undone from rows: the stores read the plan whole.
-                appended += 1;
+                reshaped += 1;
                 continue;
             }
             // And back: a change not committed, undone by the rows as they
             // were (tasks that were done no longer are).
             let mut back = Runner::new(ahead.doc.clone()).expect("runner");
-            let rows = (0..previous.tasks.len())
-                .filter(|&i| touched.contains(i))
-                .map(|i| (i, previous.tasks[i].clone()))
-                .collect();
-            let header = PlanDocument {
-                tasks: Vec::new(),
-                ..previous.clone()
-            };
-            put_rows(&mut back, header, rows).expect("rows put back");
+            back.order = ahead.order.clone();
+            let before = Runner::new(previous.clone()).expect("runner");
+            let mut rows = rows_of(&before, &touched);
+            rows.header.steps = Vec::new();
+            put_rows(&mut back, rows).expect("rows put back");
             let built = Runner::new(previous).expect("runner");
             assert_eq!(view(&back), view(&built), "undoing {op:?}");
         }
-        assert_eq!(appended, 2, "both adds ran and were put in as rows");
+        assert_eq!(
+            reshaped, 4,
+            "the adds and the removal ran and were put in as rows"
+        );
     }
 }

@@ -106,7 +106,7 @@ use writer::{write_loop, Job, WRITERS};
 /// The channel of `NOTIFY`.
 const CHANNEL: &str = "planc_events";
 /// The schema this planc writes.
-pub(crate) const SCHEMA_VERSION: i32 = 6;
+pub(crate) const SCHEMA_VERSION: i32 = 7;
 /// How long a subscriber's listener waits for a notification before it
 /// looks at the feed anyway (a transaction that ended without notifying
 /// may have held events back).

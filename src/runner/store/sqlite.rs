@@ -1,7 +1,8 @@
 //! The SQLite backend of [`PlanStore`]: many plans in one database file.
 //!
 //! Tables: `plans` (a row per plan: its state document without its tasks,
-//! revision and summary), `tasks` (a row per task, `sqlite_rows.rs`),
+//! revision and summary), `tasks` (a row per task, by order key,
+//! `sqlite_rows.rs`), `plan_steps`,
 //! `events` (a row per committed change: its record, the plan's
 //! revision as `seq`, and an `AUTOINCREMENT` position, which is the global
 //! commit order because SQLite has one writer at a time), and
@@ -65,18 +66,19 @@ const MAX_READERS: usize = 32;
 const MAX_KEPT: usize = if cfg!(test) { 8 } else { MAX_KEPT_PLANS };
 
 /// The schema this planc writes.
-pub(crate) const SCHEMA_VERSION: i64 = 4;
+pub(crate) const SCHEMA_VERSION: i64 = 5;
 
 /// One migration: it takes the schema to its version.
 type Migration = fn(&rusqlite::Transaction<'_>) -> rusqlite::Result<()>;
 
 /// The migrations, in order: each takes the schema from the version before
 /// it to its own.
-const MIGRATIONS: [(i64, Migration); 4] = [
+const MIGRATIONS: [(i64, Migration); 5] = [
     (1, migrate_to_1),
     (2, migrate_to_2),
     (3, sqlite_rows::migrate_to_3),
     (4, sqlite_rows::migrate_to_4),
+    (5, sqlite_rows::migrate_to_5),
 ];
 
 /// Version 1: plans and their events.
@@ -276,6 +278,11 @@ impl SqliteStore {
 
     /// The plan's committed state, put together from its rows.
     fn read_doc(&self, plan_id: &str) -> Result<PlanDocument, OpError> {
+        self.read_rows(plan_id).map(|(doc, _)| doc)
+    }
+
+    /// The plan's committed state and its task rows' order keys.
+    fn read_rows(&self, plan_id: &str) -> Result<(PlanDocument, Vec<i64>), OpError> {
         let doc = self.read(|conn| sqlite_rows::read_plan(conn, plan_id))?;
         doc.ok_or_else(|| plan_not_found(plan_id))?
             .map_err(|e| not_a_state(&self.path, plan_id, &e))

@@ -19,7 +19,7 @@ use crate::runner::{Applied, Caller, Runner};
 use super::super::database::lock;
 use super::super::sqlite_read_only;
 use super::super::sqlite_rows::Writes;
-use super::super::task_rows::{change_in_place, InPlace};
+use super::super::task_rows::{change_in_place, runner_of, InPlace};
 use super::{writer_gone, Slot, SqliteStore};
 
 /// How long a read waits for the changes queued before it to be committed
@@ -43,9 +43,9 @@ impl SqliteStore {
         change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
     ) -> Result<(u64, Result<Option<(Writes, LogRecord)>, OpError>), OpError> {
         if slot.runner.is_none() {
-            let doc = self.read_doc(plan_id)?;
+            let (doc, keys) = self.read_rows(plan_id)?;
             let base = doc.state.revision;
-            match Runner::new(doc) {
+            match runner_of(doc, keys) {
                 Ok(runner) => slot.runner = Some(runner),
                 Err(error) => return Ok((base, Err(error))),
             }
@@ -157,7 +157,8 @@ impl SqliteStore {
                 // queued): what is computed from now on starts afresh.
                 entry.epoch.fetch_add(1, Ordering::SeqCst);
             }
-            match Runner::new(self.read_doc(plan_id)?) {
+            let (doc, keys) = self.read_rows(plan_id)?;
+            match runner_of(doc, keys) {
                 Ok(runner) => slot.runner = Some(runner),
                 Err(_) => return Ok(false),
             }

@@ -1,17 +1,21 @@
-//! Tasks as rows in the SQLite store (schema version 4): a plan's row in
+//! Tasks as rows in the SQLite store (schema version 5): a plan's row in
 //! `plans` keeps its document without its tasks and steps (the header:
 //! meta, roles, state), `plan_steps` its steps (when it has any: each
 //! step's task ids, O(tasks) of text) and `tasks` a row per task, keyed by
-//! its position in the plan. A change writes the header and only the tasks
-//! it touched ([`Runner::take_touched`]), an `addTask` at the end of the
-//! plan the new task's row (inserted); a change of the task list itself
-//! (an insertion after a task, remove, update that moves a task between
-//! steps, replan) writes every task and the steps again. Reading a plan puts the document together from the header, the
-//! steps and the rows, in one read transaction.
+//! its order key `ord` (increasing in plan order, with gaps: a task
+//! inserted in the middle takes a key between its neighbours'). A change
+//! writes the header and only the tasks it touched ([`Runner::take_touched`]):
+//! an `addTask` the new task's row and those of the tasks it rewired, a
+//! `removeTask` the deletion of its row and the rewired tasks' rows, the
+//! steps only when a step's list changed; a replan every task and the
+//! steps again. Reading a plan puts the document together from the header,
+//! the steps and the rows in key order, in one read transaction.
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use crate::document::{PlanDocument, TaskDoc};
+
+use crate::runner::{default_key, ORDER_GAP};
 
 use super::database::to_i64;
 use super::task_rows::{self, RowWrites, TaskRows};
@@ -32,7 +36,7 @@ pub(super) fn migrate_to_3(tx: &Transaction<'_>) -> rusqlite::Result<()> {
         if let Ok(mut doc) = serde_json::from_str::<PlanDocument>(&text) {
             let tasks = std::mem::take(&mut doc.tasks);
             write_migrated_header(tx, &plan_id, &doc)?;
-            insert_tasks(tx, &plan_id, &tasks)?;
+            insert_tasks(tx, &plan_id, &tasks, V3_INSERT, |i| to_i64(i as u64))?;
         }
     }
     Ok(())
@@ -80,6 +84,22 @@ pub(super) fn migrate_to_4(tx: &Transaction<'_>) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// Version 5: task rows keyed by an order key with gaps (`ord`), not by
+/// their position: the key of the task at position `p` is
+/// `(p + 1) × ORDER_GAP`, so the plan reads as before and a task inserted
+/// later between two others takes a key between theirs. The rows are
+/// renumbered through negative keys, so no key meets another on the way.
+pub(super) fn migrate_to_5(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute(
+        "UPDATE tasks SET position = -(position + 1) * ?1",
+        [ORDER_GAP],
+    )?;
+    tx.execute_batch(
+        "UPDATE tasks SET position = -position;
+         ALTER TABLE tasks RENAME COLUMN position TO ord;",
+    )
+}
+
 /// What one change writes (shared with PostgreSQL: `task_rows.rs`).
 pub(super) type Writes = RowWrites;
 
@@ -94,20 +114,30 @@ pub(super) fn write_tasks(
         write_steps(tx, plan_id, steps)?;
     }
     match &writes.tasks {
-        TaskRows::Some(tasks) => {
-            // A task appended (`addTask` at the end) has no row yet.
+        TaskRows::Some { written, gone } => {
+            if !gone.is_empty() {
+                let mut delete = tx.prepare("DELETE FROM tasks WHERE plan_id = ?1 AND ord = ?2")?;
+                for key in gone {
+                    delete.execute(params![plan_id, key])?;
+                }
+            }
+            // A task inserted has no row yet.
             let mut upsert = tx.prepare(
-                "INSERT INTO tasks (plan_id, position, task) VALUES (?2, ?3, ?1)
-                 ON CONFLICT (plan_id, position) DO UPDATE SET task = excluded.task",
+                "INSERT INTO tasks (plan_id, ord, task) VALUES (?2, ?3, ?1)
+                 ON CONFLICT (plan_id, ord) DO UPDATE SET task = excluded.task",
             )?;
-            for (i, text) in tasks {
-                upsert.execute(params![text, plan_id, to_i64(*i as u64)])?;
+            for (key, text) in written {
+                upsert.execute(params![text, plan_id, key])?;
             }
             Ok(())
         }
         TaskRows::All(tasks) => {
             tx.execute("DELETE FROM tasks WHERE plan_id = ?1", [plan_id])?;
-            insert_texts(tx, plan_id, tasks.iter().map(String::as_str))
+            let mut insert = tx.prepare(INSERT)?;
+            for (key, text) in tasks {
+                insert.execute(params![plan_id, key, text])?;
+            }
+            Ok(())
         }
     }
 }
@@ -173,16 +203,18 @@ pub(super) fn insert_plan(
             summary
         ],
     )?;
-    insert_tasks(tx, plan_id, &doc.tasks)
+    insert_tasks(tx, plan_id, &doc.tasks, INSERT, default_key)
 }
 
 /// Plan `plan_id`'s committed document, put together from its header, its
-/// steps and its task rows in one read transaction; `None` when there is no
-/// plan. What is wrong is given back when the texts are not a document.
+/// steps and its task rows in one read transaction, and the rows' order
+/// keys; `None` when there is no plan. What is wrong is given back when the
+/// texts are not a document.
+#[allow(clippy::type_complexity)]
 pub(super) fn read_plan(
     conn: &Connection,
     plan_id: &str,
-) -> rusqlite::Result<Option<Result<PlanDocument, String>>> {
+) -> rusqlite::Result<Option<Result<(PlanDocument, Vec<i64>), String>>> {
     let tx = conn.unchecked_transaction()?;
     let header: Option<String> = tx
         .query_row(
@@ -201,33 +233,34 @@ pub(super) fn read_plan(
             |row| row.get(0),
         )
         .optional()?;
-    let mut select = tx.prepare("SELECT task FROM tasks WHERE plan_id = ?1 ORDER BY position")?;
-    let rows: Vec<String> = select
-        .query_map([plan_id], |row| row.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    let mut select = tx.prepare("SELECT ord, task FROM tasks WHERE plan_id = ?1 ORDER BY ord")?;
+    let (keys, rows): (Vec<i64>, Vec<String>) = select
+        .query_map([plan_id], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<Vec<(i64, String)>>>()?
+        .into_iter()
+        .unzip();
     drop(select);
     tx.finish()?;
-    Ok(Some(task_rows::assemble(
-        &header,
-        steps.as_deref(),
-        rows.iter().map(String::as_str),
-    )))
+    let doc = task_rows::assemble(&header, steps.as_deref(), rows.iter().map(String::as_str));
+    Ok(Some(doc.map(|doc| (doc, keys))))
 }
 
-fn insert_tasks(tx: &Transaction<'_>, plan_id: &str, tasks: &[TaskDoc]) -> rusqlite::Result<()> {
-    let texts: Vec<String> = tasks.iter().map(to_text).collect::<rusqlite::Result<_>>()?;
-    insert_texts(tx, plan_id, texts.iter().map(String::as_str))
-}
+/// Inserts a task row at its position (schema 3 and 4).
+const V3_INSERT: &str = "INSERT INTO tasks (plan_id, position, task) VALUES (?1, ?2, ?3)";
+/// Inserts a task row at its order key.
+const INSERT: &str = "INSERT INTO tasks (plan_id, ord, task) VALUES (?1, ?2, ?3)";
 
-fn insert_texts<'a>(
+/// Inserts `tasks` with `insert`, the task at position `i` at key `key(i)`.
+fn insert_tasks(
     tx: &Transaction<'_>,
     plan_id: &str,
-    texts: impl Iterator<Item = &'a str>,
+    tasks: &[TaskDoc],
+    insert: &str,
+    key: fn(usize) -> i64,
 ) -> rusqlite::Result<()> {
-    let mut insert =
-        tx.prepare("INSERT INTO tasks (plan_id, position, task) VALUES (?1, ?2, ?3)")?;
-    for (i, text) in texts.enumerate() {
-        insert.execute(params![plan_id, to_i64(i as u64), text])?;
+    let mut insert = tx.prepare(insert)?;
+    for (i, task) in tasks.iter().enumerate() {
+        insert.execute(params![plan_id, key(i), to_text(task)?])?;
     }
     Ok(())
 }

@@ -2,17 +2,18 @@
 //! rows: a plan's row holds its document without its tasks and steps (the
 //! header: meta, roles, state) and its summary; its steps (each step's task
 //! ids, O(tasks) of text) are a row of their own, written only by a change
-//! of the task list, the only changes that move a task in or out of a step;
-//! each task is a row of its own, keyed by its position. A change is run in
-//! place on the plan's kept runner ([`change_in_place`]), and writes the
-//! header, the summary and only the tasks it touched ([`RowWrites`]), an
-//! `addTask` at the end of the plan only the new task's row (no task moves,
-//! no step changes); a change of the task list itself (an insertion after a
-//! task, remove, an update that moves a task between steps, replan) writes
-//! every task and the steps again. Reading a plan puts the document together from
-//! the header, the steps and the rows ([`assemble`]); migrations move the
-//! steps out of a header ([`steps_out_of_header`]). Only the SQL differs
-//! between the backends.
+//! that changed a step's list (a task inserted into or removed from a
+//! step, a replan); each task is a row of its own, keyed by its order key
+//! (`ord`: increasing in plan order, with gaps, `runner/order.rs`). A
+//! change is run in place on the plan's kept runner ([`change_in_place`]),
+//! and writes the header, the summary and only the tasks it touched
+//! ([`RowWrites`]): an `addTask` (at the end or after a task) the new
+//! task's row and those of the tasks it rewired, a `removeTask` the
+//! deletion of its row and the rows of the tasks it rewired; a replan
+//! every task and the steps again. Reading a plan puts the document
+//! together from the header, the steps and the rows in key order
+//! ([`assemble`]); migrations move the steps out of a header
+//! ([`steps_out_of_header`]). Only the SQL differs between the backends.
 
 use crate::document::{PlanDocument, StepDoc, TaskDoc, TaskStatus};
 use crate::runner::error::{ErrorCode, OpError};
@@ -29,8 +30,9 @@ pub(super) struct RowWrites {
     pub revision: u64,
     /// The document without its tasks and its steps.
     pub header: String,
-    /// The plan's steps' text when the task list changed (a change of the
-    /// list may have changed them); `None` otherwise.
+    /// The plan's steps' text when a step's task list changed (an
+    /// insertion or removal of a task in a step, a replan); `None`
+    /// otherwise.
     pub steps: Option<String>,
     /// The plan's summary (as `PlanStore::list` gives it).
     pub summary: String,
@@ -38,37 +40,48 @@ pub(super) struct RowWrites {
     pub tasks: TaskRows,
 }
 
-/// The tasks a change writes.
+/// The tasks a change writes, each at its order key (`tasks.ord`).
 #[derive(Debug)]
 pub(super) enum TaskRows {
-    /// Each touched task: its position and text.
-    Some(Vec<(usize, String)>),
-    /// Every task, the list having changed.
-    All(Vec<String>),
+    /// Each touched task (its key and text), and the keys whose rows go
+    /// (deleted before the tasks are written).
+    Some {
+        /// (key, text) of each task written.
+        written: Vec<(i64, String)>,
+        /// Keys whose rows go: tasks removed, or moved to another key.
+        gone: Vec<i64>,
+    },
+    /// Every task (key, text), the list having been replaced: every other
+    /// row of the plan goes.
+    All(Vec<(i64, String)>),
 }
 
 impl RowWrites {
     /// What the change `runner` just made writes, `touched` being the
-    /// tasks it touched: O(touched), or O(tasks) for a change of the list.
+    /// tasks it touched: O(touched), or O(tasks) for a change that
+    /// replaced the list (a replan).
     pub fn of(plan_id: &str, runner: &mut Runner, touched: &Touched) -> Result<RowWrites, OpError> {
+        let order = &runner.order;
         let tasks = match touched.is_everything() {
             true => TaskRows::All(
                 runner
                     .doc
                     .tasks
                     .iter()
-                    .map(to_text)
+                    .enumerate()
+                    .map(|(i, task)| to_text(task).map(|text| (order.key(i), text)))
                     .collect::<Result<_, _>>()?,
             ),
-            false => TaskRows::Some(
-                touched
-                    .positions()
-                    .filter_map(|i| runner.doc.tasks.get(i).map(|task| (i, task)))
-                    .map(|(i, task)| to_text(task).map(|text| (i, text)))
+            false => TaskRows::Some {
+                written: touched
+                    .ids()
+                    .filter_map(|id| runner.index.position.get(&id).copied())
+                    .map(|i| to_text(&runner.doc.tasks[i]).map(|text| (order.key(i), text)))
                     .collect::<Result<_, _>>()?,
-            ),
+                gone: touched.gone_keys().collect(),
+            },
         };
-        let steps = match touched.is_everything() {
+        let steps = match touched.steps_changed() {
             true => Some(to_text(&runner.doc.steps)?),
             false => None,
         };
@@ -132,7 +145,7 @@ pub(super) struct Split {
     pub header: String,
     /// The steps' text (`[]` for none).
     pub steps: String,
-    /// Each task's text, in order.
+    /// Each task's text, in order (at the keys [`crate::runner::default_key`] gives).
     pub tasks: Vec<String>,
 }
 
@@ -184,6 +197,16 @@ pub(super) fn assemble<'a>(
         doc.tasks = tasks;
     }
     Ok(doc)
+}
+
+/// A runner over `doc` as read from a store, `keys` being its task rows'
+/// order keys (none when the document kept its tasks whole: then they are
+/// as first written).
+pub(super) fn runner_of(doc: PlanDocument, keys: Vec<i64>) -> Result<Runner, OpError> {
+    match keys.is_empty() {
+        true => Runner::new(doc),
+        false => Runner::with_order(doc, keys),
+    }
 }
 
 /// Task rows' texts parsed, in order, or which one is not a task.

@@ -1,9 +1,11 @@
-//! [`Runner::take_touched`] against a whole-document diff: over random
-//! plans and random operations (agents, leases, expiry, edits, reset,
-//! refusals), every task that differs after an operation was marked, a
-//! change of the task list marks everything, and an `addTask` at the end
-//! marks the new task alone as appended. A store writes only the marked
-//! tasks, so a mutation site that forgets to mark fails here.
+//! [`Runner::take_touched`] against the document: over random plans and
+//! random operations (agents, leases, expiry, edits — insertions after a
+//! task, removals, adds at the end —, reset, replan, refusals), rows
+//! written as a store writes them (the keys gone deleted, the tasks
+//! touched written at their order keys) read back, in key order, as the
+//! runner's tasks, and a change of the steps is marked. A store writes
+//! only the marked rows, so a mutation site that forgets to mark fails
+//! here.
 
 use proptest::prelude::*;
 use serde_json::json;
@@ -52,20 +54,25 @@ fn arguments(name: &str, id: u32, other: u32) -> serde_json::Value {
     }
 }
 
-/// The positions whose task differs (those past the old end too, when
-/// `grown` and the list is one task longer), or `None` when the lists
-/// differ in length otherwise.
-fn diff(
-    before: &[crate::document::TaskDoc],
-    after: &[crate::document::TaskDoc],
-    grown: bool,
-) -> Option<Vec<usize>> {
-    let appended = grown && after.len() == before.len() + 1;
-    (before.len() == after.len() || appended).then(|| {
-        (0..after.len())
-            .filter(|&i| before.get(i) != Some(&after[i]))
-            .collect()
-    })
+/// A store's task rows kept as a store keeps them: by order key.
+type Rows = std::collections::BTreeMap<i64, crate::document::TaskDoc>;
+
+/// Writes into `rows` what a store writes for a change that touched
+/// `touched` on `r`: the keys gone deleted, the tasks touched written at
+/// their keys, or every task when every task was touched.
+fn write_rows(rows: &mut Rows, r: &Runner, touched: &Touched) {
+    let doc = r.document();
+    if touched.is_everything() {
+        rows.clear();
+    }
+    for key in touched.gone_keys() {
+        rows.remove(&key);
+    }
+    for (i, task) in doc.tasks.iter().enumerate() {
+        if touched.contains(task.id) {
+            rows.insert(r.order().key(i), task.clone());
+        }
+    }
 }
 
 proptest! {
@@ -78,6 +85,9 @@ proptest! {
     ) {
         let slices: Vec<&[u32]> = deps.iter().map(Vec::as_slice).collect();
         let mut r = Runner::new(plan(&slices)).unwrap();
+        let mut rows: Rows = (0..r.document().tasks.len())
+            .map(|i| (r.order().key(i), r.document().tasks[i].clone()))
+            .collect();
         let mut now = 1_800_000_000u64;
         for (name, pick, agent, wait) in calls {
             now += wait;
@@ -98,17 +108,17 @@ proptest! {
             };
             let touched = r.take_touched();
             if before.steps != r.document().steps {
-                prop_assert!(touched.is_everything(), "{} changed the steps unmarked", name);
+                prop_assert!(touched.steps_changed(), "{} changed the steps unmarked", name);
             }
             r.assert_consistent();
-            match diff(&before.tasks, &r.document().tasks, touched.is_grown()) {
-                None => prop_assert!(touched.is_everything(), "{} changed the list unmarked", name),
-                Some(changed) => {
-                    for i in changed {
-                        prop_assert!(touched.contains(i), "{} changed task at {} unmarked: {:?}", name, i, touched);
-                    }
-                }
-            }
+            // The rows written, in key order, are the tasks, in plan order.
+            write_rows(&mut rows, &r, &touched);
+            let read: Vec<&crate::document::TaskDoc> = rows.values().collect();
+            let tasks: Vec<&crate::document::TaskDoc> = r.document().tasks.iter().collect();
+            prop_assert_eq!(read, tasks, "{} wrote other rows: {:?}", name, touched);
+            let keys: Vec<i64> = rows.keys().copied().collect();
+            let order: Vec<i64> = (0..r.order().len()).map(|i| r.order().key(i)).collect();
+            prop_assert_eq!(keys, order, "after {}", name);
             if refused {
                 prop_assert_eq!(r.document(), &before, "a refused {} changed the state", name);
             }
@@ -118,8 +128,8 @@ proptest! {
 
 /// `resetPlan` and an `updateTask` that keeps the list and the steps mark
 /// only the tasks they change (a store writes those rows alone), not every
-/// task; an update that moves a task to another step marks everything (the
-/// store writes the steps again).
+/// task; so do an insertion after a task and a removal (with the steps,
+/// which they change).
 #[test]
 fn a_reset_and_an_update_mark_only_the_tasks_they_change() {
     let mut doc = plan(&[&[], &[], &[], &[], &[]]);
@@ -148,7 +158,7 @@ fn a_reset_and_an_update_mark_only_the_tasks_they_change() {
     call(&mut r, "resetPlan", json!({}));
     let touched = r.take_touched();
     assert!(!touched.is_everything());
-    assert_eq!(touched.positions().collect::<Vec<_>>(), [0, 3]);
+    assert_eq!(touched.ids().collect::<Vec<_>>(), [1, 4]);
     call(
         &mut r,
         "updateTask",
@@ -156,19 +166,30 @@ fn a_reset_and_an_update_mark_only_the_tasks_they_change() {
     );
     let touched = r.take_touched();
     assert!(!touched.is_everything());
-    assert_eq!(touched.positions().collect::<Vec<_>>(), [1]);
+    assert_eq!(touched.ids().collect::<Vec<_>>(), [2]);
     call(
         &mut r,
         "updateTask",
         json!({"task_id": 5, "dependencies": [2]}),
     );
-    assert_eq!(r.take_touched().positions().collect::<Vec<_>>(), [4]);
+    assert_eq!(r.take_touched().ids().collect::<Vec<_>>(), [5]);
+    // An insertion after task 2 (in step a): the new task, task 5 (which
+    // waited for 2 and now waits for it) and the steps, no other task.
     call(
         &mut r,
         "addTask",
         json!({"name": "late", "after_task_id": 2}),
     );
-    assert!(r.take_touched().is_everything());
+    let touched = r.take_touched();
+    assert!(!touched.is_everything() && touched.is_reshaped() && touched.steps_changed());
+    assert_eq!(touched.ids().collect::<Vec<_>>(), [5, 6]);
+    assert_eq!(touched.gone_keys().count(), 0);
+    // Its removal: its key goes, task 5 waits for 2 again.
+    call(&mut r, "removeTask", json!({"task_id": 6}));
+    let touched = r.take_touched();
+    assert!(!touched.is_everything() && touched.steps_changed());
+    assert_eq!(touched.ids().collect::<Vec<_>>(), [5]);
+    assert_eq!(touched.gone_keys().count(), 1);
 }
 
 /// An `addTask` at the end of the plan marks the new task alone, as
@@ -190,14 +211,18 @@ fn an_add_at_the_end_marks_only_the_new_task() {
         json!({"name": "late", "dependencies": [1, 3]}),
     );
     let touched = r.take_touched();
-    assert!(!touched.is_everything() && touched.is_grown());
-    assert_eq!(touched.positions().collect::<Vec<_>>(), [3]);
+    assert!(!touched.is_everything() && touched.is_reshaped() && !touched.steps_changed());
+    assert_eq!(touched.ids().collect::<Vec<_>>(), [4]);
     r.assert_consistent();
+    // In the middle: the new task and tasks 2 and 4, pending, which waited
+    // for 1 and now wait for it; no other task.
     call(
         &mut r,
         "addTask",
         json!({"name": "middle", "after_task_id": 1}),
     );
-    assert!(r.take_touched().is_everything());
+    let touched = r.take_touched();
+    assert!(!touched.is_everything());
+    assert_eq!(touched.ids().collect::<Vec<_>>(), [2, 4, 5]);
     r.assert_consistent();
 }

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::change::{compute, Computed, Made, Redo};
 use super::rows::{self, PlanWrite};
-use super::slot::{Entry, Slot};
+use super::slot::{Entry, Lost, Slot};
 use super::writer::{Job, Reject, ToCaller};
 use super::{PostgresStore, PER_TRANSACTION};
 use crate::document::PlanDocument;
@@ -418,7 +418,7 @@ impl PostgresStore {
         entry.epoch.fetch_add(1, Ordering::SeqCst);
         slot.runner = None;
         slot.stale = false;
-        slot.lost = Touched::default();
+        slot.lost = Lost::default();
         if let Some((doc, born)) = write()? {
             slot.committed = doc.state.revision;
             slot.born = born;

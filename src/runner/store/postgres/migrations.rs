@@ -16,13 +16,14 @@ type Migration = fn(&mut Transaction<'_>) -> Result<(), postgres::Error>;
 
 /// The migrations, in order: each takes the schema from the version before
 /// it to its own.
-const MIGRATIONS: [(i32, Migration); 6] = [
+const MIGRATIONS: [(i32, Migration); 7] = [
     (1, migrate_to_1),
     (2, migrate_to_2),
     (3, migrate_to_3),
     (4, migrate_to_4),
     (5, super::rows::migrate_to_5),
     (6, super::rows::migrate_to_6),
+    (7, super::rows::migrate_to_7),
 ];
 
 /// Version 1: plans and their events.

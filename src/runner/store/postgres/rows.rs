@@ -1,25 +1,31 @@
-//! Tasks as rows in the PostgreSQL store (schema version 6): the SQL of
+//! Tasks as rows in the PostgreSQL store (schema version 7): the SQL of
 //! `tasks`, of a plan's header and steps beside them (`plans`,
 //! `plan_steps`), and of the one statement that writes changes. The row
 //! encoding and the change logic are the SQLite store's (`task_rows.rs`):
-//! the header is written by every change, the steps only by a change of the
-//! task list.
+//! the header is written by every change, the steps only by a change of a
+//! step's list, and task rows are keyed by their order key `ord`
+//! (increasing in plan order, with gaps), so an insertion in the middle of
+//! the plan writes one row.
 //!
 //! Besides its header, a plan's row keeps `born` (the id of the
 //! transaction that created the plan: a plan started over or created
-//! again is another plan) and `reshaped` (the revision of the last change
-//! that wrote every task: the list may have changed). Each task row keeps
-//! the revision that last wrote it, indexed, so that a process whose kept
-//! runner is at revision `r` reads only the rows written after `r`.
+//! again is another plan), `reshaped` (the revision of the last change
+//! that wrote every task: a replan) and `stepped` (the revision of the
+//! last change that wrote the steps). Each task row keeps the revision
+//! that last wrote it, indexed, and each row that went (a task removed, or
+//! moved to another key) leaves its key and revision in `tasks_gone`, so
+//! that a process whose kept runner is at revision `r` reads only the rows
+//! written and gone after `r` (and the steps when written after `r`).
 
 use std::collections::BTreeMap;
 
 use postgres::{GenericClient, Statement, Transaction};
 
-use crate::document::{PlanDocument, TaskDoc};
+use crate::document::{PlanDocument, StepDoc, TaskDoc};
 use crate::runner::error::OpError;
 use crate::runner::store::database::to_i64;
 use crate::runner::store::task_rows::{self, RowWrites, Split, TaskRows};
+use crate::runner::ORDER_GAP;
 
 /// Version 5: a row per task; each plan's `doc` keeps the rest (its steps
 /// too, until version 6).
@@ -60,7 +66,7 @@ pub(super) fn migrate_to_5(tx: &mut Transaction<'_>) -> Result<(), postgres::Err
             "UPDATE plans SET doc = $2 WHERE plan_id = $1",
             &[&plan_id, &header],
         )?;
-        tx.execute(INSERT_TASKS, &[&plan_id, &revision, &tasks])?;
+        tx.execute(V5_INSERT_TASKS, &[&plan_id, &revision, &tasks])?;
     }
     Ok(())
 }
@@ -93,32 +99,66 @@ pub(super) fn migrate_to_6(tx: &mut Transaction<'_>) -> Result<(), postgres::Err
     Ok(())
 }
 
-/// Inserts plan `$1`'s tasks `$3` (texts, in order) written at revision `$2`.
-pub(super) const INSERT_TASKS: &str = "INSERT INTO tasks (plan_id, position, revision, task)
+/// Version 7: task rows keyed by an order key with gaps (`ord`), not by
+/// their position (the key of the task at position `p` is
+/// `(p + 1) × ORDER_GAP`, renumbered through negative keys so that no key
+/// meets another on the way); the keys of rows gone (`tasks_gone`) and the
+/// revision that last wrote a plan's steps (`plans.stepped`), so that
+/// another process catches up with an insertion or a removal by reading
+/// what it wrote.
+pub(super) fn migrate_to_7(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
+    tx.batch_execute(
+        "ALTER TABLE tasks RENAME COLUMN position TO ord;
+         ALTER TABLE plans ADD COLUMN stepped BIGINT NOT NULL DEFAULT 0;
+         CREATE TABLE tasks_gone (
+             plan_id  TEXT NOT NULL,
+             ord      BIGINT NOT NULL,
+             revision BIGINT NOT NULL,
+             PRIMARY KEY (plan_id, ord)
+         );
+         CREATE INDEX tasks_gone_written ON tasks_gone (plan_id, revision);",
+    )?;
+    tx.execute("UPDATE tasks SET ord = -(ord + 1) * $1", &[&ORDER_GAP])?;
+    tx.batch_execute("UPDATE tasks SET ord = -ord")
+}
+
+/// Inserts plan `$1`'s tasks `$3` (texts, in order) written at revision
+/// `$2`, by position (schemas 5 and 6).
+const V5_INSERT_TASKS: &str = "INSERT INTO tasks (plan_id, position, revision, task)
      SELECT $1, n - 1, $2, t FROM unnest($3::text[]) WITH ORDINALITY AS x(t, n)";
+
+/// Inserts plan `$1`'s tasks `$3` (texts, in order) written at revision
+/// `$2`, at the keys they are first given (`(position + 1) × $4`).
+pub(super) const INSERT_TASKS: &str = "INSERT INTO tasks (plan_id, ord, revision, task)
+     SELECT $1, n * $4, $2, t FROM unnest($3::text[]) WITH ORDINALITY AS x(t, n)";
 
 /// Plan `$1`'s version, header and steps, and its tasks in order:
 /// `revision`, `born`, `doc`, the steps' text (null without a row), the
-/// tasks' texts. One statement: one snapshot.
+/// tasks' keys and texts. One statement: one snapshot.
 pub(super) const READ_PLAN: &str = "SELECT revision, born, doc,
          (SELECT steps FROM plan_steps WHERE plan_id = $1),
-         ARRAY(SELECT task FROM tasks WHERE plan_id = $1 ORDER BY position)
+         ARRAY(SELECT ord FROM tasks WHERE plan_id = $1 ORDER BY ord),
+         ARRAY(SELECT task FROM tasks WHERE plan_id = $1 ORDER BY ord)
      FROM plans WHERE plan_id = $1";
 
-/// Plan `$1`'s version and header, and the tasks written after revision
-/// `$2` or at the positions `$3`: `revision`, `born`, `reshaped`, `doc`,
-/// their positions, their texts. One statement: one snapshot; each half of
-/// the union reads an index (`tasks_written`, the primary key). Not the
-/// steps: only a change of the list (`reshaped`) writes them, and then the
-/// whole plan is read ([`READ_PLAN`]).
+/// Plan `$1`'s version and header, the tasks written after revision `$2`
+/// or at the keys `$3`, the keys gone after `$2`, and the steps when they
+/// were written after `$2`: `revision`, `born`, `reshaped`, `doc`, the
+/// tasks' keys, their texts, the keys gone, `stepped`, the steps' text
+/// (null when not written after `$2`, or when there are none). One
+/// statement: one snapshot; each part reads an index (`tasks_written`,
+/// the primary key, `tasks_gone_written`).
 pub(super) const READ_CHANGED: &str = "WITH changed AS MATERIALIZED (
-         SELECT position, task FROM tasks WHERE plan_id = $1 AND revision > $2
+         SELECT ord, task FROM tasks WHERE plan_id = $1 AND revision > $2
          UNION
-         SELECT position, task FROM tasks WHERE plan_id = $1 AND position = ANY($3)
+         SELECT ord, task FROM tasks WHERE plan_id = $1 AND ord = ANY($3)
      )
      SELECT revision, born, reshaped, doc,
-         ARRAY(SELECT position FROM changed ORDER BY position),
-         ARRAY(SELECT task FROM changed ORDER BY position)
+         ARRAY(SELECT ord FROM changed ORDER BY ord),
+         ARRAY(SELECT task FROM changed ORDER BY ord),
+         ARRAY(SELECT ord FROM tasks_gone WHERE plan_id = $1 AND revision > $2 ORDER BY ord),
+         stepped,
+         CASE WHEN stepped > $2 THEN (SELECT steps FROM plan_steps WHERE plan_id = $1) END
      FROM plans WHERE plan_id = $1";
 
 /// Plan `$1`'s version: `revision`, `born`.
@@ -128,9 +168,11 @@ pub(super) const READ_VERSION: &str = "SELECT revision, born FROM plans WHERE pl
 /// in a transaction that holds the plans' locks, with `$1` empty): the
 /// advisory locks of `$1` (in order) first; then each plan's row (`$2`–`$8`) only if it is
 /// still the version its first change was computed on (revision `$3`,
-/// `born` `$4`), and, of those plans only, the tasks (`$9`–`$11`; every
-/// position from the count `$8` on deleted when it is not negative), the
-/// steps (`$15`–`$16`: those of the plans whose list changed; `[]`
+/// `born` `$4`), and, of those plans only, the tasks (`$9`–`$11`: plan,
+/// key, text; when the count `$8` is not negative the list was replaced
+/// and every other row of the plan goes), the keys whose rows go
+/// (`$17`–`$18`: plan, key; each left in `tasks_gone` at the revision),
+/// the steps (`$15`–`$16`: those of the plans whose steps changed; `[]`
 /// deletes the row) and the events (`$12`–`$14`, in order). Gives the
 /// plans written and the transaction's id.
 ///
@@ -139,13 +181,15 @@ pub(super) const READ_VERSION: &str = "SELECT revision, born FROM plans WHERE pl
 /// may predate a change committed while it waited for a lock: the update
 /// then checks the version against the row as that change left it
 /// (PostgreSQL re-reads an updated row before updating it), and writes no
-/// task of that plan.
+/// task of that plan. A key is either written or gone, never both
+/// ([`PlanWrite`] merges a plan's changes), so no two parts touch a row.
 pub(super) const WRITE: &str = "WITH locked AS MATERIALIZED (
          SELECT count(*) AS n
          FROM (SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k) l
      ), updated AS (
          UPDATE plans p SET revision = u.revision, doc = u.doc, summary = u.summary,
-             reshaped = CASE WHEN u.count >= 0 THEN u.revision ELSE p.reshaped END
+             reshaped = CASE WHEN u.count >= 0 THEN u.revision ELSE p.reshaped END,
+             stepped = CASE WHEN u.plan_id = ANY($15::text[]) THEN u.revision ELSE p.stepped END
          FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[],
                      $8::bigint[])
              AS u(plan_id, base, born, revision, doc, summary, count)
@@ -154,13 +198,29 @@ pub(super) const WRITE: &str = "WITH locked AS MATERIALIZED (
          RETURNING p.plan_id, u.revision, u.count
      ), trimmed AS (
          DELETE FROM tasks t USING updated d
-         WHERE t.plan_id = d.plan_id AND d.count >= 0 AND t.position >= d.count
+         WHERE t.plan_id = d.plan_id AND d.count >= 0
+           AND NOT EXISTS (
+               SELECT 1 FROM unnest($9::text[], $10::bigint[]) AS w(plan_id, ord)
+               WHERE w.plan_id = t.plan_id AND w.ord = t.ord)
+     ), unburied AS (
+         DELETE FROM tasks_gone g USING updated d
+         WHERE g.plan_id = d.plan_id AND d.count >= 0
+     ), removed AS (
+         DELETE FROM tasks t
+         USING unnest($17::text[], $18::bigint[]) AS g(plan_id, ord), updated d
+         WHERE t.plan_id = g.plan_id AND t.ord = g.ord AND d.plan_id = g.plan_id
+     ), buried AS (
+         INSERT INTO tasks_gone (plan_id, ord, revision)
+         SELECT g.plan_id, g.ord, d.revision
+         FROM unnest($17::text[], $18::bigint[]) AS g(plan_id, ord)
+         JOIN updated d ON d.plan_id = g.plan_id
+         ON CONFLICT (plan_id, ord) DO UPDATE SET revision = EXCLUDED.revision
      ), written AS (
-         INSERT INTO tasks (plan_id, position, revision, task)
-         SELECT w.plan_id, w.position, d.revision, w.task
-         FROM unnest($9::text[], $10::bigint[], $11::text[]) AS w(plan_id, position, task)
+         INSERT INTO tasks (plan_id, ord, revision, task)
+         SELECT w.plan_id, w.ord, d.revision, w.task
+         FROM unnest($9::text[], $10::bigint[], $11::text[]) AS w(plan_id, ord, task)
          JOIN updated d ON d.plan_id = w.plan_id
-         ON CONFLICT (plan_id, position)
+         ON CONFLICT (plan_id, ord)
              DO UPDATE SET revision = EXCLUDED.revision, task = EXCLUDED.task
      ), stepped AS (
          INSERT INTO plan_steps (plan_id, steps)
@@ -191,11 +251,12 @@ pub(super) struct PlanWrite<'a> {
     pub born: i64,
     /// The last change's writes (revision, header, summary).
     pub last: &'a RowWrites,
-    /// Each task written, by position (the last text of each).
-    pub tasks: BTreeMap<usize, &'a str>,
-    /// The task count when a change wrote every task (rows past it go).
+    /// Each key written (the last text of each) or gone (`None`).
+    pub tasks: BTreeMap<i64, Option<&'a str>>,
+    /// The task count when a change replaced the list (every row of the
+    /// plan not written goes).
     pub count: Option<usize>,
-    /// The steps' text the last change of the list wrote.
+    /// The steps' text the last change of the steps wrote.
     pub steps: Option<&'a str>,
 }
 
@@ -222,13 +283,24 @@ impl<'a> PlanWrite<'a> {
             self.steps = Some(steps);
         }
         match &writes.tasks {
-            TaskRows::Some(tasks) => {
-                for (i, text) in tasks {
-                    self.tasks.insert(*i, text);
+            TaskRows::Some { written, gone } => {
+                for key in gone {
+                    match self.count {
+                        // After a replacement of the list, a key gone is
+                        // simply not written.
+                        Some(_) => self.tasks.remove(key),
+                        None => self.tasks.insert(*key, None),
+                    };
+                }
+                for (key, text) in written {
+                    self.tasks.insert(*key, Some(text));
                 }
             }
             TaskRows::All(tasks) => {
-                self.tasks = tasks.iter().map(String::as_str).enumerate().collect();
+                self.tasks = tasks
+                    .iter()
+                    .map(|(key, text)| (*key, Some(text.as_str())))
+                    .collect();
                 self.count = Some(tasks.len());
             }
         }
@@ -258,14 +330,21 @@ pub(super) fn write(
         .iter()
         .map(|p| p.count.map_or(-1, |n| to_i64(n as u64)))
         .collect();
-    let mut task_plans = Vec::new();
-    let mut positions = Vec::new();
-    let mut texts = Vec::new();
+    let (mut task_plans, mut task_keys, mut texts) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut gone_plans, mut gone_keys) = (Vec::new(), Vec::new());
     for plan in plans {
-        for (i, text) in &plan.tasks {
-            task_plans.push(plan.plan_id);
-            positions.push(to_i64(*i as u64));
-            texts.push(*text);
+        for (key, text) in &plan.tasks {
+            match text {
+                Some(text) => {
+                    task_plans.push(plan.plan_id);
+                    task_keys.push(*key);
+                    texts.push(*text);
+                }
+                None => {
+                    gone_plans.push(plan.plan_id);
+                    gone_keys.push(*key);
+                }
+            }
         }
     }
     let (step_plans, steps): (Vec<&str>, Vec<&str>) = plans
@@ -287,13 +366,15 @@ pub(super) fn write(
             &summaries,
             &counts,
             &task_plans,
-            &positions,
+            &task_keys,
             &texts,
             &event_plans,
             &seqs,
             &records,
             &step_plans,
             &steps,
+            &gone_plans,
+            &gone_keys,
         ],
     )?;
     Ok((row.get(0), row.get(1)))
@@ -304,6 +385,8 @@ pub(super) struct Stored {
     pub revision: u64,
     pub born: i64,
     pub doc: Result<PlanDocument, String>,
+    /// The task rows' order keys, in order.
+    pub keys: Vec<i64>,
 }
 
 /// Plan `plan_id` as stored, put together from its header and task rows;
@@ -316,12 +399,14 @@ pub(super) fn read_plan(
     let Some(row) = client.query_opt(statement, &[&plan_id])? else {
         return Ok(None);
     };
-    let (revision, born, header, steps, tasks): (i64, i64, &str, Option<&str>, Vec<&str>) =
-        (row.get(0), row.get(1), row.get(2), row.get(3), row.get(4));
+    let (revision, born, header, steps): (i64, i64, &str, Option<&str>) =
+        (row.get(0), row.get(1), row.get(2), row.get(3));
+    let (keys, tasks): (Vec<i64>, Vec<&str>) = (row.get(4), row.get(5));
     Ok(Some(Stored {
         revision: revision as u64,
         born,
         doc: task_rows::assemble(header, steps, tasks),
+        keys,
     }))
 }
 
@@ -331,32 +416,45 @@ pub(super) struct Changed {
     pub born: i64,
     pub reshaped: u64,
     pub header: Result<PlanDocument, String>,
-    pub tasks: Result<Vec<(usize, TaskDoc)>, String>,
+    /// The rows written since (key, task).
+    pub tasks: Result<Vec<(i64, TaskDoc)>, String>,
+    /// The keys whose rows went since.
+    pub gone: Vec<i64>,
+    /// The steps, when written since.
+    pub steps: Option<Result<Vec<StepDoc>, String>>,
 }
 
-/// Plan `plan_id`'s header and the tasks written after `revision` or at
-/// `positions`; `None` when there is no such plan.
+/// Plan `plan_id`'s header, the tasks written after `revision` or at the
+/// keys `lost`, the keys gone after it and the steps when written after
+/// it; `None` when there is no such plan.
 pub(super) fn read_changed(
     client: &mut impl GenericClient,
     statement: &Statement,
     plan_id: &str,
     revision: u64,
-    positions: &[i64],
+    lost: &[i64],
 ) -> Result<Option<Changed>, postgres::Error> {
-    let Some(row) = client.query_opt(statement, &[&plan_id, &to_i64(revision), &positions])? else {
+    let since = to_i64(revision);
+    let Some(row) = client.query_opt(statement, &[&plan_id, &since, &lost])? else {
         return Ok(None);
     };
     let (revision, born, reshaped, header): (i64, i64, i64, &str) =
         (row.get(0), row.get(1), row.get(2), row.get(3));
-    let (at, texts): (Vec<i64>, Vec<&str>) = (row.get(4), row.get(5));
-    let tasks = task_rows::parse_tasks(texts)
-        .map(|tasks| at.iter().map(|&i| i as usize).zip(tasks).collect());
+    let (keys, texts, gone): (Vec<i64>, Vec<&str>, Vec<i64>) = (row.get(4), row.get(5), row.get(6));
+    let (stepped, steps): (i64, Option<&str>) = (row.get(7), row.get(8));
+    let tasks = task_rows::parse_tasks(texts).map(|tasks| keys.into_iter().zip(tasks).collect());
+    let steps = (stepped > since).then(|| match steps {
+        Some(text) => serde_json::from_str(text).map_err(|e| format!("steps: {e}")),
+        None => Ok(Vec::new()),
+    });
     Ok(Some(Changed {
         revision: revision as u64,
         born,
         reshaped: reshaped as u64,
         header: serde_json::from_str(header).map_err(|e| e.to_string()),
         tasks,
+        gone,
+        steps,
     }))
 }
 
@@ -369,7 +467,10 @@ pub(super) fn insert_rows(
     rows: &Split,
 ) -> Result<(), postgres::Error> {
     delete_rows(client, plan_id)?;
-    client.execute(INSERT_TASKS, &[&plan_id, &to_i64(revision), &rows.tasks])?;
+    client.execute(
+        INSERT_TASKS,
+        &[&plan_id, &to_i64(revision), &rows.tasks, &ORDER_GAP],
+    )?;
     if rows.steps != "[]" {
         client.execute(
             "INSERT INTO plan_steps (plan_id, steps) VALUES ($1, $2)",
@@ -385,6 +486,7 @@ pub(super) fn delete_rows(
     plan_id: &str,
 ) -> Result<(), postgres::Error> {
     client.execute("DELETE FROM tasks WHERE plan_id = $1", &[&plan_id])?;
+    client.execute("DELETE FROM tasks_gone WHERE plan_id = $1", &[&plan_id])?;
     client.execute("DELETE FROM plan_steps WHERE plan_id = $1", &[&plan_id])?;
     Ok(())
 }

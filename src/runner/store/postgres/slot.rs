@@ -3,7 +3,7 @@
 //! that runner up to the rows. The flow of a change through it is in
 //! `kept.rs`; the writer (`writer.rs`) settles changes on it.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Condvar, Mutex};
 
@@ -12,8 +12,9 @@ use postgres::{GenericClient, Statement};
 use super::rows;
 use super::{not_a_state, sql_error, Statements};
 use crate::runner::error::OpError;
-use crate::runner::store::kept_rows::put_rows;
+use crate::runner::store::kept_rows::{put_rows, Rows};
 use crate::runner::store::plan_store::plan_not_found;
+use crate::runner::store::task_rows::runner_of;
 use crate::runner::{Runner, Touched};
 
 /// One plan in this process.
@@ -42,7 +43,7 @@ pub(super) struct Slot {
     /// The tasks each queued change touched, in queue order.
     pub(super) pending: VecDeque<Touched>,
     /// The tasks changed on the runner by changes that were not committed.
-    pub(super) lost: Touched,
+    pub(super) lost: Lost,
     /// Whether the runner may not be the plan's state (a change of it was
     /// not written, or left a trace): brought up to the rows before use.
     pub(super) stale: bool,
@@ -66,14 +67,41 @@ impl Slot {
     /// Marks the tasks `touched` as changed on the runner but not committed.
     pub(super) fn lose(&mut self, touched: &Touched) {
         self.stale = true;
-        // A task appended and not committed is no row: the runner's list
-        // is longer than the plan's, which only reading it whole undoes.
-        if touched.is_everything() || touched.is_grown() {
-            self.lost.everything();
+        // A task inserted or removed and not committed is no row (or a row
+        // still): the runner's list is not the plan's, which only reading
+        // it whole undoes; so are steps changed.
+        let runner = match &self.runner {
+            Some(runner) if !touched.is_reshaped() && !touched.steps_changed() => runner,
+            _ => {
+                self.lost.all = true;
+                return;
+            }
+        };
+        for id in touched.ids() {
+            match runner.index.position.get(&id) {
+                Some(&i) => {
+                    self.lost.keys.insert(runner.order.key(i));
+                }
+                None => self.lost.all = true,
+            }
         }
-        for i in touched.positions() {
-            self.lost.task(i);
-        }
+    }
+}
+
+/// The tasks changed on a kept runner by changes that were not committed:
+/// their order keys, or all of them.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Lost {
+    /// Whether the runner is to be read whole.
+    pub(super) all: bool,
+    /// The keys of the tasks to read again.
+    pub(super) keys: BTreeSet<i64>,
+}
+
+impl Lost {
+    /// Whether nothing was lost.
+    pub(super) fn is_empty(&self) -> bool {
+        !self.all && self.keys.is_empty()
     }
 }
 
@@ -109,21 +137,25 @@ impl Slot {
     ) -> Result<(), OpError> {
         let read = |e: postgres::Error| sql_error(shown, "read", &e);
         let invalid = |e: String| not_a_state(shown, plan_id, &e);
-        if self.runner.is_some() && !self.lost.is_everything() {
-            let lost: Vec<i64> = self.lost.positions().map(|i| i as i64).collect();
+        if self.runner.is_some() && !self.lost.all {
+            let lost: Vec<i64> = self.lost.keys.iter().copied().collect();
             let changed = rows::read_changed(client, reads.changed, plan_id, self.committed, &lost)
                 .map_err(read)?
                 .ok_or_else(|| plan_not_found(plan_id))?;
             if changed.born == self.born && changed.reshaped <= self.committed {
-                let header = changed.header.map_err(invalid)?;
-                let tasks = changed.tasks.map_err(invalid)?;
+                let rows = Rows {
+                    header: changed.header.map_err(invalid)?,
+                    steps: changed.steps.transpose().map_err(invalid)?,
+                    gone: changed.gone,
+                    tasks: changed.tasks.map_err(invalid)?,
+                };
                 if let Some(runner) = self.runner.as_mut() {
-                    if let Err(error) = put_rows(runner, header, tasks) {
+                    if let Err(error) = put_rows(runner, rows) {
                         self.runner = None;
                         return Err(error);
                     }
                     (self.committed, self.lost, self.stale) =
-                        (changed.revision, Touched::default(), false);
+                        (changed.revision, Lost::default(), false);
                     return Ok(());
                 }
             }
@@ -133,9 +165,9 @@ impl Slot {
             .map_err(read)?
             .ok_or_else(|| plan_not_found(plan_id))?;
         let doc = stored.doc.map_err(invalid)?;
-        self.runner = Some(Runner::new(doc)?);
+        self.runner = Some(runner_of(doc, stored.keys)?);
         (self.born, self.committed) = (stored.born, stored.revision);
-        (self.lost, self.stale) = (Touched::default(), false);
+        (self.lost, self.stale) = (Lost::default(), false);
         Ok(())
     }
 }
