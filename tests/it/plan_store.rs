@@ -921,7 +921,7 @@ fn a_schema_2_sqlite_store_moves_its_tasks_to_rows() {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
-    assert_eq!((version, rows), (4, 3));
+    assert_eq!((version, rows), (5, 3));
 }
 
 /// A database written by planc's schema 3 (a plan's steps in its header,
@@ -1005,7 +1005,7 @@ fn a_schema_3_sqlite_store_moves_its_steps_out_of_the_header() {
         .unwrap()
     };
     let (version, header, steps) = rows();
-    assert_eq!(version, 4);
+    assert_eq!(version, 5);
     assert!(header.contains(r#""steps":[]"#), "{header}");
     let first =
         r#"[{"id":"s0","name":"Step 0","tasks":[1,2]},{"id":"s1","name":"Step 1","tasks":[3]}]"#;
@@ -1054,7 +1054,7 @@ fn a_newer_sqlite_schema_is_refused() {
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(versions, [4]);
+    assert_eq!(versions, [5]);
 
     let newer = t.path().join("newer.db");
     let conn = rusqlite::Connection::open(&newer).unwrap();

@@ -1,4 +1,4 @@
-//! PostgreSQL's tasks as rows (schema 5): each handle keeps its plans'
+//! PostgreSQL's tasks as rows (schema 5, keyed by order keys since 7): each handle keeps its plans'
 //! runners and writes only the tasks a change touched, yet what any handle
 //! reads is byte for byte what a fresh handle reads from the rows — after
 //! changes through two handles (two servers) mixed with adds, updates,
@@ -9,7 +9,9 @@
 //! is not installed.
 
 use planc::document::{Meta, PlanDocument, PlanStatus, StepDoc, TaskDoc, TaskStatus};
-use planc::runner::{open_store, Caller, CommitCounts, ErrorCode, Op, OpError, PlanStore};
+use planc::runner::{
+    open_store, Caller, CommitCounts, ErrorCode, Op, OpError, PlanStore, ORDER_GAP,
+};
 use serde_json::json;
 
 use crate::store_support::Backend;
@@ -316,7 +318,7 @@ fn a_schema_4_postgres_store_moves_its_tasks_to_rows() {
             .unwrap();
         (row.get(0), row.get(1))
     };
-    assert_eq!((version, rows), (6, 5));
+    assert_eq!((version, rows), (7, 5));
     let start = op("startNextTask", json!({}));
     store.apply("kept", &start, &agent("ann")).unwrap();
     let events = store.events("kept", 0, 10).unwrap();
@@ -394,7 +396,7 @@ fn a_schema_5_postgres_store_moves_its_steps_out_of_the_headers() {
         )
         .unwrap();
     let (version, stepped, empty): (i32, String, i64) = (row.get(0), row.get(1), row.get(2));
-    assert_eq!((version, stepped.as_str(), empty), (6, "jd", 2));
+    assert_eq!((version, stepped.as_str(), empty), (7, "jd", 2));
     let feed: Vec<(String, i64, i64)> = store
         .feed(0, 100)
         .unwrap()
@@ -447,9 +449,9 @@ fn a_postgres_reset_writes_only_the_tasks_it_changes() {
     let mut written_at = |revision: i64| -> Vec<i64> {
         client
             .query(
-                "SELECT position FROM tasks WHERE plan_id = 'p' AND revision = $1
-                 ORDER BY position",
-                &[&revision],
+                "SELECT ord / $2 - 1 FROM tasks WHERE plan_id = 'p' AND revision = $1
+                 ORDER BY ord",
+                &[&revision, &ORDER_GAP],
             )
             .unwrap()
             .iter()
@@ -474,7 +476,8 @@ fn a_postgres_reset_writes_only_the_tasks_it_changes() {
 
 /// An `addTask` at the end of the plan writes its new task's row alone
 /// (each row keeps the revision that last wrote it), not the steps' row and
-/// not `reshaped`; one after a task in the middle writes every row. After
+/// not `reshaped`; one after a task in the middle writes its row and those
+/// of the tasks it rewired, and not `reshaped` either. After
 /// each, the plan reads back from the rows byte for byte as the writing
 /// handle holds it, and another handle brings its runner up to the rows. An
 /// append refused after it ran (not committed) leaves no task behind.
@@ -497,9 +500,9 @@ fn a_postgres_add_at_the_end_writes_only_its_own_row() {
     let mut written_at = |revision: i64| -> (Vec<i64>, i64, String) {
         let positions = client
             .query(
-                "SELECT position FROM tasks WHERE plan_id = 'p' AND revision = $1
-                 ORDER BY position",
-                &[&revision],
+                "SELECT ord / $2 - 1 FROM tasks WHERE plan_id = 'p' AND revision = $1
+                 ORDER BY ord",
+                &[&revision, &ORDER_GAP],
             )
             .unwrap()
             .iter()
@@ -541,8 +544,11 @@ fn a_postgres_add_at_the_end_writes_only_its_own_row() {
     let middle = op("addTask", json!({"name": "middle", "after_task_id": 2}));
     store.apply("p", &middle, &bob).unwrap();
     same(&*store);
+    // The new task's row (its key between those of tasks 2 and 3) and
+    // those of the tasks that waited for 2 (5, and 9, `late`), not the
+    // rows after it; the list was not replaced.
     let (positions, moved, _) = written_at(6);
-    assert_eq!((positions.len(), moved), (11, 6));
+    assert_eq!((positions, moved), (vec![1, 4, 8], reshaped));
     let doc = before_doc(&fresh(url, "p"));
     let names: Vec<_> = doc.tasks.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names[2..4], ["middle", "task 3"]);
