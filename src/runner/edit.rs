@@ -1,10 +1,11 @@
 //! Changes to the plan's shape: adding, updating and removing tasks, and
-//! replanning. Each builds the new task list aside, re-indexes it (refusing
-//! cycles) and only then replaces the old one, so a refused edit changes nothing.
-//! Edits cost O(tasks + edges): they are rare next to status changes. The
-//! exception is `addTask` at the end of the plan (no `after_task_id`): the
-//! task is appended and the indexes extended in place ([`Runner::append`]),
-//! so a plan that grows one task at a time does not pay O(tasks) per add.
+//! replanning. Each checks what it is given first, so a refused edit
+//! changes nothing. An add (at the end, or after a task), a removal and an
+//! update change the list in place (`edit_list.rs`, [`Runner::append`]):
+//! the indexes follow and only the tasks they change are marked touched. A
+//! replan (and a reply's chain of steps, [`Runner::add_chain`]) builds the
+//! new list aside, re-indexes it (refusing cycles) and only then replaces
+//! the old one: O(tasks + edges).
 
 use std::collections::{HashMap, HashSet};
 
@@ -197,8 +198,7 @@ impl Runner {
             ));
         }
         let id = self.task(i).id;
-        let mut doc = self.doc.clone();
-        let task = &mut doc.tasks[i];
+        let mut task = self.task(i).clone();
         if let Some(name) = &updates.name {
             task.name = non_empty(name, "name")?;
         }
@@ -219,7 +219,7 @@ impl Runner {
         if let Some(description) = &updates.description {
             task.description = Some(description.clone());
         }
-        self.replace(doc)?;
+        self.update_in_place(i, task)?;
         let message = format!("Task {id} updated successfully");
         let mut events = vec![Event::task(EventKind::Updated, id, message.clone())];
         events.extend(self.refresh_status());
@@ -352,8 +352,9 @@ impl Runner {
 
     /// Installs an edited document, re-indexed; refuses it (changing nothing) if it has a cycle.
     /// Marks touched only the tasks that differ when the list (each
-    /// position's task id) and the steps stayed as they were (`updateTask`),
-    /// else everything: a store then writes every task and the steps.
+    /// position's task id) and the steps stayed as they were (an update
+    /// that would close a cycle: refused), else everything, the order keys
+    /// as first written: a store then writes every task and the steps.
     pub(super) fn replace(&mut self, mut doc: PlanDocument) -> Result<(), OpError> {
         self.keep_highest_id(&mut doc);
         let index = Index::build(&doc)?;

@@ -1,5 +1,6 @@
 //! Changes of the task list made in place: a task inserted after another
-//! (`addTask` with `after_task_id`) and a task removed (`removeTask`). The
+//! (`addTask` with `after_task_id`), a task removed (`removeTask`), and a
+//! task edited (`updateTask`: its dependencies may change). The
 //! document is changed where it stands — no copy, no index built again —
 //! the indexes follow (`index_shift.rs`), and only the task, the tasks whose
 //! dependencies are rewired, the order keys that go and the steps (when a
@@ -13,6 +14,7 @@ use std::collections::HashSet;
 use crate::document::{TaskDoc, TaskStatus};
 
 use super::edit::replace_dep;
+use super::error::OpError;
 use super::Runner;
 
 impl Runner {
@@ -131,5 +133,44 @@ impl Runner {
         // The largest id the plan has had is kept when no task has it now.
         self.doc.state.max_task_id = (!self.index.position.contains_key(&had)).then_some(had);
         (removed, rewired)
+    }
+
+    /// Puts `task` (the task at `i`, edited by `updateTask`: its id, place,
+    /// status and step as they were) in place: only its row is touched, and
+    /// its edges follow when its dependencies changed. Dependencies that
+    /// would close a cycle — a walk from the task over what waits for it
+    /// finds one of them — are checked whole, and refused.
+    pub(super) fn update_in_place(&mut self, i: usize, task: TaskDoc) -> Result<(), OpError> {
+        let old = &self.doc.tasks[i];
+        let redepend = old.dependencies != task.dependencies;
+        if redepend && self.waited_by(i, &task.dependencies) {
+            let mut doc = self.doc.clone();
+            doc.tasks[i] = task;
+            return self.replace(doc);
+        }
+        if *old != task {
+            self.touch(i);
+        }
+        let old = std::mem::replace(&mut self.doc.tasks[i], task).dependencies;
+        if redepend {
+            self.index.redepend(&self.doc.tasks, i, &old);
+        }
+        Ok(())
+    }
+
+    /// Whether one of `ids` waits (transitively) for the task at `i`.
+    fn waited_by(&self, i: usize, ids: &[u32]) -> bool {
+        let targets: HashSet<u32> = ids.iter().copied().collect();
+        let mut stack = vec![i];
+        let mut seen = HashSet::new();
+        while let Some(d) = stack.pop() {
+            if d != i && targets.contains(&self.task(d).id) {
+                return true;
+            }
+            if seen.insert(d) {
+                stack.extend(&self.index.dependents[d]);
+            }
+        }
+        false
     }
 }

@@ -2,9 +2,10 @@
 //! shared by every process (on every machine) that opens it.
 //!
 //! Tables: `plans` (a row per plan: its state document without its tasks
-//! and steps, revision, summary, `born` and `reshaped`), `plan_steps` (a
-//! plan's steps, written only by a change of its task list), `tasks` (a row
-//! per task, `rows.rs`), `events` (a row per committed change: its record, the plan's
+//! and steps, revision, summary, `born`, `reshaped` and `stepped`),
+//! `plan_steps` (a plan's steps, written only by a change of a step's
+//! list), `tasks` (a row per task, by order key, `rows.rs`), `tasks_gone`
+//! (the keys of rows deleted), `events` (a row per committed change: its record, the plan's
 //! revision as `seq`, and `pos`, its place in the global order) and
 //! `schema_version`.
 //!
@@ -12,7 +13,7 @@
 //! store and with its code (`task_rows.rs`): each plan's runner is kept in
 //! the process and a change runs on it in place, under the plan's
 //! in-process lock; it writes the plan's header and summary, the tasks it
-//! touched and its event (and the steps when it changed the task list).
+//! touched and its event (and the steps when it changed a step's list).
 //!
 //! **Group commit** (in [`writer`]). A store handle has a writer thread
 //! with a connection of its own. Changes computed on kept runners queue for
@@ -32,7 +33,7 @@
 //! transaction, under its lock — its kept runner brought up to the rows
 //! (only the tasks written since the runner's revision are read: each task
 //! row keeps the revision that wrote it, indexed; the whole plan only when
-//! it was created again or its list changed), and each of its changes
+//! it was created again or replanned), and each of its changes
 //! computed again, in queue order, before the write: by the writer itself
 //! for a change made through [`PlanStore::apply`] (its op and caller are
 //! kept with it: no round trip to the caller's thread under the lock), by
