@@ -839,7 +839,7 @@ fn an_old_sqlite_schema_is_migrated() {
     let version: i64 = conn
         .query_row("SELECT version FROM schema_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 4);
+    assert_eq!(version, 5);
 }
 
 /// A database written by planc's schema 2 (each plan's whole document in
@@ -1070,7 +1070,7 @@ fn a_newer_sqlite_schema_is_refused() {
         error.message,
         format!(
             "{} has schema version 99, made by a newer planc; this planc knows versions \
-             up to 4: upgrade planc to use it",
+             up to 5: upgrade planc to use it",
             newer.display()
         )
     );
@@ -1339,7 +1339,7 @@ fn postgres_schemas_are_migrated_or_refused() {
         .query_one("SELECT version FROM schema_version", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 6);
+    assert_eq!(version, 7);
     // Plan documents are compressed with lz4 (Debian's server has it).
     let compression: Option<String> = client
         .query_one(
@@ -1374,7 +1374,7 @@ fn postgres_schemas_are_migrated_or_refused() {
         error.message,
         format!(
             "{} has schema version 8, made by a newer planc; this planc knows versions \
-             up to 6: upgrade planc to use it",
+             up to 7: upgrade planc to use it",
             backend.url
         )
     );
