@@ -128,9 +128,10 @@ impl Runner {
     }
 
     /// Appends `task` (a new pending task, in no step, with a fresh id, no
-    /// task depending on it): the indexes are extended in place, and only
-    /// its position is marked touched (the list grew), so a store writes its
-    /// row, not every task's and not the steps. O(its dependencies).
+    /// task depending on it): the indexes are extended in place, it takes
+    /// an order key after the last, and only it is marked touched (the list
+    /// changed shape), so a store writes its row, not every task's and not
+    /// the steps. O(its dependencies).
     /// Refused (changing nothing) when a dependency is not in the plan.
     fn append(&mut self, task: TaskDoc) -> Result<(), OpError> {
         self.doc.tasks.push(task);
