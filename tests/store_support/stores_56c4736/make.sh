@@ -1,6 +1,9 @@
 #!/bin/bash
-# Makes (for tests/it/list_order.rs) a SQLite store and a PostgreSQL store with planc $1 (commit 56c4736),
-# the same changes on both; writes out the SQLite file, a pg_dump and the exports.
+# Makes (for tests/it/order_migration.rs) a SQLite store and a PostgreSQL store with planc $1 (commit 56c4736),
+# the same changes on both; writes out the SQLite file and its dump, a pg_dump
+# and the exports (without the success envelope). The fixtures beside this
+# script are those files with a comment saying so on top (postgres.sql is
+# dump.sql); run as root, with Debian's PostgreSQL 15.
 set -e
 PLANC=$1; OUT=$2; EX=$(git rev-parse --show-toplevel)/examples
 mkdir -p $OUT
@@ -43,5 +46,12 @@ python3 - "$OUT/store.db" "$OUT/sqlite.sql" <<'PY'
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1]); c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 open(sys.argv[2], "w").write("\n".join(c.iterdump()) + "\n")
+PY
+python3 - "$OUT" <<'PY'
+import sys, glob
+for f in glob.glob(sys.argv[1] + "/*.export.json"):
+    b = open(f, "rb").read(); pre = b'{"success":true,"data":'
+    assert b.startswith(pre) and b.endswith(b"}")
+    open(f, "wb").write(b[len(pre):-1])
 PY
 ls -la $OUT

@@ -1,5 +1,5 @@
 -- A SQLite store as planc wrote it at commit 56c4736 (2026-11-29: schema
--- 4, task rows keyed by their position), for tests/it/list_order.rs's
+-- 4, task rows keyed by their position), for tests/it/order_migration.rs's
 -- migration test: made by make.sh (beside it: `make.sh PLANC OUT`) with that
 -- commit's debug planc, in short:
 --   planc run init examples/jd_keyboard.plan --store URL --plan-id jd
