@@ -33,6 +33,9 @@ pub(super) fn put_rows(
     };
     let mut rebuild = false;
     for (i, task) in rows {
+        // Marked, for what follows the tasks' changes (the paged reads'
+        // view, `task_view.rs`); the marks are taken below.
+        runner.touched.task(i);
         if !rebuild && i == runner.doc.tasks.len() && is_new(&task) {
             // A task appended (`addTask` at the end) since: the indexes
             // take it in, not built again.
