@@ -93,7 +93,6 @@ mod migrations;
 mod phases;
 mod rows;
 mod slot;
-mod write_commit;
 mod writer;
 
 use super::database::{apply_with_kept, lock, prepare_create, record_json, summary_json, to_i64};

@@ -8,7 +8,7 @@ pub(super) type Version = (String, i64, i64);
 
 /// `text` as an SQL string literal (`E'…'`, its quotes and backslashes
 /// escaped; a plan id has no control character).
-pub(super) fn literal(text: &str) -> String {
+fn literal(text: &str) -> String {
     format!("E'{}'", text.replace('\\', "\\\\").replace('\'', "''"))
 }
 
@@ -64,16 +64,10 @@ impl<'a> Open<'a> {
         Ok((open, versions))
     }
 
-    /// `sql` (one or more statements, as text) then `COMMIT`, in one round
-    /// trip: what `sql` gave. When a statement fails, the rest (the
-    /// `COMMIT` too) is not run, and the transaction is rolled back.
-    pub(super) fn commit_after(
-        mut self,
-        sql: &str,
-    ) -> Result<Vec<SimpleQueryMessage>, postgres::Error> {
-        let messages = self.client.simple_query(&format!("{sql}; COMMIT"))?;
+    /// `COMMIT`.
+    pub(super) fn commit(mut self) -> Result<(), postgres::Error> {
         self.done = true;
-        Ok(messages)
+        self.client.batch_execute("COMMIT")
     }
 }
 

@@ -15,7 +15,6 @@ use super::change::{compute, Computed, Redo};
 use super::phases::{self, Phase};
 use super::rows::{self, EventWrite, PlanWrite};
 use super::slot::{Entry, Reads};
-use super::write_commit::{write_and_commit, write_sql};
 use super::{sql_error, Shared, MAX_CACHED, PER_TRANSACTION};
 use crate::runner::error::{ErrorCode, OpError};
 use crate::runner::events::LogRecord;
@@ -36,6 +35,8 @@ struct WriterConn {
     client: Client,
     /// The advisory lock keys of plans (`$1`, in order).
     lock_keys: Statement,
+    /// [`rows::WRITE`].
+    write: Statement,
     /// [`rows::READ_PLAN`] and [`rows::READ_CHANGED`].
     read_plan: Statement,
     changed: Statement,
@@ -53,11 +54,13 @@ impl WriterConn {
             "SELECT hashtextextended(id, 0) FROM unnest($1::text[]) WITH ORDINALITY AS u(id, n)
              ORDER BY n",
         )?;
+        let write = prepare(rows::WRITE)?;
         let read_plan = prepare(rows::READ_PLAN)?;
         let changed = prepare(rows::READ_CHANGED)?;
         Ok(WriterConn {
             client,
             lock_keys,
+            write,
             read_plan,
             changed,
         })
@@ -438,6 +441,7 @@ fn commit(
     let result = write_batch(
         shared,
         tx,
+        &conn.write,
         &reads,
         batch,
         &plans,
@@ -489,6 +493,7 @@ fn ahead_events<'a>(
 fn write_batch(
     shared: &Shared,
     tx: Open<'_>,
+    write_statement: &Statement,
     reads: &Reads<'_>,
     batch: &[Job],
     plans: &[PlanWrite<'_>],
@@ -541,13 +546,18 @@ fn write_batch(
         return Ok(outcomes);
     }
     let sent: Vec<EventWrite<'_>> = events.iter().map(|(_, event)| *event).collect();
-    // The write and its COMMIT in one round trip (`write_commit.rs`): the
-    // statement's text made (the write's phase), then sent (the commit's).
     let started = Instant::now();
-    let sql = write_sql(&writes, &sent);
+    let (written, xid) =
+        rows::write(tx.client, write_statement, &[], &writes, &sent).map_err(write)?;
     phases::took(Phase::Write, started);
+    if written.len() != writes.len() {
+        return Err(OpError::new(
+            ErrorCode::StateIo,
+            format!("{}: a plan's row moved under its lock", shared.shown),
+        ));
+    }
     let started = Instant::now();
-    let xid = write_and_commit(tx, &sql).map_err(write)?;
+    tx.commit().map_err(write)?;
     phases::took(Phase::Commit, started);
     shared.notify();
     shared
