@@ -36,6 +36,7 @@ mod step_text;
 mod step_turn;
 mod step_words;
 mod store;
+mod task_view;
 pub mod text_limits;
 pub mod time;
 mod touched;
@@ -71,6 +72,7 @@ pub use store::{
 };
 #[cfg(feature = "postgres")]
 pub use store::{CommitCounts, PostgresStore};
+pub use task_view::{KeptPlan, TaskView, ViewGroup};
 pub use touched::Touched;
 
 use index::Index;
@@ -117,6 +119,9 @@ pub struct Runner {
     order: Order,
     /// The tasks changed since [`Runner::take_touched`] last ran.
     touched: Touched,
+    /// The paged reads' order and counts, kept once a read asked for them
+    /// (`task_view.rs`).
+    view: TaskView,
 }
 
 impl Runner {
@@ -132,6 +137,7 @@ impl Runner {
             doc,
             index,
             touched: Touched::default(),
+            view: TaskView::default(),
         })
     }
 
@@ -164,7 +170,9 @@ impl Runner {
     /// The tasks changed since the last call (or since [`Runner::new`]),
     /// and a fresh set.
     pub fn take_touched(&mut self) -> Touched {
-        std::mem::take(&mut self.touched)
+        let touched = std::mem::take(&mut self.touched);
+        self.keep_view(&touched);
+        touched
     }
 
     /// The document as it stands.

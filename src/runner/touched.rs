@@ -18,6 +18,8 @@ pub struct Touched {
     ids: BTreeSet<u32>,
     /// Order keys whose rows go (a task removed, or moved to another key).
     gone: BTreeSet<i64>,
+    /// Ids of the tasks inserted or appended (also in `ids`).
+    inserted: BTreeSet<u32>,
     /// Whether the list changed shape (a task inserted, appended or
     /// removed): undoing the change means more than rewriting rows.
     reshaped: bool,
@@ -36,6 +38,9 @@ impl Touched {
     /// Marks the task `id`, just inserted or appended: the list changed shape.
     pub(super) fn inserted(&mut self, id: u32) {
         self.task(id);
+        if !self.all {
+            self.inserted.insert(id);
+        }
         self.reshaped = true;
     }
 
@@ -69,6 +74,7 @@ impl Touched {
         self.all = true;
         self.ids.clear();
         self.gone.clear();
+        self.inserted.clear();
     }
 
     /// Whether every task may have changed.
@@ -84,6 +90,12 @@ impl Touched {
     /// The ids of the tasks touched, in id order (empty when every task was).
     pub fn ids(&self) -> impl Iterator<Item = u32> + '_ {
         self.ids.iter().copied()
+    }
+
+    /// The ids of the tasks inserted or appended, in id order (empty when
+    /// every task was touched).
+    pub fn inserted_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.inserted.iter().copied()
     }
 
     /// The order keys whose rows go, in order (empty when every task was).

@@ -10,7 +10,7 @@
 //! too). A single state file repeats its events' positions when its plan
 //! is started over, so nothing is kept for it. Nor is anything kept for a
 //! plan whose committed state the store keeps in memory (SQLite's kept
-//! runner, [`PlanStore::read_kept`], which waits for queued changes to be
+//! runner, [`PlanStore::read_kept_plan`], which waits for queued changes to be
 //! committed and makes the runner when it has none): the reads answer from
 //! that, so a 100,000-task plan is held once, not twice.
 
@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::document::PlanDocument;
-use crate::runner::{OpError, PlanStore};
+use crate::runner::{KeptPlan, OpError, PlanStore};
 
 /// How many plans' documents are kept at once.
 const KEPT_PLANS: usize = 4;
@@ -98,31 +98,28 @@ impl DocCache {
         Ok(doc)
     }
 
-    /// `answer` of plan `plan_id`'s document as it is now: the store's
-    /// kept state when it keeps one (then no document is kept here: the
-    /// plan is in memory once), else [`DocCache::read`]'s.
-    pub fn answer<T>(
+    /// `kept` of plan `plan_id` as the store keeps it in memory ([`KeptPlan`]:
+    /// its indexes answer a page or the summary without a pass over the
+    /// tasks; no document is kept here then), else `plain` of
+    /// [`DocCache::read`]'s document.
+    pub fn answer_kept<T>(
         &self,
         store: &dyn PlanStore,
         plan_id: &str,
-        answer: impl FnOnce(&PlanDocument) -> T,
+        kept: impl FnOnce(&KeptPlan<'_>) -> T,
+        plain: impl FnOnce(&PlanDocument) -> T,
     ) -> Result<T, OpError> {
-        let mut answer = Some(answer);
+        let mut kept = Some(kept);
         let mut answered = None;
-        let kept = store.read_kept(plan_id, &mut |doc| {
-            answered = answer.take().map(|answer| answer(doc));
-        })?;
-        match (kept, answered, answer) {
-            (true, Some(answered), _) => {
+        if store.read_kept_plan(plan_id, &mut |plan| {
+            answered = kept.take().map(|kept| kept(plan));
+        })? {
+            if let Some(answered) = answered {
                 self.lock().remove(plan_id);
-                Ok(answered)
+                return Ok(answered);
             }
-            (_, _, Some(answer)) => Ok(answer(self.read(store, plan_id)?.as_ref())),
-            _ => Err(OpError::new(
-                crate::runner::ErrorCode::StateIo,
-                "the plan's kept state was read without an answer",
-            )),
         }
+        Ok(plain(self.read(store, plan_id)?.as_ref()))
     }
 
     /// Forgets plan `plan_id` (deleted).

@@ -24,6 +24,7 @@ mod reads;
 pub mod scope;
 pub mod sessions;
 pub mod task_pages;
+mod task_pages_kept;
 pub mod tokens;
 
 use std::net::{IpAddr, SocketAddr};

@@ -1,6 +1,7 @@
 //! The paged reads of a plan: `GET /api/plans/{id}/tasks` and
-//! `GET /api/plans/{id}/summary` (`task_pages.rs` answers them from the
-//! store's kept state, or the document `doc_cache.rs` keeps), and the refusal of paging parameters on
+//! `GET /api/plans/{id}/summary` (`task_pages_kept.rs` answers them from
+//! the store's kept runner and its indexes, `task_pages.rs` from the
+//! document `doc_cache.rs` keeps), and the refusal of paging parameters on
 //! `GET /api/plans/{id}`, which is the whole document (the export).
 
 use std::sync::{Arc, OnceLock};
@@ -14,6 +15,7 @@ use crate::runner::{ErrorCode, OpError};
 
 use super::api::{blocking, ok, op_error};
 use super::task_pages::{summary, task_page, TaskQuery};
+use super::task_pages_kept::{kept_page, kept_summary};
 use super::Shared;
 
 /// `GET /api/plans/{id}/tasks?status=&holder=&held=&step=&q=&id=&after=&offset=&limit=&groups=`:
@@ -29,9 +31,15 @@ pub async fn tasks(
     };
     let cache = Arc::clone(&shared);
     let read = blocking(&shared, move |store| {
-        let page = cache.docs.answer(store, &id, |doc| {
-            (task_page(&id, doc, &query), doc.tasks.len() >= LARGE_PLAN)
-        });
+        let page = cache.docs.answer_kept(
+            store,
+            &id,
+            |kept| {
+                let (page, pass) = kept_page(&id, kept, &query);
+                (page, pass && kept.doc().tasks.len() >= LARGE_PLAN)
+            },
+            |doc| (task_page(&id, doc, &query), doc.tasks.len() >= LARGE_PLAN),
+        );
         given_back(page, |page| matches!(page, Ok((_, true)))).and_then(|(page, _)| page)
     });
     match read.await {
@@ -59,9 +67,12 @@ pub async fn plan_summary(
     }
     let cache = Arc::clone(&shared);
     let read = blocking(&shared, move |store| {
-        let answer = cache.docs.answer(store, &id, |doc| {
-            (summary(&id, doc), doc.tasks.len() >= LARGE_PLAN)
-        });
+        let answer = cache.docs.answer_kept(
+            store,
+            &id,
+            |kept| (kept_summary(&id, kept), false),
+            |doc| (summary(&id, doc), doc.tasks.len() >= LARGE_PLAN),
+        );
         given_back(answer, |answer| matches!(answer, Ok((_, true)))).map(|(summary, _)| summary)
     });
     match read.await {

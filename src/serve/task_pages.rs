@@ -158,7 +158,7 @@ impl TaskQuery {
     }
 
     /// Whether `task` passes every filter.
-    fn passes(&self, task: &TaskDoc) -> bool {
+    pub(super) fn passes(&self, task: &TaskDoc) -> bool {
         if self.id.is_some_and(|id| id != task.id) {
             return false;
         }
@@ -324,15 +324,49 @@ pub fn task_page(plan_id: &str, doc: &PlanDocument, query: &TaskQuery) -> Result
         counts.push(in_group);
     }
     if !started {
-        return Err(bad(
-            "after",
-            format!(
-                "`after` names no task of plan `{}`: task {} is not in it",
-                crate::escape::line(plan_id),
-                query.after.unwrap_or(0)
-            ),
-        ));
+        return Err(after_unknown(plan_id, query.after.unwrap_or(0)));
     }
+    let groups = query.groups.then(|| {
+        groups
+            .iter()
+            .zip(counts)
+            .map(|(group, matched)| {
+                json!({"step": group.step, "name": group.name, "total": group.tasks.len(),
+                    "done": done(doc, &group.tasks), "matched": matched})
+            })
+            .collect()
+    });
+    Ok(page_value(
+        plan_id,
+        doc,
+        query,
+        (matched, before),
+        tasks,
+        groups,
+    ))
+}
+
+/// `after` naming no task of plan `plan_id`: `INVALID_ARGUMENT`.
+pub(super) fn after_unknown(plan_id: &str, after: u32) -> OpError {
+    bad(
+        "after",
+        format!(
+            "`after` names no task of plan `{}`: task {after} is not in it",
+            crate::escape::line(plan_id),
+        ),
+    )
+}
+
+/// A page's answer: `(matched, before)` the tasks matching and those before
+/// the page, `tasks` the page's, `groups` each group's counts when asked.
+pub(super) fn page_value(
+    plan_id: &str,
+    doc: &PlanDocument,
+    query: &TaskQuery,
+    (matched, before): (usize, usize),
+    tasks: Vec<&TaskDoc>,
+    groups: Option<Vec<Value>>,
+) -> Value {
     let more = matched > before + tasks.len();
     let next = match (more, tasks.last()) {
         (true, Some(last)) => json!(last.id),
@@ -348,18 +382,10 @@ pub fn task_page(plan_id: &str, doc: &PlanDocument, query: &TaskQuery) -> Result
         "tasks": tasks,
         "next": next,
     });
-    if query.groups {
-        let list: Vec<Value> = groups
-            .iter()
-            .zip(counts)
-            .map(|(group, matched)| {
-                json!({"step": group.step, "name": group.name, "total": group.tasks.len(),
-                    "done": done(doc, &group.tasks), "matched": matched})
-            })
-            .collect();
-        page["groups"] = Value::Array(list);
+    if let Some(groups) = groups {
+        page["groups"] = Value::Array(groups);
     }
-    Ok(page)
+    page
 }
 
 /// Where plan `plan_id` stands, without its tasks: `{plan_id, meta, roles,

@@ -44,6 +44,7 @@ pub(super) fn put_rows(runner: &mut Runner, rows: Rows) -> Result<(), OpError> {
     };
     let mut rebuild = false;
     for key in rows.gone {
+        runner.touched.gone(key);
         if let Ok(i) = runner.order.find(key) {
             runner.doc.tasks.remove(i);
             runner.order.remove(i);
@@ -51,9 +52,15 @@ pub(super) fn put_rows(runner: &mut Runner, rows: Rows) -> Result<(), OpError> {
         }
     }
     for (key, task) in rows.tasks {
+        // Marked, for what follows the tasks' changes (the paged reads'
+        // view, `task_view.rs`); the marks are taken below.
         let i = match runner.order.find(key) {
-            Ok(i) => i,
+            Ok(i) => {
+                runner.touched.task(task.id);
+                i
+            }
             Err(i) => {
+                runner.touched.inserted(task.id);
                 let last = i == runner.doc.tasks.len();
                 runner.doc.tasks.insert(i, task);
                 runner.order.insert_key(i, key);

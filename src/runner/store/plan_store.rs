@@ -15,7 +15,7 @@ use crate::runner::error::{ErrorCode, OpError};
 use crate::runner::events::{Event, LogRecord};
 use crate::runner::ops::Op;
 use crate::runner::time::{now_rfc3339, now_unix};
-use crate::runner::{Applied, Caller, Runner};
+use crate::runner::{Applied, Caller, KeptPlan, Runner};
 
 /// The longest plan id, in bytes.
 pub const MAX_PLAN_ID_BYTES: usize = 128;
@@ -56,6 +56,19 @@ pub trait PlanStore: Send + Sync + std::fmt::Debug {
         &self,
         plan_id: &str,
         read: &mut dyn FnMut(&PlanDocument),
+    ) -> Result<bool, OpError> {
+        let _ = (plan_id, read);
+        Ok(false)
+    }
+
+    /// Runs `read` on plan `plan_id`'s committed state as the paged reads
+    /// see it ([`KeptPlan`]: the document, its read order and counts, the
+    /// runner's indexes) when the store keeps it in memory: `true`; `false`
+    /// (`read` not run) when it does not (see [`PlanStore::read_kept`]).
+    fn read_kept_plan(
+        &self,
+        plan_id: &str,
+        read: &mut dyn FnMut(&KeptPlan<'_>),
     ) -> Result<bool, OpError> {
         let _ = (plan_id, read);
         Ok(false)

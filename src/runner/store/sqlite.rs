@@ -38,7 +38,7 @@ use crate::document::PlanDocument;
 use crate::runner::error::{ErrorCode, OpError};
 use crate::runner::events::{Event, LogRecord};
 use crate::runner::ops::Op;
-use crate::runner::{Applied, Caller, Runner};
+use crate::runner::{Applied, Caller, KeptPlan, Runner};
 
 use super::database::{
     apply_with_kept, kept_entry, lock, prepare_create, record_json, summary_json, to_i64,
@@ -475,7 +475,16 @@ impl PlanStore for SqliteStore {
         read: &mut dyn FnMut(&PlanDocument),
     ) -> Result<bool, OpError> {
         validate_plan_id(plan_id)?;
-        self.read_kept_runner(plan_id, read)
+        self.read_kept_runner(plan_id, &mut |runner| read(runner.document()))
+    }
+
+    fn read_kept_plan(
+        &self,
+        plan_id: &str,
+        read: &mut dyn FnMut(&KeptPlan<'_>),
+    ) -> Result<bool, OpError> {
+        validate_plan_id(plan_id)?;
+        self.read_kept_runner(plan_id, &mut |runner| read(&runner.kept_plan()))
     }
 
     fn delete(&self, plan_id: &str) -> Result<(), OpError> {

@@ -9,7 +9,6 @@ use std::sync::atomic::Ordering;
 use std::sync::PoisonError;
 use std::time::{Duration, Instant};
 
-use crate::document::PlanDocument;
 use crate::runner::error::OpError;
 use crate::runner::events::{Event, LogRecord};
 use crate::runner::ops::Op;
@@ -113,8 +112,9 @@ impl SqliteStore {
         Ok(Some(answer))
     }
 
-    /// Runs `read` on plan `plan_id`'s committed state from its kept
-    /// runner: `true`; `false` (`read` not run) when there is no such plan,
+    /// Runs `read` on plan `plan_id`'s kept runner, the committed state
+    /// (`read` must leave it so: it may bring the paged reads' view up to
+    /// date, nothing else): `true`; `false` (`read` not run) when there is no such plan,
     /// or changes of it stayed queued for [`SETTLE_WAIT`] (the caller then
     /// reads the database). A read waits for the changes queued before it
     /// to be committed, and when no runner is kept (none made yet, or one
@@ -126,7 +126,7 @@ impl SqliteStore {
     pub(super) fn read_kept_runner(
         &self,
         plan_id: &str,
-        read: &mut dyn FnMut(&PlanDocument),
+        read: &mut dyn FnMut(&mut Runner),
     ) -> Result<bool, OpError> {
         let entry = lock(&self.shared.entries).get(plan_id).cloned();
         let entry = match entry {
@@ -163,10 +163,10 @@ impl SqliteStore {
                 Err(_) => return Ok(false),
             }
         }
-        let Some(runner) = slot.runner.as_ref() else {
+        let Some(runner) = slot.runner.as_mut() else {
             return Ok(false);
         };
-        read(&runner.doc);
+        read(runner);
         Ok(true)
     }
 }
