@@ -92,6 +92,15 @@ const KEYSTROKES: &[Keystroke] = &[
         leaves_mistake: true,
     },
     Keystroke {
+        name: "a whole new task line pasted into a step, then removed",
+        after: |_, tasks| {
+            let step = tasks.div_ceil(20) / 2;
+            format!("step s{step} \"Stage {step} of {{count}}\" {{")
+        },
+        typed: "\n        task n1 \"New\" { after t3 }",
+        leaves_mistake: false,
+    },
+    Keystroke {
         name: "a letter in the name of a step the next step waits for (a step renamed)",
         after: |_, tasks| format!("step s{}", waited_for_step(tasks)),
         typed: "x",
