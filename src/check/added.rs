@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use super::edited::{fields_again, followed, insert_at, ir_task, used_by, used_elsewhere};
 use super::graph::{self, DepGraph, Edge, GroupEdge};
-use super::lower::Unresolved;
+use super::lower::{Unknown, Unresolved};
 use super::reuse::{check_diagnostics, same_name, set_dependencies, unknown_diagnostics};
 use super::unparsed::Unparsed;
 use super::{Checked, PlanReuse, Reuse};
@@ -61,7 +61,7 @@ pub(crate) fn added(
     };
     let gone = (!place.added).then_some(task.span);
     let refs = References::after(previous, kept, &place, &map, gone, own.as_ref())?;
-    let edges = EdgesAfter::of(kept, &place, change, &map, &refs.to_step, own.as_ref())?;
+    let edges = EdgesAfter::of(kept, &place, change, &map, &refs, own.as_ref())?;
     if let Some(own) = &own {
         let groups: u64 = edges.groups.iter().map(pairs_of).sum();
         let bound = groups + 2 * edges.indirect + refs.to_steps + own.pairs;
@@ -73,10 +73,12 @@ pub(crate) fn added(
         Some(own) => (own.unresolved, own.diagnostics),
         None => (Vec::new(), Vec::new()),
     };
-    let unresolved = unresolved_after(kept, &place, &map, gone, task.span.start(), new_unresolved)?;
+    let at = task.span.start();
+    let new = (new_unresolved, refs.dangling_names(&place, &map, task)?);
+    let (unresolved, tasks_unresolved) = unresolved_after(kept, &place, &map, gone, at, new)?;
     let search_names = Arc::default();
     let unknown = unknown_diagnostics(&unresolved, (&definitions, &search_names), file, &unparsed);
-    let other = other_after(kept, &place, &map, gone, new_other)?;
+    let other = other_after(kept, &place, &map, (gone, &refs.dangling), new_other)?;
 
     // The graph, reusing the last reduction renumbered.
     let memo = memo.renumbered(place.task, place.added);
@@ -90,7 +92,7 @@ pub(crate) fn added(
     let diagnostics = check_diagnostics(&other, unknown, report.diagnostics);
     let plan_reuse = PlanReuse {
         unresolved,
-        tasks_unresolved: kept.tasks_unresolved,
+        tasks_unresolved,
         task_references: refs.tasks,
         texts_references: refs.texts,
         withheld: 0,
@@ -333,6 +335,15 @@ struct References {
     to_step: Vec<Span>,
     /// How many references name a step.
     to_steps: u64,
+    /// The references to the task taken out, which name nothing now.
+    dangling: Vec<Dangling>,
+}
+
+/// A reference to the task taken out: where it stood in the old text, and
+/// whether a step's `after` gave it (else a task's).
+struct Dangling {
+    span: Span,
+    step: bool,
 }
 
 impl References {
@@ -351,6 +362,7 @@ impl References {
         let mut list = Vec::with_capacity(old.len() + 8);
         let (mut to_step, mut to_steps) = (Vec::new(), 0);
         let (mut in_tasks, mut in_texts) = (0, 0);
+        let mut dangling = Vec::new();
         for (i, r) in old.iter().enumerate() {
             if gone.is_some_and(|span| r.file == file && within(span, r.span)) {
                 match kept.task_references.contains(&i) {
@@ -361,7 +373,16 @@ impl References {
                 continue;
             }
             if !place.added && r.definition == place.definition {
-                return None;
+                // An `after` that names the task taken out: a step's (before
+                // the tasks' references) or a task's.
+                let step = i < kept.task_references.start;
+                match kept.task_references.contains(&i) {
+                    true => in_tasks += 1,
+                    false if step => {}
+                    false => return None,
+                }
+                dangling.push(Dangling { span: r.span, step });
+                continue;
             }
             if r.definition == place.step_definition {
                 to_step.push(r.span);
@@ -375,15 +396,18 @@ impl References {
             r.definition = place.definition(r.definition);
             list.push(r);
         }
-        let tasks = kept.task_references.start..kept.task_references.end - in_tasks;
-        let texts_start = kept.texts_references.start - in_tasks;
-        let texts = texts_start..kept.texts_references.end - in_tasks - in_texts;
+        let in_steps = dangling.iter().filter(|d| d.step).count();
+        let tasks_start = kept.task_references.start - in_steps;
+        let tasks = tasks_start..kept.task_references.end - in_steps - in_tasks;
+        let texts_start = kept.texts_references.start - in_steps - in_tasks;
+        let texts = texts_start..kept.texts_references.end - in_steps - in_tasks - in_texts;
         let mut refs = References {
             list,
             tasks,
             texts,
             to_step,
             to_steps,
+            dangling,
         };
         refs.used_as_before(previous, place, gone, own)?;
         if let Some(own) = own {
@@ -417,6 +441,30 @@ impl References {
         // tasks: their indices do not move.
         let before = |used: &[usize]| used.iter().all(|&d| d < place.step_definition);
         (before(&was) && before(&now) && used_elsewhere(old, &inside, &was, &now)).then_some(())
+    }
+
+    /// The names the references to the task taken out give, unresolved
+    /// now (each with whether a step's `after` gave it).
+    fn dangling_names(
+        &self,
+        place: &Place,
+        map: &impl Fn(Span) -> Option<Span>,
+        task: &ast::Task,
+    ) -> Option<Vec<(Unresolved, bool)>> {
+        let file = place.file;
+        self.dangling
+            .iter()
+            .map(|d| {
+                let name = ast::Ident {
+                    name: task.name.name.clone(),
+                    span: map(d.span)?,
+                };
+                let kind = Unknown::TaskOrStep {
+                    prefix: ast::SmolStr::default(),
+                };
+                Some((Unresolved { file, name, kind }, d.step))
+            })
+            .collect()
     }
 
     /// The new task's references put in their places.
@@ -463,9 +511,10 @@ impl EdgesAfter {
         place: &Place,
         change: &StepTask,
         map: &impl Fn(Span) -> Option<Span>,
-        to_step: &[Span],
+        refs: &References,
         own: Option<&Own>,
     ) -> Option<EdgesAfter> {
+        let to_step = refs.to_step.as_slice();
         let sequential = change
             .old
             .items
@@ -484,7 +533,7 @@ impl EdgesAfter {
             indirect: 0,
         };
         let dropped = after.moved_edges(kept, place, map, next, to_step)?;
-        after.moved_groups(kept, place, change, map, to_step, &dropped)?;
+        after.moved_groups(kept, place, change, map, refs, &dropped)?;
         after.new_edges(place, change, map, next, own)?;
         Some(after)
     }
@@ -557,7 +606,7 @@ impl EdgesAfter {
         place: &Place,
         change: &StepTask,
         map: &impl Fn(Span) -> Option<Span>,
-        to_step: &[Span],
+        refs: &References,
         dropped: &[usize],
     ) -> Option<()> {
         let k = place.task;
@@ -571,8 +620,14 @@ impl EdgesAfter {
         };
         for g in &kept.groups {
             let in_file = g.file == place.file;
+            if in_file && refs.dangling.iter().any(|d| d.span == g.span) {
+                // A step's `after` that named the task taken out.
+                let dependents = g.dependents.iter().map(|&v| place.number(v));
+                self.changed.extend(dependents);
+                continue;
+            }
             let own_after = in_file && within(change.old.span, g.span);
-            let named = in_file && to_step.contains(&g.span);
+            let named = in_file && refs.to_step.contains(&g.span);
             let mut g = GroupEdge {
                 span: if in_file { map(g.span)? } else { g.span },
                 after_edges: g.after_edges - dropped.partition_point(|&e| e < g.after_edges),
@@ -649,17 +704,19 @@ fn step_tasks(step: &ast::Step) -> impl Iterator<Item = &ast::Task> + '_ {
     })
 }
 
-/// The unresolved names after the edit: moved, the task's out (`gone`) or
-/// its new ones (`new`, met in its fields) in the tasks' part where it
-/// stands (`at`).
+/// The unresolved names after the edit, and how many of them the steps'
+/// `after`s gave: moved, the task's out (`gone`) or its new ones (`new.0`,
+/// met in its fields) in the tasks' part where it stands (`at`), and the
+/// references to the task taken out (`new.1`, steps' and tasks') in their
+/// parts in source order.
 fn unresolved_after(
     kept: &PlanReuse,
     place: &Place,
     map: &impl Fn(Span) -> Option<Span>,
     gone: Option<Span>,
     at: usize,
-    new: Vec<Unresolved>,
-) -> Option<Vec<Unresolved>> {
+    (new, dangling): (Vec<Unresolved>, Vec<(Unresolved, bool)>),
+) -> Option<(Vec<Unresolved>, usize)> {
     let mut unresolved = Vec::with_capacity(kept.unresolved.len() + new.len());
     for (i, u) in kept.unresolved.iter().enumerate() {
         let in_file = u.file == place.file;
@@ -675,10 +732,24 @@ fn unresolved_after(
         }
         unresolved.push(u);
     }
-    let tasks = kept.tasks_unresolved;
+    let mut tasks = kept.tasks_unresolved;
     let at = tasks + unresolved[tasks..].partition_point(|u| u.name.span.start() < at);
     unresolved.splice(at..at, new);
-    Some(unresolved)
+    if !dangling.is_empty() {
+        let by_place = |u: &Unresolved| u.name.span.start();
+        for (u, step) in dangling {
+            match step {
+                true => {
+                    unresolved.insert(tasks, u);
+                    tasks += 1;
+                }
+                false => unresolved.push(u),
+            }
+        }
+        unresolved[..tasks].sort_by_key(by_place);
+        unresolved[tasks..].sort_by_key(by_place);
+    }
+    Some((unresolved, tasks))
 }
 
 /// The diagnostics kept after the edit (all but those of the unresolved
@@ -688,11 +759,17 @@ fn other_after(
     kept: &PlanReuse,
     place: &Place,
     map: &impl Fn(Span) -> Option<Span>,
-    gone: Option<Span>,
+    (gone, dangling): (Option<Span>, &[Dangling]),
     new: Vec<Diagnostic>,
 ) -> Option<Vec<Diagnostic>> {
     let mut other = Vec::with_capacity(kept.other.len() + new.len());
     for d in &kept.other {
+        // A name given twice in an `after`, the task taken out: which
+        // repeat is reported could change.
+        let at_dangling = |l: &crate::diagnostic::Label| dangling.iter().any(|g| g.span == l.span);
+        if d.code == Code::RedundantDependency && d.labels.iter().any(at_dangling) {
+            return None;
+        }
         let inside = |l: &&crate::diagnostic::Label| {
             l.file == place.file && gone.is_some_and(|s| within(s, l.span))
         };

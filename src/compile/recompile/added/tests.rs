@@ -145,6 +145,31 @@ fn most_tasks_added_or_removed_are_checked_from_the_last_check() {
     );
 }
 
+/// A task others wait for deleted (their `after`s name nothing now, with a
+/// "did you mean"): checked from the last check. Put back (the names
+/// resolve again), it is checked whole.
+#[test]
+fn a_task_others_wait_for_deleted_and_put_back_is_checked_from_the_last_check() {
+    let text = base();
+    let waited = crate::generate::waited_for_task(&text).expect("a task waited for");
+    let (_, lines) = places(&text);
+    let line = lines
+        .into_iter()
+        .find(|l| text[l.clone()].starts_with(&format!("        task {waited} ")))
+        .expect("its line");
+    let deleted = format!("{}{}", &text[..line.start], &text[line.end..]);
+    let mut old = compile(&text);
+    for (new, taken) in [(&deleted, Path::Added), (&text, Path::Whole)] {
+        assert_eq!(path(&old, new), taken);
+        old = old.recompile(Arc::from(new.as_str()));
+        super::super::tests::check(&old, new);
+    }
+    let unknown = compile(&deleted).diagnostics;
+    assert!(unknown
+        .iter()
+        .any(|d| d.message.contains(&format!("`{waited}`"))));
+}
+
 /// The keystroke that makes a new task's title whole in a sequential step
 /// that waits for another step (the task appears: it joins the step's
 /// `after` and `sequential`), and the one that takes it back (the task
