@@ -92,6 +92,15 @@ const KEYSTROKES: &[Keystroke] = &[
         leaves_mistake: true,
     },
     Keystroke {
+        name: "a whole new task line pasted into a step, then removed",
+        after: |_, tasks| {
+            let step = tasks.div_ceil(20) / 2;
+            format!("step s{step} \"Stage {step} of {{count}}\" {{")
+        },
+        typed: "\n        task n1 \"New\" { after t3 }",
+        leaves_mistake: false,
+    },
+    Keystroke {
         name: "a letter in the name of a step the next step waits for (a step renamed)",
         after: |_, tasks| format!("step s{}", waited_for_step(tasks)),
         typed: "x",
@@ -225,7 +234,14 @@ async fn over_protocol(text: &str, tasks: usize, keystroke: &Keystroke) -> (f64,
                 .edit(version, (line, col), (line, col), keystroke.typed)
                 .await;
         } else {
-            client.edit(version, (line, col), (line, col + 1), "").await;
+            client
+                .edit(
+                    version,
+                    (line, col),
+                    typed_end(line, col, keystroke.typed),
+                    "",
+                )
+                .await;
         }
         let published = loop {
             let published = client.diagnostics().await;
@@ -243,6 +259,19 @@ async fn over_protocol(text: &str, tasks: usize, keystroke: &Keystroke) -> (f64,
         }
     }
     support::summary(times)
+}
+
+/// Where a text typed at `(line, col)` ends (line, UTF-16 column): what
+/// taking it back deletes up to (a pasted line ends on the next line).
+fn typed_end(line: u32, col: u32, typed: &str) -> (u32, u32) {
+    let utf16 = |s: &str| s.encode_utf16().count() as u32;
+    match typed.rfind('\n') {
+        Some(at) => (
+            line + typed.matches('\n').count() as u32,
+            utf16(&typed[at + 1..]),
+        ),
+        None => (line, col + utf16(typed)),
+    }
 }
 
 /// One keystroke of a typing: `start..end` (line, UTF-16 column) of the

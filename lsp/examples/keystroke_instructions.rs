@@ -39,7 +39,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(tasks), Some(kind)) = (args.first().and_then(|a| a.parse().ok()), args.get(1)) else {
         eprintln!(
-            "usage: keystroke_instructions TASKS title|rename|name|quote|step|reference|item|stepname|template|param|import|whole [N]"
+            "usage: keystroke_instructions TASKS title|rename|name|quote|step|reference|item|paste|stepname|template|param|import|whole [N]"
         );
         std::process::exit(2);
     };
@@ -78,6 +78,15 @@ fn main() {
             (
                 format!("step s{step} \"Stage {step} of {{count}}\" {{"),
                 "t",
+            )
+        }
+        // A whole task line pasted at the start of a step (a task added),
+        // and taken out again.
+        "paste" => {
+            let step = tasks.div_ceil(20) / 2;
+            (
+                format!("step s{step} \"Stage {step} of {{count}}\" {{"),
+                PASTED_TASK,
             )
         }
         // A reference to a task others wait for: it then names no task.
@@ -123,3 +132,6 @@ fn main() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The task line the `paste` kind pastes (as the keystroke bench does).
+const PASTED_TASK: &str = "\n        task n1 \"New\" { after t3 }";

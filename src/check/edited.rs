@@ -124,7 +124,7 @@ pub(crate) fn edited(
 /// within its budget), and the pairs its steps named count towards that
 /// budget; `None` if they name a role that is not declared, or a step the
 /// plan does not hold.
-fn fields_again(
+pub(super) fn fields_again(
     definitions: &[ir::Definition],
     plan: &ir::Plan,
     file: FileId,
@@ -243,7 +243,7 @@ fn plain_name(u: &Unresolved) -> bool {
 /// unparsed text (it would have to be reported now), and, when text is
 /// unparsed now, no diagnostic it could silence (about a name it mentions,
 /// or a body it stands in).
-fn followed(previous: &Checked, kept: &PlanReuse, unparsed: &Unparsed) -> bool {
+pub(super) fn followed(previous: &Checked, kept: &PlanReuse, unparsed: &Unparsed) -> bool {
     let twice = previous
         .diagnostics
         .iter()
@@ -491,7 +491,7 @@ impl Names for PlanNames<'_> {
 /// the plan's parameters (its reasoning's, description's and title's, in
 /// that order, as the check makes them). `None` if a string names a
 /// parameter that is not one of the plan's, or has no value.
-fn ir_task(
+pub(super) fn ir_task(
     plan: &ir::Plan,
     index: usize,
     task: &ast::Task,
@@ -546,7 +546,7 @@ fn ir_task(
 
 /// Puts `new` (references inside the task at `span`, in their order) into
 /// the block `range` of `references`, where the task's stood.
-fn insert_at(
+pub(super) fn insert_at(
     references: &mut Vec<ir::Reference>,
     range: &std::ops::Range<usize>,
     span: Span,
@@ -559,7 +559,7 @@ fn insert_at(
 
 /// The roles and parameters `references` and `more` name, each once, in
 /// order: where a task's are as they were, which are used is too.
-fn used_by<'r>(
+pub(super) fn used_by<'r>(
     references: impl IntoIterator<Item = &'r ir::Reference>,
     more: &'r [ir::Reference],
     definitions: &[ir::Definition],
@@ -584,7 +584,7 @@ fn used_by<'r>(
 /// `was`, are replaced by ones that name `now`: each that one names and the
 /// other does not is referenced outside the task too. (Which are unused is
 /// reported elsewhere.)
-fn used_elsewhere(
+pub(super) fn used_elsewhere(
     references: &[ir::Reference],
     gone: &[usize],
     was: &[usize],

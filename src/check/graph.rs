@@ -864,3 +864,5 @@ fn stable_order<'d>(n: usize, dependencies: impl Fn(usize) -> &'d [u32]) -> Vec<
 
 #[cfg(test)]
 mod tests;
+
+mod renumber;

@@ -6,6 +6,7 @@
 //! - `lower` expands template instances and resolves the plan;
 //! - `template` binds `use` arguments; `graph` checks the dependency graph.
 
+pub(crate) mod added;
 mod adjacency;
 mod declare;
 pub(crate) mod edited;

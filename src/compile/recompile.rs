@@ -49,6 +49,7 @@ use crate::span::{SourceMap, Span};
 use crate::syntax::ast::{self, PlanItem, StepItem, TopItem};
 use crate::syntax::{self, Edit, Place, Reparsed};
 
+mod added;
 mod moved;
 mod step_rename;
 mod template_text;
@@ -150,13 +151,17 @@ impl Compilation {
             .iter()
             .filter_map(|d| d.moved(self.file, &moved))
             .collect();
-        let tasks = match (
+        let (tasks, step_task) = match (
             syntax::item_at(self.syntax(), reparsed.place),
             syntax::item_at(&reparsed.parsed.file, reparsed.place),
         ) {
-            (Some(old), Some(new)) => syntax::edited_task(&old, &new, edit),
-            _ => None,
+            (Some(old), Some(new)) => match syntax::edited_task(&old, &new, edit) {
+                Some(tasks) => (Some(tasks), None),
+                None => (None, syntax::step_task(&old, &new)),
+            },
+            _ => (None, None),
         };
+        let old_span = reparsed.old_span;
         let parts = self.parts_with(reparsed.parsed.diagnostics, loading);
         let modules = self.modules_with(reparsed.parsed.file);
         let edited = tasks.and_then(|(old, new)| {
@@ -165,6 +170,10 @@ impl Compilation {
                 new: &new,
             };
             self.edited(&task, edit, (&modules, &sources))
+        });
+        let edited = edited.or_else(|| {
+            let change = step_task.as_ref()?;
+            self.step_task_checked(change, edit, old_span, (&modules, &sources))
         });
         match edited {
             Some(checked) => Compilation {

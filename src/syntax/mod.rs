@@ -22,5 +22,7 @@ pub use limits::{
     MAX_INPUT_BYTES, MAX_NESTING, MAX_STRING_BYTES, MAX_SYNTAX_ERRORS, MAX_TASKS,
 };
 pub use parser::Parsed;
-pub(crate) use reparse::{edited_task, item_at, same_but_name, same_step_but_name, spans};
+pub(crate) use reparse::{
+    edited_task, item_at, same_but_name, same_step_but_name, spans, step_task, StepTask,
+};
 pub use reparse::{reparse, Edit, Place, Reparsed};

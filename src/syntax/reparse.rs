@@ -25,6 +25,9 @@ use crate::span::{FileId, Span};
 #[cfg(test)]
 pub(super) mod tests;
 
+mod added;
+pub(crate) use added::{step_task, StepTask};
+
 /// One change of a text: the bytes `start..old_end` of the old text became
 /// the bytes `start..new_end` of the new one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

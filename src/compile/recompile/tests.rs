@@ -631,17 +631,20 @@ fn a_word_typed_where_a_task_is_about_to_be_is_not_checked_again() {
     // last, the task is a run of text the parser could not place; so are
     // the words of an unclosed body), E the task edited (its reference
     // begun, while the open body holds the step's `after s4`: a step
-    // named), W checked whole (the task appears; its body opens and
-    // closes, taking the step's `after` in and giving it back).
+    // named), A the task added, checked from the last check
+    // (`check::added`: its title's closing quote), W checked whole (its
+    // body opens and closes, taking the step's `after` in and giving it
+    // back).
     let letter = |path: &Path| match path {
         Path::Lone => 'L',
         Path::Unparsed => 'U',
         Path::Edited => 'E',
         Path::Renamed => 'R',
+        Path::Added => 'A',
         Path::Whole => 'W',
     };
     let taken: String = paths.iter().map(|(_, path)| letter(path)).collect();
-    assert_eq!(taken, "LLLLLLLLLUUUUUUUUUUUUWLWUUUUUUUEEUW", "{paths:?}");
+    assert_eq!(taken, "LLLLLLLLLUUUUUUUUUUUUALWUUUUUUUEEUW", "{paths:?}");
 }
 
 #[test]
@@ -695,7 +698,7 @@ fn a_role_or_parameter_an_edit_leaves_unused_is_reported() {
 
 /// How a recompile of the old compilation to `new` goes.
 #[derive(Debug, PartialEq)]
-enum Path {
+pub(super) enum Path {
     /// Moved with the text, nothing checked again.
     Lone,
     /// What names the task's old or new name checked again.
@@ -705,11 +708,36 @@ enum Path {
     /// Only what went unparsed changed: moved with the text, the syntax
     /// errors the re-read item's.
     Unparsed,
+    /// A task added to a step or taken out of it, checked from the last
+    /// check (`check::added`).
+    Added,
     /// Checked again whole.
     Whole,
 }
 
-fn path(old: &Compilation, new: &str) -> Path {
+/// How a recompile to `new` goes when no one task of the re-read item was
+/// edited: a task added or taken out, or checked whole.
+fn added_path(
+    old: &Compilation,
+    new: &str,
+    reparsed: &crate::syntax::Reparsed,
+    (a, b): (&crate::syntax::ast::PlanItem, &crate::syntax::ast::PlanItem),
+) -> Path {
+    let Some(change) = crate::syntax::step_task(a, b) else {
+        return Path::Whole;
+    };
+    let edit = crate::syntax::Edit::between(&old.sources.get(old.file).text, new);
+    let mut sources = old.sources.clone();
+    sources.set_text(old.file, Arc::from(new));
+    let modules = old.modules_with(reparsed.parsed.file.clone());
+    let checked = old.step_task_checked(&change, edit, reparsed.old_span, (&modules, &sources));
+    match checked {
+        Some(_) => Path::Added,
+        None => Path::Whole,
+    }
+}
+
+pub(super) fn path(old: &Compilation, new: &str) -> Path {
     let text = &old.sources.get(old.file).text;
     let edit = crate::syntax::Edit::between(text, new);
     let Some(rename) = old.renaming(&reparsed(old, new)) else {
@@ -733,7 +761,7 @@ fn path(old: &Compilation, new: &str) -> Path {
             return Path::Whole;
         };
         let Some((was, is)) = crate::syntax::edited_task(&a, &b, edit) else {
-            return Path::Whole;
+            return added_path(old, new, &reparsed, (&a, &b));
         };
         let mut sources = old.sources.clone();
         sources.set_text(old.file, Arc::from(new));
