@@ -17,6 +17,7 @@ mod reuse;
 mod scope;
 pub(crate) mod step_rename;
 mod template;
+pub(crate) mod template_header;
 pub(crate) mod template_text;
 mod unparsed;
 
@@ -86,6 +87,10 @@ pub(crate) struct Reuse {
     /// The plan's template instances, for an edit of a template's text
     /// ([`template_text::retexted`]); kept when the plan is.
     instances: Option<Arc<Vec<lower::instances::Instance>>>,
+    /// What the check left of the "did you mean" budget, when every
+    /// search of it is known ([`template_header`] tells from it whether
+    /// searches of its own would find what a whole check finds).
+    suggestions_left: Option<usize>,
 }
 
 impl Reuse {
@@ -97,6 +102,7 @@ impl Reuse {
             graph: memo.map(Arc::new),
             plan: Some(Arc::new(plan)),
             instances: None,
+            suggestions_left: None,
         }
     }
 }
@@ -392,6 +398,7 @@ pub(crate) fn check_reusing(
         }
     }
     in_order(&mut c.diagnostics);
+    c.reuse.suggestions_left = Some(c.suggestions.left());
 
     Checked {
         plan,

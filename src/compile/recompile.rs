@@ -51,6 +51,7 @@ use crate::syntax::{self, Edit, Place, Reparsed};
 
 mod moved;
 mod step_rename;
+mod template_header;
 mod template_text;
 #[cfg(test)]
 mod tests;
@@ -80,6 +81,9 @@ impl Compilation {
             self.file,
         );
         let Some(reparsed) = reparsed.map(Box::new) else {
+            if let Some(compilation) = self.header_recompiled(&text, edit) {
+                return compilation;
+            }
             return compile_shared_with(&root.name, text, &self.parts.options, loader);
         };
         let mut sources = self.sources.clone();

@@ -22,8 +22,11 @@ use super::parser::{self, Parsed};
 use crate::diagnostic::Diagnostic;
 use crate::span::{FileId, Span};
 
+mod header;
 #[cfg(test)]
 pub(super) mod tests;
+
+pub use header::{header_spans, reparse_header, same_header_shape};
 
 /// One change of a text: the bytes `start..old_end` of the old text became
 /// the bytes `start..new_end` of the new one.
