@@ -10,6 +10,7 @@ mod adjacency;
 mod declare;
 pub(crate) mod edited;
 pub mod graph;
+pub(crate) mod import_edit;
 mod lower;
 mod params;
 pub(crate) mod rename;
@@ -91,6 +92,12 @@ pub(crate) struct Reuse {
     /// search of it is known ([`template_header`] tells from it whether
     /// searches of its own would find what a whole check finds).
     suggestions_left: Option<usize>,
+    /// Where the references the plan's tasks' fields made stand (by index
+    /// in [`Symbols::references`]), for [`import_edit`].
+    task_refs: Option<std::ops::Range<usize>>,
+    /// The task-to-task dependencies the `after`s of steps and instances
+    /// made (what [`crate::syntax::dependency_pair_limit`] bounds).
+    group_pairs: Option<u64>,
 }
 
 impl Reuse {
@@ -103,6 +110,8 @@ impl Reuse {
             plan: Some(Arc::new(plan)),
             instances: None,
             suggestions_left: None,
+            task_refs: None,
+            group_pairs: None,
         }
     }
 }
@@ -399,6 +408,7 @@ pub(crate) fn check_reusing(
     }
     in_order(&mut c.diagnostics);
     c.reuse.suggestions_left = Some(c.suggestions.left());
+    c.reuse.group_pairs = Some(c.group_pairs);
 
     Checked {
         plan,

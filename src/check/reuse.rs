@@ -39,6 +39,8 @@ impl Reuse {
             instances: self.instances.clone(),
             // No search was made again.
             suggestions_left: self.suggestions_left,
+            task_refs: self.task_refs.clone(),
+            group_pairs: self.group_pairs,
         }
     }
 }

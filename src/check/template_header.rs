@@ -90,11 +90,19 @@ pub(crate) fn params_renamed(
         instance.title_refs = titles;
         instance.text_refs = texts;
     }
+    // The tasks' fields are read after the steps, before the strings.
+    let titles = |outcome: &Outcome| outcome.titles.iter().map(Vec::len).sum::<usize>();
+    let task_refs = previous.reuse.task_refs.clone().map(|refs| {
+        let at = refs.start - titles(&old) + titles(&new);
+        at..at + refs.len()
+    });
     moved.reuse = Reuse {
         graph: previous.reuse.graph.clone(),
         plan: None,
         instances: Some(Arc::new(kept)),
         suggestions_left: Some(left + old.spent - new.spent),
+        task_refs,
+        group_pairs: previous.reuse.group_pairs,
     };
     Some(moved)
 }
@@ -132,7 +140,7 @@ type TaskTexts = (String, Option<String>, Option<String>);
 /// `after` (whose references stand among its titles'), no template uses a
 /// template (an instance's tasks are then its template's alone) and no file
 /// holds unparsed text (which could hold a name).
-fn plain(modules: &[Module], top: usize) -> bool {
+pub(super) fn plain(modules: &[Module], top: usize) -> bool {
     let Some(TopItem::Template(template)) = modules.first().and_then(|m| m.ast.items.get(top))
     else {
         return false;
@@ -156,7 +164,7 @@ fn plain(modules: &[Module], top: usize) -> bool {
 /// twice (a template's parameters are told by name alone), a limit met
 /// (an instance left unexpanded), or a code at its cap (what the cap left
 /// out is not known).
-fn refused(diagnostics: &[Diagnostic]) -> bool {
+pub(super) fn refused(diagnostics: &[Diagnostic]) -> bool {
     let mut counts = std::collections::HashMap::new();
     for d in diagnostics {
         if matches!(d.code, Code::Duplicate | Code::Limit) {

@@ -49,6 +49,7 @@ use crate::span::{SourceMap, Span};
 use crate::syntax::ast::{self, PlanItem, StepItem, TopItem};
 use crate::syntax::{self, Edit, Place, Reparsed};
 
+mod import_edit;
 mod moved;
 mod step_rename;
 mod template_header;
@@ -81,7 +82,10 @@ impl Compilation {
             self.file,
         );
         let Some(reparsed) = reparsed.map(Box::new) else {
-            if let Some(compilation) = self.header_recompiled(&text, edit) {
+            let outside = self
+                .header_recompiled(&text, edit)
+                .or_else(|| self.import_recompiled(&text, edit, loader));
+            if let Some(compilation) = outside {
                 return compilation;
             }
             return compile_shared_with(&root.name, text, &self.parts.options, loader);

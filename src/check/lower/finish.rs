@@ -405,6 +405,9 @@ impl<'a> Lowering<'a, '_> {
         let (tasks_unresolved, tasks_references) = (c.unresolved.len(), c.symbols.references.len());
         let edges = self.tasks_structure(c, first);
         if self.keep_tasks && c.record_references {
+            c.reuse.task_refs = Some(tasks_references..c.symbols.references.len());
+        }
+        if self.keep_tasks && c.record_references {
             c.trace = Some(Trace {
                 unresolved: c.unresolved.clone(),
                 tasks_unresolved,
