@@ -24,7 +24,7 @@ use super::lower::finish::TaskFields;
 use super::lower::instances::Instance;
 use super::template::TemplateEnv;
 use super::{in_order, report_unused_template_params, Checked, Checker, Reuse, Usage};
-use crate::diagnostic::{Code, Diagnostic, MAX_PER_CODE};
+use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, Reference, SymbolKind, Value};
 use crate::modules::Module;
 use crate::span::{FileId, Span};
@@ -161,18 +161,13 @@ pub(super) fn plain(modules: &[Module], top: usize) -> bool {
 }
 
 /// Whether the last check's diagnostics rule this out: a name declared
-/// twice (a template's parameters are told by name alone), a limit met
-/// (an instance left unexpanded), or a code at its cap (what the cap left
-/// out is not known).
+/// twice (a template's parameters are told by name alone), or a limit met
+/// (an instance left unexpanded, or a code over its cap, whose note is a
+/// `planc::limit`: what the cap left out is not known).
 pub(super) fn refused(diagnostics: &[Diagnostic]) -> bool {
-    let mut counts = std::collections::HashMap::new();
-    for d in diagnostics {
-        if matches!(d.code, Code::Duplicate | Code::Limit) {
-            return true;
-        }
-        *counts.entry(d.code).or_insert(0usize) += 1;
-    }
-    counts.values().any(|&n| n >= MAX_PER_CODE)
+    diagnostics
+        .iter()
+        .any(|d| matches!(d.code, Code::Duplicate | Code::Limit))
 }
 
 /// The template's uses and strings checked on their own, as the whole

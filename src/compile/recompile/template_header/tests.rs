@@ -194,3 +194,30 @@ fn the_benchmarks_parameter_letter_is_checked_from_the_last_check() {
     assert_eq!(back.checked.plan, old.checked.plan);
     assert_eq!(back.checked.symbols, old.checked.symbols);
 }
+
+/// A template used a hundred times: its parameter renamed makes a
+/// hundred `planc::template_arg` (the most of a code a check reports
+/// without a note), and renamed back, none; both from the last check.
+#[test]
+fn a_hundred_uses_renamed_and_back_are_checked_from_the_last_check() {
+    let uses: String = (0..100)
+        .map(|i| format!("    use review(change = \"part {i}\") as u{i}\n"))
+        .collect();
+    let text = format!(
+        "template review(change: string) {{\n    task t \"Do {{change}}\"\n}}\nplan p {{\n    goal \"G\"\n{uses}}}\n"
+    );
+    let old = compile(&text);
+    let at = text.find("review(change").expect("the header") + "review(change".len();
+    let new = format!("{}x{}", &text[..at], &text[at..]);
+    let before = header_edits();
+    let typed = old.recompile(Arc::from(new.as_str()));
+    check(&typed, &new);
+    let args = typed
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == Code::TemplateArg);
+    assert_eq!(args.count(), 100);
+    let back = typed.recompile(Arc::from(text.as_str()));
+    check(&back, &text);
+    assert_eq!(header_edits(), before + 2);
+}
