@@ -17,8 +17,10 @@ use crate::span::{FileId, SourceMap, Span};
 use crate::syntax::{self, ast};
 
 mod fs_loader;
+mod reload;
 
 pub use fs_loader::FsLoader;
+pub use reload::load_parsed;
 
 /// Finds and reads imported files.
 pub trait Loader {

@@ -11,6 +11,7 @@ mod adjacency;
 mod declare;
 pub(crate) mod edited;
 pub mod graph;
+pub(crate) mod import_edit;
 mod lower;
 mod params;
 pub(crate) mod rename;
@@ -18,6 +19,7 @@ mod reuse;
 mod scope;
 pub(crate) mod step_rename;
 mod template;
+pub(crate) mod template_header;
 pub(crate) mod template_text;
 mod unparsed;
 
@@ -87,6 +89,16 @@ pub(crate) struct Reuse {
     /// The plan's template instances, for an edit of a template's text
     /// ([`template_text::retexted`]); kept when the plan is.
     instances: Option<Arc<Vec<lower::instances::Instance>>>,
+    /// What the check left of the "did you mean" budget, when every
+    /// search of it is known ([`template_header`] tells from it whether
+    /// searches of its own would find what a whole check finds).
+    suggestions_left: Option<usize>,
+    /// Where the references the plan's tasks' fields made stand (by index
+    /// in [`Symbols::references`]), for [`import_edit`].
+    task_refs: Option<std::ops::Range<usize>>,
+    /// The task-to-task dependencies the `after`s of steps and instances
+    /// made (what [`crate::syntax::dependency_pair_limit`] bounds).
+    group_pairs: Option<u64>,
 }
 
 impl Reuse {
@@ -98,6 +110,9 @@ impl Reuse {
             graph: memo.map(Arc::new),
             plan: Some(Arc::new(plan)),
             instances: None,
+            suggestions_left: None,
+            task_refs: None,
+            group_pairs: None,
         }
     }
 }
@@ -393,6 +408,8 @@ pub(crate) fn check_reusing(
         }
     }
     in_order(&mut c.diagnostics);
+    c.reuse.suggestions_left = Some(c.suggestions.left());
+    c.reuse.group_pairs = Some(c.group_pairs);
 
     Checked {
         plan,

@@ -37,6 +37,10 @@ impl Reuse {
                 .map(Arc::new),
             // The instances' values and tasks are as they were.
             instances: self.instances.clone(),
+            // No search was made again.
+            suggestions_left: self.suggestions_left,
+            task_refs: self.task_refs.clone(),
+            group_pairs: self.group_pairs,
         }
     }
 }

@@ -50,8 +50,10 @@ use crate::syntax::ast::{self, PlanItem, StepItem, TopItem};
 use crate::syntax::{self, Edit, Place, Reparsed};
 
 mod added;
+mod import_edit;
 mod moved;
 mod step_rename;
+mod template_header;
 mod template_text;
 #[cfg(test)]
 mod tests;
@@ -81,6 +83,12 @@ impl Compilation {
             self.file,
         );
         let Some(reparsed) = reparsed.map(Box::new) else {
+            let outside = self
+                .header_recompiled(&text, edit)
+                .or_else(|| self.import_recompiled(&text, edit, loader));
+            if let Some(compilation) = outside {
+                return compilation;
+            }
             return compile_shared_with(&root.name, text, &self.parts.options, loader);
         };
         let mut sources = self.sources.clone();

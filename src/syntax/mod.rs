@@ -25,4 +25,6 @@ pub use parser::Parsed;
 pub(crate) use reparse::{
     edited_task, item_at, same_but_name, same_step_but_name, spans, step_task, StepTask,
 };
+
+pub(crate) use reparse::{header_spans, reparse_header, reparse_import, same_header_shape};
 pub use reparse::{reparse, Edit, Place, Reparsed};

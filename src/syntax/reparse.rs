@@ -22,11 +22,15 @@ use super::parser::{self, Parsed};
 use crate::diagnostic::Diagnostic;
 use crate::span::{FileId, Span};
 
+mod header;
+mod import;
 #[cfg(test)]
 pub(super) mod tests;
 
 mod added;
 pub(crate) use added::{step_task, StepTask};
+pub use header::{header_spans, reparse_header, same_header_shape};
+pub use import::reparse_import;
 
 /// One change of a text: the bytes `start..old_end` of the old text became
 /// the bytes `start..new_end` of the new one.

@@ -2,6 +2,7 @@
 //! then the graph checks beside the interpolation of the task strings (on two
 //! threads for a large plan), and the steps and tasks of the IR.
 
+use super::instances::RefRuns;
 use super::{
     side_by_side, Env, Lowered, Lowering, Member, StepSource, TaskSource, Unknown, Unresolved,
 };
@@ -372,13 +373,16 @@ impl<'a> Lowering<'a, '_> {
         &mut self,
         c: &mut Checker,
         params: &mut Option<&mut Params<'a>>,
+        titles: &mut RefRuns,
     ) -> (Vec<ir::Step>, Vec<graph::Edge>, Vec<graph::GroupEdge>) {
         // Most tasks name one other or two; more edges grow the list.
         let mut first = TaskEdges::with_capacity(self.tasks.len() * 2);
         let mut groups: Vec<graph::GroupEdge> = Vec::new();
         let mut ir_steps = Vec::with_capacity(self.steps.len());
         for s in 0..self.steps.len() {
+            let from = c.symbols.references.len();
             let step = self.step_structure(c, params, &mut first.edges, &mut groups, s);
+            titles.note(self.steps[s].env, from, c.symbols.references.len());
             ir_steps.push(step);
         }
 
@@ -400,6 +404,9 @@ impl<'a> Lowering<'a, '_> {
         }
         let (tasks_unresolved, tasks_references) = (c.unresolved.len(), c.symbols.references.len());
         let edges = self.tasks_structure(c, first);
+        if self.keep_tasks && c.record_references {
+            c.reuse.task_refs = Some(tasks_references..c.symbols.references.len());
+        }
         if self.keep_tasks && c.record_references {
             c.trace = Some(Trace {
                 unresolved: c.unresolved.clone(),
@@ -429,7 +436,8 @@ impl<'a> Lowering<'a, '_> {
         c: &mut Checker,
         params: &mut Option<&mut Params<'a>>,
     ) -> Lowered {
-        let (ir_steps, edges, groups) = self.resolve_structure(c, params);
+        let mut titles = RefRuns::default();
+        let (ir_steps, edges, groups) = self.resolve_structure(c, params, &mut titles);
 
         // The graph checks and the strings of the tasks need nothing of
         // each other: on a large plan they run side by side.
@@ -456,7 +464,9 @@ impl<'a> Lowering<'a, '_> {
             interpolate(c, decls, &envs, &mut used_template_params, params, env, s)
         };
         let texts_from = c.symbols.references.len();
-        let mut texts = |c: &mut Checker| task_texts(c, &tasks, &steps, keep_tasks, &mut text);
+        let mut runs = RefRuns::default();
+        let mut texts =
+            |c: &mut Checker| task_texts(c, (&tasks, &steps), keep_tasks, &mut text, &mut runs);
         let ((graph_diagnostics, dependencies, memo), mut ir_tasks) = if side_by_side(tasks.len()) {
             std::thread::scope(|scope| {
                 let graph = scope.spawn(check_graph);
@@ -473,7 +483,11 @@ impl<'a> Lowering<'a, '_> {
         c.diagnostics.extend(graph_diagnostics);
         if keep_tasks {
             c.reuse.graph = memo.map(std::sync::Arc::new);
-            let instances = super::instances::instances(decls, &envs, &instances, &steps);
+            let refs = super::instances::InstanceRefs {
+                titles: &titles,
+                texts: &runs,
+            };
+            let instances = super::instances::instances(decls, &envs, &instances, &steps, refs);
             c.reuse.instances = Some(std::sync::Arc::new(instances));
             let texts_to = c.symbols.references.len();
             if let Some(trace) = c.trace.as_mut() {
@@ -502,18 +516,20 @@ impl<'a> Lowering<'a, '_> {
 /// in its task's environment.
 fn task_texts(
     c: &mut Checker,
-    tasks: &[TaskSource<'_>],
-    steps: &[StepSource<'_>],
+    (tasks, steps): (&[TaskSource<'_>], &[StepSource<'_>]),
     keep_tasks: bool,
     text: &mut dyn FnMut(&mut Checker, Env, &ast::Str) -> String,
+    runs: &mut RefRuns,
 ) -> Vec<ir::Task> {
     let mut ir_tasks = Vec::with_capacity(if keep_tasks { tasks.len() } else { 0 });
     for (index, source) in tasks.iter().enumerate() {
         let fields = TaskFields::of(source.task);
         c.file = source.file;
+        let from = c.symbols.references.len();
         let reasoning = fields.reasoning.map(|s| text(c, source.env, s));
         let description = fields.description.map(|s| text(c, source.env, s));
         let name = text(c, source.env, &source.task.title);
+        runs.note(source.env, from, c.symbols.references.len());
         if !keep_tasks {
             continue;
         }

@@ -1,7 +1,10 @@
 //! What a plan's lowering keeps of its template instances for the next
-//! check: which template each instantiates, with which values, and which
-//! tasks and steps it added ([`crate::check::template_text`] gives them
-//! the strings of an edited template).
+//! check: which template each instantiates, with which values, which tasks
+//! and steps it added, and where the references its strings made stand
+//! ([`crate::check::template_text`] gives them the strings of an edited
+//! template, [`crate::check::template_header`] the parameters of one).
+
+use std::ops::Range;
 
 use super::{Env, GroupSource, StepSource};
 use crate::check::declare::Declarations;
@@ -9,7 +12,7 @@ use crate::check::template::TemplateEnv;
 use crate::ir::Value;
 
 /// One `use` of a template, as the plan's lowering expanded it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(in crate::check) struct Instance {
     /// The template's definition, by index in the symbols' definitions.
     pub template: usize,
@@ -19,6 +22,44 @@ pub(in crate::check) struct Instance {
     pub tasks: std::ops::Range<usize>,
     /// The steps it added (by index among the plan's steps), in order.
     pub steps: Vec<usize>,
+    /// The references its steps made when their titles and `after`s were
+    /// read (by index in the symbols' references; empty where they would
+    /// stand if none).
+    pub title_refs: Range<usize>,
+    /// The references its tasks' strings made.
+    pub text_refs: Range<usize>,
+}
+
+/// Where the references each instance made in one pass of the lowering
+/// stand, by instance (`Env::Instance`): its items are read one after
+/// another, so each instance's references are one run.
+#[derive(Debug, Default)]
+pub(in crate::check) struct RefRuns(Vec<Option<Range<usize>>>);
+
+impl RefRuns {
+    /// Notes that an item read in `env` made the references `from..to`.
+    pub(in crate::check) fn note(&mut self, env: Env, from: usize, to: usize) {
+        let Env::Instance(i) = env else {
+            return;
+        };
+        let i = i as usize;
+        if self.0.len() <= i {
+            self.0.resize(i + 1, None);
+        }
+        let run = self.0[i].get_or_insert(from..from);
+        run.end = to;
+    }
+
+    fn of(&self, instance: usize) -> Range<usize> {
+        self.0.get(instance).cloned().flatten().unwrap_or(0..0)
+    }
+}
+
+/// The references each instance made: its steps' (titles and `after`s),
+/// and its tasks' strings'.
+pub(in crate::check) struct InstanceRefs<'r> {
+    pub titles: &'r RefRuns,
+    pub texts: &'r RefRuns,
 }
 
 /// The instances of a lowering: `envs` and `groups` one to one, each
@@ -28,11 +69,13 @@ pub(super) fn instances(
     envs: &[TemplateEnv],
     groups: &[GroupSource<'_>],
     steps: &[StepSource<'_>],
+    refs: InstanceRefs<'_>,
 ) -> Vec<Instance> {
     let mut out: Vec<Instance> = envs
         .iter()
         .zip(groups)
-        .map(|(env, group)| Instance {
+        .enumerate()
+        .map(|(i, (env, group))| Instance {
             template: decls.templates[env.template].def,
             values: env.values.clone(),
             tasks: match (group.tasks.first(), group.tasks.last()) {
@@ -40,6 +83,8 @@ pub(super) fn instances(
                 _ => 0..0,
             },
             steps: Vec::new(),
+            title_refs: refs.titles.of(i),
+            text_refs: refs.texts.of(i),
         })
         .collect();
     for (index, step) in steps.iter().enumerate() {
