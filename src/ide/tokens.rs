@@ -3,6 +3,7 @@
 mod encode;
 mod store;
 #[cfg(test)]
+#[path = "tokens/tests/store.rs"]
 mod tests_store;
 mod tiles;
 
