@@ -11,6 +11,10 @@
 //! Run with `cargo bench -p planc-lsp --bench memory` (release build; the
 //! default is 100,000 tasks and 10,000 edits); `-- 10000` picks the sizes,
 //! `PLANC_BENCH_EDITS=1000` the number of edits. Linux only (`/proc`).
+//! With `PLANC_BENCH_TOKENS=1` the client also asks for the semantic tokens
+//! as an editor does: whole after the open, then after each edit the change
+//! since its last answer (`semanticTokens/full/delta`), so the server keeps
+//! them.
 
 // Benchmarks may unwrap, print what they measure and hold long scenarios.
 #![allow(
@@ -155,6 +159,10 @@ async fn measure(tasks: usize, edits: usize) {
     );
     let published = client.open(&text).await;
     assert_eq!(published["diagnostics"], serde_json::json!([]));
+    let mut tokens = Tokens::asked().then_some(Tokens(serde_json::Value::Null));
+    if let Some(tokens) = &mut tokens {
+        tokens.ask(&mut client).await;
+    }
     let (opened, opened_peak) = settled_memory(pid).await;
     println!(
         "after the open: VmRSS {:.1} MiB ({:.1}× the file), VmHWM {:.1} MiB ({:.1}×)",
@@ -187,6 +195,9 @@ async fn measure(tasks: usize, edits: usize) {
                     break;
                 }
             }
+            if let Some(tokens) = &mut tokens {
+                tokens.ask(&mut client).await;
+            }
         }
         made += round.len();
         if made >= checkpoints[next_checkpoint] {
@@ -204,5 +215,37 @@ async fn measure(tasks: usize, edits: usize) {
                 mib(peak) / bytes
             );
         }
+    }
+}
+
+/// The result id of the last semantic tokens answer, when the client asks
+/// for them (`PLANC_BENCH_TOKENS=1`).
+struct Tokens(serde_json::Value);
+
+impl Tokens {
+    fn asked() -> bool {
+        std::env::var("PLANC_BENCH_TOKENS").is_ok_and(|v| v == "1")
+    }
+
+    /// Asks for the tokens whole the first time, then for the change since
+    /// the last answer.
+    async fn ask(&mut self, client: &mut TestClient) {
+        let document = serde_json::json!({ "uri": common::URI });
+        let answer = match &self.0 {
+            serde_json::Value::Null => {
+                let params = serde_json::json!({ "textDocument": document });
+                client
+                    .result("textDocument/semanticTokens/full", params)
+                    .await
+            }
+            last => {
+                let params =
+                    serde_json::json!({ "textDocument": document, "previousResultId": last });
+                client
+                    .result("textDocument/semanticTokens/full/delta", params)
+                    .await
+            }
+        };
+        self.0 = answer["resultId"].clone();
     }
 }

@@ -1,14 +1,15 @@
 //! One compiled state of an open document, and what every request reads of
 //! it: the compilation, the line indexes, where imports stand.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use planc::check::Options;
+use planc::ide::TokenStore;
 use planc::line_index::LineIndex;
 use planc::span::{FileId, Span};
 use planc::syntax::ast::TopItem;
 use planc::Compilation;
-use tower_lsp_server::ls_types::{SemanticToken, Uri};
+use tower_lsp_server::ls_types::Uri;
 
 /// One compiled state of a document: what every request reads.
 pub struct Analysis {
@@ -27,9 +28,12 @@ pub struct Analysis {
     /// Whether the document is a JSON plan document (diagnostics only: the
     /// requests answer for `.plan` files).
     pub json: bool,
-    /// The file's semantic tokens as the protocol encodes them, made when
-    /// first asked for (`semanticTokens/full` and its delta), then kept.
-    pub(crate) tokens: OnceLock<Arc<Vec<SemanticToken>>>,
+    /// The file's semantic tokens, kept per tile, made when first asked
+    /// for (`semanticTokens/full`, its delta, a range), then kept.
+    pub(crate) tokens: OnceLock<Arc<TokenStore>>,
+    /// What they are made from: an earlier analysis's, and the edit since
+    /// (`tokens::base_after`); taken when they are made.
+    pub(crate) token_base: Mutex<Option<crate::tokens::Base>>,
 }
 
 impl Analysis {
@@ -50,12 +54,21 @@ impl Analysis {
             .map(|path| path.display().to_string())
             .unwrap_or_else(|| uri.as_str().to_owned());
         let json = is_json(&name);
+        let token_base = match json {
+            true => None,
+            false => crate::tokens::base_after(previous, &text),
+        };
         let compilation = match previous {
             _ if json => planc::compile_json(&name, text),
             Some(previous) if !previous.json => previous.compilation.recompile(text),
             _ => planc::compile_shared(&name, text, &Options::default()),
         };
-        Analysis::of(uri, revision, compilation, lines, json)
+        let analysis = Analysis::of(uri, revision, compilation, lines, json);
+        *analysis
+            .token_base
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = token_base;
+        analysis
     }
 
     fn of(
@@ -83,6 +96,7 @@ impl Analysis {
             imported_lines: (0..files).map(|_| OnceLock::new()).collect(),
             json,
             tokens: OnceLock::new(),
+            token_base: Mutex::new(None),
         }
     }
 

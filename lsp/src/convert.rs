@@ -205,7 +205,8 @@ pub const TOKEN_TYPES: &[lsp::SemanticTokenType] = &[
 pub const TOKEN_MODIFIERS: &[lsp::SemanticTokenModifier] =
     &[lsp::SemanticTokenModifier::DECLARATION];
 
-fn token_type(kind: TokenKind) -> u32 {
+/// The legend's number of a token's type.
+pub fn token_type(kind: TokenKind) -> u32 {
     match kind {
         TokenKind::Keyword | TokenKind::Bool => 0,
         TokenKind::Comment => 1,
@@ -218,95 +219,6 @@ fn token_type(kind: TokenKind) -> u32 {
         TokenKind::Role => 8,
         TokenKind::Step => 9,
         TokenKind::Task => 10,
-    }
-}
-
-/// Semantic tokens, delta-encoded; a token over several lines is cut into one per line.
-pub fn semantic_tokens(analysis: &Analysis, tokens: &[ide::Token]) -> Vec<lsp::SemanticToken> {
-    let text = analysis.text();
-    let mut out = Vec::with_capacity(tokens.len());
-    let mut at = Walk::new(&analysis.lines, text);
-    let (mut prev_line, mut prev_col) = (0u32, 0u32);
-    for token in tokens {
-        let mut start = token.span.start();
-        while start < token.span.end() {
-            let line_end = text[start..token.span.end()]
-                .find('\n')
-                .map_or(token.span.end(), |i| start + i);
-            let piece = text[start..line_end].trim_end_matches('\r');
-            if !piece.is_empty() {
-                let pos = at.position(start);
-                let delta_line = pos.line - prev_line;
-                let delta_start = if delta_line == 0 {
-                    pos.character - prev_col
-                } else {
-                    pos.character
-                };
-                out.push(lsp::SemanticToken {
-                    delta_line,
-                    delta_start,
-                    length: utf16_len(piece) as u32,
-                    token_type: token_type(token.kind),
-                    token_modifiers_bitset: u32::from(token.definition),
-                });
-                prev_line = pos.line;
-                prev_col = pos.character;
-            }
-            start = line_end + 1;
-        }
-    }
-    out
-}
-
-/// The length of a text in UTF-16 code units.
-fn utf16_len(text: &str) -> usize {
-    match text.is_ascii() {
-        true => text.len(),
-        false => text.chars().map(char::len_utf16).sum(),
-    }
-}
-
-/// Protocol positions of offsets taken in ascending order: each counted on
-/// from the one before on its line (the line index searched only when a
-/// line is left, and a line's start not counted from again for each of its
-/// tokens: a large file has hundreds of thousands).
-struct Walk<'t> {
-    lines: &'t LineIndex,
-    text: &'t str,
-    line: usize,
-    /// Where the next line starts.
-    next_line: usize,
-    /// The last offset given, on `line`, and its UTF-16 column.
-    offset: usize,
-    column: usize,
-}
-
-impl<'t> Walk<'t> {
-    fn new(lines: &'t LineIndex, text: &'t str) -> Walk<'t> {
-        Walk {
-            lines,
-            text,
-            line: 0,
-            next_line: lines.line_start(1),
-            offset: 0,
-            column: 0,
-        }
-    }
-
-    /// The position of `offset`, not before the last one given.
-    fn position(&mut self, offset: usize) -> lsp::Position {
-        if offset < self.offset || !self.text.is_char_boundary(offset) {
-            return position(self.lines, self.text, offset);
-        }
-        if offset >= self.next_line {
-            self.line = self.lines.line(offset);
-            self.next_line = self.lines.line_start(self.line + 1);
-            self.offset = self.lines.line_start(self.line);
-            self.column = 0;
-        }
-        self.column += utf16_len(&self.text[self.offset..offset]);
-        self.offset = offset;
-        lsp::Position::new(self.line as u32, self.column as u32)
     }
 }
 

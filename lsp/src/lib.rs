@@ -13,6 +13,7 @@ mod documents;
 mod framing;
 mod memory;
 mod message_check;
+mod raw_answers;
 mod server;
 mod tokens;
 
@@ -44,6 +45,8 @@ const FORWARD_BUFFER: usize = 64 * 1024;
 /// The caller should end the process with that code at once: reading
 /// standard input blocks a thread that only more input or its end releases.
 pub async fn serve_stdio() -> i32 {
+    // Large answers are written as JSON text (`Stdout` puts them in place).
+    raw_answers::enable();
     let (service, socket) = LspService::new(Backend::new);
     let shut_down = service.inner().shut_down();
     let (to_server, server_input) = tokio::io::duplex(FORWARD_BUFFER);
@@ -91,7 +94,11 @@ impl tokio::io::AsyncWrite for Stdout {
         _: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        Poll::Ready(std::io::stdout().lock().write_all(buf).map(|()| buf.len()))
+        let written = match raw_answers::substituted(buf) {
+            Some(frames) => std::io::stdout().lock().write_all(&frames),
+            None => std::io::stdout().lock().write_all(buf),
+        };
+        Poll::Ready(written.map(|()| buf.len()))
     }
 
     fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {

@@ -390,9 +390,19 @@ impl LanguageServer for Backend {
         let Some(analysis) = self.current(&uri).await else {
             return Ok(None);
         };
-        let tokens = tokens::encoded(&analysis);
-        let data = tokens.to_vec();
-        let id = self.shared.tokens.record(&uri, tokens);
+        let store = tokens::store(&analysis);
+        if crate::raw_answers::enabled() {
+            // Written as JSON text: a placeholder in the result id's place.
+            let json = tokens::whole_json(&analysis, &store);
+            let id = self.shared.tokens.record(&uri, store);
+            let placeholder = crate::raw_answers::later(format!(r#""{id}","data":{json}"#));
+            return Ok(Some(SemanticTokensResult::Tokens(SemanticTokens {
+                result_id: Some(placeholder),
+                data: Vec::new(),
+            })));
+        }
+        let data = tokens::whole(&analysis, &store);
+        let id = self.shared.tokens.record(&uri, store);
         Ok(Some(SemanticTokensResult::Tokens(SemanticTokens {
             result_id: Some(id),
             data,
@@ -407,11 +417,11 @@ impl LanguageServer for Backend {
         let Some(analysis) = self.current(&uri).await else {
             return Ok(None);
         };
-        let tokens = tokens::encoded(&analysis);
+        let store = tokens::store(&analysis);
         let sent = self.shared.tokens.sent(&uri, &params.previous_result_id);
-        let edits = sent.map(|sent| tokens::edits(&sent, &tokens));
-        let data = edits.is_none().then(|| tokens.to_vec());
-        let id = Some(self.shared.tokens.record(&uri, tokens));
+        let edits = sent.map(|sent| tokens::edits(&analysis, &sent, &store));
+        let data = edits.is_none().then(|| tokens::whole(&analysis, &store));
+        let id = Some(self.shared.tokens.record(&uri, store));
         Ok(Some(match (edits, data) {
             (Some(edits), _) => SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta {
                 result_id: id,
@@ -434,10 +444,9 @@ impl LanguageServer for Backend {
         };
         let start = convert::offset_in(&analysis, params.range.start);
         let end = convert::offset_in(&analysis, params.range.end);
-        let tokens = ide::semantic_tokens_in(&analysis.compilation, start, end);
         Ok(Some(SemanticTokensRangeResult::Tokens(SemanticTokens {
             result_id: None,
-            data: convert::semantic_tokens(&analysis, &tokens),
+            data: tokens::range(&analysis, start, end),
         })))
     }
 

@@ -1,40 +1,196 @@
-//! Semantic tokens answered whole or as the change since the client's last
-//! answer (`textDocument/semanticTokens/full/delta`).
+//! Semantic tokens answered whole, for a range, or as the change since the
+//! client's last answer (`textDocument/semanticTokens/full/delta`).
 //!
-//! An analysis converts the file's tokens once, when first asked
-//! ([`encoded`]).
-//! Each answer is given a result id and the tokens it sent are kept (one
-//! set per document, shared with the analysis that made them); a delta
-//! request naming that id is answered with the one edit that turns those
-//! tokens into the current ones: the tokens before the first that differs
-//! and after the last that differs are the same (the encoding is relative,
-//! so an edit inside one item changes only the tokens around it). A request
-//! naming any other id is answered whole.
+//! An analysis keeps its file's tokens per tile ([`planc::ide::TokenStore`]:
+//! a tile per item of a plan, per task of a step), made when first asked
+//! for ([`store`]) from the tokens of the last analysis that made them: only
+//! the tiles the edits since touched, and those holding names whose
+//! resolution changed, are made again; the others are shared.
+//! Each answer is given a result id and the store it was encoded from is
+//! kept (one per document); a delta request naming that id is answered
+//! with the one edit from the first tile that differs to the last (tiles
+//! shared by both stores hold the same tokens). A request naming any other
+//! id is answered whole.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
+use planc::ide::{EncodedToken, TokenStore, TokensDelta};
+use planc::syntax::Edit;
 use tower_lsp_server::ls_types::{SemanticToken, SemanticTokensEdit, Uri};
 
 use crate::analysis::Analysis;
 use crate::convert;
 
-/// The file's semantic tokens as the protocol encodes them: made when an
-/// analysis is first asked, then shared by every answer from it.
-pub fn encoded(analysis: &Analysis) -> Arc<Vec<SemanticToken>> {
-    let tokens = analysis.tokens.get_or_init(|| {
-        let tokens = planc::ide::semantic_tokens(&analysis.compilation);
-        Arc::new(convert::semantic_tokens(analysis, &tokens))
+/// The store of an earlier text's tokens, and the edit from that text to
+/// an analysis's (what the analysis makes its tokens from).
+pub struct Base {
+    store: Arc<TokenStore>,
+    edit: Edit,
+}
+
+/// What an analysis of `text` makes its tokens from: the store of the
+/// analysis before it, or the one that analysis would have made its own
+/// from, if it made none; `None` if no analysis made tokens.
+pub fn base_after(previous: Option<&Analysis>, text: &str) -> Option<Base> {
+    let previous = previous?;
+    let edit = || Edit::between(previous.text(), text);
+    if let Some(store) = previous.tokens.get() {
+        return Some(Base {
+            store: Arc::clone(store),
+            edit: edit(),
+        });
+    }
+    let earlier = lock(&previous.token_base);
+    let earlier = earlier.as_ref()?;
+    Some(Base {
+        store: Arc::clone(&earlier.store),
+        edit: composed(earlier.edit, edit()),
+    })
+}
+
+/// One edit that does what `first` then `second` do: from the first byte
+/// either changes to the last.
+fn composed(first: Edit, second: Edit) -> Edit {
+    if first.is_empty() {
+        return second;
+    }
+    if second.is_empty() {
+        return first;
+    }
+    // In the text between them, `first` made `start..new_end` and `second`
+    // changes `start..old_end`: what either touched runs to `end`.
+    let end = first.new_end.max(second.old_end);
+    Edit {
+        start: first.start.min(second.start),
+        old_end: end - first.new_end + first.old_end,
+        new_end: end - second.old_end + second.new_end,
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Nothing is left half-changed under the lock.
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The analysis's tokens, made when first asked for, then kept.
+pub fn store(analysis: &Analysis) -> Arc<TokenStore> {
+    let store = analysis.tokens.get_or_init(|| {
+        let base = lock(&analysis.token_base).take();
+        let base = base.as_ref().map(|b| (&*b.store, b.edit));
+        Arc::new(TokenStore::build(
+            &analysis.compilation,
+            &analysis.lines,
+            base,
+        ))
     });
-    Arc::clone(tokens)
+    Arc::clone(store)
+}
+
+/// The file's tokens, whole.
+pub fn whole(analysis: &Analysis, store: &TokenStore) -> Vec<SemanticToken> {
+    protocol(store.encode(analysis.text(), &analysis.lines))
+}
+
+/// The file's tokens, whole, as the JSON array of the protocol's numbers.
+pub fn whole_json(analysis: &Analysis, store: &TokenStore) -> String {
+    let tokens = store.encode(analysis.text(), &analysis.lines);
+    // Five numbers a token, most of one or two digits.
+    let mut json = String::with_capacity(tokens.len() * 12 + 2);
+    json.push('[');
+    for (i, t) in tokens.iter().enumerate() {
+        let numbers = [
+            t.delta_line,
+            t.delta_start,
+            t.length,
+            convert::token_type(t.kind),
+            u32::from(t.definition),
+        ];
+        for (k, n) in numbers.into_iter().enumerate() {
+            if i > 0 || k > 0 {
+                json.push(',');
+            }
+            push_number(&mut json, n);
+        }
+    }
+    json.push(']');
+    json
+}
+
+/// Writes `n` in decimal.
+fn push_number(out: &mut String, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
+    }
+}
+
+/// The tokens of the tiles that overlap the bytes `start..end`: from the
+/// analysis's tokens if they are made, else made for those tiles alone (a
+/// range asked right after a keystroke does not wait for the whole file's).
+pub fn range(analysis: &Analysis, start: usize, end: usize) -> Vec<SemanticToken> {
+    let (text, lines) = (analysis.text(), &*analysis.lines);
+    let alone = match analysis.tokens.get() {
+        Some(_) => None,
+        None => TokenStore::of_range(&analysis.compilation, lines, start, end),
+    };
+    let store = alone.map_or_else(|| store(analysis), Arc::new);
+    protocol(store.encode_range(text, lines, start, end))
+}
+
+/// The edits that turn the tokens of `old` (sent in an answer) into those
+/// of `new`, the analysis's: none if they are the same, else one.
+pub fn edits(analysis: &Analysis, old: &TokenStore, new: &TokenStore) -> Vec<SemanticTokensEdit> {
+    let Some(TokensDelta {
+        start,
+        deleted,
+        tokens,
+    }) = new.delta(old, analysis.text(), &analysis.lines)
+    else {
+        return Vec::new();
+    };
+    vec![SemanticTokensEdit {
+        start: numbers(start),
+        delete_count: numbers(deleted),
+        data: Some(protocol(tokens)),
+    }]
 }
 
 /// The numbers of the protocol's flat array per token.
 const NUMBERS_PER_TOKEN: u32 = 5;
 
-/// Tokens sent, and their result id.
-type Answer = (String, Arc<Vec<SemanticToken>>);
+/// The place in the protocol's flat array of the `tokens`-th token.
+fn numbers(tokens: usize) -> u32 {
+    u32::try_from(tokens).unwrap_or(u32::MAX / NUMBERS_PER_TOKEN) * NUMBERS_PER_TOKEN
+}
+
+fn protocol(tokens: Vec<EncodedToken>) -> Vec<SemanticToken> {
+    tokens
+        .into_iter()
+        .map(|t| SemanticToken {
+            delta_line: t.delta_line,
+            delta_start: t.delta_start,
+            length: t.length,
+            token_type: convert::token_type(t.kind),
+            token_modifiers_bitset: u32::from(t.definition),
+        })
+        .collect()
+}
+
+/// The store an answer was encoded from, and its result id.
+type Answer = (String, Arc<TokenStore>);
 
 /// The tokens last sent for each open document, by result id.
 #[derive(Default)]
@@ -45,55 +201,47 @@ pub struct Sent {
 }
 
 impl Sent {
-    fn documents(&self) -> std::sync::MutexGuard<'_, HashMap<Uri, Answer>> {
-        // Nothing is left half-changed under the lock.
-        self.documents
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Keeps `tokens` as the last sent for `uri`; returns their result id.
-    pub fn record(&self, uri: &Uri, tokens: Arc<Vec<SemanticToken>>) -> String {
+    /// Keeps `store` as the last sent for `uri`; returns its result id.
+    pub fn record(&self, uri: &Uri, store: Arc<TokenStore>) -> String {
         let id = (self.last_id.fetch_add(1, Ordering::Relaxed) + 1).to_string();
-        self.documents().insert(uri.clone(), (id.clone(), tokens));
+        lock(&self.documents).insert(uri.clone(), (id.clone(), store));
         id
     }
 
-    /// The tokens last sent for `uri`, if their result id is `id`.
-    pub fn sent(&self, uri: &Uri, id: &str) -> Option<Arc<Vec<SemanticToken>>> {
-        let documents = self.documents();
-        let (sent_id, tokens) = documents.get(uri)?;
-        (sent_id == id).then(|| Arc::clone(tokens))
+    /// The store last sent for `uri`, if its result id is `id`.
+    pub fn sent(&self, uri: &Uri, id: &str) -> Option<Arc<TokenStore>> {
+        let documents = lock(&self.documents);
+        let (sent_id, store) = documents.get(uri)?;
+        (sent_id == id).then(|| Arc::clone(store))
     }
 
     /// Forgets a closed document's tokens.
     pub fn forget(&self, uri: &Uri) {
-        self.documents().remove(uri);
+        lock(&self.documents).remove(uri);
     }
 }
 
-/// The edits that turn `old` into `new`: none if they are the same, else
-/// one, replacing the tokens from the first that differs to the last.
-pub fn edits(old: &[SemanticToken], new: &[SemanticToken]) -> Vec<SemanticTokensEdit> {
-    let same_start = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-    let (old_rest, new_rest) = (&old[same_start..], &new[same_start..]);
-    let same_end = old_rest
-        .iter()
-        .rev()
-        .zip(new_rest.iter().rev())
-        .take_while(|(a, b)| a == b)
-        .count();
-    let deleted = old_rest.len() - same_end;
-    let inserted = &new_rest[..new_rest.len() - same_end];
-    if deleted == 0 && inserted.is_empty() {
-        return Vec::new();
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_edits_composed_change_what_either_changed() {
+        let texts = [
+            "abcdefghij",
+            "abXYcdefghij",
+            "abXYcdefgj",
+            "abXYcdefgjZ",
+            "QabXYcdefgjZ",
+        ];
+        let mut edit = Edit::between(texts[0], texts[0]);
+        for pair in texts.windows(2) {
+            edit = composed(edit, Edit::between(pair[0], pair[1]));
+            let last = pair[1];
+            // Outside the composed edit the first and the last text agree.
+            assert_eq!(texts[0][..edit.start], last[..edit.start]);
+            assert_eq!(texts[0][edit.old_end..], last[edit.new_end..]);
+        }
+        assert_eq!((edit.start, edit.old_end, edit.new_end), (0, 10, 12));
     }
-    let numbers = |tokens: usize| {
-        u32::try_from(tokens).unwrap_or(u32::MAX / NUMBERS_PER_TOKEN) * NUMBERS_PER_TOKEN
-    };
-    vec![SemanticTokensEdit {
-        start: numbers(same_start),
-        delete_count: numbers(deleted),
-        data: Some(inserted.to_vec()),
-    }]
 }

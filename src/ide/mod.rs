@@ -27,7 +27,9 @@ pub use hover::{hover, Hover};
 pub use navigation::{definition, references};
 pub use rename::{prepare_rename, rename, RenameError};
 pub use symbols::{document_symbols, Symbol};
-pub use tokens::{semantic_tokens, semantic_tokens_in, Token, TokenKind};
+pub use tokens::{
+    semantic_tokens, semantic_tokens_in, EncodedToken, Token, TokenKind, TokenStore, TokensDelta,
+};
 
 use crate::compile::Compilation;
 use crate::ir::{self, SymbolKind};

@@ -1,5 +1,15 @@
 //! Semantic tokens: what each piece of a file is, for highlighting.
 
+mod encode;
+mod store;
+#[cfg(test)]
+#[path = "tokens/tests/store.rs"]
+mod tests_store;
+mod tiles;
+
+pub use encode::{EncodedToken, TokensDelta};
+pub use store::TokenStore;
+
 use crate::compile::Compilation;
 use crate::ir::SymbolKind;
 use crate::span::Span;
@@ -108,13 +118,6 @@ fn literals(file: &ast::File) -> Vec<(Span, TokenKind)> {
     let mut literals = Literals::default();
     for item in &file.items {
         match item {
-            ast::TopItem::Import(import) => literals.string(&import.path),
-            ast::TopItem::Param(param) => literals.param(param),
-            ast::TopItem::Role(role) => {
-                if let Some(d) = &role.description {
-                    literals.string(d);
-                }
-            }
             ast::TopItem::Plan(plan) => literals.plan_items(&plan.items),
             ast::TopItem::Template(template) => {
                 for param in &template.params {
@@ -122,6 +125,7 @@ fn literals(file: &ast::File) -> Vec<(Span, TokenKind)> {
                 }
                 literals.plan_items(&template.items);
             }
+            other => literals.top_item(other),
         }
     }
     literals.0
@@ -130,9 +134,17 @@ fn literals(file: &ast::File) -> Vec<(Span, TokenKind)> {
 /// The tokens sorted, without overlaps: a string token is cut around the
 /// interpolations inside it; any other overlap keeps the first token.
 fn without_overlaps(mut tokens: Vec<Token>) -> Vec<Token> {
-    tokens.sort_by_key(|t| (t.span.start(), std::cmp::Reverse(t.span.end())));
     let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
-    for token in tokens {
+    without_overlaps_into(&mut tokens, &mut out);
+    out
+}
+
+/// [`without_overlaps`] of `tokens` (sorted in place) into `out` (emptied
+/// first), so that a caller reuses both lists.
+fn without_overlaps_into(tokens: &mut [Token], out: &mut Vec<Token>) {
+    tokens.sort_by_key(|t| (t.span.start(), std::cmp::Reverse(t.span.end())));
+    out.clear();
+    for &token in tokens.iter() {
         match out.last_mut() {
             Some(last) if token.span.start() < last.span.end() => {
                 let within =
@@ -155,7 +167,6 @@ fn without_overlaps(mut tokens: Vec<Token>) -> Vec<Token> {
             _ => out.push(token),
         }
     }
-    out
 }
 
 fn name_kind(kind: SymbolKind) -> TokenKind {
@@ -199,37 +210,56 @@ impl Literals {
         }
     }
 
+    /// An import's path, a role's description, a parameter's type and
+    /// default (the literals of a plan or template are in their items).
+    fn top_item(&mut self, item: &ast::TopItem) {
+        match item {
+            ast::TopItem::Import(import) => self.string(&import.path),
+            ast::TopItem::Param(param) => self.param(param),
+            ast::TopItem::Role(role) => {
+                if let Some(d) = &role.description {
+                    self.string(d);
+                }
+            }
+            ast::TopItem::Plan(_) | ast::TopItem::Template(_) => {}
+        }
+    }
+
     fn plan_items(&mut self, items: &ast::Items) {
         for item in items {
-            match item {
-                ast::PlanItem::Title(f) | ast::PlanItem::Goal(f) | ast::PlanItem::Language(f) => {
-                    self.string(&f.value)
+            self.plan_item(item);
+        }
+    }
+
+    fn plan_item(&mut self, item: &ast::PlanItem) {
+        match item {
+            ast::PlanItem::Title(f) | ast::PlanItem::Goal(f) | ast::PlanItem::Language(f) => {
+                self.string(&f.value)
+            }
+            ast::PlanItem::MaxIterations(f)
+            | ast::PlanItem::TransitionRounds(f)
+            | ast::PlanItem::FallbackRounds(f)
+            | ast::PlanItem::Retry(f) => self.0.push((f.value.span, TokenKind::Number)),
+            ast::PlanItem::Param(p) => self.param(p),
+            ast::PlanItem::Role(r) => {
+                if let Some(d) = &r.description {
+                    self.string(d);
                 }
-                ast::PlanItem::MaxIterations(f)
-                | ast::PlanItem::TransitionRounds(f)
-                | ast::PlanItem::FallbackRounds(f)
-                | ast::PlanItem::Retry(f) => self.0.push((f.value.span, TokenKind::Number)),
-                ast::PlanItem::Param(p) => self.param(p),
-                ast::PlanItem::Role(r) => {
-                    if let Some(d) = &r.description {
-                        self.string(d);
+            }
+            ast::PlanItem::Step(step) => {
+                if let Some(t) = &step.title {
+                    self.string(t);
+                }
+                for item in &step.items {
+                    if let ast::StepItem::Task(task) = item {
+                        self.task(task);
                     }
                 }
-                ast::PlanItem::Step(step) => {
-                    if let Some(t) = &step.title {
-                        self.string(t);
-                    }
-                    for item in &step.items {
-                        if let ast::StepItem::Task(task) = item {
-                            self.task(task);
-                        }
-                    }
-                }
-                ast::PlanItem::Task(task) => self.task(task),
-                ast::PlanItem::Use(u) => {
-                    for arg in &u.args {
-                        self.literal(&arg.value);
-                    }
+            }
+            ast::PlanItem::Task(task) => self.task(task),
+            ast::PlanItem::Use(u) => {
+                for arg in &u.args {
+                    self.literal(&arg.value);
                 }
             }
         }

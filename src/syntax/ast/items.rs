@@ -117,6 +117,13 @@ impl Items {
         self.slots.iter().map(|slot| &slot.item)
     }
 
+    /// Item `index` as it was read, and how far the text moved it since:
+    /// for what moves the spans it reads itself (semantic tokens), copying
+    /// nothing.
+    pub(crate) fn unmoved_at(&self, index: usize) -> Option<(&PlanItem, i64)> {
+        self.slots.get(index).map(|slot| (&slot.item, slot.shift))
+    }
+
     /// These items, all moved `by` bytes, shared, not copied (each is
     /// moved when first looked at).
     pub(crate) fn moved_by(&self, by: i64) -> Items {

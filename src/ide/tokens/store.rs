@@ -1,0 +1,526 @@
+//! Semantic tokens kept per tile ([`tiles`](super::tiles)), with their
+//! positions relative to the tile, so that the tokens of a new text are
+//! made again only for the tiles an edit touched and for those holding
+//! names whose resolution changed; every other tile's tokens are the old
+//! text's, shared. What an answer to the protocol needs (the whole file's
+//! tokens, a range's, the change since an earlier answer) is encoded from
+//! them ([`super::encode`]).
+
+use std::sync::Arc;
+
+use super::encode::Cursor;
+use super::tiles::{self, Role, Tile};
+use super::{semantic_tokens, Token, TokenKind};
+use crate::compile::Compilation;
+use crate::line_index::LineIndex;
+use crate::span::Span;
+use crate::syntax::{ast, Edit};
+
+/// The semantic tokens of one text, kept per tile.
+pub struct TokenStore {
+    pub(super) segments: Vec<Segment>,
+    /// The number of pieces (tokens as the protocol counts them: one per
+    /// line of a token over several lines).
+    pub(super) total: usize,
+    /// The length of the text.
+    text_len: usize,
+}
+
+/// One tile's tokens.
+#[derive(Clone)]
+pub(super) struct Segment {
+    pub start: u32,
+    role: Role,
+    /// Whether no text that did not parse touches the tile.
+    clean: bool,
+    /// A hash of the names in the tile: where each stands (from the tile's
+    /// start), its kind, and whether it is a definition.
+    names: u64,
+    /// Shared by every later text's store that keeps the tile as it is.
+    pub pieces: Arc<[Piece]>,
+}
+
+/// One token on one line, as the protocol encodes it: its line and column
+/// from the piece before it in the tile (the first's from the tile's start:
+/// its line counted from the tile's line, its column from the tile's start
+/// when on that line), its length in UTF-16 code units, kind and modifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Piece {
+    pub delta_line: u32,
+    pub delta_start: u32,
+    /// The length (27 bits), the kind (4 bits) and whether it is a
+    /// definition (the last bit).
+    length_kind: u32,
+}
+
+/// The kinds in the order of their 4-bit number in a [`Piece`].
+const KINDS: [TokenKind; 12] = [
+    TokenKind::Keyword,
+    TokenKind::Comment,
+    TokenKind::String,
+    TokenKind::Number,
+    TokenKind::Bool,
+    TokenKind::Type,
+    TokenKind::Plan,
+    TokenKind::Template,
+    TokenKind::Param,
+    TokenKind::Role,
+    TokenKind::Step,
+    TokenKind::Task,
+];
+
+impl Piece {
+    fn new(delta_line: u32, delta_start: u32, length: usize, token: &Token) -> Piece {
+        // `KINDS` is in the order the kinds are declared.
+        let kind = token.kind as u32;
+        // A piece is one line of a file of at most 64 MiB: 27 bits hold it.
+        let length = u32::try_from(length).unwrap_or(u32::MAX).min((1 << 27) - 1);
+        Piece {
+            delta_line,
+            delta_start,
+            length_kind: length << 5 | kind << 1 | u32::from(token.definition),
+        }
+    }
+
+    pub fn length(self) -> u32 {
+        self.length_kind >> 5
+    }
+
+    pub fn kind(self) -> TokenKind {
+        KINDS
+            .get(((self.length_kind >> 1) & 0xf) as usize)
+            .copied()
+            .unwrap_or(TokenKind::Keyword)
+    }
+
+    pub fn definition(self) -> bool {
+        self.length_kind & 1 == 1
+    }
+}
+
+impl TokenStore {
+    /// The tokens of `compilation`'s file (`lines` is its text's line
+    /// index), reusing the tiles of `base` — the store of an earlier text,
+    /// and the edit that made this text of it — whose text the edit left as
+    /// it was, that stand where the tiles of this text do, and whose names
+    /// resolve as they did.
+    pub fn build(
+        compilation: &Compilation,
+        lines: &LineIndex,
+        base: Option<(&TokenStore, Edit)>,
+    ) -> TokenStore {
+        let text = super::super::root_text(compilation);
+        let file = super::super::root_syntax(compilation);
+        let Some(tiles) = tiles::tiles(file).filter(|_| text.len() < u32::MAX as usize) else {
+            return TokenStore::whole(compilation, lines);
+        };
+        let names = Names::locate(compilation, &tiles);
+        let end = |j: usize| tiles.get(j + 1).map_or(text.len(), |t| t.start as usize);
+        let mut old = base.map(|(store, edit)| Old {
+            store,
+            edit,
+            next: 0,
+        });
+        let placeholder: Arc<[Piece]> = Arc::from(Vec::new());
+        let mut fresh = Vec::new();
+        let mut segments = Vec::with_capacity(tiles.len());
+        for (j, tile) in tiles.iter().enumerate() {
+            let mut segment = Segment {
+                start: tile.start,
+                role: tile.role,
+                clean: clean(file, tile.start as usize, end(j)),
+                names: names.hashes[j],
+                pieces: Arc::clone(&placeholder),
+            };
+            match old.as_mut().and_then(|old| old.kept(&segment, end(j))) {
+                Some(pieces) => segment.pieces = pieces,
+                None => fresh.push(j),
+            }
+            segments.push(segment);
+        }
+        let (offsets, symbols) = names.tokens(compilation, &fresh, tiles.len());
+        let mut scratch = tiles::Scratch::default();
+        let mut made = Vec::new();
+        let mut at = Cursor::new(lines, text, 0);
+        for (slot, &j) in fresh.iter().enumerate() {
+            let tile = &tiles[j];
+            let range = (tile.start as usize, end(j));
+            let names = &symbols[offsets[slot]..offsets[slot + 1]];
+            if tiles::fresh(compilation, range, tile.owner, names, &mut scratch).is_err() {
+                return TokenStore::whole(compilation, lines);
+            }
+            pieces(&scratch.sorted, text, &mut at, range.0, &mut made);
+            segments[j].pieces = Arc::from(&made[..]);
+        }
+        let total = segments.iter().map(|s| s.pieces.len()).sum();
+        TokenStore {
+            segments,
+            total,
+            text_len: text.len(),
+        }
+    }
+
+    /// The tiles of `compilation`'s file that overlap the bytes
+    /// `start..end`, alone: what a range asks of a text whose tokens are not
+    /// kept yet, without making the others' (one pass over the names to
+    /// find those in the tiles, none hashed). `None` where the file cannot
+    /// be cut. Its [`TokenStore::encode_range`] of the same bytes gives
+    /// the whole store's.
+    pub fn of_range(
+        compilation: &Compilation,
+        lines: &LineIndex,
+        start: usize,
+        end: usize,
+    ) -> Option<TokenStore> {
+        let text = super::super::root_text(compilation);
+        let file = super::super::root_syntax(compilation);
+        let tiles = tiles::tiles(file).filter(|_| text.len() < u32::MAX as usize)?;
+        let end_of = |j: usize| tiles.get(j + 1).map_or(text.len(), |t| t.start as usize);
+        let first = tiles
+            .partition_point(|t| t.start as usize <= start)
+            .saturating_sub(1);
+        let last = tiles
+            .partition_point(|t| (t.start as usize) < end)
+            .max(first + 1)
+            .min(tiles.len());
+        let chosen = &tiles[first..last];
+        let (from, to) = (chosen.first()?.start as usize, end_of(last - 1));
+        let mut names: Vec<Vec<Token>> = vec![Vec::new(); chosen.len()];
+        for token in name_tokens(compilation).flatten() {
+            let at = token.span.start();
+            if from <= at && at < to {
+                let k = chosen.partition_point(|t| t.start as usize <= at) - 1;
+                names[k].push(token);
+            }
+        }
+        let mut scratch = tiles::Scratch::default();
+        let mut made = Vec::new();
+        let mut at = Cursor::new(lines, text, from);
+        let mut segments = Vec::with_capacity(chosen.len());
+        for (k, tile) in chosen.iter().enumerate() {
+            let range = (tile.start as usize, end_of(first + k));
+            tiles::fresh(compilation, range, tile.owner, &names[k], &mut scratch).ok()?;
+            pieces(&scratch.sorted, text, &mut at, range.0, &mut made);
+            segments.push(Segment {
+                start: tile.start,
+                role: tile.role,
+                clean: false,
+                names: 0,
+                pieces: Arc::from(&made[..]),
+            });
+        }
+        Some(TokenStore {
+            total: segments.iter().map(|s| s.pieces.len()).sum(),
+            segments,
+            text_len: text.len(),
+        })
+    }
+
+    /// The file as one tile, from the whole file's tokens (where it cannot
+    /// be cut).
+    fn whole(compilation: &Compilation, lines: &LineIndex) -> TokenStore {
+        let text = super::super::root_text(compilation);
+        let mut made = Vec::new();
+        let mut at = Cursor::new(lines, text, 0);
+        pieces(&semantic_tokens(compilation), text, &mut at, 0, &mut made);
+        let pieces: Arc<[Piece]> = Arc::from(made);
+        TokenStore {
+            total: pieces.len(),
+            segments: vec![Segment {
+                start: 0,
+                role: Role::Whole,
+                clean: false,
+                names: 0,
+                pieces,
+            }],
+            text_len: text.len(),
+        }
+    }
+
+    /// The number of tokens as the protocol counts them.
+    pub fn len(&self) -> usize {
+        self.total
+    }
+
+    /// Whether the file has no token.
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// How many tiles the file is cut into.
+    pub fn tiles(&self) -> usize {
+        self.segments.len()
+    }
+}
+
+/// Whether no text that did not parse touches `start..=end`.
+fn clean(file: &ast::File, start: usize, end: usize) -> bool {
+    let unparsed = &file.unparsed;
+    let first = unparsed.partition_point(|u| u.end() < start);
+    unparsed.get(first).is_none_or(|u| u.start() > end)
+}
+
+/// An earlier text's store, walked along the tiles of the new text.
+struct Old<'a> {
+    store: &'a TokenStore,
+    edit: Edit,
+    /// The first segment not yet passed.
+    next: usize,
+}
+
+impl Old<'_> {
+    /// Where segment `k` stands in the new text, if the edit left its text
+    /// as it was: its start and end.
+    fn moved(&self, k: usize) -> Option<(usize, usize)> {
+        let segments = &self.store.segments;
+        let start = segments[k].start as usize;
+        let end = segments
+            .get(k + 1)
+            .map_or(self.store.text_len, |s| s.start as usize);
+        let edit = self.edit;
+        if end <= edit.start {
+            Some((start, end))
+        } else if start >= edit.old_end {
+            let by = |offset: usize| offset - edit.old_end + edit.new_end;
+            Some((by(start), by(end)))
+        } else {
+            None
+        }
+    }
+
+    /// The pieces of the old segment that `segment` (ending at `end`) keeps,
+    /// if there is one: the same text where it stands now, the same role,
+    /// the same names, and no unparsed text near it before or now.
+    fn kept(&mut self, segment: &Segment, end: usize) -> Option<Arc<[Piece]>> {
+        let start = segment.start as usize;
+        let segments = &self.store.segments;
+        while self.next < segments.len() {
+            match self.moved(self.next) {
+                Some((at, _)) if at >= start => break,
+                _ => self.next += 1,
+            }
+        }
+        let old = segments.get(self.next)?;
+        let same = self.moved(self.next) == Some((start, end))
+            && old.role == segment.role
+            && old.clean
+            && segment.clean
+            && old.names == segment.names;
+        same.then(|| {
+            self.next += 1;
+            Arc::clone(&old.pieces)
+        })
+    }
+}
+
+/// The file's names (definitions and references in it) by tile.
+struct Names {
+    /// The tile of each definition, then of each reference (`u32::MAX`:
+    /// none, not in the file or empty).
+    tile_of: Vec<u32>,
+    /// Per tile, a sum of a hash of each name in it.
+    hashes: Vec<u64>,
+}
+
+impl Names {
+    fn locate(compilation: &Compilation, tiles: &[Tile]) -> Names {
+        let mut hashes = vec![0u64; tiles.len()];
+        let mut tile_of = Vec::with_capacity(symbol_count(compilation));
+        let mut cursor = 0;
+        for token in name_tokens(compilation) {
+            let Some(token) = token else {
+                tile_of.push(u32::MAX);
+                continue;
+            };
+            let tile = tile_at(tiles, &mut cursor, token.span.start());
+            let relative = token.span.start() - tiles[tile].start as usize;
+            hashes[tile] = hashes[tile].wrapping_add(name_hash(relative, &token));
+            tile_of.push(tile as u32);
+        }
+        Names { tile_of, hashes }
+    }
+
+    /// The name tokens of the tiles of `fresh` (tile indices, in order),
+    /// each tile's definitions first, each in the symbols' order: those of
+    /// `fresh[k]` are `tokens[offsets[k]..offsets[k + 1]]`.
+    fn tokens(
+        &self,
+        compilation: &Compilation,
+        fresh: &[usize],
+        tiles: usize,
+    ) -> (Vec<usize>, Vec<Token>) {
+        let mut slot_of = vec![u32::MAX; tiles];
+        for (slot, &tile) in fresh.iter().enumerate() {
+            slot_of[tile] = slot as u32;
+        }
+        let slot = |tile: u32| {
+            slot_of
+                .get(tile as usize)
+                .copied()
+                .filter(|&s| s != u32::MAX)
+        };
+        let mut offsets = vec![0usize; fresh.len() + 1];
+        for &tile in &self.tile_of {
+            if let Some(s) = slot(tile) {
+                offsets[s as usize + 1] += 1;
+            }
+        }
+        for k in 1..offsets.len() {
+            offsets[k] += offsets[k - 1];
+        }
+        let mut next = offsets.clone();
+        let empty = Token {
+            span: Span::default(),
+            kind: TokenKind::Keyword,
+            definition: false,
+        };
+        let mut tokens = vec![empty; offsets[fresh.len()]];
+        let symbols = &compilation.checked.symbols;
+        let definitions = symbols.definitions.len();
+        // Only the names of those tiles are made into tokens.
+        for (i, &tile) in self.tile_of.iter().enumerate() {
+            let Some(s) = slot(tile) else {
+                continue;
+            };
+            let token = match i.checked_sub(definitions) {
+                None => symbols
+                    .definitions
+                    .get(i)
+                    .map(|d| tiles::symbol_token(d.kind, d.span, true)),
+                Some(r) => symbols.references.get(r).and_then(|r| {
+                    let kind = symbols.definitions.get(r.definition)?.kind;
+                    Some(tiles::symbol_token(kind, r.span, false))
+                }),
+            };
+            if let Some(token) = token {
+                tokens[next[s as usize]] = token;
+                next[s as usize] += 1;
+            }
+        }
+        (offsets, tokens)
+    }
+}
+
+fn symbol_count(compilation: &Compilation) -> usize {
+    let symbols = &compilation.checked.symbols;
+    symbols.definitions.len() + symbols.references.len()
+}
+
+/// The token of every definition, then of every reference, of the
+/// compilation (`None` for those in other files, or empty).
+fn name_tokens(compilation: &Compilation) -> impl Iterator<Item = Option<Token>> + '_ {
+    let symbols = &compilation.checked.symbols;
+    let root = compilation.file;
+    let keep = move |file, span: Span| file == root && !span.is_empty();
+    let definitions = symbols
+        .definitions
+        .iter()
+        .map(move |d| keep(d.file, d.span).then(|| tiles::symbol_token(d.kind, d.span, true)));
+    let references = symbols.references.iter().map(move |r| {
+        let kind = symbols.definitions[r.definition].kind;
+        keep(r.file, r.span).then(|| tiles::symbol_token(kind, r.span, false))
+    });
+    definitions.chain(references)
+}
+
+/// The tile holding `offset`, looked for from `cursor` (names come mostly
+/// in order) and kept there.
+fn tile_at(tiles: &[Tile], cursor: &mut usize, offset: usize) -> usize {
+    let holds = |j: usize| {
+        tiles[j].start as usize <= offset
+            && tiles.get(j + 1).is_none_or(|t| offset < t.start as usize)
+    };
+    let found = [*cursor, *cursor + 1]
+        .into_iter()
+        .find(|&j| j < tiles.len() && holds(j))
+        .unwrap_or_else(|| {
+            tiles
+                .partition_point(|t| t.start as usize <= offset)
+                .saturating_sub(1)
+        });
+    *cursor = found;
+    found
+}
+
+/// A hash of a name where it stands in its tile (SplitMix64's finaliser
+/// of its place, length, kind and whether it is a definition).
+fn name_hash(relative: usize, token: &Token) -> u64 {
+    let kind = token.kind as u64;
+    let mut x = (relative as u64 ^ (token.span.len() as u64) << 32).wrapping_add(
+        (kind << 1 | u64::from(token.definition)).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+    );
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// The pieces of a tile's tokens (sorted, without overlaps), the tile
+/// starting at `start`, into `out` (emptied first): a token over several
+/// lines is cut into one piece per line, with no piece for an empty line or
+/// a line's `\r`. `at` is not past the tile's start.
+fn pieces(tokens: &[Token], text: &str, at: &mut Cursor<'_>, start: usize, out: &mut Vec<Piece>) {
+    out.clear();
+    let (first_line, first_column) = at.position(start);
+    let mut last: Option<(u32, u32)> = None;
+    for token in tokens {
+        let mut from = token.span.start();
+        while from < token.span.end() {
+            let line_end = memchr::memchr(b'\n', &text.as_bytes()[from..token.span.end()])
+                .map_or(token.span.end(), |i| from + i);
+            let piece = text[from..line_end].trim_end_matches('\r');
+            if !piece.is_empty() {
+                let (line, column) = at.position(from);
+                let (delta_line, delta_start) = match last {
+                    Some((l, c)) if l == line => (0, column - c),
+                    Some((l, _)) => (line - l, column),
+                    None if line == first_line => (0, column - first_column),
+                    None => (line - first_line, column),
+                };
+                out.push(Piece::new(
+                    delta_line,
+                    delta_start,
+                    super::encode::utf16_len(piece),
+                    token,
+                ));
+                last = Some((line, column));
+            }
+            from = line_end + 1;
+        }
+    }
+}
+
+#[doc(hidden)]
+impl TokenStore {
+    /// How many of these tiles share their tokens with `other`'s (test
+    /// support: what a store made from another kept).
+    pub fn shared_with(&self, other: &TokenStore) -> usize {
+        let theirs: std::collections::HashSet<*const Piece> =
+            other.segments.iter().map(|s| s.pieces.as_ptr()).collect();
+        self.segments
+            .iter()
+            .filter(|s| theirs.contains(&s.pieces.as_ptr()))
+            .count()
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn each_kind_is_numbered_as_declared() {
+    for (i, kind) in KINDS.into_iter().enumerate() {
+        assert_eq!(kind as usize, i);
+        let piece = Piece::new(
+            0,
+            0,
+            3,
+            &Token {
+                span: Span::default(),
+                kind,
+                definition: true,
+            },
+        );
+        assert_eq!(
+            (piece.kind(), piece.length(), piece.definition()),
+            (kind, 3, true)
+        );
+    }
+}
