@@ -22,6 +22,7 @@ use super::parser::{self, Parsed};
 use crate::diagnostic::Diagnostic;
 use crate::span::{FileId, Span};
 
+mod narrowed;
 #[cfg(test)]
 pub(super) mod tests;
 
