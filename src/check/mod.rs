@@ -242,7 +242,9 @@ impl Checker {
     fn append(&mut self, other: Checker) {
         debug_assert!(other.symbols.definitions.is_empty());
         self.diagnostics.extend(other.diagnostics);
-        self.symbols.references.extend(other.symbols.references);
+        self.symbols
+            .references
+            .extend(other.symbols.references.iter());
         self.suggested_roles.extend(other.suggested_roles);
         self.unresolved.extend(other.unresolved);
         self.withheld += other.withheld;
@@ -564,10 +566,6 @@ fn lower_plan<'a>(
     // Room for what each task adds, so the large vectors are not copied as
     // they grow (templates may add more; the vectors still grow then).
     let (steps, tasks) = count_items(&plan.items);
-    c.symbols.definitions.reserve(steps + tasks);
-    if c.record_references {
-        c.symbols.references.reserve(3 * tasks);
-    }
 
     let mut params = Some(params);
     let mut lowering = Lowering::new(decls, keep);

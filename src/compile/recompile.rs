@@ -67,11 +67,34 @@ impl Compilation {
     /// Like [`Compilation::recompile`], reading imports through `loader`
     /// when the file must be compiled whole.
     pub fn recompile_with(&self, text: Arc<str>, loader: &dyn Loader) -> Compilation {
+        self.recompile_edited_with(text, None, loader)
+    }
+
+    /// Like [`Compilation::recompile`], told where the text changed: `edit`
+    /// (the bytes `start..old_end` of the old text became `start..new_end`
+    /// of `text`, as an editor's change says) spares comparing the whole
+    /// texts to find it. It must hold (the rest of the two texts the same);
+    /// without it the texts are compared ([`Edit::between`]).
+    pub fn recompile_edited(&self, text: Arc<str>, edit: Option<Edit>) -> Compilation {
+        let name = self.sources.get(self.file).name.clone();
+        self.recompile_edited_with(text, edit, &FsLoader::for_file(&name))
+    }
+
+    /// [`Compilation::recompile_edited`], reading imports through `loader`
+    /// when the file must be compiled whole.
+    pub fn recompile_edited_with(
+        &self,
+        text: Arc<str>,
+        edit: Option<Edit>,
+        loader: &dyn Loader,
+    ) -> Compilation {
         let root = self.sources.get(self.file);
         if self.parts.json {
             return super::compile_json(&root.name, text);
         }
-        let edit = Edit::between(&root.text, &text);
+        let edit = edit
+            .and_then(|edit| edit.narrowed(&root.text, &text))
+            .unwrap_or_else(|| Edit::between(&root.text, &text));
         let reparsed = syntax::reparse(
             self.syntax(),
             &self.parts.root_syntax,
@@ -303,7 +326,7 @@ impl Compilation {
         rename: &Rename,
     ) -> Result<Compilation, Box<Reparsed>> {
         let checked = self.mover(&reparsed, edit).and_then(|map| {
-            let (moved, loading) = self.moved_analysis(&reparsed, &map, Some(rename))?;
+            let (moved, loading) = self.moved_analysis(&reparsed, (&map, edit), Some(rename))?;
             let plan = reparsed
                 .parsed
                 .file
@@ -454,7 +477,7 @@ impl Compilation {
         moved: &impl Fn(Span) -> Option<Span>,
         rename: Option<&Rename>,
     ) -> Option<(Checked, Vec<Diagnostic>)> {
-        let (mut checked, loading) = self.moved_analysis(reparsed, moved, rename)?;
+        let (mut checked, loading) = self.moved_analysis(reparsed, (moved, edit), rename)?;
         checked.reuse = self.checked.reuse.moved(self.file, moved, edit.start);
         Some((checked, loading))
     }
@@ -466,7 +489,7 @@ impl Compilation {
     fn moved_analysis(
         &self,
         reparsed: &Reparsed,
-        moved: &impl Fn(Span) -> Option<Span>,
+        (moved, edit): (&impl Fn(Span) -> Option<Span>, Edit),
         rename: Option<&Rename>,
     ) -> Option<(Checked, Vec<Diagnostic>)> {
         let plan = match &self.checked.plan {
@@ -474,12 +497,10 @@ impl Compilation {
             None => None,
         };
         let renamed = rename.map(|rename| (rename.definition, &rename.new));
-        self.moved_checked(moved, renamed, plan)
+        let window = moved::window(reparsed.old_span, edit);
+        self.moved_checked((moved, window), renamed, plan)
     }
 }
-
-/// How many references a moved analysis has room for beyond its own.
-const REFERENCES_ROOM: usize = 64;
 
 /// A task's own name, changed.
 struct Rename {

@@ -47,7 +47,8 @@ impl Compilation {
             .sum();
         let checked = self.mover(&reparsed, edit).and_then(|map| {
             let renamed = (rename.definition, &rename.new);
-            let (moved, loading) = self.moved_with_plan(&map, Some(renamed))?;
+            let window = super::moved::window(reparsed.old_span, edit);
+            let (moved, loading) = self.moved_with_plan(&map, window, Some(renamed))?;
             let plan = match reparsed.parsed.file.items.get(reparsed.place.top)? {
                 TopItem::Plan(plan) => plan,
                 _ => return None,
