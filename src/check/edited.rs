@@ -208,12 +208,14 @@ fn within_pair_budget(previous: &Checked, kept: &PlanReuse, steps_gone: bool, pa
     };
     let groups: u64 = kept.groups.iter().map(group).sum();
     let edges = kept.edges.iter().filter(|e| !e.direct).count() as u64;
-    let definitions = &previous.symbols.definitions;
+    let steps: Vec<bool> = (previous.symbols.definitions.unmoved())
+        .map(|d| d.kind == SymbolKind::Step)
+        .collect();
     let to_steps = previous
         .symbols
         .references
-        .iter()
-        .filter(|r| definitions.get(r.definition).map(|d| d.kind) == Some(SymbolKind::Step))
+        .unmoved()
+        .filter(|r| steps.get(r.definition) == Some(&true))
         .count() as u64;
     let bound = groups + 2 * edges + to_steps + pairs;
     bound <= crate::syntax::DEPENDENCY_PAIRS_BASE as u64
@@ -429,7 +431,7 @@ struct PlanNames<'d> {
 impl Names for PlanNames<'_> {
     fn resolve(&self, c: &mut Checker, prefix: &str, reference: &ast::Ident) -> Option<Member> {
         let mut task = 0;
-        for (def, d) in self.definitions.iter().enumerate() {
+        for (def, d) in self.definitions.unmoved().enumerate() {
             let named = d.name == reference.name && d.file == self.file;
             match d.kind {
                 SymbolKind::Task if named => {
@@ -472,7 +474,7 @@ impl Names for PlanNames<'_> {
 
     fn role(&self, name: &str) -> Option<usize> {
         self.definitions
-            .iter()
+            .unmoved()
             .position(|d| d.kind == SymbolKind::Role && d.name == name)
     }
 }
@@ -494,7 +496,7 @@ fn ir_task(
     let mut text = |s: &ast::Str| -> Option<String> {
         interpolated(&plan.params, s, |ident| {
             let mut defs = definitions
-                .iter()
+                .unmoved()
                 .enumerate()
                 .filter(|(_, d)| d.kind == SymbolKind::Param && d.name == ident.name);
             let (definition, _) = defs.next()?;
@@ -589,7 +591,7 @@ fn used_elsewhere(
         return true;
     }
     let mut elsewhere = vec![false; changed.len()];
-    for (i, r) in references.iter().enumerate() {
+    for (i, r) in references.unmoved().enumerate() {
         if let Some(k) = changed.iter().position(|&d| d == r.definition) {
             elsewhere[k] |= gone.binary_search(&i).is_err();
         }

@@ -116,7 +116,8 @@ impl SearchNames {
     /// The index of the names among `definitions`, made if it was not.
     fn index(&self, definitions: &Definitions, file: FileId) -> &suggest::Index {
         self.0.get_or_init(|| {
-            let names = definitions.iter().filter(|d| searched(d, file));
+            // Names and kinds only: the definitions as stored.
+            let names = definitions.unmoved().filter(|d| searched(d, file));
             suggest::Index::new(names.map(|d| d.name.clone()))
         })
     }
@@ -134,7 +135,7 @@ impl SearchNames {
             if definition > definitions.len() {
                 return None;
             }
-            let before = definitions.range(0..definition);
+            let before = definitions.unmoved().take(definition);
             let at = before.filter(|d| searched(d, file)).count();
             let mut index = index.clone();
             index.rename(at, new.clone())?;

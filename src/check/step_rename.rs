@@ -237,18 +237,18 @@ fn old_references(
 ) -> Option<(Vec<usize>, Vec<usize>)> {
     let references = &previous.symbols.references;
     let named = |r: &ir::Reference| r.definition == rename.definition;
-    if references
-        .iter_from(kept.task_references.start)
-        .any(|r| named(&r))
-    {
-        return None;
-    }
-    let old_refs: Vec<usize> = references
-        .range(0..kept.task_references.start)
+    // What each names, not where: the references as stored.
+    let mut stored = references.unmoved();
+    let old_refs: Vec<usize> = stored
+        .by_ref()
+        .take(kept.task_references.start)
         .enumerate()
         .filter(|(_, r)| named(r))
         .map(|(i, _)| i)
         .collect();
+    if stored.any(named) {
+        return None;
+    }
     let mut gone = Vec::with_capacity(old_refs.len());
     for &i in &old_refs {
         let r = references.get(i)?;

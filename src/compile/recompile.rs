@@ -273,14 +273,17 @@ impl Compilation {
         let symbols = &self.checked.symbols;
         let mut definition = None;
         let (old_name, new_name) = (old.name.name.as_str(), new.name.name.as_str());
-        for (index, d) in symbols.definitions.iter().enumerate() {
+        // By name, as stored; the span of the one named `old` as it stands.
+        let definitions = &symbols.definitions;
+        for (index, d) in definitions.unmoved().enumerate() {
             if check::same_name(&d.name, new_name) {
                 return None;
             }
             if check::same_name(&d.name, old_name) {
+                let span = definitions.get(index).map(|d| d.span);
                 let this = d.kind == ir::SymbolKind::Task
                     && d.file == self.file
-                    && d.span == old.name.span;
+                    && span == Some(old.name.span);
                 if !this || definition.replace(index).is_some() {
                     return None;
                 }
@@ -289,7 +292,7 @@ impl Compilation {
         let definition = definition?;
         let referenced = symbols
             .references
-            .iter()
+            .unmoved()
             .any(|r| r.definition == definition);
         let old_span = reparsed.old_span;
         let in_task = |d: &Diagnostic| {

@@ -91,7 +91,7 @@ fn sources(compilation: &Compilation, keep: impl Fn(Span) -> bool) -> Vec<Token>
             push(definition.span, name_kind(definition.kind), true);
         }
     }
-    let kinds: Vec<SymbolKind> = symbols.definitions.iter().map(|d| d.kind).collect();
+    let kinds: Vec<SymbolKind> = symbols.definitions.unmoved().map(|d| d.kind).collect();
     for reference in &symbols.references {
         if reference.file == compilation.file {
             let kind = kinds[reference.definition];

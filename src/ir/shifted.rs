@@ -164,6 +164,14 @@ impl<T: Spanned> Shifted<T> {
             })
     }
 
+    /// The items in order as stored, without copying them: their spans in
+    /// the list's file may lie before where they stand now (read those
+    /// with [`get`](Self::get) or [`iter`](Self::iter)). For scans that
+    /// look at anything but spans (a name, what a reference names).
+    pub fn unmoved(&self) -> impl Iterator<Item = &T> + '_ {
+        self.chunks.iter().flat_map(|chunk| chunk.items.iter())
+    }
+
     /// The items `range`, in order.
     pub fn range(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = T> + '_ {
         self.iter_from(range.start).take(range.len())
