@@ -7,7 +7,9 @@ use std::sync::Arc;
 use crate::span::{FileId, Span};
 use crate::syntax::ast::SmolStr;
 
+mod building;
 mod shifted;
+pub use building::SymbolsBuilder;
 pub use shifted::{Shifted, Spanned, Window, CHUNK};
 
 /// A task's id: its 1-based position in source order.

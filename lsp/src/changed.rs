@@ -1,7 +1,11 @@
 //! Where a document's text changed since the text its last compile was
 //! given: the union of the ranges its `didChange` notifications replaced,
 //! passed to the compile so that it need not compare the two texts to find
-//! the edit (`planc::Compilation::recompile_edited`).
+//! the edit (`planc::Compilation::recompile_edited`). The edits compose by
+//! `planc::syntax::Edit::then` (its property test is the library's); the
+//! protocol test `edits::published_diagnostics_after_an_edit_are_those_of_a_whole_compile`
+//! sends every edit taken back in one notification, and a debug build checks
+//! each edit told against the texts.
 
 use planc::syntax::Edit;
 
@@ -26,27 +30,5 @@ impl Changed {
             (Changed::Nothing, Some(edit)) => Changed::Inside(edit),
             (Changed::Inside(before), Some(edit)) => Changed::Inside(before.then(edit)),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn changes_in_turn_make_one_edit_until_a_text_is_replaced_whole() {
-        let edit = |start, old_end, new_end| Edit {
-            start,
-            old_end,
-            new_end,
-        };
-        // "abcdef": "x" typed after "ab", then "cd" deleted.
-        let typed = Changed::Nothing.then(Some(edit(2, 2, 3)));
-        assert_eq!(typed, Changed::Inside(edit(2, 2, 3)));
-        let deleted = typed.then(Some(edit(3, 5, 3)));
-        // "abcdef" → "abxef": bytes 2..4 became 2..3.
-        assert_eq!(deleted, Changed::Inside(edit(2, 4, 3)));
-        assert_eq!(deleted.then(None), Changed::Unknown);
-        assert_eq!(Changed::Unknown.then(Some(edit(0, 0, 1))), Changed::Unknown);
     }
 }

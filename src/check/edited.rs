@@ -78,7 +78,7 @@ pub(crate) fn edited(
 
     // The references, the unresolved names and their searches, the
     // diagnostics of the fields, the definitions moved.
-    let task_refs: Vec<ir::Reference> = c.symbols.references.iter().collect();
+    let task_refs = c.symbols.references;
     let new = (task.new.span, task_refs, text_refs);
     let task_used = used_by(new.1.iter().copied(), &new.2, definitions);
     let refs = References::after(previous, kept, &gone, (&map, window), file, new)?;

@@ -164,7 +164,7 @@ pub(crate) struct Checker {
     /// The file the item being checked stands in.
     file: FileId,
     diagnostics: Vec<Diagnostic>,
-    symbols: Symbols,
+    symbols: ir::SymbolsBuilder,
     /// Roles a "did you mean" pointed to (no "unused" echo for them).
     suggested_roles: Vec<String>,
     /// Whether references are recorded in `symbols`; when they are not,
@@ -207,7 +207,7 @@ impl Checker {
         Checker {
             file,
             diagnostics: Vec::new(),
-            symbols: Symbols::default(),
+            symbols: ir::SymbolsBuilder::default(),
             suggested_roles: Vec::new(),
             record_references,
             referenced: Vec::new(),
@@ -242,9 +242,7 @@ impl Checker {
     fn append(&mut self, other: Checker) {
         debug_assert!(other.symbols.definitions.is_empty());
         self.diagnostics.extend(other.diagnostics);
-        self.symbols
-            .references
-            .extend(other.symbols.references.iter());
+        self.symbols.references.extend(other.symbols.references);
         self.suggested_roles.extend(other.suggested_roles);
         self.unresolved.extend(other.unresolved);
         self.withheld += other.withheld;
@@ -399,7 +397,7 @@ pub(crate) fn check_reusing(
         plan,
         task_count,
         diagnostics: c.diagnostics,
-        symbols: c.symbols,
+        symbols: c.symbols.finish(),
         reuse: c.reuse,
     }
 }

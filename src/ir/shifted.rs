@@ -379,8 +379,19 @@ impl<T: Spanned> Extend<T> for Shifted<T> {
 }
 
 impl<T: Spanned> From<Vec<T>> for Shifted<T> {
+    /// The items, moved into chunks (no check per item).
     fn from(items: Vec<T>) -> Shifted<T> {
-        items.into_iter().collect()
+        let mut list = Shifted::default();
+        let mut items = items.into_iter();
+        loop {
+            let chunk: Vec<T> = items.by_ref().take(CHUNK).collect();
+            if chunk.is_empty() {
+                break;
+            }
+            list.ends.push(list.len() + chunk.len());
+            list.chunks.push(Chunk::new(chunk));
+        }
+        list
     }
 }
 
