@@ -7,6 +7,11 @@ use std::sync::Arc;
 use crate::span::{FileId, Span};
 use crate::syntax::ast::SmolStr;
 
+mod building;
+mod shifted;
+pub use building::SymbolsBuilder;
+pub use shifted::{Shifted, Spanned, Window, CHUNK};
+
 /// A task's id: its 1-based position in source order.
 pub type TaskId = u32;
 
@@ -212,11 +217,13 @@ pub struct Reference {
     pub span: Span,
 }
 
-/// Every declaration and resolved reference of a file, for the language server.
+/// Every declaration and resolved reference of a file, for the language
+/// server: in chunks shared with the compilation of the text before an edit
+/// ([`Shifted`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Symbols {
-    pub definitions: Vec<Definition>,
-    pub references: Vec<Reference>,
+    pub definitions: Shifted<Definition>,
+    pub references: Shifted<Reference>,
 }
 
 impl Symbols {
@@ -234,8 +241,13 @@ impl Symbols {
             })
     }
 
+    /// The definition at `index`, as it stands now (a copy).
+    pub fn definition(&self, index: usize) -> Option<Definition> {
+        self.definitions.get(index)
+    }
+
     /// The references to a definition.
-    pub fn references_to(&self, definition: usize) -> impl Iterator<Item = &Reference> {
+    pub fn references_to(&self, definition: usize) -> impl Iterator<Item = Reference> + '_ {
         self.references
             .iter()
             .filter(move |r| r.definition == definition)

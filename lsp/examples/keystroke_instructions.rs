@@ -10,6 +10,9 @@
 //! valgrind --tool=callgrind target/release/examples/keystroke_instructions 10000 rename 8
 //! ```
 //!
+//! Each recompile is told where the text changed, as the language server
+//! is by the client's `didChange` (`Compilation::recompile_edited`).
+//!
 //! Arguments: the number of tasks, the keystroke (`title`, `rename`,
 //! `name` (the last task's, which nothing names), `quote`, `step` (a step's
 //! title), `reference` (a letter typed at the end of a reference), `item`
@@ -116,11 +119,25 @@ fn main() {
     }
     let at = text.find(&after).expect("the plan has the task") + after.len();
     let edited: Arc<str> = Arc::from(format!("{}{typed}{}", &text[..at], &text[at..]).as_str());
+    // Told where the text changed, as the server is by `didChange`.
+    let typed_edit = planc::syntax::Edit {
+        start: at,
+        old_end: at,
+        new_end: at + typed.len(),
+    };
+    let taken_back = planc::syntax::Edit {
+        start: at,
+        old_end: at + typed.len(),
+        new_end: at,
+    };
     let mut times_ms = Vec::with_capacity(times);
     for i in 0..times {
-        let next = if i % 2 == 0 { &edited } else { &original };
+        let (next, edit) = match i % 2 {
+            0 => (&edited, typed_edit),
+            _ => (&original, taken_back),
+        };
         let started = std::time::Instant::now();
-        compilation = compilation.recompile(Arc::clone(next));
+        compilation = compilation.recompile_edited(Arc::clone(next), Some(edit));
         times_ms.push(started.elapsed().as_secs_f64() * 1e3);
         std::hint::black_box(&compilation);
     }

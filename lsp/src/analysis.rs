@@ -41,13 +41,15 @@ impl Analysis {
     /// its line index): from the analysis of an earlier text of the same
     /// document if there is one (only what the edit touches is compiled
     /// again), else whole. A `.json` document is checked as `planc check`
-    /// checks a JSON plan document.
+    /// checks a JSON plan document. `edit` is where the text changed since
+    /// the text of the revision it names (from the client's changes).
     pub fn new(
         uri: Uri,
         revision: u64,
         text: Arc<str>,
         lines: Arc<LineIndex>,
         previous: Option<&Analysis>,
+        edit: Option<(u64, planc::syntax::Edit)>,
     ) -> Analysis {
         // The file's path, so that imports resolve relative to it.
         let name = file_path(&uri)
@@ -60,7 +62,13 @@ impl Analysis {
         };
         let compilation = match previous {
             _ if json => planc::compile_json(&name, text),
-            Some(previous) if !previous.json => previous.compilation.recompile(text),
+            Some(previous) if !previous.json => {
+                // The edit the changes told, if from the previous text.
+                let edit = edit.filter(|&(from, _)| from == previous.revision);
+                previous
+                    .compilation
+                    .recompile_edited(text, edit.map(|(_, edit)| edit))
+            }
             _ => planc::compile_shared(&name, text, &Options::default()),
         };
         let analysis = Analysis::of(uri, revision, compilation, lines, json);

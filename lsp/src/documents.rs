@@ -14,6 +14,7 @@ use tokio::sync::watch;
 use tower_lsp_server::ls_types::{self as lsp, TextDocumentContentChangeEvent, Uri};
 
 pub use crate::analysis::Analysis;
+use crate::changed::Changed;
 use crate::convert;
 
 /// A compile to run: the text of one version of an open document.
@@ -31,6 +32,10 @@ pub struct Job {
     pub lines: Arc<LineIndex>,
     /// The latest analysis of an earlier text, compiled from.
     pub previous: Option<Arc<Analysis>>,
+    /// Where the text changed since the text of the revision given (the
+    /// last compile's), if the changes said: used when `previous` is of
+    /// that revision.
+    pub edit: Option<(u64, planc::syntax::Edit)>,
 }
 
 impl Job {
@@ -42,6 +47,7 @@ impl Job {
             self.text,
             self.lines,
             self.previous.as_deref(),
+            self.edit,
         );
         let diagnostics = convert::diagnostics(&analysis);
         (Arc::new(analysis), diagnostics)
@@ -87,12 +93,21 @@ struct Document {
     /// Whether a compile of this document is running; at most one is, and
     /// the changes that arrive meanwhile wait for it to end.
     compiling: bool,
+    /// The revision of the text the last compile was given, and where the
+    /// text changed since.
+    since_job: (u64, Changed),
 }
 
 impl Document {
     fn job(&mut self, uri: &Uri) -> Job {
         self.compiling = true;
+        let (from, changed) =
+            std::mem::replace(&mut self.since_job, (self.revision, Changed::Nothing));
         Job {
+            edit: match changed {
+                Changed::Inside(edit) => Some((from, edit)),
+                Changed::Nothing | Changed::Unknown => None,
+            },
             uri: uri.clone(),
             opening: self.opening,
             version: self.version,
@@ -123,6 +138,7 @@ impl Documents {
             revision: 0,
             analyses: watch::Sender::new(Analyses::default()),
             compiling: false,
+            since_job: (0, Changed::Nothing),
         };
         let job = document.job(&uri);
         self.open.insert(uri, document);
@@ -146,19 +162,26 @@ impl Documents {
             // rather than indexing the whole text again.
             let index = lines.as_ref().unwrap_or(&*document.lines);
             let text = &document.text;
-            let (text, index) = match change.range {
+            let (text, index, edit) = match change.range {
                 Some(range) => {
                     let start = convert::offset(index, text, range.start);
                     let end = convert::offset(index, text, range.end).max(start);
                     let text = spliced(text, start..end, &change.text);
-                    let index = index.edited(&text, start, end, start + change.text.len());
-                    (text, index)
+                    let new_end = start + change.text.len();
+                    let index = index.edited(&text, start, end, new_end);
+                    let edit = planc::syntax::Edit {
+                        start,
+                        old_end: end,
+                        new_end,
+                    };
+                    (text, index, Some(edit))
                 }
                 None => {
                     let index = LineIndex::new(&change.text);
-                    (Arc::from(change.text), index)
+                    (Arc::from(change.text), index, None)
                 }
             };
+            document.since_job.1 = document.since_job.1.then(edit);
             document.text = text;
             lines = Some(index);
         }

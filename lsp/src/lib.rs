@@ -8,6 +8,7 @@
 //! tower-lsp-server (the maintained fork of tower-lsp).
 
 mod analysis;
+mod changed;
 mod convert;
 mod documents;
 mod framing;

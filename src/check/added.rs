@@ -25,7 +25,9 @@ mod edges;
 use super::edited::{fields_again, followed, insert_at, ir_task, used_by, used_elsewhere};
 use super::graph::{self, DepGraph, Edge};
 use super::lower::{Unknown, Unresolved};
-use super::reuse::{check_diagnostics, same_name, set_dependencies, unknown_diagnostics};
+use super::reuse::{
+    check_diagnostics, same_name, set_dependencies, unknown_diagnostics, Definitions,
+};
 use super::unparsed::Unparsed;
 use super::{Checked, PlanReuse, Reuse};
 use crate::diagnostic::{Code, Diagnostic};
@@ -142,7 +144,7 @@ impl Place {
         let is_step = |d: &ir::Definition| {
             d.kind == SymbolKind::Step && d.file == file && d.span == step_name.span
         };
-        let step_definition = definitions.iter().position(is_step)?;
+        let step_definition = definitions.iter().position(|d| is_step(&d))?;
         let step = plan.steps.iter().position(|s| s.id == step_name.name)?;
         let ids = &plan.steps[step].tasks;
         let first = (*ids.first()? as usize).checked_sub(1)?;
@@ -260,11 +262,11 @@ fn renumbered_plan(old: &ir::Plan, place: &Place, change: &StepTask) -> ir::Plan
 /// The definitions after the edit: moved with the text, the task's added
 /// or taken out.
 fn definitions_after(
-    old: &[ir::Definition],
+    old: &Definitions,
     place: &Place,
     map: &impl Fn(Span) -> Option<Span>,
     task: &ast::Task,
-) -> Option<Vec<ir::Definition>> {
+) -> Option<Definitions> {
     let mut definitions = Vec::with_capacity(old.len() + 1);
     let new = || ir::Definition {
         kind: SymbolKind::Task,
@@ -273,14 +275,13 @@ fn definitions_after(
         span: task.name.span,
         full_span: task.span,
     };
-    for (i, d) in old.iter().enumerate() {
+    for (i, mut d) in old.iter().enumerate() {
         if i == place.definition && !place.added {
             continue;
         }
         if i == place.definition {
             definitions.push(new());
         }
-        let mut d = d.clone();
         if d.file == place.file {
             d.span = map(d.span)?;
             d.full_span = map(d.full_span)?;
@@ -290,7 +291,7 @@ fn definitions_after(
     if place.added && place.definition == old.len() {
         definitions.push(new());
     }
-    Some(definitions)
+    Some(definitions.into())
 }
 
 /// What the new task's fields and strings make, checked alone.
@@ -308,7 +309,7 @@ impl Own {
     /// The new task checked alone against the plan and definitions after
     /// the edit; its IR task given its strings and fields.
     fn of(
-        definitions: &[ir::Definition],
+        definitions: &Definitions,
         plan: &mut ir::Plan,
         place: &Place,
         task: &ast::Task,
@@ -331,7 +332,7 @@ impl Own {
 /// The references after the edit, and where the tasks' fields' and the
 /// tasks' strings' stand among them.
 struct References {
-    list: Vec<ir::Reference>,
+    list: ir::Shifted<ir::Reference>,
     tasks: std::ops::Range<usize>,
     texts: std::ops::Range<usize>,
     /// The spans (in the old text) of the references to the task's step.
@@ -362,7 +363,7 @@ impl References {
     ) -> Option<References> {
         let (old, definitions) = (&previous.symbols.references, &previous.symbols.definitions);
         let file = place.file;
-        let mut list = Vec::with_capacity(old.len() + 8);
+        let mut list = ir::Shifted::default();
         let (mut to_step, mut to_steps) = (Vec::new(), 0);
         let (mut in_tasks, mut in_texts) = (0, 0);
         let mut dangling = Vec::new();
@@ -392,7 +393,7 @@ impl References {
             }
             let kind = definitions.get(r.definition).map(|d| d.kind);
             to_steps += u64::from(kind == Some(SymbolKind::Step));
-            let mut r = *r;
+            let mut r = r;
             if r.file == file {
                 r.span = map(r.span)?;
             }
@@ -430,14 +431,17 @@ impl References {
     ) -> Option<()> {
         let (old, definitions) = (&previous.symbols.references, &previous.symbols.definitions);
         let inside: Vec<usize> = match gone {
-            Some(span) => (0..old.len())
-                .filter(|&i| old[i].file == place.file && within(span, old[i].span))
+            Some(span) => old
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.file == place.file && within(span, r.span))
+                .map(|(i, _)| i)
                 .collect(),
             None => Vec::new(),
         };
-        let was = used_by(inside.iter().map(|&i| &old[i]), &[], definitions);
+        let was = used_by(inside.iter().filter_map(|&i| old.get(i)), &[], definitions);
         let now = match own {
-            Some(own) => used_by(&own.references, &own.text_references, definitions),
+            Some(own) => used_by(own.references.iter().copied(), &own.text_references, definitions),
             None => Vec::new(),
         };
         // Roles and parameters are defined before the plan's steps and

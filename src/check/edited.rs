@@ -18,7 +18,7 @@ use super::lower::finish::{structure, Names, TaskEdges, TaskFields};
 use super::lower::{Member, Unknown, Unresolved};
 use super::reuse::{
     check_diagnostics, edges_after, interpolated, other_after, same_name, set_dependencies,
-    shifted, unknown_diagnostics,
+    shifted, unknown_diagnostics, Definitions,
 };
 use super::unparsed::Unparsed;
 use super::{Checked, Checker, PlanReuse, Reuse};
@@ -54,6 +54,13 @@ pub(crate) fn edited(
     // What ends before the task stays where it was.
     let from = task.old.span.start();
     let map = |span: Span| (span.end() <= from).then_some(span).or_else(|| map(span));
+    // Whole chunks of what ends before the task are shared; the rest
+    // is read again (the edit may reach past the task's end).
+    let window = ir::Window {
+        keep_until: from,
+        shift_from: usize::MAX,
+        by: 0,
+    };
     let mut plan = previous.plan.clone()?;
     let index = plan
         .tasks
@@ -71,21 +78,22 @@ pub(crate) fn edited(
 
     // The references, the unresolved names and their searches, the
     // diagnostics of the fields, the definitions moved.
-    let new = (task.new.span, c.symbols.references, text_refs);
-    let task_used = used_by(&new.1, &new.2, definitions);
-    let refs = References::after(previous, kept, &gone, &map, file, new)?;
+    let task_refs = c.symbols.references;
+    let new = (task.new.span, task_refs, text_refs);
+    let task_used = used_by(new.1.iter().copied(), &new.2, definitions);
+    let refs = References::after(previous, kept, &gone, (&map, window), file, new)?;
     let old_refs = &previous.symbols.references;
-    let gone_refs = gone.references.iter().map(|&i| &old_refs[i]);
+    let gone_refs = gone.references.iter().filter_map(|&i| old_refs.get(i));
     let was_used = used_by(gone_refs, &[], definitions);
     if !used_elsewhere(old_refs, &gone.references, &was_used, &task_used) {
         return None;
     }
     let at = task.new.span.start();
     let unresolved = unresolved_after(kept, &gone, &map, at, c.unresolved)?;
-    let names = (definitions.as_slice(), &*kept.search_names);
+    let names = (definitions, &*kept.search_names);
     let unknown = unknown_diagnostics(&unresolved, names, file, &unparsed);
     let other = other_after(kept, &gone.other, &map, file, c.diagnostics)?;
-    let definitions = moved_definitions(definitions, file, &map)?;
+    let definitions = definitions.moved(file, window, &map)?;
 
     // The graph, reusing the last reduction: the task's list changed.
     let report = graph::check_changed(&graph, memo, &[index]);
@@ -125,7 +133,7 @@ pub(crate) fn edited(
 /// budget; `None` if they name a role that is not declared, or a step the
 /// plan does not hold.
 pub(super) fn fields_again(
-    definitions: &[ir::Definition],
+    definitions: &Definitions,
     plan: &ir::Plan,
     file: FileId,
     index: usize,
@@ -200,12 +208,14 @@ fn within_pair_budget(previous: &Checked, kept: &PlanReuse, steps_gone: bool, pa
     };
     let groups: u64 = kept.groups.iter().map(group).sum();
     let edges = kept.edges.iter().filter(|e| !e.direct).count() as u64;
-    let definitions = &previous.symbols.definitions;
+    let steps: Vec<bool> = (previous.symbols.definitions.unmoved())
+        .map(|d| d.kind == SymbolKind::Step)
+        .collect();
     let to_steps = previous
         .symbols
         .references
-        .iter()
-        .filter(|r| definitions.get(r.definition).map(|d| d.kind) == Some(SymbolKind::Step))
+        .unmoved()
+        .filter(|r| steps.get(r.definition) == Some(&true))
         .count() as u64;
     let bound = groups + 2 * edges + to_steps + pairs;
     bound <= crate::syntax::DEPENDENCY_PAIRS_BASE as u64
@@ -261,7 +271,7 @@ pub(super) fn followed(previous: &Checked, kept: &PlanReuse, unparsed: &Unparsed
 /// The references after the edit, and where the tasks' fields' and the
 /// tasks' strings' stand among them.
 struct References {
-    list: Vec<ir::Reference>,
+    list: ir::Shifted<ir::Reference>,
     tasks: std::ops::Range<usize>,
     texts: std::ops::Range<usize>,
 }
@@ -274,21 +284,15 @@ impl References {
         previous: &Checked,
         kept: &PlanReuse,
         gone: &Gone,
-        map: &impl Fn(Span) -> Option<Span>,
+        (map, window): (&impl Fn(Span) -> Option<Span>, ir::Window),
         file: FileId,
         (span, task_refs, text_refs): (Span, Vec<ir::Reference>, Vec<ir::Reference>),
     ) -> Option<References> {
-        let old = &previous.symbols.references;
-        let mut list = Vec::with_capacity(old.len() + 4);
-        // The runs between those gone, copied, then moved in place.
-        let mut from = 0;
-        for &until in gone.references.iter().chain([&old.len()]) {
-            list.extend_from_slice(old.get(from..until)?);
-            from = until + 1;
-        }
-        for r in list.iter_mut().filter(|r| r.file == file) {
-            r.span = map(r.span)?;
-        }
+        // Those gone left out (copying the chunks that held them), then
+        // the rest moved.
+        let mut list = previous.symbols.references.clone();
+        list.remove(&gone.references);
+        let mut list = list.moved(file, window, map)?;
         let mut tasks = kept.task_references.clone();
         let in_tasks = gone.references.iter().filter(|i| tasks.contains(i)).count();
         let in_texts = gone.references.len() - in_tasks;
@@ -333,20 +337,6 @@ fn unresolved_after(
     Some(unresolved)
 }
 
-/// The definitions moved with the text.
-fn moved_definitions(
-    definitions: &[ir::Definition],
-    file: FileId,
-    map: &impl Fn(Span) -> Option<Span>,
-) -> Option<Vec<ir::Definition>> {
-    let mut definitions = definitions.to_vec();
-    for d in definitions.iter_mut().filter(|d| d.file == file) {
-        d.span = map(d.span)?;
-        d.full_span = map(d.full_span)?;
-    }
-    Some(definitions)
-}
-
 /// What the task made in the last check, by index (sorted): its references
 /// (in its fields and its strings), unresolved names, edges (those of its
 /// `after`; a step's `sequential` ones, labelled with its name, stay) and
@@ -374,11 +364,13 @@ impl Gone {
         let (span, name) = (task.span, task.name.span);
         let inside =
             |f: FileId, s: Span| f == file && span.start() <= s.start() && s.end() <= span.end();
-        let references: Vec<usize> = (0..previous.symbols.references.len())
-            .filter(|&i| {
-                let r = &previous.symbols.references[i];
-                inside(r.file, r.span)
-            })
+        let references: Vec<usize> = previous
+            .symbols
+            .references
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| inside(r.file, r.span))
+            .map(|(i, _)| i)
             .collect();
         let ours =
             |i: &usize| kept.task_references.contains(i) || kept.texts_references.contains(i);
@@ -430,7 +422,7 @@ impl Gone {
 /// `steps` ([`steps_named`]); one not there is noted, for the caller to
 /// refuse.
 struct PlanNames<'d> {
-    definitions: &'d [ir::Definition],
+    definitions: &'d Definitions,
     file: FileId,
     steps: Vec<(ast::SmolStr, Vec<usize>)>,
     step_missing: std::cell::Cell<bool>,
@@ -439,7 +431,7 @@ struct PlanNames<'d> {
 impl Names for PlanNames<'_> {
     fn resolve(&self, c: &mut Checker, prefix: &str, reference: &ast::Ident) -> Option<Member> {
         let mut task = 0;
-        for (def, d) in self.definitions.iter().enumerate() {
+        for (def, d) in self.definitions.unmoved().enumerate() {
             let named = d.name == reference.name && d.file == self.file;
             match d.kind {
                 SymbolKind::Task if named => {
@@ -482,7 +474,7 @@ impl Names for PlanNames<'_> {
 
     fn role(&self, name: &str) -> Option<usize> {
         self.definitions
-            .iter()
+            .unmoved()
             .position(|d| d.kind == SymbolKind::Role && d.name == name)
     }
 }
@@ -495,7 +487,7 @@ pub(super) fn ir_task(
     plan: &ir::Plan,
     index: usize,
     task: &ast::Task,
-    definitions: &[ir::Definition],
+    definitions: &Definitions,
     file: FileId,
 ) -> Option<(ir::Task, Vec<ir::Reference>)> {
     let fields = TaskFields::of(task);
@@ -504,7 +496,7 @@ pub(super) fn ir_task(
     let mut text = |s: &ast::Str| -> Option<String> {
         interpolated(&plan.params, s, |ident| {
             let mut defs = definitions
-                .iter()
+                .unmoved()
                 .enumerate()
                 .filter(|(_, d)| d.kind == SymbolKind::Param && d.name == ident.name);
             let (definition, _) = defs.next()?;
@@ -547,26 +539,25 @@ pub(super) fn ir_task(
 /// Puts `new` (references inside the task at `span`, in their order) into
 /// the block `range` of `references`, where the task's stood.
 pub(super) fn insert_at(
-    references: &mut Vec<ir::Reference>,
+    references: &mut ir::Shifted<ir::Reference>,
     range: &std::ops::Range<usize>,
     span: Span,
     new: Vec<ir::Reference>,
 ) {
-    let block = &references[range.clone()];
-    let at = range.start + block.partition_point(|r| r.span.start() < span.start());
-    references.splice(at..at, new);
+    let at = references.partition_point(range.clone(), |r| r.span.start() < span.start());
+    references.insert(at, new);
 }
 
 /// The roles and parameters `references` and `more` name, each once, in
 /// order: where a task's are as they were, which are used is too.
-pub(super) fn used_by<'r>(
-    references: impl IntoIterator<Item = &'r ir::Reference>,
-    more: &'r [ir::Reference],
-    definitions: &[ir::Definition],
+pub(super) fn used_by(
+    references: impl IntoIterator<Item = ir::Reference>,
+    more: &[ir::Reference],
+    definitions: &Definitions,
 ) -> Vec<usize> {
     let mut used: Vec<usize> = references
         .into_iter()
-        .chain(more)
+        .chain(more.iter().copied())
         .map(|r| r.definition)
         .filter(|&d| {
             definitions
@@ -585,7 +576,7 @@ pub(super) fn used_by<'r>(
 /// other does not is referenced outside the task too. (Which are unused is
 /// reported elsewhere.)
 pub(super) fn used_elsewhere(
-    references: &[ir::Reference],
+    references: &ir::Shifted<ir::Reference>,
     gone: &[usize],
     was: &[usize],
     now: &[usize],
@@ -600,7 +591,7 @@ pub(super) fn used_elsewhere(
         return true;
     }
     let mut elsewhere = vec![false; changed.len()];
-    for (i, r) in references.iter().enumerate() {
+    for (i, r) in references.unmoved().enumerate() {
         if let Some(k) = changed.iter().position(|&d| d == r.definition) {
             elsewhere[k] |= gone.binary_search(&i).is_err();
         }

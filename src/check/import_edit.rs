@@ -62,10 +62,11 @@ pub(crate) fn roles_reimported(
         .iter()
         .map(|d| d.moved(edit.new[0].file, &map))
         .collect::<Option<_>>()?;
-    let same_defs = previous
+    let same_defs: Vec<ir::Definition> = previous
         .symbols
         .definitions
-        .get(old.first..old.first + old.defs.len())?;
+        .range(old.first..old.first + old.defs.len())
+        .collect();
     if old.first != new.first || collected != new.collected || same_defs != old.defs {
         return None;
     }
@@ -79,21 +80,21 @@ pub(crate) fn roles_reimported(
         return None;
     }
     users.checked_before(&moved, &shape, (&old, &new))?;
-    let runs = runs(&moved.symbols.references, region.clone(), &shape)?;
+    // This path makes the references again as one list (O(references)).
+    let all: Vec<Reference> = moved.symbols.references.iter().collect();
+    let runs = runs(&all, region.clone(), &shape)?;
     let (references, grown) = references(
-        &moved.symbols.references,
+        &all,
         &runs,
         (&shape, &users),
         &old,
         &new,
     )?;
-    moved.symbols.references = references;
+    moved.symbols.references = references.into();
     let imported = old.first..old.first + old.defs.len();
-    moved
-        .symbols
-        .definitions
-        .splice(imported, new.defs.clone())
-        .for_each(drop);
+    let mut definitions: Vec<ir::Definition> = moved.symbols.definitions.iter().collect();
+    definitions.splice(imported, new.defs.clone()).for_each(drop);
+    moved.symbols.definitions = definitions.into();
     moved.diagnostics = diagnostics(&moved.diagnostics, &users, &shape);
     if let Some(plan) = moved.plan.as_mut() {
         let kept = plan.roles.len().checked_sub(old.ir.len())?;

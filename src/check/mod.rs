@@ -180,7 +180,7 @@ pub(crate) struct Checker {
     /// The file the item being checked stands in.
     file: FileId,
     diagnostics: Vec<Diagnostic>,
-    symbols: Symbols,
+    symbols: ir::SymbolsBuilder,
     /// Roles a "did you mean" pointed to (no "unused" echo for them).
     suggested_roles: Vec<String>,
     /// Whether references are recorded in `symbols`; when they are not,
@@ -223,7 +223,7 @@ impl Checker {
         Checker {
             file,
             diagnostics: Vec::new(),
-            symbols: Symbols::default(),
+            symbols: ir::SymbolsBuilder::default(),
             suggested_roles: Vec::new(),
             record_references,
             referenced: Vec::new(),
@@ -415,7 +415,7 @@ pub(crate) fn check_reusing(
         plan,
         task_count,
         diagnostics: c.diagnostics,
-        symbols: c.symbols,
+        symbols: c.symbols.finish(),
         reuse: c.reuse,
     }
 }
@@ -582,10 +582,6 @@ fn lower_plan<'a>(
     // Room for what each task adds, so the large vectors are not copied as
     // they grow (templates may add more; the vectors still grow then).
     let (steps, tasks) = count_items(&plan.items);
-    c.symbols.definitions.reserve(steps + tasks);
-    if c.record_references {
-        c.symbols.references.reserve(3 * tasks);
-    }
 
     let mut params = Some(params);
     let mut lowering = Lowering::new(decls, keep);

@@ -69,7 +69,11 @@ pub(crate) fn renamed(
 
     // The unresolved names and their searches.
     let refs = &moved.symbols.references;
-    let old_spans = old_refs.iter().map(|&i| refs[i].span);
+    let old_spans: Vec<Span> = old_refs
+        .iter()
+        .map(|&i| refs.get(i).map(|r| r.span))
+        .collect::<Option<_>>()?;
+    let old_spans = old_spans.into_iter();
     let unresolved = unresolved_after(kept, map, &resolved, old_spans, rename.old, file)?;
     let other = other_after(kept, &[], map, file, Vec::new())?;
     let search_names = kept.search_names.renamed(
@@ -78,7 +82,7 @@ pub(crate) fn renamed(
         rename.definition,
         rename.new,
     );
-    let names = (&*moved.symbols.definitions, &search_names);
+    let names = (&moved.symbols.definitions, &search_names);
     let unknown = unknown_diagnostics(&unresolved, names, file, &Unparsed::default());
 
     // The graph, reusing the last reduction: the tasks whose edges changed
@@ -151,15 +155,18 @@ fn old_references(
     task: usize,
 ) -> Option<(Vec<usize>, Vec<usize>)> {
     let references = &previous.symbols.references;
-    let old_refs: Vec<usize> = (0..references.len())
-        .filter(|&i| references[i].definition == definition)
+    let old_refs: Vec<usize> = references
+        .unmoved()
+        .enumerate()
+        .filter(|(_, r)| r.definition == definition)
+        .map(|(i, _)| i)
         .collect();
     let to_task: Vec<usize> = (0..kept.edges.len())
         .filter(|&e| kept.edges[e].direct && kept.edges[e].dependency == task)
         .collect();
     let mut dropped = Vec::with_capacity(old_refs.len());
     for &i in &old_refs {
-        let r = &references[i];
+        let r = references.get(i)?;
         if !kept.task_references.contains(&i) {
             return None;
         }
@@ -253,20 +260,14 @@ fn unresolved_after(
 /// name's added to the tasks' part in source order. Returns that part, and
 /// the part the tasks' strings made, after it.
 fn references_after(
-    references: &mut Vec<ir::Reference>,
+    references: &mut ir::Shifted<ir::Reference>,
     kept: &PlanReuse,
     old_refs: &[usize],
     resolved: &[(usize, usize, Span)],
     rename: &Renamed<'_>,
     file: FileId,
 ) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
-    let mut gone = old_refs.iter().peekable();
-    let mut index = 0;
-    references.retain(|_| {
-        let keep = gone.next_if_eq(&&index).is_none();
-        index += 1;
-        keep
-    });
+    references.remove(old_refs);
     let mut task_references = kept.task_references.start..kept.task_references.end - old_refs.len();
     let mut new_refs: Vec<ir::Reference> = resolved
         .iter()
@@ -279,37 +280,21 @@ fn references_after(
     new_refs.sort_by_key(|r| r.span.start());
     // Each where it stands in the tasks' part: before the first that does
     // not start before it (the parts are in source order).
-    let block = &references[task_references.clone()];
     let places: Vec<usize> = new_refs
         .iter()
-        .map(|r| task_references.start + block.partition_point(|b| b.span.start() < r.span.start()))
+        .map(|r| {
+            let before = |b: &ir::Reference| b.span.start() < r.span.start();
+            references.partition_point(task_references.clone(), before)
+        })
         .collect();
-    insert_sorted(references, &places, &new_refs);
+    // From the last, so that the places before stay where they were (each
+    // copies only the chunk it goes into).
+    for (&place, &reference) in places.iter().zip(&new_refs).rev() {
+        references.insert(place, vec![reference]);
+    }
     task_references.end += new_refs.len();
     let (is, was) = (task_references.len(), kept.task_references.len());
     (task_references, shifted(&kept.texts_references, is, was))
-}
-
-/// Inserts `new[j]` before the element at `places[j]` (ascending) of
-/// `list`, moving every element once from the back (not the whole tail
-/// once per insertion).
-fn insert_sorted(list: &mut Vec<ir::Reference>, places: &[usize], new: &[ir::Reference]) {
-    let Some(&filler) = new.first() else {
-        return;
-    };
-    // Grown by as much as it needs (no room kept: a list made elsewhere),
-    // not doubled.
-    list.reserve_exact(new.len());
-    let mut read = list.len();
-    list.resize(read + new.len(), filler);
-    let mut write = list.len();
-    for (&place, &reference) in places.iter().zip(new).rev() {
-        let run = read - place;
-        list.copy_within(place..read, write - run);
-        write -= run + 1;
-        read = place;
-        list[write] = reference;
-    }
 }
 
 /// An edge from each task that now names the renamed one (`resolved`, as

@@ -100,6 +100,9 @@ impl PlanReuse {
     }
 }
 
+/// A file's definitions ([`ir::Symbols::definitions`]).
+pub(super) type Definitions = ir::Shifted<ir::Definition>;
+
 /// Whether two names are the same, told by length and last byte first: a
 /// scan of a large plan's names for one (most of the same length, `t41234`
 /// and `t41235`) compares the rest of few of them.
@@ -115,9 +118,10 @@ pub(super) struct SearchNames(OnceLock<suggest::Index>);
 
 impl SearchNames {
     /// The index of the names among `definitions`, made if it was not.
-    fn index(&self, definitions: &[ir::Definition], file: FileId) -> &suggest::Index {
+    fn index(&self, definitions: &Definitions, file: FileId) -> &suggest::Index {
         self.0.get_or_init(|| {
-            let names = definitions.iter().filter(|d| searched(d, file));
+            // Names and kinds only: the definitions as stored.
+            let names = definitions.unmoved().filter(|d| searched(d, file));
             suggest::Index::new(names.map(|d| d.name.clone()))
         })
     }
@@ -126,14 +130,17 @@ impl SearchNames {
     /// is renamed `new`: the index with its name changed, if there is one.
     pub(super) fn renamed(
         &self,
-        definitions: &[ir::Definition],
+        definitions: &Definitions,
         file: FileId,
         definition: usize,
         new: &ast::SmolStr,
     ) -> SearchNames {
         let renamed = self.0.get().and_then(|index| {
-            let before = definitions.get(..definition)?;
-            let at = before.iter().filter(|d| searched(d, file)).count();
+            if definition > definitions.len() {
+                return None;
+            }
+            let before = definitions.unmoved().take(definition);
+            let at = before.filter(|d| searched(d, file)).count();
             let mut index = index.clone();
             index.rename(at, new.clone())?;
             Some(index)
@@ -242,7 +249,7 @@ pub(super) fn edges_after(
 /// the order they were declared.
 pub(super) fn unknown_diagnostics(
     unresolved: &[Unresolved],
-    (definitions, names): (&[ir::Definition], &SearchNames),
+    (definitions, names): (&Definitions, &SearchNames),
     file: FileId,
     unparsed: &Unparsed,
 ) -> Vec<Diagnostic> {

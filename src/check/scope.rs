@@ -108,7 +108,11 @@ impl<V: Copy> Scope<V> {
                 return true;
             }
             Entry::Occupied(entry) => {
-                &c.symbols.definitions[self.entries[*entry.get() as usize].def as usize]
+                let def = self.entries[*entry.get() as usize].def as usize;
+                match c.symbols.definition(def) {
+                    Some(first) => first,
+                    None => return true,
+                }
             }
         };
         let first_kind = first.kind.as_str();

@@ -86,8 +86,8 @@ pub(crate) fn step_renamed(
     // The unresolved names and their searches.
     let old_spans: Vec<Span> = old_refs
         .iter()
-        .map(|&i| moved.symbols.references[i].span)
-        .collect();
+        .map(|&i| moved.symbols.references.get(i).map(|r| r.span))
+        .collect::<Option<_>>()?;
     let (unresolved, tasks_unresolved) =
         unresolved_after(kept, map, &resolved, &old_spans, rename.old, file)?;
     let other = other_after(kept, &[], map, file, Vec::new())?;
@@ -97,7 +97,7 @@ pub(crate) fn step_renamed(
         rename.definition,
         rename.new,
     );
-    let names = (&*moved.symbols.definitions, &search_names);
+    let names = (&moved.symbols.definitions, &search_names);
     let unknown = unknown_diagnostics(&unresolved, names, file, &Unparsed::default());
 
     let report = graph::check_changed(&graph, memo, &changed);
@@ -236,14 +236,22 @@ fn old_references(
     dependencies: &[usize],
 ) -> Option<(Vec<usize>, Vec<usize>)> {
     let references = &previous.symbols.references;
-    let named = |i: &usize| references[*i].definition == rename.definition;
-    if (kept.task_references.start..references.len()).any(|i| named(&i)) {
+    let named = |r: &ir::Reference| r.definition == rename.definition;
+    // What each names, not where: the references as stored.
+    let mut stored = references.unmoved();
+    let old_refs: Vec<usize> = stored
+        .by_ref()
+        .take(kept.task_references.start)
+        .enumerate()
+        .filter(|(_, r)| named(r))
+        .map(|(i, _)| i)
+        .collect();
+    if stored.any(named) {
         return None;
     }
-    let old_refs: Vec<usize> = (0..kept.task_references.start).filter(named).collect();
     let mut gone = Vec::with_capacity(old_refs.len());
     for &i in &old_refs {
-        let r = &references[i];
+        let r = references.get(i)?;
         if rename.item.start() <= r.span.start() && r.span.end() <= rename.item.end() {
             return None;
         }
@@ -406,30 +414,24 @@ fn unresolved_after(
 /// steps' own. Those are in source order, after the plan's fields' and
 /// roles' (which stand in no step) and before the tasks'.
 fn references_after(
-    references: &mut Vec<ir::Reference>,
+    references: &mut ir::Shifted<ir::Reference>,
     (old_refs, tasks_part): (&[usize], usize),
     resolved: &[Span],
     steps: &Steps<'_>,
     rename: &StepRenamed<'_>,
     file: FileId,
 ) {
-    let mut gone = old_refs.iter().peekable();
-    let mut index = 0;
-    references.retain(|_| {
-        let keep = gone.next_if_eq(&&index).is_none();
-        index += 1;
-        keep
-    });
+    references.remove(old_refs);
     for (end, &span) in (tasks_part - old_refs.len()..).zip(resolved) {
         let after_it = |r: &ir::Reference| {
             r.file == file && r.span.start() > span.start() && steps.holding(r.span).is_some()
         };
-        let at = references[..end].partition_point(|r| !after_it(r));
+        let at = references.partition_point(0..end, |r| !after_it(r));
         let reference = ir::Reference {
             definition: rename.definition,
             file,
             span,
         };
-        references.insert(at, reference);
+        references.insert(at, vec![reference]);
     }
 }

@@ -67,10 +67,12 @@ pub(crate) fn params_renamed(
     }
     let ours = ours(previous, instances, &old, &new)?;
     moved.diagnostics = diagnostics(&moved.diagnostics, &old, &new, edit, map)?;
-    let (references, runs) = spliced(&moved.symbols.references, instances, &ours, &new)?;
-    moved.symbols.references = references;
+    // This path makes the references again as one list (O(references)).
+    let all: Vec<Reference> = moved.symbols.references.iter().collect();
+    let (references, runs) = spliced(&all, instances, &ours, &new)?;
+    moved.symbols.references = references.into();
     for (p, &def) in new.params.iter().enumerate() {
-        let definition = moved.symbols.definitions.get_mut(def)?;
+        let mut definition = moved.symbols.definitions.get(def)?;
         let TopItem::Template(template) = edit.new[0].ast.items.get(edit.top)? else {
             return None;
         };
@@ -78,6 +80,7 @@ pub(crate) fn params_renamed(
             return None;
         }
         definition.name = template.params.get(p)?.name.name.clone();
+        moved.symbols.definitions.set(def, definition)?;
     }
     if let Some(plan) = moved.plan.as_mut() {
         retexted(plan, instances, &ours, &new)?;
@@ -372,8 +375,8 @@ fn ours(
     for (k, &index) in ours.iter().enumerate() {
         let instance = &instances[index];
         let same = instance.values == old.values[k]
-            && references.get(instance.title_refs.clone())? == old.titles[k].as_slice()
-            && references.get(instance.text_refs.clone())? == old.texts[k].as_slice()
+            && same_run(references, &instance.title_refs, &old.titles[k])?
+            && same_run(references, &instance.text_refs, &old.texts[k])?
             && instance.tasks.len() == new.task_texts[k].len()
             && instance.steps.len() == new.step_names[k].len();
         if !same {
@@ -528,4 +531,15 @@ fn retexted(
         }
     }
     Some(())
+}
+
+/// Whether the references `run` of `references` are `expected` (`None`
+/// when the run is not all in the list).
+fn same_run(
+    references: &ir::Shifted<Reference>,
+    run: &Range<usize>,
+    expected: &[Reference],
+) -> Option<bool> {
+    (run.start <= run.end && run.end <= references.len())
+        .then(|| references.range(run.clone()).eq(expected.iter().copied()))
 }

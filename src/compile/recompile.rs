@@ -70,11 +70,34 @@ impl Compilation {
     /// Like [`Compilation::recompile`], reading imports through `loader`
     /// when the file must be compiled whole.
     pub fn recompile_with(&self, text: Arc<str>, loader: &dyn Loader) -> Compilation {
+        self.recompile_edited_with(text, None, loader)
+    }
+
+    /// Like [`Compilation::recompile`], told where the text changed: `edit`
+    /// (the bytes `start..old_end` of the old text became `start..new_end`
+    /// of `text`, as an editor's change says) spares comparing the whole
+    /// texts to find it. It must hold (the rest of the two texts the same);
+    /// without it the texts are compared ([`Edit::between`]).
+    pub fn recompile_edited(&self, text: Arc<str>, edit: Option<Edit>) -> Compilation {
+        let name = self.sources.get(self.file).name.clone();
+        self.recompile_edited_with(text, edit, &FsLoader::for_file(&name))
+    }
+
+    /// [`Compilation::recompile_edited`], reading imports through `loader`
+    /// when the file must be compiled whole.
+    pub fn recompile_edited_with(
+        &self,
+        text: Arc<str>,
+        edit: Option<Edit>,
+        loader: &dyn Loader,
+    ) -> Compilation {
         let root = self.sources.get(self.file);
         if self.parts.json {
             return super::compile_json(&root.name, text);
         }
-        let edit = Edit::between(&root.text, &text);
+        let edit = edit
+            .and_then(|edit| edit.narrowed(&root.text, &text))
+            .unwrap_or_else(|| Edit::between(&root.text, &text));
         let reparsed = syntax::reparse(
             self.syntax(),
             &self.parts.root_syntax,
@@ -267,14 +290,17 @@ impl Compilation {
         let symbols = &self.checked.symbols;
         let mut definition = None;
         let (old_name, new_name) = (old.name.name.as_str(), new.name.name.as_str());
-        for (index, d) in symbols.definitions.iter().enumerate() {
+        // By name, as stored; the span of the one named `old` as it stands.
+        let definitions = &symbols.definitions;
+        for (index, d) in definitions.unmoved().enumerate() {
             if check::same_name(&d.name, new_name) {
                 return None;
             }
             if check::same_name(&d.name, old_name) {
+                let span = definitions.get(index).map(|d| d.span);
                 let this = d.kind == ir::SymbolKind::Task
                     && d.file == self.file
-                    && d.span == old.name.span;
+                    && span == Some(old.name.span);
                 if !this || definition.replace(index).is_some() {
                     return None;
                 }
@@ -283,7 +309,7 @@ impl Compilation {
         let definition = definition?;
         let referenced = symbols
             .references
-            .iter()
+            .unmoved()
             .any(|r| r.definition == definition);
         let old_span = reparsed.old_span;
         let in_task = |d: &Diagnostic| {
@@ -320,7 +346,7 @@ impl Compilation {
         rename: &Rename,
     ) -> Result<Compilation, Box<Reparsed>> {
         let checked = self.mover(&reparsed, edit).and_then(|map| {
-            let (moved, loading) = self.moved_analysis(&reparsed, &map, Some(rename))?;
+            let (moved, loading) = self.moved_analysis(&reparsed, (&map, edit), Some(rename))?;
             let plan = reparsed
                 .parsed
                 .file
@@ -471,7 +497,7 @@ impl Compilation {
         moved: &impl Fn(Span) -> Option<Span>,
         rename: Option<&Rename>,
     ) -> Option<(Checked, Vec<Diagnostic>)> {
-        let (mut checked, loading) = self.moved_analysis(reparsed, moved, rename)?;
+        let (mut checked, loading) = self.moved_analysis(reparsed, (moved, edit), rename)?;
         checked.reuse = self.checked.reuse.moved(self.file, moved, edit.start);
         Some((checked, loading))
     }
@@ -483,7 +509,7 @@ impl Compilation {
     fn moved_analysis(
         &self,
         reparsed: &Reparsed,
-        moved: &impl Fn(Span) -> Option<Span>,
+        (moved, edit): (&impl Fn(Span) -> Option<Span>, Edit),
         rename: Option<&Rename>,
     ) -> Option<(Checked, Vec<Diagnostic>)> {
         let plan = match &self.checked.plan {
@@ -491,12 +517,10 @@ impl Compilation {
             None => None,
         };
         let renamed = rename.map(|rename| (rename.definition, &rename.new));
-        self.moved_checked(moved, renamed, plan)
+        let window = moved::window(reparsed.old_span, edit);
+        self.moved_checked((moved, window), renamed, plan)
     }
 }
-
-/// How many references a moved analysis has room for beyond its own.
-const REFERENCES_ROOM: usize = 64;
 
 /// A task's own name, changed.
 struct Rename {

@@ -238,7 +238,7 @@ fn name_candidates<'a>(
     symbols: &'a Symbols,
     offset: usize,
     typed: Option<&'a str>,
-) -> impl Iterator<Item = &'a Definition> + 'a {
+) -> impl Iterator<Item = Definition> + 'a {
     let mut seen = std::collections::HashSet::new();
     symbols
         .definitions
@@ -246,7 +246,7 @@ fn name_candidates<'a>(
         .filter(|d| matches!(d.kind, SymbolKind::Task | SymbolKind::Step))
         .filter(move |d| !(d.kind == SymbolKind::Task && d.full_span.touches(offset)))
         .filter(move |d| typed.is_none_or(|typed| holds_in_order(&d.name, typed)))
-        .filter(move |d| seen.insert(d.name.as_str()))
+        .filter(move |d| seen.insert(d.name.clone()))
 }
 
 fn symbols_of(compilation: &Compilation, kind: SymbolKind, replace: Span) -> Vec<Completion> {
@@ -256,7 +256,7 @@ fn symbols_of(compilation: &Compilation, kind: SymbolKind, replace: Span) -> Vec
         .symbols
         .definitions
         .iter()
-        .filter(|d| d.kind == kind && seen.insert(d.name.as_str()))
+        .filter(|d| d.kind == kind && seen.insert(d.name.clone()))
         .map(|d| Completion {
             label: d.name.to_string(),
             kind: match kind {

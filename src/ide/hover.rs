@@ -33,7 +33,7 @@ pub fn hover(compilation: &Compilation, offset: usize) -> Option<Hover> {
                 .map(|r| r.span),
         )
         .find(|s| s.touches(offset))?;
-    let definition = &symbols.definitions[def];
+    let definition = &symbols.definition(def)?;
     let name = &definition.name;
     let markdown = match definition.kind {
         SymbolKind::Task => task_card(compilation, def, name),

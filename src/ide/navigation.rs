@@ -7,7 +7,7 @@ use crate::compile::Compilation;
 pub fn definition(compilation: &Compilation, offset: usize) -> Option<Location> {
     let symbols = &compilation.checked.symbols;
     let def = symbols.at(compilation.file, offset)?;
-    let definition = &symbols.definitions[def];
+    let definition = symbols.definition(def)?;
     Some(Location {
         file: definition.file,
         span: definition.span,
@@ -25,7 +25,9 @@ pub fn references(
     let Some(def) = symbols.at(compilation.file, offset) else {
         return Vec::new();
     };
-    let definition = &symbols.definitions[def];
+    let Some(definition) = symbols.definition(def) else {
+        return Vec::new();
+    };
     let declaration = include_declaration.then_some(Location {
         file: definition.file,
         span: definition.span,

@@ -49,7 +49,7 @@ impl std::error::Error for RenameError {}
 pub fn prepare_rename(compilation: &Compilation, offset: usize) -> Option<(Location, String)> {
     let symbols = &compilation.checked.symbols;
     let def = symbols.at(compilation.file, offset)?;
-    let name = symbols.definitions[def].name.clone();
+    let name = symbols.definition(def)?.name;
     let span = symbols
         .definitions
         .iter()
@@ -83,7 +83,7 @@ pub fn rename(
     let def = symbols
         .at(compilation.file, offset)
         .ok_or(RenameError::NoSymbol)?;
-    let definition = &symbols.definitions[def];
+    let definition = &symbols.definition(def).ok_or(RenameError::NoSymbol)?;
     if is_whole(Rule::keyword, new_name) {
         return Err(RenameError::Keyword(new_name.to_owned()));
     }

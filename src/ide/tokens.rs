@@ -101,9 +101,10 @@ fn sources(compilation: &Compilation, keep: impl Fn(Span) -> bool) -> Vec<Token>
             push(definition.span, name_kind(definition.kind), true);
         }
     }
+    let kinds: Vec<SymbolKind> = symbols.definitions.unmoved().map(|d| d.kind).collect();
     for reference in &symbols.references {
         if reference.file == compilation.file {
-            let kind = symbols.definitions[reference.definition].kind;
+            let kind = kinds[reference.definition];
             push(reference.span, name_kind(kind), false);
         }
     }

@@ -24,6 +24,7 @@ use crate::span::{FileId, Span};
 
 mod header;
 mod import;
+mod narrowed;
 #[cfg(test)]
 pub(super) mod tests;
 

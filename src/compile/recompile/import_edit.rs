@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use crate::check::import_edit::{roles_reimported, ImportEdit};
 use crate::compile::Compilation;
+use crate::ir::Window;
 use crate::modules::{self, Loader, Module};
 use crate::span::{SourceMap, Span};
 use crate::syntax::{self, Edit};
@@ -38,7 +39,19 @@ impl Compilation {
             return None;
         }
         let map = |span: Span| Some(edit.map_span(span));
-        let (moved, _) = self.moved_with_plan(&map, None)?;
+        // What `map` does (`Edit::map`: an offset before the edited bytes'
+        // end stays, one at or after it moves), for the chunks wholly
+        // before or after; an edit at the file's first byte is left to the
+        // whole check (an empty span there would be moved).
+        if edit.old_end == 0 {
+            return None;
+        }
+        let window = Window {
+            keep_until: edit.old_end - 1,
+            shift_from: edit.old_end,
+            by: edit.new_end as i64 - edit.old_end as i64,
+        };
+        let (moved, _) = self.moved_with_plan(&map, window, None)?;
         let bytes = |sources: &SourceMap, modules: &[Module]| -> usize {
             modules.iter().map(|m| sources.get(m.file).text.len()).sum()
         };

@@ -47,7 +47,8 @@ impl Compilation {
             .sum();
         let checked = self.mover(&reparsed, edit).and_then(|map| {
             let renamed = (rename.definition, &rename.new);
-            let (moved, loading) = self.moved_with_plan(&map, Some(renamed))?;
+            let window = super::moved::window(reparsed.old_span, edit);
+            let (moved, loading) = self.moved_with_plan(&map, window, Some(renamed))?;
             let plan = match reparsed.parsed.file.items.get(reparsed.place.top)? {
                 TopItem::Plan(plan) => plan,
                 _ => return None,
@@ -147,12 +148,15 @@ impl Compilation {
     /// only one of that name and nothing is named `new`.
     fn step_definition(&self, old: &ast::Ident, new: &str) -> Option<usize> {
         let mut definition = None;
-        for (index, d) in self.checked.symbols.definitions.iter().enumerate() {
+        let definitions = &self.checked.symbols.definitions;
+        for (index, d) in definitions.unmoved().enumerate() {
             if check::same_name(&d.name, new) {
                 return None;
             }
             if check::same_name(&d.name, &old.name) {
-                let this = d.kind == SymbolKind::Step && d.file == self.file && d.span == old.span;
+                let span = definitions.get(index).map(|d| d.span);
+                let this =
+                    d.kind == SymbolKind::Step && d.file == self.file && span == Some(old.span);
                 if !this || definition.replace(index).is_some() {
                     return None;
                 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use crate::check::template_header::{params_renamed, HeaderEdit};
 use crate::compile::Compilation;
+use crate::ir::Window;
 use crate::span::Span;
 use crate::syntax::ast::TopItem;
 use crate::syntax::{self, Edit};
@@ -55,7 +56,14 @@ impl Compilation {
                 inside.get(&span).copied()
             }
         };
-        let (moved, loading) = self.moved_with_plan(&map, None)?;
+        // What `map` does to the spans before the template and after its
+        // header, for the chunks wholly there.
+        let window = Window {
+            keep_until: old_span.start(),
+            shift_from: body,
+            by,
+        };
+        let (moved, loading) = self.moved_with_plan(&map, window, None)?;
         let modules = self.modules_with(header.file);
         let edited = HeaderEdit {
             old: &self.modules,

@@ -35,7 +35,8 @@ impl Compilation {
             return Err(reparsed);
         };
         let moved = self.mover(&reparsed, edit).and_then(|map| {
-            let (mut checked, loading) = self.moved_with_plan(&map, None)?;
+            let window = super::moved::window(reparsed.old_span, edit);
+            let (mut checked, loading) = self.moved_with_plan(&map, window, None)?;
             checked.plan = match checked.plan.take() {
                 Some(plan) => Some(check::template_text::retexted(
                     &self.checked,

@@ -149,9 +149,16 @@ proptest! {
         let mut text = base(base_index);
         let mut compilation = compile(&text);
         for (at, len, snippet) in edits {
-            text = Splice::pick(&text, (at * text.len() as f64) as usize, len, SNIPPETS, snippet)
-                .apply(&text);
-            compilation = compilation.recompile(Arc::from(text.as_str()));
+            let splice = Splice::pick(&text, (at * text.len() as f64) as usize, len, SNIPPETS, snippet);
+            text = splice.apply(&text);
+            // Every other edit told, as an editor's change tells it (the
+            // range it replaced, not the least one the texts differ in).
+            let told = (len % 2 == 0).then_some(crate::syntax::Edit {
+                start: splice.start,
+                old_end: splice.end,
+                new_end: splice.start + splice.insert.len(),
+            });
+            compilation = compilation.recompile_edited(Arc::from(text.as_str()), told);
             same_as_fresh(&compilation, &text)?;
         }
     }
@@ -432,12 +439,40 @@ fn a_rename_taken_back_puts_its_references_in_place_without_doubling_the_list() 
         &back.checked.symbols.references,
     );
     assert_eq!(after.len(), before.len());
-    // In the room kept (or grown by what was needed), not a list of twice
-    // the length: a large plan's is megabytes.
+    // The list is not copied: only the chunks the references to the name
+    // (and the renamed task) stand in are.
+    let chunks = after.chunks();
+    let copied = chunks - after.chunks_shared_with(&typed.checked.symbols.references);
+    let definitions = &first.checked.symbols.definitions;
+    let task = definitions.iter().position(|d| d.name == *waited);
+    let named = before.iter().filter(|r| Some(r.definition) == task).count();
     assert!(
-        after.capacity() < before.len() + 100,
-        "{}",
-        after.capacity()
+        copied <= 4 + 2 * named,
+        "{copied} of {chunks} chunks copied"
+    );
+}
+
+#[test]
+fn a_letter_typed_copies_only_the_chunks_of_symbols_it_reaches() {
+    let text = crate::generate::plan_source(300, false);
+    let at = text.find("task t150 \"Do").expect("the task") + "task t150 \"Do".len();
+    let typed = format!("{}x{}", &text[..at], &text[at..]);
+    let first = compile(&text);
+    let recompiled = first.recompile(Arc::from(typed.as_str()));
+    check(&recompiled, &typed);
+    let (old, new) = (&first.checked.symbols, &recompiled.checked.symbols);
+    // Chunks of 8 in the library's tests: hundreds of them, a few reaching
+    // into the edited task: the task's, and those of what covers it (the
+    // plan's and the step's definitions) or stands in another part of
+    // the list in source order (the references of the steps', the tasks'
+    // fields and the tasks' strings).
+    assert!(new.definitions.chunks() > 30 && new.references.chunks() > 30);
+    let definitions =
+        new.definitions.chunks() - new.definitions.chunks_shared_with(&old.definitions);
+    let references = new.references.chunks() - new.references.chunks_shared_with(&old.references);
+    assert!(
+        definitions <= 3 && references <= 6,
+        "{definitions}, {references} copied"
     );
 }
 

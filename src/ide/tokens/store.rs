@@ -416,8 +416,10 @@ fn name_tokens(compilation: &Compilation) -> impl Iterator<Item = Option<Token>>
         .definitions
         .iter()
         .map(move |d| keep(d.file, d.span).then(|| tiles::symbol_token(d.kind, d.span, true)));
+    // Each definition's kind, read once (not a chunk lookup per reference).
+    let kinds: Vec<_> = symbols.definitions.unmoved().map(|d| d.kind).collect();
     let references = symbols.references.iter().map(move |r| {
-        let kind = symbols.definitions[r.definition].kind;
+        let kind = *kinds.get(r.definition)?;
         keep(r.file, r.span).then(|| tiles::symbol_token(kind, r.span, false))
     });
     definitions.chain(references)

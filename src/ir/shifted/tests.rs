@@ -1,0 +1,158 @@
+//! A [`Shifted`] list against a plain list given the same edits: moved by
+//! random edits of its file (some chunks shared, some copied), items
+//! inserted, removed and replaced.
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::ir::Reference;
+
+fn reference(definition: usize, file: u32, start: usize, len: usize) -> Reference {
+    Reference {
+        definition,
+        file: FileId(file),
+        span: Span::new(start, start + len),
+    }
+}
+
+/// What one step does to both lists.
+#[derive(Clone, Debug)]
+enum Step {
+    /// Text `at..at + removed` of file 0 replaced by `inserted` bytes: spans
+    /// inside the replaced text refuse to move.
+    Edit {
+        at: usize,
+        removed: usize,
+        inserted: usize,
+    },
+    Insert(usize, usize),
+    Remove(Vec<usize>),
+    Set(usize, usize),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        (0..400usize, 0..6usize, 0..9usize).prop_map(|(at, removed, inserted)| Step::Edit {
+            at,
+            removed,
+            inserted
+        }),
+        (0..80usize, 1..20usize).prop_map(|(at, n)| Step::Insert(at, n)),
+        proptest::collection::vec(0..80usize, 0..12).prop_map(Step::Remove),
+        (0..80usize, 0..400usize).prop_map(|(at, start)| Step::Set(at, start)),
+    ]
+}
+
+/// The edit's map of a span (as a recompile's mover maps them: before it
+/// stays, after it moves, inside it none).
+fn map(at: usize, removed: usize, inserted: usize) -> impl Fn(Span) -> Option<Span> {
+    move |span: Span| {
+        if span.end() <= at {
+            Some(span)
+        } else if span.start() >= at + removed {
+            Some(span.shifted(inserted as i64 - removed as i64))
+        } else {
+            None
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn a_shifted_list_reads_as_a_plain_list_given_the_same_edits(
+        starts in proptest::collection::vec((0..400usize, 0..3u32), 0..60),
+        steps in proptest::collection::vec(step(), 0..12),
+    ) {
+        let mut sorted = starts;
+        sorted.sort_unstable();
+        let mut plain: Vec<Reference> = sorted
+            .iter()
+            .enumerate()
+            .map(|(i, &(start, file))| reference(i, u32::from(file == 2), start, 2))
+            .collect();
+        let mut list: Shifted<Reference> = plain.iter().copied().collect();
+        let file = FileId(0);
+        for step in steps {
+            match step {
+                Step::Edit { at, removed, inserted } => {
+                    let map = map(at, removed, inserted);
+                    let moved_plain: Option<Vec<Reference>> = plain
+                        .iter()
+                        .map(|r| match r.file == file {
+                            true => r.map_spans(&map),
+                            false => Some(*r),
+                        })
+                        .collect();
+                    let window = Window {
+                        keep_until: at,
+                        shift_from: at + removed,
+                        by: inserted as i64 - removed as i64,
+                    };
+                    let moved = list.moved(file, window, &map);
+                    prop_assert_eq!(moved.is_some(), moved_plain.is_some());
+                    if let (Some(moved), Some(moved_plain)) = (moved, moved_plain) {
+                        list = moved;
+                        plain = moved_plain;
+                    }
+                }
+                Step::Insert(at, n) => {
+                    let at = at.min(plain.len());
+                    let new: Vec<Reference> = (0..n).map(|i| reference(1000 + i, 0, 500 + i, 1)).collect();
+                    plain.splice(at..at, new.clone());
+                    list.insert(at, new);
+                }
+                Step::Remove(mut indices) => {
+                    indices.retain(|&i| i < plain.len());
+                    indices.sort_unstable();
+                    indices.dedup();
+                    for &i in indices.iter().rev() {
+                        plain.remove(i);
+                    }
+                    list.remove(&indices);
+                }
+                Step::Set(at, start) => {
+                    if at < plain.len() {
+                        plain[at] = reference(2000, 0, start, 3);
+                        prop_assert_eq!(list.set(at, plain[at]), Some(()));
+                    }
+                }
+            }
+            prop_assert_eq!(list.len(), plain.len());
+            prop_assert_eq!(list.iter().collect::<Vec<_>>(), plain.clone());
+            for (i, r) in plain.iter().enumerate() {
+                prop_assert_eq!(list.get(i), Some(*r));
+            }
+            prop_assert_eq!(list.range(2..5).collect::<Vec<_>>(), plain.get(2..5.min(plain.len())).unwrap_or(&[]).to_vec());
+        }
+    }
+}
+
+#[test]
+fn moving_shares_the_chunks_the_edit_does_not_reach() {
+    let list: Shifted<Reference> = (0..4 * CHUNK).map(|i| reference(i, 0, 10 * i, 2)).collect();
+    // An edit in the second chunk: three bytes typed at its first item's end.
+    let at = 10 * CHUNK + 2;
+    let window = Window {
+        keep_until: at,
+        shift_from: at,
+        by: 3,
+    };
+    let moved = list
+        .moved(FileId(0), window, &map(at, 0, 3))
+        .expect("moved");
+    let shared: Vec<bool> = list
+        .chunks
+        .iter()
+        .zip(&moved.chunks)
+        .map(|(a, b)| Arc::ptr_eq(&a.items, &b.items))
+        .collect();
+    assert_eq!(shared, [true, false, true, true]);
+    assert_eq!(
+        moved.get(CHUNK + 1).map(|r| r.span),
+        Some(Span::new(10 * CHUNK + 13, 10 * CHUNK + 15))
+    );
+    assert_eq!(
+        moved.get(3 * CHUNK).map(|r| r.span.start()),
+        Some(30 * CHUNK + 3)
+    );
+}
