@@ -441,7 +441,11 @@ impl References {
         };
         let was = used_by(inside.iter().filter_map(|&i| old.get(i)), &[], definitions);
         let now = match own {
-            Some(own) => used_by(own.references.iter().copied(), &own.text_references, definitions),
+            Some(own) => used_by(
+                own.references.iter().copied(),
+                &own.text_references,
+                definitions,
+            ),
             None => Vec::new(),
         };
         // Roles and parameters are defined before the plan's steps and

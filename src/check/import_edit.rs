@@ -83,17 +83,13 @@ pub(crate) fn roles_reimported(
     // This path makes the references again as one list (O(references)).
     let all: Vec<Reference> = moved.symbols.references.iter().collect();
     let runs = runs(&all, region.clone(), &shape)?;
-    let (references, grown) = references(
-        &all,
-        &runs,
-        (&shape, &users),
-        &old,
-        &new,
-    )?;
+    let (references, grown) = references(&all, &runs, (&shape, &users), &old, &new)?;
     moved.symbols.references = references.into();
     let imported = old.first..old.first + old.defs.len();
     let mut definitions: Vec<ir::Definition> = moved.symbols.definitions.iter().collect();
-    definitions.splice(imported, new.defs.clone()).for_each(drop);
+    definitions
+        .splice(imported, new.defs.clone())
+        .for_each(drop);
     moved.symbols.definitions = definitions.into();
     moved.diagnostics = diagnostics(&moved.diagnostics, &users, &shape);
     if let Some(plan) = moved.plan.as_mut() {

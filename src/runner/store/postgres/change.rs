@@ -59,7 +59,7 @@ pub(super) struct Made {
 /// A change computed on a kept runner ([`compute`]).
 pub(super) enum Computed {
     /// It changes something: to be written.
-    Made(Made),
+    Made(Box<Made>),
     /// Refused, or it changed nothing (computed on the revision given):
     /// its answer, nothing to write.
     Answer(u64, Result<(), OpError>),
@@ -93,13 +93,13 @@ pub(super) fn compute(
         }
     };
     match record_json(&record) {
-        Ok(record_text) => Ok(Computed::Made(Made {
+        Ok(record_text) => Ok(Computed::Made(Box::new(Made {
             base,
             writes,
             record,
             record_text,
             touched,
-        })),
+        }))),
         Err(error) => {
             slot.lose(&touched);
             Ok(Computed::Answer(base, Err(error)))

@@ -223,7 +223,7 @@ impl PostgresStore {
             let epoch = entry.epoch.load(Ordering::SeqCst);
             let born = slot.born;
             let made = match compute(&mut slot, plan_id, op, change)? {
-                Computed::Made(made) => made,
+                Computed::Made(made) => *made,
                 Computed::Answer(base, outcome) => {
                     // An answer about the kept state: it stands if that was
                     // the row's.
@@ -357,7 +357,7 @@ impl PostgresStore {
                 record_text,
                 touched,
             } = match compute(slot, plan_id, op, change)? {
-                Computed::Made(made) => made,
+                Computed::Made(made) => *made,
                 Computed::Answer(_, outcome) => return outcome.map(|()| None),
             };
             let committed = (|| {
