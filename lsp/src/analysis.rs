@@ -32,8 +32,8 @@ pub struct Analysis {
     /// for (`semanticTokens/full`, its delta, a range), then kept.
     pub(crate) tokens: OnceLock<Arc<TokenStore>>,
     /// What they are made from: an earlier analysis's, and the edit since
-    /// (`tokens::base_after`); taken when they are made.
-    pub(crate) token_base: Mutex<Option<crate::tokens::Base>>,
+    /// (`token_base::base_after`); taken when they are made.
+    pub(crate) token_base: Mutex<Option<crate::token_base::Base>>,
 }
 
 impl Analysis {
@@ -58,7 +58,14 @@ impl Analysis {
         let json = is_json(&name);
         let token_base = match json {
             true => None,
-            false => crate::tokens::base_after(previous, &text),
+            false => crate::token_base::base_after(
+                previous.map(|p| crate::token_base::Earlier {
+                    text: p.text(),
+                    tokens: &p.tokens,
+                    token_base: &p.token_base,
+                }),
+                &text,
+            ),
         };
         let compilation = match previous {
             _ if json => planc::compile_json(&name, text),

@@ -16,6 +16,7 @@ mod memory;
 mod message_check;
 mod raw_answers;
 mod server;
+mod token_base;
 mod tokens;
 
 pub use server::Backend;

@@ -14,67 +14,14 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use planc::ide::{EncodedToken, TokenStore, TokensDelta};
-use planc::syntax::Edit;
 use tower_lsp_server::ls_types::{SemanticToken, SemanticTokensEdit, Uri};
 
 use crate::analysis::Analysis;
 use crate::convert;
-
-/// The store of an earlier text's tokens, and the edit from that text to
-/// an analysis's (what the analysis makes its tokens from).
-pub struct Base {
-    store: Arc<TokenStore>,
-    edit: Edit,
-}
-
-/// What an analysis of `text` makes its tokens from: the store of the
-/// analysis before it, or the one that analysis would have made its own
-/// from, if it made none; `None` if no analysis made tokens.
-pub fn base_after(previous: Option<&Analysis>, text: &str) -> Option<Base> {
-    let previous = previous?;
-    let edit = || Edit::between(previous.text(), text);
-    if let Some(store) = previous.tokens.get() {
-        return Some(Base {
-            store: Arc::clone(store),
-            edit: edit(),
-        });
-    }
-    let earlier = lock(&previous.token_base);
-    let earlier = earlier.as_ref()?;
-    Some(Base {
-        store: Arc::clone(&earlier.store),
-        edit: composed(earlier.edit, edit()),
-    })
-}
-
-/// One edit that does what `first` then `second` do: from the first byte
-/// either changes to the last.
-fn composed(first: Edit, second: Edit) -> Edit {
-    if first.is_empty() {
-        return second;
-    }
-    if second.is_empty() {
-        return first;
-    }
-    // In the text between them, `first` made `start..new_end` and `second`
-    // changes `start..old_end`: what either touched runs to `end`.
-    let end = first.new_end.max(second.old_end);
-    Edit {
-        start: first.start.min(second.start),
-        old_end: end - first.new_end + first.old_end,
-        new_end: end - second.old_end + second.new_end,
-    }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Nothing is left half-changed under the lock.
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
+use crate::token_base::lock;
 
 /// The analysis's tokens, made when first asked for, then kept.
 pub fn store(analysis: &Analysis) -> Arc<TokenStore> {
@@ -218,30 +165,5 @@ impl Sent {
     /// Forgets a closed document's tokens.
     pub fn forget(&self, uri: &Uri) {
         lock(&self.documents).remove(uri);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn two_edits_composed_change_what_either_changed() {
-        let texts = [
-            "abcdefghij",
-            "abXYcdefghij",
-            "abXYcdefgj",
-            "abXYcdefgjZ",
-            "QabXYcdefgjZ",
-        ];
-        let mut edit = Edit::between(texts[0], texts[0]);
-        for pair in texts.windows(2) {
-            edit = composed(edit, Edit::between(pair[0], pair[1]));
-            let last = pair[1];
-            // Outside the composed edit the first and the last text agree.
-            assert_eq!(texts[0][..edit.start], last[..edit.start]);
-            assert_eq!(texts[0][edit.old_end..], last[edit.new_end..]);
-        }
-        assert_eq!((edit.start, edit.old_end, edit.new_end), (0, 10, 12));
     }
 }

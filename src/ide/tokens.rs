@@ -1,5 +1,6 @@
 //! Semantic tokens: what each piece of a file is, for highlighting.
 
+mod cursor;
 mod encode;
 mod store;
 #[cfg(test)]

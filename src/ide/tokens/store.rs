@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use super::encode::Cursor;
+use super::cursor::{utf16_len, Cursor};
 use super::tiles::{self, Role, Tile};
 use super::{semantic_tokens, Token, TokenKind};
 use crate::compile::Compilation;
@@ -478,12 +478,7 @@ fn pieces(tokens: &[Token], text: &str, at: &mut Cursor<'_>, start: usize, out: 
                     None if line == first_line => (0, column - first_column),
                     None => (line - first_line, column),
                 };
-                out.push(Piece::new(
-                    delta_line,
-                    delta_start,
-                    super::encode::utf16_len(piece),
-                    token,
-                ));
+                out.push(Piece::new(delta_line, delta_start, utf16_len(piece), token));
                 last = Some((line, column));
             }
             from = line_end + 1;
