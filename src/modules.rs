@@ -147,18 +147,34 @@ pub struct Modules {
 /// Parses `text` (shown as `name`) and loads what it imports, relative to
 /// `name`'s directory.
 pub fn load(name: &str, text: Arc<str>, loader: &dyn Loader) -> Modules {
+    let source = Arc::clone(&text);
+    load_root(name, text, loader, |file| {
+        let parsed = syntax::parse(&source, file);
+        (parsed.file, parsed.diagnostics)
+    })
+}
+
+/// The modules of the root file `name` (its text `text`; its tree and
+/// syntax diagnostics from `read`, given the root's file id) and of
+/// everything it imports, read through `loader`.
+fn load_root(
+    name: &str,
+    text: Arc<str>,
+    loader: &dyn Loader,
+    read: impl FnOnce(FileId) -> (ast::File, Vec<Diagnostic>),
+) -> Modules {
     let mut modules = Modules {
         bytes: text.len(),
         ..Modules::default()
     };
-    let file = modules.sources.add(name, Arc::clone(&text));
-    let parsed = syntax::parse(&text, file);
-    modules.root_syntax = parsed.diagnostics.len();
-    modules.diagnostics.extend(parsed.diagnostics);
+    let file = modules.sources.add(name, text);
+    let (tree, syntax_errors) = read(file);
+    modules.root_syntax = syntax_errors.len();
+    modules.diagnostics.extend(syntax_errors);
     modules.modules.push(Module {
         file,
         path: PathBuf::from(name),
-        ast: parsed.file,
+        ast: tree,
         imports: Vec::new(),
     });
     // The root is read already; where the loader cannot place it (standard
