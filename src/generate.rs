@@ -166,17 +166,22 @@ pub fn plan_source_with_reuse(tasks: usize) -> String {
     out
 }
 
+/// A loader for tests of [`plan_source_with_reuse`]'s plans: reads
+/// `lib.plan` as [`REUSE_LIBRARY`] (any other import fails the test).
+#[cfg(test)]
+pub(crate) struct ReuseLibrary;
+
+#[cfg(test)]
+impl crate::modules::Loader for ReuseLibrary {
+    fn load(&self, located: &std::path::Path) -> Result<String, crate::modules::ImportError> {
+        assert!(located.ends_with("lib.plan"), "{}", located.display());
+        Ok(REUSE_LIBRARY.to_owned())
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    /// Reads `lib.plan` as [`super::REUSE_LIBRARY`].
-    struct Library;
-
-    impl crate::modules::Loader for Library {
-        fn load(&self, located: &std::path::Path) -> Result<String, crate::modules::ImportError> {
-            assert!(located.ends_with("lib.plan"), "{}", located.display());
-            Ok(super::REUSE_LIBRARY.to_owned())
-        }
-    }
+    use super::ReuseLibrary as Library;
 
     #[test]
     fn generated_plans_check_and_cycles_are_found() {

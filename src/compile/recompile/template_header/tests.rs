@@ -11,6 +11,7 @@ use crate::compile::recompile::tests::{check, same_as_fresh, SNIPPETS};
 use crate::compile::{compile_shared, Compilation};
 use crate::diagnostic::Code;
 use crate::generate::edits::Splice;
+use crate::generate::ReuseLibrary as Library;
 
 thread_local! {
     /// How many recompiles took the header's path on this thread.
@@ -159,16 +160,6 @@ fn a_parameter_renamed_recompiled_equals_a_fresh_compile() {
         "{taken} of {} edits without syntax errors took the header's path",
         tried.get()
     );
-}
-
-/// Reads `lib.plan` as [`crate::generate::REUSE_LIBRARY`].
-struct Library;
-
-impl crate::modules::Loader for Library {
-    fn load(&self, located: &std::path::Path) -> Result<String, crate::modules::ImportError> {
-        assert!(located.ends_with("lib.plan"), "{}", located.display());
-        Ok(crate::generate::REUSE_LIBRARY.to_owned())
-    }
 }
 
 /// The benchmark's keystroke: a letter at the end of the template's
