@@ -137,12 +137,12 @@ fn short_str(text: &str) -> SmolStr {
 }
 
 /// `XID_START | "_"` of the grammar's `ident_start`.
-fn ident_start(c: char) -> bool {
+pub(super) fn ident_start(c: char) -> bool {
     c.is_ascii_alphabetic() || c == '_' || (!c.is_ascii() && pest::unicode::XID_START(c))
 }
 
 /// `XID_CONTINUE` of the grammar's `ident_char`.
-fn ident_char(c: char) -> bool {
+pub(super) fn ident_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || (!c.is_ascii() && pest::unicode::XID_CONTINUE(c))
 }
 

@@ -141,8 +141,7 @@ pub(super) fn stray_value(word: &str, line: &str) -> Option<String> {
         || word == "true"
         || word == "false";
     let trimmed = line.trim_start();
-    if let Some(names) = trimmed.strip_prefix("after ") {
-        let names = names.trim_end();
+    if let Some(names) = after_list(line) {
         return Some(format!(
             "names after `after` are separated by commas: `after {names}, {word}`"
         ));
@@ -156,6 +155,35 @@ pub(super) fn stray_value(word: &str, line: &str) -> Option<String> {
     None
 }
 
+/// The names of the `after` list that `line` ends with (`after a, b` on
+/// its own line or in a one-line body, `task t "T" { after a`), when what
+/// follows the keyword is a list of names: after anything else (`after role
+/// task`, layout such as a byte order mark) the hint would quote a list that
+/// is not one.
+fn after_list(line: &str) -> Option<&str> {
+    let (at, _) = line.match_indices("after ").last()?;
+    let before = line[..at].chars().next_back();
+    if before.is_some_and(|c| !matches!(c, ' ' | '\t' | '{')) {
+        return None;
+    }
+    let names = line[at + "after ".len()..].trim_end_matches(' ');
+    names
+        .split(',')
+        .all(|name| is_path(name.trim_matches(' ')))
+        .then_some(names)
+}
+
+/// Whether `text` reads as the grammar's `path`: names joined by `.`,
+/// none of them a keyword.
+fn is_path(text: &str) -> bool {
+    text.split('.').all(|name| {
+        let mut chars = name.chars();
+        chars.next().is_some_and(super::fast::ident_start)
+            && chars.all(super::fast::ident_char)
+            && !super::keywords::is_keyword(name)
+    })
+}
+
 /// Help for `=` followed by `word`, as in `param n: string = hello`.
 pub(super) fn bare_value(word: &str) -> String {
     if word.is_empty() || word.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
@@ -164,5 +192,30 @@ pub(super) fn bare_value(word: &str) -> String {
         format!(
             "`=` gives a value: a string in quotes (`= \"{word}\"`), a number, `true` or `false`"
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stray_value;
+
+    #[test]
+    fn a_forgotten_comma_is_named_in_an_after_list_of_names_only() {
+        let comma = |names: &str, word: &str| {
+            format!("names after `after` are separated by commas: `after {names}, {word}`")
+        };
+        assert_eq!(stray_value("b", "    after a "), Some(comma("a", "b")));
+        assert_eq!(
+            stray_value("c", "    task b \"B\" { after a, x.y "),
+            Some(comma("a, x.y", "c"))
+        );
+        // Not a list of names: a keyword, the byte order mark, a string.
+        assert_eq!(stray_value("int", "after \u{feff} role task "), None);
+        assert_eq!(stray_value("c", "    after role "), None);
+        assert_eq!(
+            stray_value("c", "    task b \"wait after x\" { retry 1 "),
+            None
+        );
+        assert_eq!(stray_value("c", "    task wait_after "), None);
     }
 }
