@@ -214,7 +214,7 @@ fn within_pair_budget(previous: &Checked, kept: &PlanReuse, steps_gone: bool, pa
     let to_steps = previous
         .symbols
         .references
-        .unmoved()
+        .unmoved_named()
         .filter(|r| steps.get(r.definition) == Some(&true))
         .count() as u64;
     let bound = groups + 2 * edges + to_steps + pairs;
@@ -591,7 +591,7 @@ pub(super) fn used_elsewhere(
         return true;
     }
     let mut elsewhere = vec![false; changed.len()];
-    for (i, r) in references.unmoved().enumerate() {
+    for (i, r) in references.unmoved_named().enumerate() {
         if let Some(k) = changed.iter().position(|&d| d == r.definition) {
             elsewhere[k] |= gone.binary_search(&i).is_err();
         }

@@ -10,8 +10,10 @@
 //! the last check (its references to the roles, and its diagnostics of
 //! the names no role had); this follows them in the template instances of
 //! one template ([`super::template_header::plain`]), whose references the
-//! tasks' fields made stand in runs, one per instance, in the range the
-//! lowering noted (`Reuse::task_refs`). Everything else moves.
+//! tasks' fields made stand in runs, one per instance, where the lowering
+//! noted them (`Instance::field_refs`). Everything else moves: the
+//! references' chunks are shared, only those of the runs copied, and
+//! what they name renumbered as they are read ([`ir::Shifted::renumber`]).
 
 use std::collections::HashSet;
 use std::ops::Range;
@@ -79,18 +81,20 @@ pub(crate) fn roles_reimported(
     if new.spent(&users.new) >= left + old.spent(&users.old) {
         return None;
     }
-    users.checked_before(&moved, &shape, (&old, &new))?;
-    // This path makes the references again as one list (O(references)).
-    let all: Vec<Reference> = moved.symbols.references.iter().collect();
-    let runs = runs(&all, region.clone(), &shape)?;
-    let (references, grown) = references(&all, &runs, (&shape, &users), &old, &new)?;
-    moved.symbols.references = references.into();
+    let runs = runs(&moved.symbols.references, instances, region.clone(), &shape)?;
+    users.checked_before(&moved, &shape, &runs, (&old, &new))?;
+    let grown = referenced(
+        &mut moved.symbols.references,
+        &runs,
+        (&shape, &users),
+        &old,
+        &new,
+    )?;
     let imported = old.first..old.first + old.defs.len();
-    let mut definitions: Vec<ir::Definition> = moved.symbols.definitions.iter().collect();
-    definitions
-        .splice(imported, new.defs.clone())
-        .for_each(drop);
-    moved.symbols.definitions = definitions.into();
+    moved
+        .symbols
+        .definitions
+        .replace(imported, new.defs.clone());
     moved.diagnostics = diagnostics(&moved.diagnostics, &users, &shape);
     if let Some(plan) = moved.plan.as_mut() {
         let kept = plan.roles.len().checked_sub(old.ir.len())?;
@@ -104,33 +108,41 @@ pub(crate) fn roles_reimported(
     moved.reuse = kept(
         &previous.reuse,
         (&old, &new),
-        (region, grown),
+        (region, &grown),
         left + spent.0 - spent.1,
     )?;
     Some(moved)
 }
 
 /// What the check keeps for the next after the edit: the instances'
-/// definitions and references moved (the tasks' fields' `region` has
-/// `grown` more), the budget `left`.
+/// definitions and references moved (each instance's run of the tasks'
+/// fields' `region` has `grown` more), the budget `left`.
 fn kept(
     reuse: &Reuse,
     (old, new): (&Roles, &Roles),
-    (region, grown): (Range<usize>, i64),
+    (region, grown): (Range<usize>, &[i64]),
     left: usize,
 ) -> Option<Reuse> {
+    let total: i64 = grown.iter().sum();
     let moved_ref = |at: usize| match at >= region.end {
-        true => (at as i64 + grown) as usize,
+        true => (at as i64 + total) as usize,
         false => at,
     };
+    let mut before = 0;
     let instances: Vec<Instance> = reuse
         .instances
         .as_deref()?
         .iter()
-        .map(|i| Instance {
-            template: new.moved_def(old, i.template),
-            text_refs: moved_ref(i.text_refs.start)..moved_ref(i.text_refs.end),
-            ..i.clone()
+        .zip(grown)
+        .map(|(i, &more)| {
+            let start = (i.field_refs.start as i64 + before) as usize;
+            before += more;
+            Instance {
+                template: new.moved_def(old, i.template),
+                field_refs: start..(i.field_refs.end as i64 + before) as usize,
+                text_refs: moved_ref(i.text_refs.start)..moved_ref(i.text_refs.end),
+                ..i.clone()
+            }
         })
         .collect();
     Some(Reuse {
@@ -247,8 +259,7 @@ impl Roles {
 struct Shape<'m> {
     root: FileId,
     template: &'m ast::Template,
-    /// The plan's span, and its uses' of the template, in order.
-    plan: Span,
+    /// The spans of its uses, in order.
     uses: Vec<Span>,
     /// Per task of the template, in the order an instance adds them: its
     /// `assignee` (the first).
@@ -318,7 +329,6 @@ impl<'m> Shape<'m> {
         Some(Shape {
             root: root.file,
             template,
-            plan: plan.span,
             uses,
             expansion: 1 + steps + assignees.len() as u64,
             assignees,
@@ -419,6 +429,7 @@ impl Users {
         &self,
         moved: &Checked,
         shape: &Shape<'_>,
+        runs: &[Range<usize>],
         (old, new): (&Roles, &Roles),
     ) -> Option<()> {
         let (unknown, elsewhere): (Vec<&Diagnostic>, Vec<&Diagnostic>) = moved
@@ -437,13 +448,19 @@ impl Users {
             .map(|(name, span)| unknown_role(shape.root, name, *span))
             .collect();
         let ours = unknown.iter().all(|d| expected.contains(d)) && unknown.len() == expected.len();
-        // Every reference to an imported role is one of the template's.
+        // Every reference to an imported role is one of the template's
+        // (what each names, by index: no span read).
         let first = old.first..old.first + old.defs.len();
+        let in_runs = |i: usize| {
+            let run = runs.partition_point(|run| run.end <= i);
+            runs.get(run).is_some_and(|run| run.contains(&i))
+        };
         let referenced = moved
             .symbols
             .references
-            .iter()
-            .any(|r| first.contains(&r.definition) && !shape.in_template(r.file, r.span));
+            .unmoved_named()
+            .enumerate()
+            .any(|(i, r)| first.contains(&r.definition) && !in_runs(i));
         (ours && !referenced).then_some(())
     }
 }
@@ -458,97 +475,82 @@ fn unknown_role(file: FileId, name: &str, span: Span) -> Diagnostic {
         ))
 }
 
-/// Where each use's references of its tasks' fields stand in `region`
-/// (in the order of the uses): runs of the template's references, as many
-/// in each; where there are none, before the first of the plan's tasks
-/// after the use.
+/// Where each use's references of its tasks' fields stand (in the order
+/// of the uses, as the lowering noted them: `Instance::field_refs`), when
+/// they stand in `region` one after another and are the template's.
 fn runs(
-    references: &[Reference],
+    references: &ir::Shifted<Reference>,
+    instances: &[Instance],
     region: Range<usize>,
     shape: &Shape<'_>,
 ) -> Option<Vec<Range<usize>>> {
-    let refs = references.get(region.clone())?;
-    let mut ours = Vec::new();
-    for (offset, r) in refs.iter().enumerate() {
-        if shape.in_template(r.file, r.span) {
-            ours.push(region.start + offset);
-        } else if !(r.file == shape.root
-            && (shape.plan.start() <= r.span.start() && r.span.end() <= shape.plan.end()))
+    let mut at = region.start;
+    let mut runs = Vec::with_capacity(instances.len());
+    for instance in instances {
+        let run = instance.field_refs.clone();
+        if run.start < at || run.end < run.start || run.end > region.end {
+            return None;
+        }
+        if !references
+            .range(run.clone())
+            .all(|r| shape.in_template(r.file, r.span))
         {
             return None;
         }
-    }
-    let n = shape.uses.len();
-    if ours.len() % n != 0 {
-        return None;
-    }
-    let each = ours.len() / n;
-    let mut runs = Vec::with_capacity(n);
-    for (k, use_) in shape.uses.iter().enumerate() {
-        if each > 0 {
-            let chunk = &ours[k * each..(k + 1) * each];
-            if chunk[each - 1] - chunk[0] + 1 != each {
-                return None;
-            }
-            runs.push(chunk[0]..chunk[0] + each);
-            continue;
-        }
-        let after = refs
-            .iter()
-            .position(|r| r.file == shape.root && r.span.start() > use_.start())
-            .map_or(region.end, |offset| region.start + offset);
-        runs.push(after..after);
+        at = run.end;
+        runs.push(run);
     }
     Some(runs)
 }
 
-/// The references after the edit: those to the imported roles made again
-/// in each use's run (in the order of its tasks' fields, which is where
-/// they stand), every later definition moved; with how many more there are.
-fn references(
-    moved: &[Reference],
+/// The references after the edit, in place: every definition after the
+/// roles imported before renumbered (as the references are read), and in
+/// each use's run those to the roles made again (in the order of its
+/// tasks' fields, which is where they stand); with how many more each run
+/// has. Only the runs' chunks are copied.
+fn referenced(
+    references: &mut ir::Shifted<Reference>,
     runs: &[Range<usize>],
     (shape, users): (&Shape<'_>, &Users),
     old: &Roles,
     new: &Roles,
-) -> Option<(Vec<Reference>, i64)> {
+) -> Option<Vec<i64>> {
     let imported = old.first..old.first + old.defs.len();
-    let def = |r: &Reference| Reference {
-        definition: new.moved_def(old, r.definition),
-        ..*r
-    };
     let named_before = users.was.iter().filter(|&&was| was).count();
-    let mut out = Vec::with_capacity(moved.len() + 64);
-    let mut at = 0;
-    for run in runs {
-        if run.start < at {
+    // The references to the roles imported before are all in the runs
+    // (`Users::checked_before`), which are replaced below: they read as
+    // they were, the others renumbered.
+    let by = new.defs.len() as i64 - old.defs.len() as i64;
+    references.renumber(imported.end, by);
+    let made: Vec<Reference> = shape
+        .assignees
+        .iter()
+        .zip(&users.resolved)
+        .filter_map(|(assignee, resolved)| {
+            Some(Reference {
+                definition: new.first + (*resolved)?,
+                file: shape.root,
+                span: (*assignee)?.span,
+            })
+        })
+        .collect();
+    let mut grown = Vec::with_capacity(runs.len());
+    // The last first: the runs before it stay where they are.
+    for run in runs.iter().rev() {
+        let mut all: Vec<Reference> = references.range(run.clone()).collect();
+        all.retain(|r| !imported.contains(&r.definition));
+        if all.len() + named_before != run.len() {
             return None;
         }
-        out.extend(moved[at..run.start].iter().map(def));
-        let mut made: Vec<Reference> = moved[run.clone()]
-            .iter()
-            .filter(|r| !imported.contains(&r.definition))
-            .map(def)
-            .collect();
-        if made.len() + named_before != run.len() {
-            return None;
+        if named_before > 0 || !made.is_empty() {
+            all.extend_from_slice(&made);
+            all.sort_by_key(|r| r.span.start());
+            references.replace(run.clone(), all);
         }
-        for (assignee, resolved) in shape.assignees.iter().zip(&users.resolved) {
-            if let (Some(role), Some(index)) = (assignee, resolved) {
-                made.push(Reference {
-                    definition: new.first + index,
-                    file: shape.root,
-                    span: role.span,
-                });
-            }
-        }
-        made.sort_by_key(|r| r.span.start());
-        out.extend(made);
-        at = run.end;
+        grown.push(made.len() as i64 - named_before as i64);
     }
-    out.extend(moved[at..].iter().map(def));
-    let grown = out.len() as i64 - moved.len() as i64;
-    Some((out, grown))
+    grown.reverse();
+    Some(grown)
 }
 
 /// The check's diagnostics after the edit: the unknown roles of the

@@ -156,7 +156,7 @@ fn old_references(
 ) -> Option<(Vec<usize>, Vec<usize>)> {
     let references = &previous.symbols.references;
     let old_refs: Vec<usize> = references
-        .unmoved()
+        .unmoved_named()
         .enumerate()
         .filter(|(_, r)| r.definition == definition)
         .map(|(i, _)| i)

@@ -237,8 +237,8 @@ fn old_references(
 ) -> Option<(Vec<usize>, Vec<usize>)> {
     let references = &previous.symbols.references;
     let named = |r: &ir::Reference| r.definition == rename.definition;
-    // What each names, not where: the references as stored.
-    let mut stored = references.unmoved();
+    // What each names, not where: the spans as stored.
+    let mut stored = references.unmoved_named();
     let old_refs: Vec<usize> = stored
         .by_ref()
         .take(kept.task_references.start)
@@ -246,7 +246,7 @@ fn old_references(
         .filter(|(_, r)| named(r))
         .map(|(i, _)| i)
         .collect();
-    if stored.any(named) {
+    if stored.any(|r| named(&r)) {
         return None;
     }
     let mut gone = Vec::with_capacity(old_refs.len());

@@ -67,10 +67,7 @@ pub(crate) fn params_renamed(
     }
     let ours = ours(previous, instances, &old, &new)?;
     moved.diagnostics = diagnostics(&moved.diagnostics, &old, &new, edit, map)?;
-    // This path makes the references again as one list (O(references)).
-    let all: Vec<Reference> = moved.symbols.references.iter().collect();
-    let (references, runs) = spliced(&all, instances, &ours, &new)?;
-    moved.symbols.references = references.into();
+    let runs = spliced(&mut moved.symbols.references, instances, &ours, &new)?;
     for (p, &def) in new.params.iter().enumerate() {
         let mut definition = moved.symbols.definitions.get(def)?;
         let TopItem::Template(template) = edit.new[0].ast.items.get(edit.top)? else {
@@ -95,10 +92,15 @@ pub(crate) fn params_renamed(
     }
     // The tasks' fields are read after the steps, before the strings.
     let titles = |outcome: &Outcome| outcome.titles.iter().map(Vec::len).sum::<usize>();
-    let task_refs = previous.reuse.task_refs.clone().map(|refs| {
+    let after_titles = |refs: &Range<usize>| {
         let at = refs.start - titles(&old) + titles(&new);
         at..at + refs.len()
-    });
+    };
+    let task_refs = previous.reuse.task_refs.as_ref().map(after_titles);
+    // (An instance without tasks noted none.)
+    for instance in kept.iter_mut().filter(|i| !i.tasks.is_empty()) {
+        instance.field_refs = after_titles(&instance.field_refs);
+    }
     moved.reuse = Reuse {
         graph: previous.reuse.graph.clone(),
         plan: None,
@@ -454,14 +456,15 @@ impl Theirs<'_> {
 /// The references with each instance's runs (its steps', then its tasks'
 /// strings', in the order the lowering made them: every instance's steps,
 /// then every instance's tasks) made again for the template's instances
-/// (`ours`); with where each instance's runs stand now.
+/// (`ours`), in place (only the runs' chunks are copied); with where each
+/// instance's runs stand now.
 #[allow(clippy::type_complexity)]
 fn spliced(
-    references: &[Reference],
+    references: &mut ir::Shifted<Reference>,
     instances: &[Instance],
     ours: &[usize],
     new: &Outcome,
-) -> Option<(Vec<Reference>, Vec<(Range<usize>, Range<usize>)>)> {
+) -> Option<Vec<(Range<usize>, Range<usize>)>> {
     let ours_at = |index: usize| ours.iter().position(|&i| i == index);
     let runs = instances
         .iter()
@@ -478,31 +481,35 @@ fn spliced(
                 ours_at(i).map(|k| &new.texts[k]),
             )
         }));
-    let grown: usize = new.titles.iter().chain(&new.texts).map(Vec::len).sum();
-    let mut out = Vec::with_capacity(references.len() + grown);
-    let mut at = 0;
+    // Where each run stands after those before it changed (`grown`).
+    let (mut at, mut grown) = (0, 0i64);
     let mut placed = Vec::with_capacity(2 * instances.len());
+    let mut replaced = Vec::with_capacity(2 * ours.len());
     for (run, made) in runs {
+        let now = |at: usize| (at as i64 + grown) as usize;
         if run.is_empty() && made.is_none_or(Vec::is_empty) && run.start < at {
             // Where an instance without steps (or tasks) made none.
-            placed.push(out.len()..out.len());
+            placed.push(now(at)..now(at));
             continue;
         }
         if run.start < at || run.end > references.len() {
             return None;
         }
-        out.extend_from_slice(&references[at..run.start]);
-        let start = out.len();
-        match made {
-            Some(made) => out.extend_from_slice(made),
-            None => out.extend_from_slice(&references[run.clone()]),
+        let start = now(run.start);
+        let len = made.map_or(run.len(), Vec::len);
+        placed.push(start..start + len);
+        if let Some(made) = made {
+            grown += len as i64 - run.len() as i64;
+            replaced.push((run.clone(), made));
         }
-        placed.push(start..out.len());
         at = run.end;
     }
-    out.extend_from_slice(&references[at..]);
+    // The last first: the runs before it stay where they are.
+    for (run, made) in replaced.into_iter().rev() {
+        references.replace(run, made.clone());
+    }
     let texts = placed.split_off(instances.len());
-    Some((out, placed.into_iter().zip(texts).collect()))
+    Some(placed.into_iter().zip(texts).collect())
 }
 
 /// Gives the instances of the template (`ours`) the strings they have now.

@@ -309,7 +309,7 @@ impl Compilation {
         let definition = definition?;
         let referenced = symbols
             .references
-            .unmoved()
+            .unmoved_named()
             .any(|r| r.definition == definition);
         let old_span = reparsed.old_span;
         let in_task = |d: &Diagnostic| {

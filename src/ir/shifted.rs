@@ -11,7 +11,10 @@
 //! edited file are read with. Moving the list ([`Shifted::moved`]) shares
 //! every chunk that lies wholly before the edit or wholly after it (adding
 //! to the offset of those after it) and copies only the chunks that reach
-//! into the edited item. Changing an item copies its chunk.
+//! into the edited item. Changing an item copies its chunk. What items
+//! name by index in another list (a reference's definition) is
+//! renumbered the same way ([`Shifted::renumber`]): a chunk keeps the
+//! renumbering and applies it as its items are read.
 
 use std::sync::Arc;
 
@@ -30,6 +33,51 @@ pub trait Spanned: Clone {
     fn extent(&self) -> Span;
     /// The same with every span moved by `map` (`None` if one cannot be).
     fn map_spans(&self, map: &impl Fn(Span) -> Option<Span>) -> Option<Self>;
+    /// The index (in another list) it names, if any: a reference's
+    /// definition.
+    fn named(&self) -> Option<usize> {
+        None
+    }
+    /// The same, naming `index` instead.
+    fn naming(&self, _index: usize) -> Self {
+        self.clone()
+    }
+}
+
+/// What a renumbering does to the indices items name: one at or after
+/// `from` moves by `by` (none with `by` 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Renumber {
+    from: usize,
+    by: i64,
+}
+
+impl Renumber {
+    /// `item` renumbered.
+    fn apply<T: Spanned>(self, item: T) -> T {
+        match item.named() {
+            Some(index) if self.by != 0 && index >= self.from => {
+                item.naming((index as i64 + self.by) as usize)
+            }
+            _ => item,
+        }
+    }
+
+    /// This renumbering, then `next`, as one; `None` where one cannot say
+    /// both. Exact when `next` starts where this one moved its `from`
+    /// (an index before `from` stays before it: with `by` < 0, no item
+    /// names an index of `from + by..from`, as [`Shifted::renumber`]
+    /// requires).
+    fn then(self, next: Renumber) -> Option<Renumber> {
+        match self.by {
+            0 => Some(next),
+            _ if next.from as i64 == self.from as i64 + self.by => Some(Renumber {
+                from: self.from,
+                by: self.by + next.by,
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// What an edit does to the spans of the edited file, as a list's chunks
@@ -61,6 +109,8 @@ struct Chunk<T> {
     /// What the spans of the items of the list's file cover, as stored
     /// (before `by`): `None` if not known yet, `Some(None)` if none.
     extent: Option<Option<Span>>,
+    /// What reading its items does to the indices they name.
+    renumber: Renumber,
 }
 
 impl<T> Default for Shifted<T> {
@@ -79,26 +129,30 @@ impl<T: Spanned> Chunk<T> {
             items: Arc::new(items),
             by: 0,
             extent: None,
+            renumber: Renumber::default(),
         }
     }
 
-    /// Its item as read: moved by the chunk's offset if of `file`.
+    /// Its item as read: moved by the chunk's offset if of `file`, what it
+    /// names renumbered.
     fn read(&self, item: &T, file: Option<FileId>) -> T {
-        match self.by {
+        let moved = match self.by {
             0 => item.clone(),
             by if Some(item.file()) == file => item
                 .map_spans(&|span| Some(span.shifted(by)))
                 .unwrap_or_else(|| item.clone()),
             _ => item.clone(),
-        }
+        };
+        self.renumber.apply(moved)
     }
 
     /// The items, as read, to change: its own if not shared and not moved.
     fn items_mut(&mut self, file: Option<FileId>) -> &mut Vec<T> {
-        if self.by != 0 {
+        if self.by != 0 || self.renumber.by != 0 {
             let read = self.items.iter().map(|i| self.read(i, file)).collect();
             self.items = Arc::new(read);
             self.by = 0;
+            self.renumber = Renumber::default();
         }
         self.extent = None;
         Arc::make_mut(&mut self.items)
@@ -166,10 +220,22 @@ impl<T: Spanned> Shifted<T> {
 
     /// The items in order as stored, without copying them: their spans in
     /// the list's file may lie before where they stand now (read those
-    /// with [`get`](Self::get) or [`iter`](Self::iter)). For scans that
-    /// look at anything but spans (a name, what a reference names).
+    /// with [`get`](Self::get) or [`iter`](Self::iter)), and so may the
+    /// indices they name in a renumbered list (read those with
+    /// [`unmoved_named`](Self::unmoved_named)). For scans that look at
+    /// anything but spans and indices (a name, a kind).
     pub fn unmoved(&self) -> impl Iterator<Item = &T> + '_ {
         self.chunks.iter().flat_map(|chunk| chunk.items.iter())
+    }
+
+    /// The items in order, naming what they name now, their spans as
+    /// stored (as [`unmoved`](Self::unmoved)'s): for scans of what
+    /// references name (a copy of each, no span moved).
+    pub fn unmoved_named(&self) -> impl Iterator<Item = T> + '_ {
+        self.chunks.iter().flat_map(|chunk| {
+            let renumber = chunk.renumber;
+            chunk.items.iter().map(move |i| renumber.apply(i.clone()))
+        })
     }
 
     /// The items `range`, in order.
@@ -261,6 +327,56 @@ impl<T: Spanned> Shifted<T> {
         self.count();
     }
 
+    /// Puts `items` in place of the items `range`, copying only the chunks
+    /// that held them.
+    pub fn replace(&mut self, range: std::ops::Range<usize>, items: Vec<T>) {
+        let within = self
+            .locate(range.start)
+            .filter(|&(chunk, at)| at + range.len() <= self.chunks[chunk].items.len());
+        let Some((chunk, at)) = within else {
+            let gone: Vec<usize> = range.clone().collect();
+            self.remove(&gone);
+            self.insert(range.start, items);
+            return;
+        };
+        // Most often a few items of one chunk: that chunk alone is copied,
+        // the chunks' ends after it moved.
+        let grown = items.len() as i64 - range.len() as i64;
+        let file = self.file;
+        let list = self.chunks[chunk].items_mut(file);
+        list.splice(at..at + range.len(), items);
+        if list.is_empty() || list.len() > 2 * CHUNK {
+            self.split_if_long(chunk);
+            self.chunks.retain(|c| !c.items.is_empty());
+            self.count();
+            return;
+        }
+        for end in &mut self.ends[chunk..] {
+            *end = (*end as i64 + grown) as usize;
+        }
+    }
+
+    /// Every item naming an index at or after `from` names it plus `by`
+    /// from now on (the list they name grew by `by` before `from`), no
+    /// chunk copied: each keeps the renumbering (see [`Renumber::then`]).
+    /// With `by` < 0 the indices `from + by..from` are gone: the items that
+    /// name one of them (read as they are: renumbering leaves them) must be
+    /// left out or replaced before the list is renumbered again.
+    pub fn renumber(&mut self, from: usize, by: i64) {
+        let next = Renumber { from, by };
+        let file = self.file;
+        for chunk in &mut self.chunks {
+            chunk.renumber = match chunk.renumber.then(next) {
+                Some(both) => both,
+                None => {
+                    // Read as it stands first (a copy of the chunk).
+                    chunk.items_mut(file);
+                    next
+                }
+            };
+        }
+    }
+
     /// Splits a chunk grown past twice [`CHUNK`] in two.
     fn split_if_long(&mut self, chunk: usize) {
         if self.chunks[chunk].items.len() <= 2 * CHUNK {
@@ -331,6 +447,7 @@ impl<T: Spanned> Shifted<T> {
                     items: Arc::clone(&chunk.items),
                     by: chunk.by + window.by,
                     extent: Some(stored),
+                    renumber: chunk.renumber,
                 },
                 Some(_) => {
                     let items = chunk.items.iter().map(|item| {
@@ -439,6 +556,17 @@ impl Spanned for super::Reference {
             span: map(self.span)?,
             ..*self
         })
+    }
+
+    fn named(&self) -> Option<usize> {
+        Some(self.definition)
+    }
+
+    fn naming(&self, index: usize) -> Self {
+        super::Reference {
+            definition: index,
+            ..*self
+        }
     }
 }
 

@@ -265,7 +265,12 @@ impl<'a> Lowering<'a, '_> {
     /// The structure of each task (its fields, references and edges). A
     /// large plan's second half is done on a second thread, into lists of
     /// its own that are appended to the first half's.
-    fn tasks_structure(&self, c: &mut Checker, mut first: TaskEdges) -> Vec<graph::Edge> {
+    fn tasks_structure(
+        &self,
+        c: &mut Checker,
+        mut first: TaskEdges,
+        fields: &mut RefRuns,
+    ) -> Vec<graph::Edge> {
         let n = self.tasks.len();
         if side_by_side(n) {
             let (this, mut helper) = (self, c.helper());
@@ -273,27 +278,44 @@ impl<'a> Lowering<'a, '_> {
             let all = std::thread::scope(|scope| {
                 let second = scope.spawn(move || {
                     let mut out = TaskEdges::with_capacity(n);
+                    let mut runs = RefRuns::default();
                     for index in middle..n {
-                        this.structure(&mut helper, &mut out, index);
+                        this.noted_structure(&mut helper, &mut out, &mut runs, index);
                     }
-                    (helper, out)
+                    (helper, out, runs)
                 });
                 for index in 0..middle {
-                    this.structure(c, &mut first, index);
+                    this.noted_structure(c, &mut first, fields, index);
                 }
-                let (other, second) = second
+                let (other, second, runs) = second
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                // The other checker's references follow this one's.
+                fields.append(runs, c.symbols.references.len());
                 c.append(other);
                 TaskEdges::append(first, second)
             });
             self.group_edges(c, all)
         } else {
             for index in 0..n {
-                self.structure(c, &mut first, index);
+                self.noted_structure(c, &mut first, fields, index);
             }
             self.group_edges(c, first)
         }
+    }
+
+    /// [`Self::structure`] of task `index`, its references noted in `runs`
+    /// when it is an instance's.
+    fn noted_structure(
+        &self,
+        c: &mut Checker,
+        out: &mut TaskEdges,
+        runs: &mut RefRuns,
+        index: usize,
+    ) {
+        let from = c.symbols.references.len();
+        self.structure(c, out, index);
+        runs.note(self.tasks[index].env, from, c.symbols.references.len());
     }
 
     /// Each step's `after` and `sequential`, and the step of the IR.
@@ -373,7 +395,7 @@ impl<'a> Lowering<'a, '_> {
         &mut self,
         c: &mut Checker,
         params: &mut Option<&mut Params<'a>>,
-        titles: &mut RefRuns,
+        (titles, fields): (&mut RefRuns, &mut RefRuns),
     ) -> (Vec<ir::Step>, Vec<graph::Edge>, Vec<graph::GroupEdge>) {
         // Most tasks name one other or two; more edges grow the list.
         let mut first = TaskEdges::with_capacity(self.tasks.len() * 2);
@@ -403,7 +425,7 @@ impl<'a> Lowering<'a, '_> {
             }
         }
         let (tasks_unresolved, tasks_references) = (c.unresolved.len(), c.symbols.references.len());
-        let edges = self.tasks_structure(c, first);
+        let edges = self.tasks_structure(c, first, fields);
         if self.keep_tasks && c.record_references {
             c.reuse.task_refs = Some(tasks_references..c.symbols.references.len());
         }
@@ -436,8 +458,9 @@ impl<'a> Lowering<'a, '_> {
         c: &mut Checker,
         params: &mut Option<&mut Params<'a>>,
     ) -> Lowered {
-        let mut titles = RefRuns::default();
-        let (ir_steps, edges, groups) = self.resolve_structure(c, params, &mut titles);
+        let (mut titles, mut fields) = (RefRuns::default(), RefRuns::default());
+        let (ir_steps, edges, groups) =
+            self.resolve_structure(c, params, (&mut titles, &mut fields));
 
         // The graph checks and the strings of the tasks need nothing of
         // each other: on a large plan they run side by side.
@@ -485,6 +508,7 @@ impl<'a> Lowering<'a, '_> {
             c.reuse.graph = memo.map(std::sync::Arc::new);
             let refs = super::instances::InstanceRefs {
                 titles: &titles,
+                fields: &fields,
                 texts: &runs,
             };
             let instances = super::instances::instances(decls, &envs, &instances, &steps, refs);

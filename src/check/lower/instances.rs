@@ -26,6 +26,9 @@ pub(in crate::check) struct Instance {
     /// read (by index in the symbols' references; empty where they would
     /// stand if none).
     pub title_refs: Range<usize>,
+    /// The references its tasks' fields made (`after`, `assignee`), within
+    /// the plan's (`Reuse::task_refs`).
+    pub field_refs: Range<usize>,
     /// The references its tasks' strings made.
     pub text_refs: Range<usize>,
 }
@@ -50,15 +53,27 @@ impl RefRuns {
         run.end = to;
     }
 
+    /// Takes the runs another pass noted (on another checker, whose
+    /// references follow this one's from `base` on) after these.
+    pub(in crate::check) fn append(&mut self, other: RefRuns, base: usize) {
+        for (i, run) in other.0.into_iter().enumerate() {
+            if let Some(run) = run {
+                let env = Env::Instance(i as u32);
+                self.note(env, base + run.start, base + run.end);
+            }
+        }
+    }
+
     fn of(&self, instance: usize) -> Range<usize> {
         self.0.get(instance).cloned().flatten().unwrap_or(0..0)
     }
 }
 
 /// The references each instance made: its steps' (titles and `after`s),
-/// and its tasks' strings'.
+/// its tasks' fields' and its tasks' strings'.
 pub(in crate::check) struct InstanceRefs<'r> {
     pub titles: &'r RefRuns,
+    pub fields: &'r RefRuns,
     pub texts: &'r RefRuns,
 }
 
@@ -84,6 +99,7 @@ pub(super) fn instances(
             },
             steps: Vec::new(),
             title_refs: refs.titles.of(i),
+            field_refs: refs.fields.of(i),
             text_refs: refs.texts.of(i),
         })
         .collect();

@@ -18,7 +18,16 @@ fn compile(text: &str) -> Compilation {
 
 /// Asserts that `incremental` is what a fresh compile of its text gives.
 pub(super) fn same_as_fresh(incremental: &Compilation, text: &str) -> Result<(), TestCaseError> {
-    let fresh = compile(text);
+    same_as(incremental, &compile(text), text)
+}
+
+/// Asserts that `incremental` is `fresh`, a fresh compile of `text` (its
+/// imports read by the same loader).
+pub(super) fn same_as(
+    incremental: &Compilation,
+    fresh: &Compilation,
+    text: &str,
+) -> Result<(), TestCaseError> {
     prop_assert_eq!(&*incremental.sources.get(incremental.file).text, text);
     prop_assert_eq!(
         &incremental.diagnostics,

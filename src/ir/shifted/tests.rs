@@ -28,6 +28,10 @@ enum Step {
     Insert(usize, usize),
     Remove(Vec<usize>),
     Set(usize, usize),
+    /// The items naming `from + by..from` (`by` < 0) left out, then those
+    /// naming `from` or after renumbered by `by`.
+    Renumber(usize, i64),
+    Replace(usize, usize, usize),
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -40,6 +44,8 @@ fn step() -> impl Strategy<Value = Step> {
         (0..80usize, 1..20usize).prop_map(|(at, n)| Step::Insert(at, n)),
         proptest::collection::vec(0..80usize, 0..12).prop_map(Step::Remove),
         (0..80usize, 0..400usize).prop_map(|(at, start)| Step::Set(at, start)),
+        (0..70usize, -3..4i64).prop_map(|(from, by)| Step::Renumber(from, by)),
+        (0..80usize, 0..4usize, 0..4usize).prop_map(|(at, n, m)| Step::Replace(at, n, m)),
     ]
 }
 
@@ -110,6 +116,28 @@ proptest! {
                     }
                     list.remove(&indices);
                 }
+                Step::Renumber(from, by) => {
+                    let from = from.max(by.unsigned_abs() as usize);
+                    let gone = (from as i64 + by.min(0)) as usize..from;
+                    let indices: Vec<usize> = (0..plain.len())
+                        .filter(|&i| gone.contains(&plain[i].definition))
+                        .collect();
+                    plain.retain(|r| !gone.contains(&r.definition));
+                    list.remove(&indices);
+                    for r in &mut plain {
+                        if r.definition >= from {
+                            r.definition = (r.definition as i64 + by) as usize;
+                        }
+                    }
+                    list.renumber(from, by);
+                }
+                Step::Replace(at, n, m) => {
+                    let at = at.min(plain.len());
+                    let end = (at + n).min(plain.len());
+                    let new: Vec<Reference> = (0..m).map(|i| reference(3000 + i, 0, 600 + i, 1)).collect();
+                    plain.splice(at..end, new.clone());
+                    list.replace(at..end, new);
+                }
                 Step::Set(at, start) => {
                     if at < plain.len() {
                         plain[at] = reference(2000, 0, start, 3);
@@ -118,6 +146,7 @@ proptest! {
                 }
             }
             prop_assert_eq!(list.len(), plain.len());
+            prop_assert_eq!(list.unmoved_named().map(|r| r.definition).collect::<Vec<_>>(), plain.iter().map(|r| r.definition).collect::<Vec<_>>());
             prop_assert_eq!(list.iter().collect::<Vec<_>>(), plain.clone());
             for (i, r) in plain.iter().enumerate() {
                 prop_assert_eq!(list.get(i), Some(*r));

@@ -5,9 +5,10 @@
 use std::cell::Cell;
 use std::sync::Arc;
 
-use proptest::test_runner::{Config, TestRunner};
+use proptest::prop_assert_eq;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
-use crate::compile::recompile::tests::SNIPPETS;
+use crate::compile::recompile::tests::{same_as, SNIPPETS};
 use crate::compile::{compile_with, Compilation};
 use crate::diagnostic::Code;
 use crate::generate::edits::Splice;
@@ -60,22 +61,18 @@ fn files(compilation: &Compilation) -> Vec<(crate::span::FileId, std::path::Path
         .collect()
 }
 
-/// Whether `incremental` is what a fresh compile of `text` gives.
-fn same_as_fresh(incremental: &Compilation, text: &str) -> Result<(), String> {
+/// Asserts that `incremental` is what a fresh compile of `text` gives
+/// (the shared comparison, and the files read).
+fn same_as_fresh(incremental: &Compilation, text: &str) -> Result<(), TestCaseError> {
     let fresh = compile(text);
-    let same = incremental.diagnostics == fresh.diagnostics
-        && incremental.syntax() == fresh.syntax()
-        && incremental.checked.plan == fresh.checked.plan
-        && incremental.checked.symbols == fresh.checked.symbols
-        && incremental.checked.diagnostics == fresh.checked.diagnostics
-        && files(incremental) == files(&fresh);
-    match same {
-        true => Ok(()),
-        false => Err(format!(
-            "differs from a fresh compile of\n{text}\n{:#?}\n{:#?}",
-            incremental.diagnostics, fresh.diagnostics
-        )),
-    }
+    same_as(incremental, &fresh, text)?;
+    prop_assert_eq!(
+        files(incremental),
+        files(&fresh),
+        "files read for\n{}",
+        text
+    );
+    Ok(())
 }
 
 /// A template whose tasks are assigned the imported role, used twice,
@@ -171,8 +168,7 @@ fn an_import_edited_recompiled_equals_a_fresh_compile() {
                 .any(|d| d.code == Code::Syntax);
             tried.set(tried.get() + usize::from(!syntax));
             compilation = compilation.recompile_with(Arc::from(text.as_str()), &Libraries);
-            same_as_fresh(&compilation, &text)
-                .map_err(proptest::test_runner::TestCaseError::fail)?;
+            same_as_fresh(&compilation, &text)?;
         }
         Ok(())
     });
@@ -204,4 +200,22 @@ fn the_benchmarks_import_letter_is_checked_from_the_last_check() {
     let back = typed.recompile_with(Arc::from(text.as_str()), &Libraries);
     same_as_fresh(&back, &text).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(import_edits(), before + 2);
+    // Each keystroke copies only the chunks of the references its uses'
+    // runs stand in (two uses) and of the definitions the roles stand in;
+    // the others are shared, what they name renumbered as read.
+    for (was, is) in [(&old, &typed), (&typed, &back)] {
+        let (was, is) = (&was.checked.symbols, &is.checked.symbols);
+        let copied = is.references.chunks() - is.references.chunks_shared_with(&was.references);
+        assert!(
+            copied <= 4,
+            "{copied} of {} chunks copied",
+            is.references.chunks()
+        );
+        let copied = is.definitions.chunks() - is.definitions.chunks_shared_with(&was.definitions);
+        assert!(
+            copied <= 2,
+            "{copied} of {} chunks copied",
+            is.definitions.chunks()
+        );
+    }
 }

@@ -184,6 +184,16 @@ fn the_benchmarks_parameter_letter_is_checked_from_the_last_check() {
     assert_eq!(back.diagnostics, old.diagnostics);
     assert_eq!(back.checked.plan, old.checked.plan);
     assert_eq!(back.checked.symbols, old.checked.symbols);
+    // Each keystroke copies only the chunks of the references the two
+    // uses' runs (their steps' titles, their tasks' strings) stand in.
+    for (was, is) in [(&old, &typed), (&typed, &back)] {
+        let (was, is) = (
+            &was.checked.symbols.references,
+            &is.checked.symbols.references,
+        );
+        let copied = is.chunks() - is.chunks_shared_with(was);
+        assert!(copied <= 8, "{copied} of {} chunks copied", is.chunks());
+    }
 }
 
 /// A template used a hundred times: its parameter renamed makes a
