@@ -28,7 +28,7 @@ use super::reuse::{check_diagnostics, other_after, set_dependencies, unknown_dia
 use super::unparsed::Unparsed;
 use super::{Checked, Checker, PlanReuse, Reuse};
 use crate::diagnostic::Code;
-use crate::ir::{self, SymbolKind};
+use crate::ir;
 use crate::modules::Module;
 use crate::span::{FileId, SourceMap, Span};
 use crate::syntax::ast::{self, Step, StepItem};
@@ -50,30 +50,16 @@ pub(crate) fn step_items(
     let memo = previous.reuse.graph.as_deref()?;
     let unparsed = Unparsed::of(modules, sources);
     let limit = previous.diagnostics.iter().any(|d| d.code == Code::Limit);
-    let once = |step: &Step| {
-        own(step)
-            .filter(|i| matches!(i, StepItem::Sequential(_)))
-            .count()
-            <= 1
-    };
+    let once = |step: &Step| sequentials(step) <= 1;
     if limit || !followed(previous, kept, &unparsed) || !once(&change.old) || !once(&change.new) {
         return None;
     }
     let definitions = &previous.symbols.definitions;
     let mut plan = previous.plan.clone()?;
-    let ids = step_tasks(&plan, definitions, file, &change.old)?;
+    let ids = step_tasks(&plan, &change.old)?;
 
     // The task that changed, checked again alone.
-    let task = match &change.task {
-        Some((old, new, k)) => Some(Task::of(
-            previous,
-            kept,
-            &mut plan,
-            (old, new, ids[*k]),
-            file,
-        )?),
-        None => None,
-    };
+    let task = Task::of_change(previous, kept, &mut plan, (change, &ids), file)?;
     // The step's own `after`s, resolved again; its `sequential` edges.
     let made = Made::of(definitions, &plan, file, &change.new, &ids)?;
     let pairs =
@@ -81,40 +67,25 @@ pub(crate) fn step_items(
     if !within_pair_budget(previous, kept, true, pairs) {
         return None;
     }
-    let gone_edges = gone_edges(kept, file, &change.old, &ids, task.as_ref())?;
     let old_own: Vec<Span> = own(&change.old).map(item_span).collect();
     let in_own = |f: FileId, s: Span| f == file && old_own.iter().any(|o| within(*o, s));
-    let mut new_edges = task.as_ref().map_or_else(Vec::new, |t| t.edges.clone());
-    new_edges.extend(made.sequential.iter().copied());
-    let (edges, groups) = graph_after(
-        kept,
-        (&gone_edges, &in_own),
-        map,
-        file,
-        (new_edges, made.groups.clone()),
-    )?;
+    let made_by = (&*change.old, ids.as_slice(), task.as_ref(), &made);
+    let (edges, groups) = graph_after(kept, made_by, (&in_own, map), file)?;
 
     // The references: the step's `after`s' in the steps' part, the task's
     // in the tasks' and the strings' parts.
-    let refs = References::after(
-        previous,
-        kept,
-        &change.old,
-        (&in_own, map, window),
-        file,
-        (&made, task.as_ref()),
-    )?;
-    let unresolved = unresolved_after(kept, &in_own, map, file, (&made, task.as_ref()))?;
+    let (with, moves) = ((&made, task.as_ref()), (&in_own, map, window));
+    let refs = References::after(previous, kept, &change.old, moves, file, with)?;
+    let unresolved = unresolved_after(kept, &in_own, map, file, with)?;
     if !unresolved.0.iter().all(plain_name) {
         return None;
     }
     let names = (definitions, &*kept.search_names);
     let unknown = unknown_diagnostics(&unresolved.0, names, file, &unparsed);
-    let (gone_other, new_other) = match &task {
-        Some(t) => (t.gone.other.clone(), t.diagnostics.clone()),
-        None => (Vec::new(), Vec::new()),
-    };
-    let other = other_after(kept, &gone_other, map, file, new_other)?;
+    let (gone, new) = task.as_ref().map_or((&[][..], Vec::new()), |t| {
+        (t.gone.other.as_slice(), t.diagnostics.clone())
+    });
+    let other = other_after(kept, gone, map, file, new)?;
     let definitions = definitions.moved(file, window, map)?;
 
     // The graph, reusing the last reduction: the step's tasks' lists.
@@ -149,6 +120,13 @@ pub(crate) fn step_items(
     })
 }
 
+/// How many times a step says `sequential`.
+fn sequentials(step: &Step) -> usize {
+    own(step)
+        .filter(|i| matches!(i, StepItem::Sequential(_)))
+        .count()
+}
+
 /// The step's own items (its `after`s and `sequential`).
 fn own(step: &Step) -> impl Iterator<Item = &StepItem> + '_ {
     step.items
@@ -165,18 +143,11 @@ fn item_span(item: &StepItem) -> Span {
 }
 
 /// The step's tasks by index in the plan, checked against the tree: the
-/// step found among the plan's steps and definitions, each of its tasks
-/// where its id says and named as the tree names it.
-fn step_tasks(
-    plan: &ir::Plan,
-    definitions: &super::reuse::Definitions,
-    file: FileId,
-    step: &Step,
-) -> Option<Vec<usize>> {
+/// step found among the plan's steps by its name (declared once: a name
+/// declared twice is refused), each of its tasks where its id says and
+/// named as the tree names it.
+fn step_tasks(plan: &ir::Plan, step: &Step) -> Option<Vec<usize>> {
     let name = &step.name;
-    let is_step =
-        |d: &ir::Definition| d.kind == SymbolKind::Step && d.file == file && d.span == name.span;
-    definitions.iter().position(|d| is_step(&d))?;
     let ir_step = plan.steps.iter().find(|s| s.id == name.name)?;
     let tasks = step.items.iter().filter_map(|item| match item {
         StepItem::Task(task) => Some(task),
@@ -217,6 +188,24 @@ struct Task {
 }
 
 impl Task {
+    /// The task `change` changed, if any (`ids`: the step's tasks), checked
+    /// again alone; `Some(None)` if none did.
+    fn of_change(
+        previous: &Checked,
+        kept: &PlanReuse,
+        plan: &mut ir::Plan,
+        (change, ids): (&StepItems, &[usize]),
+        file: FileId,
+    ) -> Option<Option<Task>> {
+        match &change.task {
+            Some((old, new, k)) => {
+                let index = *ids.get(*k)?;
+                Task::of(previous, kept, plan, (old, new, index), file).map(Some)
+            }
+            None => Some(None),
+        }
+    }
+
     fn of(
         previous: &Checked,
         kept: &PlanReuse,
@@ -387,17 +376,24 @@ fn gone_edges(
     Some(gone)
 }
 
-/// The graph's edges and groups after the edit: the kept ones moved, those
-/// at `gone` (indices, sorted) and the groups of the step's old `after`s
-/// (`in_own`) left out; the new edges after the others, the step's new
-/// groups where its old ones stood.
+/// The graph's edges and groups after the edit: the kept ones moved, the
+/// step's old `sequential` ones, the task's and the groups of the step's
+/// old `after`s (`in_own`) left out; the new edges after the others, the
+/// step's new groups where its old ones stood.
 fn graph_after(
     kept: &PlanReuse,
-    (gone, in_own): (&[usize], &impl Fn(FileId, Span) -> bool),
-    map: &impl Fn(Span) -> Option<Span>,
+    (old, ids, task, made): (&Step, &[usize], Option<&Task>, &Made),
+    (in_own, map): (
+        &impl Fn(FileId, Span) -> bool,
+        &impl Fn(Span) -> Option<Span>,
+    ),
     file: FileId,
-    (new_edges, new_groups): (Vec<Edge>, Vec<GroupEdge>),
 ) -> Option<(Vec<Edge>, Vec<GroupEdge>)> {
+    let gone = gone_edges(kept, file, old, ids, task)?;
+    let gone = gone.as_slice();
+    let mut new_edges = task.map_or_else(Vec::new, |t| t.edges.clone());
+    new_edges.extend(made.sequential.iter().copied());
+    let new_groups = made.groups.clone();
     let mut edges: Vec<Edge> = Vec::with_capacity(kept.edges.len() + new_edges.len());
     let mut from = 0;
     for &until in gone.iter().chain([&kept.edges.len()]) {
