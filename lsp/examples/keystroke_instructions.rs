@@ -16,7 +16,9 @@
 //! Arguments: the number of tasks, the keystroke (`title`, `rename`,
 //! `name` (the last task's, which nothing names), `quote`, `step` (a step's
 //! title), `reference` (a letter typed at the end of a reference), `item`
-//! (the first letter of a new item in a step), `stepname` (a letter at the
+//! (the first letter of a new item in a step), `brace` (the `{` of a new
+//! task's body at the start of a step that is `sequential` and waits for
+//! the step before it: the body, left open, takes both in), `stepname` (a letter at the
 //! end of the name of a step the next step waits for), `template` (a
 //! letter in a template's task title), `param` (a letter at the end of a
 //! template's parameter name), `import` (a letter in the imported file's
@@ -42,16 +44,24 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(tasks), Some(kind)) = (args.first().and_then(|a| a.parse().ok()), args.get(1)) else {
         eprintln!(
-            "usage: keystroke_instructions TASKS title|rename|name|quote|step|reference|item|paste|stepname|template|param|import|whole [N]"
+            "usage: keystroke_instructions TASKS title|rename|name|quote|step|reference|item|brace|paste|stepname|template|param|import|whole [N]"
         );
         std::process::exit(2);
     };
     let times: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(8);
     let reuse = matches!(kind.as_str(), "template" | "param" | "import");
-    let text = match reuse {
+    let mut text = match reuse {
         true => planc::generate::plan_source_with_reuse(tasks),
         false => planc::generate::plan_source(tasks, false),
     };
+    // The middle step (as the keystroke bench's typing), its new task's
+    // title typed.
+    let middle = tasks.div_ceil(20) / 2;
+    let step_start = format!("step s{middle} \"Stage {middle} of {{count}}\" {{");
+    if kind == "brace" {
+        let at = text.find(&step_start).expect("the middle step") + step_start.len();
+        text.insert_str(at, BRACED_TASK);
+    }
     let (after, typed) = match kind.as_str() {
         // A step the next one waits for, near the middle (as the bench's).
         "stepname" => {
@@ -83,6 +93,7 @@ fn main() {
                 "t",
             )
         }
+        "brace" => (format!("{step_start}{BRACED_TASK}"), "{"),
         // A whole task line pasted at the start of a step (a task added),
         // and taken out again.
         "paste" => {
@@ -149,6 +160,10 @@ fn main() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The new task the `brace` kind opens the body of (as the keystroke
+/// bench's typing does).
+const BRACED_TASK: &str = "\n        task n1 \"New\" ";
 
 /// The task line the `paste` kind pastes (as the keystroke bench does).
 const PASTED_TASK: &str = "\n        task n1 \"New\" { after t3 }";

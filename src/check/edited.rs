@@ -160,11 +160,20 @@ pub(super) fn fields_again(
 /// The steps of the plan a task's `after`s name, with their tasks by
 /// index; `None` if a step's task is not where its id says.
 fn steps_named(plan: &ir::Plan, task: &ast::Task) -> Option<Vec<(ast::SmolStr, Vec<usize>)>> {
-    let mut steps: Vec<(ast::SmolStr, Vec<usize>)> = Vec::new();
     let refs = task.fields.iter().flat_map(|field| match field {
         ast::TaskField::After(after) => after.refs.as_slice(),
         _ => &[],
     });
+    steps_among(plan, refs)
+}
+
+/// The steps of the plan `refs` name, with their tasks by index; `None` if
+/// a step's task is not where its id says.
+pub(super) fn steps_among<'r>(
+    plan: &ir::Plan,
+    refs: impl IntoIterator<Item = &'r ast::Ident>,
+) -> Option<Vec<(ast::SmolStr, Vec<usize>)>> {
+    let mut steps: Vec<(ast::SmolStr, Vec<usize>)> = Vec::new();
     for reference in refs {
         let name = &reference.name;
         if steps.iter().any(|(named, _)| named == name) {
@@ -195,7 +204,12 @@ fn steps_named(plan: &ir::Plan, task: &ast::Task) -> Option<Vec<(ast::SmolStr, V
 /// named no step before or after the edit: `steps_gone`). A step's
 /// `after` counts its group's pairs; a task's reference to a step of `n`
 /// tasks `2n + 1`, at most twice its edges and one for the reference.
-fn within_pair_budget(previous: &Checked, kept: &PlanReuse, steps_gone: bool, pairs: u64) -> bool {
+pub(super) fn within_pair_budget(
+    previous: &Checked,
+    kept: &PlanReuse,
+    steps_gone: bool,
+    pairs: u64,
+) -> bool {
     if !steps_gone && pairs == 0 {
         return true;
     }
@@ -243,7 +257,7 @@ pub(crate) fn unparsed_only(
 }
 
 /// A name a task's `after` gives, outside templates.
-fn plain_name(u: &Unresolved) -> bool {
+pub(super) fn plain_name(u: &Unresolved) -> bool {
     matches!(&u.kind, Unknown::TaskOrStep { prefix } if prefix.is_empty())
 }
 
@@ -344,17 +358,17 @@ fn unresolved_after(
 /// range, a name given twice). `None` if it made something else this does
 /// not make again (an edge to a step's tasks, a diagnostic of another kind
 /// in it).
-struct Gone {
-    references: Vec<usize>,
-    unresolved: Vec<usize>,
-    edges: Vec<usize>,
+pub(super) struct Gone {
+    pub(super) references: Vec<usize>,
+    pub(super) unresolved: Vec<usize>,
+    pub(super) edges: Vec<usize>,
     /// Whether some of `edges` are to the tasks of a step it named.
-    steps: bool,
-    other: Vec<usize>,
+    pub(super) steps: bool,
+    pub(super) other: Vec<usize>,
 }
 
 impl Gone {
-    fn of(
+    pub(super) fn of(
         previous: &Checked,
         kept: &PlanReuse,
         file: FileId,
@@ -421,11 +435,11 @@ impl Gone {
 /// build per keystroke). A step named stands for its tasks, from
 /// `steps` ([`steps_named`]); one not there is noted, for the caller to
 /// refuse.
-struct PlanNames<'d> {
-    definitions: &'d Definitions,
-    file: FileId,
-    steps: Vec<(ast::SmolStr, Vec<usize>)>,
-    step_missing: std::cell::Cell<bool>,
+pub(super) struct PlanNames<'d> {
+    pub(super) definitions: &'d Definitions,
+    pub(super) file: FileId,
+    pub(super) steps: Vec<(ast::SmolStr, Vec<usize>)>,
+    pub(super) step_missing: std::cell::Cell<bool>,
 }
 
 impl Names for PlanNames<'_> {

@@ -17,6 +17,7 @@ mod params;
 pub(crate) mod rename;
 mod reuse;
 mod scope;
+pub(crate) mod step_items;
 pub(crate) mod step_rename;
 mod template;
 pub(crate) mod template_header;

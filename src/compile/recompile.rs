@@ -52,6 +52,7 @@ use crate::syntax::{self, Edit, Place, Reparsed};
 mod added;
 mod import_edit;
 mod moved;
+mod step_items;
 mod step_rename;
 mod template_header;
 mod template_text;
@@ -182,13 +183,17 @@ impl Compilation {
             .iter()
             .filter_map(|d| d.moved(self.file, &moved))
             .collect();
-        let (tasks, step_task) = match (
+        let items = match (
             syntax::item_at(self.syntax(), reparsed.place),
             syntax::item_at(&reparsed.parsed.file, reparsed.place),
         ) {
-            (Some(old), Some(new)) => match syntax::edited_task(&old, &new, edit) {
+            (Some(old), Some(new)) => Some((old, new)),
+            _ => None,
+        };
+        let (tasks, step_task) = match &items {
+            Some((old, new)) => match syntax::edited_task(old, new, edit) {
                 Some(tasks) => (Some(tasks), None),
-                None => (None, syntax::step_task(&old, &new)),
+                None => (None, syntax::step_task(old, new)),
             },
             _ => (None, None),
         };
@@ -205,6 +210,13 @@ impl Compilation {
         let edited = edited.or_else(|| {
             let change = step_task.as_ref()?;
             self.step_task_checked(change, edit, old_span, (&modules, &sources))
+        });
+        // A step's own `after`s or `sequential` changed (a new task's body
+        // opened or closed around them), with at most one of its tasks.
+        let edited = edited.or_else(|| {
+            let (old, new) = items.as_ref()?;
+            let change = syntax::step_items(old, new)?;
+            self.step_items_checked(&change, edit, old_span, (&modules, &sources))
         });
         match edited {
             Some(checked) => Compilation {

@@ -23,7 +23,8 @@ pub use limits::{
 };
 pub use parser::Parsed;
 pub(crate) use reparse::{
-    edited_task, item_at, same_but_name, same_step_but_name, spans, step_task, StepTask,
+    edited_task, item_at, same_but_name, same_step_but_name, spans, step_items, step_task,
+    StepItems, StepTask,
 };
 
 pub(crate) use reparse::{header_spans, reparse_header, reparse_import, same_header_shape};

@@ -29,9 +29,11 @@ mod narrowed;
 pub(super) mod tests;
 
 mod added;
+mod step_items;
 pub(crate) use added::{step_task, StepTask};
 pub use header::{header_spans, reparse_header, same_header_shape};
 pub use import::reparse_import;
+pub(crate) use step_items::{step_items, StepItems};
 
 /// One change of a text: the bytes `start..old_end` of the old text became
 /// the bytes `start..new_end` of the new one.

@@ -347,10 +347,14 @@ fn renaming_a_task_reports_the_references_to_the_old_name() {
 
 /// The old compilation's view of the edit to `new`.
 fn reparsed(old: &Compilation, new: &str) -> crate::syntax::Reparsed {
+    try_reparsed(old, new).expect("the task is re-read")
+}
+
+/// The item an edit falls in, read again; `None` if the file is read whole.
+fn try_reparsed(old: &Compilation, new: &str) -> Option<crate::syntax::Reparsed> {
     let text = &old.sources.get(old.file).text;
     let edit = crate::syntax::Edit::between(text, new);
     crate::syntax::reparse(old.syntax(), &old.parts.root_syntax, new, edit, old.file)
-        .expect("the task is re-read")
 }
 
 #[test]
@@ -651,11 +655,32 @@ fn naming_a_step_in_a_tasks_after_checks_only_that_task() {
 /// A new task typed letter by letter at the start of a step of `text`: each
 /// text, and the path each keystroke takes.
 fn type_a_new_task(text: &str, typed: &str) -> Vec<(String, Path)> {
-    let anchor = "step s5 \"Stage 5 of {count}\" {";
-    let at = text.find(anchor).expect("step s5") + anchor.len();
-    let mut old = compile(text);
+    type_and_delete(text, 5, (typed, 0), false)
+}
+
+/// A new task typed letter by letter at the start of step `s{step}` of
+/// `text`, from its first `from` bytes on (and, if `delete`, deleted
+/// letter by letter back to them): each text, and the path each keystroke
+/// takes, each recompile held to a fresh compile.
+fn type_and_delete(
+    text: &str,
+    step: usize,
+    (typed, from): (&str, usize),
+    delete: bool,
+) -> Vec<(String, Path)> {
+    let anchor = format!("step s{step} \"Stage {step} of {{count}}\" {{");
+    let at = text.find(&anchor).expect("the step") + anchor.len();
+    let ends: Vec<usize> = (from + 1..=typed.len())
+        .filter(|&end| typed.is_char_boundary(end))
+        .collect();
+    let back = ends.iter().rev().skip(1).copied().chain([from]);
+    let ends = match delete {
+        true => ends.iter().copied().chain(back).collect(),
+        false => ends,
+    };
+    let mut old = compile(&format!("{}{}{}", &text[..at], &typed[..from], &text[at..]));
     let mut paths = Vec::new();
-    for end in (1..=typed.len()).filter(|&end| typed.is_char_boundary(end)) {
+    for end in ends {
         let new = format!("{}{}{}", &text[..at], &typed[..end], &text[at..]);
         let taken = path(&old, &new);
         old = old.recompile(Arc::from(new.as_str()));
@@ -663,6 +688,20 @@ fn type_a_new_task(text: &str, typed: &str) -> Vec<(String, Path)> {
         paths.push((typed[..end].to_owned(), taken));
     }
     paths
+}
+
+/// The paths taken, a letter each.
+fn letters(paths: &[(String, Path)]) -> String {
+    let letter = |path: &Path| match path {
+        Path::Lone => 'L',
+        Path::Unparsed => 'U',
+        Path::Edited => 'E',
+        Path::Renamed => 'R',
+        Path::Added => 'A',
+        Path::Step => 'S',
+        Path::Whole => 'W',
+    };
+    paths.iter().map(|(_, path)| letter(path)).collect()
 }
 
 #[test]
@@ -676,19 +715,33 @@ fn a_word_typed_where_a_task_is_about_to_be_is_not_checked_again() {
     // the words of an unclosed body), E the task edited (its reference
     // begun, while the open body holds the step's `after s4`: a step
     // named), A the task added, checked from the last check
-    // (`check::added`: its title's closing quote), W checked whole (its
-    // body opens and closes, taking the step's `after` in and giving it
-    // back).
-    let letter = |path: &Path| match path {
-        Path::Lone => 'L',
-        Path::Unparsed => 'U',
-        Path::Edited => 'E',
-        Path::Renamed => 'R',
-        Path::Added => 'A',
-        Path::Whole => 'W',
-    };
-    let taken: String = paths.iter().map(|(_, path)| letter(path)).collect();
-    assert_eq!(taken, "LLLLLLLLLUUUUUUUUUUUUALWUUUUUUUEEUW", "{paths:?}");
+    // (`check::added`: its title's closing quote), S the step's own items
+    // changed with the task, checked from the last check
+    // (`check::step_items`: its body opens and closes, taking the step's
+    // `after` in and giving it back).
+    assert_eq!(
+        letters(&paths),
+        "LLLLLLLLLUUUUUUUUUUUUALSUUUUUUUEEUS",
+        "{paths:?}"
+    );
+}
+
+#[test]
+fn a_task_body_opened_and_closed_in_a_sequential_step_is_not_checked_whole() {
+    // The keystroke bench's gesture: `s10` is `sequential` and waits for
+    // `s9`; the open body takes in both (a bad run and a field of the
+    // task), so the step's own edges and group go and come back. Typed,
+    // then deleted, letter by letter, from the task's title on (the
+    // letters before it: `a_word_typed_where_a_task_is_about_to_be_...`).
+    let text = crate::generate::plan_source(220, false);
+    let typed = "\n        task n1 \"New\" { after t3 }";
+    let from = typed.find('"').expect("a title");
+    let paths = type_and_delete(&text, 10, (typed, from), true);
+    assert_eq!(
+        letters(&paths),
+        "UUUUALSUUUUUUUEEUSSUEEUUUUUUUSLAUUUU",
+        "{paths:?}"
+    );
 }
 
 #[test]
@@ -755,6 +808,9 @@ pub(super) enum Path {
     /// A task added to a step or taken out of it, checked from the last
     /// check (`check::added`).
     Added,
+    /// A step's own `after`s or `sequential` changed, with at most one of
+    /// its tasks, checked from the last check (`check::step_items`).
+    Step,
     /// Checked again whole.
     Whole,
 }
@@ -767,15 +823,21 @@ fn added_path(
     reparsed: &crate::syntax::Reparsed,
     (a, b): (&crate::syntax::ast::PlanItem, &crate::syntax::ast::PlanItem),
 ) -> Path {
-    let Some(change) = crate::syntax::step_task(a, b) else {
-        return Path::Whole;
-    };
     let edit = crate::syntax::Edit::between(&old.sources.get(old.file).text, new);
     let mut sources = old.sources.clone();
     sources.set_text(old.file, Arc::from(new));
     let modules = old.modules_with(reparsed.parsed.file.clone());
-    let checked = old.step_task_checked(&change, edit, reparsed.old_span, (&modules, &sources));
-    match checked {
+    let (modules, sources) = (&modules, &sources);
+    let Some(change) = crate::syntax::step_task(a, b) else {
+        let Some(change) = crate::syntax::step_items(a, b) else {
+            return Path::Whole;
+        };
+        return match old.step_items_checked(&change, edit, reparsed.old_span, (modules, sources)) {
+            Some(_) => Path::Step,
+            None => Path::Whole,
+        };
+    };
+    match old.step_task_checked(&change, edit, reparsed.old_span, (modules, sources)) {
         Some(_) => Path::Added,
         None => Path::Whole,
     }
@@ -784,7 +846,10 @@ fn added_path(
 pub(super) fn path(old: &Compilation, new: &str) -> Path {
     let text = &old.sources.get(old.file).text;
     let edit = crate::syntax::Edit::between(text, new);
-    let Some(rename) = old.renaming(&reparsed(old, new)) else {
+    let Some(reread) = try_reparsed(old, new) else {
+        return Path::Whole;
+    };
+    let Some(rename) = old.renaming(&reread) else {
         let reparsed = reparsed(old, new);
         if reparsed.text_only {
             return Path::Lone;
