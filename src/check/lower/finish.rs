@@ -500,9 +500,14 @@ impl<'a> Lowering<'a, '_> {
         for (task, deps) in ir_tasks.iter_mut().zip(dependencies) {
             task.dependencies = deps;
         }
+        // Not `collect()`: that would make the list in the tasks' own
+        // allocation (184 bytes a task for an 8-byte `Arc`), 17.6 MiB kept
+        // idle at 100,000 tasks for as long as the plan lives.
+        let mut shared = Vec::with_capacity(ir_tasks.len());
+        shared.extend(ir_tasks.into_iter().map(std::sync::Arc::new));
         Lowered {
             steps: ir_steps,
-            tasks: ir_tasks.into_iter().map(std::sync::Arc::new).collect(),
+            tasks: shared,
             task_count: tasks.len(),
             used_templates,
             used_template_params,
