@@ -339,7 +339,7 @@ impl Printer<'_> {
             self.end(task.span);
             return;
         }
-        if let [field] = task.fields.as_slice() {
+        if let [field] = &task.fields[..] {
             if !self.has_comment_inside(task.span) {
                 let line_start = self.out.rfind('\n').map_or(0, |i| i + 1);
                 let mut one_line = Printer {

@@ -53,6 +53,14 @@ fn main() {
     }
     let base = LIVE.load(Ordering::Relaxed);
     println!("{tasks} tasks, text {:.2} MiB", mib(text.len()));
+    // What each task costs at the least, before what its nodes point to.
+    println!(
+        "bytes: ast::Task {}, ast::TaskField {}, ast::Str {}, ir::Task {}",
+        std::mem::size_of::<planc::syntax::ast::Task>(),
+        std::mem::size_of::<planc::syntax::ast::TaskField>(),
+        std::mem::size_of::<planc::syntax::ast::Str>(),
+        std::mem::size_of::<planc::ir::Task>(),
+    );
     let options = planc::check::Options::default();
     let mut compilation = planc::compile_shared("/bench/big.plan", Arc::clone(&text), &options);
     let mut last = LIVE.load(Ordering::Relaxed);

@@ -626,7 +626,7 @@ impl<'a> Reader<'a> {
         let title = self.string()?;
         let mut span = keyword.to(title.span);
         let mut body = None;
-        let mut fields = Vec::new();
+        let mut fields = Box::default();
         if self.next_is(b'{') {
             let open = self.eat(b'{')?;
             let mark = self.fields.len();

@@ -585,7 +585,7 @@ impl<'a> Walker<'a> {
             name,
             title,
             body,
-            fields,
+            fields: fields.into(),
         }
     }
 

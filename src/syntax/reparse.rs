@@ -662,6 +662,14 @@ impl<T: Visit> Visit for Vec<T> {
     }
 }
 
+impl<T: Visit> Visit for [T] {
+    fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
+        for inner in self {
+            inner.visit(f);
+        }
+    }
+}
+
 impl Visit for Items {
     fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         let mut items: Vec<PlanItem> = self.iter().cloned().collect();

@@ -107,7 +107,7 @@ pub(crate) fn cook_pieces(
     Str {
         span: shift(span),
         triple,
-        parts,
+        parts: parts.into(),
     }
 }
 

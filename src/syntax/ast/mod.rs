@@ -189,7 +189,8 @@ pub struct Task {
     pub name: Ident,
     pub title: Str,
     pub body: Option<Body>,
-    pub fields: Vec<TaskField>,
+    /// A boxed slice, not a `Vec`: 8 bytes less a task, and no spare room.
+    pub fields: Box<[TaskField]>,
 }
 
 /// A field of a task body.
@@ -270,7 +271,9 @@ pub struct UseArg {
 pub struct Str {
     pub span: Span,
     pub triple: bool,
-    pub parts: Vec<StrPart>,
+    /// A boxed slice, not a `Vec`: 8 bytes less a string (a task's title, a
+    /// field's text), and no spare room.
+    pub parts: Box<[StrPart]>,
 }
 
 /// A piece of a string.
