@@ -7,15 +7,11 @@ use std::collections::{BTreeSet, HashMap};
 use postgres::{Client, SimpleQueryMessage, SimpleQueryRow};
 
 use super::rows::{Changed, ChangedPlan};
-use super::slot::{Entry, ReadAhead};
-use crate::runner::store::database::{lock, to_i64};
+use super::slot::ReadAhead;
+use crate::runner::store::database::to_i64;
 
 /// A plan's row version: its id, revision and `born`.
 pub(super) type Version = (String, i64, i64);
-
-/// A transaction begun ([`Open::begin`]), the plans' versions and the rows
-/// read ahead (by plan id).
-pub(super) type Begun<'a> = (Open<'a>, Vec<Version>, HashMap<String, ReadAhead>);
 
 /// A plan whose rows are read once its lock is held: its id, its kept
 /// runner's committed revision and the keys of the tasks to read again
@@ -26,37 +22,6 @@ pub(super) type Behind<'a> = (&'a str, u64, BTreeSet<i64>);
 /// escaped; a plan id has no control character).
 fn literal(text: &str) -> String {
     format!("E'{}'", text.replace('\\', "\\\\").replace('\'', "''"))
-}
-
-/// Marks the plans of a batch (each plan's id and entry, in the batch's
-/// order) as taking their locks ([`Slot::in_flight`](super::slot::Slot)):
-/// what each one's kept runner would read to be brought up under its lock
-/// (the tasks written since its committed revision, those it lost and
-/// those its queued changes touched), unless it is to be read whole.
-pub(super) fn behind<'a>(plans: impl Iterator<Item = (&'a str, &'a Entry)>) -> Vec<Behind<'a>> {
-    let mut behind: Vec<Behind<'a>> = Vec::new();
-    let mut seen: Vec<&str> = Vec::new();
-    for (plan_id, entry) in plans {
-        if seen.contains(&plan_id) {
-            continue;
-        }
-        seen.push(plan_id);
-        let mut slot = lock(&entry.slot);
-        slot.in_flight = true;
-        let lost = slot.lost_with_pending();
-        if slot.runner.is_some() && !lost.all {
-            behind.push((plan_id, slot.committed, lost.keys));
-        }
-    }
-    behind
-}
-
-/// The plans of `entries` no longer taking their locks: their changes are
-/// computed ahead again.
-pub(super) fn land<'a>(entries: impl Iterator<Item = &'a Entry>) {
-    for entry in entries {
-        lock(&entry.slot).in_flight = false;
-    }
 }
 
 /// Column `i` of `row` as a number.
@@ -144,7 +109,7 @@ impl<'a> Open<'a> {
         keys: &[i64],
         ids: &[&str],
         behind: Vec<Behind<'_>>,
-    ) -> Result<Begun<'a>, postgres::Error> {
+    ) -> Result<(Open<'a>, Vec<Version>, HashMap<String, ReadAhead>), postgres::Error> {
         let mut sql = String::from("BEGIN");
         for key in keys {
             sql.push_str(&format!("; SELECT pg_advisory_xact_lock({key})"));

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use postgres::{Client, Statement};
 
-use super::begin::{behind, land, Open, Version};
+use super::begin::{Behind, Open};
 use super::change::{compute, Computed, Redo};
 use super::phases::{self, Phase};
 use super::rows::{self, EventWrite, PlanWrite};
@@ -412,12 +412,12 @@ fn commit(
     keys.sort_unstable();
     keys.dedup();
     let write = |e: postgres::Error| sql_error(&shared.shown, "write", &e);
-    let behind = behind(batch.iter().map(|job| (job.plan_id.as_str(), &*job.entry)));
+    let behind = behind(batch);
     let started = Instant::now();
     let begun = Open::begin(&mut conn.client, &keys, &ids, behind).map_err(write);
     phases::took(Phase::Lock, started);
     let Ok((tx, versions, mut ahead)) = begun else {
-        land(batch.iter().map(|job| &*job.entry));
+        land(batch);
         return begun.map(|_| Vec::new());
     };
     // The changes of these plans queued while it waited for their locks
@@ -433,16 +433,29 @@ fn commit(
     phases::count(Phase::Gathered, (batch.len() - before) as u64);
     let batch: &[Job] = batch;
     let (chained, plan_of) = chains(batch);
-    let (current, plans) = at_versions(chained, &versions);
-    // Those written as computed ahead are not brought up: their changes
-    // made from now on are computed ahead for the next batch.
-    land(
-        batch
-            .iter()
-            .zip(&plan_of)
-            .filter(|(_, p)| p.is_some_and(|p| current[p]))
-            .map(|(job, _)| &*job.entry),
-    );
+    let current: Vec<bool> = chained
+        .iter()
+        .map(|(_, plan)| {
+            plan.as_ref().is_some_and(|plan| {
+                versions.iter().any(|(id, revision, born)| {
+                    id == plan.plan_id && *revision as u64 == plan.base && *born == plan.born
+                })
+            })
+        })
+        .collect();
+    let plans: Vec<PlanWrite<'_>> = chained
+        .into_iter()
+        .zip(&current)
+        .filter(|(_, current)| **current)
+        .filter_map(|((_, plan), _)| plan)
+        .collect();
+    for (job, _) in batch
+        .iter()
+        .zip(&plan_of)
+        .filter(|(_, p)| p.is_some_and(|p| current[p]))
+    {
+        lock(&job.entry.slot).in_flight = false;
+    }
     let moved: Vec<usize> = (0..batch.len())
         .filter(|&i| plan_of[i].is_some_and(|p| !current[p]))
         .collect();
@@ -472,7 +485,7 @@ fn commit(
         &moved_plans,
         &mut ahead,
     );
-    land(batch.iter().map(|job| &*job.entry));
+    land(batch);
     for job in &moved_plans {
         let mut slot = lock(&job.entry.slot);
         match result {
@@ -486,31 +499,35 @@ fn commit(
     result
 }
 
-/// Whether each plan of `chained` ([`chains`]) is at the version its
-/// changes were computed on (`versions` read under its lock), and the
-/// writes of those that are.
-#[allow(clippy::type_complexity)]
-fn at_versions<'a>(
-    chained: Vec<(&str, Option<PlanWrite<'a>>)>,
-    versions: &[Version],
-) -> (Vec<bool>, Vec<PlanWrite<'a>>) {
-    let current: Vec<bool> = chained
-        .iter()
-        .map(|(_, plan)| {
-            plan.as_ref().is_some_and(|plan| {
-                versions.iter().any(|(id, revision, born)| {
-                    id == plan.plan_id && *revision as u64 == plan.base && *born == plan.born
-                })
-            })
-        })
-        .collect();
-    let plans = chained
-        .into_iter()
-        .zip(&current)
-        .filter(|(_, current)| **current)
-        .filter_map(|((_, plan), _)| plan)
-        .collect();
-    (current, plans)
+/// Marks the plans of `batch` as taking their locks
+/// ([`Slot::in_flight`](super::slot::Slot)): what each one's kept runner
+/// would read to be brought up under its lock (the tasks written since its
+/// committed revision, those it lost and those its queued changes touched),
+/// unless it is to be read whole.
+fn behind(batch: &[Job]) -> Vec<Behind<'_>> {
+    let mut behind: Vec<Behind<'_>> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for job in batch {
+        if seen.contains(&job.plan_id.as_str()) {
+            continue;
+        }
+        seen.push(&job.plan_id);
+        let mut slot = lock(&job.entry.slot);
+        slot.in_flight = true;
+        let lost = slot.lost_with_pending();
+        if slot.runner.is_some() && !lost.all {
+            behind.push((&job.plan_id, slot.committed, lost.keys));
+        }
+    }
+    behind
+}
+
+/// The plans of `batch` no longer taking their locks: their changes are
+/// computed ahead again.
+fn land(batch: &[Job]) {
+    for job in batch {
+        lock(&job.entry.slot).in_flight = false;
+    }
 }
 
 /// The events of the changes of `batch` written as computed ahead (their
