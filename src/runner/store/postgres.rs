@@ -21,11 +21,9 @@
 //! [`MAX_BATCH`](writer::MAX_BATCH)) and commits them in one transaction
 //! (one WAL flush for all): `BEGIN` with the advisory locks of their plans,
 //! in the order of their keys (so two servers' batches never deadlock), and
-//! the plans' row versions (revision and `born`) and the rows written since
-//! their kept runners' revisions read, in one round trip; the changes of
-//! those plans queued while it waited for their locks join the batch (made
-//! through [`PlanStore::apply`] meanwhile, they are queued uncomputed and
-//! the writer computes them under the locks); one statement writing each plan's row, the task rows the
+//! the plans' row versions (revision and `born`) read, in one round trip;
+//! the changes of those plans queued while it waited for their locks join
+//! the batch; one statement writing each plan's row, the task rows the
 //! batch touched and the events; `COMMIT`. The changes queued while it
 //! commits make the next batch.
 //!

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use super::change::{compute, Computed, Made, Redo};
 use super::rows::{self, PlanWrite};
 use super::slot::{Entry, Lost, Slot};
-use super::writer::{Ahead, Job, Reject, ToCaller};
+use super::writer::{Job, Reject, ToCaller};
 use super::{PostgresStore, PER_TRANSACTION};
 use crate::document::PlanDocument;
 use crate::runner::error::{ErrorCode, OpError};
@@ -213,22 +213,6 @@ impl PostgresStore {
         let (reply, answer) = channel();
         let record = {
             let mut slot = lock(&entry.slot);
-            if let (true, Some(redo)) = (slot.in_flight, redo) {
-                // The writer is taking the plan's lock: it computes this
-                // change under it, after the batch's others.
-                let job = Job {
-                    plan_id: plan_id.to_owned(),
-                    entry: Arc::clone(entry),
-                    epoch: entry.epoch.load(Ordering::SeqCst),
-                    born: slot.born,
-                    ahead: None,
-                    redo: Some(redo.clone()),
-                    reply,
-                };
-                self.enqueue(queue, &mut slot, job, Touched::default())?;
-                drop(slot);
-                return self.answer(plan_id, entry, None, &answer, op, change);
-            }
             if slot.stale || slot.runner.is_none() {
                 slot = settled(entry, slot, true);
                 self.with_conn(|conn| {
@@ -259,33 +243,30 @@ impl PostgresStore {
                 plan_id: plan_id.to_owned(),
                 entry: Arc::clone(entry),
                 epoch,
+                base: made.base,
                 born,
-                ahead: Some(Ahead {
-                    base: made.base,
-                    writes: made.writes,
-                    record: made.record,
-                    record_text: made.record_text,
-                }),
+                writes: made.writes,
+                record: made.record,
+                record_text: made.record_text,
                 redo: redo.cloned(),
                 reply,
             };
             self.enqueue(queue, &mut slot, job, made.touched)?;
             record
         };
-        self.answer(plan_id, entry, Some(record), &answer, op, change)
+        self.answer(plan_id, entry, record, &answer, op, change)
     }
 
-    /// The writer's answer to a change queued with `record` (none when the
-    /// writer computes it): its event once committed, `None` when it was
-    /// outdated; computed again first when the writer asks (the row had
-    /// moved: it holds the plan's lock and brought the runner up to the
-    /// rows).
+    /// The writer's answer to a change queued with `record`: its event once
+    /// committed, `None` when it was outdated; computed again first when the
+    /// writer asks (the row had moved: it holds the plan's lock and brought
+    /// the runner up to the rows).
     #[allow(clippy::type_complexity)]
     fn answer(
         &self,
         plan_id: &str,
         entry: &Entry,
-        mut record: Option<LogRecord>,
+        mut record: LogRecord,
         answer: &Receiver<ToCaller>,
         op: &str,
         change: &mut dyn FnMut(&mut Runner) -> Result<Vec<Event>, OpError>,
@@ -293,18 +274,12 @@ impl PostgresStore {
         loop {
             match answer.recv() {
                 Ok(ToCaller::Done(Ok(position))) => {
-                    let record = record.ok_or_else(|| {
-                        OpError::new(
-                            ErrorCode::StateIo,
-                            "the store committed a change without its record",
-                        )
-                    })?;
                     return Ok(Some(Ok(Some(StoredEvent {
                         plan_id: plan_id.to_owned(),
                         seq: record.revision,
                         position,
                         record,
-                    }))));
+                    }))))
                 }
                 Ok(ToCaller::Done(Err(Reject::Failed(error)))) => return Err(error),
                 Ok(ToCaller::Done(Err(_))) => return Ok(None),
@@ -312,7 +287,7 @@ impl PostgresStore {
                     let mut slot = lock(&entry.slot);
                     match compute(&mut slot, plan_id, op, change) {
                         Ok(Computed::Made(made)) => {
-                            record = Some(made.record.clone());
+                            record = made.record.clone();
                             let _ = back.send(Some((made.writes, made.record, made.record_text)));
                         }
                         Ok(Computed::Answer(_, outcome)) => {
@@ -325,7 +300,7 @@ impl PostgresStore {
                         }
                     }
                 }
-                Ok(ToCaller::Redone(made)) => record = Some(made),
+                Ok(ToCaller::Redone(made)) => record = made,
                 Ok(ToCaller::Answered(outcome)) => return Ok(Some(outcome.map(|()| None))),
                 Err(_) => return Err(self.writer_gone()),
             }

@@ -438,56 +438,24 @@ pub(super) fn read_changed(
     let Some(row) = client.query_opt(statement, &[&plan_id, &since, &lost])? else {
         return Ok(None);
     };
-    let plan = ChangedPlan {
-        revision: row.get(0),
-        born: row.get(1),
-        reshaped: row.get(2),
-        header: row.get(3),
-        stepped: row.get(7),
-        steps: row.get(8),
-    };
+    let (revision, born, reshaped, header): (i64, i64, i64, &str) =
+        (row.get(0), row.get(1), row.get(2), row.get(3));
     let (keys, texts, gone): (Vec<i64>, Vec<&str>, Vec<i64>) = (row.get(4), row.get(5), row.get(6));
-    Ok(Some(Changed::of(since, &plan, keys, texts, gone)))
-}
-
-/// The plan's part of what changed since a revision, as read: its
-/// version, `reshaped`, header, `stepped` and the steps' text (when
-/// written since).
-pub(super) struct ChangedPlan<'a> {
-    pub revision: i64,
-    pub born: i64,
-    pub reshaped: i64,
-    pub header: &'a str,
-    pub stepped: i64,
-    pub steps: Option<&'a str>,
-}
-
-impl Changed {
-    /// What changed since revision `since`: the plan's part, the rows
-    /// written since (their keys and texts) and the keys gone since.
-    pub(super) fn of(
-        since: i64,
-        plan: &ChangedPlan<'_>,
-        keys: Vec<i64>,
-        texts: Vec<&str>,
-        gone: Vec<i64>,
-    ) -> Changed {
-        let tasks =
-            task_rows::parse_tasks(texts).map(|tasks| keys.into_iter().zip(tasks).collect());
-        let steps = (plan.stepped > since).then(|| match plan.steps {
-            Some(text) => serde_json::from_str(text).map_err(|e| format!("steps: {e}")),
-            None => Ok(Vec::new()),
-        });
-        Changed {
-            revision: plan.revision as u64,
-            born: plan.born,
-            reshaped: plan.reshaped as u64,
-            header: serde_json::from_str(plan.header).map_err(|e| e.to_string()),
-            tasks,
-            gone,
-            steps,
-        }
-    }
+    let (stepped, steps): (i64, Option<&str>) = (row.get(7), row.get(8));
+    let tasks = task_rows::parse_tasks(texts).map(|tasks| keys.into_iter().zip(tasks).collect());
+    let steps = (stepped > since).then(|| match steps {
+        Some(text) => serde_json::from_str(text).map_err(|e| format!("steps: {e}")),
+        None => Ok(Vec::new()),
+    });
+    Ok(Some(Changed {
+        revision: revision as u64,
+        born,
+        reshaped: reshaped as u64,
+        header: serde_json::from_str(header).map_err(|e| e.to_string()),
+        tasks,
+        gone,
+        steps,
+    }))
 }
 
 /// Writes plan `plan_id`'s tasks and steps anew (the plan's row is written

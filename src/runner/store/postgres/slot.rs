@@ -50,16 +50,6 @@ pub(super) struct Slot {
     /// Changes queued so far, and settled so far (in queue order).
     pub(super) queued: u64,
     pub(super) settled: u64,
-    /// Whether the writer is taking the plan's lock for a batch (from
-    /// before it asks for the lock until it holds it and brought the runner
-    /// up): a change made through [`PlanStore::apply`] meanwhile is queued
-    /// without being computed ahead, and the writer computes it under the
-    /// lock (it would be computed again there anyway: the plan is nearly
-    /// always moved by the other server when the lock comes), so the runner
-    /// keeps the tasks the writer read ahead.
-    ///
-    /// [`PlanStore::apply`]: crate::runner::store::plan_store::PlanStore::apply
-    pub(super) in_flight: bool,
 }
 
 impl Slot {
@@ -77,39 +67,23 @@ impl Slot {
     /// Marks the tasks `touched` as changed on the runner but not committed.
     pub(super) fn lose(&mut self, touched: &Touched) {
         self.stale = true;
-        lose_into(&mut self.lost, self.runner.as_ref(), touched);
-    }
-
-    /// What [`Self::lost`] becomes once every queued change is lost: the
-    /// tasks to read again (with those written since [`Self::committed`])
-    /// to bring the runner up under the plan's lock.
-    pub(super) fn lost_with_pending(&self) -> Lost {
-        let mut lost = self.lost.clone();
-        for touched in &self.pending {
-            lose_into(&mut lost, self.runner.as_ref(), touched);
-        }
-        lost
-    }
-}
-
-/// Adds the tasks `touched` (changed on `runner`, not committed) to `lost`.
-fn lose_into(lost: &mut Lost, runner: Option<&Runner>, touched: &Touched) {
-    // A task inserted or removed and not committed is no row (or a row
-    // still): the runner's list is not the plan's, which only reading it
-    // whole undoes; so are steps changed.
-    let runner = match runner {
-        Some(runner) if !touched.is_reshaped() && !touched.steps_changed() => runner,
-        _ => {
-            lost.all = true;
-            return;
-        }
-    };
-    for id in touched.ids() {
-        match runner.index.position.get(&id) {
-            Some(&i) => {
-                lost.keys.insert(runner.order.key(i));
+        // A task inserted or removed and not committed is no row (or a row
+        // still): the runner's list is not the plan's, which only reading
+        // it whole undoes; so are steps changed.
+        let runner = match &self.runner {
+            Some(runner) if !touched.is_reshaped() && !touched.steps_changed() => runner,
+            _ => {
+                self.lost.all = true;
+                return;
             }
-            None => lost.all = true,
+        };
+        for id in touched.ids() {
+            match runner.index.position.get(&id) {
+                Some(&i) => {
+                    self.lost.keys.insert(runner.order.key(i));
+                }
+                None => self.lost.all = true,
+            }
         }
     }
 }
@@ -129,15 +103,6 @@ impl Lost {
     pub(super) fn is_empty(&self) -> bool {
         !self.all && self.keys.is_empty()
     }
-}
-
-/// A plan's rows read by the writer in the round trip that took its lock
-/// (`begin.rs`): what changed since revision `since`, and the tasks at the
-/// keys `lost`; `None` without the plan.
-pub(super) struct ReadAhead {
-    pub(super) since: u64,
-    pub(super) lost: BTreeSet<i64>,
-    pub(super) changed: Option<rows::Changed>,
 }
 
 /// The statements that bring a kept runner up to the rows.
@@ -170,37 +135,13 @@ impl Slot {
         shown: &str,
         plan_id: &str,
     ) -> Result<(), OpError> {
-        self.bring_up_with(client, reads, shown, plan_id, None)
-    }
-
-    /// [`Self::bring_up`], with the rows `ahead` read under the plan's lock
-    /// used instead of reading them when they are what it would read (the
-    /// tasks written since the runner's committed revision and those it
-    /// lost).
-    pub(super) fn bring_up_with(
-        &mut self,
-        client: &mut impl GenericClient,
-        reads: &Reads<'_>,
-        shown: &str,
-        plan_id: &str,
-        ahead: Option<ReadAhead>,
-    ) -> Result<(), OpError> {
         let read = |e: postgres::Error| sql_error(shown, "read", &e);
         let invalid = |e: String| not_a_state(shown, plan_id, &e);
         if self.runner.is_some() && !self.lost.all {
-            let changed = match ahead {
-                Some(ahead)
-                    if ahead.since == self.committed && self.lost.keys.is_subset(&ahead.lost) =>
-                {
-                    ahead.changed
-                }
-                _ => {
-                    let lost: Vec<i64> = self.lost.keys.iter().copied().collect();
-                    rows::read_changed(client, reads.changed, plan_id, self.committed, &lost)
-                        .map_err(read)?
-                }
-            };
-            let changed = changed.ok_or_else(|| plan_not_found(plan_id))?;
+            let lost: Vec<i64> = self.lost.keys.iter().copied().collect();
+            let changed = rows::read_changed(client, reads.changed, plan_id, self.committed, &lost)
+                .map_err(read)?
+                .ok_or_else(|| plan_not_found(plan_id))?;
             if changed.born == self.born && changed.reshaped <= self.committed {
                 let rows = Rows {
                     header: changed.header.map_err(invalid)?,

@@ -10,11 +10,11 @@ use std::time::Instant;
 
 use postgres::{Client, Statement};
 
-use super::begin::{Behind, Open};
+use super::begin::Open;
 use super::change::{compute, Computed, Redo};
 use super::phases::{self, Phase};
 use super::rows::{self, EventWrite, PlanWrite};
-use super::slot::{Entry, ReadAhead, Reads};
+use super::slot::{Entry, Reads};
 use super::{sql_error, Shared, MAX_CACHED, PER_TRANSACTION};
 use crate::runner::error::{ErrorCode, OpError};
 use crate::runner::events::LogRecord;
@@ -68,30 +68,21 @@ impl WriterConn {
 }
 
 /// A change on its way to the writer: computed by its caller on the plan's
-/// kept runner (`ahead`), or queued for the writer to compute while it
-/// takes the plan's lock (see [`Slot::in_flight`](super::slot::Slot)).
+/// kept runner, at revision `base` of the plan's row born `born`.
 pub(super) struct Job {
     pub(super) plan_id: String,
     pub(super) entry: Arc<Entry>,
     /// The plan's epoch it was computed in.
     pub(super) epoch: u64,
-    /// The `born` of the plan's row it was computed on.
+    pub(super) base: u64,
     pub(super) born: i64,
-    /// What it writes as computed by its caller; `None` when the writer
-    /// computes it (then `redo` is there).
-    pub(super) ahead: Option<Ahead>,
+    pub(super) writes: RowWrites,
+    pub(super) record: LogRecord,
+    pub(super) record_text: String,
     /// The change, when the writer can compute it again itself.
     pub(super) redo: Option<Redo>,
     /// What the writer tells its caller.
     pub(super) reply: Sender<ToCaller>,
-}
-
-/// A change computed by its caller, at revision `base` of the plan's row.
-pub(super) struct Ahead {
-    pub(super) base: u64,
-    pub(super) writes: RowWrites,
-    pub(super) record: LogRecord,
-    pub(super) record_text: String,
 }
 
 /// What the writer tells the caller of a change.
@@ -267,55 +258,52 @@ fn take_queued(
     }
 }
 
-/// Each plan's changes in `batch` as one write (`None` when they do not
-/// follow one another: then they are all computed again on the rows); the
-/// plan of each job. A plan's changes follow one another when each was
-/// computed ahead, in the plan's current epoch, on the revision the one
-/// before made.
+/// Each plan's changes in `batch` as one write, when they follow one
+/// another (computed in the plan's current epoch, each on the revision the
+/// one before made); the plan of each job; whether each plan's changes do
+/// not follow one another (then they are all computed again on the rows).
 #[allow(clippy::type_complexity)]
-fn chains(batch: &[Job]) -> (Vec<(&str, Option<PlanWrite<'_>>)>, Vec<Option<usize>>) {
-    let mut plans: Vec<(&str, Option<PlanWrite<'_>>)> = Vec::new();
+fn chains(batch: &[Job]) -> (Vec<PlanWrite<'_>>, Vec<Option<usize>>, Vec<bool>) {
+    let mut plans: Vec<PlanWrite<'_>> = Vec::new();
+    let mut broken: Vec<bool> = Vec::new();
     let mut places: HashMap<&str, usize> = HashMap::new();
     let mut plan_of = Vec::with_capacity(batch.len());
     for job in batch {
-        let ahead = job
-            .ahead
-            .as_ref()
-            .filter(|_| job.entry.epoch.load(Ordering::SeqCst) == job.epoch);
+        let current = job.entry.epoch.load(Ordering::SeqCst) == job.epoch;
         let p = match places.get(job.plan_id.as_str()) {
             None => {
-                let write = ahead
-                    .map(|made| PlanWrite::new(&job.plan_id, made.base, job.born, &made.writes));
-                plans.push((&job.plan_id, write));
+                plans.push(PlanWrite::new(
+                    &job.plan_id,
+                    job.base,
+                    job.born,
+                    &job.writes,
+                ));
+                broken.push(!current);
                 places.insert(&job.plan_id, plans.len() - 1);
                 plans.len() - 1
             }
             Some(&p) => {
-                let chain = &mut plans[p].1;
-                match (chain.as_mut(), ahead) {
-                    (Some(plan), Some(made)) if plan.last.revision == made.base => {
-                        plan.add(&made.writes);
-                    }
-                    _ => *chain = None,
+                if current && !broken[p] && plans[p].last.revision == job.base {
+                    plans[p].add(&job.writes);
+                } else {
+                    broken[p] = true;
                 }
                 p
             }
         };
         plan_of.push(Some(p));
     }
-    (plans, plan_of)
+    (plans, plan_of, broken)
 }
 
 /// Each plan's kept runner (`plans`: a job of each) brought up to its rows
-/// under its lock (from the rows `read_ahead` with its lock when they are
-/// what it needs), the changes queued after it marked not to be written:
+/// under its lock, the changes queued after it marked not to be written:
 /// the version (revision, `born`) each is at.
 fn bring_up_all<'a>(
     shared: &Shared,
     client: &mut Client,
     reads: &Reads<'_>,
     plans: &[&'a Job],
-    read_ahead: &mut HashMap<String, ReadAhead>,
 ) -> Result<HashMap<&'a str, (u64, i64)>, OpError> {
     let mut bases = HashMap::new();
     for job in plans {
@@ -327,9 +315,7 @@ fn bring_up_all<'a>(
         for touched in &pending {
             slot.lose(touched);
         }
-        let read = read_ahead.remove(&job.plan_id);
-        slot.bring_up_with(client, reads, &shared.shown, &job.plan_id, read)?;
-        slot.in_flight = false;
+        slot.bring_up(client, reads, &shared.shown, &job.plan_id)?;
         // No change is computed ahead on it until these are written.
         slot.stale = true;
         bases.insert(job.plan_id.as_str(), (slot.committed, slot.born));
@@ -384,10 +370,8 @@ fn redo_here(job: &Job, redo: &Redo) -> Recomputed {
 
 /// Commits `batch` in one transaction: `BEGIN` with the advisory locks of
 /// its plans (in the order of their keys: two servers' batches that share
-/// plans queue, never deadlock), each plan's row version and the rows
-/// written since its kept runner's revision read in the same round trip
-/// ([`behind`]: its changes made meanwhile are computed here, not ahead);
-/// the plans still at the version their changes were computed on written as
+/// plans queue, never deadlock); each plan's row version read; the plans
+/// still at the version their changes were computed on written as
 /// computed, the others' kept runners brought up to their rows and their
 /// changes computed again by their callers ([`bring_up_all`],
 /// [`ask_again`]); one write of every plan's header, tasks and events;
@@ -412,14 +396,9 @@ fn commit(
     keys.sort_unstable();
     keys.dedup();
     let write = |e: postgres::Error| sql_error(&shared.shown, "write", &e);
-    let behind = behind(batch);
     let started = Instant::now();
-    let begun = Open::begin(&mut conn.client, &keys, &ids, behind).map_err(write);
+    let (tx, versions) = Open::begin(&mut conn.client, &keys, &ids).map_err(write)?;
     phases::took(Phase::Lock, started);
-    let Ok((tx, versions, mut ahead)) = begun else {
-        land(batch);
-        return begun.map(|_| Vec::new());
-    };
     // The changes of these plans queued while it waited for their locks
     // join the batch (the others wait for the next).
     let before = batch.len();
@@ -432,30 +411,17 @@ fn commit(
     );
     phases::count(Phase::Gathered, (batch.len() - before) as u64);
     let batch: &[Job] = batch;
-    let (chained, plan_of) = chains(batch);
-    let current: Vec<bool> = chained
+    let (plans, plan_of, broken) = chains(batch);
+    let current: Vec<bool> = plans
         .iter()
-        .map(|(_, plan)| {
-            plan.as_ref().is_some_and(|plan| {
-                versions.iter().any(|(id, revision, born)| {
+        .zip(&broken)
+        .map(|(plan, broken)| {
+            !broken
+                && versions.iter().any(|(id, revision, born)| {
                     id == plan.plan_id && *revision as u64 == plan.base && *born == plan.born
                 })
-            })
         })
         .collect();
-    let plans: Vec<PlanWrite<'_>> = chained
-        .into_iter()
-        .zip(&current)
-        .filter(|(_, current)| **current)
-        .filter_map(|((_, plan), _)| plan)
-        .collect();
-    for (job, _) in batch
-        .iter()
-        .zip(&plan_of)
-        .filter(|(_, p)| p.is_some_and(|p| current[p]))
-    {
-        lock(&job.entry.slot).in_flight = false;
-    }
     let moved: Vec<usize> = (0..batch.len())
         .filter(|&i| plan_of[i].is_some_and(|p| !current[p]))
         .collect();
@@ -483,9 +449,7 @@ fn commit(
         &current,
         &moved,
         &moved_plans,
-        &mut ahead,
     );
-    land(batch);
     for job in &moved_plans {
         let mut slot = lock(&job.entry.slot);
         match result {
@@ -499,37 +463,6 @@ fn commit(
     result
 }
 
-/// Marks the plans of `batch` as taking their locks
-/// ([`Slot::in_flight`](super::slot::Slot)): what each one's kept runner
-/// would read to be brought up under its lock (the tasks written since its
-/// committed revision, those it lost and those its queued changes touched),
-/// unless it is to be read whole.
-fn behind(batch: &[Job]) -> Vec<Behind<'_>> {
-    let mut behind: Vec<Behind<'_>> = Vec::new();
-    let mut seen: Vec<&str> = Vec::new();
-    for job in batch {
-        if seen.contains(&job.plan_id.as_str()) {
-            continue;
-        }
-        seen.push(&job.plan_id);
-        let mut slot = lock(&job.entry.slot);
-        slot.in_flight = true;
-        let lost = slot.lost_with_pending();
-        if slot.runner.is_some() && !lost.all {
-            behind.push((&job.plan_id, slot.committed, lost.keys));
-        }
-    }
-    behind
-}
-
-/// The plans of `batch` no longer taking their locks: their changes are
-/// computed ahead again.
-fn land(batch: &[Job]) {
-    for job in batch {
-        lock(&job.entry.slot).in_flight = false;
-    }
-}
-
 /// The events of the changes of `batch` written as computed ahead (their
 /// plan is `current`), with their places in `batch`.
 fn ahead_events<'a>(
@@ -541,23 +474,21 @@ fn ahead_events<'a>(
         .iter()
         .enumerate()
         .filter(|(i, _)| plan_of[*i].is_some_and(|p| current[p]))
-        .filter_map(|(i, job)| {
-            let made = job.ahead.as_ref()?;
+        .map(|(i, job)| {
             let event = (
                 job.plan_id.as_str(),
-                made.record.revision,
-                made.record_text.as_str(),
+                job.record.revision,
+                job.record_text.as_str(),
             );
-            Some((i, event))
+            (i, event)
         })
         .collect()
 }
 
 /// [`commit`] once the plans' locks are held and their versions read:
-/// `plans` are the writes of the plans (`current`) at the version their
-/// changes were computed on; `moved` are the changes of the others
-/// (`moved_plans`: a change of each; `read_ahead`: their rows read with
-/// the locks).
+/// `current` says which plans are at the version their changes were
+/// computed on; `moved` are the changes of the others (`moved_plans`: a
+/// change of each).
 #[allow(clippy::too_many_arguments)]
 fn write_batch(
     shared: &Shared,
@@ -570,14 +501,13 @@ fn write_batch(
     current: &[bool],
     moved: &[usize],
     moved_plans: &[&Job],
-    read_ahead: &mut HashMap<String, ReadAhead>,
 ) -> Result<Vec<Outcome>, OpError> {
     let write = |e: postgres::Error| sql_error(&shared.shown, "write", &e);
     let mut again = Vec::new();
     let mut bases = HashMap::new();
     if !moved.is_empty() {
         let started = Instant::now();
-        bases = bring_up_all(shared, tx.client, reads, moved_plans, read_ahead)?;
+        bases = bring_up_all(shared, tx.client, reads, moved_plans)?;
         phases::took(Phase::BringUp, started);
         let started = Instant::now();
         again = ask_again(batch, moved);
@@ -592,7 +522,12 @@ fn write_batch(
         })
         .collect();
     // The writes: the plans computed ahead, then those computed again.
-    let mut writes: Vec<PlanWrite<'_>> = plans.to_vec();
+    let mut writes: Vec<PlanWrite<'_>> = plans
+        .iter()
+        .zip(current)
+        .filter(|(_, current)| **current)
+        .map(|(plan, _)| plan.clone())
+        .collect();
     let mut events = ahead_events(batch, plan_of, current);
     let ahead = events.len();
     for (k, made, record, text) in &again {
@@ -631,8 +566,16 @@ fn write_batch(
     shared
         .committed_on_rows
         .fetch_add((events.len() - ahead) as u64, Ordering::Relaxed);
-    for (n, (i, (_, revision, _))) in (1..).zip(&events) {
-        outcomes[*i] = Ok(((xid * PER_TRANSACTION + n) as u64, *revision));
+    let revisions: HashMap<usize, u64> = again
+        .iter()
+        .map(|(k, made, _, _)| (moved[*k], made.revision))
+        .collect();
+    for (n, (i, _)) in (1..).zip(&events) {
+        let revision = revisions
+            .get(i)
+            .copied()
+            .unwrap_or(batch[*i].writes.revision);
+        outcomes[*i] = Ok(((xid * PER_TRANSACTION + n) as u64, revision));
     }
     Ok(outcomes)
 }
