@@ -345,6 +345,10 @@ fn two_handles(url: &str) {
     );
     assert_eq!(receive(&rx1, 81), all);
     assert_eq!(receive(&rx2, 81), all);
+    // What each handle keeps of the plan is what a new handle reads.
+    let read = open_store(url).unwrap().load("shared").unwrap().to_json();
+    assert_eq!(one.load("shared").unwrap().to_json(), read);
+    assert_eq!(two.load("shared").unwrap().to_json(), read);
 }
 
 #[test]
