@@ -31,19 +31,19 @@ use super::reuse::{
 use super::unparsed::Unparsed;
 use super::{Checked, PlanReuse, Reuse};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{self, SymbolKind, TaskId};
+use crate::ir::{self, Keep, SymbolKind, TaskId};
 use crate::modules::Module;
 use crate::span::{FileId, SourceMap, Span};
 use crate::syntax::{ast, StepTask};
 use edges::{pairs_of, EdgesAfter};
 
 /// The check of the edited file: `previous` is the check before the edit,
-/// `map` moves a span of the old text outside the task to the new one,
-/// `modules` and `sources` are the edited file's. `None` where the change
+/// `map` moves a span of the old text outside the task to the new one
+/// (`window` says what it does to most: [`ir::Shifted::moved`]), `modules` and `sources` are the edited file's. `None` where the change
 /// reaches beyond what this follows.
 pub(crate) fn added(
     previous: &Checked,
-    map: &impl Fn(Span) -> Option<Span>,
+    (map, window): (&impl Fn(Span) -> Option<Span>, ir::Window),
     (modules, sources): (&[Module], &SourceMap),
     file: FileId,
     change: &StepTask,
@@ -59,13 +59,14 @@ pub(crate) fn added(
     let map = |span: Span| map(span);
     let mut plan = renumbered_plan(previous.plan.as_ref()?, &place, change);
     let task = &*change.task;
-    let definitions = definitions_after(&previous.symbols.definitions, &place, &map, task)?;
+    let moved = (&map, window);
+    let definitions = definitions_after(&previous.symbols.definitions, &place, moved, task)?;
     let own = match place.added {
         true => Some(Own::of(&definitions, &mut plan, &place, task)?),
         false => None,
     };
     let gone = (!place.added).then_some(task.span);
-    let refs = References::after(previous, kept, &place, &map, gone, own.as_ref())?;
+    let refs = References::after(previous, kept, &place, moved, gone, own.as_ref())?;
     let edges = EdgesAfter::of(kept, &place, change, &map, &refs, own.as_ref())?;
     if let Some(own) = &own {
         let groups: u64 = edges.groups.iter().map(pairs_of).sum();
@@ -259,39 +260,30 @@ fn renumbered_plan(old: &ir::Plan, place: &Place, change: &StepTask) -> ir::Plan
     plan
 }
 
-/// The definitions after the edit: moved with the text, the task's added
-/// or taken out.
+/// The definitions after the edit: moved with the text (the chunks wholly
+/// before or after the step shared), the task's added or taken out.
 fn definitions_after(
     old: &Definitions,
     place: &Place,
-    map: &impl Fn(Span) -> Option<Span>,
+    (map, window): (&impl Fn(Span) -> Option<Span>, ir::Window),
     task: &ast::Task,
 ) -> Option<Definitions> {
-    let mut definitions = Vec::with_capacity(old.len() + 1);
-    let new = || ir::Definition {
-        kind: SymbolKind::Task,
-        name: task.name.name.clone(),
-        file: place.file,
-        span: task.name.span,
-        full_span: task.span,
-    };
-    for (i, mut d) in old.iter().enumerate() {
-        if i == place.definition && !place.added {
-            continue;
-        }
-        if i == place.definition {
-            definitions.push(new());
-        }
-        if d.file == place.file {
-            d.span = map(d.span)?;
-            d.full_span = map(d.full_span)?;
-        }
-        definitions.push(d);
+    let mut list = old.clone();
+    if !place.added {
+        list.remove(&[place.definition]);
     }
-    if place.added && place.definition == old.len() {
-        definitions.push(new());
+    let mut list = list.moved(place.file, window, map)?;
+    if place.added {
+        let new = ir::Definition {
+            kind: SymbolKind::Task,
+            name: task.name.name.clone(),
+            file: place.file,
+            span: task.name.span,
+            full_span: task.span,
+        };
+        list.insert(place.definition, vec![new]);
     }
-    Some(definitions.into())
+    Some(list)
 }
 
 /// What the new task's fields and strings make, checked alone.
@@ -357,24 +349,32 @@ impl References {
         previous: &Checked,
         kept: &PlanReuse,
         place: &Place,
-        map: &impl Fn(Span) -> Option<Span>,
+        (map, window): (&impl Fn(Span) -> Option<Span>, ir::Window),
         gone: Option<Span>,
         own: Option<&Own>,
     ) -> Option<References> {
         let (old, definitions) = (&previous.symbols.references, &previous.symbols.definitions);
         let file = place.file;
-        let mut list = ir::Shifted::default();
+        // Which definitions are steps (read as stored: kinds do not move).
+        let steps: Vec<bool> = definitions
+            .unmoved()
+            .map(|d| d.kind == SymbolKind::Step)
+            .collect();
         let (mut to_step, mut to_steps) = (Vec::new(), 0);
         let (mut in_tasks, mut in_texts) = (0, 0);
-        let mut dangling = Vec::new();
-        for (i, r) in old.iter().enumerate() {
+        let (mut dangling, mut inside) = (Vec::new(), Vec::new());
+        // The task's references and those to the task taken out left out,
+        // the others renumbered (the chunks where no number moves shared),
+        // then moved with the text.
+        let list = old.kept(|i, r| {
             if gone.is_some_and(|span| r.file == file && within(span, r.span)) {
                 match kept.task_references.contains(&i) {
                     true => in_tasks += 1,
                     false if kept.texts_references.contains(&i) => in_texts += 1,
                     false => return None,
                 }
-                continue;
+                inside.push(i);
+                return Some(Keep::Dropped);
             }
             if !place.added && r.definition == place.definition {
                 // An `after` that names the task taken out: a step's (before
@@ -386,20 +386,19 @@ impl References {
                     false => return None,
                 }
                 dangling.push(Dangling { span: r.span, step });
-                continue;
+                return Some(Keep::Dropped);
             }
             if r.definition == place.step_definition {
                 to_step.push(r.span);
             }
-            let kind = definitions.get(r.definition).map(|d| d.kind);
-            to_steps += u64::from(kind == Some(SymbolKind::Step));
-            let mut r = r;
-            if r.file == file {
-                r.span = map(r.span)?;
-            }
-            r.definition = place.definition(r.definition);
-            list.push(r);
-        }
+            to_steps += u64::from(steps.get(r.definition) == Some(&true));
+            let definition = place.definition(r.definition);
+            Some(match definition == r.definition {
+                true => Keep::Same,
+                false => Keep::Changed(ir::Reference { definition, ..*r }),
+            })
+        })?;
+        let list = list.moved(file, window, map)?;
         let in_steps = dangling.iter().filter(|d| d.step).count();
         let tasks_start = kept.task_references.start - in_steps;
         let tasks = tasks_start..kept.task_references.end - in_steps - in_tasks;
@@ -413,7 +412,7 @@ impl References {
             to_steps,
             dangling,
         };
-        refs.used_as_before(previous, place, gone, own)?;
+        refs.used_as_before(previous, place, &inside, own)?;
         if let Some(own) = own {
             refs.insert(own);
         }
@@ -421,24 +420,16 @@ impl References {
     }
 
     /// `Some` when which roles and parameters are referenced stays as it
-    /// was: each the task named (or names) is named outside it too.
+    /// was: each the task named (`inside`: its references' indices, old)
+    /// or names is named outside it too.
     fn used_as_before(
         &self,
         previous: &Checked,
         place: &Place,
-        gone: Option<Span>,
+        inside: &[usize],
         own: Option<&Own>,
     ) -> Option<()> {
         let (old, definitions) = (&previous.symbols.references, &previous.symbols.definitions);
-        let inside: Vec<usize> = match gone {
-            Some(span) => old
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| r.file == place.file && within(span, r.span))
-                .map(|(i, _)| i)
-                .collect(),
-            None => Vec::new(),
-        };
         let was = used_by(inside.iter().filter_map(|&i| old.get(i)), &[], definitions);
         let now = match own {
             Some(own) => used_by(
@@ -451,7 +442,7 @@ impl References {
         // Roles and parameters are defined before the plan's steps and
         // tasks: their indices do not move.
         let before = |used: &[usize]| used.iter().all(|&d| d < place.step_definition);
-        (before(&was) && before(&now) && used_elsewhere(old, &inside, &was, &now)).then_some(())
+        (before(&was) && before(&now) && used_elsewhere(old, inside, &was, &now)).then_some(())
     }
 
     /// The names the references to the task taken out give, unresolved
