@@ -43,7 +43,7 @@ use edges::{pairs_of, EdgesAfter};
 /// reaches beyond what this follows.
 pub(crate) fn added(
     previous: &Checked,
-    (map, window): (&impl Fn(Span) -> Option<Span>, ir::Window),
+    (map, window): (&(impl Fn(Span) -> Option<Span> + Sync), ir::Window),
     (modules, sources): (&[Module], &SourceMap),
     file: FileId,
     change: &StepTask,
@@ -57,16 +57,37 @@ pub(crate) fn added(
     }
     let place = Place::of(previous, kept, file, change)?;
     let map = |span: Span| map(span);
-    let mut plan = renumbered_plan(previous.plan.as_ref()?, &place, change);
+    let old_plan = previous.plan.as_ref()?;
     let task = &*change.task;
     let moved = (&map, window);
     let definitions = definitions_after(&previous.symbols.definitions, &place, moved, task)?;
-    let own = match place.added {
-        true => Some(Own::of(&definitions, &mut plan, &place, task)?),
-        false => None,
-    };
     let gone = (!place.added).then_some(task.span);
-    let refs = References::after(previous, kept, &place, moved, gone, own.as_ref())?;
+    // The plan renumbered and the new task checked alone, beside the
+    // references and the graph's memo renumbered: each a pass over half
+    // the plan, on two threads in a large plan.
+    let planned = || {
+        let mut plan = renumbered_plan(old_plan, &place, change);
+        let own = match place.added {
+            true => Some(Own::of(&definitions, &mut plan, &place, task)?),
+            false => None,
+        };
+        Some((plan, own))
+    };
+    let renumbered = || {
+        let refs = References::moved(previous, kept, &place, moved, gone);
+        (refs, memo.renumbered(place.task, place.added))
+    };
+    // (The library's tests, whose plans are small, take the two threads
+    // always: what they hold to a fresh compile is the path a large plan
+    // takes.)
+    let parallel = cfg!(test) || super::lower::side_by_side(old_plan.tasks.len());
+    let (planned, (refs, memo)) = both(parallel, planned, renumbered);
+    let (mut plan, own) = planned?;
+    let mut refs = refs?;
+    refs.used_as_before(previous, &place, own.as_ref())?;
+    if let Some(own) = &own {
+        refs.insert(own);
+    }
     let edges = EdgesAfter::of(kept, &place, change, &map, &refs, own.as_ref())?;
     if let Some(own) = &own {
         let groups: u64 = edges.groups.iter().map(pairs_of).sum();
@@ -87,7 +108,6 @@ pub(crate) fn added(
     let other = other_after(kept, &place, &map, (gone, &refs.dangling), new_other)?;
 
     // The graph, reusing the last reduction renumbered.
-    let memo = memo.renumbered(place.task, place.added);
     let graph = DepGraph::of_tasks(&plan.tasks, edges.edges, edges.groups);
     let report = graph::check_changed(&graph, &memo, &edges.changed);
     let DepGraph { edges, groups, .. } = graph;
@@ -333,6 +353,8 @@ struct References {
     to_steps: u64,
     /// The references to the task taken out, which name nothing now.
     dangling: Vec<Dangling>,
+    /// The indices (in the old list) of the task taken out's references.
+    inside: Vec<usize>,
 }
 
 /// A reference to the task taken out: where it stood in the old text, and
@@ -343,15 +365,14 @@ struct Dangling {
 }
 
 impl References {
-    /// The old references moved and renumbered; the task's out (`gone`:
-    /// its span) or its new ones (`own`) in.
-    fn after(
+    /// The old references moved and renumbered, the task's out (`gone`:
+    /// its span); the new task's are put in by [`insert`](Self::insert).
+    fn moved(
         previous: &Checked,
         kept: &PlanReuse,
         place: &Place,
         (map, window): (&impl Fn(Span) -> Option<Span>, ir::Window),
         gone: Option<Span>,
-        own: Option<&Own>,
     ) -> Option<References> {
         let (old, definitions) = (&previous.symbols.references, &previous.symbols.definitions);
         let file = place.file;
@@ -404,31 +425,21 @@ impl References {
         let tasks = tasks_start..kept.task_references.end - in_steps - in_tasks;
         let texts_start = kept.texts_references.start - in_steps - in_tasks;
         let texts = texts_start..kept.texts_references.end - in_steps - in_tasks - in_texts;
-        let mut refs = References {
+        Some(References {
             list,
             tasks,
             texts,
             to_step,
             to_steps,
             dangling,
-        };
-        refs.used_as_before(previous, place, &inside, own)?;
-        if let Some(own) = own {
-            refs.insert(own);
-        }
-        Some(refs)
+            inside,
+        })
     }
 
     /// `Some` when which roles and parameters are referenced stays as it
-    /// was: each the task named (`inside`: its references' indices, old)
-    /// or names is named outside it too.
-    fn used_as_before(
-        &self,
-        previous: &Checked,
-        place: &Place,
-        inside: &[usize],
-        own: Option<&Own>,
-    ) -> Option<()> {
+    /// was: each the task named or names is named outside it too.
+    fn used_as_before(&self, previous: &Checked, place: &Place, own: Option<&Own>) -> Option<()> {
+        let inside = &self.inside;
         let (old, definitions) = (&previous.symbols.references, &previous.symbols.definitions);
         let was = used_by(inside.iter().filter_map(|&i| old.get(i)), &[], definitions);
         let now = match own {
@@ -569,6 +580,25 @@ fn other_after(
     }
     other.extend(new);
     Some(other)
+}
+
+/// `first()` and `second()`, the first on a second thread if `parallel`.
+fn both<A: Send, B>(
+    parallel: bool,
+    first: impl FnOnce() -> A + Send,
+    second: impl FnOnce() -> B,
+) -> (A, B) {
+    if !parallel {
+        return (first(), second());
+    }
+    std::thread::scope(|scope| {
+        let side = scope.spawn(first);
+        let second = second();
+        let first = side
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (first, second)
+    })
 }
 
 /// Whether `inner` lies within `outer`.
