@@ -62,9 +62,10 @@ pub(crate) fn added(
     let moved = (&map, window);
     let definitions = definitions_after(&previous.symbols.definitions, &place, moved, task)?;
     let gone = (!place.added).then_some(task.span);
-    // The plan renumbered and the new task checked alone, beside the
-    // references and the graph's memo renumbered: each a pass over half
-    // the plan, on two threads in a large plan.
+    // The references and the graph's memo renumbered beside the plan
+    // renumbered and the new task checked alone: each a pass over half the
+    // plan, on two threads in a large plan (the plan's many small copies on
+    // the thread that frees them with the last check).
     let planned = || {
         let mut plan = renumbered_plan(old_plan, &place, change);
         let own = match place.added {
@@ -81,7 +82,7 @@ pub(crate) fn added(
     // always: what they hold to a fresh compile is the path a large plan
     // takes.)
     let parallel = cfg!(test) || super::lower::side_by_side(old_plan.tasks.len());
-    let (planned, (refs, memo)) = both(parallel, planned, renumbered);
+    let ((refs, memo), planned) = both(parallel, renumbered, planned);
     let (mut plan, own) = planned?;
     let mut refs = refs?;
     refs.used_as_before(previous, &place, own.as_ref())?;
@@ -162,10 +163,15 @@ impl Place {
     fn of(previous: &Checked, kept: &PlanReuse, file: FileId, change: &StepTask) -> Option<Place> {
         let (plan, definitions) = (previous.plan.as_ref()?, &previous.symbols.definitions);
         let (step_name, task) = (&change.old.name, &change.task.name);
-        let is_step = |d: &ir::Definition| {
-            d.kind == SymbolKind::Step && d.file == file && d.span == step_name.span
-        };
-        let step_definition = definitions.iter().position(|d| is_step(&d))?;
+        // Names and kinds read as stored (they do not move), the span of a
+        // step of that name as it stands.
+        let step_definition = definitions
+            .unmoved()
+            .enumerate()
+            .filter(|(_, d)| d.kind == SymbolKind::Step && d.file == file)
+            .filter(|(_, d)| d.name == step_name.name)
+            .map(|(i, _)| i)
+            .find(|&i| definitions.get(i).is_some_and(|d| d.span == step_name.span))?;
         let step = plan.steps.iter().position(|s| s.id == step_name.name)?;
         let ids = &plan.steps[step].tasks;
         let first = (*ids.first()? as usize).checked_sub(1)?;
@@ -187,7 +193,7 @@ impl Place {
             true => {
                 let named = |name: &str| same_name(name, &task.name);
                 plan.tasks.len() + 1 < crate::syntax::MAX_TASKS
-                    && !definitions.iter().any(|d| named(&d.name))
+                    && !definitions.unmoved().any(|d| named(&d.name))
                     && !kept.unresolved.iter().any(|u| named(&u.name.name))
             }
             // The task itself, its step left with tasks.
