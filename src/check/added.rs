@@ -21,6 +21,7 @@
 use std::sync::Arc;
 
 mod edges;
+mod renumbered;
 
 use super::edited::{fields_again, followed, insert_at, ir_task, used_by, used_elsewhere};
 use super::graph::{self, DepGraph, Edge};
@@ -35,11 +36,13 @@ use crate::ir::{self, Keep, SymbolKind, TaskId};
 use crate::modules::Module;
 use crate::span::{FileId, SourceMap, Span};
 use crate::syntax::{ast, StepTask};
-use edges::{pairs_of, EdgesAfter};
+use edges::pairs_of;
+use renumbered::Renumbered;
 
 /// The check of the edited file: `previous` is the check before the edit,
 /// `map` moves a span of the old text outside the task to the new one
-/// (`window` says what it does to most: [`ir::Shifted::moved`]), `modules` and `sources` are the edited file's. `None` where the change
+/// (`window` says what it does to most: [`ir::Shifted::moved`]),
+/// `modules` and `sources` are the edited file's. `None` where the change
 /// reaches beyond what this follows.
 pub(crate) fn added(
     previous: &Checked,
@@ -57,39 +60,18 @@ pub(crate) fn added(
     }
     let place = Place::of(previous, kept, file, change)?;
     let map = |span: Span| map(span);
-    let old_plan = previous.plan.as_ref()?;
     let task = &*change.task;
     let moved = (&map, window);
     let definitions = definitions_after(&previous.symbols.definitions, &place, moved, task)?;
     let gone = (!place.added).then_some(task.span);
-    // The references and the graph's memo renumbered beside the plan
-    // renumbered and the new task checked alone: each a pass over half the
-    // plan, on two threads in a large plan (the plan's many small copies on
-    // the thread that frees them with the last check).
-    let planned = || {
-        let mut plan = renumbered_plan(old_plan, &place, change);
-        let own = match place.added {
-            true => Some(Own::of(&definitions, &mut plan, &place, task)?),
-            false => None,
-        };
-        Some((plan, own))
-    };
-    let renumbered = || {
-        let refs = References::moved(previous, kept, &place, moved, gone);
-        (refs, memo.renumbered(place.task, place.added))
-    };
-    // (The library's tests, whose plans are small, take the two threads
-    // always: what they hold to a fresh compile is the path a large plan
-    // takes.)
-    let parallel = cfg!(test) || super::lower::side_by_side(old_plan.tasks.len());
-    let ((refs, memo), planned) = both(parallel, renumbered, planned);
-    let (mut plan, own) = planned?;
-    let mut refs = refs?;
-    refs.used_as_before(previous, &place, own.as_ref())?;
-    if let Some(own) = &own {
-        refs.insert(own);
-    }
-    let edges = EdgesAfter::of(kept, &place, change, &map, &refs, own.as_ref())?;
+    let renumbered = Renumbered::of(previous, (kept, memo), &place, moved, change, &definitions)?;
+    let Renumbered {
+        mut plan,
+        own,
+        refs,
+        edges,
+        memo,
+    } = renumbered;
     if let Some(own) = &own {
         let groups: u64 = edges.groups.iter().map(pairs_of).sum();
         let bound = groups + 2 * edges.indirect + refs.to_steps + own.pairs;
@@ -233,57 +215,6 @@ impl Place {
     fn definition(&self, index: usize) -> usize {
         self.moved(index, self.definition)
     }
-}
-
-/// The plan with the task added (its strings and fields still to be
-/// given, `Own::of`) or taken out, every later task's id and dependencies
-/// and every step's tasks renumbered.
-fn renumbered_plan(old: &ir::Plan, place: &Place, change: &StepTask) -> ir::Plan {
-    let mut plan = old.clone();
-    let k = place.task;
-    let from = match place.added {
-        true => {
-            let task = ir::Task {
-                id: k as TaskId + 1,
-                key: change.task.name.name.clone(),
-                name: String::new(),
-                step: Some(change.new.name.name.clone()),
-                assignee: None,
-                reasoning: None,
-                description: None,
-                optional: false,
-                retry: None,
-                priority: None,
-                dependencies: Vec::new(),
-            };
-            plan.tasks.insert(k, Arc::new(task));
-            k + 1
-        }
-        false => {
-            plan.tasks.remove(k);
-            let ids = &mut plan.steps[place.step].tasks;
-            ids.remove(place.index);
-            k
-        }
-    };
-    for task in &mut plan.tasks[from..] {
-        let task = Arc::make_mut(task);
-        task.id = place.id(task.id);
-        for id in &mut task.dependencies {
-            *id = place.id(*id);
-        }
-    }
-    for step in &mut plan.steps {
-        for id in &mut step.tasks {
-            *id = place.id(*id);
-        }
-    }
-    if place.added {
-        plan.steps[place.step]
-            .tasks
-            .insert(place.index, k as TaskId + 1);
-    }
-    plan
 }
 
 /// The definitions after the edit: moved with the text (the chunks wholly
@@ -586,25 +517,6 @@ fn other_after(
     }
     other.extend(new);
     Some(other)
-}
-
-/// `first()` and `second()`, the first on a second thread if `parallel`.
-fn both<A: Send, B>(
-    parallel: bool,
-    first: impl FnOnce() -> A + Send,
-    second: impl FnOnce() -> B,
-) -> (A, B) {
-    if !parallel {
-        return (first(), second());
-    }
-    std::thread::scope(|scope| {
-        let side = scope.spawn(first);
-        let second = second();
-        let first = side
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (first, second)
-    })
 }
 
 /// Whether `inner` lies within `outer`.
