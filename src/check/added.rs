@@ -21,6 +21,7 @@
 use std::sync::Arc;
 
 mod edges;
+mod renumbered;
 
 use super::edited::{fields_again, followed, insert_at, ir_task, used_by, used_elsewhere};
 use super::graph::{self, DepGraph, Edge};
@@ -31,19 +32,21 @@ use super::reuse::{
 use super::unparsed::Unparsed;
 use super::{Checked, PlanReuse, Reuse};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{self, SymbolKind, TaskId};
+use crate::ir::{self, Keep, SymbolKind, TaskId};
 use crate::modules::Module;
 use crate::span::{FileId, SourceMap, Span};
 use crate::syntax::{ast, StepTask};
-use edges::{pairs_of, EdgesAfter};
+use edges::pairs_of;
+use renumbered::Renumbered;
 
 /// The check of the edited file: `previous` is the check before the edit,
-/// `map` moves a span of the old text outside the task to the new one,
+/// `map` moves a span of the old text outside the task to the new one
+/// (`window` says what it does to most: [`ir::Shifted::moved`]),
 /// `modules` and `sources` are the edited file's. `None` where the change
 /// reaches beyond what this follows.
 pub(crate) fn added(
     previous: &Checked,
-    map: &impl Fn(Span) -> Option<Span>,
+    (map, window): (&(impl Fn(Span) -> Option<Span> + Sync), ir::Window),
     (modules, sources): (&[Module], &SourceMap),
     file: FileId,
     change: &StepTask,
@@ -57,16 +60,18 @@ pub(crate) fn added(
     }
     let place = Place::of(previous, kept, file, change)?;
     let map = |span: Span| map(span);
-    let mut plan = renumbered_plan(previous.plan.as_ref()?, &place, change);
     let task = &*change.task;
-    let definitions = definitions_after(&previous.symbols.definitions, &place, &map, task)?;
-    let own = match place.added {
-        true => Some(Own::of(&definitions, &mut plan, &place, task)?),
-        false => None,
-    };
+    let moved = (&map, window);
+    let definitions = definitions_after(&previous.symbols.definitions, &place, moved, task)?;
     let gone = (!place.added).then_some(task.span);
-    let refs = References::after(previous, kept, &place, &map, gone, own.as_ref())?;
-    let edges = EdgesAfter::of(kept, &place, change, &map, &refs, own.as_ref())?;
+    let renumbered = Renumbered::of(previous, (kept, memo), &place, moved, change, &definitions)?;
+    let Renumbered {
+        mut plan,
+        own,
+        refs,
+        edges,
+        memo,
+    } = renumbered;
     if let Some(own) = &own {
         let groups: u64 = edges.groups.iter().map(pairs_of).sum();
         let bound = groups + 2 * edges.indirect + refs.to_steps + own.pairs;
@@ -86,7 +91,6 @@ pub(crate) fn added(
     let other = other_after(kept, &place, &map, (gone, &refs.dangling), new_other)?;
 
     // The graph, reusing the last reduction renumbered.
-    let memo = memo.renumbered(place.task, place.added);
     let graph = DepGraph::of_tasks(&plan.tasks, edges.edges, edges.groups);
     let report = graph::check_changed(&graph, &memo, &edges.changed);
     let DepGraph { edges, groups, .. } = graph;
@@ -141,10 +145,15 @@ impl Place {
     fn of(previous: &Checked, kept: &PlanReuse, file: FileId, change: &StepTask) -> Option<Place> {
         let (plan, definitions) = (previous.plan.as_ref()?, &previous.symbols.definitions);
         let (step_name, task) = (&change.old.name, &change.task.name);
-        let is_step = |d: &ir::Definition| {
-            d.kind == SymbolKind::Step && d.file == file && d.span == step_name.span
-        };
-        let step_definition = definitions.iter().position(|d| is_step(&d))?;
+        // Names and kinds read as stored (they do not move), the span of a
+        // step of that name as it stands.
+        let step_definition = definitions
+            .unmoved()
+            .enumerate()
+            .filter(|(_, d)| d.kind == SymbolKind::Step && d.file == file)
+            .filter(|(_, d)| d.name == step_name.name)
+            .map(|(i, _)| i)
+            .find(|&i| definitions.get(i).is_some_and(|d| d.span == step_name.span))?;
         let step = plan.steps.iter().position(|s| s.id == step_name.name)?;
         let ids = &plan.steps[step].tasks;
         let first = (*ids.first()? as usize).checked_sub(1)?;
@@ -166,7 +175,7 @@ impl Place {
             true => {
                 let named = |name: &str| same_name(name, &task.name);
                 plan.tasks.len() + 1 < crate::syntax::MAX_TASKS
-                    && !definitions.iter().any(|d| named(&d.name))
+                    && !definitions.unmoved().any(|d| named(&d.name))
                     && !kept.unresolved.iter().any(|u| named(&u.name.name))
             }
             // The task itself, its step left with tasks.
@@ -208,90 +217,30 @@ impl Place {
     }
 }
 
-/// The plan with the task added (its strings and fields still to be
-/// given, `Own::of`) or taken out, every later task's id and dependencies
-/// and every step's tasks renumbered.
-fn renumbered_plan(old: &ir::Plan, place: &Place, change: &StepTask) -> ir::Plan {
-    let mut plan = old.clone();
-    let k = place.task;
-    let from = match place.added {
-        true => {
-            let task = ir::Task {
-                id: k as TaskId + 1,
-                key: change.task.name.name.clone(),
-                name: String::new(),
-                step: Some(change.new.name.name.clone()),
-                assignee: None,
-                reasoning: None,
-                description: None,
-                optional: false,
-                retry: None,
-                priority: None,
-                dependencies: Vec::new(),
-            };
-            plan.tasks.insert(k, Arc::new(task));
-            k + 1
-        }
-        false => {
-            plan.tasks.remove(k);
-            let ids = &mut plan.steps[place.step].tasks;
-            ids.remove(place.index);
-            k
-        }
-    };
-    for task in &mut plan.tasks[from..] {
-        let task = Arc::make_mut(task);
-        task.id = place.id(task.id);
-        for id in &mut task.dependencies {
-            *id = place.id(*id);
-        }
-    }
-    for step in &mut plan.steps {
-        for id in &mut step.tasks {
-            *id = place.id(*id);
-        }
-    }
-    if place.added {
-        plan.steps[place.step]
-            .tasks
-            .insert(place.index, k as TaskId + 1);
-    }
-    plan
-}
-
-/// The definitions after the edit: moved with the text, the task's added
-/// or taken out.
+/// The definitions after the edit: moved with the text (the chunks wholly
+/// before or after the step shared), the task's added or taken out.
 fn definitions_after(
     old: &Definitions,
     place: &Place,
-    map: &impl Fn(Span) -> Option<Span>,
+    (map, window): (&impl Fn(Span) -> Option<Span>, ir::Window),
     task: &ast::Task,
 ) -> Option<Definitions> {
-    let mut definitions = Vec::with_capacity(old.len() + 1);
-    let new = || ir::Definition {
-        kind: SymbolKind::Task,
-        name: task.name.name.clone(),
-        file: place.file,
-        span: task.name.span,
-        full_span: task.span,
-    };
-    for (i, mut d) in old.iter().enumerate() {
-        if i == place.definition && !place.added {
-            continue;
-        }
-        if i == place.definition {
-            definitions.push(new());
-        }
-        if d.file == place.file {
-            d.span = map(d.span)?;
-            d.full_span = map(d.full_span)?;
-        }
-        definitions.push(d);
+    let mut list = old.clone();
+    if !place.added {
+        list.remove(&[place.definition]);
     }
-    if place.added && place.definition == old.len() {
-        definitions.push(new());
+    let mut list = list.moved(place.file, window, map)?;
+    if place.added {
+        let new = ir::Definition {
+            kind: SymbolKind::Task,
+            name: task.name.name.clone(),
+            file: place.file,
+            span: task.name.span,
+            full_span: task.span,
+        };
+        list.insert(place.definition, vec![new]);
     }
-    Some(definitions.into())
+    Some(list)
 }
 
 /// What the new task's fields and strings make, checked alone.
@@ -341,6 +290,8 @@ struct References {
     to_steps: u64,
     /// The references to the task taken out, which name nothing now.
     dangling: Vec<Dangling>,
+    /// The indices (in the old list) of the task taken out's references.
+    inside: Vec<usize>,
 }
 
 /// A reference to the task taken out: where it stood in the old text, and
@@ -351,30 +302,37 @@ struct Dangling {
 }
 
 impl References {
-    /// The old references moved and renumbered; the task's out (`gone`:
-    /// its span) or its new ones (`own`) in.
-    fn after(
+    /// The old references moved and renumbered, the task's out (`gone`:
+    /// its span); the new task's are put in by [`insert`](Self::insert).
+    fn moved(
         previous: &Checked,
         kept: &PlanReuse,
         place: &Place,
-        map: &impl Fn(Span) -> Option<Span>,
+        (map, window): (&impl Fn(Span) -> Option<Span>, ir::Window),
         gone: Option<Span>,
-        own: Option<&Own>,
     ) -> Option<References> {
         let (old, definitions) = (&previous.symbols.references, &previous.symbols.definitions);
         let file = place.file;
-        let mut list = ir::Shifted::default();
+        // Which definitions are steps (read as stored: kinds do not move).
+        let steps: Vec<bool> = definitions
+            .unmoved()
+            .map(|d| d.kind == SymbolKind::Step)
+            .collect();
         let (mut to_step, mut to_steps) = (Vec::new(), 0);
         let (mut in_tasks, mut in_texts) = (0, 0);
-        let mut dangling = Vec::new();
-        for (i, r) in old.iter().enumerate() {
+        let (mut dangling, mut inside) = (Vec::new(), Vec::new());
+        // The task's references and those to the task taken out left out,
+        // the others renumbered (the chunks where no number moves shared),
+        // then moved with the text.
+        let list = old.kept(|i, r| {
             if gone.is_some_and(|span| r.file == file && within(span, r.span)) {
                 match kept.task_references.contains(&i) {
                     true => in_tasks += 1,
                     false if kept.texts_references.contains(&i) => in_texts += 1,
                     false => return None,
                 }
-                continue;
+                inside.push(i);
+                return Some(Keep::Dropped);
             }
             if !place.added && r.definition == place.definition {
                 // An `after` that names the task taken out: a step's (before
@@ -386,59 +344,40 @@ impl References {
                     false => return None,
                 }
                 dangling.push(Dangling { span: r.span, step });
-                continue;
+                return Some(Keep::Dropped);
             }
             if r.definition == place.step_definition {
                 to_step.push(r.span);
             }
-            let kind = definitions.get(r.definition).map(|d| d.kind);
-            to_steps += u64::from(kind == Some(SymbolKind::Step));
-            let mut r = r;
-            if r.file == file {
-                r.span = map(r.span)?;
-            }
-            r.definition = place.definition(r.definition);
-            list.push(r);
-        }
+            to_steps += u64::from(steps.get(r.definition) == Some(&true));
+            let definition = place.definition(r.definition);
+            Some(match definition == r.definition {
+                true => Keep::Same,
+                false => Keep::Changed(ir::Reference { definition, ..*r }),
+            })
+        })?;
+        let list = list.moved(file, window, map)?;
         let in_steps = dangling.iter().filter(|d| d.step).count();
         let tasks_start = kept.task_references.start - in_steps;
         let tasks = tasks_start..kept.task_references.end - in_steps - in_tasks;
         let texts_start = kept.texts_references.start - in_steps - in_tasks;
         let texts = texts_start..kept.texts_references.end - in_steps - in_tasks - in_texts;
-        let mut refs = References {
+        Some(References {
             list,
             tasks,
             texts,
             to_step,
             to_steps,
             dangling,
-        };
-        refs.used_as_before(previous, place, gone, own)?;
-        if let Some(own) = own {
-            refs.insert(own);
-        }
-        Some(refs)
+            inside,
+        })
     }
 
     /// `Some` when which roles and parameters are referenced stays as it
-    /// was: each the task named (or names) is named outside it too.
-    fn used_as_before(
-        &self,
-        previous: &Checked,
-        place: &Place,
-        gone: Option<Span>,
-        own: Option<&Own>,
-    ) -> Option<()> {
+    /// was: each the task named or names is named outside it too.
+    fn used_as_before(&self, previous: &Checked, place: &Place, own: Option<&Own>) -> Option<()> {
+        let inside = &self.inside;
         let (old, definitions) = (&previous.symbols.references, &previous.symbols.definitions);
-        let inside: Vec<usize> = match gone {
-            Some(span) => old
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| r.file == place.file && within(span, r.span))
-                .map(|(i, _)| i)
-                .collect(),
-            None => Vec::new(),
-        };
         let was = used_by(inside.iter().filter_map(|&i| old.get(i)), &[], definitions);
         let now = match own {
             Some(own) => used_by(
@@ -451,7 +390,7 @@ impl References {
         // Roles and parameters are defined before the plan's steps and
         // tasks: their indices do not move.
         let before = |used: &[usize]| used.iter().all(|&d| d < place.step_definition);
-        (before(&was) && before(&now) && used_elsewhere(old, &inside, &was, &now)).then_some(())
+        (before(&was) && before(&now) && used_elsewhere(old, inside, &was, &now)).then_some(())
     }
 
     /// The names the references to the task taken out give, unresolved

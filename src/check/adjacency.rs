@@ -150,30 +150,65 @@ impl<T> Adjacency<T> {
                 node += CHUNK;
                 continue;
             }
-            // Up to where this one's chunk or `other`'s ends, in one copy.
-            let until = nodes
-                .end
-                .min(node + CHUNK - here % CHUNK)
-                .min((chunk + 1) * CHUNK);
-            let from = match other.full.get(chunk) {
-                Some(full) => full,
-                None => &other.open,
-            };
-            let (first, last) = (node - chunk * CHUNK, until - chunk * CHUNK);
-            let (a, b) = (from.starts[first], from.starts[last]);
-            let at = self.open.items.len() as u32;
-            self.open
-                .items
-                .extend_from_slice(&from.items[a as usize..b as usize]);
-            let starts = &from.starts[first + 1..=last];
-            self.open.starts.extend(starts.iter().map(|&s| s - a + at));
-            // Closes the chunk if that filled it.
-            if self.open.len() == CHUNK {
-                self.open.starts.pop();
-                self.end_node();
-            }
-            node = until;
+            node = self.copy_run(other, node..nodes.end, None::<&fn(&T) -> T>);
         }
+    }
+
+    /// Appends the lists of `other`'s nodes `nodes` as the next nodes, each
+    /// item given by `map` (a renumbering): copied a run of lists at a
+    /// time, never shared.
+    pub fn extend_mapped(
+        &mut self,
+        other: &Adjacency<T>,
+        nodes: std::ops::Range<usize>,
+        map: &impl Fn(&T) -> T,
+    ) where
+        T: Copy,
+    {
+        let mut node = nodes.start;
+        while node < nodes.end {
+            node = self.copy_run(other, node..nodes.end, Some(map));
+        }
+    }
+
+    /// Appends `other`'s lists from `nodes.start` up to where this one's
+    /// chunk or `other`'s ends (at most `nodes.end`), in one copy (each
+    /// item given by `map` if any); gives the node after the last copied.
+    fn copy_run(
+        &mut self,
+        other: &Adjacency<T>,
+        nodes: std::ops::Range<usize>,
+        map: Option<&impl Fn(&T) -> T>,
+    ) -> usize
+    where
+        T: Copy,
+    {
+        let (node, here) = (nodes.start, self.len());
+        let chunk = node / CHUNK;
+        let until = nodes
+            .end
+            .min(node + CHUNK - here % CHUNK)
+            .min((chunk + 1) * CHUNK);
+        let from = match other.full.get(chunk) {
+            Some(full) => full,
+            None => &other.open,
+        };
+        let (first, last) = (node - chunk * CHUNK, until - chunk * CHUNK);
+        let (a, b) = (from.starts[first], from.starts[last]);
+        let at = self.open.items.len() as u32;
+        let items = &from.items[a as usize..b as usize];
+        match map {
+            None => self.open.items.extend_from_slice(items),
+            Some(map) => self.open.items.extend(items.iter().map(map)),
+        }
+        let starts = &from.starts[first + 1..=last];
+        self.open.starts.extend(starts.iter().map(|&s| s - a + at));
+        // Closes the chunk if that filled it.
+        if self.open.len() == CHUNK {
+            self.open.starts.pop();
+            self.end_node();
+        }
+        until
     }
 
     /// The list of the node being built, so far.

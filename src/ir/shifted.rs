@@ -91,6 +91,16 @@ pub struct Window {
     pub by: i64,
 }
 
+/// What [`Shifted::kept`] does with an item.
+pub enum Keep<T> {
+    /// Kept as it is.
+    Same,
+    /// Kept, changed.
+    Changed(T),
+    /// Left out.
+    Dropped,
+}
+
 /// A list of spanned things in shared chunks (see the module's comment).
 #[derive(Clone)]
 pub struct Shifted<T> {
@@ -411,6 +421,50 @@ impl<T: Spanned> Shifted<T> {
             end += chunk.items.len();
             self.ends.push(end);
         }
+    }
+
+    /// The list with each item (as it stands, with its index) kept as it
+    /// is, changed or left out by `keep`: the chunks whose items it all
+    /// keeps as they are shared, the others copied. `None` where `keep`
+    /// gives `None`.
+    pub fn kept(&self, mut keep: impl FnMut(usize, &T) -> Option<Keep<T>>) -> Option<Shifted<T>> {
+        let file = self.file;
+        let mut chunks = Vec::with_capacity(self.chunks.len());
+        let mut start = 0;
+        for chunk in &self.chunks {
+            let mut copied: Option<Vec<T>> = None;
+            for (at, item) in chunk.items.iter().enumerate() {
+                let now = chunk.read(item, file);
+                match (keep(start + at, &now)?, &mut copied) {
+                    (Keep::Same, None) => {}
+                    (Keep::Same, Some(copied)) => copied.push(now),
+                    (keep, copied) => {
+                        let copied = copied.get_or_insert_with(|| {
+                            let before = chunk.items[..at].iter();
+                            let mut items = Vec::with_capacity(chunk.items.len());
+                            items.extend(before.map(|i| chunk.read(i, file)));
+                            items
+                        });
+                        if let Keep::Changed(item) = keep {
+                            copied.push(item);
+                        }
+                    }
+                }
+            }
+            start += chunk.items.len();
+            match copied {
+                None => chunks.push(chunk.clone()),
+                Some(items) if items.is_empty() => {}
+                Some(items) => chunks.push(Chunk::new(items)),
+            }
+        }
+        let mut list = Shifted {
+            chunks,
+            ends: Vec::new(),
+            file,
+        };
+        list.count();
+        Some(list)
     }
 
     /// The list after an edit of `file`: the chunks whose items of `file`

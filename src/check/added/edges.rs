@@ -23,21 +23,23 @@ pub(super) struct EdgesAfter {
     pub(super) changed: Vec<usize>,
     /// How many edges did not name a task directly.
     pub(super) indirect: u64,
+    /// The name of the task after it in a `sequential` step (in the old
+    /// text).
+    next: Option<Span>,
 }
 
 impl EdgesAfter {
     /// The old edges moved and renumbered, those the task made or stood
     /// in (its `after`'s, its step's `sequential` ones around it, those to
-    /// it of an `after` naming its step) out, and the new ones in; the
-    /// groups of the `after`s of its step and of those naming its step
-    /// given the task or rid of it.
-    pub(super) fn of(
+    /// it of an `after` naming its step) out; the groups of the `after`s of
+    /// its step and of those naming its step given the task or rid of it.
+    /// The new ones are put in by [`new_edges`](Self::new_edges).
+    pub(super) fn moved(
         kept: &PlanReuse,
         place: &Place,
         change: &StepTask,
         map: &impl Fn(Span) -> Option<Span>,
         refs: &References,
-        own: Option<&Own>,
     ) -> Option<EdgesAfter> {
         let to_step = refs.to_step.as_slice();
         let sequential = change
@@ -56,10 +58,10 @@ impl EdgesAfter {
             groups: Vec::with_capacity(kept.groups.len()),
             changed: Vec::new(),
             indirect: 0,
+            next,
         };
         let dropped = after.moved_edges(kept, place, map, next, to_step)?;
         after.moved_groups(kept, place, change, map, refs, &dropped)?;
-        after.new_edges(place, change, map, next, own)?;
         Some(after)
     }
 
@@ -177,12 +179,11 @@ impl EdgesAfter {
     }
 
     /// The new task's own edges and the `sequential` ones around it.
-    fn new_edges(
+    pub(super) fn new_edges(
         &mut self,
         place: &Place,
         change: &StepTask,
         map: &impl Fn(Span) -> Option<Span>,
-        next: Option<Span>,
         own: Option<&Own>,
     ) -> Option<()> {
         let k = place.task;
@@ -191,7 +192,7 @@ impl EdgesAfter {
             .items
             .iter()
             .any(|item| matches!(item, ast::StepItem::Sequential(_)));
-        let next = next.map(map);
+        let next = self.next.map(map);
         match own {
             Some(own) => {
                 for e in &own.edges {

@@ -37,7 +37,7 @@ impl Memo {
 }
 
 /// `old` with node `at` added (empty) or taken out, the items of the nodes
-/// after it given by `number`.
+/// after it given by `number` (copied a run of lists at a time).
 fn renumbered<T: Copy>(
     old: &Adjacency<T>,
     at: usize,
@@ -55,12 +55,7 @@ fn renumbered<T: Copy>(
         }
         false => at + 1,
     };
-    for node in from..n {
-        for item in old.of(node) {
-            lists.push(number(item));
-        }
-        lists.end_node();
-    }
+    lists.extend_mapped(old, from..n, &number);
     lists
 }
 

@@ -43,7 +43,8 @@ impl Compilation {
                 false => inside.get(&span).copied(),
             }
         };
-        check::added::added(&self.checked, &map, (modules, sources), self.file, change)
+        let moved = (&map, super::moved::window(old_span, edit));
+        check::added::added(&self.checked, moved, (modules, sources), self.file, change)
     }
 }
 
