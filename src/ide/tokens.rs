@@ -1,5 +1,6 @@
 //! Semantic tokens: what each piece of a file is, for highlighting.
 
+mod changed;
 mod cursor;
 mod encode;
 mod store;

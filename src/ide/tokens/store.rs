@@ -8,6 +8,9 @@
 
 use std::sync::Arc;
 
+use std::collections::HashMap;
+
+use super::changed::{self, ChangedNames, NameChunks};
 use super::cursor::{utf16_len, Cursor};
 use super::tiles::{self, Role, Tile};
 use super::{semantic_tokens, Token, TokenKind};
@@ -24,6 +27,10 @@ pub struct TokenStore {
     pub(super) total: usize,
     /// The length of the text.
     text_len: usize,
+    /// The chunks of the checker's names the tokens were made from, to
+    /// tell a later text's store which names changed (`None`: not made
+    /// from the whole file's names).
+    chunks: Option<NameChunks>,
 }
 
 /// One tile's tokens.
@@ -114,7 +121,17 @@ impl TokenStore {
         let Some(tiles) = tiles::tiles(file).filter(|_| text.len() < u32::MAX as usize) else {
             return TokenStore::whole(compilation, lines);
         };
-        let names = Names::locate(compilation, &tiles);
+        let chunks = NameChunks::of(compilation);
+        // The names the edit may have changed, if the chunks tell them;
+        // else every name is hashed again.
+        let changed = base.and_then(|(store, edit)| {
+            let names = changed::changed(store.chunks.as_ref()?, &chunks, edit)?;
+            Some(NameSums::of(&names, &store.segments, &tiles))
+        });
+        let names = match changed {
+            Some(sums) => Hashes::Changed(sums),
+            None => Hashes::Whole(Names::locate(compilation, &tiles)),
+        };
         let end = |j: usize| tiles.get(j + 1).map_or(text.len(), |t| t.start as usize);
         let mut old = base.map(|(store, edit)| Old {
             store,
@@ -129,16 +146,30 @@ impl TokenStore {
                 start: tile.start,
                 role: tile.role,
                 clean: clean(file, tile.start as usize, end(j)),
-                names: names.hashes[j],
+                names: 0,
                 pieces: Arc::clone(&placeholder),
             };
-            match old.as_mut().and_then(|old| old.kept(&segment, end(j))) {
-                Some(pieces) => segment.pieces = pieces,
-                None => fresh.push(j),
+            let matched = old.as_mut().and_then(|old| old.matched(&segment, end(j)));
+            let was = matched.map(|(k, old)| (old.names, k));
+            match (names.of(j, was), matched) {
+                (Some(hash), Some((_, old))) if hash == old.names => {
+                    segment.names = hash;
+                    segment.pieces = Arc::clone(&old.pieces);
+                }
+                _ => fresh.push(j),
             }
             segments.push(segment);
         }
-        let (offsets, symbols) = names.tokens(compilation, &fresh, tiles.len());
+        let (offsets, symbols) = match &names {
+            Hashes::Whole(names) => names.tokens(compilation, &fresh, tiles.len()),
+            Hashes::Changed(_) => {
+                let ranges: Vec<_> = fresh
+                    .iter()
+                    .map(|&j| (tiles[j].start as usize, end(j)))
+                    .collect();
+                chunks.in_ranges(&ranges)
+            }
+        };
         let mut scratch = tiles::Scratch::default();
         let mut made = Vec::new();
         let mut at = Cursor::new(lines, text, 0);
@@ -151,12 +182,16 @@ impl TokenStore {
             }
             pieces(&scratch.sorted, text, &mut at, range.0, &mut made);
             segments[j].pieces = Arc::from(&made[..]);
+            segments[j].names = names.iter().fold(0u64, |sum, name| {
+                sum.wrapping_add(name_hash(name.span.start() - range.0, name))
+            });
         }
         let total = segments.iter().map(|s| s.pieces.len()).sum();
         TokenStore {
             segments,
             total,
             text_len: text.len(),
+            chunks: Some(chunks),
         }
     }
 
@@ -213,6 +248,7 @@ impl TokenStore {
             total: segments.iter().map(|s| s.pieces.len()).sum(),
             segments,
             text_len: text.len(),
+            chunks: None,
         })
     }
 
@@ -234,6 +270,7 @@ impl TokenStore {
                 pieces,
             }],
             text_len: text.len(),
+            chunks: None,
         }
     }
 
@@ -288,10 +325,11 @@ impl Old<'_> {
         }
     }
 
-    /// The pieces of the old segment that `segment` (ending at `end`) keeps,
-    /// if there is one: the same text where it stands now, the same role,
-    /// the same names, and no unparsed text near it before or now.
-    fn kept(&mut self, segment: &Segment, end: usize) -> Option<Arc<[Piece]>> {
+    /// The old segment that `segment` (ending at `end`) stands where it
+    /// stood, if there is one, and its index: the same text where it
+    /// stands now, the same role, and no unparsed text near it before or
+    /// now. Its tokens are the same if its names are too.
+    fn matched(&mut self, segment: &Segment, end: usize) -> Option<(usize, &Segment)> {
         let start = segment.start as usize;
         let segments = &self.store.segments;
         while self.next < segments.len() {
@@ -300,16 +338,86 @@ impl Old<'_> {
                 _ => self.next += 1,
             }
         }
-        let old = segments.get(self.next)?;
-        let same = self.moved(self.next) == Some((start, end))
+        let k = self.next;
+        let old = segments.get(k)?;
+        let same = self.moved(k) == Some((start, end))
             && old.role == segment.role
             && old.clean
-            && segment.clean
-            && old.names == segment.names;
+            && segment.clean;
         same.then(|| {
             self.next += 1;
-            Arc::clone(&old.pieces)
+            (k, old)
         })
+    }
+}
+
+/// How the hash of a tile's names is told.
+enum Hashes {
+    /// Every name of the file hashed.
+    Whole(Names),
+    /// From the old tile's, with only the names that changed.
+    Changed(NameSums),
+}
+
+impl Hashes {
+    /// The hash of tile `j`'s names, if told without its names: `was` is
+    /// the hash of the old tile it stands in place of, and that tile's
+    /// index in the old store.
+    fn of(&self, j: usize, was: Option<(u64, usize)>) -> Option<u64> {
+        match self {
+            Hashes::Whole(names) => names.hashes.get(j).copied(),
+            Hashes::Changed(sums) => {
+                let (hash, k) = was?;
+                let sum = |map: &HashMap<usize, u64>, at| map.get(&at).copied().unwrap_or(0);
+                Some(
+                    hash.wrapping_sub(sum(&sums.old, k))
+                        .wrapping_add(sum(&sums.new, j)),
+                )
+            }
+        }
+    }
+}
+
+/// The hashes of the names that changed, summed per tile: of the old
+/// text's (by the old store's tile) and of the new text's (by the new
+/// tile). A tile's hash is a sum over its names, and every other name
+/// stands where it stood in a tile the edit left as it was.
+struct NameSums {
+    old: HashMap<usize, u64>,
+    new: HashMap<usize, u64>,
+}
+
+impl NameSums {
+    fn of(names: &ChangedNames, old: &[Segment], tiles: &[Tile]) -> NameSums {
+        let mut sums = NameSums {
+            old: HashMap::new(),
+            new: HashMap::new(),
+        };
+        for token in &names.old {
+            let at = token.span.start();
+            let Some(k) = old
+                .partition_point(|s| s.start as usize <= at)
+                .checked_sub(1)
+            else {
+                continue;
+            };
+            let hash = name_hash(at - old[k].start as usize, token);
+            let sum = sums.old.entry(k).or_insert(0);
+            *sum = sum.wrapping_add(hash);
+        }
+        for token in &names.new {
+            let at = token.span.start();
+            let Some(j) = tiles
+                .partition_point(|t| t.start as usize <= at)
+                .checked_sub(1)
+            else {
+                continue;
+            };
+            let hash = name_hash(at - tiles[j].start as usize, token);
+            let sum = sums.new.entry(j).or_insert(0);
+            *sum = sum.wrapping_add(hash);
+        }
+        sums
     }
 }
 
