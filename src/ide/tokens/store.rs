@@ -116,6 +116,18 @@ impl TokenStore {
         lines: &LineIndex,
         base: Option<(&TokenStore, Edit)>,
     ) -> TokenStore {
+        TokenStore::build_with(compilation, lines, base, true)
+    }
+
+    /// [`TokenStore::build`], telling the names that changed from the
+    /// checker's chunks only if `chunks` (else every name is hashed).
+    fn build_with(
+        compilation: &Compilation,
+        lines: &LineIndex,
+        base: Option<(&TokenStore, Edit)>,
+        chunks: bool,
+    ) -> TokenStore {
+        let use_chunks = chunks;
         let text = super::super::root_text(compilation);
         let file = super::super::root_syntax(compilation);
         let Some(tiles) = tiles::tiles(file).filter(|_| text.len() < u32::MAX as usize) else {
@@ -124,7 +136,7 @@ impl TokenStore {
         let chunks = NameChunks::of(compilation);
         // The names the edit may have changed, if the chunks tell them;
         // else every name is hashed again.
-        let changed = base.and_then(|(store, edit)| {
+        let changed = base.filter(|_| use_chunks).and_then(|(store, edit)| {
             let names = changed::changed(store.chunks.as_ref()?, &chunks, edit)?;
             Some(NameSums::of(&names, &store.segments, &tiles))
         });
@@ -197,8 +209,8 @@ impl TokenStore {
 
     /// The tiles of `compilation`'s file that overlap the bytes
     /// `start..end`, alone: what a range asks of a text whose tokens are not
-    /// kept yet, without making the others' (one pass over the names to
-    /// find those in the tiles, none hashed). `None` where the file cannot
+    /// kept yet, without making the others' (the names in those tiles read
+    /// from the checker's chunks that reach into them, none hashed). `None` where the file cannot
     /// be cut. Its [`TokenStore::encode_range`] of the same bytes gives
     /// the whole store's.
     pub fn of_range(
@@ -219,22 +231,19 @@ impl TokenStore {
             .max(first + 1)
             .min(tiles.len());
         let chosen = &tiles[first..last];
-        let (from, to) = (chosen.first()?.start as usize, end_of(last - 1));
-        let mut names: Vec<Vec<Token>> = vec![Vec::new(); chosen.len()];
-        for token in name_tokens(compilation).flatten() {
-            let at = token.span.start();
-            if from <= at && at < to {
-                let k = chosen.partition_point(|t| t.start as usize <= at) - 1;
-                names[k].push(token);
-            }
-        }
+        let from = chosen.first()?.start as usize;
+        let ranges: Vec<_> = (first..last)
+            .map(|j| (tiles[j].start as usize, end_of(j)))
+            .collect();
+        let (offsets, names) = NameChunks::of(compilation).in_ranges(&ranges);
         let mut scratch = tiles::Scratch::default();
         let mut made = Vec::new();
         let mut at = Cursor::new(lines, text, from);
         let mut segments = Vec::with_capacity(chosen.len());
         for (k, tile) in chosen.iter().enumerate() {
             let range = (tile.start as usize, end_of(first + k));
-            tiles::fresh(compilation, range, tile.owner, &names[k], &mut scratch).ok()?;
+            let names = &names[offsets[k]..offsets[k + 1]];
+            tiles::fresh(compilation, range, tile.owner, names, &mut scratch).ok()?;
             pieces(&scratch.sorted, text, &mut at, range.0, &mut made);
             segments.push(Segment {
                 start: tile.start,
@@ -596,6 +605,17 @@ fn pieces(tokens: &[Token], text: &str, at: &mut Cursor<'_>, start: usize, out: 
 
 #[doc(hidden)]
 impl TokenStore {
+    /// [`TokenStore::build`] hashing every name of the file, as it did
+    /// before it told the changed ones from the checker's chunks (for a
+    /// benchmark's comparison).
+    pub fn build_hashing_every_name(
+        compilation: &Compilation,
+        lines: &LineIndex,
+        base: Option<(&TokenStore, Edit)>,
+    ) -> TokenStore {
+        TokenStore::build_with(compilation, lines, base, false)
+    }
+
     /// How many of these tiles share their tokens with `other`'s (test
     /// support: what a store made from another kept).
     pub fn shared_with(&self, other: &TokenStore) -> usize {
