@@ -398,36 +398,35 @@ struct NameSums {
 
 impl NameSums {
     fn of(names: &ChangedNames, old: &[Segment], tiles: &[Tile]) -> NameSums {
-        let mut sums = NameSums {
-            old: HashMap::new(),
-            new: HashMap::new(),
-        };
-        for token in &names.old {
-            let at = token.span.start();
-            let Some(k) = old
-                .partition_point(|s| s.start as usize <= at)
-                .checked_sub(1)
-            else {
-                continue;
-            };
-            let hash = name_hash(at - old[k].start as usize, token);
-            let sum = sums.old.entry(k).or_insert(0);
-            *sum = sum.wrapping_add(hash);
+        NameSums {
+            old: summed(&names.old, old.len(), |k| old[k].start),
+            new: summed(&names.new, tiles.len(), |j| tiles[j].start),
         }
-        for token in &names.new {
-            let at = token.span.start();
-            let Some(j) = tiles
-                .partition_point(|t| t.start as usize <= at)
-                .checked_sub(1)
-            else {
-                continue;
-            };
-            let hash = name_hash(at - tiles[j].start as usize, token);
-            let sum = sums.new.entry(j).or_insert(0);
-            *sum = sum.wrapping_add(hash);
-        }
-        sums
     }
+}
+
+/// The hashes of `tokens` summed per tile, of `count` tiles, tile `k`
+/// starting at `start(k)` (in order).
+fn summed(tokens: &[Token], count: usize, start: impl Fn(usize) -> u32) -> HashMap<usize, u64> {
+    let mut sums = HashMap::new();
+    for token in tokens {
+        let at = token.span.start();
+        // The last tile that starts at or before the name.
+        let (mut low, mut high) = (0, count);
+        while low < high {
+            let middle = low + (high - low) / 2;
+            match start(middle) as usize <= at {
+                true => low = middle + 1,
+                false => high = middle,
+            }
+        }
+        let Some(k) = low.checked_sub(1) else {
+            continue;
+        };
+        let sum = sums.entry(k).or_insert(0u64);
+        *sum = sum.wrapping_add(name_hash(at - start(k) as usize, token));
+    }
+    sums
 }
 
 /// The file's names (definitions and references in it) by tile.
