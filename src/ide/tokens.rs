@@ -3,6 +3,7 @@
 mod changed;
 mod cursor;
 mod encode;
+mod names;
 mod store;
 #[cfg(test)]
 #[path = "tokens/tests/store.rs"]
