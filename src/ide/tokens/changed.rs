@@ -140,7 +140,8 @@ pub(super) struct ChangedNames {
 /// the edit from the old text to the new; `None` where that cannot be told
 /// from the chunks (another file, a definition more or less — every
 /// reference then may name another — a definition whose kind changed) or
-/// where no chunk is shared (a pass over every name costs less).
+/// where more than an eighth of the names are in chunks not shared (a
+/// pass over every name costs less).
 pub(super) fn changed(old: &NameChunks, new: &NameChunks, edit: Edit) -> Option<ChangedNames> {
     if old.file != new.file {
         return None;
@@ -152,10 +153,27 @@ pub(super) fn changed(old: &NameChunks, new: &NameChunks, edit: Edit) -> Option<
     }
     let definitions = pair(&old.definitions, &new.definitions, file, edit);
     let references = pair(&old.references, &new.references, file, edit);
-    // Nothing shared (a whole compile): a pass over every name costs less.
-    let shared =
-        new.definitions.len() - definitions.new.len() + new.references.len() - references.new.len();
-    if shared == 0 {
+    // More than an eighth of the names in chunks not shared (a whole
+    // compile, lists the checker made again): a pass over every name costs
+    // less than hashing them one by one into maps.
+    let sizes =
+        |list: &Unshared, old_of: &dyn Fn(usize) -> usize, new_of: &dyn Fn(usize) -> usize| {
+            list.old.iter().map(|&(c, _)| old_of(c)).sum::<usize>()
+                + list.new.iter().map(|&(c, _)| new_of(c)).sum::<usize>()
+        };
+    let unshared = sizes(&definitions, &|c| old.definitions[c].len(), &|c| {
+        new.definitions[c].len()
+    }) + sizes(&references, &|c| old.references[c].len(), &|c| {
+        new.references[c].len()
+    });
+    let all = count(&new.definitions) + new.references.iter().map(ChunkRef::len).sum::<usize>();
+    // The library's tests (chunks of 8) take this way unless nothing is
+    // shared, so that the property tests follow it.
+    let limit = match cfg!(test) {
+        true => 2 * all,
+        false => all / 8,
+    };
+    if unshared > limit || (cfg!(test) && unshared == limit) {
         return None;
     }
     // A reference's token is of its definition's kind: the references in
