@@ -6,7 +6,6 @@
 use std::collections::HashMap;
 
 use super::changed::ChangedNames;
-use super::store::Segment;
 use super::tiles::{self, Tile};
 use super::{Token, TokenKind};
 use crate::compile::Compilation;
@@ -49,9 +48,15 @@ pub(super) struct NameSums {
 }
 
 impl NameSums {
-    pub fn of(names: &ChangedNames, old: &[Segment], tiles: &[Tile]) -> NameSums {
+    /// The sums of `names`, the old store having `old_tiles` tiles, tile
+    /// `k` starting at `old_start(k)`.
+    pub fn of(
+        names: &ChangedNames,
+        (old_tiles, old_start): (usize, impl Fn(usize) -> u32),
+        tiles: &[Tile],
+    ) -> NameSums {
         NameSums {
-            old: summed(&names.old, old.len(), |k| old[k].start),
+            old: summed(&names.old, old_tiles, old_start),
             new: summed(&names.new, tiles.len(), |j| tiles[j].start),
         }
     }

@@ -136,7 +136,8 @@ impl TokenStore {
         // else every name is hashed again.
         let changed = base.filter(|_| use_chunks).and_then(|(store, edit)| {
             let names = changed::changed(store.chunks.as_ref()?, &chunks, edit)?;
-            Some(NameSums::of(&names, &store.segments, &tiles))
+            let old = &store.segments;
+            Some(NameSums::of(&names, (old.len(), |k| old[k].start), &tiles))
         });
         let names = match changed {
             Some(sums) => Hashes::Changed(sums),
