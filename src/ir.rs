@@ -10,7 +10,7 @@ use crate::syntax::ast::SmolStr;
 mod building;
 mod shifted;
 pub use building::SymbolsBuilder;
-pub use shifted::{Keep, Shifted, Spanned, Window, CHUNK};
+pub use shifted::{ChunkRef, Keep, Shifted, Spanned, Window, CHUNK};
 
 /// A task's id: its 1-based position in source order.
 pub type TaskId = u32;

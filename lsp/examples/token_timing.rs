@@ -16,7 +16,9 @@
 //! the first (for an instruction counter: run with `N` and with 0 and
 //! divide the difference by `N`); with `whole`, the whole file's tokens
 //! are made instead, as before they were kept per tile
-//! (`planc::ide::semantic_tokens`, then encoded).
+//! (`planc::ide::semantic_tokens`, then encoded). With `every-name` after
+//! it, the stores hash every name of the file, as they did before they
+//! told the names that changed from the checker's chunks.
 
 // Benchmarks may unwrap, print what they measure and hold long scenarios.
 #![allow(
@@ -42,6 +44,7 @@ fn main() {
     let times: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(30);
     let only_tokens = args.get(2).is_some_and(|a| a == "tokens" || a == "whole");
     let whole = args.get(2).is_some_and(|a| a == "whole");
+    let every_name = args.iter().any(|a| a == "every-name");
     let text = planc::generate::plan_source(tasks, false);
     let needle = format!("task t{} \"Do", tasks / 2);
     let at = text.find(&needle).unwrap() + needle.len();
@@ -97,7 +100,11 @@ fn main() {
             timings[5].push(started.elapsed());
         }
         let started = Instant::now();
-        let next_store = TokenStore::build(&new, &new_lines, Some((&store, edit)));
+        let base = Some((&store, edit));
+        let next_store = match every_name {
+            true => TokenStore::build_hashing_every_name(&new, &new_lines, base),
+            false => TokenStore::build(&new, &new_lines, base),
+        };
         timings[2].push(started.elapsed());
         let started = Instant::now();
         let delta = next_store.delta(&store, new_text, &new_lines).unwrap();

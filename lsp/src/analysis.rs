@@ -56,6 +56,8 @@ impl Analysis {
             .map(|path| path.display().to_string())
             .unwrap_or_else(|| uri.as_str().to_owned());
         let json = is_json(&name);
+        // The edit the changes told, if from the previous text.
+        let edit = edit.filter(|&(from, _)| previous.is_some_and(|p| p.revision == from));
         let token_base = match json {
             true => None,
             false => crate::token_base::base_after(
@@ -65,17 +67,14 @@ impl Analysis {
                     token_base: &p.token_base,
                 }),
                 &text,
+                edit.map(|(_, edit)| edit),
             ),
         };
         let compilation = match previous {
             _ if json => planc::compile_json(&name, text),
-            Some(previous) if !previous.json => {
-                // The edit the changes told, if from the previous text.
-                let edit = edit.filter(|&(from, _)| from == previous.revision);
-                previous
-                    .compilation
-                    .recompile_edited(text, edit.map(|(_, edit)| edit))
-            }
+            Some(previous) if !previous.json => previous
+                .compilation
+                .recompile_edited(text, edit.map(|(_, edit)| edit)),
             _ => planc::compile_shared(&name, text, &Options::default()),
         };
         let analysis = Analysis::of(uri, revision, compilation, lines, json);

@@ -26,10 +26,16 @@ pub struct Earlier<'a> {
 
 /// What an analysis of `text` makes its tokens from: the store of the
 /// analysis before it, or the one that analysis would have made its own
-/// from, if it made none; `None` if no analysis made tokens.
-pub fn base_after(previous: Option<Earlier<'_>>, text: &str) -> Option<Base> {
+/// from, if it made none; `None` if no analysis made tokens. `told` is the
+/// edit from the earlier text to `text` if the client's changes told it
+/// (else the texts are compared).
+pub fn base_after(previous: Option<Earlier<'_>>, text: &str, told: Option<Edit>) -> Option<Base> {
     let previous = previous?;
-    let edit = || Edit::between(previous.text, text);
+    // Checked and narrowed as the compile does (`Edit::narrowed`).
+    let edit = || {
+        told.and_then(|edit| edit.narrowed(previous.text, text))
+            .unwrap_or_else(|| Edit::between(previous.text, text))
+    };
     if let Some(store) = previous.tokens.get() {
         return Some(Base {
             store: Arc::clone(store),

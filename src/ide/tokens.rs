@@ -1,7 +1,9 @@
 //! Semantic tokens: what each piece of a file is, for highlighting.
 
+mod changed;
 mod cursor;
 mod encode;
+mod names;
 mod store;
 #[cfg(test)]
 #[path = "tokens/tests/store.rs"]

@@ -146,14 +146,7 @@ impl<T: Spanned> Chunk<T> {
     /// Its item as read: moved by the chunk's offset if of `file`, what it
     /// names renumbered.
     fn read(&self, item: &T, file: Option<FileId>) -> T {
-        let moved = match self.by {
-            0 => item.clone(),
-            by if Some(item.file()) == file => item
-                .map_spans(&|span| Some(span.shifted(by)))
-                .unwrap_or_else(|| item.clone()),
-            _ => item.clone(),
-        };
-        self.renumber.apply(moved)
+        self.renumber.apply(read(item, self.by, file))
     }
 
     /// The items, as read, to change: its own if not shared and not moved.
@@ -179,6 +172,18 @@ impl<T: Spanned> Chunk<T> {
             .filter(|i| i.file() == file)
             .map(Spanned::extent)
             .reduce(|a, b| a.to(b))
+    }
+}
+
+/// `item` as stored in a chunk read with offset `by` in a list of `file`:
+/// moved by `by` if of that file (what it names not renumbered).
+fn read<T: Spanned>(item: &T, by: i64, file: Option<FileId>) -> T {
+    match by {
+        0 => item.clone(),
+        by if Some(item.file()) == file => item
+            .map_spans(&|span| Some(span.shifted(by)))
+            .unwrap_or_else(|| item.clone()),
+        _ => item.clone(),
     }
 }
 
@@ -523,6 +528,97 @@ impl<T: Spanned> Shifted<T> {
             ends: self.ends.clone(),
             file: Some(file),
         })
+    }
+}
+
+/// One chunk of a [`Shifted`] list, held apart from the list: its items
+/// as stored and the offset they are read with. Two lists (of successive
+/// texts) hold the same chunk when they share its allocation
+/// ([`ChunkRef::same`]); its items then are the same, each moved by the
+/// difference of the two offsets (and naming what they name, as both
+/// lists renumber it alike).
+#[derive(Clone)]
+pub struct ChunkRef<T> {
+    items: Arc<Vec<T>>,
+    by: i64,
+    /// What reading its items does to the indices they name.
+    renumber: Renumber,
+    /// The list's file, whose items' spans `by` moves.
+    file: Option<FileId>,
+    /// The chunk's cached extent, as stored (see [`Chunk::extent`]).
+    extent: Option<Option<Span>>,
+}
+
+impl<T: Spanned> ChunkRef<T> {
+    /// Whether `other` is this chunk (the same allocation), wherever each
+    /// list reads it from.
+    pub fn same(&self, other: &ChunkRef<T>) -> bool {
+        Arc::ptr_eq(&self.items, &other.items) && self.renumber == other.renumber
+    }
+
+    /// How far the spans of its items of `file` moved since they were
+    /// stored.
+    pub fn by(&self, file: FileId) -> i64 {
+        match self.file == Some(file) {
+            true => self.by,
+            false => 0,
+        }
+    }
+
+    /// The number of items.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The items as stored (spans not moved, indices they name not
+    /// renumbered): for what is neither.
+    pub fn unmoved(&self) -> &[T] {
+        &self.items
+    }
+
+    /// The items as they stand now.
+    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
+        let renumber = self.renumber;
+        self.items
+            .iter()
+            .map(move |item| renumber.apply(read(item, self.by, self.file)))
+    }
+
+    /// What the spans of its items of `file` cover as they stand now
+    /// (`None`: it has none).
+    pub fn extent(&self, file: FileId) -> Option<Span> {
+        let cached = self.file == Some(file);
+        let stored = match (self.extent, cached) {
+            (Some(extent), true) => extent,
+            _ => self
+                .items
+                .iter()
+                .filter(|i| i.file() == file)
+                .map(Spanned::extent)
+                .reduce(|a, b| a.to(b)),
+        };
+        stored.map(|s| s.shifted(self.by(file)))
+    }
+}
+
+impl<T: Spanned> Shifted<T> {
+    /// Its chunks, held (each an `Arc` shared with the list), in order.
+    pub fn chunk_refs(&self) -> Vec<ChunkRef<T>> {
+        self.chunks
+            .iter()
+            .map(|chunk| ChunkRef {
+                items: Arc::clone(&chunk.items),
+                by: chunk.by,
+                renumber: chunk.renumber,
+                file: self.file,
+                extent: chunk.extent,
+            })
+            .collect()
     }
 }
 

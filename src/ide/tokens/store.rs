@@ -8,12 +8,13 @@
 
 use std::sync::Arc;
 
+use super::changed::{self, NameChunks};
 use super::cursor::{utf16_len, Cursor};
-use super::tiles::{self, Role, Tile};
+use super::names::{name_hash, Hashes, NameSums, Names};
+use super::tiles::{self, Role};
 use super::{semantic_tokens, Token, TokenKind};
 use crate::compile::Compilation;
 use crate::line_index::LineIndex;
-use crate::span::Span;
 use crate::syntax::{ast, Edit};
 
 /// The semantic tokens of one text, kept per tile.
@@ -24,6 +25,10 @@ pub struct TokenStore {
     pub(super) total: usize,
     /// The length of the text.
     text_len: usize,
+    /// The chunks of the checker's names the tokens were made from, to
+    /// tell a later text's store which names changed (`None`: not made
+    /// from the whole file's names).
+    chunks: Option<NameChunks>,
 }
 
 /// One tile's tokens.
@@ -109,12 +114,35 @@ impl TokenStore {
         lines: &LineIndex,
         base: Option<(&TokenStore, Edit)>,
     ) -> TokenStore {
+        TokenStore::build_with(compilation, lines, base, true)
+    }
+
+    /// [`TokenStore::build`], telling the names that changed from the
+    /// checker's chunks only if `chunks` (else every name is hashed).
+    fn build_with(
+        compilation: &Compilation,
+        lines: &LineIndex,
+        base: Option<(&TokenStore, Edit)>,
+        chunks: bool,
+    ) -> TokenStore {
+        let use_chunks = chunks;
         let text = super::super::root_text(compilation);
         let file = super::super::root_syntax(compilation);
         let Some(tiles) = tiles::tiles(file).filter(|_| text.len() < u32::MAX as usize) else {
             return TokenStore::whole(compilation, lines);
         };
-        let names = Names::locate(compilation, &tiles);
+        let chunks = NameChunks::of(compilation);
+        // The names the edit may have changed, if the chunks tell them;
+        // else every name is hashed again.
+        let changed = base.filter(|_| use_chunks).and_then(|(store, edit)| {
+            let names = changed::changed(store.chunks.as_ref()?, &chunks, edit)?;
+            let old = &store.segments;
+            Some(NameSums::of(&names, (old.len(), |k| old[k].start), &tiles))
+        });
+        let names = match changed {
+            Some(sums) => Hashes::Changed(sums),
+            None => Hashes::Whole(Names::locate(compilation, &tiles)),
+        };
         let end = |j: usize| tiles.get(j + 1).map_or(text.len(), |t| t.start as usize);
         let mut old = base.map(|(store, edit)| Old {
             store,
@@ -129,16 +157,30 @@ impl TokenStore {
                 start: tile.start,
                 role: tile.role,
                 clean: clean(file, tile.start as usize, end(j)),
-                names: names.hashes[j],
+                names: 0,
                 pieces: Arc::clone(&placeholder),
             };
-            match old.as_mut().and_then(|old| old.kept(&segment, end(j))) {
-                Some(pieces) => segment.pieces = pieces,
-                None => fresh.push(j),
+            let matched = old.as_mut().and_then(|old| old.matched(&segment, end(j)));
+            let was = matched.map(|(k, old)| (old.names, k));
+            match (names.of(j, was), matched) {
+                (Some(hash), Some((_, old))) if hash == old.names => {
+                    segment.names = hash;
+                    segment.pieces = Arc::clone(&old.pieces);
+                }
+                _ => fresh.push(j),
             }
             segments.push(segment);
         }
-        let (offsets, symbols) = names.tokens(compilation, &fresh, tiles.len());
+        let (offsets, symbols) = match &names {
+            Hashes::Whole(names) => names.tokens(compilation, &fresh, tiles.len()),
+            Hashes::Changed(_) => {
+                let ranges: Vec<_> = fresh
+                    .iter()
+                    .map(|&j| (tiles[j].start as usize, end(j)))
+                    .collect();
+                chunks.in_ranges(&ranges)
+            }
+        };
         let mut scratch = tiles::Scratch::default();
         let mut made = Vec::new();
         let mut at = Cursor::new(lines, text, 0);
@@ -151,19 +193,23 @@ impl TokenStore {
             }
             pieces(&scratch.sorted, text, &mut at, range.0, &mut made);
             segments[j].pieces = Arc::from(&made[..]);
+            segments[j].names = names.iter().fold(0u64, |sum, name| {
+                sum.wrapping_add(name_hash(name.span.start() - range.0, name))
+            });
         }
         let total = segments.iter().map(|s| s.pieces.len()).sum();
         TokenStore {
             segments,
             total,
             text_len: text.len(),
+            chunks: Some(chunks),
         }
     }
 
     /// The tiles of `compilation`'s file that overlap the bytes
     /// `start..end`, alone: what a range asks of a text whose tokens are not
-    /// kept yet, without making the others' (one pass over the names to
-    /// find those in the tiles, none hashed). `None` where the file cannot
+    /// kept yet, without making the others' (the names in those tiles read
+    /// from the checker's chunks that reach into them, none hashed). `None` where the file cannot
     /// be cut. Its [`TokenStore::encode_range`] of the same bytes gives
     /// the whole store's.
     pub fn of_range(
@@ -184,22 +230,19 @@ impl TokenStore {
             .max(first + 1)
             .min(tiles.len());
         let chosen = &tiles[first..last];
-        let (from, to) = (chosen.first()?.start as usize, end_of(last - 1));
-        let mut names: Vec<Vec<Token>> = vec![Vec::new(); chosen.len()];
-        for token in name_tokens(compilation).flatten() {
-            let at = token.span.start();
-            if from <= at && at < to {
-                let k = chosen.partition_point(|t| t.start as usize <= at) - 1;
-                names[k].push(token);
-            }
-        }
+        let from = chosen.first()?.start as usize;
+        let ranges: Vec<_> = (first..last)
+            .map(|j| (tiles[j].start as usize, end_of(j)))
+            .collect();
+        let (offsets, names) = NameChunks::of(compilation).in_ranges(&ranges);
         let mut scratch = tiles::Scratch::default();
         let mut made = Vec::new();
         let mut at = Cursor::new(lines, text, from);
         let mut segments = Vec::with_capacity(chosen.len());
         for (k, tile) in chosen.iter().enumerate() {
             let range = (tile.start as usize, end_of(first + k));
-            tiles::fresh(compilation, range, tile.owner, &names[k], &mut scratch).ok()?;
+            let names = &names[offsets[k]..offsets[k + 1]];
+            tiles::fresh(compilation, range, tile.owner, names, &mut scratch).ok()?;
             pieces(&scratch.sorted, text, &mut at, range.0, &mut made);
             segments.push(Segment {
                 start: tile.start,
@@ -213,6 +256,7 @@ impl TokenStore {
             total: segments.iter().map(|s| s.pieces.len()).sum(),
             segments,
             text_len: text.len(),
+            chunks: None,
         })
     }
 
@@ -234,6 +278,7 @@ impl TokenStore {
                 pieces,
             }],
             text_len: text.len(),
+            chunks: None,
         }
     }
 
@@ -288,10 +333,11 @@ impl Old<'_> {
         }
     }
 
-    /// The pieces of the old segment that `segment` (ending at `end`) keeps,
-    /// if there is one: the same text where it stands now, the same role,
-    /// the same names, and no unparsed text near it before or now.
-    fn kept(&mut self, segment: &Segment, end: usize) -> Option<Arc<[Piece]>> {
+    /// The old segment that `segment` (ending at `end`) stands where it
+    /// stood, if there is one, and its index: the same text where it
+    /// stands now, the same role, and no unparsed text near it before or
+    /// now. Its tokens are the same if its names are too.
+    fn matched(&mut self, segment: &Segment, end: usize) -> Option<(usize, &Segment)> {
         let start = segment.start as usize;
         let segments = &self.store.segments;
         while self.next < segments.len() {
@@ -300,160 +346,17 @@ impl Old<'_> {
                 _ => self.next += 1,
             }
         }
-        let old = segments.get(self.next)?;
-        let same = self.moved(self.next) == Some((start, end))
+        let k = self.next;
+        let old = segments.get(k)?;
+        let same = self.moved(k) == Some((start, end))
             && old.role == segment.role
             && old.clean
-            && segment.clean
-            && old.names == segment.names;
+            && segment.clean;
         same.then(|| {
             self.next += 1;
-            Arc::clone(&old.pieces)
+            (k, old)
         })
     }
-}
-
-/// The file's names (definitions and references in it) by tile.
-struct Names {
-    /// The tile of each definition, then of each reference (`u32::MAX`:
-    /// none, not in the file or empty).
-    tile_of: Vec<u32>,
-    /// Per tile, a sum of a hash of each name in it.
-    hashes: Vec<u64>,
-}
-
-impl Names {
-    fn locate(compilation: &Compilation, tiles: &[Tile]) -> Names {
-        let mut hashes = vec![0u64; tiles.len()];
-        let mut tile_of = Vec::with_capacity(symbol_count(compilation));
-        let mut cursor = 0;
-        for token in name_tokens(compilation) {
-            let Some(token) = token else {
-                tile_of.push(u32::MAX);
-                continue;
-            };
-            let tile = tile_at(tiles, &mut cursor, token.span.start());
-            let relative = token.span.start() - tiles[tile].start as usize;
-            hashes[tile] = hashes[tile].wrapping_add(name_hash(relative, &token));
-            tile_of.push(tile as u32);
-        }
-        Names { tile_of, hashes }
-    }
-
-    /// The name tokens of the tiles of `fresh` (tile indices, in order),
-    /// each tile's definitions first, each in the symbols' order: those of
-    /// `fresh[k]` are `tokens[offsets[k]..offsets[k + 1]]`.
-    fn tokens(
-        &self,
-        compilation: &Compilation,
-        fresh: &[usize],
-        tiles: usize,
-    ) -> (Vec<usize>, Vec<Token>) {
-        let mut slot_of = vec![u32::MAX; tiles];
-        for (slot, &tile) in fresh.iter().enumerate() {
-            slot_of[tile] = slot as u32;
-        }
-        let slot = |tile: u32| {
-            slot_of
-                .get(tile as usize)
-                .copied()
-                .filter(|&s| s != u32::MAX)
-        };
-        let mut offsets = vec![0usize; fresh.len() + 1];
-        for &tile in &self.tile_of {
-            if let Some(s) = slot(tile) {
-                offsets[s as usize + 1] += 1;
-            }
-        }
-        for k in 1..offsets.len() {
-            offsets[k] += offsets[k - 1];
-        }
-        let mut next = offsets.clone();
-        let empty = Token {
-            span: Span::default(),
-            kind: TokenKind::Keyword,
-            definition: false,
-        };
-        let mut tokens = vec![empty; offsets[fresh.len()]];
-        let symbols = &compilation.checked.symbols;
-        let definitions = symbols.definitions.len();
-        // Only the names of those tiles are made into tokens.
-        for (i, &tile) in self.tile_of.iter().enumerate() {
-            let Some(s) = slot(tile) else {
-                continue;
-            };
-            let token = match i.checked_sub(definitions) {
-                None => symbols
-                    .definitions
-                    .get(i)
-                    .map(|d| tiles::symbol_token(d.kind, d.span, true)),
-                Some(r) => symbols.references.get(r).and_then(|r| {
-                    let kind = symbols.definitions.get(r.definition)?.kind;
-                    Some(tiles::symbol_token(kind, r.span, false))
-                }),
-            };
-            if let Some(token) = token {
-                tokens[next[s as usize]] = token;
-                next[s as usize] += 1;
-            }
-        }
-        (offsets, tokens)
-    }
-}
-
-fn symbol_count(compilation: &Compilation) -> usize {
-    let symbols = &compilation.checked.symbols;
-    symbols.definitions.len() + symbols.references.len()
-}
-
-/// The token of every definition, then of every reference, of the
-/// compilation (`None` for those in other files, or empty).
-fn name_tokens(compilation: &Compilation) -> impl Iterator<Item = Option<Token>> + '_ {
-    let symbols = &compilation.checked.symbols;
-    let root = compilation.file;
-    let keep = move |file, span: Span| file == root && !span.is_empty();
-    let definitions = symbols
-        .definitions
-        .iter()
-        .map(move |d| keep(d.file, d.span).then(|| tiles::symbol_token(d.kind, d.span, true)));
-    // Each definition's kind, read once (not a chunk lookup per reference).
-    let kinds: Vec<_> = symbols.definitions.unmoved().map(|d| d.kind).collect();
-    let references = symbols.references.iter().map(move |r| {
-        let kind = *kinds.get(r.definition)?;
-        keep(r.file, r.span).then(|| tiles::symbol_token(kind, r.span, false))
-    });
-    definitions.chain(references)
-}
-
-/// The tile holding `offset`, looked for from `cursor` (names come mostly
-/// in order) and kept there.
-fn tile_at(tiles: &[Tile], cursor: &mut usize, offset: usize) -> usize {
-    let holds = |j: usize| {
-        tiles[j].start as usize <= offset
-            && tiles.get(j + 1).is_none_or(|t| offset < t.start as usize)
-    };
-    let found = [*cursor, *cursor + 1]
-        .into_iter()
-        .find(|&j| j < tiles.len() && holds(j))
-        .unwrap_or_else(|| {
-            tiles
-                .partition_point(|t| t.start as usize <= offset)
-                .saturating_sub(1)
-        });
-    *cursor = found;
-    found
-}
-
-/// A hash of a name where it stands in its tile (SplitMix64's finaliser
-/// of its place, length, kind and whether it is a definition).
-fn name_hash(relative: usize, token: &Token) -> u64 {
-    let kind = token.kind as u64;
-    let mut x = (relative as u64 ^ (token.span.len() as u64) << 32).wrapping_add(
-        (kind << 1 | u64::from(token.definition)).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-    );
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
 }
 
 /// The pieces of a tile's tokens (sorted, without overlaps), the tile
@@ -488,6 +391,17 @@ fn pieces(tokens: &[Token], text: &str, at: &mut Cursor<'_>, start: usize, out: 
 
 #[doc(hidden)]
 impl TokenStore {
+    /// [`TokenStore::build`] hashing every name of the file, as it did
+    /// before it told the changed ones from the checker's chunks (for a
+    /// benchmark's comparison).
+    pub fn build_hashing_every_name(
+        compilation: &Compilation,
+        lines: &LineIndex,
+        base: Option<(&TokenStore, Edit)>,
+    ) -> TokenStore {
+        TokenStore::build_with(compilation, lines, base, false)
+    }
+
     /// How many of these tiles share their tokens with `other`'s (test
     /// support: what a store made from another kept).
     pub fn shared_with(&self, other: &TokenStore) -> usize {
@@ -510,7 +424,7 @@ fn each_kind_is_numbered_as_declared() {
             0,
             3,
             &Token {
-                span: Span::default(),
+                span: crate::span::Span::default(),
                 kind,
                 definition: true,
             },
