@@ -1,9 +1,6 @@
 //! A task added to a step or taken out of it, checked from the last check
 //! ([`check::added`]) rather than whole.
 
-use std::collections::HashMap;
-
-use super::has_templates;
 use crate::check::{self, Checked};
 use crate::compile::Compilation;
 use crate::modules::Module;
@@ -22,27 +19,10 @@ impl Compilation {
         old_span: Span,
         (modules, sources): (&[Module], &SourceMap),
     ) -> Option<Checked> {
-        let options = &self.parts.options;
-        let simple = !options.skip_references && !options.skip_plan;
-        if !simple || self.modules.iter().any(has_templates) {
+        if !self.follows_step_changes() {
             return None;
         }
-        // The step's other spans, old to new; the task's have none.
-        let inside: HashMap<Span, Span> = change.moved.iter().copied().collect();
-        let by = edit.new_end as i64 - edit.old_end as i64;
-        let map = |span: Span| -> Option<Span> {
-            if span.start() >= old_span.end() {
-                return Some(span.shifted(by));
-            }
-            if span.end() <= old_span.start() {
-                return Some(span);
-            }
-            let around = span.start() < old_span.start() && span.end() >= old_span.end();
-            match around {
-                true => Some(edit.map_span(span)),
-                false => inside.get(&span).copied(),
-            }
-        };
+        let map = super::moved::step_spans(&change.moved, edit, old_span);
         let moved = (&map, super::moved::window(old_span, edit));
         check::added::added(&self.checked, moved, (modules, sources), self.file, change)
     }

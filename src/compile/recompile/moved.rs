@@ -2,6 +2,9 @@
 //! the plan's structure as it was: the paths of a step renamed and of a
 //! template's text edited start from it.
 
+use std::collections::HashMap;
+
+use super::has_templates;
 use crate::check::Checked;
 use crate::compile::Compilation;
 use crate::diagnostic::Diagnostic;
@@ -20,7 +23,42 @@ pub(super) fn window(old_span: Span, edit: Edit) -> Window {
     }
 }
 
+/// The spans of a re-read step (which stood at `old_span`) old to new, for
+/// a change that keeps some of its items (`kept`: their spans, old and
+/// new): those after the step move by as much as the text grew, those
+/// before it stay, those around it (the plan's) follow the edit, and of
+/// those inside it only `kept`'s have a new span.
+pub(super) fn step_spans(
+    kept: &[(Span, Span)],
+    edit: Edit,
+    old_span: Span,
+) -> impl Fn(Span) -> Option<Span> {
+    let inside: HashMap<Span, Span> = kept.iter().copied().collect();
+    let by = edit.new_end as i64 - edit.old_end as i64;
+    move |span: Span| -> Option<Span> {
+        if span.start() >= old_span.end() {
+            return Some(span.shifted(by));
+        }
+        if span.end() <= old_span.start() {
+            return Some(span);
+        }
+        let around = span.start() < old_span.start() && span.end() >= old_span.end();
+        match around {
+            true => Some(edit.map_span(span)),
+            false => inside.get(&span).copied(),
+        }
+    }
+}
+
 impl Compilation {
+    /// Whether a re-read step's change may be checked from the last check:
+    /// the compilation records references and keeps its plan, and no file
+    /// has templates (whose instances a step's tasks could be).
+    pub(super) fn follows_step_changes(&self) -> bool {
+        let options = &self.parts.options;
+        !options.skip_references && !options.skip_plan && !self.modules.iter().any(has_templates)
+    }
+
     /// What the check found and the loading diagnostics, moved with the
     /// text by `moved` (from [`Compilation::mover`]), with the plan as it
     /// was and `renamed`'s definition given its new name; what the check

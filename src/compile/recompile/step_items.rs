@@ -3,9 +3,6 @@
 //! back), checked from the last check ([`check::step_items`]) rather than
 //! whole.
 
-use std::collections::HashMap;
-
-use super::has_templates;
 use crate::check::{self, Checked};
 use crate::compile::Compilation;
 use crate::modules::Module;
@@ -24,28 +21,10 @@ impl Compilation {
         old_span: Span,
         (modules, sources): (&[Module], &SourceMap),
     ) -> Option<Checked> {
-        let options = &self.parts.options;
-        let simple = !options.skip_references && !options.skip_plan;
-        if !simple || self.modules.iter().any(has_templates) {
+        if !self.follows_step_changes() {
             return None;
         }
-        // The step's spans that stay, old to new; its own items' and
-        // those inside the task that changed have none.
-        let inside: HashMap<Span, Span> = change.moved.iter().copied().collect();
-        let by = edit.new_end as i64 - edit.old_end as i64;
-        let map = |span: Span| -> Option<Span> {
-            if span.start() >= old_span.end() {
-                return Some(span.shifted(by));
-            }
-            if span.end() <= old_span.start() {
-                return Some(span);
-            }
-            let around = span.start() < old_span.start() && span.end() >= old_span.end();
-            match around {
-                true => Some(edit.map_span(span)),
-                false => inside.get(&span).copied(),
-            }
-        };
+        let map = super::moved::step_spans(&change.moved, edit, old_span);
         let window = super::moved::window(old_span, edit);
         check::step_items::step_items(
             &self.checked,
