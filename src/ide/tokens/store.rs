@@ -249,8 +249,8 @@ impl TokenStore {
             .min(blocks.len());
         // The tiles of those blocks, each with its end and its block.
         let mut all = Vec::new();
-        for j in first..last {
-            let tiles = tiles::expand(file, blocks[j], end_of(j))?;
+        for (j, &block) in blocks.iter().enumerate().take(last).skip(first) {
+            let tiles = tiles::expand(file, block, end_of(j))?;
             for (i, tile) in tiles.iter().enumerate() {
                 let tile_end = tiles.get(i + 1).map_or(end_of(j), |t| t.start as usize);
                 all.push((*tile, tile_end, j));
