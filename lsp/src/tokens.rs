@@ -2,7 +2,8 @@
 //! client's last answer (`textDocument/semanticTokens/full/delta`).
 //!
 //! An analysis keeps its file's tokens per tile ([`planc::ide::TokenStore`]:
-//! a tile per item of a plan, per task of a step), made when first asked
+//! a tile per item of a plan, per task of a step, a step's tiles kept as one
+//! block), made when first asked
 //! for ([`store`]) from the tokens of the last analysis that made them: only
 //! the tiles the edits since touched, and those holding names whose
 //! resolution changed, are made again; the others are shared.

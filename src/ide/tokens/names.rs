@@ -1,9 +1,9 @@
-//! The hash of the names in each tile (where each stands in the tile, its
-//! kind, whether it is a definition), which tells whether a tile's tokens
-//! can be kept: from a pass over every name of the file ([`Names`]), or
-//! from the old tiles' hashes and the names that changed ([`NameSums`]).
-
-use std::collections::HashMap;
+//! The hash of the names in each block of tiles (where each stands in the
+//! block, its kind, whether it is a definition), which tells whether a
+//! block's tokens can be kept: from a pass over every name of the file
+//! ([`Names`]), or from the old blocks' hashes and the names that changed
+//! ([`NameSums`]). The same sums, over a block's names, tell which of its
+//! tiles can be kept when it is made again.
 
 use super::changed::ChangedNames;
 use super::tiles::{self, Tile};
@@ -20,15 +20,18 @@ pub(super) enum Hashes {
 }
 
 impl Hashes {
-    /// The hash of tile `j`'s names, if told without its names: `was` is
-    /// the hash of the old tile it stands in place of, and that tile's
+    /// The hash of block `j`'s names, if told without its names: `was` is
+    /// the hash of the old block it stands in place of, and that block's
     /// index in the old store.
     pub fn of(&self, j: usize, was: Option<(u64, usize)>) -> Option<u64> {
         match self {
             Hashes::Whole(names) => names.hashes.get(j).copied(),
             Hashes::Changed(sums) => {
                 let (hash, k) = was?;
-                let sum = |map: &HashMap<usize, u64>, at| map.get(&at).copied().unwrap_or(0);
+                let sum = |sums: &[(usize, u64)], at: usize| {
+                    sums.binary_search_by_key(&at, |&(k, _)| k)
+                        .map_or(0, |i| sums[i].1)
+                };
                 Some(
                     hash.wrapping_sub(sum(&sums.old, k))
                         .wrapping_add(sum(&sums.new, j)),
@@ -38,34 +41,36 @@ impl Hashes {
     }
 }
 
-/// The hashes of the names that changed, summed per tile: of the old
-/// text's (by the old store's tile) and of the new text's (by the new
-/// tile). A tile's hash is a sum over its names, and every other name
-/// stands where it stood in a tile the edit left as it was.
+/// The hashes of the names that changed, summed per block: of the old
+/// text's (by the old store's block) and of the new text's (by the new
+/// block), each list by block, in order (looked up by a binary search: a
+/// hash map's lookup for every block cost more than the names it spared).
+/// A block's hash is a sum over its names, and every other name stands
+/// where it stood in a block the edit left as it was.
 pub(super) struct NameSums {
-    old: HashMap<usize, u64>,
-    new: HashMap<usize, u64>,
+    old: Vec<(usize, u64)>,
+    new: Vec<(usize, u64)>,
 }
 
 impl NameSums {
-    /// The sums of `names`, the old store having `old_tiles` tiles, tile
-    /// `k` starting at `old_start(k)`.
+    /// The sums of `names`, the old store having `old_blocks` blocks,
+    /// block `k` starting at `old_start(k)`.
     pub fn of(
         names: &ChangedNames,
-        (old_tiles, old_start): (usize, impl Fn(usize) -> u32),
-        tiles: &[Tile],
+        (old_blocks, old_start): (usize, impl Fn(usize) -> u32),
+        blocks: &[Tile],
     ) -> NameSums {
         NameSums {
-            old: summed(&names.old, old_tiles, old_start),
-            new: summed(&names.new, tiles.len(), |j| tiles[j].start),
+            old: summed(&names.old, old_blocks, old_start),
+            new: summed(&names.new, blocks.len(), |j| blocks[j].start),
         }
     }
 }
 
-/// The hashes of `tokens` summed per tile, of `count` tiles, tile `k`
-/// starting at `start(k)` (in order).
-fn summed(tokens: &[Token], count: usize, start: impl Fn(usize) -> u32) -> HashMap<usize, u64> {
-    let mut sums = HashMap::new();
+/// The hashes of `tokens` summed per block, of `count` blocks, block `k`
+/// starting at `start(k)` (in order): by block, in order.
+fn summed(tokens: &[Token], count: usize, start: impl Fn(usize) -> u32) -> Vec<(usize, u64)> {
+    let mut hashes = Vec::with_capacity(tokens.len());
     for token in tokens {
         let at = token.span.start();
         // The last tile that starts at or before the name.
@@ -80,18 +85,27 @@ fn summed(tokens: &[Token], count: usize, start: impl Fn(usize) -> u32) -> HashM
         let Some(k) = low.checked_sub(1) else {
             continue;
         };
-        let sum = sums.entry(k).or_insert(0u64);
-        *sum = sum.wrapping_add(name_hash(at - start(k) as usize, token));
+        hashes.push((k, name_hash(at - start(k) as usize, token)));
+    }
+    hashes.sort_unstable_by_key(|&(k, _)| k);
+    let mut sums: Vec<(usize, u64)> = Vec::with_capacity(hashes.len());
+    for (k, hash) in hashes {
+        match sums.last_mut() {
+            Some(last) if last.0 == k => last.1 = last.1.wrapping_add(hash),
+            _ => sums.push((k, hash)),
+        }
     }
     sums
 }
 
-/// The file's names (definitions and references in it) by tile.
+/// The file's names (definitions and references in it) by block (the
+/// blocks given as their first tiles).
 pub(super) struct Names {
-    /// The tile of each definition, then of each reference (`u32::MAX`:
+    /// The block of each definition, then of each reference (`u32::MAX`:
     /// none, not in the file or empty).
     tile_of: Vec<u32>,
-    /// Per tile, a sum of a hash of each name in it.
+    /// Per block, a sum of a hash of each name in it (where it stands from
+    /// the block's start).
     hashes: Vec<u64>,
 }
 
@@ -113,8 +127,8 @@ impl Names {
         Names { tile_of, hashes }
     }
 
-    /// The name tokens of the tiles of `fresh` (tile indices, in order),
-    /// each tile's definitions first, each in the symbols' order: those of
+    /// The name tokens of the blocks of `fresh` (block indices, in order),
+    /// each block's definitions first, each in the symbols' order: those of
     /// `fresh[k]` are `tokens[offsets[k]..offsets[k + 1]]`.
     pub fn tokens(
         &self,
@@ -227,4 +241,42 @@ pub(super) fn name_hash(relative: usize, token: &Token) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     x ^ (x >> 31)
+}
+
+/// The sum of the hashes of `names`, each where it stands from `from`.
+pub(super) fn hash_from(from: usize, names: &[Token]) -> u64 {
+    names.iter().fold(0u64, |sum, name| {
+        sum.wrapping_add(name_hash(name.span.start() - from, name))
+    })
+}
+
+/// A block's names (each starting in one of its tiles, in the order
+/// given) by tile: those of `tiles[k]` are `out[offsets[k]..offsets[k + 1]]`,
+/// in the order given. `out` and `offsets` are emptied first.
+pub(super) fn by_tile(
+    names: &[Token],
+    tiles: &[Tile],
+    (offsets, out): (&mut Vec<usize>, &mut Vec<Token>),
+) {
+    // Names come mostly in order: each looked for from the last one's tile.
+    let mut cursor = 0;
+    let mut tile_of = |name: &Token| tile_at(tiles, &mut cursor, name.span.start());
+    offsets.clear();
+    offsets.resize(tiles.len() + 1, 0);
+    for name in names {
+        offsets[tile_of(name) + 1] += 1;
+    }
+    for k in 1..offsets.len() {
+        offsets[k] += offsets[k - 1];
+    }
+    let mut next = offsets.clone();
+    out.clear();
+    if let Some(&first) = names.first() {
+        out.resize(names.len(), first);
+    }
+    for name in names {
+        let k = tile_of(name);
+        out[next[k]] = *name;
+        next[k] += 1;
+    }
 }

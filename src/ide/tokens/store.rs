@@ -2,24 +2,26 @@
 //! positions relative to the tile, so that the tokens of a new text are
 //! made again only for the tiles an edit touched and for those holding
 //! names whose resolution changed; every other tile's tokens are the old
-//! text's, shared. What an answer to the protocol needs (the whole file's
-//! tokens, a range's, the change since an earlier answer) is encoded from
-//! them ([`super::encode`]).
+//! text's, shared. The tiles are kept in blocks (a step with its tasks is
+//! one), so that a keystroke passes the blocks it left as they were, each
+//! one `Arc`, without a look at their tiles. What an answer to the protocol
+//! needs (the whole file's tokens, a range's, the change since an earlier
+//! answer) is encoded from them ([`super::encode`]).
 
 use std::sync::Arc;
 
 use super::changed::{self, NameChunks};
 use super::cursor::{utf16_len, Cursor};
-use super::names::{name_hash, Hashes, NameSums, Names};
+use super::names::{self, Hashes, NameSums, Names};
 use super::tiles::{self, Role};
 use super::{semantic_tokens, Token, TokenKind};
 use crate::compile::Compilation;
 use crate::line_index::LineIndex;
 use crate::syntax::{ast, Edit};
 
-/// The semantic tokens of one text, kept per tile.
+/// The semantic tokens of one text, kept per tile, the tiles in blocks.
 pub struct TokenStore {
-    pub(super) segments: Vec<Segment>,
+    pub(super) blocks: Vec<Block>,
     /// The number of pieces (tokens as the protocol counts them: one per
     /// line of a token over several lines).
     pub(super) total: usize,
@@ -31,10 +33,30 @@ pub struct TokenStore {
     chunks: Option<NameChunks>,
 }
 
+/// The tokens of one block of tiles ([`tiles::blocks`]): a body item (a
+/// step with its tasks), or the one tile of the file's start, of a top
+/// item or of what follows a body's last item.
+#[derive(Clone)]
+pub(super) struct Block {
+    pub start: u32,
+    role: Role,
+    /// Whether no text that did not parse touches the block.
+    clean: bool,
+    /// A hash of the names in the block: where each stands (from the
+    /// block's start), its kind, and whether it is a definition.
+    names: u64,
+    /// The number of pieces of its tiles.
+    pub pieces: usize,
+    /// Its tiles, shared by every later text's store that keeps the block
+    /// as it is.
+    pub tiles: Arc<[Segment]>,
+}
+
 /// One tile's tokens.
 #[derive(Clone)]
 pub(super) struct Segment {
-    pub start: u32,
+    /// Where the tile starts, from its block's start.
+    pub offset: u32,
     role: Role,
     /// Whether no text that did not parse touches the tile.
     clean: bool,
@@ -105,10 +127,10 @@ impl Piece {
 
 impl TokenStore {
     /// The tokens of `compilation`'s file (`lines` is its text's line
-    /// index), reusing the tiles of `base` — the store of an earlier text,
-    /// and the edit that made this text of it — whose text the edit left as
-    /// it was, that stand where the tiles of this text do, and whose names
-    /// resolve as they did.
+    /// index), reusing the blocks and tiles of `base` — the store of an
+    /// earlier text, and the edit that made this text of it — whose text
+    /// the edit left as it was, that stand where the blocks and tiles of
+    /// this text do, and whose names resolve as they did.
     pub fn build(
         compilation: &Compilation,
         lines: &LineIndex,
@@ -118,7 +140,9 @@ impl TokenStore {
     }
 
     /// [`TokenStore::build`], telling the names that changed from the
-    /// checker's chunks only if `chunks` (else every name is hashed).
+    /// checker's chunks only if `chunks` (else every name is hashed). A
+    /// block kept is one `Arc` shared; only a block made again is cut into
+    /// its tiles, each kept or made again alone.
     fn build_with(
         compilation: &Compilation,
         lines: &LineIndex,
@@ -128,7 +152,7 @@ impl TokenStore {
         let use_chunks = chunks;
         let text = super::super::root_text(compilation);
         let file = super::super::root_syntax(compilation);
-        let Some(tiles) = tiles::tiles(file).filter(|_| text.len() < u32::MAX as usize) else {
+        let Some(blocks) = tiles::blocks(file).filter(|_| text.len() < u32::MAX as usize) else {
             return TokenStore::whole(compilation, lines);
         };
         let chunks = NameChunks::of(compilation);
@@ -136,71 +160,65 @@ impl TokenStore {
         // else every name is hashed again.
         let changed = base.filter(|_| use_chunks).and_then(|(store, edit)| {
             let names = changed::changed(store.chunks.as_ref()?, &chunks, edit)?;
-            let old = &store.segments;
-            Some(NameSums::of(&names, (old.len(), |k| old[k].start), &tiles))
+            let old = &store.blocks;
+            Some(NameSums::of(&names, (old.len(), |k| old[k].start), &blocks))
         });
         let names = match changed {
             Some(sums) => Hashes::Changed(sums),
-            None => Hashes::Whole(Names::locate(compilation, &tiles)),
+            None => Hashes::Whole(Names::locate(compilation, &blocks)),
         };
-        let end = |j: usize| tiles.get(j + 1).map_or(text.len(), |t| t.start as usize);
-        let mut old = base.map(|(store, edit)| Old {
-            store,
-            edit,
-            next: 0,
-        });
-        let placeholder: Arc<[Piece]> = Arc::from(Vec::new());
+        let end = |j: usize| blocks.get(j + 1).map_or(text.len(), |t| t.start as usize);
+        let old = base.map(|(store, edit)| Old { store, edit });
+        let placeholder: Arc<[Segment]> = Arc::from(Vec::new());
         let mut fresh = Vec::new();
-        let mut segments = Vec::with_capacity(tiles.len());
-        for (j, tile) in tiles.iter().enumerate() {
-            let mut segment = Segment {
-                start: tile.start,
-                role: tile.role,
-                clean: clean(file, tile.start as usize, end(j)),
-                names: 0,
-                pieces: Arc::clone(&placeholder),
-            };
-            let matched = old.as_mut().and_then(|old| old.matched(&segment, end(j)));
+        let mut kept = Vec::with_capacity(blocks.len());
+        for (j, block) in blocks.iter().enumerate() {
+            let clean = clean(file, block.start as usize, end(j));
+            let matched = old
+                .as_ref()
+                .and_then(|old| old.block(block.start as usize, end(j), block.role, clean));
             let was = matched.map(|(k, old)| (old.names, k));
             match (names.of(j, was), matched) {
-                (Some(hash), Some((_, old))) if hash == old.names => {
-                    segment.names = hash;
-                    segment.pieces = Arc::clone(&old.pieces);
+                (Some(hash), Some((_, old))) if hash == old.names => kept.push(Block {
+                    start: block.start,
+                    ..old.clone()
+                }),
+                _ => {
+                    fresh.push(j);
+                    kept.push(Block {
+                        start: block.start,
+                        role: block.role,
+                        clean,
+                        names: 0,
+                        pieces: 0,
+                        tiles: Arc::clone(&placeholder),
+                    });
                 }
-                _ => fresh.push(j),
             }
-            segments.push(segment);
         }
         let (offsets, symbols) = match &names {
-            Hashes::Whole(names) => names.tokens(compilation, &fresh, tiles.len()),
+            Hashes::Whole(names) => names.tokens(compilation, &fresh, blocks.len()),
             Hashes::Changed(_) => {
                 let ranges: Vec<_> = fresh
                     .iter()
-                    .map(|&j| (tiles[j].start as usize, end(j)))
+                    .map(|&j| (blocks[j].start as usize, end(j)))
                     .collect();
                 chunks.in_ranges(&ranges)
             }
         };
-        let mut scratch = tiles::Scratch::default();
-        let mut made = Vec::new();
-        let mut at = Cursor::new(lines, text, 0);
+        let mut maker = Maker::new(compilation, lines, old.as_ref());
         for (slot, &j) in fresh.iter().enumerate() {
-            let tile = &tiles[j];
-            let range = (tile.start as usize, end(j));
             let names = &symbols[offsets[slot]..offsets[slot + 1]];
-            if tiles::fresh(compilation, range, tile.owner, names, &mut scratch).is_err() {
-                return TokenStore::whole(compilation, lines);
+            let made = tiles::expand(file, blocks[j], end(j))
+                .and_then(|tiles| maker.block(&tiles, end(j), names));
+            match made {
+                Some(block) => kept[j] = block,
+                None => return TokenStore::whole(compilation, lines),
             }
-            pieces(&scratch.sorted, text, &mut at, range.0, &mut made);
-            segments[j].pieces = Arc::from(&made[..]);
-            segments[j].names = names.iter().fold(0u64, |sum, name| {
-                sum.wrapping_add(name_hash(name.span.start() - range.0, name))
-            });
         }
-        let total = segments.iter().map(|s| s.pieces.len()).sum();
         TokenStore {
-            segments,
-            total,
+            total: kept.iter().map(|b| b.pieces).sum(),
+            blocks: kept,
             text_len: text.len(),
             chunks: Some(chunks),
         }
@@ -220,41 +238,71 @@ impl TokenStore {
     ) -> Option<TokenStore> {
         let text = super::super::root_text(compilation);
         let file = super::super::root_syntax(compilation);
-        let tiles = tiles::tiles(file).filter(|_| text.len() < u32::MAX as usize)?;
-        let end_of = |j: usize| tiles.get(j + 1).map_or(text.len(), |t| t.start as usize);
-        let first = tiles
+        let blocks = tiles::blocks(file).filter(|_| text.len() < u32::MAX as usize)?;
+        let end_of = |j: usize| blocks.get(j + 1).map_or(text.len(), |t| t.start as usize);
+        let first = blocks
             .partition_point(|t| t.start as usize <= start)
             .saturating_sub(1);
-        let last = tiles
+        let last = blocks
             .partition_point(|t| (t.start as usize) < end)
             .max(first + 1)
-            .min(tiles.len());
-        let chosen = &tiles[first..last];
-        let from = chosen.first()?.start as usize;
-        let ranges: Vec<_> = (first..last)
-            .map(|j| (tiles[j].start as usize, end_of(j)))
-            .collect();
+            .min(blocks.len());
+        // The tiles of those blocks, each with its end and its block.
+        let mut all = Vec::new();
+        for (j, &block) in blocks.iter().enumerate().take(last).skip(first) {
+            let tiles = tiles::expand(file, block, end_of(j))?;
+            for (i, tile) in tiles.iter().enumerate() {
+                let tile_end = tiles.get(i + 1).map_or(end_of(j), |t| t.start as usize);
+                all.push((*tile, tile_end, j));
+            }
+        }
+        // The tiles `encode_range` picks: the one holding `start`, and
+        // those after it that start before `end`.
+        let from = all
+            .partition_point(|t| t.0.start as usize <= start)
+            .saturating_sub(1);
+        let to = all
+            .partition_point(|t| (t.0.start as usize) < end)
+            .max(from + 1)
+            .min(all.len());
+        let chosen = all.get(from..to)?;
+        let ranges: Vec<_> = chosen.iter().map(|t| (t.0.start as usize, t.1)).collect();
         let (offsets, names) = NameChunks::of(compilation).in_ranges(&ranges);
         let mut scratch = tiles::Scratch::default();
         let mut made = Vec::new();
-        let mut at = Cursor::new(lines, text, from);
-        let mut segments = Vec::with_capacity(chosen.len());
-        for (k, tile) in chosen.iter().enumerate() {
-            let range = (tile.start as usize, end_of(first + k));
+        let mut at = Cursor::new(lines, text, ranges.first()?.0);
+        let mut out: Vec<(usize, Vec<Segment>)> = Vec::new();
+        for (k, &(tile, tile_end, j)) in chosen.iter().enumerate() {
+            let range = (tile.start as usize, tile_end);
             let names = &names[offsets[k]..offsets[k + 1]];
             tiles::fresh(compilation, range, tile.owner, names, &mut scratch).ok()?;
             pieces(&scratch.sorted, text, &mut at, range.0, &mut made);
-            segments.push(Segment {
-                start: tile.start,
+            let segment = Segment {
+                offset: tile.start - blocks[j].start,
                 role: tile.role,
                 clean: false,
                 names: 0,
                 pieces: Arc::from(&made[..]),
-            });
+            };
+            match out.last_mut() {
+                Some((block, segments)) if *block == j => segments.push(segment),
+                _ => out.push((j, vec![segment])),
+            }
         }
+        let blocks: Vec<Block> = out
+            .into_iter()
+            .map(|(j, segments)| Block {
+                start: blocks[j].start,
+                role: blocks[j].role,
+                clean: false,
+                names: 0,
+                pieces: segments.iter().map(|s| s.pieces.len()).sum(),
+                tiles: Arc::from(segments),
+            })
+            .collect();
         Some(TokenStore {
-            total: segments.iter().map(|s| s.pieces.len()).sum(),
-            segments,
+            total: blocks.iter().map(|b| b.pieces).sum(),
+            blocks,
             text_len: text.len(),
             chunks: None,
         })
@@ -268,14 +316,22 @@ impl TokenStore {
         let mut at = Cursor::new(lines, text, 0);
         pieces(&semantic_tokens(compilation), text, &mut at, 0, &mut made);
         let pieces: Arc<[Piece]> = Arc::from(made);
+        let tile = Segment {
+            offset: 0,
+            role: Role::Whole,
+            clean: false,
+            names: 0,
+            pieces,
+        };
         TokenStore {
-            total: pieces.len(),
-            segments: vec![Segment {
+            total: tile.pieces.len(),
+            blocks: vec![Block {
                 start: 0,
                 role: Role::Whole,
                 clean: false,
                 names: 0,
-                pieces,
+                pieces: tile.pieces.len(),
+                tiles: Arc::from(vec![tile]),
             }],
             text_len: text.len(),
             chunks: None,
@@ -294,7 +350,84 @@ impl TokenStore {
 
     /// How many tiles the file is cut into.
     pub fn tiles(&self) -> usize {
-        self.segments.len()
+        self.blocks.iter().map(|b| b.tiles.len()).sum()
+    }
+}
+
+/// What makes the blocks of a new text that are not kept whole: each cut
+/// into its tiles, each tile kept from the old store where it stands as it
+/// stood with the same names, else made again.
+struct Maker<'a> {
+    compilation: &'a Compilation,
+    old: Option<&'a Old<'a>>,
+    at: Cursor<'a>,
+    scratch: tiles::Scratch,
+    made: Vec<Piece>,
+    /// A block's names by tile ([`names::by_tile`]).
+    offsets: Vec<usize>,
+    names: Vec<Token>,
+}
+
+impl<'a> Maker<'a> {
+    fn new(compilation: &'a Compilation, lines: &'a LineIndex, old: Option<&'a Old<'a>>) -> Self {
+        let text = super::super::root_text(compilation);
+        Maker {
+            compilation,
+            old,
+            at: Cursor::new(lines, text, 0),
+            scratch: tiles::Scratch::default(),
+            made: Vec::new(),
+            offsets: Vec::new(),
+            names: Vec::new(),
+        }
+    }
+
+    /// The block of `tiles` (its first tile the block's own), which ends
+    /// at `end` and holds `names`; `None` where the file cannot be cut
+    /// there.
+    fn block(&mut self, tiles: &[tiles::Tile], end: usize, names: &[Token]) -> Option<Block> {
+        let text = super::super::root_text(self.compilation);
+        let file = super::super::root_syntax(self.compilation);
+        let first = *tiles.first()?;
+        names::by_tile(names, tiles, (&mut self.offsets, &mut self.names));
+        let mut segments = Vec::with_capacity(tiles.len());
+        for (i, tile) in tiles.iter().enumerate() {
+            let range = (
+                tile.start as usize,
+                tiles.get(i + 1).map_or(end, |t| t.start as usize),
+            );
+            let names = &self.names[self.offsets[i]..self.offsets[i + 1]];
+            let hash = names::hash_from(range.0, names);
+            let clean = clean(file, range.0, range.1);
+            let kept = self
+                .old
+                .and_then(|old| old.tile(range, tile.role, clean))
+                .filter(|old| old.names == hash);
+            let pieces = match kept {
+                Some(old) => Arc::clone(&old.pieces),
+                None => {
+                    let (compilation, scratch) = (self.compilation, &mut self.scratch);
+                    tiles::fresh(compilation, range, tile.owner, names, scratch).ok()?;
+                    pieces(&scratch.sorted, text, &mut self.at, range.0, &mut self.made);
+                    Arc::from(&self.made[..])
+                }
+            };
+            segments.push(Segment {
+                offset: tile.start - first.start,
+                role: tile.role,
+                clean,
+                names: hash,
+                pieces,
+            });
+        }
+        Some(Block {
+            start: first.start,
+            role: first.role,
+            clean: clean(file, first.start as usize, end),
+            names: names::hash_from(first.start as usize, names),
+            pieces: segments.iter().map(|s| s.pieces.len()).sum(),
+            tiles: Arc::from(segments),
+        })
     }
 }
 
@@ -305,23 +438,29 @@ fn clean(file: &ast::File, start: usize, end: usize) -> bool {
     unparsed.get(first).is_none_or(|u| u.start() > end)
 }
 
-/// An earlier text's store, walked along the tiles of the new text.
+/// An earlier text's store, and the edit from its text to the new one.
 struct Old<'a> {
     store: &'a TokenStore,
     edit: Edit,
-    /// The first segment not yet passed.
-    next: usize,
 }
 
 impl Old<'_> {
-    /// Where segment `k` stands in the new text, if the edit left its text
-    /// as it was: its start and end.
-    fn moved(&self, k: usize) -> Option<(usize, usize)> {
-        let segments = &self.store.segments;
-        let start = segments[k].start as usize;
-        let end = segments
-            .get(k + 1)
-            .map_or(self.store.text_len, |s| s.start as usize);
+    /// Where the new text's offset `at` stood in the old text, if the edit
+    /// did not make it.
+    fn was(&self, at: usize) -> Option<usize> {
+        let edit = self.edit;
+        if at < edit.start {
+            Some(at)
+        } else if at >= edit.new_end {
+            Some(at - edit.new_end + edit.old_end)
+        } else {
+            None
+        }
+    }
+
+    /// Where the old text's bytes `start..end` stand in the new text, if
+    /// the edit left them as they were.
+    fn moved(&self, start: usize, end: usize) -> Option<(usize, usize)> {
         let edit = self.edit;
         if end <= edit.start {
             Some((start, end))
@@ -333,29 +472,56 @@ impl Old<'_> {
         }
     }
 
-    /// The old segment that `segment` (ending at `end`) stands where it
-    /// stood, if there is one, and its index: the same text where it
-    /// stands now, the same role, and no unparsed text near it before or
-    /// now. Its tokens are the same if its names are too.
-    fn matched(&mut self, segment: &Segment, end: usize) -> Option<(usize, &Segment)> {
-        let start = segment.start as usize;
-        let segments = &self.store.segments;
-        while self.next < segments.len() {
-            match self.moved(self.next) {
-                Some((at, _)) if at >= start => break,
-                _ => self.next += 1,
-            }
-        }
-        let k = self.next;
-        let old = segments.get(k)?;
-        let same = self.moved(k) == Some((start, end))
-            && old.role == segment.role
+    /// Where old block `k` ends.
+    fn block_end(&self, k: usize) -> usize {
+        let blocks = &self.store.blocks;
+        blocks
+            .get(k + 1)
+            .map_or(self.store.text_len, |b| b.start as usize)
+    }
+
+    /// The old block that the new block `start..end` (of `role`; `clean`:
+    /// touched by no unparsed text) stands where it stood, if there is
+    /// one, and its index: the same text where it stands now, the same
+    /// role, and no unparsed text near it before or now. Its tokens are
+    /// the same if its names are too.
+    fn block(&self, start: usize, end: usize, role: Role, clean: bool) -> Option<(usize, &Block)> {
+        let was = self.was(start)?;
+        let blocks = &self.store.blocks;
+        let k = blocks
+            .binary_search_by_key(&was, |b| b.start as usize)
+            .ok()?;
+        let old = &blocks[k];
+        let same = self.moved(was, self.block_end(k)) == Some((start, end))
+            && old.role == role
             && old.clean
-            && segment.clean;
-        same.then(|| {
-            self.next += 1;
-            (k, old)
-        })
+            && clean;
+        same.then_some((k, old))
+    }
+
+    /// The old tile that the new tile `start..end` stands where it stood,
+    /// as [`Old::block`] tells of blocks.
+    fn tile(&self, (start, end): (usize, usize), role: Role, clean: bool) -> Option<&Segment> {
+        let was = self.was(start)?;
+        let blocks = &self.store.blocks;
+        let k = blocks
+            .partition_point(|b| b.start as usize <= was)
+            .checked_sub(1)?;
+        let block = &blocks[k];
+        let offset = was - block.start as usize;
+        let tiles = &block.tiles;
+        let i = tiles
+            .binary_search_by_key(&offset, |s| s.offset as usize)
+            .ok()?;
+        let tile_end = tiles
+            .get(i + 1)
+            .map_or(self.block_end(k), |s| (block.start + s.offset) as usize);
+        let old = &tiles[i];
+        let same = self.moved(was, tile_end) == Some((start, end))
+            && old.role == role
+            && old.clean
+            && clean;
+        same.then_some(old)
     }
 }
 
@@ -405,12 +571,12 @@ impl TokenStore {
     /// How many of these tiles share their tokens with `other`'s (test
     /// support: what a store made from another kept).
     pub fn shared_with(&self, other: &TokenStore) -> usize {
-        let theirs: std::collections::HashSet<*const Piece> =
-            other.segments.iter().map(|s| s.pieces.as_ptr()).collect();
-        self.segments
-            .iter()
-            .filter(|s| theirs.contains(&s.pieces.as_ptr()))
-            .count()
+        fn tiles(store: &TokenStore) -> impl Iterator<Item = *const Piece> + '_ {
+            let blocks = store.blocks.iter();
+            blocks.flat_map(|b| b.tiles.iter().map(|s| s.pieces.as_ptr()))
+        }
+        let theirs: std::collections::HashSet<*const Piece> = tiles(other).collect();
+        tiles(self).filter(|p| theirs.contains(p)).count()
     }
 }
 

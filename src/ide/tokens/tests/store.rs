@@ -241,6 +241,20 @@ fn a_letter_in_a_title_makes_one_tile_again() {
     );
     assert_eq!(next.tiles(), store.tiles());
     assert_eq!(next.shared_with(&store), store.tiles() - 1);
+    // Every block but the step holding the task is kept whole (one `Arc`).
+    let whole = |store: &TokenStore| {
+        let tiles = store
+            .blocks
+            .iter()
+            .map(|b| std::sync::Arc::as_ptr(&b.tiles));
+        tiles.collect::<std::collections::HashSet<_>>()
+    };
+    let (old_blocks, new_blocks) = (whole(&store), whole(&next));
+    assert_eq!(new_blocks.len(), store.blocks.len());
+    assert_eq!(
+        new_blocks.intersection(&old_blocks).count(),
+        store.blocks.len() - 1
+    );
     let delta = next.delta(&store, &new, &lines).expect("a change");
     // The title's token, and the one after it (counted from it).
     assert_eq!(
