@@ -49,34 +49,10 @@ impl References {
     ) -> Option<References> {
         let old = &previous.symbols.references;
         let file = place.file;
-        let (mut in_tasks, mut in_texts) = (0, 0);
-        // The task taken out's own references, in the chunks whose spans
-        // reach into it (its fields' and its strings' parts: any other
-        // there is not followed).
-        let mut inside = Vec::new();
-        if let Some(span) = gone {
-            let mut start = 0;
-            for chunk in old.chunk_refs() {
-                let reaches = chunk
-                    .extent(file)
-                    .is_some_and(|e| e.start() <= span.end() && span.start() <= e.end());
-                if reaches {
-                    for (at, r) in chunk.iter().enumerate() {
-                        if r.file != file || !within(span, r.span) {
-                            continue;
-                        }
-                        let i = start + at;
-                        match kept.task_references.contains(&i) {
-                            true => in_tasks += 1,
-                            false if kept.texts_references.contains(&i) => in_texts += 1,
-                            false => return None,
-                        }
-                        inside.push(i);
-                    }
-                }
-                start += chunk.len();
-            }
-        }
+        let (inside, mut in_tasks, in_texts) = match gone {
+            Some(span) => own_references(old, kept, file, span)?,
+            None => (Vec::new(), 0, 0),
+        };
         // What the others name: the task taken out (those name nothing
         // now), its step, a step (which definitions are steps read as
         // stored: kinds do not move; counted for a task added only).
@@ -204,4 +180,39 @@ impl References {
         insert_at(&mut self.list, &self.texts, at, own.text_references.clone());
         self.texts.end += added;
     }
+}
+
+/// The task taken out's own references (it stood at `span`), in the
+/// chunks whose spans reach into it, and how many of them its fields and
+/// its strings gave; `None` if another reference lies there (not
+/// followed).
+fn own_references(
+    old: &ir::Shifted<ir::Reference>,
+    kept: &PlanReuse,
+    file: crate::span::FileId,
+    span: Span,
+) -> Option<(Vec<usize>, usize, usize)> {
+    let (mut inside, mut in_tasks, mut in_texts) = (Vec::new(), 0, 0);
+    let mut start = 0;
+    for chunk in old.chunk_refs() {
+        let reaches = chunk
+            .extent(file)
+            .is_some_and(|e| e.start() <= span.end() && span.start() <= e.end());
+        if reaches {
+            for (at, r) in chunk.iter().enumerate() {
+                if r.file != file || !within(span, r.span) {
+                    continue;
+                }
+                let i = start + at;
+                match kept.task_references.contains(&i) {
+                    true => in_tasks += 1,
+                    false if kept.texts_references.contains(&i) => in_texts += 1,
+                    false => return None,
+                }
+                inside.push(i);
+            }
+        }
+        start += chunk.len();
+    }
+    Some((inside, in_tasks, in_texts))
 }
