@@ -37,6 +37,26 @@ pub struct Plan {
     pub tasks: Vec<Arc<Task>>,
 }
 
+impl Plan {
+    /// The plan with `tasks` for its own (the rest cloned).
+    pub fn with_tasks(&self, tasks: Vec<Arc<Task>>) -> Plan {
+        Plan {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            goal: self.goal.clone(),
+            language: self.language.clone(),
+            max_iterations: self.max_iterations,
+            transition_rounds: self.transition_rounds,
+            fallback_rounds: self.fallback_rounds,
+            retry: self.retry,
+            params: self.params.clone(),
+            roles: self.roles.clone(),
+            steps: self.steps.clone(),
+            tasks,
+        }
+    }
+}
+
 /// A parameter and the value it has in this build.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamValue {
@@ -149,11 +169,26 @@ pub struct Step {
     pub tasks: Vec<TaskId>,
 }
 
-/// A checked task.
-#[derive(Clone, Debug, PartialEq)]
+/// A checked task: where it stands (its id), its name and what it waits
+/// for, around what it says ([`TaskBody`], whose fields read as its own:
+/// `task.name`). The body is shared: a task pasted or deleted moves every
+/// later task's id and dependencies, and those tasks are new ids and
+/// dependencies around the same bodies ([`Task::moved`]), not copies of
+/// their strings. (The name, inline, is what the graph's check reads of
+/// every task.)
+#[derive(Clone, PartialEq)]
 pub struct Task {
     pub id: TaskId,
     pub key: SmolStr,
+    /// Sorted, without duplicates.
+    pub dependencies: Vec<TaskId>,
+    body: Arc<TaskBody>,
+}
+
+/// What a checked task says: everything of it but its place, its name and
+/// what it waits for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskBody {
     pub name: String,
     pub step: Option<SmolStr>,
     pub assignee: Option<SmolStr>,
@@ -164,8 +199,72 @@ pub struct Task {
     pub retry: Option<u32>,
     /// `priority high|medium|low`, if given.
     pub priority: Option<Priority>,
-    /// Sorted, without duplicates.
-    pub dependencies: Vec<TaskId>,
+}
+
+impl Task {
+    /// The task `id` named `key` saying `body`, waiting for `dependencies`.
+    pub fn new(id: TaskId, key: SmolStr, body: TaskBody, dependencies: Vec<TaskId>) -> Task {
+        Task {
+            id,
+            key,
+            dependencies,
+            body: Arc::new(body),
+        }
+    }
+
+    /// The same task at another place: its id and its dependencies' given
+    /// by `number`, its body shared.
+    pub fn moved(&self, number: impl Fn(TaskId) -> TaskId) -> Task {
+        Task {
+            id: number(self.id),
+            key: self.key.clone(),
+            dependencies: self.dependencies.iter().map(|&id| number(id)).collect(),
+            body: Arc::clone(&self.body),
+        }
+    }
+
+    /// What it says.
+    pub fn body(&self) -> &TaskBody {
+        &self.body
+    }
+}
+
+// A task reads as one struct (`task.name`, `task.id`): its body's fields
+// through `Deref`, so that the IR's readers need not know the body apart.
+impl std::ops::Deref for Task {
+    type Target = TaskBody;
+
+    fn deref(&self) -> &TaskBody {
+        &self.body
+    }
+}
+
+impl std::ops::DerefMut for Task {
+    /// The body to change: its own (copied first if shared).
+    fn deref_mut(&mut self) -> &mut TaskBody {
+        Arc::make_mut(&mut self.body)
+    }
+}
+
+impl std::fmt::Debug for Task {
+    /// As one struct, its fields in the order they were written before the
+    /// body was kept apart.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let body = &*self.body;
+        f.debug_struct("Task")
+            .field("id", &self.id)
+            .field("key", &self.key)
+            .field("name", &body.name)
+            .field("step", &body.step)
+            .field("assignee", &body.assignee)
+            .field("reasoning", &body.reasoning)
+            .field("description", &body.description)
+            .field("optional", &body.optional)
+            .field("retry", &body.retry)
+            .field("priority", &body.priority)
+            .field("dependencies", &self.dependencies)
+            .finish()
+    }
 }
 
 /// What kind of thing a symbol names.

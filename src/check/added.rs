@@ -7,9 +7,10 @@
 //! step's, a task's), its references, unresolved names and diagnostics, and
 //! every "did you mean" search again in the same order and budget; the
 //! graph is checked again from its last reduction. Every later task's
-//! number moves by one: the plan's tasks, steps and dependencies, the
-//! definitions' indices in the references, the edges and the graph's memo
-//! are renumbered in one pass each.
+//! number moves by one: the plan's tasks, steps and dependencies, the edges
+//! and the graph's memo are renumbered in one pass each; the references
+//! keep the renumbering of the definitions they name per chunk, applied as
+//! they are read ([`ir::Shifted::renumber`]).
 //!
 //! Where the change reaches beyond what this follows, it gives `None` and
 //! the file is checked whole: a name something else names (an `after` that
@@ -21,22 +22,24 @@
 use std::sync::Arc;
 
 mod edges;
+mod references;
 mod renumbered;
 
-use super::edited::{fields_again, followed, insert_at, ir_task, used_by, used_elsewhere};
+use super::edited::{fields_again, followed, ir_task};
 use super::graph::{self, DepGraph, Edge};
-use super::lower::{Unknown, Unresolved};
+use super::lower::Unresolved;
 use super::reuse::{
     check_diagnostics, same_name, set_dependencies, unknown_diagnostics, Definitions,
 };
 use super::unparsed::Unparsed;
 use super::{Checked, PlanReuse, Reuse};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{self, Keep, SymbolKind, TaskId};
+use crate::ir::{self, SymbolKind, TaskId};
 use crate::modules::Module;
 use crate::span::{FileId, SourceMap, Span};
 use crate::syntax::{ast, StepTask};
 use edges::pairs_of;
+use references::{Dangling, References};
 use renumbered::Renumbered;
 
 /// The check of the edited file: `previous` is the check before the edit,
@@ -190,7 +193,7 @@ impl Place {
         (run && followed).then_some(place)
     }
 
-    /// A number of the old plan (a task's index, a definition's) at or
+    /// A number of the old plan (a task's index, an id) at or
     /// after `from`, in the new one; the task taken out's is its own.
     fn moved(&self, n: usize, from: usize) -> usize {
         match (n >= from, self.added) {
@@ -209,11 +212,6 @@ impl Place {
     /// A task's id (its index plus one) in the new plan.
     fn id(&self, id: TaskId) -> TaskId {
         self.moved(id as usize, self.task + 1) as TaskId
-    }
-
-    /// A definition's index after the edit.
-    fn definition(&self, index: usize) -> usize {
-        self.moved(index, self.definition)
     }
 }
 
@@ -275,161 +273,6 @@ impl Own {
             edges,
             pairs,
         })
-    }
-}
-
-/// The references after the edit, and where the tasks' fields' and the
-/// tasks' strings' stand among them.
-struct References {
-    list: ir::Shifted<ir::Reference>,
-    tasks: std::ops::Range<usize>,
-    texts: std::ops::Range<usize>,
-    /// The spans (in the old text) of the references to the task's step.
-    to_step: Vec<Span>,
-    /// How many references name a step.
-    to_steps: u64,
-    /// The references to the task taken out, which name nothing now.
-    dangling: Vec<Dangling>,
-    /// The indices (in the old list) of the task taken out's references.
-    inside: Vec<usize>,
-}
-
-/// A reference to the task taken out: where it stood in the old text, and
-/// whether a step's `after` gave it (else a task's).
-struct Dangling {
-    span: Span,
-    step: bool,
-}
-
-impl References {
-    /// The old references moved and renumbered, the task's out (`gone`:
-    /// its span); the new task's are put in by [`insert`](Self::insert).
-    fn moved(
-        previous: &Checked,
-        kept: &PlanReuse,
-        place: &Place,
-        (map, window): (&impl Fn(Span) -> Option<Span>, ir::Window),
-        gone: Option<Span>,
-    ) -> Option<References> {
-        let (old, definitions) = (&previous.symbols.references, &previous.symbols.definitions);
-        let file = place.file;
-        // Which definitions are steps (read as stored: kinds do not move).
-        let steps: Vec<bool> = definitions
-            .unmoved()
-            .map(|d| d.kind == SymbolKind::Step)
-            .collect();
-        let (mut to_step, mut to_steps) = (Vec::new(), 0);
-        let (mut in_tasks, mut in_texts) = (0, 0);
-        let (mut dangling, mut inside) = (Vec::new(), Vec::new());
-        // The task's references and those to the task taken out left out,
-        // the others renumbered (the chunks where no number moves shared),
-        // then moved with the text.
-        let list = old.kept(|i, r| {
-            if gone.is_some_and(|span| r.file == file && within(span, r.span)) {
-                match kept.task_references.contains(&i) {
-                    true => in_tasks += 1,
-                    false if kept.texts_references.contains(&i) => in_texts += 1,
-                    false => return None,
-                }
-                inside.push(i);
-                return Some(Keep::Dropped);
-            }
-            if !place.added && r.definition == place.definition {
-                // An `after` that names the task taken out: a step's (before
-                // the tasks' references) or a task's.
-                let step = i < kept.task_references.start;
-                match kept.task_references.contains(&i) {
-                    true => in_tasks += 1,
-                    false if step => {}
-                    false => return None,
-                }
-                dangling.push(Dangling { span: r.span, step });
-                return Some(Keep::Dropped);
-            }
-            if r.definition == place.step_definition {
-                to_step.push(r.span);
-            }
-            to_steps += u64::from(steps.get(r.definition) == Some(&true));
-            let definition = place.definition(r.definition);
-            Some(match definition == r.definition {
-                true => Keep::Same,
-                false => Keep::Changed(ir::Reference { definition, ..*r }),
-            })
-        })?;
-        let list = list.moved(file, window, map)?;
-        let in_steps = dangling.iter().filter(|d| d.step).count();
-        let tasks_start = kept.task_references.start - in_steps;
-        let tasks = tasks_start..kept.task_references.end - in_steps - in_tasks;
-        let texts_start = kept.texts_references.start - in_steps - in_tasks;
-        let texts = texts_start..kept.texts_references.end - in_steps - in_tasks - in_texts;
-        Some(References {
-            list,
-            tasks,
-            texts,
-            to_step,
-            to_steps,
-            dangling,
-            inside,
-        })
-    }
-
-    /// `Some` when which roles and parameters are referenced stays as it
-    /// was: each the task named or names is named outside it too.
-    fn used_as_before(&self, previous: &Checked, place: &Place, own: Option<&Own>) -> Option<()> {
-        let inside = &self.inside;
-        let (old, definitions) = (&previous.symbols.references, &previous.symbols.definitions);
-        let was = used_by(inside.iter().filter_map(|&i| old.get(i)), &[], definitions);
-        let now = match own {
-            Some(own) => used_by(
-                own.references.iter().copied(),
-                &own.text_references,
-                definitions,
-            ),
-            None => Vec::new(),
-        };
-        // Roles and parameters are defined before the plan's steps and
-        // tasks: their indices do not move.
-        let before = |used: &[usize]| used.iter().all(|&d| d < place.step_definition);
-        (before(&was) && before(&now) && used_elsewhere(old, inside, &was, &now)).then_some(())
-    }
-
-    /// The names the references to the task taken out give, unresolved
-    /// now (each with whether a step's `after` gave it).
-    fn dangling_names(
-        &self,
-        place: &Place,
-        map: &impl Fn(Span) -> Option<Span>,
-        task: &ast::Task,
-    ) -> Option<Vec<(Unresolved, bool)>> {
-        let file = place.file;
-        self.dangling
-            .iter()
-            .map(|d| {
-                let name = ast::Ident {
-                    name: task.name.name.clone(),
-                    span: map(d.span)?,
-                };
-                let kind = Unknown::TaskOrStep {
-                    prefix: ast::SmolStr::default(),
-                };
-                Some((Unresolved { file, name, kind }, d.step))
-            })
-            .collect()
-    }
-
-    /// The new task's references put in their places.
-    fn insert(&mut self, own: &Own) {
-        let Some(span) = own.references.iter().chain(&own.text_references).next() else {
-            return;
-        };
-        let at = span.span;
-        let added = own.references.len();
-        insert_at(&mut self.list, &self.tasks, at, own.references.clone());
-        self.tasks.end += added;
-        self.texts = (self.texts.start + added)..(self.texts.end + added);
-        let added = own.text_references.len();
-        insert_at(&mut self.list, &self.texts, at, own.text_references.clone());
-        self.texts.end += added;
     }
 }
 

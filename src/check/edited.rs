@@ -537,7 +537,7 @@ pub(super) fn ir_task(
         .ok()?;
     let name = text(&task.title)?;
     let old = &plan.tasks[index];
-    let ir_task = ir::Task {
+    let body = ir::TaskBody {
         name,
         assignee: fields.assignee.cloned(),
         reasoning,
@@ -545,8 +545,9 @@ pub(super) fn ir_task(
         optional: fields.optional,
         retry: fields.retry,
         priority: fields.priority,
-        ..(**old).clone()
+        ..old.body().clone()
     };
+    let ir_task = ir::Task::new(old.id, old.key.clone(), body, old.dependencies.clone());
     Some((ir_task, references))
 }
 

@@ -80,15 +80,16 @@ impl Renumbered {
 
 /// The plan with the task added (its strings and fields still to be
 /// given, `Own::of`) or taken out, every later task's id and dependencies
-/// and every step's tasks renumbered.
+/// and every step's tasks renumbered: each later task a new id and
+/// dependencies around the body it had ([`ir::Task::moved`]).
 fn renumbered_plan(old: &ir::Plan, place: &Place, change: &StepTask) -> ir::Plan {
-    let mut plan = old.clone();
     let k = place.task;
+    let mut tasks = Vec::with_capacity(old.tasks.len() + 1);
+    tasks.extend(old.tasks[..k].iter().cloned());
+    let number = |id: TaskId| place.id(id);
     let from = match place.added {
         true => {
-            let task = ir::Task {
-                id: k as TaskId + 1,
-                key: change.task.name.name.clone(),
+            let body = ir::TaskBody {
                 name: String::new(),
                 step: Some(change.new.name.name.clone()),
                 assignee: None,
@@ -97,24 +98,18 @@ fn renumbered_plan(old: &ir::Plan, place: &Place, change: &StepTask) -> ir::Plan
                 optional: false,
                 retry: None,
                 priority: None,
-                dependencies: Vec::new(),
             };
-            plan.tasks.insert(k, Arc::new(task));
-            k + 1
-        }
-        false => {
-            plan.tasks.remove(k);
-            let ids = &mut plan.steps[place.step].tasks;
-            ids.remove(place.index);
+            let (id, key) = (k as TaskId + 1, change.task.name.name.clone());
+            tasks.push(Arc::new(ir::Task::new(id, key, body, Vec::new())));
             k
         }
+        false => k + 1,
     };
-    for task in &mut plan.tasks[from..] {
-        let task = Arc::make_mut(task);
-        task.id = place.id(task.id);
-        for id in &mut task.dependencies {
-            *id = place.id(*id);
-        }
+    let later = old.tasks.get(from..).unwrap_or_default();
+    tasks.extend(later.iter().map(|task| Arc::new(task.moved(number))));
+    let mut plan = old.with_tasks(tasks);
+    if !place.added {
+        plan.steps[place.step].tasks.remove(place.index);
     }
     for step in &mut plan.steps {
         for id in &mut step.tasks {

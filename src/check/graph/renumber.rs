@@ -16,13 +16,20 @@ impl Memo {
     /// kept for graphs in source order): their chunks are shared; the rest
     /// are copied once, renumbered.
     pub(crate) fn renumbered(&self, at: usize, added: bool) -> Memo {
-        let at32 = at as u32;
-        let number = |v: u32| match (added, v.cmp(&at32)) {
-            (_, std::cmp::Ordering::Less) => v,
-            (true, _) => v + 1,
-            (false, std::cmp::Ordering::Equal) => GONE,
-            (false, std::cmp::Ordering::Greater) => v - 1,
-        };
+        // One renumbering each way, without a branch per item (a select),
+        // so that the copy of the lists stays a tight loop.
+        match added {
+            true => self.renumbered_by(at, true, |v| v + u32::from(v >= at as u32)),
+            false => self.renumbered_by(at, false, |v| match v == at as u32 {
+                true => GONE,
+                false => v - u32::from(v > at as u32),
+            }),
+        }
+    }
+
+    /// The memo with node `at` added or taken out, every number in its
+    /// lists after it given by `number`.
+    fn renumbered_by(&self, at: usize, added: bool, number: impl Fn(u32) -> u32) -> Memo {
         let lists = |old: &Adjacency| renumbered(old, at, added, |&v| number(v));
         Memo {
             dependencies: lists(&self.dependencies),

@@ -562,9 +562,7 @@ fn task_texts(
         if !keep_tasks {
             continue;
         }
-        ir_tasks.push(std::sync::Arc::new(ir::Task {
-            id: index as TaskId + 1,
-            key: source.key.clone(),
+        let body = ir::TaskBody {
             name,
             step: source.step.map(|s| steps[s as usize].key.clone()),
             assignee: fields.assignee.cloned(),
@@ -573,8 +571,14 @@ fn task_texts(
             optional: fields.optional,
             retry: fields.retry,
             priority: fields.priority,
-            dependencies: Vec::new(),
-        }));
+        };
+        let id = index as TaskId + 1;
+        ir_tasks.push(std::sync::Arc::new(ir::Task::new(
+            id,
+            source.key.clone(),
+            body,
+            Vec::new(),
+        )));
     }
     ir_tasks
 }
