@@ -55,8 +55,9 @@ fn main() {
     println!("{tasks} tasks, text {:.2} MiB", mib(text.len()));
     // What each task costs at the least, before what its nodes point to.
     println!(
-        "bytes: ast::Task {}, ast::TaskField {}, ast::Str {}, ir::Task {}",
+        "bytes: ast::Task {}, ast::StepItem {}, ast::TaskField {}, ast::Str {}, ir::Task {}",
         std::mem::size_of::<planc::syntax::ast::Task>(),
+        std::mem::size_of::<planc::syntax::ast::StepItem>(),
         std::mem::size_of::<planc::syntax::ast::TaskField>(),
         std::mem::size_of::<planc::syntax::ast::Str>(),
         std::mem::size_of::<planc::ir::Task>(),

@@ -9,6 +9,7 @@
 
 mod analysis;
 mod changed;
+mod compile_threads;
 mod convert;
 mod documents;
 mod framing;
@@ -59,10 +60,15 @@ pub async fn serve_stdio() -> i32 {
         to_server,
         write_to_stdout,
     ));
-    Server::new(server_input, Stdout, socket)
+    let serving = Server::new(server_input, Stdout, socket)
         .concurrency_level(CONCURRENCY)
-        .serve(service)
-        .await;
+        .serve(service);
+    // On this thread, which decodes the messages: its freed pages are
+    // given back only by a collection that runs here (`memory`).
+    tokio::select! {
+        () = serving => {}
+        () = memory::give_back_here_when_quiet() => {}
+    }
     if shut_down.load(Ordering::SeqCst) {
         0
     } else {

@@ -27,9 +27,9 @@ fn main() {
         );
         return;
     }
-    // The messages are handled on this thread; the compiles run on tokio's
-    // blocking threads, each publishing its own diagnostics; one worker
-    // thread serves the rest (the standard input's reads, timers).
+    // The messages are handled on this thread; the compiles run on the
+    // server's compile threads, each publishing its own diagnostics; one
+    // worker thread serves the rest (the standard input's reads, timers).
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()

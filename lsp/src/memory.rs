@@ -16,15 +16,31 @@
 //! ran after every publish. So it runs once the document has been quiet
 //! for [`QUIET`] ([`give_back_when_quiet`]): a typing burst keeps its pages,
 //! and a pause gives them back.
+//!
+//! mimalloc purges only the calling thread's heap, so the collection runs
+//! on each thread that frees much. Each compile thread collects its own
+//! (`compile_threads`: analyses are compiled and dropped there). When no
+//! publish followed for [`QUIET`], so do a blocking thread (standard
+//! input's reads), the runtime's worker (which frames the client's
+//! messages: a `didOpen` of a large plan is a body of megabytes, read and
+//! checked there) and the thread that serves the protocol (which decodes
+//! them: the message, its parameters and the document's text, each as
+//! large, freed once the text is shared), where
+//! [`give_back_here_when_quiet`] runs beside the protocol's loop.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+
+use tokio::sync::Notify;
 
 /// How long after the last publish memory is given back, if none followed.
 pub const QUIET: Duration = Duration::from_millis(250);
 
 /// Publishes so far: a collection waits for the count to stand still.
 static PUBLISHED: AtomicU64 = AtomicU64::new(0);
+
+/// Told when a quiet spell begins, for [`give_back_here_when_quiet`].
+static QUIET_NOW: Notify = Notify::const_new();
 
 // mimalloc's own collection: the global allocator of `planc-lsp` (and of
 // `planc`), linked into every build of this crate. Declared here rather
@@ -47,14 +63,27 @@ pub fn give_back() {
     unsafe { mi_collect(true) }
 }
 
-/// [`give_back`] on a blocking thread once [`QUIET`] has passed without
-/// another publish (any document's).
+/// [`give_back`] once [`QUIET`] has passed without another publish (any
+/// document's): on a blocking thread, on the runtime's worker (this task's
+/// thread), and on the thread that awaits [`give_back_here_when_quiet`].
 pub fn give_back_when_quiet(runtime: &tokio::runtime::Handle) {
     let published = PUBLISHED.fetch_add(1, Ordering::Relaxed) + 1;
     runtime.spawn(async move {
         tokio::time::sleep(QUIET).await;
         if PUBLISHED.load(Ordering::Relaxed) == published {
             drop(tokio::task::spawn_blocking(give_back));
+            QUIET_NOW.notify_one();
+            give_back();
         }
     });
+}
+
+/// Never returns: each time a quiet spell begins, [`give_back`] on the
+/// thread that polls it. Polled beside the protocol's loop (`select!`),
+/// on the thread that decodes the client's messages.
+pub async fn give_back_here_when_quiet() {
+    loop {
+        QUIET_NOW.notified().await;
+        give_back();
+    }
 }

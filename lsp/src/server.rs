@@ -1,8 +1,8 @@
 //! The protocol handlers: each converts positions, asks `planc::ide`, and
 //! converts the answer back.
 //!
-//! Compiling runs off the async executor, on tokio's blocking threads, one
-//! compile per document at a time (see [`compile`]); the handlers never wait
+//! Compiling runs off the async executor, on the server's compile threads
+//! (`compile_threads`), one compile per document at a time (see [`compile`]); the handlers never wait
 //! on a lock held across a compile. Requests read the finished analyses:
 //!
 //! - hover, definition and references answer from the latest finished
@@ -104,17 +104,17 @@ impl Backend {
 
     fn start(&self, job: Job) {
         let (shared, runtime) = (self.shared.clone(), tokio::runtime::Handle::current());
-        tokio::task::spawn_blocking(move || compile(&shared, job, &runtime));
+        crate::compile_threads::run(move || compile(&shared, job, &runtime));
     }
 }
 
-/// Compiles a document on a blocking thread, then its newest text for as long
+/// Compiles a document on a compile thread (`compile_threads`), then its newest text for as long
 /// as changes came during the compile (so a burst of keystrokes costs two
 /// compiles, not one each), and publishes the diagnostics of the text that
 /// is current when its compile ends; the diagnostics of a text changed
 /// meanwhile are dropped.
 ///
-/// All of it runs on the blocking thread, publishing included: a keystroke
+/// All of it runs on the compile thread, publishing included: a keystroke
 /// passes from the thread that reads the messages to this one and back to
 /// the output, with no stop on the runtime's worker between.
 fn compile(shared: &Shared, mut job: Job, runtime: &tokio::runtime::Handle) {

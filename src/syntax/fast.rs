@@ -601,7 +601,7 @@ impl<'a> Reader<'a> {
             let (keyword, word) = self.keyword()?;
             let item = match word {
                 "task" => StepItem::Task(Arc::new(self.task(keyword)?)),
-                "after" => StepItem::After(self.after(keyword)?),
+                "after" => StepItem::After(Box::new(self.after(keyword)?)),
                 "sequential" => StepItem::Sequential(keyword),
                 _ => return Err(GiveUp),
             };

@@ -542,7 +542,7 @@ impl<'a> Walker<'a> {
                 Rule::string => title = Some(self.string(child)),
                 Rule::lbrace => open = self.sp(&child),
                 Rule::step_end => close = self.body_end(child, open, "step"),
-                Rule::after => items.push(StepItem::After(self.after(child))),
+                Rule::after => items.push(StepItem::After(Box::new(self.after(child)))),
                 Rule::sequential => {
                     let keyword = self.sp(&child);
                     self.keywords.push(keyword);

@@ -175,7 +175,9 @@ pub struct Step {
 /// An item of a step body.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StepItem {
-    After(After),
+    /// Boxed: a step has one `after` or none, and a task item is only its
+    /// `Arc`, so an item is 16 bytes, not 32, in the list of every step.
+    After(Box<After>),
     Sequential(Span),
     /// Shared: the tree of a text after an edit holds the very items of
     /// the old tree that stand before the edit, not copies.
