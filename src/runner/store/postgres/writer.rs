@@ -307,7 +307,10 @@ fn bring_up_all<'a>(
 ) -> Result<HashMap<&'a str, (u64, i64)>, OpError> {
     let mut bases = HashMap::new();
     for job in plans {
+        let waiting = Instant::now();
         let mut slot = lock(&job.entry.slot);
+        phases::took(Phase::SlotWait, waiting);
+        phases::count(Phase::UpWriter, 1);
         // The changes queued after these were computed on the runner as it
         // was: not written; their tasks read again.
         job.entry.epoch.fetch_add(1, Ordering::SeqCst);
