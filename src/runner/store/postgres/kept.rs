@@ -230,8 +230,14 @@ impl PostgresStore {
                 Computed::Made(made) => *made,
                 Computed::Answer(base, outcome) => {
                     // An answer about the kept state: it stands if that was
-                    // the row's.
-                    let slot = settled(entry, slot, false);
+                    // the row's. The changes queued before it settled, the
+                    // row's version is read without the slot held (the
+                    // writer may need it meanwhile, to bring the runner up
+                    // under the plan's lock): the epoch, read after the
+                    // version, says the changes queued before it were
+                    // committed as computed, so that revision `base` of
+                    // the row is the state it was computed on.
+                    drop(settled(entry, slot, false));
                     let checking = Instant::now();
                     let version = self.version(plan_id)?;
                     phases::took(Phase::RefusedCheck, checking);
@@ -241,8 +247,7 @@ impl PostgresStore {
                         phases::count(Phase::RefusedStood, 1);
                         return Ok(Some(outcome.map(|()| None)));
                     }
-                    let mut slot = slot;
-                    slot.stale = true;
+                    lock(&entry.slot).stale = true;
                     return Ok(None);
                 }
             };
