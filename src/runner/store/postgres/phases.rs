@@ -19,10 +19,8 @@ pub(super) enum Phase {
     BringUp,
     /// Changes computed again.
     Recompute,
-    /// The write statement.
+    /// The write statement and `COMMIT` (the WAL flush), sent together.
     Write,
-    /// `COMMIT` (the WAL flush).
-    Commit,
     /// Settling and answering the batch's changes.
     Answer,
     /// Batches, changes, changes computed again (counts, not times).
@@ -58,12 +56,11 @@ pub(super) enum Phase {
     RefusedStood,
 }
 
-const NAMES: [&str; 22] = [
+const NAMES: [&str; 21] = [
     "lock",
     "bring_up",
     "recompute",
     "write",
-    "commit",
     "answer",
     "batches",
     "changes",
@@ -83,7 +80,7 @@ const NAMES: [&str; 22] = [
     "refused_stood",
 ];
 
-static TOTALS: [AtomicU64; 22] = [const { AtomicU64::new(0) }; 22];
+static TOTALS: [AtomicU64; 21] = [const { AtomicU64::new(0) }; 21];
 static ON: OnceLock<Option<Mutex<(std::fs::File, Instant)>>> = OnceLock::new();
 
 fn sink() -> Option<&'static Mutex<(std::fs::File, Instant)>> {

@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, VecDeque};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Condvar, Mutex};
 
-use postgres::{GenericClient, Statement};
+use postgres::Statement;
 
 use super::phases::{self, Phase};
 use super::rows;
@@ -131,7 +131,7 @@ impl Slot {
     /// one and its list did not change; else the whole plan (store `shown`).
     pub(super) fn bring_up(
         &mut self,
-        client: &mut impl GenericClient,
+        client: &mut impl rows::Query,
         reads: &Reads<'_>,
         shown: &str,
         plan_id: &str,
