@@ -56,24 +56,6 @@ fn settled<'a>(
     slot
 }
 
-/// Whether the slot's runner is the plan's committed state at a revision
-/// at least `version`'s (the row's, read meanwhile), nothing queued and no
-/// task lost: a change refused on an older state is computed again on it
-/// without bringing it up to the rows (which would read nothing).
-fn caught_up(slot: &Slot, version: Option<(u64, i64)>) -> bool {
-    version.is_some_and(|(revision, born)| {
-        !slot.stale
-            && slot.born == born
-            && slot.committed >= revision
-            && slot.queued == slot.settled
-            && slot.lost.is_empty()
-            && slot
-                .runner
-                .as_ref()
-                .is_some_and(|runner| runner.doc.state.revision == slot.committed)
-    })
-}
-
 impl PostgresStore {
     /// The plan's in-process entry.
     pub(super) fn entry(&self, plan_id: &str) -> Arc<Entry> {
@@ -265,10 +247,7 @@ impl PostgresStore {
                         phases::count(Phase::RefusedStood, 1);
                         return Ok(Some(outcome.map(|()| None)));
                     }
-                    let mut slot = lock(&entry.slot);
-                    if !caught_up(&slot, version) {
-                        slot.stale = true;
-                    }
+                    lock(&entry.slot).stale = true;
                     return Ok(None);
                 }
             };
