@@ -24,8 +24,8 @@
 //! the plans' row versions (revision and `born`) read, in one round trip;
 //! the changes of those plans queued while it waited for their locks join
 //! the batch; one statement writing each plan's row, the task rows the
-//! batch touched and the events; `COMMIT`. The changes queued while it
-//! commits make the next batch.
+//! batch touched and the events, and `COMMIT`, sent together (pipelined,
+//! [`pipe`]). The changes queued while it commits make the next batch.
 //!
 //! **Another server's changes.** A plan whose row is not at the version
 //! its changes were computed on (another handle changed it), or whose
@@ -92,6 +92,7 @@ mod change;
 mod kept;
 mod migrations;
 mod phases;
+mod pipe;
 mod rows;
 mod slot;
 mod writer;

@@ -1,7 +1,10 @@
 //! A batch's transaction in the PostgreSQL store's writer: begun with its
 //! plans' advisory locks and their row versions read in one round trip.
 
-use postgres::{Client, SimpleQueryMessage};
+use postgres::SimpleQueryMessage;
+
+use super::pipe::Pipe;
+use super::rows::{self, PlanWrite, WriteArgs};
 
 /// A plan's row version: its id, revision and `born`.
 pub(super) type Version = (String, i64, i64);
@@ -15,7 +18,7 @@ fn literal(text: &str) -> String {
 /// A transaction begun with advisory locks taken (see
 /// [`PLAN_LOCK`](super::PLAN_LOCK)), rolled back when dropped uncommitted.
 pub(super) struct Open<'a> {
-    pub(super) client: &'a mut Client,
+    pub(super) client: &'a mut Pipe,
     done: bool,
 }
 
@@ -26,7 +29,7 @@ impl<'a> Open<'a> {
     /// ([`literal`]). Each statement of the round trip reads its own
     /// snapshot, so the versions are read once the locks are held.
     pub(super) fn begin(
-        client: &'a mut Client,
+        client: &'a mut Pipe,
         keys: &[i64],
         ids: &[&str],
     ) -> Result<(Open<'a>, Vec<Version>), postgres::Error> {
@@ -64,10 +67,22 @@ impl<'a> Open<'a> {
         Ok((open, versions))
     }
 
-    /// `COMMIT`.
-    pub(super) fn commit(mut self) -> Result<(), postgres::Error> {
+    /// The write of `plans` and `events` ([`rows::WRITE_ALL`], prepared as
+    /// `statement`) and `COMMIT`, sent together: the transaction's id once
+    /// committed. `Err` when either failed (nothing was committed when the
+    /// write failed: every plan's row written, or none).
+    pub(super) fn write_and_commit(
+        mut self,
+        statement: &postgres::Statement,
+        plans: &[PlanWrite<'_>],
+        events: &[rows::EventWrite<'_>],
+    ) -> Result<i64, postgres::Error> {
         self.done = true;
-        self.client.batch_execute("COMMIT")
+        let args = WriteArgs::new(&[], plans, events);
+        let row = self
+            .client
+            .query_one_and_commit(statement, &args.params())?;
+        Ok(row.get(1))
     }
 }
 

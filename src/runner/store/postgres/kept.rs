@@ -13,8 +13,10 @@
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
 
 use super::change::{compute, Computed, Made, Redo};
+use super::phases::{self, Phase};
 use super::rows::{self, PlanWrite};
 use super::slot::{Entry, Lost, Slot};
 use super::writer::{Job, Reject, ToCaller};
@@ -83,6 +85,7 @@ impl PostgresStore {
                     return Ok(());
                 }
             }
+            phases::count(Phase::UpRead, 1);
             let statements = &conn.statements;
             let mut tx = conn
                 .client
@@ -215,6 +218,7 @@ impl PostgresStore {
             let mut slot = lock(&entry.slot);
             if slot.stale || slot.runner.is_none() {
                 slot = settled(entry, slot, true);
+                phases::count(Phase::UpAhead, 1);
                 self.with_conn(|conn| {
                     let reads = conn.statements.reads();
                     slot.bring_up(&mut conn.client, &reads, &self.shared.shown, plan_id)
@@ -226,15 +230,24 @@ impl PostgresStore {
                 Computed::Made(made) => *made,
                 Computed::Answer(base, outcome) => {
                     // An answer about the kept state: it stands if that was
-                    // the row's.
-                    let slot = settled(entry, slot, false);
+                    // the row's. The changes queued before it settled, the
+                    // row's version is read without the slot held (the
+                    // writer may need it meanwhile, to bring the runner up
+                    // under the plan's lock): the epoch, read after the
+                    // version, says the changes queued before it were
+                    // committed as computed, so that revision `base` of
+                    // the row is the state it was computed on.
+                    drop(settled(entry, slot, false));
+                    let checking = Instant::now();
                     let version = self.version(plan_id)?;
+                    phases::took(Phase::RefusedCheck, checking);
+                    phases::count(Phase::Refused, 1);
                     if entry.epoch.load(Ordering::SeqCst) == epoch && version == Some((base, born))
                     {
+                        phases::count(Phase::RefusedStood, 1);
                         return Ok(Some(outcome.map(|()| None)));
                     }
-                    let mut slot = slot;
-                    slot.stale = true;
+                    lock(&entry.slot).stale = true;
                     return Ok(None);
                 }
             };
@@ -347,6 +360,7 @@ impl PostgresStore {
             let statements = &conn.statements;
             let mut tx = conn.client.transaction().map_err(&write)?;
             tx.execute(&statements.lock, &[&plan_id]).map_err(&write)?;
+            phases::count(Phase::UpWriter, 1);
             slot.stale = true;
             slot.bring_up(&mut tx, &statements.reads(), &self.shared.shown, plan_id)?;
             let born = slot.born;

@@ -1,5 +1,7 @@
 //! Where the writer's time goes, for measuring (`PLANC_POSTGRES_PHASES=FILE`:
-//! each writer appends its running totals to FILE once a second). Off, it
+//! each writer appends its process's running totals to FILE once a second),
+//! and how the kept runners are brought up to the rows (by whom, how many
+//! task rows read and how many of them the runner held already). Off, it
 //! costs one relaxed load a phase.
 
 use std::io::Write;
@@ -17,10 +19,8 @@ pub(super) enum Phase {
     BringUp,
     /// Changes computed again.
     Recompute,
-    /// The write statement.
+    /// The write statement and `COMMIT` (the WAL flush), sent together.
     Write,
-    /// `COMMIT` (the WAL flush).
-    Commit,
     /// Settling and answering the batch's changes.
     Answer,
     /// Batches, changes, changes computed again (counts, not times).
@@ -29,22 +29,58 @@ pub(super) enum Phase {
     Moved,
     /// Changes taken into a batch while it waited for its locks.
     Gathered,
+    /// Waiting for a moved plan's in-process slot before its bring-up, in
+    /// the writer (a caller holding it: a refused change checking the row).
+    SlotWait,
+    /// Kept runners brought up to the rows: by the writer (under the
+    /// plan's lock), by a change found its runner stale before computing
+    /// it, by a query or read finding the row moved (counts).
+    UpWriter,
+    UpAhead,
+    UpRead,
+    /// Of those, the ones that read the whole plan.
+    UpWhole,
+    /// Task rows read by bring-ups that read only what changed; of them,
+    /// those the runner held already as read (the read not used), and
+    /// those read because a change not committed had touched them.
+    RowsRead,
+    RowsSame,
+    RowsLost,
+    /// Bring-ups that read only what changed and found no task row.
+    UpEmpty,
+    /// Changes refused (or changing nothing) on the kept runner, the
+    /// time their check of the row's version took (holding the slot), and
+    /// how many stood (the row was the version they were computed on).
+    Refused,
+    RefusedCheck,
+    RefusedStood,
 }
 
-const NAMES: [&str; 10] = [
+const NAMES: [&str; 21] = [
     "lock",
     "bring_up",
     "recompute",
     "write",
-    "commit",
     "answer",
     "batches",
     "changes",
     "moved",
     "gathered",
+    "slot_wait",
+    "up_writer",
+    "up_ahead",
+    "up_read",
+    "up_whole",
+    "rows_read",
+    "rows_same",
+    "rows_lost",
+    "up_empty",
+    "refused",
+    "refused_check",
+    "refused_stood",
 ];
 
-static TOTALS: [AtomicU64; 10] = [const { AtomicU64::new(0) }; 10];
+static TOTALS: [AtomicU64; 21] = [const { AtomicU64::new(0) }; 21];
 static ON: OnceLock<Option<Mutex<(std::fs::File, Instant)>>> = OnceLock::new();
 
 fn sink() -> Option<&'static Mutex<(std::fs::File, Instant)>> {

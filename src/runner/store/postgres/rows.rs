@@ -19,7 +19,8 @@
 
 use std::collections::BTreeMap;
 
-use postgres::{GenericClient, Statement, Transaction};
+use postgres::types::ToSql;
+use postgres::{Client, GenericClient, Row, Statement, Transaction};
 
 use crate::document::{PlanDocument, StepDoc, TaskDoc};
 use crate::runner::error::OpError;
@@ -164,26 +165,10 @@ pub(super) const READ_CHANGED: &str = "WITH changed AS MATERIALIZED (
 /// Plan `$1`'s version: `revision`, `born`.
 pub(super) const READ_VERSION: &str = "SELECT revision, born FROM plans WHERE plan_id = $1";
 
-/// The writes of a batch of changes in one statement (the writer sends it
-/// in a transaction that holds the plans' locks, with `$1` empty): the
-/// advisory locks of `$1` (in order) first; then each plan's row (`$2`–`$8`) only if it is
-/// still the version its first change was computed on (revision `$3`,
-/// `born` `$4`), and, of those plans only, the tasks (`$9`–`$11`: plan,
-/// key, text; when the count `$8` is not negative the list was replaced
-/// and every other row of the plan goes), the keys whose rows go
-/// (`$17`–`$18`: plan, key; each left in `tasks_gone` at the revision),
-/// the steps (`$15`–`$16`: those of the plans whose steps changed; `[]`
-/// deletes the row) and the events (`$12`–`$14`, in order). Gives the
-/// plans written and the transaction's id.
-///
-/// The locks are the update's one-time condition, so they are all held
-/// before it touches a row (and takes its transaction id). Its snapshot
-/// may predate a change committed while it waited for a lock: the update
-/// then checks the version against the row as that change left it
-/// (PostgreSQL re-reads an updated row before updating it), and writes no
-/// task of that plan. A key is either written or gone, never both
-/// ([`PlanWrite`] merges a plan's changes), so no two parts touch a row.
-pub(super) const WRITE: &str = "WITH locked AS MATERIALIZED (
+/// The common table expressions of [`WRITE`] and [`WRITE_ALL`].
+macro_rules! write_ctes {
+    () => {
+        "WITH locked AS MATERIALIZED (
          SELECT count(*) AS n
          FROM (SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k) l
      ), updated AS (
@@ -240,7 +225,49 @@ pub(super) const WRITE: &str = "WITH locked AS MATERIALIZED (
              AS e(plan_id, seq, record, n)
          WHERE e.plan_id IN (SELECT plan_id FROM updated)
      )
-     SELECT ARRAY(SELECT plan_id FROM updated), pg_current_xact_id()::text::bigint";
+     "
+    };
+}
+
+/// The writes of a batch of changes in one statement (the writer sends it
+/// in a transaction that holds the plans' locks, with `$1` empty): the
+/// advisory locks of `$1` (in order) first; then each plan's row (`$2`–`$8`) only if it is
+/// still the version its first change was computed on (revision `$3`,
+/// `born` `$4`), and, of those plans only, the tasks (`$9`–`$11`: plan,
+/// key, text; when the count `$8` is not negative the list was replaced
+/// and every other row of the plan goes), the keys whose rows go
+/// (`$17`–`$18`: plan, key; each left in `tasks_gone` at the revision),
+/// the steps (`$15`–`$16`: those of the plans whose steps changed; `[]`
+/// deletes the row) and the events (`$12`–`$14`, in order). Gives the
+/// plans written and the transaction's id.
+///
+/// The locks are the update's one-time condition, so they are all held
+/// before it touches a row (and takes its transaction id). Its snapshot
+/// may predate a change committed while it waited for a lock: the update
+/// then checks the version against the row as that change left it
+/// (PostgreSQL re-reads an updated row before updating it), and writes no
+/// task of that plan. A key is either written or gone, never both
+/// ([`PlanWrite`] merges a plan's changes), so no two parts touch a row.
+pub(super) const WRITE: &str = concat!(
+    write_ctes!(),
+    "SELECT ARRAY(SELECT plan_id FROM updated), pg_current_xact_id()::text::bigint"
+);
+
+/// [`WRITE`] for the writer, whose `COMMIT` is sent with it (pipelined,
+/// [`super::pipe`]): every plan's row must be written, or the statement
+/// fails — and the transaction with it, so that the `COMMIT` behind it
+/// commits nothing (a subquery's text cast to a number is the failure: an
+/// SQL statement has no `RAISE`; the subquery keeps it from being
+/// evaluated when the statement is planned).
+pub(super) const WRITE_ALL: &str = concat!(
+    write_ctes!(),
+    "SELECT ARRAY(SELECT plan_id FROM updated),
+         CASE WHEN (SELECT count(*) FROM updated) = cardinality($2::text[])
+             THEN pg_current_xact_id()::text::bigint
+             ELSE (SELECT 'a plan''s row moved under its lock: ' || count(*) || ' of '
+                       || cardinality($2::text[]) || ' written' FROM updated)::bigint
+         END"
+);
 
 /// The changes of one plan in a batch, merged: written as one row update.
 #[derive(Clone)]
@@ -320,64 +347,153 @@ pub(super) fn write(
     plans: &[PlanWrite<'_>],
     events: &[EventWrite<'_>],
 ) -> Result<(Vec<String>, i64), postgres::Error> {
-    let ids: Vec<&str> = plans.iter().map(|p| p.plan_id).collect();
-    let bases: Vec<i64> = plans.iter().map(|p| to_i64(p.base)).collect();
-    let borns: Vec<i64> = plans.iter().map(|p| p.born).collect();
-    let revisions: Vec<i64> = plans.iter().map(|p| to_i64(p.last.revision)).collect();
-    let headers: Vec<&str> = plans.iter().map(|p| p.last.header.as_str()).collect();
-    let summaries: Vec<&str> = plans.iter().map(|p| p.last.summary.as_str()).collect();
-    let counts: Vec<i64> = plans
-        .iter()
-        .map(|p| p.count.map_or(-1, |n| to_i64(n as u64)))
-        .collect();
-    let (mut task_plans, mut task_keys, mut texts) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut gone_plans, mut gone_keys) = (Vec::new(), Vec::new());
-    for plan in plans {
-        for (key, text) in &plan.tasks {
-            match text {
-                Some(text) => {
-                    task_plans.push(plan.plan_id);
-                    task_keys.push(*key);
-                    texts.push(*text);
-                }
-                None => {
-                    gone_plans.push(plan.plan_id);
-                    gone_keys.push(*key);
+    let args = WriteArgs::new(keys, plans, events);
+    let row = client.query_one(statement, &args.params())?;
+    Ok((row.get(0), row.get(1)))
+}
+
+/// The parameters of [`WRITE`] and [`WRITE_ALL`] (in the order of their
+/// numbers).
+pub(super) struct WriteArgs<'a> {
+    keys: &'a [i64],
+    ids: Vec<&'a str>,
+    bases: Vec<i64>,
+    borns: Vec<i64>,
+    revisions: Vec<i64>,
+    headers: Vec<&'a str>,
+    summaries: Vec<&'a str>,
+    counts: Vec<i64>,
+    task_plans: Vec<&'a str>,
+    task_keys: Vec<i64>,
+    texts: Vec<&'a str>,
+    event_plans: Vec<&'a str>,
+    seqs: Vec<i64>,
+    records: Vec<&'a str>,
+    step_plans: Vec<&'a str>,
+    steps: Vec<&'a str>,
+    gone_plans: Vec<&'a str>,
+    gone_keys: Vec<i64>,
+}
+
+impl<'a> WriteArgs<'a> {
+    /// The parameters that write `plans` and `events` (in order), taking
+    /// the locks `keys` (none when they are held).
+    pub(super) fn new(
+        keys: &'a [i64],
+        plans: &'a [PlanWrite<'a>],
+        events: &[EventWrite<'a>],
+    ) -> WriteArgs<'a> {
+        let ids: Vec<&str> = plans.iter().map(|p| p.plan_id).collect();
+        let bases: Vec<i64> = plans.iter().map(|p| to_i64(p.base)).collect();
+        let borns: Vec<i64> = plans.iter().map(|p| p.born).collect();
+        let revisions: Vec<i64> = plans.iter().map(|p| to_i64(p.last.revision)).collect();
+        let headers: Vec<&str> = plans.iter().map(|p| p.last.header.as_str()).collect();
+        let summaries: Vec<&str> = plans.iter().map(|p| p.last.summary.as_str()).collect();
+        let counts: Vec<i64> = plans
+            .iter()
+            .map(|p| p.count.map_or(-1, |n| to_i64(n as u64)))
+            .collect();
+        let (mut task_plans, mut task_keys, mut texts) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut gone_plans, mut gone_keys) = (Vec::new(), Vec::new());
+        for plan in plans {
+            for (key, text) in &plan.tasks {
+                match text {
+                    Some(text) => {
+                        task_plans.push(plan.plan_id);
+                        task_keys.push(*key);
+                        texts.push(*text);
+                    }
+                    None => {
+                        gone_plans.push(plan.plan_id);
+                        gone_keys.push(*key);
+                    }
                 }
             }
         }
+        let (step_plans, steps): (Vec<&str>, Vec<&str>) = plans
+            .iter()
+            .filter_map(|p| p.steps.map(|steps| (p.plan_id, steps)))
+            .unzip();
+        let event_plans: Vec<&str> = events.iter().map(|e| e.0).collect();
+        let seqs: Vec<i64> = events.iter().map(|e| to_i64(e.1)).collect();
+        let records: Vec<&str> = events.iter().map(|e| e.2).collect();
+        WriteArgs {
+            keys,
+            ids,
+            bases,
+            borns,
+            revisions,
+            headers,
+            summaries,
+            counts,
+            task_plans,
+            task_keys,
+            texts,
+            event_plans,
+            seqs,
+            records,
+            step_plans,
+            steps,
+            gone_plans,
+            gone_keys,
+        }
     }
-    let (step_plans, steps): (Vec<&str>, Vec<&str>) = plans
-        .iter()
-        .filter_map(|p| p.steps.map(|steps| (p.plan_id, steps)))
-        .unzip();
-    let event_plans: Vec<&str> = events.iter().map(|e| e.0).collect();
-    let seqs: Vec<i64> = events.iter().map(|e| to_i64(e.1)).collect();
-    let records: Vec<&str> = events.iter().map(|e| e.2).collect();
-    let row = client.query_one(
-        statement,
-        &[
-            &keys,
-            &ids,
-            &bases,
-            &borns,
-            &revisions,
-            &headers,
-            &summaries,
-            &counts,
-            &task_plans,
-            &task_keys,
-            &texts,
-            &event_plans,
-            &seqs,
-            &records,
-            &step_plans,
-            &steps,
-            &gone_plans,
-            &gone_keys,
-        ],
-    )?;
-    Ok((row.get(0), row.get(1)))
+
+    /// The parameters, `$1` to `$18`.
+    pub(super) fn params(&self) -> [&(dyn ToSql + Sync); 18] {
+        [
+            &self.keys,
+            &self.ids,
+            &self.bases,
+            &self.borns,
+            &self.revisions,
+            &self.headers,
+            &self.summaries,
+            &self.counts,
+            &self.task_plans,
+            &self.task_keys,
+            &self.texts,
+            &self.event_plans,
+            &self.seqs,
+            &self.records,
+            &self.step_plans,
+            &self.steps,
+            &self.gone_plans,
+            &self.gone_keys,
+        ]
+    }
+}
+
+/// What brings a kept runner up to the rows reads with: a connection or
+/// transaction of the `postgres` client, or the writer's
+/// [`Pipe`](super::pipe::Pipe).
+pub(super) trait Query {
+    /// The row `statement` gives with `params`, if any.
+    fn query_opt(
+        &mut self,
+        statement: &Statement,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Option<Row>, postgres::Error>;
+}
+
+impl Query for Client {
+    fn query_opt(
+        &mut self,
+        statement: &Statement,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Option<Row>, postgres::Error> {
+        Client::query_opt(self, statement, params)
+    }
+}
+
+impl Query for Transaction<'_> {
+    fn query_opt(
+        &mut self,
+        statement: &Statement,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Option<Row>, postgres::Error> {
+        Transaction::query_opt(self, statement, params)
+    }
 }
 
 /// A plan as stored: its version (revision, `born`) and document.
@@ -392,7 +508,7 @@ pub(super) struct Stored {
 /// Plan `plan_id` as stored, put together from its header and task rows;
 /// `None` when there is no such plan.
 pub(super) fn read_plan(
-    client: &mut impl GenericClient,
+    client: &mut impl Query,
     statement: &Statement,
     plan_id: &str,
 ) -> Result<Option<Stored>, postgres::Error> {
@@ -428,7 +544,7 @@ pub(super) struct Changed {
 /// keys `lost`, the keys gone after it and the steps when written after
 /// it; `None` when there is no such plan.
 pub(super) fn read_changed(
-    client: &mut impl GenericClient,
+    client: &mut impl Query,
     statement: &Statement,
     plan_id: &str,
     revision: u64,

@@ -7,8 +7,9 @@ use std::collections::{BTreeSet, VecDeque};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Condvar, Mutex};
 
-use postgres::{GenericClient, Statement};
+use postgres::Statement;
 
+use super::phases::{self, Phase};
 use super::rows;
 use super::{not_a_state, sql_error, Statements};
 use crate::runner::error::OpError;
@@ -130,7 +131,7 @@ impl Slot {
     /// one and its list did not change; else the whole plan (store `shown`).
     pub(super) fn bring_up(
         &mut self,
-        client: &mut impl GenericClient,
+        client: &mut impl rows::Query,
         reads: &Reads<'_>,
         shown: &str,
         plan_id: &str,
@@ -150,6 +151,9 @@ impl Slot {
                     tasks: changed.tasks.map_err(invalid)?,
                 };
                 if let Some(runner) = self.runner.as_mut() {
+                    if phases::on() {
+                        count_rows(runner, &rows, lost.len());
+                    }
                     if let Err(error) = put_rows(runner, rows) {
                         self.runner = None;
                         return Err(error);
@@ -161,6 +165,7 @@ impl Slot {
             }
         }
         self.runner = None;
+        phases::count(Phase::UpWhole, 1);
         let stored = rows::read_plan(client, reads.plan, plan_id)
             .map_err(read)?
             .ok_or_else(|| plan_not_found(plan_id))?;
@@ -169,5 +174,30 @@ impl Slot {
         (self.born, self.committed) = (stored.born, stored.revision);
         (self.lost, self.stale) = (Lost::default(), false);
         Ok(())
+    }
+}
+
+/// Counts what a bring-up that reads only what changed read
+/// ([`phases`]): the task rows, those the runner held already as read, the
+/// keys asked for because a change not committed touched them
+/// (`lost`), and a bring-up that found no task row.
+fn count_rows(runner: &Runner, rows: &Rows, lost: usize) {
+    let same = rows
+        .tasks
+        .iter()
+        .filter(|(key, task)| {
+            runner
+                .order
+                .find(*key)
+                .ok()
+                .and_then(|i| runner.doc.tasks.get(i))
+                == Some(task)
+        })
+        .count();
+    phases::count(Phase::RowsRead, rows.tasks.len() as u64);
+    phases::count(Phase::RowsSame, same as u64);
+    phases::count(Phase::RowsLost, lost as u64);
+    if rows.tasks.is_empty() && rows.gone.is_empty() {
+        phases::count(Phase::UpEmpty, 1);
     }
 }

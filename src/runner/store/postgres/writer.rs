@@ -8,11 +8,12 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use postgres::{Client, Statement};
+use postgres::Statement;
 
 use super::begin::Open;
 use super::change::{compute, Computed, Redo};
 use super::phases::{self, Phase};
+use super::pipe::Pipe;
 use super::rows::{self, EventWrite, PlanWrite};
 use super::slot::{Entry, Reads};
 use super::{sql_error, Shared, MAX_CACHED, PER_TRANSACTION};
@@ -30,12 +31,13 @@ pub(super) const MAX_BATCH: usize = 1000;
 pub(super) const WRITERS: usize = 1;
 const _: () = assert!((MAX_BATCH as i64) < PER_TRANSACTION);
 
-/// The writer's connection and its statement.
+/// The writer's connection (its write and `COMMIT` pipelined) and its
+/// statements.
 struct WriterConn {
-    client: Client,
+    client: Pipe,
     /// The advisory lock keys of plans (`$1`, in order).
     lock_keys: Statement,
-    /// [`rows::WRITE`].
+    /// [`rows::WRITE_ALL`].
     write: Statement,
     /// [`rows::READ_PLAN`] and [`rows::READ_CHANGED`].
     read_plan: Statement,
@@ -44,7 +46,7 @@ struct WriterConn {
 
 impl WriterConn {
     fn connect(shared: &Shared) -> Result<WriterConn, OpError> {
-        let mut client = shared.connect()?;
+        let mut client = Pipe::connect(&shared.url, &shared.shown)?;
         let mut prepare = |sql: &str| {
             client
                 .prepare(sql)
@@ -54,7 +56,7 @@ impl WriterConn {
             "SELECT hashtextextended(id, 0) FROM unnest($1::text[]) WITH ORDINALITY AS u(id, n)
              ORDER BY n",
         )?;
-        let write = prepare(rows::WRITE)?;
+        let write = prepare(rows::WRITE_ALL)?;
         let read_plan = prepare(rows::READ_PLAN)?;
         let changed = prepare(rows::READ_CHANGED)?;
         Ok(WriterConn {
@@ -301,13 +303,16 @@ fn chains(batch: &[Job]) -> (Vec<PlanWrite<'_>>, Vec<Option<usize>>, Vec<bool>) 
 /// the version (revision, `born`) each is at.
 fn bring_up_all<'a>(
     shared: &Shared,
-    client: &mut Client,
+    client: &mut Pipe,
     reads: &Reads<'_>,
     plans: &[&'a Job],
 ) -> Result<HashMap<&'a str, (u64, i64)>, OpError> {
     let mut bases = HashMap::new();
     for job in plans {
+        let waiting = Instant::now();
         let mut slot = lock(&job.entry.slot);
+        phases::took(Phase::SlotWait, waiting);
+        phases::count(Phase::UpWriter, 1);
         // The changes queued after these were computed on the runner as it
         // was: not written; their tasks read again.
         job.entry.epoch.fetch_add(1, Ordering::SeqCst);
@@ -546,19 +551,14 @@ fn write_batch(
         return Ok(outcomes);
     }
     let sent: Vec<EventWrite<'_>> = events.iter().map(|(_, event)| *event).collect();
+    // The write and `COMMIT` in one round trip: the write fails unless
+    // every plan's row was written (none moved under its lock), and then
+    // nothing is committed.
     let started = Instant::now();
-    let (written, xid) =
-        rows::write(tx.client, write_statement, &[], &writes, &sent).map_err(write)?;
+    let xid = tx
+        .write_and_commit(write_statement, &writes, &sent)
+        .map_err(write)?;
     phases::took(Phase::Write, started);
-    if written.len() != writes.len() {
-        return Err(OpError::new(
-            ErrorCode::StateIo,
-            format!("{}: a plan's row moved under its lock", shared.shown),
-        ));
-    }
-    let started = Instant::now();
-    tx.commit().map_err(write)?;
-    phases::took(Phase::Commit, started);
     shared.notify();
     shared
         .committed_ahead
