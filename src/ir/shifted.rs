@@ -63,6 +63,14 @@ impl Renumber {
         }
     }
 
+    /// The index `index` names after the renumbering.
+    fn index(self, index: usize) -> usize {
+        match index >= self.from {
+            true => (index as i64 + self.by) as usize,
+            false => index,
+        }
+    }
+
     /// This renumbering, then `next`, as one; `None` where one cannot say
     /// both. Exact when `next` starts where this one moved its `from`
     /// (an index before `from` stays before it: with `by` < 0, no item
@@ -251,6 +259,57 @@ impl<T: Spanned> Shifted<T> {
             let renumber = chunk.renumber;
             chunk.items.iter().map(move |i| renumber.apply(i.clone()))
         })
+    }
+
+    /// The indices of the items of `file` whose spans, as they stand now,
+    /// lie within `span`, in order: the chunks whose items of `file` all
+    /// lie outside it are passed over by their extents.
+    pub fn within(&self, file: FileId, span: Span) -> Vec<usize> {
+        let cached = self.file == Some(file);
+        let mut found = Vec::new();
+        let mut start = 0;
+        for chunk in &self.chunks {
+            let by = if cached { chunk.by } else { 0 };
+            let reaches = chunk.stored_extent(file, cached).is_some_and(|stored| {
+                let now = stored.shifted(by);
+                now.start() <= span.end() && span.start() <= now.end()
+            });
+            if reaches {
+                for (at, item) in chunk.items.iter().enumerate() {
+                    let now = item.extent().shifted(by);
+                    let inside = span.start() <= now.start() && now.end() <= span.end();
+                    if item.file() == file && inside {
+                        found.push(start + at);
+                    }
+                }
+            }
+            start += chunk.items.len();
+        }
+        found
+    }
+
+    /// Whether `found` holds for an item, given its index and the index it
+    /// names now (the items that name none passed over), in order: the
+    /// first it holds for ends the scan. Each chunk's renumbering is looked
+    /// at once, not per item.
+    pub fn any_named(&self, mut found: impl FnMut(usize, usize) -> bool) -> bool {
+        let mut start = 0;
+        for chunk in &self.chunks {
+            let renumber = chunk.renumber;
+            let mut items = chunk.items.iter().enumerate();
+            let any = match renumber.by {
+                0 => items.any(|(at, i)| i.named().is_some_and(|n| found(start + at, n))),
+                _ => items.any(|(at, i)| {
+                    i.named()
+                        .is_some_and(|n| found(start + at, renumber.index(n)))
+                }),
+            };
+            if any {
+                return true;
+            }
+            start += chunk.items.len();
+        }
+        false
     }
 
     /// The items `range`, in order.

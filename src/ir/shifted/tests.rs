@@ -152,6 +152,25 @@ proptest! {
                 prop_assert_eq!(list.get(i), Some(*r));
             }
             prop_assert_eq!(list.range(2..5).collect::<Vec<_>>(), plain.get(2..5.min(plain.len())).unwrap_or(&[]).to_vec());
+            for span in [Span::new(0, 50), Span::new(100, 260), Span::new(390, 700)] {
+                let inside = |r: &Reference| r.file == file && span.start() <= r.span.start() && r.span.end() <= span.end();
+                let expected: Vec<usize> = (0..plain.len()).filter(|&i| inside(&plain[i])).collect();
+                prop_assert_eq!(list.within(file, span), expected);
+            }
+            let mut named = Vec::new();
+            let found = list.any_named(|i, n| {
+                named.push((i, n));
+                false
+            });
+            prop_assert!(!found);
+            prop_assert_eq!(named, plain.iter().enumerate().map(|(i, r)| (i, r.definition)).collect::<Vec<_>>());
+            let third = plain.len() / 3;
+            let mut seen = 0;
+            let found = list.any_named(|_, _| {
+                seen += 1;
+                seen > third
+            });
+            prop_assert_eq!((found, seen), (third < plain.len(), (third + 1).min(plain.len())));
         }
     }
 }
