@@ -99,6 +99,39 @@ pub struct Window {
     pub by: i64,
 }
 
+/// Where the items of a chunk of the list's file part in two that an edit
+/// between them moved apart (those of a template before the edit and the
+/// plan's after it, in a chunk of an instance's references): an item
+/// whose span (as stored) starts before `from` is read with the offset
+/// `before`, the others with the chunk's. So a chunk whose items lie on
+/// both sides of an edit, none in it, is shared, not copied.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Split {
+    from: usize,
+    before: i64,
+    /// What the spans of the items before `from` and of the others cover,
+    /// as stored.
+    before_extent: Span,
+    after_extent: Span,
+}
+
+impl Split {
+    /// The offset `item` (of the list's file) is read with, `by` being the
+    /// chunk's.
+    fn offset<T: Spanned>(&self, item: &T, by: i64) -> i64 {
+        match item.extent().start() < self.from {
+            true => self.before,
+            false => by,
+        }
+    }
+
+    /// What the spans of both parts cover as they stand now.
+    fn extent(&self, by: i64) -> Span {
+        let before = self.before_extent.shifted(self.before);
+        before.to(self.after_extent.shifted(by))
+    }
+}
+
 /// What [`Shifted::kept`] does with an item.
 pub enum Keep<T> {
     /// Kept as it is.
@@ -122,8 +155,11 @@ pub struct Shifted<T> {
 #[derive(Clone)]
 struct Chunk<T> {
     items: Arc<Vec<T>>,
-    /// Added to the spans of the items of the list's file.
+    /// Added to the spans of the items of the list's file (of those after
+    /// its split, if it has one).
     by: i64,
+    /// Where its items of the list's file part in two that moved apart.
+    split: Option<Split>,
     /// What the spans of the items of the list's file cover, as stored
     /// (before `by`): `None` if not known yet, `Some(None)` if none.
     extent: Option<Option<Span>>,
@@ -146,6 +182,7 @@ impl<T: Spanned> Chunk<T> {
         Chunk {
             items: Arc::new(items),
             by: 0,
+            split: None,
             extent: None,
             renumber: Renumber::default(),
         }
@@ -154,19 +191,109 @@ impl<T: Spanned> Chunk<T> {
     /// Its item as read: moved by the chunk's offset if of `file`, what it
     /// names renumbered.
     fn read(&self, item: &T, file: Option<FileId>) -> T {
-        self.renumber.apply(read(item, self.by, file))
+        let by = match &self.split {
+            None => self.by,
+            Some(split) => split.offset(item, self.by),
+        };
+        self.renumber.apply(read(item, by, file))
     }
 
     /// The items, as read, to change: its own if not shared and not moved.
     fn items_mut(&mut self, file: Option<FileId>) -> &mut Vec<T> {
-        if self.by != 0 || self.renumber.by != 0 {
+        if self.by != 0 || self.renumber.by != 0 || self.split.is_some() {
             let read = self.items.iter().map(|i| self.read(i, file)).collect();
             self.items = Arc::new(read);
             self.by = 0;
+            self.split = None;
             self.renumber = Renumber::default();
         }
         self.extent = None;
         Arc::make_mut(&mut self.items)
+    }
+
+    /// What the spans of `file`'s items cover as they stand now (`ours`:
+    /// whether `file` is the list's, whose items the offsets move).
+    fn extent_now(&self, file: FileId, ours: bool) -> Option<Span> {
+        match (&self.split, ours) {
+            (Some(split), true) => Some(split.extent(self.by)),
+            (_, true) => self.stored_extent(file, true).map(|s| s.shifted(self.by)),
+            (_, false) => self.stored_extent(file, false),
+        }
+    }
+
+    /// The offset an item of `file` is read with (`ours`: whether `file`
+    /// is the list's).
+    fn offset(&self, item: &T, ours: bool) -> i64 {
+        match (&self.split, ours) {
+            (_, false) => 0,
+            (None, true) => self.by,
+            (Some(split), true) => split.offset(item, self.by),
+        }
+    }
+
+    /// The chunk after an edit whose window cuts its extent, its items
+    /// shared, when none of its items of `file` (the list's, or the list
+    /// has none yet) reaches into the window: those before it stay, those
+    /// after it move, a [`Split`] between them. `None` where one reaches
+    /// into it (or the two parts cannot be told by where they start).
+    fn parted(&self, file: FileId, window: Window) -> Option<Chunk<T>> {
+        let (mut before, mut after): (Option<Span>, Option<Span>) = (None, None);
+        let mut last_before = 0;
+        for item in self.items.iter().filter(|i| i.file() == file) {
+            let stored = item.extent();
+            let now = stored.shifted(self.by);
+            let part = if now.end() <= window.keep_until {
+                last_before = last_before.max(stored.start());
+                &mut before
+            } else if now.start() >= window.shift_from {
+                &mut after
+            } else {
+                return None;
+            };
+            *part = Some(part.map_or(stored, |p| p.to(stored)));
+        }
+        let (before_extent, after_extent) = (before?, after?);
+        let from = after_extent.start();
+        (last_before < from).then(|| Chunk {
+            items: Arc::clone(&self.items),
+            by: self.by + window.by,
+            split: Some(Split {
+                from,
+                before: self.by,
+                before_extent,
+                after_extent,
+            }),
+            extent: Some(Some(before_extent.to(after_extent))),
+            renumber: self.renumber,
+        })
+    }
+
+    /// A chunk with `split` after an edit of the list's file, shared: each
+    /// part stays or moves whole. `None` where the window cuts a part.
+    fn split_moved(&self, split: Split, window: Window) -> Option<Chunk<T>> {
+        let before = split.before_extent.shifted(split.before);
+        let after = split.after_extent.shifted(self.by);
+        let stays = |s: Span| s.end() <= window.keep_until;
+        let moves = |s: Span| s.start() >= window.shift_from;
+        let (new_before, by) = match (stays(before), stays(after)) {
+            (true, true) => (split.before, self.by),
+            (true, false) if moves(after) => (split.before, self.by + window.by),
+            (false, false) if moves(before) => (split.before + window.by, self.by + window.by),
+            _ => return None,
+        };
+        let stored = split.before_extent.to(split.after_extent);
+        // Moved alike again (a letter typed, then taken back): one part.
+        let split = (new_before != by).then_some(Split {
+            before: new_before,
+            ..split
+        });
+        Some(Chunk {
+            items: Arc::clone(&self.items),
+            by,
+            split,
+            extent: Some(Some(stored)),
+            renumber: self.renumber,
+        })
     }
 
     /// What the spans of `file`'s items cover, as stored (`cached`:
@@ -269,14 +396,12 @@ impl<T: Spanned> Shifted<T> {
         let mut found = Vec::new();
         let mut start = 0;
         for chunk in &self.chunks {
-            let by = if cached { chunk.by } else { 0 };
-            let reaches = chunk.stored_extent(file, cached).is_some_and(|stored| {
-                let now = stored.shifted(by);
-                now.start() <= span.end() && span.start() <= now.end()
-            });
+            let reaches = chunk
+                .extent_now(file, cached)
+                .is_some_and(|now| now.start() <= span.end() && span.start() <= now.end());
             if reaches {
                 for (at, item) in chunk.items.iter().enumerate() {
-                    let now = item.extent().shifted(by);
+                    let now = item.extent().shifted(chunk.offset(item, cached));
                     let inside = span.start() <= now.start() && now.end() <= span.end();
                     if item.file() == file && inside {
                         found.push(start + at);
@@ -541,7 +666,8 @@ impl<T: Spanned> Shifted<T> {
         window: Window,
         map: &impl Fn(Span) -> Option<Span>,
     ) -> Option<Shifted<T>> {
-        if self.file.is_some_and(|f| f != file) && self.chunks.iter().any(|c| c.by != 0) {
+        let moved_before = |c: &Chunk<T>| c.by != 0 || c.split.is_some();
+        if self.file.is_some_and(|f| f != file) && self.chunks.iter().any(moved_before) {
             // Moved for another file before (not met: a compilation's edits
             // are of its root file): read every item as it stands first.
             let flat: Shifted<T> = self.iter().collect();
@@ -550,24 +676,34 @@ impl<T: Spanned> Shifted<T> {
         let cached = self.file == Some(file);
         let mut chunks = Vec::with_capacity(self.chunks.len());
         for chunk in &self.chunks {
-            let stored = chunk.stored_extent(file, cached);
-            let now = stored.map(|s| s.shifted(chunk.by));
-            let moved = match now {
-                None => Chunk {
-                    extent: Some(None),
-                    ..chunk.clone()
-                },
-                Some(now) if now.end() <= window.keep_until => Chunk {
-                    extent: Some(stored),
-                    ..chunk.clone()
-                },
-                Some(now) if now.start() >= window.shift_from => Chunk {
-                    items: Arc::clone(&chunk.items),
-                    by: chunk.by + window.by,
-                    extent: Some(stored),
-                    renumber: chunk.renumber,
-                },
-                Some(_) => {
+            let shared = match chunk.split {
+                // (A list with a split chunk is of `file`: see above.)
+                Some(split) => chunk.split_moved(split, window),
+                None => {
+                    let stored = chunk.stored_extent(file, cached);
+                    match stored.map(|s| s.shifted(chunk.by)) {
+                        None => Some(Chunk {
+                            extent: Some(None),
+                            ..chunk.clone()
+                        }),
+                        Some(now) if now.end() <= window.keep_until => Some(Chunk {
+                            extent: Some(stored),
+                            ..chunk.clone()
+                        }),
+                        Some(now) if now.start() >= window.shift_from => Some(Chunk {
+                            items: Arc::clone(&chunk.items),
+                            by: chunk.by + window.by,
+                            split: None,
+                            extent: Some(stored),
+                            renumber: chunk.renumber,
+                        }),
+                        Some(_) => chunk.parted(file, window),
+                    }
+                }
+            };
+            let moved = match shared {
+                Some(shared) => shared,
+                None => {
                     let items = chunk.items.iter().map(|item| {
                         let item = chunk.read(item, Some(file));
                         match item.file() == file {
@@ -600,6 +736,8 @@ impl<T: Spanned> Shifted<T> {
 pub struct ChunkRef<T> {
     items: Arc<Vec<T>>,
     by: i64,
+    /// Where its items part in two read with different offsets.
+    split: Option<Split>,
     /// What reading its items does to the indices they name.
     renumber: Renumber,
     /// The list's file, whose items' spans `by` moves.
@@ -612,11 +750,15 @@ impl<T: Spanned> ChunkRef<T> {
     /// Whether `other` is this chunk (the same allocation), wherever each
     /// list reads it from.
     pub fn same(&self, other: &ChunkRef<T>) -> bool {
-        Arc::ptr_eq(&self.items, &other.items) && self.renumber == other.renumber
+        Arc::ptr_eq(&self.items, &other.items)
+            && self.renumber == other.renumber
+            && self.split == other.split
     }
 
     /// How far the spans of its items of `file` moved since they were
-    /// stored.
+    /// stored (those after its split, if it has one: two lists hold it as
+    /// the same chunk only with the same split, the part before it moved
+    /// alike).
     pub fn by(&self, file: FileId) -> i64 {
         match self.file == Some(file) {
             true => self.by,
@@ -642,16 +784,20 @@ impl<T: Spanned> ChunkRef<T> {
 
     /// The items as they stand now.
     pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
-        let renumber = self.renumber;
-        self.items
-            .iter()
-            .map(move |item| renumber.apply(read(item, self.by, self.file)))
+        let (renumber, split) = (self.renumber, self.split);
+        self.items.iter().map(move |item| {
+            let by = split.map_or(self.by, |split| split.offset(item, self.by));
+            renumber.apply(read(item, by, self.file))
+        })
     }
 
     /// What the spans of its items of `file` cover as they stand now
     /// (`None`: it has none).
     pub fn extent(&self, file: FileId) -> Option<Span> {
         let cached = self.file == Some(file);
+        if let (Some(split), true) = (self.split, cached) {
+            return Some(split.extent(self.by));
+        }
         let stored = match (self.extent, cached) {
             (Some(extent), true) => extent,
             _ => self
@@ -673,6 +819,7 @@ impl<T: Spanned> Shifted<T> {
             .map(|chunk| ChunkRef {
                 items: Arc::clone(&chunk.items),
                 by: chunk.by,
+                split: chunk.split,
                 renumber: chunk.renumber,
                 file: self.file,
                 extent: chunk.extent,
