@@ -201,7 +201,7 @@ impl<T: Spanned> Chunk<T> {
     /// The items, as read, to change: its own if not shared and not moved.
     fn items_mut(&mut self, file: Option<FileId>) -> &mut Vec<T> {
         if self.by != 0 || self.renumber.by != 0 || self.split.is_some() {
-            let read = self.items.iter().map(|i| self.read(i, file)).collect();
+            let read = self.read_all(file);
             self.items = Arc::new(read);
             self.by = 0;
             self.split = None;
@@ -209,6 +209,20 @@ impl<T: Spanned> Chunk<T> {
         }
         self.extent = None;
         Arc::make_mut(&mut self.items)
+    }
+
+    /// Its items as read, the split looked at once for all of them (a
+    /// chunk without one reads them as tightly as before splits were).
+    fn read_all(&self, file: Option<FileId>) -> Vec<T> {
+        let (by, renumber) = (self.by, self.renumber);
+        match self.split {
+            None => self
+                .items
+                .iter()
+                .map(|i| renumber.apply(read(i, by, file)))
+                .collect(),
+            Some(_) => self.items.iter().map(|i| self.read(i, file)).collect(),
+        }
     }
 
     /// What the spans of `file`'s items cover as they stand now (`ours`:
@@ -704,14 +718,11 @@ impl<T: Spanned> Shifted<T> {
             let moved = match shared {
                 Some(shared) => shared,
                 None => {
-                    let items = chunk.items.iter().map(|item| {
-                        let item = chunk.read(item, Some(file));
-                        match item.file() == file {
-                            true => item.map_spans(map),
-                            false => Some(item),
-                        }
-                    });
-                    let mut copied = Chunk::new(items.collect::<Option<Vec<T>>>()?);
+                    let mut items = chunk.read_all(Some(file));
+                    for item in items.iter_mut().filter(|i| i.file() == file) {
+                        *item = item.map_spans(map)?;
+                    }
+                    let mut copied = Chunk::new(items);
                     copied.extent = Some(copied.stored_extent(file, false));
                     copied
                 }
