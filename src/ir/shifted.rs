@@ -624,9 +624,20 @@ impl<T: Spanned> Shifted<T> {
             let moved = match shared {
                 Some(shared) => shared,
                 None => {
+                    // The items the window tells need no `map` (which
+                    // agrees with it): those before it stay, those after it
+                    // move by its offset.
                     let mut items = chunk.read_all(Some(file));
+                    let shift = |span: Span| Some(span.shifted(window.by));
                     for item in items.iter_mut().filter(|i| i.file() == file) {
-                        *item = item.map_spans(map)?;
+                        let now = item.extent();
+                        if now.end() <= window.keep_until {
+                            continue;
+                        }
+                        *item = match now.start() >= window.shift_from {
+                            true => item.map_spans(&shift)?,
+                            false => item.map_spans(map)?,
+                        };
                     }
                     let mut copied = Chunk::new(items);
                     copied.extent = Some(copied.stored_extent(file, false));
