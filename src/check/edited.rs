@@ -36,11 +36,13 @@ pub(crate) struct EditedTask<'a> {
 
 /// The check of the edited file: `previous` is the check before the edit,
 /// `map` moves a span of the old text to the new one (`None` inside the
-/// task, but for its name and whole span), `modules` and `sources` are the
-/// edited file's. `None` where the edit reaches beyond what this follows.
+/// task, but for its name and whole span), `after` and `by` say what it
+/// does wholesale (a span that starts at or after `after` moves by `by`),
+/// `modules` and `sources` are the edited file's. `None` where the edit
+/// reaches beyond what this follows.
 pub(crate) fn edited(
     previous: &Checked,
-    map: &impl Fn(Span) -> Option<Span>,
+    (map, after, by): (&impl Fn(Span) -> Option<Span>, usize, i64),
     (modules, sources): (&[Module], &SourceMap),
     file: FileId,
     task: &EditedTask<'_>,
@@ -54,12 +56,12 @@ pub(crate) fn edited(
     // What ends before the task stays where it was.
     let from = task.old.span.start();
     let map = |span: Span| (span.end() <= from).then_some(span).or_else(|| map(span));
-    // Whole chunks of what ends before the task are shared; the rest
-    // is read again (the edit may reach past the task's end).
+    // Whole chunks of what ends before the task, or starts after it and
+    // the edit, are shared (those after moved); the others are read again.
     let window = ir::Window {
         keep_until: from,
-        shift_from: usize::MAX,
-        by: 0,
+        shift_from: after,
+        by,
     };
     let mut plan = previous.plan.clone()?;
     let index = plan
@@ -378,14 +380,7 @@ impl Gone {
         let (span, name) = (task.span, task.name.span);
         let inside =
             |f: FileId, s: Span| f == file && span.start() <= s.start() && s.end() <= span.end();
-        let references: Vec<usize> = previous
-            .symbols
-            .references
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| inside(r.file, r.span))
-            .map(|(i, _)| i)
-            .collect();
+        let references = previous.symbols.references.within(file, span);
         let ours =
             |i: &usize| kept.task_references.contains(i) || kept.texts_references.contains(i);
         let unresolved: Vec<usize> = (0..kept.unresolved.len())
@@ -605,11 +600,16 @@ pub(super) fn used_elsewhere(
     if changed.is_empty() {
         return true;
     }
+    // Each found once is enough: the scan stops when all are.
     let mut elsewhere = vec![false; changed.len()];
-    for (i, r) in references.unmoved_named().enumerate() {
-        if let Some(k) = changed.iter().position(|&d| d == r.definition) {
-            elsewhere[k] |= gone.binary_search(&i).is_err();
+    let mut left = changed.len();
+    references.any_named(|i, named| {
+        if let Some(k) = changed.iter().position(|&d| d == named) {
+            if !elsewhere[k] && gone.binary_search(&i).is_err() {
+                elsewhere[k] = true;
+                left -= 1;
+            }
         }
-    }
-    elsewhere.into_iter().all(|e| e)
+        left == 0
+    })
 }

@@ -268,7 +268,8 @@ impl Compilation {
                 None
             }
         };
-        check::edited::edited(&self.checked, &map, (modules, sources), self.file, task)
+        let map = (&map, after, by);
+        check::edited::edited(&self.checked, map, (modules, sources), self.file, task)
     }
 
     /// Whether the edit renames one task and changes nothing else that the

@@ -20,6 +20,10 @@ use std::sync::Arc;
 
 use crate::span::{FileId, Span};
 
+mod split;
+
+use split::Split;
+
 /// The number of items in each chunk a list is built in (a chunk may grow
 /// or shrink by later insertions and removals). The library's tests use
 /// small chunks, so that the differential tests cross and share chunks.
@@ -60,6 +64,14 @@ impl Renumber {
                 item.naming((index as i64 + self.by) as usize)
             }
             _ => item,
+        }
+    }
+
+    /// The index `index` names after the renumbering.
+    fn index(self, index: usize) -> usize {
+        match index >= self.from {
+            true => (index as i64 + self.by) as usize,
+            false => index,
         }
     }
 
@@ -114,8 +126,11 @@ pub struct Shifted<T> {
 #[derive(Clone)]
 struct Chunk<T> {
     items: Arc<Vec<T>>,
-    /// Added to the spans of the items of the list's file.
+    /// Added to the spans of the items of the list's file (of those after
+    /// its split, if it has one).
     by: i64,
+    /// Where its items of the list's file part in two that moved apart.
+    split: Option<Split>,
     /// What the spans of the items of the list's file cover, as stored
     /// (before `by`): `None` if not known yet, `Some(None)` if none.
     extent: Option<Option<Span>>,
@@ -138,6 +153,7 @@ impl<T: Spanned> Chunk<T> {
         Chunk {
             items: Arc::new(items),
             by: 0,
+            split: None,
             extent: None,
             renumber: Renumber::default(),
         }
@@ -146,19 +162,58 @@ impl<T: Spanned> Chunk<T> {
     /// Its item as read: moved by the chunk's offset if of `file`, what it
     /// names renumbered.
     fn read(&self, item: &T, file: Option<FileId>) -> T {
-        self.renumber.apply(read(item, self.by, file))
+        let by = match &self.split {
+            None => self.by,
+            Some(split) => split.offset(item, self.by),
+        };
+        self.renumber.apply(read(item, by, file))
     }
 
     /// The items, as read, to change: its own if not shared and not moved.
     fn items_mut(&mut self, file: Option<FileId>) -> &mut Vec<T> {
-        if self.by != 0 || self.renumber.by != 0 {
-            let read = self.items.iter().map(|i| self.read(i, file)).collect();
+        if self.by != 0 || self.renumber.by != 0 || self.split.is_some() {
+            let read = self.read_all(file);
             self.items = Arc::new(read);
             self.by = 0;
+            self.split = None;
             self.renumber = Renumber::default();
         }
         self.extent = None;
         Arc::make_mut(&mut self.items)
+    }
+
+    /// Its items as read, the split looked at once for all of them (a
+    /// chunk without one reads them as tightly as before splits were).
+    fn read_all(&self, file: Option<FileId>) -> Vec<T> {
+        let (by, renumber) = (self.by, self.renumber);
+        match self.split {
+            None => self
+                .items
+                .iter()
+                .map(|i| renumber.apply(read(i, by, file)))
+                .collect(),
+            Some(_) => self.items.iter().map(|i| self.read(i, file)).collect(),
+        }
+    }
+
+    /// What the spans of `file`'s items cover as they stand now (`ours`:
+    /// whether `file` is the list's, whose items the offsets move).
+    fn extent_now(&self, file: FileId, ours: bool) -> Option<Span> {
+        match (&self.split, ours) {
+            (Some(split), true) => Some(split.extent(self.by)),
+            (_, true) => self.stored_extent(file, true).map(|s| s.shifted(self.by)),
+            (_, false) => self.stored_extent(file, false),
+        }
+    }
+
+    /// The offset an item of `file` is read with (`ours`: whether `file`
+    /// is the list's).
+    fn offset(&self, item: &T, ours: bool) -> i64 {
+        match (&self.split, ours) {
+            (_, false) => 0,
+            (None, true) => self.by,
+            (Some(split), true) => split.offset(item, self.by),
+        }
     }
 
     /// What the spans of `file`'s items cover, as stored (`cached`:
@@ -251,6 +306,55 @@ impl<T: Spanned> Shifted<T> {
             let renumber = chunk.renumber;
             chunk.items.iter().map(move |i| renumber.apply(i.clone()))
         })
+    }
+
+    /// The indices of the items of `file` whose spans, as they stand now,
+    /// lie within `span`, in order: the chunks whose items of `file` all
+    /// lie outside it are passed over by their extents.
+    pub fn within(&self, file: FileId, span: Span) -> Vec<usize> {
+        let cached = self.file == Some(file);
+        let mut found = Vec::new();
+        let mut start = 0;
+        for chunk in &self.chunks {
+            let reaches = chunk
+                .extent_now(file, cached)
+                .is_some_and(|now| now.start() <= span.end() && span.start() <= now.end());
+            if reaches {
+                for (at, item) in chunk.items.iter().enumerate() {
+                    let now = item.extent().shifted(chunk.offset(item, cached));
+                    let inside = span.start() <= now.start() && now.end() <= span.end();
+                    if item.file() == file && inside {
+                        found.push(start + at);
+                    }
+                }
+            }
+            start += chunk.items.len();
+        }
+        found
+    }
+
+    /// Whether `found` holds for an item, given its index and the index it
+    /// names now (the items that name none passed over), in order: the
+    /// first it holds for ends the scan. Each chunk's renumbering is looked
+    /// at once, not per item.
+    pub fn any_named(&self, mut found: impl FnMut(usize, usize) -> bool) -> bool {
+        let mut start = 0;
+        for chunk in &self.chunks {
+            let renumber = chunk.renumber;
+            let mut items = chunk.items.iter().enumerate();
+            let any = match renumber.by {
+                0 => items.any(|(at, i)| i.named().is_some_and(|n| found(start + at, n))),
+                _ => items.any(|(at, i)| {
+                    i.named()
+                        .is_some_and(|n| found(start + at, renumber.index(n)))
+                }),
+            };
+            if any {
+                return true;
+            }
+            start += chunk.items.len();
+        }
+        false
     }
 
     /// The items `range`, in order.
@@ -482,7 +586,8 @@ impl<T: Spanned> Shifted<T> {
         window: Window,
         map: &impl Fn(Span) -> Option<Span>,
     ) -> Option<Shifted<T>> {
-        if self.file.is_some_and(|f| f != file) && self.chunks.iter().any(|c| c.by != 0) {
+        let moved_before = |c: &Chunk<T>| c.by != 0 || c.split.is_some();
+        if self.file.is_some_and(|f| f != file) && self.chunks.iter().any(moved_before) {
             // Moved for another file before (not met: a compilation's edits
             // are of its root file): read every item as it stands first.
             let flat: Shifted<T> = self.iter().collect();
@@ -491,32 +596,50 @@ impl<T: Spanned> Shifted<T> {
         let cached = self.file == Some(file);
         let mut chunks = Vec::with_capacity(self.chunks.len());
         for chunk in &self.chunks {
-            let stored = chunk.stored_extent(file, cached);
-            let now = stored.map(|s| s.shifted(chunk.by));
-            let moved = match now {
-                None => Chunk {
-                    extent: Some(None),
-                    ..chunk.clone()
-                },
-                Some(now) if now.end() <= window.keep_until => Chunk {
-                    extent: Some(stored),
-                    ..chunk.clone()
-                },
-                Some(now) if now.start() >= window.shift_from => Chunk {
-                    items: Arc::clone(&chunk.items),
-                    by: chunk.by + window.by,
-                    extent: Some(stored),
-                    renumber: chunk.renumber,
-                },
-                Some(_) => {
-                    let items = chunk.items.iter().map(|item| {
-                        let item = chunk.read(item, Some(file));
-                        match item.file() == file {
-                            true => item.map_spans(map),
-                            false => Some(item),
+            let shared = match chunk.split {
+                // (A list with a split chunk is of `file`: see above.)
+                Some(split) => chunk.split_moved(split, window),
+                None => {
+                    let stored = chunk.stored_extent(file, cached);
+                    match stored.map(|s| s.shifted(chunk.by)) {
+                        None => Some(Chunk {
+                            extent: Some(None),
+                            ..chunk.clone()
+                        }),
+                        Some(now) if now.end() <= window.keep_until => Some(Chunk {
+                            extent: Some(stored),
+                            ..chunk.clone()
+                        }),
+                        Some(now) if now.start() >= window.shift_from => Some(Chunk {
+                            items: Arc::clone(&chunk.items),
+                            by: chunk.by + window.by,
+                            split: None,
+                            extent: Some(stored),
+                            renumber: chunk.renumber,
+                        }),
+                        Some(_) => chunk.parted(file, window),
+                    }
+                }
+            };
+            let moved = match shared {
+                Some(shared) => shared,
+                None => {
+                    // The items the window tells need no `map` (which
+                    // agrees with it): those before it stay, those after it
+                    // move by its offset.
+                    let mut items = chunk.read_all(Some(file));
+                    let shift = |span: Span| Some(span.shifted(window.by));
+                    for item in items.iter_mut().filter(|i| i.file() == file) {
+                        let now = item.extent();
+                        if now.end() <= window.keep_until {
+                            continue;
                         }
-                    });
-                    let mut copied = Chunk::new(items.collect::<Option<Vec<T>>>()?);
+                        *item = match now.start() >= window.shift_from {
+                            true => item.map_spans(&shift)?,
+                            false => item.map_spans(map)?,
+                        };
+                    }
+                    let mut copied = Chunk::new(items);
                     copied.extent = Some(copied.stored_extent(file, false));
                     copied
                 }
@@ -541,6 +664,8 @@ impl<T: Spanned> Shifted<T> {
 pub struct ChunkRef<T> {
     items: Arc<Vec<T>>,
     by: i64,
+    /// Where its items part in two read with different offsets.
+    split: Option<Split>,
     /// What reading its items does to the indices they name.
     renumber: Renumber,
     /// The list's file, whose items' spans `by` moves.
@@ -553,11 +678,15 @@ impl<T: Spanned> ChunkRef<T> {
     /// Whether `other` is this chunk (the same allocation), wherever each
     /// list reads it from.
     pub fn same(&self, other: &ChunkRef<T>) -> bool {
-        Arc::ptr_eq(&self.items, &other.items) && self.renumber == other.renumber
+        Arc::ptr_eq(&self.items, &other.items)
+            && self.renumber == other.renumber
+            && self.split == other.split
     }
 
     /// How far the spans of its items of `file` moved since they were
-    /// stored.
+    /// stored (those after its split, if it has one: two lists hold it as
+    /// the same chunk only with the same split, the part before it moved
+    /// alike).
     pub fn by(&self, file: FileId) -> i64 {
         match self.file == Some(file) {
             true => self.by,
@@ -583,16 +712,20 @@ impl<T: Spanned> ChunkRef<T> {
 
     /// The items as they stand now.
     pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
-        let renumber = self.renumber;
-        self.items
-            .iter()
-            .map(move |item| renumber.apply(read(item, self.by, self.file)))
+        let (renumber, split) = (self.renumber, self.split);
+        self.items.iter().map(move |item| {
+            let by = split.map_or(self.by, |split| split.offset(item, self.by));
+            renumber.apply(read(item, by, self.file))
+        })
     }
 
     /// What the spans of its items of `file` cover as they stand now
     /// (`None`: it has none).
     pub fn extent(&self, file: FileId) -> Option<Span> {
         let cached = self.file == Some(file);
+        if let (Some(split), true) = (self.split, cached) {
+            return Some(split.extent(self.by));
+        }
         let stored = match (self.extent, cached) {
             (Some(extent), true) => extent,
             _ => self
@@ -614,6 +747,7 @@ impl<T: Spanned> Shifted<T> {
             .map(|chunk| ChunkRef {
                 items: Arc::clone(&chunk.items),
                 by: chunk.by,
+                split: chunk.split,
                 renumber: chunk.renumber,
                 file: self.file,
                 extent: chunk.extent,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::check;
 use crate::compile::Compilation;
 use crate::diagnostic::Code;
-use crate::ir::SymbolKind;
+use crate::ir::{SymbolKind, Window};
 use crate::span::SourceMap;
 use crate::syntax::ast::{PlanItem, TopItem};
 use crate::syntax::{self, Edit, Reparsed};
@@ -35,7 +35,7 @@ impl Compilation {
             return Err(reparsed);
         };
         let moved = self.mover(&reparsed, edit).and_then(|map| {
-            let window = super::moved::window(reparsed.old_span, edit);
+            let window = self.text_window(&reparsed, edit);
             let (mut checked, loading) = self.moved_with_plan(&map, window, None)?;
             checked.plan = match checked.plan.take() {
                 Some(plan) => Some(check::template_text::retexted(
@@ -68,6 +68,42 @@ impl Compilation {
             diagnostics,
             parts: Arc::new(parts),
         })
+    }
+
+    /// What the edit does to the spans wholesale: those that end before it
+    /// stay, those that start after it move, inside the re-read item too
+    /// when its own spans say so (each the same before the edit, moved
+    /// after it: the edit is in the text of a string or comment); else
+    /// those before and after the item. Narrower than the item's: the
+    /// instances' spans in the template (before or after the edit) and the
+    /// plan's then part the chunks that hold them cleanly, which are
+    /// shared, not copied ([`crate::ir::Shifted::moved`]).
+    fn text_window(&self, reparsed: &Reparsed, edit: Edit) -> Window {
+        let whole = super::moved::window(reparsed.old_span, edit);
+        let old = syntax::item_at(self.syntax(), reparsed.place);
+        let new = syntax::item_at(&reparsed.parsed.file, reparsed.place);
+        let (Some(old), Some(new)) = (old, new) else {
+            return whole;
+        };
+        let (old, new) = (syntax::spans(&old), syntax::spans(&new));
+        let agrees = old.len() == new.len()
+            && old.iter().zip(&new).all(|(&old, &new)| {
+                if old.end() <= edit.start {
+                    new == old
+                } else if old.start() >= edit.old_end {
+                    new == old.shifted(whole.by)
+                } else {
+                    true
+                }
+            });
+        match agrees {
+            true => Window {
+                keep_until: edit.start,
+                shift_from: edit.old_end,
+                by: whole.by,
+            },
+            false => whole,
+        }
     }
 
     /// The definition of the template the edit is in, when the edit

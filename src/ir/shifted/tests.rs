@@ -68,9 +68,14 @@ proptest! {
     fn a_shifted_list_reads_as_a_plain_list_given_the_same_edits(
         starts in proptest::collection::vec((0..400usize, 0..3u32), 0..60),
         steps in proptest::collection::vec(step(), 0..12),
+        ordered in any::<bool>(),
     ) {
+        // In the order of the text, or not (an instance's references: in
+        // the template, among the plan's).
         let mut sorted = starts;
-        sorted.sort_unstable();
+        if ordered {
+            sorted.sort_unstable();
+        }
         let mut plain: Vec<Reference> = sorted
             .iter()
             .enumerate()
@@ -152,6 +157,25 @@ proptest! {
                 prop_assert_eq!(list.get(i), Some(*r));
             }
             prop_assert_eq!(list.range(2..5).collect::<Vec<_>>(), plain.get(2..5.min(plain.len())).unwrap_or(&[]).to_vec());
+            for span in [Span::new(0, 50), Span::new(100, 260), Span::new(390, 700)] {
+                let inside = |r: &Reference| r.file == file && span.start() <= r.span.start() && r.span.end() <= span.end();
+                let expected: Vec<usize> = (0..plain.len()).filter(|&i| inside(&plain[i])).collect();
+                prop_assert_eq!(list.within(file, span), expected);
+            }
+            let mut named = Vec::new();
+            let found = list.any_named(|i, n| {
+                named.push((i, n));
+                false
+            });
+            prop_assert!(!found);
+            prop_assert_eq!(named, plain.iter().enumerate().map(|(i, r)| (i, r.definition)).collect::<Vec<_>>());
+            let third = plain.len() / 3;
+            let mut seen = 0;
+            let found = list.any_named(|_, _| {
+                seen += 1;
+                seen > third
+            });
+            prop_assert_eq!((found, seen), (third < plain.len(), (third + 1).min(plain.len())));
         }
     }
 }
@@ -159,7 +183,34 @@ proptest! {
 #[test]
 fn moving_shares_the_chunks_the_edit_does_not_reach() {
     let list: Shifted<Reference> = (0..4 * CHUNK).map(|i| reference(i, 0, 10 * i, 2)).collect();
-    // An edit in the second chunk: three bytes typed at its first item's end.
+    let shared = |moved: &Shifted<Reference>| -> Vec<bool> {
+        let pairs = list.chunks.iter().zip(&moved.chunks);
+        pairs
+            .map(|(a, b)| Arc::ptr_eq(&a.items, &b.items))
+            .collect()
+    };
+    // Three bytes typed inside the second chunk's first item: that chunk
+    // is copied.
+    let inside = 10 * CHUNK + 1;
+    let window = Window {
+        keep_until: inside,
+        shift_from: inside,
+        by: 3,
+    };
+    let grown = |span: Span| {
+        let start = span.start() + if span.start() < inside { 0 } else { 3 };
+        Some(Span::new(start, span.end() + 3))
+    };
+    let map_inside = |span: Span| map(inside, 0, 3)(span).or_else(|| grown(span));
+    let moved = list.moved(FileId(0), window, &map_inside).expect("moved");
+    assert_eq!(shared(&moved), [true, false, true, true]);
+    assert_eq!(
+        moved.get(CHUNK).map(|r| r.span),
+        Some(Span::new(10 * CHUNK, 10 * CHUNK + 5))
+    );
+    // Typed at that item's end instead: between two items, none reaching
+    // into the edit, so the chunk is shared (its items after the edit
+    // moved, its first not).
     let at = 10 * CHUNK + 2;
     let window = Window {
         keep_until: at,
@@ -169,13 +220,11 @@ fn moving_shares_the_chunks_the_edit_does_not_reach() {
     let moved = list
         .moved(FileId(0), window, &map(at, 0, 3))
         .expect("moved");
-    let shared: Vec<bool> = list
-        .chunks
-        .iter()
-        .zip(&moved.chunks)
-        .map(|(a, b)| Arc::ptr_eq(&a.items, &b.items))
-        .collect();
-    assert_eq!(shared, [true, false, true, true]);
+    assert_eq!(shared(&moved), [true, true, true, true]);
+    assert_eq!(
+        moved.get(CHUNK).map(|r| r.span),
+        Some(Span::new(10 * CHUNK, 10 * CHUNK + 2))
+    );
     assert_eq!(
         moved.get(CHUNK + 1).map(|r| r.span),
         Some(Span::new(10 * CHUNK + 13, 10 * CHUNK + 15))
