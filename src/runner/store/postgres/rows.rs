@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 
 use postgres::types::ToSql;
-use postgres::{Client, GenericClient, Row, Statement, Transaction};
+use postgres::{GenericClient, Row, Statement, Transaction};
 
 use crate::document::{PlanDocument, StepDoc, TaskDoc};
 use crate::runner::error::OpError;
@@ -476,23 +476,14 @@ pub(super) trait Query {
     ) -> Result<Option<Row>, postgres::Error>;
 }
 
-impl Query for Client {
+/// A `postgres` client or transaction.
+impl<C: GenericClient> Query for C {
     fn query_opt(
         &mut self,
         statement: &Statement,
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Option<Row>, postgres::Error> {
-        Client::query_opt(self, statement, params)
-    }
-}
-
-impl Query for Transaction<'_> {
-    fn query_opt(
-        &mut self,
-        statement: &Statement,
-        params: &[&(dyn ToSql + Sync)],
-    ) -> Result<Option<Row>, postgres::Error> {
-        Transaction::query_opt(self, statement, params)
+        GenericClient::query_opt(self, statement, params)
     }
 }
 
