@@ -12,7 +12,8 @@ use crate::generate::edits::Splice;
 
 const NAME: &str = "/nonexistent/planc-tests/edited.plan";
 
-fn compile(text: &str) -> Compilation {
+/// A fresh compile of `text` (the file the recompile tests edit).
+pub(super) fn compile(text: &str) -> Compilation {
     compile_shared(NAME, Arc::from(text), &Options::default())
 }
 

@@ -6,17 +6,7 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 
-use super::super::tests::{path, same_as_fresh, Path};
-use crate::check::Options;
-use crate::compile::{compile_shared, Compilation};
-
-fn compile(text: &str) -> Compilation {
-    compile_shared(
-        "/nonexistent/planc-tests/added.plan",
-        Arc::from(text),
-        &Options::default(),
-    )
-}
+use super::super::tests::{compile, path, same_as_fresh, Path};
 
 /// Task lines pasted in (`NAME` a new name each time): with fields that
 /// name tasks, steps (`s4`, which another step waits for), an unknown

@@ -7,17 +7,7 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 
-use super::super::tests::{path, same_as_fresh, Path};
-use crate::check::Options;
-use crate::compile::{compile_shared, Compilation};
-
-fn compile(text: &str) -> Compilation {
-    compile_shared(
-        "/nonexistent/planc-tests/step-items.plan",
-        Arc::from(text),
-        &Options::default(),
-    )
-}
+use super::super::tests::{compile, path, same_as_fresh, Path};
 
 /// Lines put at the start of a step's body: its own items (a step before
 /// it, after it, itself: a cycle, checked whole; a task, an unknown name,
