@@ -103,8 +103,11 @@ impl<T> Adjacency<T> {
         self.open.starts.push(self.open.items.len() as u32);
         if self.open.len() == CHUNK {
             let capacity = (CHUNK, self.open.items.len());
-            let full =
+            let mut full =
                 std::mem::replace(&mut self.open, Chunk::with_capacity(capacity.0, capacity.1));
+            // Kept as long as the graph's memo, without the room it was
+            // built with (the next chunk's guess, or what its growth left).
+            full.items.shrink_to_fit();
             self.full_items += full.items.len();
             self.full.push(Arc::new(full));
         }
@@ -321,6 +324,7 @@ fn sort_dedup(chunk: &mut Chunk<u32>) {
     let n = chunk.len();
     chunk.starts[n] = write as u32;
     chunk.items.truncate(write);
+    chunk.items.shrink_to_fit();
 }
 
 #[cfg(test)]
