@@ -310,8 +310,9 @@ pub struct Definition {
 /// A use of a declared name.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Reference {
-    /// Index into [`Symbols::definitions`].
-    pub definition: usize,
+    /// Index into [`Symbols::definitions`] (32 bits: a reference is 16
+    /// bytes, not 24, and a large plan has about three a task).
+    pub definition: u32,
     pub file: FileId,
     pub span: Span,
 }
@@ -336,7 +337,7 @@ impl Symbols {
                 self.references
                     .iter()
                     .find(|r| r.file == file && r.span.touches(offset))
-                    .map(|r| r.definition)
+                    .map(|r| r.definition as usize)
             })
     }
 
@@ -349,7 +350,7 @@ impl Symbols {
     pub fn references_to(&self, definition: usize) -> impl Iterator<Item = Reference> + '_ {
         self.references
             .iter()
-            .filter(move |r| r.definition == definition)
+            .filter(move |r| r.definition as usize == definition)
     }
 }
 

@@ -231,7 +231,7 @@ pub(super) fn within_pair_budget(
         .symbols
         .references
         .unmoved_named()
-        .filter(|r| steps.get(r.definition) == Some(&true))
+        .filter(|r| steps.get(r.definition as usize) == Some(&true))
         .count() as u64;
     let bound = groups + 2 * edges + to_steps + pairs;
     bound <= crate::syntax::DEPENDENCY_PAIRS_BASE as u64
@@ -513,7 +513,7 @@ pub(super) fn ir_task(
                 return None;
             }
             references.push(ir::Reference {
-                definition,
+                definition: definition as u32,
                 file,
                 span: ident.span,
             });
@@ -568,7 +568,7 @@ pub(super) fn used_by(
     let mut used: Vec<usize> = references
         .into_iter()
         .chain(more.iter().copied())
-        .map(|r| r.definition)
+        .map(|r| r.definition as usize)
         .filter(|&d| {
             definitions
                 .get(d)

@@ -460,7 +460,7 @@ impl Users {
             .references
             .unmoved_named()
             .enumerate()
-            .any(|(i, r)| first.contains(&r.definition) && !in_runs(i));
+            .any(|(i, r)| first.contains(&(r.definition as usize)) && !in_runs(i));
         (ours && !referenced).then_some(())
     }
 }
@@ -528,7 +528,7 @@ fn referenced(
         .zip(&users.resolved)
         .filter_map(|(assignee, resolved)| {
             Some(Reference {
-                definition: new.first + (*resolved)?,
+                definition: (new.first + (*resolved)?) as u32,
                 file: shape.root,
                 span: (*assignee)?.span,
             })
@@ -538,7 +538,7 @@ fn referenced(
     // The last first: the runs before it stay where they are.
     for run in runs.iter().rev() {
         let mut all: Vec<Reference> = references.range(run.clone()).collect();
-        all.retain(|r| !imported.contains(&r.definition));
+        all.retain(|r| !imported.contains(&(r.definition as usize)));
         if all.len() + named_before != run.len() {
             return None;
         }

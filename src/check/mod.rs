@@ -308,7 +308,7 @@ impl Checker {
             return;
         }
         self.symbols.references.push(ir::Reference {
-            definition,
+            definition: definition as u32,
             file: self.file,
             span,
         });
@@ -540,7 +540,7 @@ fn report_unused_roles(c: &mut Checker, decls: &Declarations<'_>) {
     let mut referenced = std::mem::take(&mut c.referenced);
     referenced.resize(c.symbols.definitions.len(), false);
     for reference in &c.symbols.references {
-        referenced[reference.definition] = true;
+        referenced[reference.definition as usize] = true;
     }
     let suggested = std::mem::take(&mut c.suggested_roles);
     let suggested_roles: rustc_hash::FxHashSet<&str> =

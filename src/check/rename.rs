@@ -158,7 +158,7 @@ fn old_references(
     let old_refs: Vec<usize> = references
         .unmoved_named()
         .enumerate()
-        .filter(|(_, r)| r.definition == definition)
+        .filter(|(_, r)| r.definition as usize == definition)
         .map(|(i, _)| i)
         .collect();
     let to_task: Vec<usize> = (0..kept.edges.len())
@@ -272,7 +272,7 @@ fn references_after(
     let mut new_refs: Vec<ir::Reference> = resolved
         .iter()
         .map(|&(_, _, span)| ir::Reference {
-            definition: rename.definition,
+            definition: rename.definition as u32,
             file,
             span,
         })

@@ -236,7 +236,7 @@ fn old_references(
     dependencies: &[usize],
 ) -> Option<(Vec<usize>, Vec<usize>)> {
     let references = &previous.symbols.references;
-    let named = |r: &ir::Reference| r.definition == rename.definition;
+    let named = |r: &ir::Reference| r.definition as usize == rename.definition;
     // What each names, not where: the spans as stored.
     let mut stored = references.unmoved_named();
     let old_refs: Vec<usize> = stored
@@ -428,7 +428,7 @@ fn references_after(
         };
         let at = references.partition_point(0..end, |r| !after_it(r));
         let reference = ir::Reference {
-            definition: rename.definition,
+            definition: rename.definition as u32,
             file,
             span,
         };

@@ -323,7 +323,7 @@ impl Compilation {
         let referenced = symbols
             .references
             .unmoved_named()
-            .any(|r| r.definition == definition);
+            .any(|r| r.definition as usize == definition);
         let old_span = reparsed.old_span;
         let in_task = |d: &Diagnostic| {
             d.labels.iter().any(|l| {

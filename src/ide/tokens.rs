@@ -107,7 +107,7 @@ fn sources(compilation: &Compilation, keep: impl Fn(Span) -> bool) -> Vec<Token>
     let kinds: Vec<SymbolKind> = symbols.definitions.unmoved().map(|d| d.kind).collect();
     for reference in &symbols.references {
         if reference.file == compilation.file {
-            let kind = kinds[reference.definition];
+            let kind = kinds[reference.definition as usize];
             push(reference.span, name_kind(kind), false);
         }
     }

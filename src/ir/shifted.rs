@@ -843,12 +843,12 @@ impl Spanned for super::Reference {
     }
 
     fn named(&self) -> Option<usize> {
-        Some(self.definition)
+        Some(self.definition as usize)
     }
 
     fn naming(&self, index: usize) -> Self {
         super::Reference {
-            definition: index,
+            definition: index as u32,
             ..*self
         }
     }

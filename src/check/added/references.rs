@@ -66,7 +66,7 @@ impl References {
         let mut dangling = Vec::new();
         let mut dropped = inside.clone();
         for (i, r) in old.unmoved_named().enumerate() {
-            let d = r.definition;
+            let d = r.definition as usize;
             // (A task added has no references of its own yet.)
             to_steps += u64::from(steps.get(d) == Some(&true));
             // The task taken out's own references are few: looked for only

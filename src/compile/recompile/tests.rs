@@ -459,7 +459,10 @@ fn a_rename_taken_back_puts_its_references_in_place_without_doubling_the_list() 
     let copied = chunks - after.chunks_shared_with(&typed.checked.symbols.references);
     let definitions = &first.checked.symbols.definitions;
     let task = definitions.iter().position(|d| d.name == *waited);
-    let named = before.iter().filter(|r| Some(r.definition) == task).count();
+    let named = before
+        .iter()
+        .filter(|r| Some(r.definition as usize) == task)
+        .count();
     assert!(
         copied <= 4 + 2 * named,
         "{copied} of {chunks} chunks copied"

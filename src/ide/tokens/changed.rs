@@ -86,7 +86,7 @@ impl NameChunks {
         }
         for chunk in self.references.iter().filter(|c| reaches(c.extent(file))) {
             for r in chunk.iter() {
-                if let Some(kind) = self.kind(r.definition) {
+                if let Some(kind) = self.kind(r.definition as usize) {
                     take(r.file, symbol_token(kind, r.span, false));
                 }
             }
@@ -118,7 +118,7 @@ impl NameChunks {
             for r in self.references[c].iter().filter(|r| keep(r.file, r.span)) {
                 // A reference to no definition has no token (as in a pass
                 // over every name).
-                if let Some(kind) = self.kind(r.definition) {
+                if let Some(kind) = self.kind(r.definition as usize) {
                     out.push(symbol_token(kind, r.span, false));
                 }
             }

@@ -175,7 +175,7 @@ impl Names {
                     .get(i)
                     .map(|d| tiles::symbol_token(d.kind, d.span, true)),
                 Some(r) => symbols.references.get(r).and_then(|r| {
-                    let kind = symbols.definitions.get(r.definition)?.kind;
+                    let kind = symbols.definitions.get(r.definition as usize)?.kind;
                     Some(tiles::symbol_token(kind, r.span, false))
                 }),
             };
@@ -206,7 +206,7 @@ fn name_tokens(compilation: &Compilation) -> impl Iterator<Item = Option<Token>>
     // Each definition's kind, read once (not a chunk lookup per reference).
     let kinds: Vec<_> = symbols.definitions.unmoved().map(|d| d.kind).collect();
     let references = symbols.references.iter().map(move |r| {
-        let kind = *kinds.get(r.definition)?;
+        let kind = *kinds.get(r.definition as usize)?;
         keep(r.file, r.span).then(|| tiles::symbol_token(kind, r.span, false))
     });
     definitions.chain(references)

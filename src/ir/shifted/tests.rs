@@ -9,7 +9,7 @@ use crate::ir::Reference;
 
 fn reference(definition: usize, file: u32, start: usize, len: usize) -> Reference {
     Reference {
-        definition,
+        definition: definition as u32,
         file: FileId(file),
         span: Span::new(start, start + len),
     }
@@ -125,13 +125,13 @@ proptest! {
                     let from = from.max(by.unsigned_abs() as usize);
                     let gone = (from as i64 + by.min(0)) as usize..from;
                     let indices: Vec<usize> = (0..plain.len())
-                        .filter(|&i| gone.contains(&plain[i].definition))
+                        .filter(|&i| gone.contains(&(plain[i].definition as usize)))
                         .collect();
-                    plain.retain(|r| !gone.contains(&r.definition));
+                    plain.retain(|r| !gone.contains(&(r.definition as usize)));
                     list.remove(&indices);
                     for r in &mut plain {
-                        if r.definition >= from {
-                            r.definition = (r.definition as i64 + by) as usize;
+                        if r.definition as usize >= from {
+                            r.definition = (r.definition as i64 + by) as u32;
                         }
                     }
                     list.renumber(from, by);
@@ -168,7 +168,7 @@ proptest! {
                 false
             });
             prop_assert!(!found);
-            prop_assert_eq!(named, plain.iter().enumerate().map(|(i, r)| (i, r.definition)).collect::<Vec<_>>());
+            prop_assert_eq!(named, plain.iter().enumerate().map(|(i, r)| (i, r.definition as usize)).collect::<Vec<_>>());
             let third = plain.len() / 3;
             let mut seen = 0;
             let found = list.any_named(|_, _| {
