@@ -212,7 +212,11 @@ pub fn check_reusing(graph: &DepGraph<'_>, wanted: Wanted, previous: Option<&Mem
             Some(previous) => reduce_again(&dependencies, previous, None).0,
             None => reduce(&dependencies, &order, searched.as_deref()),
         };
-        diagnostics.extend(redundant(graph, &reduction));
+        diagnostics.extend(redundant(
+            graph,
+            (&dependencies, &reduction.kept),
+            Some(&order),
+        ));
         if wanted == Wanted::Dependencies {
             let unreduced = std::mem::replace(&mut dependencies, reduction.kept.clone());
             memo = in_source_order.then_some(Memo {
@@ -274,7 +278,8 @@ pub fn check_changed(graph: &DepGraph<'_>, previous: &Memo, nodes: &[usize]) -> 
     dependencies.extend_from(old, copied..n);
     let mut diagnostics = self_dependencies(graph);
     let (reduction, searched) = reduce_again(&dependencies, previous, Some(&changed));
-    diagnostics.extend(redundant(graph, &reduction));
+    // (In source order: a memo is kept only for graphs that are.)
+    diagnostics.extend(redundant(graph, (&dependencies, &reduction.kept), None));
     GraphReport {
         diagnostics,
         dependencies: reduction.kept.clone(),
@@ -534,13 +539,14 @@ fn execution_order(mut cycle: Vec<usize>, dependencies: &Adjacency) -> Vec<usize
 const SEARCH_BUDGET: usize = 1024;
 
 /// For each node: its dependencies without those implied by another one
-/// (the transitive reduction, within [`SEARCH_BUDGET`]), and each dropped
-/// dependency with the kept dependency that implies it.
+/// (the transitive reduction, within [`SEARCH_BUDGET`]). A dependency left
+/// out is one of the node's dependencies not kept; which kept one implies
+/// it (what a warning names) is searched again for the few a source names
+/// directly ([`redundant`]), not kept for every node: a step that waits
+/// for a step of twenty tasks drops about ten of each of its tasks' twenty.
 #[derive(Debug)]
 struct Reduction {
     kept: Adjacency,
-    /// `(dropped dependency, the kept dependency that implies it)`, sorted.
-    dropped: Adjacency<(u32, u32)>,
 }
 
 /// Reduces an acyclic graph's dependency lists; `order` is a topological
@@ -550,7 +556,6 @@ fn reduce(dependencies: &Adjacency, order: &[u32], searched: Option<&[bool]>) ->
     let n = dependencies.len();
     let mut search = Search::new(dependencies, order);
     let mut kept = Adjacency::with_capacity(n, n);
-    let mut dropped = Adjacency::with_capacity(n, 0);
     // The last node reduced: the tasks of a step that waits for another step
     // all have that step's tasks as their list, and the same reduction.
     let mut last: Option<usize> = None;
@@ -564,15 +569,13 @@ fn reduce(dependencies: &Adjacency, order: &[u32], searched: Option<&[bool]>) ->
             }
         } else if let Some(last) = last.filter(|&last| dependencies.of(last) == deps) {
             kept.repeat(last);
-            dropped.repeat(last);
         } else {
             last = Some(node);
-            search.reduce(node, &mut kept, &mut dropped);
+            search.reduce(node, &mut kept);
         }
         kept.end_node();
-        dropped.end_node();
     }
-    Reduction { kept, dropped }
+    Reduction { kept }
 }
 
 /// [`reduce`] of a graph in source order (each node names only nodes before
@@ -614,7 +617,6 @@ fn reduce_again(
     let old = &previous.reduction;
     let mut search: Option<Search<'_>> = None;
     let mut kept = Adjacency::with_capacity(n, old.kept.items_len() + n);
-    let mut dropped = Adjacency::with_capacity(n, old.dropped.items_len());
     let mut searched = Vec::new();
     // Before the first changed list, every list reduces as it did: copied
     // in runs, as are the runs after it whose reductions cannot have
@@ -638,7 +640,6 @@ fn reduce_again(
             continue;
         }
         kept.extend_from(&old.kept, copied..node);
-        dropped.extend_from(&old.dropped, copied..node);
         copied = node + 1;
         searched.push(node as u32);
         if deps.len() < 2 {
@@ -648,14 +649,12 @@ fn reduce_again(
         } else {
             search
                 .get_or_insert_with(|| Search::in_source_order(dependencies))
-                .reduce(node, &mut kept, &mut dropped);
+                .reduce(node, &mut kept);
         }
         kept.end_node();
-        dropped.end_node();
     }
     kept.extend_from(&old.kept, copied..n);
-    dropped.extend_from(&old.dropped, copied..n);
-    (Reduction { kept, dropped }, searched)
+    (Reduction { kept }, searched)
 }
 
 /// The redundancy search of [`reduce`], its buffers reused from one node to
@@ -670,6 +669,9 @@ struct Search<'d> {
     witness: Vec<u32>,
     by_position: Vec<u32>,
     stack: Vec<u32>,
+    /// The last node's dependencies left out, each with the kept one that
+    /// implies it, sorted.
+    dropped: Vec<(u32, u32)>,
 }
 
 impl<'d> Search<'d> {
@@ -683,6 +685,7 @@ impl<'d> Search<'d> {
             witness: vec![0u32; n],
             by_position: Vec::new(),
             stack: Vec::new(),
+            dropped: Vec::new(),
         }
     }
 
@@ -699,14 +702,16 @@ impl<'d> Search<'d> {
             witness: vec![0u32; n],
             by_position: Vec::new(),
             stack: Vec::new(),
+            dropped: Vec::new(),
         }
     }
 
-    /// Splits `node`'s dependencies (two or more) into the current lists of
-    /// `kept` and of `dropped` (each with the kept dependency that implies it):
-    /// the latest in the order first, each marking its ancestors, so a
-    /// dependency found marked is implied by one kept.
-    fn reduce(&mut self, node: usize, kept: &mut Adjacency, dropped: &mut Adjacency<(u32, u32)>) {
+    /// Splits `node`'s dependencies (two or more) into the current list of
+    /// `kept` and [`Search::dropped`] (each with the kept dependency that
+    /// implies it): the latest in the order first, each marking its
+    /// ancestors, so a dependency found marked is implied by one kept. Each
+    /// node is searched once by a search (its marks are stamped with it).
+    fn reduce(&mut self, node: usize, kept: &mut Adjacency) {
         let Search {
             dependencies,
             position,
@@ -714,7 +719,9 @@ impl<'d> Search<'d> {
             witness,
             by_position,
             stack,
+            dropped,
         } = self;
+        dropped.clear();
         let deps = dependencies.of(node);
         let stamp = node as u32;
         let floor = deps
@@ -762,19 +769,53 @@ impl<'d> Search<'d> {
         // warning finds its entry without a scan.
         if in_order {
             kept.current_mut().reverse();
-            dropped.current_mut().reverse();
+            dropped.reverse();
         } else {
             kept.current_mut().sort_unstable();
-            dropped.current_mut().sort_unstable();
+            dropped.sort_unstable();
         }
     }
 }
 
-/// Warnings for `after a, b` where `b` already comes after `a`.
-fn redundant(graph: &DepGraph<'_>, reduction: &Reduction) -> Vec<Diagnostic> {
+/// Whether the reduction left out `edge`'s dependency: one of its
+/// dependent's dependencies (not itself), not kept.
+fn left_out(edge: &Edge, dependencies: &Adjacency, kept: &Adjacency) -> bool {
+    let dependency = edge.dependency as u32;
+    edge.direct
+        && kept.of(edge.dependent).binary_search(&dependency).is_err()
+        && dependencies
+            .of(edge.dependent)
+            .binary_search(&dependency)
+            .is_ok()
+}
+
+/// Warnings for `after a, b` where `b` already comes after `a`: the
+/// edges named directly whose dependency the reduction of `dependencies`
+/// left out of `kept`, each dependent's search made again (in `order`, a
+/// topological order of every node, as the reduction's; `None`: source
+/// order) to tell which kept dependency implies it.
+fn redundant(
+    graph: &DepGraph<'_>,
+    (dependencies, kept): (&Adjacency, &Adjacency),
+    order: Option<&[u32]>,
+) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
-    for edge in graph.edges.iter().filter(|e| e.direct) {
-        let dropped = reduction.dropped.of(edge.dependent);
+    let mut search: Option<Search<'_>> = None;
+    // Each dependent searched once: its lists left out, by node.
+    let mut searched: FxHashMap<usize, Vec<(u32, u32)>> = FxHashMap::default();
+    for edge in graph.edges.iter() {
+        if !left_out(edge, dependencies, kept) {
+            continue;
+        }
+        let dropped = searched.entry(edge.dependent).or_insert_with(|| {
+            let search = search.get_or_insert_with(|| match order {
+                Some(order) => Search::new(dependencies, order),
+                None => Search::in_source_order(dependencies),
+            });
+            let mut again = Adjacency::with_capacity(1, 0);
+            search.reduce(edge.dependent, &mut again);
+            std::mem::take(&mut search.dropped)
+        });
         let Ok(found) = dropped.binary_search_by_key(&edge.dependency, |&(d, _)| d as usize) else {
             continue;
         };

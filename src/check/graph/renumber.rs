@@ -35,9 +35,6 @@ impl Memo {
             dependencies: lists(&self.dependencies),
             reduction: Reduction {
                 kept: lists(&self.reduction.kept),
-                dropped: renumbered(&self.reduction.dropped, at, added, |&(d, via)| {
-                    (number(d), number(via))
-                }),
             },
         }
     }
