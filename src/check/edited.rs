@@ -392,7 +392,7 @@ impl Gone {
                 continue;
             }
             // Its own: a task it names, or one of a step it names.
-            if e.dependent != index {
+            if e.dependent as usize != index {
                 return None;
             }
             steps |= !e.direct;

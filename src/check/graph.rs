@@ -24,10 +24,12 @@ pub struct Node<'a> {
 }
 
 /// "`dependent` comes after `dependency`", and where the source says so.
+/// The tasks' numbers in 32 bits: 24 bytes an edge, not 32 (a recompile
+/// keeps and copies every edge of the plan).
 #[derive(Clone, Copy, Debug)]
 pub struct Edge {
-    pub dependent: usize,
-    pub dependency: usize,
+    pub dependent: u32,
+    pub dependency: u32,
     pub file: FileId,
     pub span: Span,
     /// The reference named one task directly, so it may be reported redundant.
@@ -94,7 +96,7 @@ impl DepGraph<'_> {
             }
         }
         for edge in &self.edges {
-            f(edge.dependent, edge.dependency);
+            f(edge.dependent as usize, edge.dependency as usize);
         }
     }
 
@@ -108,8 +110,8 @@ impl DepGraph<'_> {
                 .get(i)
                 .map_or(self.edges.len(), |g| g.after_edges);
             let singles = self.edges[from..to].iter().map(|e| EdgeRef {
-                dependent: e.dependent,
-                dependency: e.dependency,
+                dependent: e.dependent as usize,
+                dependency: e.dependency as usize,
                 file: e.file,
                 span: e.span,
             });
@@ -198,7 +200,7 @@ pub fn check_reusing(graph: &DepGraph<'_>, wanted: Wanted, previous: Option<&Mem
             Wanted::Diagnostics => {
                 let mut direct = vec![false; n];
                 for edge in graph.edges.iter().filter(|e| e.direct) {
-                    direct[edge.dependent] = true;
+                    direct[edge.dependent as usize] = true;
                 }
                 Some(direct)
             }
@@ -312,8 +314,8 @@ fn lists_of(graph: &DepGraph<'_>, nodes: &[usize]) -> Vec<Vec<u32>> {
         }
     }
     for edge in &graph.edges {
-        if let Some(i) = slot(edge.dependent) {
-            lists[i].push(edge.dependency as u32);
+        if let Some(i) = slot(edge.dependent as usize) {
+            lists[i].push(edge.dependency);
         }
     }
     for (list, &node) in lists.iter_mut().zip(nodes) {
@@ -780,11 +782,11 @@ impl<'d> Search<'d> {
 /// Whether the reduction left out `edge`'s dependency: one of its
 /// dependent's dependencies (not itself), not kept.
 fn left_out(edge: &Edge, dependencies: &Adjacency, kept: &Adjacency) -> bool {
-    let dependency = edge.dependency as u32;
+    let (dependent, dependency) = (edge.dependent as usize, edge.dependency);
     edge.direct
-        && kept.of(edge.dependent).binary_search(&dependency).is_err()
+        && kept.of(dependent).binary_search(&dependency).is_err()
         && dependencies
-            .of(edge.dependent)
+            .of(dependent)
             .binary_search(&dependency)
             .is_ok()
 }
@@ -807,16 +809,17 @@ fn redundant(
         if !left_out(edge, dependencies, kept) {
             continue;
         }
-        let dropped = searched.entry(edge.dependent).or_insert_with(|| {
+        let dependent = edge.dependent as usize;
+        let dropped = searched.entry(dependent).or_insert_with(|| {
             let search = search.get_or_insert_with(|| match order {
                 Some(order) => Search::new(dependencies, order),
                 None => Search::in_source_order(dependencies),
             });
             let mut again = Adjacency::with_capacity(1, 0);
-            search.reduce(edge.dependent, &mut again);
+            search.reduce(dependent, &mut again);
             std::mem::take(&mut search.dropped)
         });
-        let Ok(found) = dropped.binary_search_by_key(&edge.dependency, |&(d, _)| d as usize) else {
+        let Ok(found) = dropped.binary_search_by_key(&edge.dependency, |&(d, _)| d) else {
             continue;
         };
         let (target, via) = dropped[found];
@@ -827,7 +830,7 @@ fn redundant(
                 Code::RedundantDependency,
                 format!(
                     "`{}` need not name `{target_name}`: `{via_name}` already comes after it",
-                    graph.nodes[edge.dependent].name
+                    graph.nodes[dependent].name
                 ),
             )
             .label(edge.file, edge.span, "redundant dependency")

@@ -429,13 +429,17 @@ impl PlanReuse {
             .filter(|(i, _)| !trace.unknown.contains(i) && !trace.graph.contains(i))
             .map(|(_, d)| d.clone())
             .collect();
+        // Made with room for two edges a task (most name one other or
+        // none): kept as long as the analysis, without it.
+        let mut edges = trace.edges;
+        edges.shrink_to_fit();
         PlanReuse {
             unresolved: trace.unresolved,
             tasks_unresolved: trace.tasks_unresolved,
             task_references: trace.task_references,
             texts_references: trace.texts_references,
             withheld,
-            edges: trace.edges,
+            edges,
             groups: trace.groups,
             other,
             search_names: Arc::default(),

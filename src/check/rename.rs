@@ -89,7 +89,7 @@ pub(crate) fn renamed(
     // are those that name either name.
     let changed: Vec<usize> = dropped
         .iter()
-        .map(|&e| kept.edges[e].dependent)
+        .map(|&e| kept.edges[e].dependent as usize)
         .chain(resolved.iter().map(|&(_, dependent, _)| dependent))
         .collect();
     let report = graph::check_changed(&graph, memo, &changed);
@@ -162,7 +162,7 @@ fn old_references(
         .map(|(i, _)| i)
         .collect();
     let to_task: Vec<usize> = (0..kept.edges.len())
-        .filter(|&e| kept.edges[e].direct && kept.edges[e].dependency == task)
+        .filter(|&e| kept.edges[e].direct && kept.edges[e].dependency as usize == task)
         .collect();
     let mut dropped = Vec::with_capacity(old_refs.len());
     for &i in &old_refs {
@@ -175,7 +175,7 @@ fn old_references(
             e.file == r.file && e.span == r.span
         });
         let &edge = made.next()?;
-        if made.next().is_some() || kept.edges[edge].dependent == task {
+        if made.next().is_some() || kept.edges[edge].dependent as usize == task {
             return None;
         }
         dropped.push(edge);
@@ -301,8 +301,8 @@ fn references_after(
 /// [`now_resolved`] gives them) to it.
 fn resolved_edges(resolved: &[(usize, usize, Span)], task: usize, file: FileId) -> Vec<Edge> {
     let edge = |&(_, dependent, span): &(usize, usize, Span)| Edge {
-        dependent,
-        dependency: task,
+        dependent: dependent as u32,
+        dependency: task as u32,
         file,
         span,
         direct: true,

@@ -305,8 +305,8 @@ impl Made {
                     .collect();
                 (1..ids.len())
                     .map(|j| Edge {
-                        dependent: ids[j],
-                        dependency: ids[j - 1],
+                        dependent: ids[j] as u32,
+                        dependency: ids[j - 1] as u32,
                         file,
                         span: tasks[j].name.span,
                         direct: false,
@@ -361,8 +361,8 @@ fn gone_edges(
             let j = names.partition_point(|s| s.start() < e.span.start());
             let made = j > 0
                 && names.get(j) == Some(&e.span)
-                && e.dependent == ids[j]
-                && e.dependency == ids[j - 1];
+                && e.dependent as usize == ids[j]
+                && e.dependency as usize == ids[j - 1];
             if made {
                 gone.push(i);
             }

@@ -82,11 +82,11 @@ impl EdgesAfter {
         for (i, e) in kept.edges.iter().enumerate() {
             let gone = match place.added {
                 // The `sequential` edge the new task now stands in.
-                true => next == Some(e.span) && !e.direct && e.dependent == k,
-                false => e.dependent == k || e.dependency == k,
+                true => next == Some(e.span) && !e.direct && e.dependent as usize == k,
+                false => e.dependent as usize == k || e.dependency as usize == k,
             };
-            if !place.added && e.dependency == k && e.dependent != k {
-                self.changed.push(place.number(e.dependent));
+            if !place.added && e.dependency as usize == k && e.dependent as usize != k {
+                self.changed.push(place.number(e.dependent as usize));
             }
             if gone {
                 dropped.push(i);
@@ -97,10 +97,10 @@ impl EdgesAfter {
             if e.file == place.file {
                 e.span = map(e.span)?;
             }
-            e.dependent = place.number(e.dependent);
-            e.dependency = place.number(e.dependency);
-            if named && naming.last() != Some(&(e.dependent, e.span)) {
-                naming.push((e.dependent, e.span));
+            e.dependent = place.number(e.dependent as usize) as u32;
+            e.dependency = place.number(e.dependency as usize) as u32;
+            if named && naming.last() != Some(&(e.dependent as usize, e.span)) {
+                naming.push((e.dependent as usize, e.span));
             }
             self.indirect += u64::from(!e.direct);
             self.edges.push(e);
@@ -114,8 +114,8 @@ impl EdgesAfter {
     /// An edge that did not name a task directly, added.
     fn push(&mut self, place: &Place, dependent: usize, dependency: usize, span: Span) {
         self.edges.push(Edge {
-            dependent,
-            dependency,
+            dependent: dependent as u32,
+            dependency: dependency as u32,
             file: place.file,
             span,
             direct: false,

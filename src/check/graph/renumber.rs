@@ -70,8 +70,8 @@ mod tests {
 
     fn edge(dependent: usize, dependency: usize) -> Edge {
         Edge {
-            dependent,
-            dependency,
+            dependent: dependent as u32,
+            dependency: dependency as u32,
             file: FileId::default(),
             span: Span::new(dependent, dependency + 1),
             direct: true,

@@ -14,8 +14,8 @@ fn expanded<'a>(graph: &DepGraph<'a>) -> DepGraph<'a> {
         for &dependency in &group.dependencies {
             for &dependent in &group.dependents {
                 edges.push(Edge {
-                    dependent,
-                    dependency,
+                    dependent: dependent as u32,
+                    dependency: dependency as u32,
                     file: group.file,
                     span: group.span,
                     direct: false,
@@ -33,8 +33,8 @@ fn expanded<'a>(graph: &DepGraph<'a>) -> DepGraph<'a> {
 
 fn single(dependent: usize, dependency: usize, at: usize, direct: bool) -> Edge {
     Edge {
-        dependent,
-        dependency,
+        dependent: dependent as u32,
+        dependency: dependency as u32,
         file: FileId(0),
         span: Span::new(at, at + 1),
         direct,

@@ -90,8 +90,8 @@ impl TaskEdges {
             let dependencies = names.tasks_of(&group.member);
             pairs = pairs.saturating_add(super::pairs(1, dependencies.len()));
             edges.extend(dependencies.iter().map(|&dependency| graph::Edge {
-                dependent: group.dependent,
-                dependency,
+                dependent: group.dependent as u32,
+                dependency: dependency as u32,
                 file: group.file,
                 span: group.reference.span,
                 direct: false,
@@ -198,8 +198,8 @@ fn task_after(
         match *names.tasks_of(&member) {
             [] => {}
             [dependency] => out.edges.push(graph::Edge {
-                dependent: index,
-                dependency,
+                dependent: index as u32,
+                dependency: dependency as u32,
                 file,
                 span: reference.span,
                 direct: matches!(member, Member::Task(_)),
@@ -251,8 +251,8 @@ impl<'a> Lowering<'a, '_> {
             }
             c.group_pairs += pairs;
             edges.extend(dependencies.iter().map(|&dependency| graph::Edge {
-                dependent: group.dependent,
-                dependency,
+                dependent: group.dependent as u32,
+                dependency: dependency as u32,
                 file: group.file,
                 span: group.reference.span,
                 direct: false,
@@ -359,8 +359,8 @@ impl<'a> Lowering<'a, '_> {
         if sequential.is_some() {
             for pair in self.steps[s].tasks.windows(2) {
                 edges.push(graph::Edge {
-                    dependent: pair[1],
-                    dependency: pair[0],
+                    dependent: pair[1] as u32,
+                    dependency: pair[0] as u32,
                     file,
                     span: self.tasks[pair[1]].task.name.span,
                     direct: false,

@@ -49,8 +49,8 @@ impl Validator {
             for &(dep, at, direct) in &task.deps {
                 match index.get(&dep) {
                     Some(&j) => dep_graph.edges.push(graph::Edge {
-                        dependent: i,
-                        dependency: j,
+                        dependent: i as u32,
+                        dependency: j as u32,
                         file: self.file,
                         span: at,
                         direct,
@@ -68,7 +68,7 @@ impl Validator {
             .edges
             .iter()
             .filter(|e| e.direct)
-            .map(|e| (e.span, (e.dependent, e.dependency)))
+            .map(|e| (e.span, (e.dependent as usize, e.dependency as usize)))
             .collect();
         self.diagnostics.extend(
             report
