@@ -13,6 +13,7 @@ mod compile_threads;
 mod convert;
 mod documents;
 mod framing;
+mod large_texts;
 mod memory;
 mod message_check;
 mod raw_answers;
@@ -20,6 +21,7 @@ mod server;
 mod token_base;
 mod tokens;
 
+pub use memory::small_pages_only;
 pub use server::Backend;
 
 use std::io::Write;

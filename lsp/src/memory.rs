@@ -48,6 +48,49 @@ static QUIET_NOW: Notify = Notify::const_new();
 // another crate for one function.
 extern "C" {
     fn mi_collect(force: bool);
+    fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
+}
+
+/// Keeps the server's memory in small pages, not transparent huge pages
+/// (as `planc` does for `planc serve`), unless `MIMALLOC_ALLOW_THP` is set.
+/// `planc-lsp` calls it before mimalloc sets itself up (`main.rs`).
+///
+/// mimalloc asks for huge pages on its arenas (`MADV_HUGEPAGE`), so every
+/// fresh 2 MiB of them was faulted in whole, and it then gave memory back
+/// only in whole 2 MiB ranges (its least purge with huge pages allowed):
+/// after the open of a 100,000-task plan 115 of the server's 155 MiB were
+/// huge pages, and the process held 11.6 MiB before the open against 6.0
+/// without them (docs/performance.md, "The server's memory beyond what it
+/// holds").
+pub fn small_pages_only() {
+    // `mi_option_allow_thp` of mimalloc 3 (libmimalloc-sys 0.1.49,
+    // c_src/mimalloc/v3/include/mimalloc.h).
+    const ALLOW_THP: std::ffi::c_int = 43;
+    if std::env::var_os("MIMALLOC_ALLOW_THP").is_some() {
+        return;
+    }
+    // SAFETY: sets one of mimalloc's options, which it allows any time
+    // (without mimalloc as the global allocator it changes nothing used).
+    unsafe { mi_option_set(ALLOW_THP, 0) };
+    // If mimalloc has mapped memory already (it asked for huge pages on
+    // it), the process-wide flag covers that.
+    #[cfg(target_os = "linux")]
+    {
+        extern "C" {
+            fn prctl(option: std::ffi::c_int, ...) -> std::ffi::c_int;
+        }
+        const PR_SET_THP_DISABLE: std::ffi::c_int = 41;
+        // SAFETY: sets a flag of this process's memory; takes no pointers.
+        unsafe {
+            prctl(
+                PR_SET_THP_DISABLE,
+                1 as std::ffi::c_ulong,
+                0 as std::ffi::c_ulong,
+                0 as std::ffi::c_ulong,
+                0 as std::ffi::c_ulong,
+            )
+        };
+    }
 }
 
 /// Frees and purges the pages this thread's heap no longer uses (and those
@@ -55,6 +98,16 @@ extern "C" {
 /// the path of a keystroke's diagnostics: it takes a millisecond or two
 /// after an analysis of 100,000 tasks.
 pub fn give_back() {
+    // One thread at a time: a collection purges the pages that every
+    // thread's collection freed so far, but mimalloc lets only one thread
+    // purge at a time and the others skip it; when the threads collected
+    // at once, pages one of them freed while another purged stayed
+    // resident, and the server held about 17 MiB more after the open in
+    // one run of two.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     // SAFETY: `mi_collect` takes a plain flag and may be called from any
     // thread at any time; it only walks and purges the calling thread's
     // heap (and abandoned ones) and never frees memory still in use. When
@@ -63,8 +116,9 @@ pub fn give_back() {
     unsafe { mi_collect(true) }
 }
 
-/// [`give_back`] once [`QUIET`] has passed without another publish (any
-/// document's): on a blocking thread, on the runtime's worker (this task's
+/// [`give_back`] once [`QUIET`] has passed without another publish (or
+/// large answer: the semantic tokens whole) of any
+/// document: on a blocking thread, on the runtime's worker (this task's
 /// thread), and on the thread that awaits [`give_back_here_when_quiet`].
 pub fn give_back_when_quiet(runtime: &tokio::runtime::Handle) {
     let published = PUBLISHED.fetch_add(1, Ordering::Relaxed) + 1;

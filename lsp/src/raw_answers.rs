@@ -38,12 +38,17 @@ fn waiting() -> MutexGuard<'static, HashMap<String, String>> {
 /// (this process's id and start time in it).
 fn prefix() -> &'static str {
     static PREFIX: OnceLock<String> = OnceLock::new();
-    PREFIX.get_or_init(|| {
-        let started = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        format!("planc-raw-{}-{started:x}-", std::process::id())
-    })
+    PREFIX.get_or_init(|| unique_word("raw"))
+}
+
+/// `planc-KIND-`, this process's id and the time it asked, and a `-`: the
+/// start of placeholders no client's text holds otherwise (also those of
+/// `large_texts`).
+pub fn unique_word(kind: &str) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("planc-{kind}-{}-{now:x}-", std::process::id())
 }
 
 /// Lets handlers answer with placeholders: the output passes through
