@@ -11,34 +11,17 @@
 //! message the reader sees is then a few hundred bytes, and the text is
 //! decoded once, by the framing layer, instead of twice.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock};
-
 use serde_json::Value;
 use tower_lsp_server::ls_types::{DidChangeTextDocumentParams, DidOpenTextDocumentParams};
+
+use crate::placeholders::Placeholders;
 
 /// The least length of a message whose texts are taken out: smaller ones
 /// grow the reader's buffer by little.
 pub const LARGE: usize = 64 * 1024;
 
-/// The last placeholder's number.
-static LAST: AtomicU64 = AtomicU64::new(0);
-
 /// Each text taken out and not yet put back, by its placeholder.
-fn taken() -> MutexGuard<'static, HashMap<String, String>> {
-    static TEXTS: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
-    TEXTS
-        .get_or_init(|| Mutex::new(HashMap::new()))
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// What every placeholder starts with.
-fn prefix() -> &'static str {
-    static PREFIX: OnceLock<String> = OnceLock::new();
-    PREFIX.get_or_init(|| crate::raw_answers::unique_word("text"))
-}
+static TAKEN: Placeholders = Placeholders::new("text");
 
 /// The message `body` (a checked JSON-RPC message) with the texts of
 /// [`LARGE`] bytes or more of a `didOpen` (the document's) or a
@@ -68,36 +51,37 @@ pub fn take_out(body: &[u8]) -> Option<Vec<u8>> {
             .filter_map(|change| change.get_mut("text"))
             .collect(),
     };
-    let mut out = Vec::new();
+    let mut kept = Vec::new();
     for text in texts {
         let Value::String(text) = text else { continue };
         if text.len() < LARGE {
             continue;
         }
-        let placeholder = format!("{}{}", prefix(), LAST.fetch_add(1, Ordering::Relaxed));
-        let whole = std::mem::replace(text, placeholder.clone());
-        out.push((placeholder, whole));
+        *text = TAKEN.keep(std::mem::take(text));
+        kept.push(text.clone());
     }
     // Only for a message the handler gets (or the text would never be put
     // back): its parameters, small now, as the server reads them.
-    let params = message.get("params")?.clone();
-    let read = match opening {
-        true => serde_json::from_value::<DidOpenTextDocumentParams>(params).is_ok(),
-        false => serde_json::from_value::<DidChangeTextDocumentParams>(params).is_ok(),
-    };
-    if out.is_empty() || !read {
+    let read = message.get("params").is_some_and(|params| match opening {
+        true => serde_json::from_value::<DidOpenTextDocumentParams>(params.clone()).is_ok(),
+        false => serde_json::from_value::<DidChangeTextDocumentParams>(params.clone()).is_ok(),
+    });
+    let body = read.then(|| serde_json::to_vec(&message).ok()).flatten();
+    if body.is_none() || kept.is_empty() {
+        let mut texts = TAKEN.texts();
+        for placeholder in &kept {
+            texts.remove(placeholder);
+        }
         return None;
     }
-    let body = serde_json::to_vec(&message).ok()?;
-    taken().extend(out);
-    Some(body)
+    body
 }
 
 /// The text a placeholder stands for (taken out by [`take_out`]), or
 /// `text` itself if it is none.
 pub fn put_back(text: String) -> String {
-    if !text.starts_with(prefix()) {
+    if !text.starts_with(TAKEN.prefix()) {
         return text;
     }
-    taken().remove(&text).unwrap_or(text)
+    TAKEN.texts().remove(&text).unwrap_or(text)
 }

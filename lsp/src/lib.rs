@@ -16,6 +16,7 @@ mod framing;
 mod large_texts;
 mod memory;
 mod message_check;
+mod placeholders;
 mod raw_answers;
 mod server;
 mod token_base;

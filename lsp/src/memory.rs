@@ -49,6 +49,7 @@ static QUIET_NOW: Notify = Notify::const_new();
 extern "C" {
     fn mi_collect(force: bool);
     fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
+    fn mi_option_get(option: std::ffi::c_int) -> std::ffi::c_long;
 }
 
 /// Keeps the server's memory in small pages, not transparent huge pages
@@ -90,6 +91,57 @@ pub fn small_pages_only() {
                 0 as std::ffi::c_ulong,
             )
         };
+    }
+}
+
+/// `mi_option_purge_delay` of mimalloc 3 (libmimalloc-sys 0.1.49,
+/// c_src/mimalloc/v3/include/mimalloc.h).
+const PURGE_DELAY: std::ffi::c_int = 15;
+
+/// The purge delay [`purge_as_before`] sets again, while
+/// [`purge_at_once`] holds it at 0.
+static DELAY_BEFORE: std::sync::Mutex<Option<std::ffi::c_long>> = std::sync::Mutex::new(None);
+
+/// Has mimalloc give freed pages back to the system at once, not after its
+/// delay, until [`purge_as_before`]: while a large text is read, decoded
+/// and compiled (from the framing layer's reading of a message of
+/// `large_texts::LARGE` bytes or more to the end of the next compile).
+/// Left as it is when `MIMALLOC_PURGE_DELAY` is set.
+///
+/// The open of a 100,000-task plan frees as much as it keeps (the message,
+/// twice decoded, the compile's temporaries); with the delay, the freed pages
+/// were taken again for what the analysis keeps, among the temporaries'
+/// leftovers, and after the open the server held 118–124 MiB, with a peak
+/// of 166–179 MiB; purged at once, 115.6–116.2 MiB and a peak of 134, the
+/// open as quick (docs/performance.md, "The server's memory beyond what it
+/// holds"). Not for keystrokes: at once, each keystroke's compile gets its
+/// pages back from the system zeroed, 2–4× slower at 100,000 tasks.
+pub fn purge_at_once() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+        return;
+    }
+    let mut before = DELAY_BEFORE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if before.is_none() {
+        // SAFETY: reads and sets one of mimalloc's options, which it
+        // allows any time.
+        unsafe {
+            *before = Some(mi_option_get(PURGE_DELAY));
+            mi_option_set(PURGE_DELAY, 0);
+        }
+    }
+}
+
+/// The purge delay [`purge_at_once`] found, again (nothing if it is not
+/// purging at once). Called after every compile.
+pub fn purge_as_before() {
+    let mut before = DELAY_BEFORE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(delay) = before.take() {
+        // SAFETY: as in `purge_at_once`.
+        unsafe { mi_option_set(PURGE_DELAY, delay) };
     }
 }
 

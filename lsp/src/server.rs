@@ -122,6 +122,8 @@ fn compile(shared: &Shared, mut job: Job, runtime: &tokio::runtime::Handle) {
         let (uri, opening, version, revision) =
             (job.uri.clone(), job.opening, job.version, job.revision);
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || job.run()));
+        // Keystrokes keep their pages (`memory::purge_at_once`).
+        crate::memory::purge_as_before();
         let (analysis, diagnostics) = match run {
             Ok((analysis, diagnostics)) => (Some(analysis), diagnostics),
             Err(_) => {
