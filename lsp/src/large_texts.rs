@@ -8,8 +8,9 @@
 //! ([`crate::framing`]) takes each large text out of a `didOpen` or
 //! `didChange` ([`take_out`]) and forwards the message with a placeholder in
 //! the text's place; the handler puts the text back ([`put_back`]). The
-//! message the reader sees is then a few hundred bytes, and the text is
-//! decoded once, by the framing layer, instead of twice.
+//! message the reader sees is then a few hundred bytes (the framing layer
+//! decodes the large one twice: its check, then this; the reader no longer
+//! decodes it).
 
 use serde_json::Value;
 use tower_lsp_server::ls_types::{DidChangeTextDocumentParams, DidOpenTextDocumentParams};

@@ -111,9 +111,10 @@ static DELAY_BEFORE: std::sync::Mutex<Option<std::ffi::c_long>> = std::sync::Mut
 /// The open of a 100,000-task plan frees as much as it keeps (the message,
 /// twice decoded, the compile's temporaries); with the delay, the freed pages
 /// were taken again for what the analysis keeps, among the temporaries'
-/// leftovers, and after the open the server held 118–124 MiB, with a peak
-/// of 166–179 MiB; purged at once, 115.6–116.2 MiB and a peak of 134, the
-/// open as quick (docs/performance.md, "The server's memory beyond what it
+/// leftovers, and after the open the server held 117.8–125.6 MiB, with a
+/// peak of 165–179 MiB; purged at once, 115.4–115.9 MiB and a peak of 134
+/// (the open 0.54–1.04 s from `didOpen` to its diagnostics, against
+/// 0.62–0.72 s; docs/performance.md, "The server's memory beyond what it
 /// holds"). Not for keystrokes: at once, each keystroke's compile gets its
 /// pages back from the system zeroed, 2–4× slower at 100,000 tasks.
 pub fn purge_at_once() {
@@ -155,7 +156,7 @@ pub fn give_back() {
     // purge at a time and the others skip it; when the threads collected
     // at once, pages one of them freed while another purged stayed
     // resident, and the server held about 17 MiB more after the open in
-    // one run of two.
+    // 6 runs of 16 (with small pages).
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _turn = ONE_AT_A_TIME
         .lock()
