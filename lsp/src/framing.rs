@@ -45,6 +45,12 @@ pub async fn forward(
             Ok(None) => return End::Closed,
             Err(why) => return broken(why, &answer),
         };
+        // A large text's reading, decoding and first compile free their
+        // pages back at once (`memory::purge_at_once`).
+        let large = length >= crate::large_texts::LARGE;
+        if large {
+            crate::memory::purge_at_once();
+        }
         let body = match read_body(&mut input, length).await {
             Ok(body) => body,
             Err(why) => return broken(why, &answer),
@@ -58,6 +64,14 @@ pub async fn forward(
         };
         match message_check::check(&mut body) {
             Ok(()) => {
+                // A large text passes beside the server's reader
+                // (`large_texts`).
+                match crate::large_texts::take_out(&body) {
+                    Some(smaller) => body = smaller,
+                    // No text to compile: the usual delay again.
+                    None if large => crate::memory::purge_as_before(),
+                    None => {}
+                }
                 let header = format!("Content-Length: {}\r\n\r\n", body.len());
                 let sent = async {
                     server.write_all(header.as_bytes()).await?;

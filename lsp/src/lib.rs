@@ -13,13 +13,16 @@ mod compile_threads;
 mod convert;
 mod documents;
 mod framing;
+mod large_texts;
 mod memory;
 mod message_check;
+mod placeholders;
 mod raw_answers;
 mod server;
 mod token_base;
 mod tokens;
 
+pub use memory::small_pages_only;
 pub use server::Backend;
 
 use std::io::Write;

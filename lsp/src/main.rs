@@ -11,7 +11,23 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// [`planc_lsp::small_pages_only`] before mimalloc sets itself up: an
+/// initializer of a higher priority than mimalloc's own (which runs before
+/// `main` and, with huge pages allowed, asks for them on the memory it maps
+/// first: 4 MiB of huge pages before the open otherwise).
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array.00101"]
+static SMALL_PAGES_FIRST: extern "C" fn() = small_pages_first;
+
+#[cfg(target_os = "linux")]
+extern "C" fn small_pages_first() {
+    planc_lsp::small_pages_only();
+}
+
 fn main() {
+    // Where the initializer above did not run (or ran after mimalloc's).
+    planc_lsp::small_pages_only();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--version" || a == "-V") {
         println!("planc-lsp {}", env!("CARGO_PKG_VERSION"));

@@ -48,6 +48,102 @@ static QUIET_NOW: Notify = Notify::const_new();
 // another crate for one function.
 extern "C" {
     fn mi_collect(force: bool);
+    fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
+    fn mi_option_get(option: std::ffi::c_int) -> std::ffi::c_long;
+}
+
+/// Keeps the server's memory in small pages, not transparent huge pages
+/// (as `planc` does for `planc serve`), unless `MIMALLOC_ALLOW_THP` is set.
+/// `planc-lsp` calls it before mimalloc sets itself up (`main.rs`).
+///
+/// mimalloc asks for huge pages on its arenas (`MADV_HUGEPAGE`), so every
+/// fresh 2 MiB of them was faulted in whole, and it then gave memory back
+/// only in whole 2 MiB ranges (its least purge with huge pages allowed):
+/// after the open of a 100,000-task plan 115 of the server's 155 MiB were
+/// huge pages, and the process held 11.6 MiB before the open against 6.0
+/// without them (docs/performance.md, "The server's memory beyond what it
+/// holds").
+pub fn small_pages_only() {
+    // `mi_option_allow_thp` of mimalloc 3 (libmimalloc-sys 0.1.49,
+    // c_src/mimalloc/v3/include/mimalloc.h).
+    const ALLOW_THP: std::ffi::c_int = 43;
+    if std::env::var_os("MIMALLOC_ALLOW_THP").is_some() {
+        return;
+    }
+    // SAFETY: sets one of mimalloc's options, which it allows any time
+    // (without mimalloc as the global allocator it changes nothing used).
+    unsafe { mi_option_set(ALLOW_THP, 0) };
+    // If mimalloc has mapped memory already (it asked for huge pages on
+    // it), the process-wide flag covers that.
+    #[cfg(target_os = "linux")]
+    {
+        extern "C" {
+            fn prctl(option: std::ffi::c_int, ...) -> std::ffi::c_int;
+        }
+        const PR_SET_THP_DISABLE: std::ffi::c_int = 41;
+        // SAFETY: sets a flag of this process's memory; takes no pointers.
+        unsafe {
+            prctl(
+                PR_SET_THP_DISABLE,
+                1 as std::ffi::c_ulong,
+                0 as std::ffi::c_ulong,
+                0 as std::ffi::c_ulong,
+                0 as std::ffi::c_ulong,
+            )
+        };
+    }
+}
+
+/// `mi_option_purge_delay` of mimalloc 3 (libmimalloc-sys 0.1.49,
+/// c_src/mimalloc/v3/include/mimalloc.h).
+const PURGE_DELAY: std::ffi::c_int = 15;
+
+/// The purge delay [`purge_as_before`] sets again, while
+/// [`purge_at_once`] holds it at 0.
+static DELAY_BEFORE: std::sync::Mutex<Option<std::ffi::c_long>> = std::sync::Mutex::new(None);
+
+/// Has mimalloc give freed pages back to the system at once, not after its
+/// delay, until [`purge_as_before`]: while a large text is read, decoded
+/// and compiled (from the framing layer's reading of a message of
+/// `large_texts::LARGE` bytes or more to the end of the next compile).
+/// Left as it is when `MIMALLOC_PURGE_DELAY` is set.
+///
+/// The open of a 100,000-task plan frees as much as it keeps (the message,
+/// twice decoded, the compile's temporaries); with the delay, the freed pages
+/// were taken again for what the analysis keeps, among the temporaries'
+/// leftovers, and after the open the server held 117.8–125.6 MiB, with a
+/// peak of 165–179 MiB; purged at once, 115.4–115.9 MiB and a peak of 134
+/// (the open 0.54–1.04 s from `didOpen` to its diagnostics, against
+/// 0.62–0.72 s; docs/performance.md, "The server's memory beyond what it
+/// holds"). Not for keystrokes: at once, each keystroke's compile gets its
+/// pages back from the system zeroed, 2–4× slower at 100,000 tasks.
+pub fn purge_at_once() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+        return;
+    }
+    let mut before = DELAY_BEFORE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if before.is_none() {
+        // SAFETY: reads and sets one of mimalloc's options, which it
+        // allows any time.
+        unsafe {
+            *before = Some(mi_option_get(PURGE_DELAY));
+            mi_option_set(PURGE_DELAY, 0);
+        }
+    }
+}
+
+/// The purge delay [`purge_at_once`] found, again (nothing if it is not
+/// purging at once). Called after every compile.
+pub fn purge_as_before() {
+    let mut before = DELAY_BEFORE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(delay) = before.take() {
+        // SAFETY: as in `purge_at_once`.
+        unsafe { mi_option_set(PURGE_DELAY, delay) };
+    }
 }
 
 /// Frees and purges the pages this thread's heap no longer uses (and those
@@ -55,6 +151,16 @@ extern "C" {
 /// the path of a keystroke's diagnostics: it takes a millisecond or two
 /// after an analysis of 100,000 tasks.
 pub fn give_back() {
+    // One thread at a time: a collection purges the pages that every
+    // thread's collection freed so far, but mimalloc lets only one thread
+    // purge at a time and the others skip it; when the threads collected
+    // at once, pages one of them freed while another purged stayed
+    // resident, and the server held about 17 MiB more after the open in
+    // 6 runs of 16 (with small pages).
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     // SAFETY: `mi_collect` takes a plain flag and may be called from any
     // thread at any time; it only walks and purges the calling thread's
     // heap (and abandoned ones) and never frees memory still in use. When
@@ -63,8 +169,9 @@ pub fn give_back() {
     unsafe { mi_collect(true) }
 }
 
-/// [`give_back`] once [`QUIET`] has passed without another publish (any
-/// document's): on a blocking thread, on the runtime's worker (this task's
+/// [`give_back`] once [`QUIET`] has passed without another publish (or
+/// large answer: the semantic tokens whole) of any
+/// document: on a blocking thread, on the runtime's worker (this task's
 /// thread), and on the thread that awaits [`give_back_here_when_quiet`].
 pub fn give_back_when_quiet(runtime: &tokio::runtime::Handle) {
     let published = PUBLISHED.fetch_add(1, Ordering::Relaxed) + 1;

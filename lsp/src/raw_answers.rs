@@ -14,7 +14,9 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::MutexGuard;
+
+use crate::placeholders::Placeholders;
 
 /// Whether the output is written through [`substituted`].
 static ENABLED: AtomicBool = AtomicBool::new(false);
@@ -22,28 +24,15 @@ static ENABLED: AtomicBool = AtomicBool::new(false);
 /// How many placeholders wait for their text (none: nothing is searched).
 static WAITING: AtomicU64 = AtomicU64::new(0);
 
-/// The last placeholder's number.
-static LAST: AtomicU64 = AtomicU64::new(0);
-
 /// Each waiting placeholder, and the JSON text that takes its place.
+static WAITING_TEXTS: Placeholders = Placeholders::new("raw");
+
 fn waiting() -> MutexGuard<'static, HashMap<String, String>> {
-    static TEXTS: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
-    TEXTS
-        .get_or_init(|| Mutex::new(HashMap::new()))
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    WAITING_TEXTS.texts()
 }
 
-/// What every placeholder starts with: a word no answer holds otherwise
-/// (this process's id and start time in it).
 fn prefix() -> &'static str {
-    static PREFIX: OnceLock<String> = OnceLock::new();
-    PREFIX.get_or_init(|| {
-        let started = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        format!("planc-raw-{}-{started:x}-", std::process::id())
-    })
+    WAITING_TEXTS.prefix()
 }
 
 /// Lets handlers answer with placeholders: the output passes through
@@ -67,8 +56,7 @@ const EMPTY_DATA: &str = r#","data":[]"#;
 /// semantic tokens answer's result id: [`EMPTY_DATA`]), `json` is written
 /// instead.
 pub fn later(json: String) -> String {
-    let placeholder = format!("{}{}", prefix(), LAST.fetch_add(1, Ordering::Relaxed));
-    waiting().insert(placeholder.clone(), json);
+    let placeholder = WAITING_TEXTS.keep(json);
     WAITING.fetch_add(1, Ordering::SeqCst);
     placeholder
 }

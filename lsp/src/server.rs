@@ -122,6 +122,8 @@ fn compile(shared: &Shared, mut job: Job, runtime: &tokio::runtime::Handle) {
         let (uri, opening, version, revision) =
             (job.uri.clone(), job.opening, job.version, job.revision);
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || job.run()));
+        // Keystrokes keep their pages (`memory::purge_at_once`).
+        crate::memory::purge_as_before();
         let (analysis, diagnostics) = match run {
             Ok((analysis, diagnostics)) => (Some(analysis), diagnostics),
             Err(_) => {
@@ -235,9 +237,8 @@ impl LanguageServer for Backend {
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let document = params.text_document;
-        let job = self
-            .documents()
-            .open(document.uri, document.version, document.text);
+        let text = crate::large_texts::put_back(document.text);
+        let job = self.documents().open(document.uri, document.version, text);
         self.start(job);
     }
 
@@ -245,9 +246,13 @@ impl LanguageServer for Backend {
         // The text changes before the first `.await` (there is none), so
         // changes apply in the order they arrive.
         let document = params.text_document;
+        let mut changes = params.content_changes;
+        for change in &mut changes {
+            change.text = crate::large_texts::put_back(std::mem::take(&mut change.text));
+        }
         let job = self
             .documents()
-            .change(&document.uri, document.version, params.content_changes);
+            .change(&document.uri, document.version, changes);
         if let Some(job) = job {
             self.start(job);
         }
@@ -396,6 +401,9 @@ impl LanguageServer for Backend {
             let json = tokens::whole_json(&analysis, &store);
             let id = self.shared.tokens.record(&uri, store);
             let placeholder = crate::raw_answers::later(format!(r#""{id}","data":{json}"#));
+            // Its making and writing free megabytes on this thread and the
+            // runtime's worker: given back once quiet.
+            crate::memory::give_back_when_quiet(&tokio::runtime::Handle::current());
             return Ok(Some(SemanticTokensResult::Tokens(SemanticTokens {
                 result_id: Some(placeholder),
                 data: Vec::new(),

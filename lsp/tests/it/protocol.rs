@@ -681,3 +681,60 @@ async fn definitions_and_diagnostics_reach_into_imported_files() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn large_texts_opened_replaced_and_pasted_are_the_documents_texts() {
+    // Texts of 64 KiB or more pass beside tower-lsp-server's reader
+    // (`large_texts`): each one here must be the document's text, as the
+    // diagnostics' places show.
+    let plan = planc::generate::plan_source(1000, false);
+    assert!(plan.len() >= 64 * 1024, "{} bytes", plan.len());
+    let wrong = |text: &str, task: &str| {
+        let at = text.find(&format!("task {task} ")).expect("the task");
+        let assignee = at + text[at..].find("assignee r").expect("an assignee");
+        format!(
+            "{}assignee nobody{}",
+            &text[..assignee],
+            &text[assignee + "assignee r0".len()..]
+        )
+    };
+    let only_nobody = |published: &Value, text: &str, version: i32| {
+        assert_eq!(published["version"], version);
+        let diagnostics = published["diagnostics"].as_array().expect("a list");
+        assert_eq!(diagnostics.len(), 1, "{published}");
+        let (line, character) = find(text, "nobody", 0);
+        assert_eq!(
+            diagnostics[0]["range"]["start"],
+            json!({ "line": line, "character": character }),
+            "{published}"
+        );
+        assert!(
+            diagnostics[0]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("nobody")),
+            "{published}"
+        );
+    };
+    let mut client = TestClient::start().await;
+    let opened = wrong(&plan, "t999");
+    let published = client.open(&opened).await;
+    only_nobody(&published, &opened, 1);
+    // Replaced whole, by another large text.
+    let replaced = wrong(&plan, "t3");
+    client.replace_all(2, &replaced).await;
+    only_nobody(&client.diagnostics().await, &replaced, 2);
+    // A large paste at its start: the mistake moves down as many lines.
+    let comments = "# A line of comment pasted in, to move the rest down.\n".repeat(1500);
+    assert!(comments.len() >= 64 * 1024, "{} bytes", comments.len());
+    client.edit(3, (0, 0), (0, 0), &comments).await;
+    let pasted = format!("{comments}{replaced}");
+    only_nobody(&client.diagnostics().await, &pasted, 3);
+    // A small edit to it: the server holds the large texts, not stand-ins.
+    let start = find(&pasted, "nobody", 0);
+    client
+        .edit(4, start, (start.0, start.1 + "nobody".len() as u32), "r1")
+        .await;
+    let published = client.diagnostics().await;
+    assert_eq!(published["version"], 4);
+    assert_eq!(published["diagnostics"], json!([]), "{published}");
+}
