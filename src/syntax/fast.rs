@@ -636,20 +636,17 @@ impl<'a> Reader<'a> {
                     "after" => TaskField::After(self.after(keyword)?),
                     "assignee" => {
                         let role = self.name()?;
-                        TaskField::Assignee {
-                            span: keyword.to(role.span),
-                            role,
-                        }
+                        TaskField::Assignee(Assignee::new(keyword.to(role.span), role))
                     }
-                    "reasoning" => TaskField::Reasoning(self.str_field(keyword)?),
-                    "description" => TaskField::Description(self.str_field(keyword)?),
-                    "retry" => TaskField::Retry(self.int_field(keyword)?),
+                    "reasoning" => TaskField::Reasoning(Box::new(self.str_field(keyword)?)),
+                    "description" => TaskField::Description(Box::new(self.str_field(keyword)?)),
+                    "retry" => TaskField::Retry(Box::new(self.int_field(keyword)?)),
                     "optional" => TaskField::Optional(keyword),
                     "priority" => {
                         let level = self.word_ident()?;
                         TaskField::Priority {
                             span: keyword.to(level.span),
-                            level,
+                            level: Box::new(level),
                         }
                     }
                     _ => return Err(GiveUp),
@@ -664,13 +661,7 @@ impl<'a> Reader<'a> {
                 close: Some(close),
             });
         }
-        Ok(Task {
-            span,
-            name,
-            title,
-            body,
-            fields,
-        })
+        Ok(Task::new(span, name, title, body, fields))
     }
 
     fn after(&mut self, keyword: Span) -> Read<After> {
@@ -682,7 +673,7 @@ impl<'a> Reader<'a> {
             let next = self.path()?;
             self.refs.push(next);
         }
-        let refs: Vec<Ident> = self.refs.drain(mark..).collect();
+        let refs: Box<[Ident]> = self.refs.drain(mark..).collect();
         let last = refs.last().map_or(keyword, |r| r.span);
         Ok(After {
             span: keyword.to(last),
