@@ -172,12 +172,17 @@ impl<'a> Reader<'a> {
 
     fn read_file(mut self) -> Result<File, Box<Prefix>> {
         match self.file() {
-            Ok(()) => Ok(File {
-                items: self.items,
-                comments: self.comments,
-                keywords: self.keywords,
-                unparsed: Vec::new(),
-            }),
+            Ok(()) => {
+                // Kept as long as the tree: without the room reserved for
+                // them (a third of it, in the generated plans).
+                self.keywords.shrink_to_fit();
+                Ok(File {
+                    items: self.items,
+                    comments: self.comments,
+                    keywords: self.keywords,
+                    unparsed: Vec::new(),
+                })
+            }
             Err(GiveUp) => {
                 let resume = self.resume;
                 self.comments.retain(|c| c.start() < resume);
@@ -499,8 +504,8 @@ impl<'a> Reader<'a> {
         Ok(match word {
             "task" => PlanItem::Task(Arc::new(self.task(keyword)?)),
             "step" => PlanItem::Step(Arc::new(self.step(keyword)?)),
-            "param" => PlanItem::Param(self.param(keyword.start())?),
-            "role" => PlanItem::Role(self.role(keyword)?),
+            "param" => PlanItem::Param(Box::new(self.param(keyword.start())?)),
+            "role" => PlanItem::Role(Box::new(self.role(keyword)?)),
             "title" => PlanItem::Title(self.str_field(keyword)?),
             "goal" => PlanItem::Goal(self.str_field(keyword)?),
             "language" => PlanItem::Language(self.str_field(keyword)?),
@@ -508,7 +513,7 @@ impl<'a> Reader<'a> {
             "transition_rounds" => PlanItem::TransitionRounds(self.int_field(keyword)?),
             "fallback_rounds" => PlanItem::FallbackRounds(self.int_field(keyword)?),
             "retry" => PlanItem::Retry(self.int_field(keyword)?),
-            "use" => PlanItem::Use(self.use_(keyword)?),
+            "use" => PlanItem::Use(Box::new(self.use_(keyword)?)),
             _ => return Err(GiveUp),
         })
     }

@@ -433,11 +433,11 @@ impl<'a> Walker<'a> {
             Rule::transition_rounds => PlanItem::TransitionRounds(self.int_field(pair)),
             Rule::fallback_rounds => PlanItem::FallbackRounds(self.int_field(pair)),
             Rule::retry => PlanItem::Retry(self.int_field(pair)),
-            Rule::param => PlanItem::Param(self.param(pair)),
-            Rule::role => PlanItem::Role(self.role(pair)),
+            Rule::param => PlanItem::Param(Box::new(self.param(pair))),
+            Rule::role => PlanItem::Role(Box::new(self.role(pair))),
             Rule::step => PlanItem::Step(Arc::new(self.step(pair))),
             Rule::task => PlanItem::Task(Arc::new(self.task(pair))),
-            Rule::use_ => PlanItem::Use(self.use_(pair)),
+            Rule::use_ => PlanItem::Use(Box::new(self.use_(pair))),
             _ => return None,
         })
     }

@@ -93,13 +93,18 @@ pub enum PlanItem {
     FallbackRounds(IntField),
     /// `retry N`: the retry budget of tasks without their own.
     Retry(IntField),
-    Param(Param),
-    Role(Role),
+    /// Boxed, as are roles and uses: an item is 56 bytes, not 152, in the
+    /// list of every plan (where a plan of tasks without steps has one a
+    /// task).
+    Param(Box<Param>),
+    Role(Box<Role>),
     /// Shared with the trees of earlier texts (see [`StepItem::Task`]).
     Step(Arc<Step>),
     Task(Arc<Task>),
-    Use(Use),
+    Use(Box<Use>),
 }
+
+const _: () = assert!(std::mem::size_of::<PlanItem>() == 56);
 
 /// A keyword followed by a string: `title "…"`.
 #[derive(Clone, Debug, PartialEq)]
