@@ -172,17 +172,12 @@ impl<'a> Reader<'a> {
 
     fn read_file(mut self) -> Result<File, Box<Prefix>> {
         match self.file() {
-            Ok(()) => {
-                // Kept as long as the tree: without the room reserved for
-                // them (a third of it, in the generated plans).
-                self.keywords.shrink_to_fit();
-                Ok(File {
-                    items: self.items,
-                    comments: self.comments,
-                    keywords: self.keywords,
-                    unparsed: Vec::new(),
-                })
-            }
+            Ok(()) => Ok(File {
+                items: self.items,
+                comments: self.comments,
+                keywords: self.keywords,
+                unparsed: Vec::new(),
+            }),
             Err(GiveUp) => {
                 let resume = self.resume;
                 self.comments.retain(|c| c.start() < resume);
