@@ -1,4 +1,5 @@
-//! The syntax tree of a `.plan` file: every node keeps its span.
+//! The syntax tree of a `.plan` file: every node keeps its span, or
+//! derives it from what it keeps (an `assignee`'s role, a task's braces).
 //!
 //! The tree is what the source says, in source order, before any name is
 //! resolved; the formatter prints it back and the checker lowers it to IR.
