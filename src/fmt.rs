@@ -331,7 +331,7 @@ impl Printer<'_> {
         self.push(&task.name.name);
         self.push(" ");
         self.string(&task.title);
-        let Some(body) = &task.body else {
+        let Some(body) = &task.body() else {
             self.end(task.span);
             return;
         };
@@ -375,9 +375,9 @@ impl Printer<'_> {
     fn task_field_text(&mut self, field: &TaskField) {
         match field {
             TaskField::After(after) => self.after_text(after),
-            TaskField::Assignee { role, .. } => {
+            TaskField::Assignee(a) => {
                 self.push("assignee ");
-                self.push(&role.name);
+                self.push(a.name());
             }
             TaskField::Reasoning(f) => {
                 self.push("reasoning ");

@@ -163,7 +163,7 @@ pub(super) fn fields_again(
 /// index; `None` if a step's task is not where its id says.
 fn steps_named(plan: &ir::Plan, task: &ast::Task) -> Option<Vec<(ast::SmolStr, Vec<usize>)>> {
     let refs = task.fields.iter().flat_map(|field| match field {
-        ast::TaskField::After(after) => after.refs.as_slice(),
+        ast::TaskField::After(after) => &after.refs[..],
         _ => &[],
     });
     steps_among(plan, refs)

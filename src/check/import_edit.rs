@@ -263,7 +263,7 @@ struct Shape<'m> {
     uses: Vec<Span>,
     /// Per task of the template, in the order an instance adds them: its
     /// `assignee` (the first).
-    assignees: Vec<Option<&'m ast::Ident>>,
+    assignees: Vec<Option<ast::Ident>>,
     /// What one use of the template adds: the instance, its tasks and
     /// steps.
     expansion: u64,
@@ -319,7 +319,7 @@ impl<'m> Shape<'m> {
             };
             for task in tasks {
                 let assignee = task.fields.iter().find_map(|f| match f {
-                    ast::TaskField::Assignee { role, .. } => Some(role),
+                    ast::TaskField::Assignee(a) => Some(a.role()),
                     _ => None,
                 });
                 // Only the first field of a kind is read.
@@ -530,7 +530,7 @@ fn referenced(
             Some(Reference {
                 definition: (new.first + (*resolved)?) as u32,
                 file: shape.root,
-                span: (*assignee)?.span,
+                span: assignee.as_ref()?.span,
             })
         })
         .collect();

@@ -265,7 +265,7 @@ impl Made {
     ) -> Option<Made> {
         let afters = || {
             own(step).flat_map(|item| match item {
-                StepItem::After(after) => after.refs.as_slice(),
+                StepItem::After(after) => &after.refs[..],
                 _ => &[],
             })
         };

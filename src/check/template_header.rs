@@ -210,7 +210,7 @@ fn outcome(modules: &[Module], top: usize) -> Option<Outcome> {
         .items
         .unmoved()
         .filter_map(|item| match item {
-            PlanItem::Use(u) => Some(u),
+            PlanItem::Use(u) => Some(&**u),
             _ => None,
         })
         .collect();

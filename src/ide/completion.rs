@@ -355,16 +355,14 @@ fn context_at(file: &ast::File, offset: usize) -> Context {
                 ast::PlanItem::Step(step) if inside(step.span, &step.body) => {
                     for item in &step.items {
                         if let ast::StepItem::Task(task) = item {
-                            if task.body.as_ref().is_some_and(|b| inside(task.span, b)) {
+                            if task.body().is_some_and(|b| inside(task.span, &b)) {
                                 return Context::Task;
                             }
                         }
                     }
                     return Context::Step;
                 }
-                ast::PlanItem::Task(task)
-                    if task.body.as_ref().is_some_and(|b| inside(task.span, b)) =>
-                {
+                ast::PlanItem::Task(task) if task.body().is_some_and(|b| inside(task.span, &b)) => {
                     return Context::Task;
                 }
                 ast::PlanItem::Use(u) if u.body.as_ref().is_some_and(|b| inside(u.span, b)) => {

@@ -99,7 +99,7 @@ fn plan_items(
 }
 
 fn task_folds(task: &ast::Task, body: &mut impl FnMut(Span, &ast::Body), strings: &mut Vec<Span>) {
-    if let Some(b) = &task.body {
+    if let Some(b) = &task.body() {
         body(task.span, b);
     }
     strings.push(task.title.span);

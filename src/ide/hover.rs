@@ -192,7 +192,7 @@ fn param_card(compilation: &Compilation, full_span: Span, name: &str) -> String 
 fn param_declaration(file: &ast::File, full_span: Span) -> Option<&ast::Param> {
     file.items.iter().find_map(|item| match item {
         ast::TopItem::Plan(plan) => plan.items.iter().find_map(|item| match item {
-            ast::PlanItem::Param(p) if p.span == full_span => Some(p),
+            ast::PlanItem::Param(p) if p.span == full_span => Some(&**p),
             _ => None,
         }),
         ast::TopItem::Template(t) => t.params.iter().find(|p| p.span == full_span),

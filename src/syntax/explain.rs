@@ -159,7 +159,7 @@ fn read_alone(
     read.keywords.sort_unstable();
     let closed = match &read.item {
         PlanItem::Step(step) => step.body.close.is_some(),
-        PlanItem::Task(task) => task.body.as_ref().is_some_and(|b| b.close.is_some()),
+        PlanItem::Task(task) => task.body().is_some_and(|b| b.close.is_some()),
         _ => false,
     };
     closed.then_some((read, end))

@@ -499,8 +499,8 @@ impl<'a> Reader<'a> {
         Ok(match word {
             "task" => PlanItem::Task(Arc::new(self.task(keyword)?)),
             "step" => PlanItem::Step(Arc::new(self.step(keyword)?)),
-            "param" => PlanItem::Param(self.param(keyword.start())?),
-            "role" => PlanItem::Role(self.role(keyword)?),
+            "param" => PlanItem::Param(Box::new(self.param(keyword.start())?)),
+            "role" => PlanItem::Role(Box::new(self.role(keyword)?)),
             "title" => PlanItem::Title(self.str_field(keyword)?),
             "goal" => PlanItem::Goal(self.str_field(keyword)?),
             "language" => PlanItem::Language(self.str_field(keyword)?),
@@ -508,7 +508,7 @@ impl<'a> Reader<'a> {
             "transition_rounds" => PlanItem::TransitionRounds(self.int_field(keyword)?),
             "fallback_rounds" => PlanItem::FallbackRounds(self.int_field(keyword)?),
             "retry" => PlanItem::Retry(self.int_field(keyword)?),
-            "use" => PlanItem::Use(self.use_(keyword)?),
+            "use" => PlanItem::Use(Box::new(self.use_(keyword)?)),
             _ => return Err(GiveUp),
         })
     }
@@ -636,20 +636,17 @@ impl<'a> Reader<'a> {
                     "after" => TaskField::After(self.after(keyword)?),
                     "assignee" => {
                         let role = self.name()?;
-                        TaskField::Assignee {
-                            span: keyword.to(role.span),
-                            role,
-                        }
+                        TaskField::Assignee(Assignee::new(keyword.to(role.span), role))
                     }
-                    "reasoning" => TaskField::Reasoning(self.str_field(keyword)?),
-                    "description" => TaskField::Description(self.str_field(keyword)?),
-                    "retry" => TaskField::Retry(self.int_field(keyword)?),
+                    "reasoning" => TaskField::Reasoning(Box::new(self.str_field(keyword)?)),
+                    "description" => TaskField::Description(Box::new(self.str_field(keyword)?)),
+                    "retry" => TaskField::Retry(Box::new(self.int_field(keyword)?)),
                     "optional" => TaskField::Optional(keyword),
                     "priority" => {
                         let level = self.word_ident()?;
                         TaskField::Priority {
                             span: keyword.to(level.span),
-                            level,
+                            level: Box::new(level),
                         }
                     }
                     _ => return Err(GiveUp),
@@ -664,13 +661,7 @@ impl<'a> Reader<'a> {
                 close: Some(close),
             });
         }
-        Ok(Task {
-            span,
-            name,
-            title,
-            body,
-            fields,
-        })
+        Ok(Task::new(span, name, title, body, fields))
     }
 
     fn after(&mut self, keyword: Span) -> Read<After> {
@@ -682,7 +673,7 @@ impl<'a> Reader<'a> {
             let next = self.path()?;
             self.refs.push(next);
         }
-        let refs: Vec<Ident> = self.refs.drain(mark..).collect();
+        let refs: Box<[Ident]> = self.refs.drain(mark..).collect();
         let last = refs.last().map_or(keyword, |r| r.span);
         Ok(After {
             span: keyword.to(last),

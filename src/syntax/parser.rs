@@ -433,11 +433,11 @@ impl<'a> Walker<'a> {
             Rule::transition_rounds => PlanItem::TransitionRounds(self.int_field(pair)),
             Rule::fallback_rounds => PlanItem::FallbackRounds(self.int_field(pair)),
             Rule::retry => PlanItem::Retry(self.int_field(pair)),
-            Rule::param => PlanItem::Param(self.param(pair)),
-            Rule::role => PlanItem::Role(self.role(pair)),
+            Rule::param => PlanItem::Param(Box::new(self.param(pair))),
+            Rule::role => PlanItem::Role(Box::new(self.role(pair))),
             Rule::step => PlanItem::Step(Arc::new(self.step(pair))),
             Rule::task => PlanItem::Task(Arc::new(self.task(pair))),
-            Rule::use_ => PlanItem::Use(self.use_(pair)),
+            Rule::use_ => PlanItem::Use(Box::new(self.use_(pair))),
             _ => return None,
         })
     }
@@ -580,13 +580,7 @@ impl<'a> Walker<'a> {
             }
             body = Some(Body { open, close });
         }
-        Task {
-            span,
-            name,
-            title,
-            body,
-            fields: fields.into(),
-        }
+        Task::new(span, name, title, body, fields.into())
     }
 
     fn task_field(&mut self, pair: Pair<'a, Rule>) -> Option<TaskField> {
@@ -613,11 +607,11 @@ impl<'a> Walker<'a> {
                     );
                     return None;
                 }
-                TaskField::Assignee { span, role }
+                TaskField::Assignee(Assignee::new(span, role))
             }
-            Rule::reasoning => TaskField::Reasoning(self.str_field(pair)),
-            Rule::description => TaskField::Description(self.str_field(pair)),
-            Rule::retry => TaskField::Retry(self.int_field(pair)),
+            Rule::reasoning => TaskField::Reasoning(Box::new(self.str_field(pair))),
+            Rule::description => TaskField::Description(Box::new(self.str_field(pair))),
+            Rule::retry => TaskField::Retry(Box::new(self.int_field(pair))),
             Rule::optional => {
                 self.keywords.push(span);
                 TaskField::Optional(span)
@@ -625,7 +619,10 @@ impl<'a> Walker<'a> {
             Rule::priority => {
                 let level = self.children(pair, Context::Task).into_iter().next();
                 let level = self.ident(&level.expect("priority names a level"));
-                TaskField::Priority { span, level }
+                TaskField::Priority {
+                    span,
+                    level: Box::new(level),
+                }
             }
             _ => return None,
         })

@@ -331,7 +331,7 @@ fn read_item(
     let closed = |body: &Option<Body>| body.as_ref().is_none_or(|b| b.close.is_some());
     let ok = match &read.item {
         PlanItem::Step(step) => step.body.close.is_some(),
-        PlanItem::Task(task) => closed(&task.body),
+        PlanItem::Task(task) => closed(&task.body()),
         PlanItem::Use(use_) => closed(&use_.body),
         _ => true,
     };
@@ -515,13 +515,12 @@ fn shape(item: &PlanItem) -> PlanItem {
 /// Whether two tasks differ at most in their own name and their spans.
 pub(crate) fn same_but_name(a: &Task, b: &Task) -> bool {
     let nameless = |task: &Task| {
-        shape(&PlanItem::Task(std::sync::Arc::new(Task {
-            name: Ident {
-                name: SmolStr::default(),
-                span: Span::default(),
-            },
-            ..task.clone()
-        })))
+        let mut task = task.clone();
+        task.name = Ident {
+            name: SmolStr::default(),
+            span: Span::default(),
+        };
+        shape(&PlanItem::Task(std::sync::Arc::new(task)))
     };
     nameless(a) == nameless(b)
 }
@@ -763,8 +762,11 @@ impl Visit for TaskField {
     fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         match self {
             TaskField::After(a) => a.visit(f),
-            TaskField::Assignee { span, role } => {
-                span.visit(f);
+            TaskField::Assignee(a) => {
+                // The role's span is the field's end: visited (as a copy)
+                // for what collects the spans, and moved with the field's.
+                let mut role = a.role().span;
+                a.span.visit(f);
                 role.visit(f);
             }
             TaskField::Reasoning(s) | TaskField::Description(s) => s.visit(f),
@@ -783,7 +785,9 @@ impl Visit for Task {
         self.span.visit(f);
         self.name.visit(f);
         self.title.visit(f);
-        self.body.visit(f);
+        let mut body = self.body();
+        body.visit(f);
+        self.set_body(body);
         self.fields.visit(f);
     }
 }

@@ -151,13 +151,14 @@ pub(in crate::check) fn structure(
         *seen = Some(field.span());
         match field {
             ast::TaskField::After(after) => task_after(names, c, out, (index, key, prefix), after),
-            ast::TaskField::Assignee { role, .. } => {
+            ast::TaskField::Assignee(a) => {
+                let role = a.role();
                 if let Some(def) = names.role(&role.name) {
                     c.reference(def, role.span);
                 } else {
                     c.unresolved.push(Unresolved {
                         file,
-                        name: role.clone(),
+                        name: role,
                         kind: Unknown::Role,
                     });
                 }
@@ -629,7 +630,7 @@ impl<'a> TaskFields<'a> {
                 continue;
             }
             match field {
-                ast::TaskField::Assignee { role, .. } => fields.assignee = Some(&role.name),
+                ast::TaskField::Assignee(a) => fields.assignee = Some(a.name()),
                 ast::TaskField::Reasoning(f) => fields.reasoning = Some(&f.value),
                 ast::TaskField::Description(f) => fields.description = Some(&f.value),
                 ast::TaskField::Retry(f) => fields.retry = retry_count(f),
@@ -676,7 +677,7 @@ pub(super) fn interpolate(
 fn field_kind(field: &ast::TaskField) -> usize {
     match field {
         ast::TaskField::After(_) => 0,
-        ast::TaskField::Assignee { .. } => 1,
+        ast::TaskField::Assignee(_) => 1,
         ast::TaskField::Reasoning(_) => 2,
         ast::TaskField::Description(_) => 3,
         ast::TaskField::Retry(_) => 4,

@@ -1,4 +1,5 @@
-//! The syntax tree of a `.plan` file: every node keeps its span.
+//! The syntax tree of a `.plan` file: every node keeps its span, or
+//! derives it from what it keeps (an `assignee`'s role, a task's braces).
 //!
 //! The tree is what the source says, in source order, before any name is
 //! resolved; the formatter prints it back and the checker lowers it to IR.
@@ -93,13 +94,18 @@ pub enum PlanItem {
     FallbackRounds(IntField),
     /// `retry N`: the retry budget of tasks without their own.
     Retry(IntField),
-    Param(Param),
-    Role(Role),
+    /// Boxed, as are roles and uses: an item is 56 bytes, not 152, in the
+    /// list of every plan (where a plan of tasks without steps has one a
+    /// task).
+    Param(Box<Param>),
+    Role(Box<Role>),
     /// Shared with the trees of earlier texts (see [`StepItem::Task`]).
     Step(Arc<Step>),
     Task(Arc<Task>),
-    Use(Use),
+    Use(Box<Use>),
 }
+
+const _: () = assert!(std::mem::size_of::<PlanItem>() == 56);
 
 /// A keyword followed by a string: `title "…"`.
 #[derive(Clone, Debug, PartialEq)]
@@ -190,36 +196,84 @@ pub struct Task {
     pub span: Span,
     pub name: Ident,
     pub title: Str,
-    pub body: Option<Body>,
     /// A boxed slice, not a `Vec`: 8 bytes less a task, and no spare room.
     pub fields: Box<[TaskField]>,
+    /// The body's braces, each one byte, by where they start, plus one:
+    /// 0 for no body (and for no `}`). 8 bytes, where an `Option<Body>`
+    /// takes 24; [`Task::body`] gives the body.
+    braces: [u32; 2],
+}
+
+impl Task {
+    pub fn new(
+        span: Span,
+        name: Ident,
+        title: Str,
+        body: Option<Body>,
+        fields: Box<[TaskField]>,
+    ) -> Task {
+        let mut task = Task {
+            span,
+            name,
+            title,
+            fields,
+            braces: [0; 2],
+        };
+        task.set_body(body);
+        task
+    }
+
+    /// The braces of the task's body, if it has one.
+    pub fn body(&self) -> Option<Body> {
+        let brace = |at: u32| Span::new(at as usize - 1, at as usize);
+        match self.braces {
+            [0, _] => None,
+            [open, close] => Some(Body {
+                open: brace(open),
+                close: (close != 0).then(|| brace(close)),
+            }),
+        }
+    }
+
+    /// Puts the braces of `body` in place of the task's.
+    pub(crate) fn set_body(&mut self, body: Option<Body>) {
+        // Where a brace starts, plus one (offsets are 32 bits, saturating).
+        // Its end is not kept: a brace is one byte.
+        let at = |brace: Span| (brace.start() as u32).saturating_add(1);
+        self.braces = match body {
+            None => [0, 0],
+            Some(body) => [at(body.open), body.close.map_or(0, at)],
+        };
+    }
 }
 
 /// A field of a task body.
+///
+/// 32 bytes, as a task has two or so: the common fields (`after`,
+/// `assignee`) are held in place, the others boxed.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TaskField {
     After(After),
-    Assignee {
-        span: Span,
-        role: Ident,
-    },
-    Reasoning(StrField),
-    Description(StrField),
-    Retry(IntField),
+    Assignee(Assignee),
+    Reasoning(Box<StrField>),
+    Description(Box<StrField>),
+    Retry(Box<IntField>),
     Optional(Span),
     /// `priority high|medium|low` (the level is checked, not parsed).
     Priority {
         span: Span,
-        level: Ident,
+        level: Box<Ident>,
     },
 }
+
+const _: () = assert!(std::mem::size_of::<TaskField>() == 32);
 
 impl TaskField {
     /// The field's keyword, as written.
     pub fn keyword(&self) -> &'static str {
         match self {
             TaskField::After(_) => "after",
-            TaskField::Assignee { .. } => "assignee",
+            TaskField::Assignee(_) => "assignee",
             TaskField::Reasoning(_) => "reasoning",
             TaskField::Description(_) => "description",
             TaskField::Retry(_) => "retry",
@@ -232,11 +286,45 @@ impl TaskField {
     pub fn span(&self) -> Span {
         match self {
             TaskField::After(a) => a.span,
-            TaskField::Assignee { span, .. }
-            | TaskField::Optional(span)
-            | TaskField::Priority { span, .. } => *span,
+            TaskField::Assignee(a) => a.span,
+            TaskField::Optional(span) | TaskField::Priority { span, .. } => *span,
             TaskField::Reasoning(f) | TaskField::Description(f) => f.span,
             TaskField::Retry(f) => f.span,
+        }
+    }
+}
+
+/// `assignee ROLE`: the field's span and the role's name. The role ends the
+/// field, so its span is the field's last bytes, as many as its name has:
+/// it is not kept.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Assignee {
+    pub span: Span,
+    role: SmolStr,
+}
+
+impl Assignee {
+    /// The field spanning `span` that names `role` (which ends it).
+    pub fn new(span: Span, role: Ident) -> Assignee {
+        debug_assert_eq!(role.span.end(), span.end());
+        debug_assert_eq!(role.span.len(), role.name.len());
+        Assignee {
+            span,
+            role: role.name,
+        }
+    }
+
+    /// The role's name.
+    pub fn name(&self) -> &SmolStr {
+        &self.role
+    }
+
+    /// The role named, with its span.
+    pub fn role(&self) -> Ident {
+        let end = self.span.end();
+        Ident {
+            name: self.role.clone(),
+            span: Span::new(end.saturating_sub(self.role.len()), end),
         }
     }
 }
@@ -245,7 +333,8 @@ impl TaskField {
 #[derive(Clone, Debug, PartialEq)]
 pub struct After {
     pub span: Span,
-    pub refs: Vec<Ident>,
+    /// A boxed slice, not a `Vec`: 8 bytes less, and no spare room.
+    pub refs: Box<[Ident]>,
 }
 
 /// `use TEMPLATE(arg = value, …) as PREFIX [{ after … }]`.
