@@ -181,19 +181,23 @@ pub struct Task {
     pub id: TaskId,
     pub key: SmolStr,
     /// Sorted, without duplicates.
-    pub dependencies: Vec<TaskId>,
+    pub dependencies: Box<[TaskId]>,
     body: Arc<TaskBody>,
 }
 
 /// What a checked task says: everything of it but its place, its name and
-/// what it waits for.
+/// what it waits for. Kept small, a plan holding one for each of up to
+/// 100,000 tasks: its strings exactly their size (`Box<str>`), its step and
+/// assignee a name shared by the tasks that give it ([`Name`]), the two
+/// texts few tasks have in one block of their own ([`Notes`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TaskBody {
-    pub name: String,
-    pub step: Option<SmolStr>,
-    pub assignee: Option<SmolStr>,
-    pub reasoning: Option<String>,
-    pub description: Option<String>,
+    pub name: Box<str>,
+    pub step: Option<Name>,
+    pub assignee: Option<Name>,
+    /// Its reasoning and description: read with [`TaskBody::reasoning`]
+    /// and [`TaskBody::description`].
+    pub notes: Notes,
     pub optional: bool,
     /// `retry N`; `None` when the task does not say.
     pub retry: Option<u32>,
@@ -201,9 +205,75 @@ pub struct TaskBody {
     pub priority: Option<Priority>,
 }
 
+/// A step's or a role's name as tasks give it: one allocation shared by all
+/// the tasks that give it (8 bytes a task, not a 24-byte `SmolStr` each).
+pub type Name = Arc<SmolStr>;
+
+/// A task's reasoning and description, `None` for the many tasks with
+/// neither (8 bytes a task, not 48).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Notes(Option<Box<NoteTexts>>);
+
+#[derive(Clone, Debug, PartialEq)]
+struct NoteTexts {
+    reasoning: Option<Box<str>>,
+    description: Option<Box<str>>,
+}
+
+impl Notes {
+    /// A reasoning and a description, either or both absent.
+    pub fn new(reasoning: Option<String>, description: Option<String>) -> Notes {
+        if reasoning.is_none() && description.is_none() {
+            return Notes(None);
+        }
+        Notes(Some(Box::new(NoteTexts {
+            reasoning: reasoning.map(String::into_boxed_str),
+            description: description.map(String::into_boxed_str),
+        })))
+    }
+
+    /// The reasoning, if any.
+    pub fn reasoning(&self) -> Option<&str> {
+        self.0.as_ref()?.reasoning.as_deref()
+    }
+
+    /// The description, if any.
+    pub fn description(&self) -> Option<&str> {
+        self.0.as_ref()?.description.as_deref()
+    }
+}
+
+impl TaskBody {
+    /// `reasoning "…"`, interpolated, if given.
+    pub fn reasoning(&self) -> Option<&str> {
+        self.notes.reasoning()
+    }
+
+    /// `description "…"`, interpolated, if given.
+    pub fn description(&self) -> Option<&str> {
+        self.notes.description()
+    }
+
+    /// Whether its strings are `name`, `reasoning` and `description`.
+    pub fn says(&self, name: &str, reasoning: Option<&str>, description: Option<&str>) -> bool {
+        *self.name == *name && self.reasoning() == reasoning && self.description() == description
+    }
+
+    /// Gives it the strings `name`, `reasoning` and `description`.
+    pub fn set_texts(
+        &mut self,
+        name: String,
+        reasoning: Option<String>,
+        description: Option<String>,
+    ) {
+        self.name = name.into_boxed_str();
+        self.notes = Notes::new(reasoning, description);
+    }
+}
+
 impl Task {
     /// The task `id` named `key` saying `body`, waiting for `dependencies`.
-    pub fn new(id: TaskId, key: SmolStr, body: TaskBody, dependencies: Vec<TaskId>) -> Task {
+    pub fn new(id: TaskId, key: SmolStr, body: TaskBody, dependencies: Box<[TaskId]>) -> Task {
         Task {
             id,
             key,
@@ -257,8 +327,8 @@ impl std::fmt::Debug for Task {
             .field("name", &body.name)
             .field("step", &body.step)
             .field("assignee", &body.assignee)
-            .field("reasoning", &body.reasoning)
-            .field("description", &body.description)
+            .field("reasoning", &body.reasoning())
+            .field("description", &body.description())
             .field("optional", &body.optional)
             .field("retry", &body.retry)
             .field("priority", &body.priority)

@@ -532,11 +532,15 @@ pub(super) fn ir_task(
         .ok()?;
     let name = text(&task.title)?;
     let old = &plan.tasks[index];
+    // The assignee's name shared with the task's before, if the same.
+    let assignee = match (fields.assignee, &old.assignee) {
+        (Some(new), Some(was)) if **was == *new => Some(was.clone()),
+        (new, _) => new.map(|role| ir::Name::new(role.clone())),
+    };
     let body = ir::TaskBody {
-        name,
-        assignee: fields.assignee.cloned(),
-        reasoning,
-        description,
+        name: name.into_boxed_str(),
+        assignee,
+        notes: ir::Notes::new(reasoning, description),
         optional: fields.optional,
         retry: fields.retry,
         priority: fields.priority,

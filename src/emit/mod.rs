@@ -73,15 +73,15 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
             .iter()
             .map(|t| TaskDoc {
                 id: t.id,
-                name: t.name.clone(),
+                name: t.name.to_string(),
                 status: TaskStatus::Pending,
-                dependencies: t.dependencies.clone(),
-                reasoning: t.reasoning.clone(),
+                dependencies: t.dependencies.to_vec(),
+                reasoning: t.reasoning().map(str::to_owned),
                 result: None,
                 key: Some(t.key.to_string()),
-                step: t.step.as_ref().map(SmolStr::to_string),
-                assignee: t.assignee.as_ref().map(SmolStr::to_string),
-                description: t.description.clone(),
+                step: t.step.as_deref().map(SmolStr::to_string),
+                assignee: t.assignee.as_deref().map(SmolStr::to_string),
+                description: t.description().map(str::to_owned),
                 optional: t.optional,
                 retry: Retry {
                     max: t.retry,

@@ -155,7 +155,7 @@ fn role_card(compilation: &Compilation, def: usize, name: &str) -> String {
         let tasks: Vec<&str> = plan
             .tasks
             .iter()
-            .filter(|t| t.assignee.as_deref() == Some(name))
+            .filter(|t| t.assignee.as_deref().map(ast::SmolStr::as_str) == Some(name))
             .map(|t| t.key.as_str())
             .collect();
         if !tasks.is_empty() {

@@ -90,17 +90,16 @@ fn renumbered_plan(old: &ir::Plan, place: &Place, change: &StepTask) -> ir::Plan
     let from = match place.added {
         true => {
             let body = ir::TaskBody {
-                name: String::new(),
-                step: Some(change.new.name.name.clone()),
+                name: Box::default(),
+                step: Some(ir::Name::new(change.new.name.name.clone())),
                 assignee: None,
-                reasoning: None,
-                description: None,
+                notes: ir::Notes::default(),
                 optional: false,
                 retry: None,
                 priority: None,
             };
             let (id, key) = (k as TaskId + 1, change.task.name.name.clone());
-            tasks.push(Arc::new(ir::Task::new(id, key, body, Vec::new())));
+            tasks.push(Arc::new(ir::Task::new(id, key, body, Box::default())));
             k
         }
         false => k + 1,

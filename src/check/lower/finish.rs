@@ -541,8 +541,9 @@ impl<'a> Lowering<'a, '_> {
 /// IR tasks only when they are kept (a string not kept is dropped at once,
 /// so its memory is used again for the next). `text` interpolates a string
 /// in its task's environment. Each task is made in its `Arc` at once: a
-/// list of the tasks themselves (184 bytes a task) would be 18 MB at
-/// 100,000 tasks, freed (or, collected into the `Arc`s' list, kept) after.
+/// list of the tasks themselves would be made and freed (or, collected into
+/// the `Arc`s' list, kept) after. The tasks of a step, and those a role is
+/// assigned to, share one [`ir::Name`] for it.
 fn task_texts(
     c: &mut Checker,
     (tasks, steps): (&[TaskSource<'_>], &[StepSource<'_>]),
@@ -551,6 +552,11 @@ fn task_texts(
     runs: &mut RefRuns,
 ) -> Vec<std::sync::Arc<ir::Task>> {
     let mut ir_tasks = Vec::with_capacity(if keep_tasks { tasks.len() } else { 0 });
+    let step_names: Vec<ir::Name> = match keep_tasks {
+        true => steps.iter().map(|s| ir::Name::new(s.key.clone())).collect(),
+        false => Vec::new(),
+    };
+    let mut roles = SharedNames::default();
     for (index, source) in tasks.iter().enumerate() {
         let fields = TaskFields::of(source.task);
         c.file = source.file;
@@ -563,11 +569,10 @@ fn task_texts(
             continue;
         }
         let body = ir::TaskBody {
-            name,
-            step: source.step.map(|s| steps[s as usize].key.clone()),
-            assignee: fields.assignee.cloned(),
-            reasoning,
-            description,
+            name: name.into_boxed_str(),
+            step: source.step.map(|s| step_names[s as usize].clone()),
+            assignee: fields.assignee.map(|role| roles.of(role)),
+            notes: ir::Notes::new(reasoning, description),
             optional: fields.optional,
             retry: fields.retry,
             priority: fields.priority,
@@ -577,10 +582,28 @@ fn task_texts(
             id,
             source.key.clone(),
             body,
-            Vec::new(),
+            Box::default(),
         )));
     }
     ir_tasks
+}
+
+/// One [`ir::Name`] for each name given, shared by all that give it.
+#[derive(Default)]
+struct SharedNames(rustc_hash::FxHashMap<SmolStr, ir::Name>);
+
+impl SharedNames {
+    /// The one name `name`.
+    fn of(&mut self, name: &SmolStr) -> ir::Name {
+        match self.0.get(name) {
+            Some(shared) => shared.clone(),
+            None => {
+                let shared = ir::Name::new(name.clone());
+                self.0.insert(name.clone(), shared.clone());
+                shared
+            }
+        }
+    }
 }
 
 /// The graph's diagnostics and, when the tasks are kept, each task's
@@ -589,7 +612,7 @@ fn check_graph(
     graph: &graph::DepGraph<'_>,
     keep_tasks: bool,
     previous: Option<&graph::Memo>,
-) -> (Vec<Diagnostic>, Vec<Vec<TaskId>>, Option<graph::Memo>) {
+) -> (Vec<Diagnostic>, Vec<Box<[TaskId]>>, Option<graph::Memo>) {
     let wanted = if keep_tasks {
         graph::Wanted::Dependencies
     } else {
