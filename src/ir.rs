@@ -8,8 +8,10 @@ use crate::span::{FileId, Span};
 use crate::syntax::ast::SmolStr;
 
 mod building;
+mod dependencies;
 mod shifted;
 pub use building::SymbolsBuilder;
+pub use dependencies::Dependencies;
 pub use shifted::{ChunkRef, Keep, Shifted, Spanned, Window, CHUNK};
 
 /// A task's id: its 1-based position in source order.
@@ -32,14 +34,17 @@ pub struct Plan {
     pub params: Vec<ParamValue>,
     pub roles: Vec<Role>,
     pub steps: Vec<Step>,
-    /// Tasks in source order; `tasks[i].id == i + 1`. Each is shared: a
+    /// Tasks in source order; `tasks[i]` is task `i + 1`. Each is shared: a
     /// keystroke in one task's text copies the list, not every task.
     pub tasks: Vec<Arc<Task>>,
+    /// What each task waits for, by its index in `tasks`.
+    pub dependencies: Dependencies,
 }
 
 impl Plan {
-    /// The plan with `tasks` for its own (the rest cloned).
-    pub fn with_tasks(&self, tasks: Vec<Arc<Task>>) -> Plan {
+    /// The plan with `tasks` waiting for `dependencies` for its own (the
+    /// rest cloned).
+    pub fn with_tasks(&self, tasks: Vec<Arc<Task>>, dependencies: Dependencies) -> Plan {
         Plan {
             id: self.id.clone(),
             title: self.title.clone(),
@@ -53,6 +58,7 @@ impl Plan {
             roles: self.roles.clone(),
             steps: self.steps.clone(),
             tasks,
+            dependencies,
         }
     }
 }
@@ -169,34 +175,23 @@ pub struct Step {
     pub tasks: Vec<TaskId>,
 }
 
-/// A checked task: where it stands (its id), its name and what it waits
-/// for, around what it says ([`TaskBody`], whose fields read as its own:
-/// `task.name`). The body is shared: a task pasted or deleted moves every
-/// later task's id and dependencies, and those tasks are new ids and
-/// dependencies around the same bodies ([`Task::moved`]), not copies of
-/// their strings. (The name, inline, is what the graph's check reads of
-/// every task.)
-#[derive(Clone, PartialEq)]
-pub struct Task {
-    pub id: TaskId,
-    pub key: SmolStr,
-    /// Sorted, without duplicates.
-    pub dependencies: Box<[TaskId]>,
-    body: Arc<TaskBody>,
-}
-
-/// What a checked task says: everything of it but its place, its name and
-/// what it waits for. Kept small, a plan holding one for each of up to
-/// 100,000 tasks: its strings exactly their size (`Box<str>`), its step and
-/// assignee a name shared by the tasks that give it ([`Name`]), the two
-/// texts few tasks have in one block of their own ([`Notes`]).
+/// A checked task: its name and what it says. Where it stands is its place
+/// in the plan (`plan.tasks[i]` is task `i + 1`) and what it waits for is
+/// the plan's ([`Plan::dependencies`]): a task pasted or deleted moves every
+/// later task's id and dependencies, and the plan makes its one list of
+/// dependencies again around the same tasks, not a copy of each. Kept
+/// small, one block a task: its strings exactly their size (`Box<str>`),
+/// its step and assignee a name shared by the tasks that give it
+/// ([`Name`]), the two texts few tasks have in a block of their own
+/// ([`Notes`]).
 #[derive(Clone, Debug, PartialEq)]
-pub struct TaskBody {
+pub struct Task {
+    pub key: SmolStr,
     pub name: Box<str>,
     pub step: Option<Name>,
     pub assignee: Option<Name>,
-    /// Its reasoning and description: read with [`TaskBody::reasoning`]
-    /// and [`TaskBody::description`].
+    /// Its reasoning and description: read with [`Task::reasoning`] and
+    /// [`Task::description`].
     pub notes: Notes,
     pub optional: bool,
     /// `retry N`; `None` when the task does not say.
@@ -243,7 +238,7 @@ impl Notes {
     }
 }
 
-impl TaskBody {
+impl Task {
     /// `reasoning "…"`, interpolated, if given.
     pub fn reasoning(&self) -> Option<&str> {
         self.notes.reasoning()
@@ -268,72 +263,6 @@ impl TaskBody {
     ) {
         self.name = name.into_boxed_str();
         self.notes = Notes::new(reasoning, description);
-    }
-}
-
-impl Task {
-    /// The task `id` named `key` saying `body`, waiting for `dependencies`.
-    pub fn new(id: TaskId, key: SmolStr, body: TaskBody, dependencies: Box<[TaskId]>) -> Task {
-        Task {
-            id,
-            key,
-            dependencies,
-            body: Arc::new(body),
-        }
-    }
-
-    /// The same task at another place: its id and its dependencies' given
-    /// by `number`, its body shared.
-    pub fn moved(&self, number: impl Fn(TaskId) -> TaskId) -> Task {
-        Task {
-            id: number(self.id),
-            key: self.key.clone(),
-            dependencies: self.dependencies.iter().map(|&id| number(id)).collect(),
-            body: Arc::clone(&self.body),
-        }
-    }
-
-    /// What it says.
-    pub fn body(&self) -> &TaskBody {
-        &self.body
-    }
-}
-
-// A task reads as one struct (`task.name`, `task.id`): its body's fields
-// through `Deref`, so that the IR's readers need not know the body apart.
-impl std::ops::Deref for Task {
-    type Target = TaskBody;
-
-    fn deref(&self) -> &TaskBody {
-        &self.body
-    }
-}
-
-impl std::ops::DerefMut for Task {
-    /// The body to change: its own (copied first if shared).
-    fn deref_mut(&mut self) -> &mut TaskBody {
-        Arc::make_mut(&mut self.body)
-    }
-}
-
-impl std::fmt::Debug for Task {
-    /// As one struct, its fields in the order they were written before the
-    /// body was kept apart.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let body = &*self.body;
-        f.debug_struct("Task")
-            .field("id", &self.id)
-            .field("key", &self.key)
-            .field("name", &body.name)
-            .field("step", &body.step)
-            .field("assignee", &body.assignee)
-            .field("reasoning", &body.reasoning())
-            .field("description", &body.description())
-            .field("optional", &body.optional)
-            .field("retry", &body.retry)
-            .field("priority", &body.priority)
-            .field("dependencies", &self.dependencies)
-            .finish()
     }
 }
 

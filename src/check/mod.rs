@@ -626,6 +626,7 @@ fn lower_plan<'a>(
     let mut lowered = lowering.finish(c, &mut params);
     let steps = std::mem::take(&mut lowered.steps);
     let tasks = std::mem::take(&mut lowered.tasks);
+    let dependencies = std::mem::take(&mut lowered.dependencies);
     (
         ir::Plan {
             id: plan.name.name.clone(),
@@ -640,6 +641,7 @@ fn lower_plan<'a>(
             roles,
             steps,
             tasks,
+            dependencies,
         },
         lowered,
     )

@@ -71,11 +71,12 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
         tasks: plan
             .tasks
             .iter()
-            .map(|t| TaskDoc {
-                id: t.id,
+            .zip(1..)
+            .map(|(t, id)| TaskDoc {
+                id,
                 name: t.name.to_string(),
                 status: TaskStatus::Pending,
-                dependencies: t.dependencies.to_vec(),
+                dependencies: plan.dependencies.of(id as usize - 1).to_vec(),
                 reasoning: t.reasoning().map(str::to_owned),
                 result: None,
                 key: Some(t.key.to_string()),

@@ -80,16 +80,21 @@ impl Renumbered {
 
 /// The plan with the task added (its strings and fields still to be
 /// given, `Own::of`) or taken out, every later task's id and dependencies
-/// and every step's tasks renumbered: each later task a new id and
-/// dependencies around the body it had ([`ir::Task::moved`]).
+/// and every step's tasks renumbered: the tasks shared, the plan's list of
+/// dependencies made again ([`ir::Dependencies`]).
 fn renumbered_plan(old: &ir::Plan, place: &Place, change: &StepTask) -> ir::Plan {
     let k = place.task;
     let mut tasks = Vec::with_capacity(old.tasks.len() + 1);
     tasks.extend(old.tasks[..k].iter().cloned());
-    let number = |id: TaskId| place.id(id);
+    let (tasks_now, ids_now) = (old.tasks.len() + 1, old.dependencies.total());
+    let mut dependencies = ir::Dependencies::with_capacity(tasks_now, ids_now);
+    for index in 0..k {
+        dependencies.push(old.dependencies.of(index).iter().copied());
+    }
     let from = match place.added {
         true => {
-            let body = ir::TaskBody {
+            tasks.push(Arc::new(ir::Task {
+                key: change.task.name.name.clone(),
                 name: Box::default(),
                 step: Some(ir::Name::new(change.new.name.name.clone())),
                 assignee: None,
@@ -97,16 +102,19 @@ fn renumbered_plan(old: &ir::Plan, place: &Place, change: &StepTask) -> ir::Plan
                 optional: false,
                 retry: None,
                 priority: None,
-            };
-            let (id, key) = (k as TaskId + 1, change.task.name.name.clone());
-            tasks.push(Arc::new(ir::Task::new(id, key, body, Box::default())));
+            }));
+            dependencies.push([]);
             k
         }
         false => k + 1,
     };
-    let later = old.tasks.get(from..).unwrap_or_default();
-    tasks.extend(later.iter().map(|task| Arc::new(task.moved(number))));
-    let mut plan = old.with_tasks(tasks);
+    let later = from..old.tasks.len().max(from);
+    tasks.extend(old.tasks[later.clone()].iter().cloned());
+    for index in later {
+        let list = old.dependencies.of(index).iter();
+        dependencies.push(list.map(|&id| place.id(id)));
+    }
+    let mut plan = old.with_tasks(tasks, dependencies);
     if !place.added {
         plan.steps[place.step].tasks.remove(place.index);
     }

@@ -490,7 +490,7 @@ impl<'a> Lowering<'a, '_> {
         let mut runs = RefRuns::default();
         let mut texts =
             |c: &mut Checker| task_texts(c, (&tasks, &steps), keep_tasks, &mut text, &mut runs);
-        let ((graph_diagnostics, dependencies, memo), mut ir_tasks) = if side_by_side(tasks.len()) {
+        let ((graph_diagnostics, dependencies, memo), ir_tasks) = if side_by_side(tasks.len()) {
             std::thread::scope(|scope| {
                 let graph = scope.spawn(check_graph);
                 let ir_tasks = texts(c);
@@ -521,15 +521,10 @@ impl<'a> Lowering<'a, '_> {
                 trace.groups = graph.groups;
             }
         }
-        for (task, deps) in ir_tasks.iter_mut().zip(dependencies) {
-            // Made just now, not shared yet.
-            if let Some(task) = std::sync::Arc::get_mut(task) {
-                task.dependencies = deps;
-            }
-        }
         Lowered {
             steps: ir_steps,
             tasks: ir_tasks,
+            dependencies,
             task_count: tasks.len(),
             used_templates,
             used_template_params,
@@ -557,7 +552,7 @@ fn task_texts(
         false => Vec::new(),
     };
     let mut roles = SharedNames::default();
-    for (index, source) in tasks.iter().enumerate() {
+    for source in tasks {
         let fields = TaskFields::of(source.task);
         c.file = source.file;
         let from = c.symbols.references.len();
@@ -568,7 +563,8 @@ fn task_texts(
         if !keep_tasks {
             continue;
         }
-        let body = ir::TaskBody {
+        ir_tasks.push(std::sync::Arc::new(ir::Task {
+            key: source.key.clone(),
             name: name.into_boxed_str(),
             step: source.step.map(|s| step_names[s as usize].clone()),
             assignee: fields.assignee.map(|role| roles.of(role)),
@@ -576,14 +572,7 @@ fn task_texts(
             optional: fields.optional,
             retry: fields.retry,
             priority: fields.priority,
-        };
-        let id = index as TaskId + 1;
-        ir_tasks.push(std::sync::Arc::new(ir::Task::new(
-            id,
-            source.key.clone(),
-            body,
-            Box::default(),
-        )));
+        }));
     }
     ir_tasks
 }
@@ -612,7 +601,7 @@ fn check_graph(
     graph: &graph::DepGraph<'_>,
     keep_tasks: bool,
     previous: Option<&graph::Memo>,
-) -> (Vec<Diagnostic>, Vec<Box<[TaskId]>>, Option<graph::Memo>) {
+) -> (Vec<Diagnostic>, ir::Dependencies, Option<graph::Memo>) {
     let wanted = if keep_tasks {
         graph::Wanted::Dependencies
     } else {
@@ -620,12 +609,12 @@ fn check_graph(
     };
     let report = graph::check_reusing(graph, wanted, previous);
     if !keep_tasks {
-        return (report.diagnostics, Vec::new(), None);
+        return (report.diagnostics, ir::Dependencies::default(), None);
     }
     let dependencies = report
         .dependencies
         .iter()
-        .map(|deps| deps.iter().map(|&d| d + 1).collect())
+        .map(|deps| deps.iter().map(|&d| d as TaskId + 1))
         .collect();
     (report.diagnostics, dependencies, report.memo)
 }
