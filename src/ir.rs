@@ -194,8 +194,10 @@ pub struct Task {
     /// [`Task::description`].
     pub notes: Notes,
     pub optional: bool,
-    /// `retry N`; `None` when the task does not say.
-    pub retry: Option<u32>,
+    /// `retry N` (0 to 1000); `None` when the task does not say. Two
+    /// bytes, not four: with the two fields after it, in the 8 bytes left
+    /// after the others (`Task` 72 bytes, not 80).
+    pub retry: Option<u16>,
     /// `priority high|medium|low`, if given.
     pub priority: Option<Priority>,
 }

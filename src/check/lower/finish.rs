@@ -627,7 +627,7 @@ pub(in crate::check) struct TaskFields<'a> {
     pub(in crate::check) assignee: Option<&'a SmolStr>,
     pub(in crate::check) reasoning: Option<&'a ast::Str>,
     pub(in crate::check) description: Option<&'a ast::Str>,
-    pub(in crate::check) retry: Option<u32>,
+    pub(in crate::check) retry: Option<u16>,
     pub(in crate::check) optional: bool,
     pub(in crate::check) priority: Option<ir::Priority>,
 }
@@ -657,12 +657,12 @@ impl<'a> TaskFields<'a> {
 }
 
 /// The value of `retry`, when it is a number from 0 to 1000.
-fn retry_count(field: &ast::IntField) -> Option<u32> {
+fn retry_count(field: &ast::IntField) -> Option<u16> {
     field
         .value
         .value
         .filter(|value| (0..=1000).contains(value))
-        .map(|value| value as u32)
+        .map(|value| value as u16)
 }
 
 /// A string with the parameter values of `env`.
