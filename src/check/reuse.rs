@@ -178,14 +178,14 @@ pub(super) fn set_dependencies(plan: &mut ir::Plan, report: &graph::GraphReport)
     };
     let changed: Vec<usize> = all.filter(differ).take(SET_AT_MOST + 1).collect();
     if changed.len() > SET_AT_MOST || plan.dependencies.len() != dependencies.len() {
-        plan.dependencies = (0..dependencies.len()).map(ids_of).collect();
+        plan.dependencies = Arc::new((0..dependencies.len()).map(ids_of).collect());
         return;
     }
     let mut list = Vec::new();
     for index in changed {
         list.clear();
         list.extend(ids_of(index));
-        plan.dependencies.set(index, &list);
+        Arc::make_mut(&mut plan.dependencies).set(index, &list);
     }
 }
 
