@@ -37,9 +37,8 @@ pub struct Plan {
     /// Tasks in source order; `tasks[i]` is task `i + 1`. Each is shared: a
     /// keystroke in one task's text copies the list, not every task.
     pub tasks: Vec<Arc<Task>>,
-    /// What each task waits for, by its index in `tasks`; shared, as the
-    /// tasks are: a keystroke that changes none copies no list.
-    pub dependencies: Arc<Dependencies>,
+    /// What each task waits for, by its index in `tasks`.
+    pub dependencies: Dependencies,
 }
 
 impl Plan {
@@ -59,7 +58,7 @@ impl Plan {
             roles: self.roles.clone(),
             steps: self.steps.clone(),
             tasks,
-            dependencies: Arc::new(dependencies),
+            dependencies,
         }
     }
 }

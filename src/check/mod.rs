@@ -641,7 +641,7 @@ fn lower_plan<'a>(
             roles,
             steps,
             tasks,
-            dependencies: std::sync::Arc::new(dependencies),
+            dependencies,
         },
         lowered,
     )

@@ -159,8 +159,8 @@ fn searched(d: &ir::Definition, file: FileId) -> bool {
 /// them, setting only the lists that changed (of those the report says may
 /// have changed, or all), or, when many did, making the plan's list again.
 pub(super) fn set_dependencies(plan: &mut ir::Plan, report: &graph::GraphReport) {
-    // Setting a list of another length moves the later ones: past this
-    // many, making them all again is cheaper.
+    // Setting a list copies its block (of 1,024 tasks) if shared: past
+    // this many, making them all again is cheaper.
     const SET_AT_MOST: usize = 64;
     let dependencies = &report.dependencies;
     let ids_of = |index: usize| dependencies.of(index).iter().map(|&d| d as TaskId + 1);
@@ -178,14 +178,14 @@ pub(super) fn set_dependencies(plan: &mut ir::Plan, report: &graph::GraphReport)
     };
     let changed: Vec<usize> = all.filter(differ).take(SET_AT_MOST + 1).collect();
     if changed.len() > SET_AT_MOST || plan.dependencies.len() != dependencies.len() {
-        plan.dependencies = Arc::new((0..dependencies.len()).map(ids_of).collect());
+        plan.dependencies = (0..dependencies.len()).map(ids_of).collect();
         return;
     }
     let mut list = Vec::new();
     for index in changed {
         list.clear();
         list.extend(ids_of(index));
-        Arc::make_mut(&mut plan.dependencies).set(index, &list);
+        plan.dependencies.set(index, &list);
     }
 }
 

@@ -86,11 +86,7 @@ fn renumbered_plan(old: &ir::Plan, place: &Place, change: &StepTask) -> ir::Plan
     let k = place.task;
     let mut tasks = Vec::with_capacity(old.tasks.len() + 1);
     tasks.extend(old.tasks[..k].iter().cloned());
-    let (tasks_now, ids_now) = (old.tasks.len() + 1, old.dependencies.total());
-    let mut dependencies = ir::Dependencies::with_capacity(tasks_now, ids_now);
-    for index in 0..k {
-        dependencies.push(old.dependencies.of(index).iter().copied());
-    }
+    let mut dependencies = old.dependencies.first(k);
     let from = match place.added {
         true => {
             tasks.push(Arc::new(ir::Task {
@@ -114,6 +110,7 @@ fn renumbered_plan(old: &ir::Plan, place: &Place, change: &StepTask) -> ir::Plan
         let list = old.dependencies.of(index).iter();
         dependencies.push(list.map(|&id| place.id(id)));
     }
+    dependencies.shrink_to_fit();
     let mut plan = old.with_tasks(tasks, dependencies);
     if !place.added {
         plan.steps[place.step].tasks.remove(place.index);
