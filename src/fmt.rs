@@ -503,7 +503,7 @@ mod tests {
             compiled
                 .checked
                 .plan
-                .map(|p| p.tasks[0].description.clone())
+                .map(|p| p.tasks[0].description().map(str::to_owned))
         };
         assert_eq!(value(source), value(&formatted));
     }

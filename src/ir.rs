@@ -8,8 +8,10 @@ use crate::span::{FileId, Span};
 use crate::syntax::ast::SmolStr;
 
 mod building;
+mod dependencies;
 mod shifted;
 pub use building::SymbolsBuilder;
+pub use dependencies::Dependencies;
 pub use shifted::{ChunkRef, Keep, Shifted, Spanned, Window, CHUNK};
 
 /// A task's id: its 1-based position in source order.
@@ -32,14 +34,17 @@ pub struct Plan {
     pub params: Vec<ParamValue>,
     pub roles: Vec<Role>,
     pub steps: Vec<Step>,
-    /// Tasks in source order; `tasks[i].id == i + 1`. Each is shared: a
+    /// Tasks in source order; `tasks[i]` is task `i + 1`. Each is shared: a
     /// keystroke in one task's text copies the list, not every task.
     pub tasks: Vec<Arc<Task>>,
+    /// What each task waits for, by its index in `tasks`.
+    pub dependencies: Dependencies,
 }
 
 impl Plan {
-    /// The plan with `tasks` for its own (the rest cloned).
-    pub fn with_tasks(&self, tasks: Vec<Arc<Task>>) -> Plan {
+    /// The plan with `tasks` waiting for `dependencies` for its own (the
+    /// rest cloned).
+    pub fn with_tasks(&self, tasks: Vec<Arc<Task>>, dependencies: Dependencies) -> Plan {
         Plan {
             id: self.id.clone(),
             title: self.title.clone(),
@@ -53,6 +58,7 @@ impl Plan {
             roles: self.roles.clone(),
             steps: self.steps.clone(),
             tasks,
+            dependencies,
         }
     }
 }
@@ -169,101 +175,96 @@ pub struct Step {
     pub tasks: Vec<TaskId>,
 }
 
-/// A checked task: where it stands (its id), its name and what it waits
-/// for, around what it says ([`TaskBody`], whose fields read as its own:
-/// `task.name`). The body is shared: a task pasted or deleted moves every
-/// later task's id and dependencies, and those tasks are new ids and
-/// dependencies around the same bodies ([`Task::moved`]), not copies of
-/// their strings. (The name, inline, is what the graph's check reads of
-/// every task.)
-#[derive(Clone, PartialEq)]
-pub struct Task {
-    pub id: TaskId,
-    pub key: SmolStr,
-    /// Sorted, without duplicates.
-    pub dependencies: Vec<TaskId>,
-    body: Arc<TaskBody>,
-}
-
-/// What a checked task says: everything of it but its place, its name and
-/// what it waits for.
+/// A checked task: its name and what it says. Where it stands is its place
+/// in the plan (`plan.tasks[i]` is task `i + 1`) and what it waits for is
+/// the plan's ([`Plan::dependencies`]): a task pasted or deleted moves every
+/// later task's id and dependencies, and the plan makes its one list of
+/// dependencies again around the same tasks, not a copy of each. Kept
+/// small, one block a task: its strings exactly their size (`Box<str>`),
+/// its step and assignee a name shared by the tasks that give it
+/// ([`Name`]), the two texts few tasks have in a block of their own
+/// ([`Notes`]).
 #[derive(Clone, Debug, PartialEq)]
-pub struct TaskBody {
-    pub name: String,
-    pub step: Option<SmolStr>,
-    pub assignee: Option<SmolStr>,
-    pub reasoning: Option<String>,
-    pub description: Option<String>,
+pub struct Task {
+    pub key: SmolStr,
+    pub name: Box<str>,
+    pub step: Option<Name>,
+    pub assignee: Option<Name>,
+    /// Its reasoning and description: read with [`Task::reasoning`] and
+    /// [`Task::description`].
+    pub notes: Notes,
     pub optional: bool,
-    /// `retry N`; `None` when the task does not say.
-    pub retry: Option<u32>,
+    /// `retry N` (0 to 1000); `None` when the task does not say. Two
+    /// bytes, not four: with the two fields after it, in the 8 bytes left
+    /// after the others (`Task` 72 bytes, not 80).
+    pub retry: Option<u16>,
     /// `priority high|medium|low`, if given.
     pub priority: Option<Priority>,
 }
 
+/// A step's or a role's name as tasks give it: one allocation shared by all
+/// the tasks that give it (8 bytes a task, not a 24-byte `SmolStr` each).
+pub type Name = Arc<SmolStr>;
+
+/// A task's reasoning and description, `None` for the many tasks with
+/// neither (8 bytes a task, not 48).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Notes(Option<Box<NoteTexts>>);
+
+#[derive(Clone, Debug, PartialEq)]
+struct NoteTexts {
+    reasoning: Option<Box<str>>,
+    description: Option<Box<str>>,
+}
+
+impl Notes {
+    /// A reasoning and a description, either or both absent.
+    pub fn new(reasoning: Option<String>, description: Option<String>) -> Notes {
+        if reasoning.is_none() && description.is_none() {
+            return Notes(None);
+        }
+        Notes(Some(Box::new(NoteTexts {
+            reasoning: reasoning.map(String::into_boxed_str),
+            description: description.map(String::into_boxed_str),
+        })))
+    }
+
+    /// The reasoning, if any.
+    pub fn reasoning(&self) -> Option<&str> {
+        self.0.as_ref()?.reasoning.as_deref()
+    }
+
+    /// The description, if any.
+    pub fn description(&self) -> Option<&str> {
+        self.0.as_ref()?.description.as_deref()
+    }
+}
+
 impl Task {
-    /// The task `id` named `key` saying `body`, waiting for `dependencies`.
-    pub fn new(id: TaskId, key: SmolStr, body: TaskBody, dependencies: Vec<TaskId>) -> Task {
-        Task {
-            id,
-            key,
-            dependencies,
-            body: Arc::new(body),
-        }
+    /// `reasoning "…"`, interpolated, if given.
+    pub fn reasoning(&self) -> Option<&str> {
+        self.notes.reasoning()
     }
 
-    /// The same task at another place: its id and its dependencies' given
-    /// by `number`, its body shared.
-    pub fn moved(&self, number: impl Fn(TaskId) -> TaskId) -> Task {
-        Task {
-            id: number(self.id),
-            key: self.key.clone(),
-            dependencies: self.dependencies.iter().map(|&id| number(id)).collect(),
-            body: Arc::clone(&self.body),
-        }
+    /// `description "…"`, interpolated, if given.
+    pub fn description(&self) -> Option<&str> {
+        self.notes.description()
     }
 
-    /// What it says.
-    pub fn body(&self) -> &TaskBody {
-        &self.body
+    /// Whether its strings are `name`, `reasoning` and `description`.
+    pub fn says(&self, name: &str, reasoning: Option<&str>, description: Option<&str>) -> bool {
+        *self.name == *name && self.reasoning() == reasoning && self.description() == description
     }
-}
 
-// A task reads as one struct (`task.name`, `task.id`): its body's fields
-// through `Deref`, so that the IR's readers need not know the body apart.
-impl std::ops::Deref for Task {
-    type Target = TaskBody;
-
-    fn deref(&self) -> &TaskBody {
-        &self.body
-    }
-}
-
-impl std::ops::DerefMut for Task {
-    /// The body to change: its own (copied first if shared).
-    fn deref_mut(&mut self) -> &mut TaskBody {
-        Arc::make_mut(&mut self.body)
-    }
-}
-
-impl std::fmt::Debug for Task {
-    /// As one struct, its fields in the order they were written before the
-    /// body was kept apart.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let body = &*self.body;
-        f.debug_struct("Task")
-            .field("id", &self.id)
-            .field("key", &self.key)
-            .field("name", &body.name)
-            .field("step", &body.step)
-            .field("assignee", &body.assignee)
-            .field("reasoning", &body.reasoning)
-            .field("description", &body.description)
-            .field("optional", &body.optional)
-            .field("retry", &body.retry)
-            .field("priority", &body.priority)
-            .field("dependencies", &self.dependencies)
-            .finish()
+    /// Gives it the strings `name`, `reasoning` and `description`.
+    pub fn set_texts(
+        &mut self,
+        name: String,
+        reasoning: Option<String>,
+        description: Option<String>,
+    ) {
+        self.name = name.into_boxed_str();
+        self.notes = Notes::new(reasoning, description);
     }
 }
 

@@ -264,7 +264,7 @@ impl Own {
         let (file, k) = (place.file, place.task);
         let (c, edges, pairs) = fields_again(definitions, plan, file, k, task)?;
         let (ir_task, text_references) = ir_task(plan, k, task, definitions, file)?;
-        *Arc::make_mut(plan.tasks.get_mut(place.task)?) = ir_task;
+        *plan.tasks.get_mut(place.task)? = Arc::new(ir_task);
         Some(Own {
             references: c.symbols.references,
             text_references,

@@ -74,7 +74,7 @@ pub(crate) fn edited(
     let (c, new_edges, _) = fields_again(definitions, &plan, file, index, task.new)
         .filter(|(_, _, pairs)| within_pair_budget(previous, kept, gone.steps, *pairs))?;
     let (ir_task, text_refs) = ir_task(&plan, index, task.new, definitions, file)?;
-    *Arc::make_mut(&mut plan.tasks[index]) = ir_task;
+    plan.tasks[index] = Arc::new(ir_task);
     let (edges, groups) = edges_after(kept, &gone.edges, &map, file, new_edges)?;
     let graph = DepGraph::of_tasks(&plan.tasks, edges, groups);
 
@@ -190,7 +190,7 @@ pub(super) fn steps_among<'r>(
             .map(|&id| {
                 // A task's id is its index plus one.
                 let at = usize::try_from(id).ok()?.checked_sub(1)?;
-                (plan.tasks.get(at)?.id == id).then_some(at)
+                (at < plan.tasks.len()).then_some(at)
             })
             .collect::<Option<Vec<usize>>>()?;
         steps.push((name.clone(), tasks));
@@ -532,17 +532,21 @@ pub(super) fn ir_task(
         .ok()?;
     let name = text(&task.title)?;
     let old = &plan.tasks[index];
-    let body = ir::TaskBody {
-        name,
-        assignee: fields.assignee.cloned(),
-        reasoning,
-        description,
+    // The assignee's name shared with the task's before, if the same.
+    let assignee = match (fields.assignee, &old.assignee) {
+        (Some(new), Some(was)) if **was == *new => Some(was.clone()),
+        (new, _) => new.map(|role| ir::Name::new(role.clone())),
+    };
+    let ir_task = ir::Task {
+        key: old.key.clone(),
+        name: name.into_boxed_str(),
+        step: old.step.clone(),
+        assignee,
+        notes: ir::Notes::new(reasoning, description),
         optional: fields.optional,
         retry: fields.retry,
         priority: fields.priority,
-        ..old.body().clone()
     };
-    let ir_task = ir::Task::new(old.id, old.key.clone(), body, old.dependencies.clone());
     Some((ir_task, references))
 }
 

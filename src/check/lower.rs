@@ -104,6 +104,8 @@ pub(super) struct Lowered {
     pub steps: Vec<ir::Step>,
     /// Empty when the tasks are not kept.
     pub tasks: Vec<std::sync::Arc<ir::Task>>,
+    /// What each task waits for (empty when the tasks are not kept).
+    pub dependencies: ir::Dependencies,
     pub task_count: usize,
     /// Templates instantiated (so the unused ones are checked on their own).
     pub used_templates: Vec<bool>,

@@ -630,6 +630,7 @@ fn lower_plan<'a>(
     let mut lowered = lowering.finish(c, &mut params);
     let steps = std::mem::take(&mut lowered.steps);
     let tasks = std::mem::take(&mut lowered.tasks);
+    let dependencies = std::mem::take(&mut lowered.dependencies);
     (
         ir::Plan {
             id: plan.name.name.clone(),
@@ -644,6 +645,7 @@ fn lower_plan<'a>(
             roles,
             steps,
             tasks,
+            dependencies,
         },
         lowered,
     )

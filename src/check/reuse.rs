@@ -156,24 +156,36 @@ fn searched(d: &ir::Definition, file: FileId) -> bool {
 }
 
 /// Gives each task of the plan its dependencies as the graph check reduced
-/// them, copying only the tasks whose list changed: of those the report
-/// says may have changed, or all.
+/// them, setting only the lists that changed (of those the report says may
+/// have changed, or all), or, when many did, making the plan's list again.
 pub(super) fn set_dependencies(plan: &mut ir::Plan, report: &graph::GraphReport) {
+    // Setting a list copies its block (of 1,024 tasks) if shared: past
+    // this many, making them all again is cheaper.
+    const SET_AT_MOST: usize = 64;
     let dependencies = &report.dependencies;
+    let ids_of = |index: usize| dependencies.of(index).iter().map(|&d| d as TaskId + 1);
     let all: Box<dyn Iterator<Item = usize>> = match &report.changed {
         Some(changed) => Box::new(changed.iter().map(|&node| node as usize)),
         None => Box::new(0..dependencies.len()),
     };
-    for index in all {
-        let ids = dependencies.of(index).iter().map(|&d| d as TaskId + 1);
-        if !plan.tasks[index]
+    let differ = |&index: &usize| {
+        !plan
             .dependencies
+            .of(index)
             .iter()
             .copied()
-            .eq(ids.clone())
-        {
-            Arc::make_mut(&mut plan.tasks[index]).dependencies = ids.collect();
-        }
+            .eq(ids_of(index))
+    };
+    let changed: Vec<usize> = all.filter(differ).take(SET_AT_MOST + 1).collect();
+    if changed.len() > SET_AT_MOST || plan.dependencies.len() != dependencies.len() {
+        plan.dependencies = (0..dependencies.len()).map(ids_of).collect();
+        return;
+    }
+    let mut list = Vec::new();
+    for index in changed {
+        list.clear();
+        list.extend(ids_of(index));
+        plan.dependencies.set(index, &list);
     }
 }
 

@@ -158,7 +158,7 @@ fn step_tasks(plan: &ir::Plan, step: &Step) -> Option<Vec<usize>> {
     for (&id, task) in ir_step.tasks.iter().zip(tasks) {
         let at = (id as usize).checked_sub(1)?;
         let ir_task = plan.tasks.get(at)?;
-        if ir_task.id != id || ir_task.key != task.name.name {
+        if ir_task.key != task.name.name {
             return None;
         }
         ids.push(at);
@@ -217,7 +217,7 @@ impl Task {
         let gone = Gone::of(previous, kept, file, old, index)?;
         let (c, edges, pairs) = fields_again(definitions, plan, file, index, new)?;
         let (ir_task, text_references) = ir_task(plan, index, new, definitions, file)?;
-        *Arc::make_mut(plan.tasks.get_mut(index)?) = ir_task;
+        *plan.tasks.get_mut(index)? = Arc::new(ir_task);
         // Which roles and parameters are used stays as it was.
         let old_refs = &previous.symbols.references;
         let was = used_by(

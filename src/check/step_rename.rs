@@ -209,12 +209,13 @@ fn rename_in_plan(plan: &mut ir::Plan, rename: &StepRenamed<'_>) -> Option<Vec<u
         step.name = rename.new.to_string();
     }
     let tasks: Vec<usize> = step.tasks.iter().map(|&id| id as usize - 1).collect();
+    let name = ir::Name::new(rename.new.clone());
     for &task in &tasks {
         let task = Arc::make_mut(plan.tasks.get_mut(task)?);
-        if task.step.as_ref() != Some(rename.old) {
+        if task.step.as_deref() != Some(rename.old) {
             return None;
         }
-        task.step = Some(rename.new.clone());
+        task.step = Some(name.clone());
     }
     Some(tasks)
 }

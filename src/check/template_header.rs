@@ -526,14 +526,9 @@ fn retexted(
         }
         for (t, (name, reasoning, description)) in instance.tasks.clone().zip(&new.task_texts[k]) {
             let task = plan.tasks.get_mut(t)?;
-            let same = task.name == *name
-                && task.reasoning == *reasoning
-                && task.description == *description;
-            if !same {
+            if !task.says(name, reasoning.as_deref(), description.as_deref()) {
                 let task = Arc::make_mut(task);
-                task.name.clone_from(name);
-                task.reasoning.clone_from(reasoning);
-                task.description.clone_from(description);
+                task.set_texts(name.clone(), reasoning.clone(), description.clone());
             }
         }
     }

@@ -39,14 +39,8 @@ pub(crate) fn retexted(
             let reasoning = fields.reasoning.map(text);
             let description = fields.description.map(text);
             let ir_task = plan.tasks.get_mut(index)?;
-            let same = ir_task.name == name
-                && ir_task.reasoning == reasoning
-                && ir_task.description == description;
-            if !same {
-                let ir_task = Arc::make_mut(ir_task);
-                ir_task.name = name;
-                ir_task.reasoning = reasoning;
-                ir_task.description = description;
+            if !ir_task.says(&name, reasoning.as_deref(), description.as_deref()) {
+                Arc::make_mut(ir_task).set_texts(name, reasoning, description);
             }
         }
         for (&index, step) in instance.steps.iter().zip(&steps) {

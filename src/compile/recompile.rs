@@ -705,8 +705,6 @@ fn retitle(ir_task: &mut ir::Task, task: &ast::Task, params: &[ir::ParamValue]) 
         text(reasoning)?,
         text(description)?,
     );
-    ir_task.name = name;
-    ir_task.reasoning = reasoning;
-    ir_task.description = description;
+    ir_task.set_texts(name, reasoning, description);
     Some(())
 }

@@ -71,20 +71,21 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
         tasks: plan
             .tasks
             .iter()
-            .map(|t| TaskDoc {
-                id: t.id,
-                name: t.name.clone(),
+            .zip(1..)
+            .map(|(t, id)| TaskDoc {
+                id,
+                name: t.name.to_string(),
                 status: TaskStatus::Pending,
-                dependencies: t.dependencies.clone(),
-                reasoning: t.reasoning.clone(),
+                dependencies: plan.dependencies.of(id as usize - 1).to_vec(),
+                reasoning: t.reasoning().map(str::to_owned),
                 result: None,
                 key: Some(t.key.to_string()),
-                step: t.step.as_ref().map(SmolStr::to_string),
-                assignee: t.assignee.as_ref().map(SmolStr::to_string),
-                description: t.description.clone(),
+                step: t.step.as_deref().map(SmolStr::to_string),
+                assignee: t.assignee.as_deref().map(SmolStr::to_string),
+                description: t.description().map(str::to_owned),
                 optional: t.optional,
                 retry: Retry {
-                    max: t.retry,
+                    max: t.retry.map(u32::from),
                     count: 0,
                 },
                 priority: t.priority,

@@ -76,12 +76,13 @@ fn code_list<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
 }
 
 fn task_card(compilation: &Compilation, def: usize, name: &str) -> String {
-    let Some(task) = task_of(compilation, def) else {
+    let (Some((index, task)), Some(plan)) = (task_of(compilation, def), &compilation.checked.plan)
+    else {
         return format!("**task** `{name}`");
     };
-    let plan = compilation.checked.plan.as_ref();
     let key_of = |id: &ir::TaskId| -> &str {
-        plan.and_then(|p| p.tasks.get(*id as usize - 1))
+        plan.tasks
+            .get(*id as usize - 1)
             .map_or("?", |t| t.key.as_str())
     };
     let mut out = format!("**task** `{name}`");
@@ -93,21 +94,18 @@ fn task_card(compilation: &Compilation, def: usize, name: &str) -> String {
     if let Some(assignee) = &task.assignee {
         facts.push(format!("- assignee: `{assignee}`"));
     }
-    if !task.dependencies.is_empty() {
+    let dependencies = plan.dependencies.of(index);
+    if !dependencies.is_empty() {
         facts.push(format!(
             "- after: {}",
-            code_list(task.dependencies.iter().map(key_of))
+            code_list(dependencies.iter().map(key_of))
         ));
     }
-    let dependents: Vec<&str> = plan
-        .map(|p| {
-            p.tasks
-                .iter()
-                .filter(|t| t.dependencies.binary_search(&task.id).is_ok())
-                .map(|t| t.key.as_str())
-                .collect()
-        })
-        .unwrap_or_default();
+    let id = index as ir::TaskId + 1;
+    let dependents: Vec<&str> = (plan.tasks.iter().enumerate())
+        .filter(|&(at, _)| plan.dependencies.of(at).binary_search(&id).is_ok())
+        .map(|(_, t)| t.key.as_str())
+        .collect();
     if !dependents.is_empty() {
         facts.push(format!("- before: {}", code_list(dependents)));
     }
@@ -155,7 +153,7 @@ fn role_card(compilation: &Compilation, def: usize, name: &str) -> String {
         let tasks: Vec<&str> = plan
             .tasks
             .iter()
-            .filter(|t| t.assignee.as_deref() == Some(name))
+            .filter(|t| t.assignee.as_deref().map(ast::SmolStr::as_str) == Some(name))
             .map(|t| t.key.as_str())
             .collect();
         if !tasks.is_empty() {

@@ -72,14 +72,14 @@ fn same_namespace(a: SymbolKind, b: SymbolKind) -> bool {
     group(a) == group(b)
 }
 
-/// The checked task a task definition declares.
+/// The checked task a task definition declares, and its index in the plan.
 ///
 /// The checker defines tasks in source order and lowers them in the same
 /// order, so the k-th task definition is the k-th task of the plan.
-fn task_of(compilation: &Compilation, def: usize) -> Option<&ir::Task> {
+fn task_of(compilation: &Compilation, def: usize) -> Option<(usize, &ir::Task)> {
     nth_of_kind(compilation, def, SymbolKind::Task).and_then(|k| {
         let task: &ir::Task = compilation.checked.plan.as_ref()?.tasks.get(k)?;
-        (task.key == compilation.checked.symbols.definition(def)?.name).then_some(task)
+        (task.key == compilation.checked.symbols.definition(def)?.name).then_some((k, task))
     })
 }
 

@@ -80,34 +80,38 @@ impl Renumbered {
 
 /// The plan with the task added (its strings and fields still to be
 /// given, `Own::of`) or taken out, every later task's id and dependencies
-/// and every step's tasks renumbered: each later task a new id and
-/// dependencies around the body it had ([`ir::Task::moved`]).
+/// and every step's tasks renumbered: the tasks shared, the plan's list of
+/// dependencies made again ([`ir::Dependencies`]).
 fn renumbered_plan(old: &ir::Plan, place: &Place, change: &StepTask) -> ir::Plan {
     let k = place.task;
     let mut tasks = Vec::with_capacity(old.tasks.len() + 1);
     tasks.extend(old.tasks[..k].iter().cloned());
-    let number = |id: TaskId| place.id(id);
+    let mut dependencies = old.dependencies.first(k);
     let from = match place.added {
         true => {
-            let body = ir::TaskBody {
-                name: String::new(),
-                step: Some(change.new.name.name.clone()),
+            tasks.push(Arc::new(ir::Task {
+                key: change.task.name.name.clone(),
+                name: Box::default(),
+                step: Some(ir::Name::new(change.new.name.name.clone())),
                 assignee: None,
-                reasoning: None,
-                description: None,
+                notes: ir::Notes::default(),
                 optional: false,
                 retry: None,
                 priority: None,
-            };
-            let (id, key) = (k as TaskId + 1, change.task.name.name.clone());
-            tasks.push(Arc::new(ir::Task::new(id, key, body, Vec::new())));
+            }));
+            dependencies.push([]);
             k
         }
         false => k + 1,
     };
-    let later = old.tasks.get(from..).unwrap_or_default();
-    tasks.extend(later.iter().map(|task| Arc::new(task.moved(number))));
-    let mut plan = old.with_tasks(tasks);
+    let later = from..old.tasks.len().max(from);
+    tasks.extend(old.tasks[later.clone()].iter().cloned());
+    for index in later {
+        let list = old.dependencies.of(index).iter();
+        dependencies.push(list.map(|&id| place.id(id)));
+    }
+    dependencies.shrink_to_fit();
+    let mut plan = old.with_tasks(tasks, dependencies);
     if !place.added {
         plan.steps[place.step].tasks.remove(place.index);
     }

@@ -491,7 +491,7 @@ impl<'a> Lowering<'a, '_> {
         let mut runs = RefRuns::default();
         let mut texts =
             |c: &mut Checker| task_texts(c, (&tasks, &steps), keep_tasks, &mut text, &mut runs);
-        let ((graph_diagnostics, dependencies, memo), mut ir_tasks) = if side_by_side(tasks.len()) {
+        let ((graph_diagnostics, dependencies, memo), ir_tasks) = if side_by_side(tasks.len()) {
             std::thread::scope(|scope| {
                 let graph = scope.spawn(check_graph);
                 let ir_tasks = texts(c);
@@ -522,15 +522,10 @@ impl<'a> Lowering<'a, '_> {
                 trace.groups = graph.groups;
             }
         }
-        for (task, deps) in ir_tasks.iter_mut().zip(dependencies) {
-            // Made just now, not shared yet.
-            if let Some(task) = std::sync::Arc::get_mut(task) {
-                task.dependencies = deps;
-            }
-        }
         Lowered {
             steps: ir_steps,
             tasks: ir_tasks,
+            dependencies,
             task_count: tasks.len(),
             used_templates,
             used_template_params,
@@ -542,8 +537,9 @@ impl<'a> Lowering<'a, '_> {
 /// IR tasks only when they are kept (a string not kept is dropped at once,
 /// so its memory is used again for the next). `text` interpolates a string
 /// in its task's environment. Each task is made in its `Arc` at once: a
-/// list of the tasks themselves (184 bytes a task) would be 18 MB at
-/// 100,000 tasks, freed (or, collected into the `Arc`s' list, kept) after.
+/// list of the tasks themselves would be made and freed (or, collected into
+/// the `Arc`s' list, kept) after. The tasks of a step, and those a role is
+/// assigned to, share one [`ir::Name`] for it.
 fn task_texts(
     c: &mut Checker,
     (tasks, steps): (&[TaskSource<'_>], &[StepSource<'_>]),
@@ -552,7 +548,12 @@ fn task_texts(
     runs: &mut RefRuns,
 ) -> Vec<std::sync::Arc<ir::Task>> {
     let mut ir_tasks = Vec::with_capacity(if keep_tasks { tasks.len() } else { 0 });
-    for (index, source) in tasks.iter().enumerate() {
+    let step_names: Vec<ir::Name> = match keep_tasks {
+        true => steps.iter().map(|s| ir::Name::new(s.key.clone())).collect(),
+        false => Vec::new(),
+    };
+    let mut roles = SharedNames::default();
+    for source in tasks {
         let fields = TaskFields::of(source.task);
         c.file = source.file;
         let from = c.symbols.references.len();
@@ -563,25 +564,36 @@ fn task_texts(
         if !keep_tasks {
             continue;
         }
-        let body = ir::TaskBody {
-            name,
-            step: source.step.map(|s| steps[s as usize].key.clone()),
-            assignee: fields.assignee.cloned(),
-            reasoning,
-            description,
+        ir_tasks.push(std::sync::Arc::new(ir::Task {
+            key: source.key.clone(),
+            name: name.into_boxed_str(),
+            step: source.step.map(|s| step_names[s as usize].clone()),
+            assignee: fields.assignee.map(|role| roles.of(role)),
+            notes: ir::Notes::new(reasoning, description),
             optional: fields.optional,
             retry: fields.retry,
             priority: fields.priority,
-        };
-        let id = index as TaskId + 1;
-        ir_tasks.push(std::sync::Arc::new(ir::Task::new(
-            id,
-            source.key.clone(),
-            body,
-            Vec::new(),
-        )));
+        }));
     }
     ir_tasks
+}
+
+/// One [`ir::Name`] for each name given, shared by all that give it.
+#[derive(Default)]
+struct SharedNames(rustc_hash::FxHashMap<SmolStr, ir::Name>);
+
+impl SharedNames {
+    /// The one name `name`.
+    fn of(&mut self, name: &SmolStr) -> ir::Name {
+        match self.0.get(name) {
+            Some(shared) => shared.clone(),
+            None => {
+                let shared = ir::Name::new(name.clone());
+                self.0.insert(name.clone(), shared.clone());
+                shared
+            }
+        }
+    }
 }
 
 /// The graph's diagnostics and, when the tasks are kept, each task's
@@ -590,7 +602,7 @@ fn check_graph(
     graph: &graph::DepGraph<'_>,
     keep_tasks: bool,
     previous: Option<&graph::Memo>,
-) -> (Vec<Diagnostic>, Vec<Vec<TaskId>>, Option<graph::Memo>) {
+) -> (Vec<Diagnostic>, ir::Dependencies, Option<graph::Memo>) {
     let wanted = if keep_tasks {
         graph::Wanted::Dependencies
     } else {
@@ -598,12 +610,12 @@ fn check_graph(
     };
     let report = graph::check_reusing(graph, wanted, previous);
     if !keep_tasks {
-        return (report.diagnostics, Vec::new(), None);
+        return (report.diagnostics, ir::Dependencies::default(), None);
     }
     let dependencies = report
         .dependencies
         .iter()
-        .map(|deps| deps.iter().map(|&d| d + 1).collect())
+        .map(|deps| deps.iter().map(|&d| d as TaskId + 1))
         .collect();
     (report.diagnostics, dependencies, report.memo)
 }
@@ -616,7 +628,7 @@ pub(in crate::check) struct TaskFields<'a> {
     pub(in crate::check) assignee: Option<&'a SmolStr>,
     pub(in crate::check) reasoning: Option<&'a ast::Str>,
     pub(in crate::check) description: Option<&'a ast::Str>,
-    pub(in crate::check) retry: Option<u32>,
+    pub(in crate::check) retry: Option<u16>,
     pub(in crate::check) optional: bool,
     pub(in crate::check) priority: Option<ir::Priority>,
 }
@@ -646,12 +658,12 @@ impl<'a> TaskFields<'a> {
 }
 
 /// The value of `retry`, when it is a number from 0 to 1000.
-fn retry_count(field: &ast::IntField) -> Option<u32> {
+fn retry_count(field: &ast::IntField) -> Option<u16> {
     field
         .value
         .value
         .filter(|value| (0..=1000).contains(value))
-        .map(|value| value as u32)
+        .map(|value| value as u16)
 }
 
 /// A string with the parameter values of `env`.

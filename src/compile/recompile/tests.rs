@@ -650,10 +650,7 @@ fn naming_a_step_in_a_tasks_after_checks_only_that_task() {
     let step = compile(&typed(", s2"));
     let plan = step.checked.plan.as_ref().expect("a plan");
     let s2 = &plan.steps.iter().find(|s| s.id == "s2").expect("s2").tasks;
-    assert!(plan.tasks[index]
-        .dependencies
-        .iter()
-        .any(|d| s2.contains(d)));
+    assert!(plan.dependencies.of(index).iter().any(|d| s2.contains(d)));
 }
 
 /// A new task typed letter by letter at the start of a step of `text`: each

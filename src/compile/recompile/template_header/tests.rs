@@ -97,7 +97,7 @@ fn a_letter_in_a_parameter_name_checks_only_what_names_it() {
         .tasks
         .iter()
         .filter(|t| t.key.ends_with("merge"))
-        .map(|t| t.name.as_str())
+        .map(|t| &*t.name)
         .collect();
     assert_eq!(merge, ["Merge {change}"; 3]);
     let codes: Vec<Code> = typed.diagnostics.iter().map(|d| d.code).collect();

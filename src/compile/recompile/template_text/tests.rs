@@ -90,7 +90,7 @@ fn a_letter_in_a_template_title_retitles_every_instance() {
         .tasks
         .iter()
         .filter(|t| t.key.ends_with("approve"))
-        .map(|t| t.name.as_str())
+        .map(|t| &*t.name)
         .collect();
     assert_eq!(
         titles,
