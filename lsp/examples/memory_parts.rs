@@ -8,7 +8,12 @@
 //! cargo run --release -p planc-lsp --example memory_parts -- 100000
 //! ```
 //!
-//! With `PLAN_OUT=FILE` it also writes the plan there.
+//! With `PLAN_OUT=FILE` it also writes the plan there. A second number,
+//! `-- 100000 200`, first makes that many rounds of the memory bench's
+//! kinds of edit (a letter in a title, in a name others wait for, in a
+//! reference, a quote, a task line pasted — each taken back) through
+//! `Compilation::recompile_edited`, as the server does, and counts what the
+//! compilation holds then.
 
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
@@ -51,6 +56,8 @@ fn main() {
     if let Ok(path) = std::env::var("PLAN_OUT") {
         std::fs::write(path, &*text).unwrap();
     }
+    // The edited texts are made first, so that they are not counted.
+    let edits = edits(&text, tasks);
     let base = LIVE.load(Ordering::Relaxed);
     println!("{tasks} tasks, text {:.2} MiB", mib(text.len()));
     // What each task costs at the least, before what its nodes point to.
@@ -64,6 +71,18 @@ fn main() {
     );
     let options = planc::check::Options::default();
     let mut compilation = planc::compile_shared("/bench/big.plan", Arc::clone(&text), &options);
+    let rounds: usize = std::env::args()
+        .nth(2)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(0);
+    for _ in 0..rounds {
+        for (next, edit) in &edits {
+            compilation = compilation.recompile_edited(Arc::clone(next), Some(*edit));
+        }
+    }
+    if rounds > 0 {
+        println!("after {} edits:", rounds * edits.len());
+    }
     let mut last = LIVE.load(Ordering::Relaxed);
     println!(
         "compilation (text not counted): {:.1} MiB",
@@ -92,4 +111,44 @@ fn main() {
     let now = live();
     println!("line index: {:.1} MiB", mib(now - last));
     drop(lines);
+}
+
+/// The memory bench's edits (`benches/memory.rs`), each taken back: the
+/// text after it and where it changed.
+fn edits(text: &Arc<str>, tasks: usize) -> Vec<(Arc<str>, planc::syntax::Edit)> {
+    let waited = planc::generate::waited_for_task(text).unwrap();
+    let middle = format!("task t{} \"Do", tasks / 2);
+    let step = tasks.div_ceil(20) / 2;
+    let typed = [
+        (middle.clone(), "x".to_owned()),
+        (format!("task {waited}"), "x".to_owned()),
+        (format!("after {waited}"), "x".to_owned()),
+        (middle, "\"".to_owned()),
+        (
+            format!("step s{step} \"Stage {step} of {{count}}\" {{"),
+            "\n        task n1 \"New\" { after t3 }".to_owned(),
+        ),
+    ];
+    let mut edits = Vec::new();
+    for (after, typed) in typed {
+        let at = text.find(&after).unwrap() + after.len();
+        let edited: Arc<str> = Arc::from(format!("{}{typed}{}", &text[..at], &text[at..]));
+        edits.push((
+            Arc::clone(&edited),
+            planc::syntax::Edit {
+                start: at,
+                old_end: at,
+                new_end: at + typed.len(),
+            },
+        ));
+        edits.push((
+            Arc::clone(text),
+            planc::syntax::Edit {
+                start: at,
+                old_end: at + typed.len(),
+                new_end: at,
+            },
+        ));
+    }
+    edits
 }
