@@ -738,3 +738,19 @@ async fn large_texts_opened_replaced_and_pasted_are_the_documents_texts() {
     assert_eq!(published["version"], 4);
     assert_eq!(published["diagnostics"], json!([]), "{published}");
 }
+
+#[tokio::test]
+async fn the_server_keeps_its_memory_in_small_pages() {
+    // Transparent huge pages made mimalloc give memory back only in whole
+    // 2 MiB ranges (`memory::small_pages_only`, docs/performance.md, "The
+    // server's memory beyond what it holds"): the server turns them off
+    // for itself, unless `MIMALLOC_ALLOW_THP` is set.
+    let mut client = TestClient::start().await;
+    client.open("plan p { goal \"g\" }\n").await;
+    let pid = client.pid().expect("the server runs");
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    // A kernel that does not show the flag leaves nothing to check.
+    if let Some(line) = status.lines().find(|l| l.starts_with("THP_enabled:")) {
+        assert_eq!(line.split_whitespace().nth(1), Some("0"), "{line}");
+    }
+}
