@@ -27,7 +27,7 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-// Only its `sizes` is used here.
+// Only its `sizes` and `memory_round` are used here.
 #[allow(dead_code)]
 mod support;
 
@@ -91,19 +91,12 @@ fn typed_and_deleted(text: &str, after: &str, typed: &str) -> Vec<Edit> {
 /// One round of the mixed edits, each taken back: the text after a round
 /// is the text before it.
 fn round(text: &str, tasks: usize) -> Vec<Edit> {
-    let waited = planc::generate::waited_for_task(text).expect("a task others wait for");
-    let middle = format!("task t{} \"Do", tasks / 2);
-    let step = tasks.div_ceil(20) / 2;
+    let [letters @ .., (line_after, line)] = support::memory_round(text, tasks);
     let mut edits = Vec::new();
-    edits.extend(typed_and_taken_back(text, &middle, "x"));
-    edits.extend(typed_and_taken_back(text, &format!("task {waited}"), "x"));
-    edits.extend(typed_and_taken_back(text, &format!("after {waited}"), "x"));
-    edits.extend(typed_and_taken_back(text, &middle, "\""));
-    edits.extend(typed_and_deleted(
-        text,
-        &format!("step s{step} \"Stage {step} of {{count}}\" {{"),
-        "\n        task n1 \"New\" { after t3 }",
-    ));
+    for (after, typed) in letters {
+        edits.extend(typed_and_taken_back(text, &after, &typed));
+    }
+    edits.extend(typed_and_deleted(text, &line_after, &line));
     edits
 }
 

@@ -21,6 +21,11 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+// The memory bench's round of edits (`memory_round`), shared.
+#[allow(dead_code)]
+#[path = "../benches/support/mod.rs"]
+mod support;
+
 struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
@@ -113,24 +118,12 @@ fn main() {
     drop(lines);
 }
 
-/// The memory bench's edits (`benches/memory.rs`), each taken back: the
-/// text after it and where it changed.
+/// The memory bench's edits (`benches/memory.rs`), each taken back (the
+/// new task line pasted whole, where the bench types it letter by letter):
+/// the text after it and where it changed.
 fn edits(text: &Arc<str>, tasks: usize) -> Vec<(Arc<str>, planc::syntax::Edit)> {
-    let waited = planc::generate::waited_for_task(text).unwrap();
-    let middle = format!("task t{} \"Do", tasks / 2);
-    let step = tasks.div_ceil(20) / 2;
-    let typed = [
-        (middle.clone(), "x".to_owned()),
-        (format!("task {waited}"), "x".to_owned()),
-        (format!("after {waited}"), "x".to_owned()),
-        (middle, "\"".to_owned()),
-        (
-            format!("step s{step} \"Stage {step} of {{count}}\" {{"),
-            "\n        task n1 \"New\" { after t3 }".to_owned(),
-        ),
-    ];
     let mut edits = Vec::new();
-    for (after, typed) in typed {
+    for (after, typed) in support::memory_round(text, tasks) {
         let at = text.find(&after).unwrap() + after.len();
         let edited: Arc<str> = Arc::from(format!("{}{typed}{}", &text[..at], &text[at..]));
         edits.push((

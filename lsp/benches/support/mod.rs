@@ -35,3 +35,28 @@ pub fn summary(mut times: Vec<Duration>) -> (f64, f64) {
     };
     (at(0.5), at(0.9))
 }
+
+/// The memory benchmark's round of edits in a generated plan of `tasks`
+/// tasks (`text`), each as where it is typed (right after the first
+/// occurrence of the first string) and what is typed: a letter in a task's
+/// title, in the name of a task others wait for, in a reference to it, a
+/// quote, and a new task line (the last typed letter by letter by the
+/// benchmark). Each is taken back after it. Shared by `benches/memory.rs`
+/// and `examples/memory_parts.rs`.
+// Not every bench that includes this module uses it.
+#[allow(dead_code)]
+pub fn memory_round(text: &str, tasks: usize) -> [(String, String); 5] {
+    let waited = planc::generate::waited_for_task(text).expect("a task others wait for");
+    let middle = format!("task t{} \"Do", tasks / 2);
+    let step = tasks.div_ceil(20) / 2;
+    [
+        (middle.clone(), "x".to_owned()),
+        (format!("task {waited}"), "x".to_owned()),
+        (format!("after {waited}"), "x".to_owned()),
+        (middle, "\"".to_owned()),
+        (
+            format!("step s{step} \"Stage {step} of {{count}}\" {{"),
+            "\n        task n1 \"New\" { after t3 }".to_owned(),
+        ),
+    ]
+}
