@@ -174,4 +174,85 @@ mod tests {
         assert!(Arc::ptr_eq(&before.blocks[0], &first.blocks[0]));
         assert_eq!((first.len(), first.of(BLOCK + 1)), (BLOCK + 2, &[7, 8][..]));
     }
+
+    /// What a change does to a plain list of lists, for a model.
+    #[derive(Clone, Debug)]
+    enum Change {
+        Push(Vec<TaskId>),
+        Set(usize, Vec<TaskId>),
+        First(usize),
+    }
+
+    fn list() -> impl proptest::strategy::Strategy<Value = Vec<TaskId>> {
+        proptest::collection::vec(0..5 as TaskId, 0..4)
+    }
+
+    fn change() -> impl proptest::strategy::Strategy<Value = Change> {
+        use proptest::prelude::*;
+        // Indexes and counts up to past three blocks: their edges, a block
+        // one task long, and past the last task.
+        let index = prop_oneof![
+            0..3 * BLOCK + 2,
+            (1..4usize).prop_flat_map(|b| b * BLOCK - 2..b * BLOCK + 2),
+        ];
+        prop_oneof![
+            list().prop_map(Change::Push),
+            (index.clone(), list()).prop_map(|(at, list)| Change::Set(at, list)),
+            index.prop_map(Change::First),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(
+            crate::generate::fuzz_cases(48)
+        ))]
+
+        /// Pushes, sets and firsts across the blocks' edges give the lists
+        /// a plain list of lists gives, in the blocks the lists themselves
+        /// make, and a set copies only its own block.
+        #[test]
+        fn the_blocks_hold_what_a_list_of_lists_holds(
+            tasks in proptest::prop_oneof![0..4usize, BLOCK - 2..BLOCK + 2, 2 * BLOCK - 1..2 * BLOCK + 3],
+            seed in 1..u64::MAX,
+            changes in proptest::collection::vec(change(), 0..12),
+        ) {
+            let mut next = crate::generate::xorshift(seed);
+            let mut model: Vec<Vec<TaskId>> = (0..tasks)
+                .map(|_| (0..next(3)).map(|_| next(9) as TaskId).collect())
+                .collect();
+            let mut deps: Dependencies = model.iter().cloned().collect();
+            for change in changes {
+                match change {
+                    Change::Push(list) => {
+                        deps.push(list.iter().copied());
+                        model.push(list);
+                    }
+                    Change::Set(at, list) => {
+                        let before = deps.clone();
+                        deps.set(at, &list);
+                        let copied = at < model.len();
+                        if let Some(was) = model.get_mut(at) {
+                            *was = list;
+                        }
+                        for (b, (old, new)) in before.blocks.iter().zip(&deps.blocks).enumerate() {
+                            let shared = !copied || b != at / BLOCK;
+                            proptest::prop_assert_eq!(Arc::ptr_eq(old, new), shared);
+                        }
+                    }
+                    Change::First(count) => {
+                        deps = deps.first(count);
+                        model.truncate(count);
+                    }
+                }
+                proptest::prop_assert_eq!(deps.len(), model.len());
+                proptest::prop_assert_eq!(deps.is_empty(), model.is_empty());
+                for (at, list) in model.iter().enumerate() {
+                    proptest::prop_assert_eq!(deps.of(at), &list[..]);
+                }
+                proptest::prop_assert_eq!(deps.of(model.len()), &[] as &[TaskId]);
+                let whole: Dependencies = model.iter().cloned().collect();
+                proptest::prop_assert_eq!(&deps, &whole);
+            }
+        }
+    }
 }
