@@ -12,9 +12,7 @@
 //! Only where the output passes through [`substituted`] ([`enable`], by
 //! `serve_stdio`); elsewhere handlers answer as usual.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::MutexGuard;
 
 use crate::placeholders::Placeholders;
 
@@ -26,14 +24,6 @@ static WAITING: AtomicU64 = AtomicU64::new(0);
 
 /// Each waiting placeholder, and the JSON text that takes its place.
 static WAITING_TEXTS: Placeholders = Placeholders::new("raw");
-
-fn waiting() -> MutexGuard<'static, HashMap<String, String>> {
-    WAITING_TEXTS.texts()
-}
-
-fn prefix() -> &'static str {
-    WAITING_TEXTS.prefix()
-}
 
 /// Lets handlers answer with placeholders: the output passes through
 /// [`substituted`].
@@ -69,7 +59,7 @@ pub fn substituted(frames: &[u8]) -> Option<Vec<u8>> {
         return None;
     }
     let text = std::str::from_utf8(frames).ok()?;
-    text.find(prefix())?;
+    text.find(WAITING_TEXTS.prefix())?;
     let mut out = Vec::with_capacity(frames.len());
     let mut rest = text;
     while !rest.is_empty() {
@@ -111,14 +101,14 @@ fn frame(text: &str) -> Option<(&str, &str, &str)> {
 /// A body with its placeholders (as JSON strings) replaced by their texts,
 /// or `None` if it holds none.
 fn replaced(body: &str) -> Option<String> {
-    let prefix = prefix();
+    let prefix = WAITING_TEXTS.prefix();
     let mut out = String::new();
     let mut rest = body;
     let mut any = false;
     while let Some(at) = rest.find(prefix) {
         let end = rest[at..].find('"').map_or(rest.len(), |e| at + e);
         let placeholder = &rest[at..end];
-        let Some(json) = waiting().remove(placeholder) else {
+        let Some(json) = WAITING_TEXTS.texts().remove(placeholder) else {
             out.push_str(&rest[..end]);
             rest = &rest[end..];
             continue;
