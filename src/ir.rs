@@ -180,23 +180,20 @@ pub struct Step {
 /// the plan's ([`Plan::dependencies`]): a task pasted or deleted moves every
 /// later task's id and dependencies, and the plan makes its one list of
 /// dependencies again around the same tasks, not a copy of each. Kept
-/// small, one block a task: its strings exactly their size (`Box<str>`),
+/// small: its key, title, reasoning and description one string ([`Texts`]),
 /// its step and assignee a name shared by the tasks that give it
-/// ([`Name`]), the two texts few tasks have in a block of their own
-/// ([`Notes`]).
+/// ([`Name`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Task {
-    pub key: SmolStr,
-    pub name: Box<str>,
+    /// Its key, title, reasoning and description: read with [`Task::key`],
+    /// [`Task::name`], [`Task::reasoning`] and [`Task::description`].
+    pub texts: Texts,
     pub step: Option<Name>,
     pub assignee: Option<Name>,
-    /// Its reasoning and description: read with [`Task::reasoning`] and
-    /// [`Task::description`].
-    pub notes: Notes,
     pub optional: bool,
     /// `retry N` (0 to 1000); `None` when the task does not say. Two
     /// bytes, not four: with the two fields after it, in the 8 bytes left
-    /// after the others (`Task` 72 bytes, not 80).
+    /// after the others (`Task` 56 bytes, not 64).
     pub retry: Option<u16>,
     /// `priority high|medium|low`, if given.
     pub priority: Option<Priority>,
@@ -206,54 +203,116 @@ pub struct Task {
 /// the tasks that give it (8 bytes a task, not a 24-byte `SmolStr` each).
 pub type Name = Arc<SmolStr>;
 
-/// A task's reasoning and description, `None` for the many tasks with
-/// neither (8 bytes a task, not 48).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Notes(Option<Box<NoteTexts>>);
-
+/// A task's key, title, reasoning and description, one after the other in
+/// one allocation exactly their size, with where each ends (32 bytes a
+/// task and one block, not a 24-byte key, a 16-byte title and its block,
+/// and for a task with a reasoning or a description a block of two more).
 #[derive(Clone, Debug, PartialEq)]
-struct NoteTexts {
-    reasoning: Option<Box<str>>,
-    description: Option<Box<str>>,
+pub struct Texts {
+    text: Box<str>,
+    ends: Ends,
 }
 
-impl Notes {
-    /// A reasoning and a description, either or both absent.
-    pub fn new(reasoning: Option<String>, description: Option<String>) -> Notes {
-        if reasoning.is_none() && description.is_none() {
-            return Notes(None);
+/// Where a task's key, title and reasoning end in its [`Texts`], and which
+/// of the reasoning ([`REASONING`]) and the description ([`DESCRIPTION`])
+/// it has.
+#[derive(Clone, Debug, PartialEq)]
+enum Ends {
+    /// In 32 bits: every task whose texts are under 4 GiB.
+    Narrow([u32; 3], u8),
+    /// Past 4 GiB (interpolation is not bounded, so there could be one).
+    Wide(Box<([usize; 3], u8)>),
+}
+
+/// [`Ends`]' bit for a reasoning given.
+const REASONING: u8 = 1;
+/// [`Ends`]' bit for a description given.
+const DESCRIPTION: u8 = 2;
+
+impl Texts {
+    /// A key, a title, a reasoning and a description, either or both of
+    /// the last two absent.
+    pub fn new(key: &str, name: &str, reasoning: Option<&str>, description: Option<&str>) -> Texts {
+        let (reasoning_text, description_text) =
+            (reasoning.unwrap_or(""), description.unwrap_or(""));
+        let mut text = String::with_capacity(
+            key.len() + name.len() + reasoning_text.len() + description_text.len(),
+        );
+        let mut ends = [0; 3];
+        for (end, part) in ends.iter_mut().zip([key, name, reasoning_text]) {
+            text.push_str(part);
+            *end = text.len();
         }
-        Notes(Some(Box::new(NoteTexts {
-            reasoning: reasoning.map(String::into_boxed_str),
-            description: description.map(String::into_boxed_str),
-        })))
+        text.push_str(description_text);
+        let given = u8::from(reasoning.is_some()) * REASONING
+            | u8::from(description.is_some()) * DESCRIPTION;
+        let ends = match u32::try_from(text.len()) {
+            Ok(_) => Ends::Narrow(ends.map(|end| end as u32), given),
+            Err(_) => Ends::Wide(Box::new((ends, given))),
+        };
+        Texts {
+            text: text.into_boxed_str(),
+            ends,
+        }
+    }
+
+    /// Where the key, the title and the reasoning end, and which of the
+    /// reasoning and the description are given.
+    fn ends(&self) -> ([usize; 3], u8) {
+        match &self.ends {
+            Ends::Narrow(ends, given) => (ends.map(|end| end as usize), *given),
+            Ends::Wide(wide) => **wide,
+        }
+    }
+
+    /// The key.
+    pub fn key(&self) -> &str {
+        &self.text[..self.ends().0[0]]
+    }
+
+    /// The title.
+    pub fn name(&self) -> &str {
+        let ([key, name, _], _) = self.ends();
+        &self.text[key..name]
     }
 
     /// The reasoning, if any.
     pub fn reasoning(&self) -> Option<&str> {
-        self.0.as_ref()?.reasoning.as_deref()
+        let ([_, name, reasoning], given) = self.ends();
+        (given & REASONING != 0).then(|| &self.text[name..reasoning])
     }
 
     /// The description, if any.
     pub fn description(&self) -> Option<&str> {
-        self.0.as_ref()?.description.as_deref()
+        let ([_, _, reasoning], given) = self.ends();
+        (given & DESCRIPTION != 0).then(|| &self.text[reasoning..])
     }
 }
 
 impl Task {
+    /// Its key: the name it is declared with.
+    pub fn key(&self) -> &str {
+        self.texts.key()
+    }
+
+    /// Its title (`task KEY "…"`), interpolated.
+    pub fn name(&self) -> &str {
+        self.texts.name()
+    }
+
     /// `reasoning "…"`, interpolated, if given.
     pub fn reasoning(&self) -> Option<&str> {
-        self.notes.reasoning()
+        self.texts.reasoning()
     }
 
     /// `description "…"`, interpolated, if given.
     pub fn description(&self) -> Option<&str> {
-        self.notes.description()
+        self.texts.description()
     }
 
     /// Whether its strings are `name`, `reasoning` and `description`.
     pub fn says(&self, name: &str, reasoning: Option<&str>, description: Option<&str>) -> bool {
-        *self.name == *name && self.reasoning() == reasoning && self.description() == description
+        self.name() == name && self.reasoning() == reasoning && self.description() == description
     }
 
     /// Gives it the strings `name`, `reasoning` and `description`.
@@ -263,8 +322,17 @@ impl Task {
         reasoning: Option<String>,
         description: Option<String>,
     ) {
-        self.name = name.into_boxed_str();
-        self.notes = Notes::new(reasoning, description);
+        self.texts = Texts::new(
+            self.key(),
+            &name,
+            reasoning.as_deref(),
+            description.as_deref(),
+        );
+    }
+
+    /// Gives it the key `key`, its other strings kept.
+    pub fn set_key(&mut self, key: &str) {
+        self.texts = Texts::new(key, self.name(), self.reasoning(), self.description());
     }
 }
 

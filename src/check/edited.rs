@@ -67,7 +67,7 @@ pub(crate) fn edited(
     let index = plan
         .tasks
         .iter()
-        .position(|t| same_name(&t.key, &task.new.name.name))?;
+        .position(|t| same_name(t.key(), &task.new.name.name))?;
     let gone = Gone::of(previous, kept, file, task.old, index)?;
 
     let definitions = &previous.symbols.definitions;
@@ -538,11 +538,14 @@ pub(super) fn ir_task(
         (new, _) => new.map(|role| ir::Name::new(role.clone())),
     };
     let ir_task = ir::Task {
-        key: old.key.clone(),
-        name: name.into_boxed_str(),
+        texts: ir::Texts::new(
+            old.key(),
+            &name,
+            reasoning.as_deref(),
+            description.as_deref(),
+        ),
         step: old.step.clone(),
         assignee,
-        notes: ir::Notes::new(reasoning, description),
         optional: fields.optional,
         retry: fields.retry,
         priority: fields.priority,

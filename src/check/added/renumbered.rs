@@ -90,11 +90,9 @@ fn renumbered_plan(old: &ir::Plan, place: &Place, change: &StepTask) -> ir::Plan
     let from = match place.added {
         true => {
             tasks.push(Arc::new(ir::Task {
-                key: change.task.name.name.clone(),
-                name: Box::default(),
+                texts: ir::Texts::new(&change.task.name.name, "", None, None),
                 step: Some(ir::Name::new(change.new.name.name.clone())),
                 assignee: None,
-                notes: ir::Notes::default(),
                 optional: false,
                 retry: None,
                 priority: None,

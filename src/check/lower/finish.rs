@@ -565,11 +565,14 @@ fn task_texts(
             continue;
         }
         ir_tasks.push(std::sync::Arc::new(ir::Task {
-            key: source.key.clone(),
-            name: name.into_boxed_str(),
+            texts: ir::Texts::new(
+                &source.key,
+                &name,
+                reasoning.as_deref(),
+                description.as_deref(),
+            ),
             step: source.step.map(|s| step_names[s as usize].clone()),
             assignee: fields.assignee.map(|role| roles.of(role)),
-            notes: ir::Notes::new(reasoning, description),
             optional: fields.optional,
             retry: fields.retry,
             priority: fields.priority,
