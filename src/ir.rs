@@ -180,21 +180,25 @@ pub struct Step {
 /// the plan's ([`Plan::dependencies`]): a task pasted or deleted moves every
 /// later task's id and dependencies, and the plan makes its one list of
 /// dependencies again around the same tasks, not a copy of each. Kept
-/// small: its key, title, reasoning and description one string ([`Texts`]),
-/// its step and assignee a name shared by the tasks that give it
-/// ([`Name`]).
+/// small, 48 bytes and one string: its key, title, reasoning and
+/// description one after the other in one allocation exactly their size
+/// (read with [`Task::key`], [`Task::name`], [`Task::reasoning`] and
+/// [`Task::description`]), its step and assignee a name shared by the tasks
+/// that give it ([`Name`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Task {
-    /// Its key, title, reasoning and description: read with [`Task::key`],
-    /// [`Task::name`], [`Task::reasoning`] and [`Task::description`].
-    pub texts: Texts,
+    /// The key, the title, the reasoning and the description.
+    text: Box<str>,
     pub step: Option<Name>,
     pub assignee: Option<Name>,
+    /// Where the key, the title and the reasoning end in `text`, and which
+    /// of the reasoning and the description are given ([`Ends`]).
+    ends: [u32; 3],
+    /// `retry N` (0 to 1000), [`NO_RETRY`] when the task does not say: two
+    /// bytes, not the four of an `Option<u16>`, so that the task is 48
+    /// bytes, not 56 ([`Task::retry`]).
+    retry: u16,
     pub optional: bool,
-    /// `retry N` (0 to 1000); `None` when the task does not say. Two
-    /// bytes, not four: with the two fields after it, in the 8 bytes left
-    /// after the others (`Task` 56 bytes, not 64).
-    pub retry: Option<u16>,
     /// `priority high|medium|low`, if given.
     pub priority: Option<Priority>,
 }
@@ -203,111 +207,164 @@ pub struct Task {
 /// the tasks that give it (8 bytes a task, not a 24-byte `SmolStr` each).
 pub type Name = Arc<SmolStr>;
 
-/// A task's key, title, reasoning and description, one after the other in
-/// one allocation exactly their size, with where each ends (32 bytes a
-/// task and one block, not a 24-byte key, a 16-byte title and its block,
-/// and for a task with a reasoning or a description a block of two more).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Texts {
-    text: Box<str>,
-    ends: Ends,
+/// [`Task::retry`] when the task does not say (the checker keeps 0 to 1000).
+const NO_RETRY: u16 = u16::MAX;
+
+/// Where a task's key, title and reasoning end in its text, and which of the
+/// reasoning and the description it has.
+///
+/// Kept in a task's `ends` as three `u32`s when its text is under 1 GiB (the
+/// two flags in the first's top bits), or else (interpolation is not
+/// bounded, so there could be one) written in decimal before the text, the
+/// second `u32` [`WIDE`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Ends {
+    key: usize,
+    name: usize,
+    reasoning: usize,
+    has_reasoning: bool,
+    has_description: bool,
 }
 
-/// Where a task's key, title and reasoning end in its [`Texts`], and which
-/// of the reasoning ([`REASONING`]) and the description ([`DESCRIPTION`])
-/// it has.
-#[derive(Clone, Debug, PartialEq)]
-enum Ends {
-    /// In 32 bits: every task whose texts are under 4 GiB.
-    Narrow([u32; 3], u8),
-    /// Past 4 GiB (interpolation is not bounded, so there could be one).
-    Wide(Box<([usize; 3], u8)>),
-}
+/// Where the flags start in `ends[0]`: the key's end below them.
+const FLAGS: u32 = 30;
+/// The longest text a task's `ends` say in `u32`s (1 GiB: two bits of the
+/// key's end for the flags; 16 bytes under test, so that the tests reach
+/// the ends written before the text).
+const NARROW: usize = if cfg!(test) { 16 } else { 1 << FLAGS };
+/// `ends[1]` of a task whose ends are written before its text.
+const WIDE: u32 = u32::MAX;
 
-/// [`Ends`]' bit for a reasoning given.
-const REASONING: u8 = 1;
-/// [`Ends`]' bit for a description given.
-const DESCRIPTION: u8 = 2;
+impl Ends {
+    /// The flags in two bits.
+    fn given(self) -> u32 {
+        u32::from(self.has_reasoning) | u32::from(self.has_description) << 1
+    }
 
-impl Texts {
-    /// A key, a title, a reasoning and a description, either or both of
-    /// the last two absent.
-    pub fn new(key: &str, name: &str, reasoning: Option<&str>, description: Option<&str>) -> Texts {
-        let (reasoning_text, description_text) =
-            (reasoning.unwrap_or(""), description.unwrap_or(""));
-        let mut text = String::with_capacity(
-            key.len() + name.len() + reasoning_text.len() + description_text.len(),
-        );
-        let mut ends = [0; 3];
-        for (end, part) in ends.iter_mut().zip([key, name, reasoning_text]) {
-            text.push_str(part);
-            *end = text.len();
+    /// The ends of `parts` (a key, a title, a reasoning and a description).
+    fn of(parts: [&str; 4], has_reasoning: bool, has_description: bool) -> Ends {
+        Ends {
+            key: parts[0].len(),
+            name: parts[0].len() + parts[1].len(),
+            reasoning: parts[0].len() + parts[1].len() + parts[2].len(),
+            has_reasoning,
+            has_description,
         }
-        text.push_str(description_text);
-        let given = u8::from(reasoning.is_some()) * REASONING
-            | u8::from(description.is_some()) * DESCRIPTION;
-        let ends = match u32::try_from(text.len()) {
-            Ok(_) => Ends::Narrow(ends.map(|end| end as u32), given),
-            Err(_) => Ends::Wide(Box::new((ends, given))),
+    }
+
+    /// The ends written before a text past [`NARROW`].
+    fn prefix(self) -> String {
+        format!(
+            "{},{},{},{};",
+            self.key,
+            self.name,
+            self.reasoning,
+            self.given()
+        )
+    }
+
+    /// The ends a task keeps, and its text from where its key starts.
+    fn read(ends: [u32; 3], text: &str) -> (Ends, &str) {
+        if ends[1] != WIDE {
+            let ends = Ends {
+                key: (ends[0] & ((1 << FLAGS) - 1)) as usize,
+                name: ends[1] as usize,
+                reasoning: ends[2] as usize,
+                has_reasoning: ends[0] >> FLAGS & 1 != 0,
+                has_description: ends[0] >> FLAGS & 2 != 0,
+            };
+            return (ends, text);
+        }
+        // Written by `Task::new`: four numbers, then `;`.
+        let (prefix, text) = text.split_once(';').unwrap_or(("", text));
+        let mut numbers = prefix.split(',').map(|n| n.parse().unwrap_or(0));
+        let mut next = || numbers.next().unwrap_or(0);
+        let (key, name, reasoning, given) = (next(), next(), next(), next());
+        let ends = Ends {
+            key,
+            name,
+            reasoning,
+            has_reasoning: given & 1 != 0,
+            has_description: given & 2 != 0,
         };
-        Texts {
-            text: text.into_boxed_str(),
-            ends,
-        }
-    }
-
-    /// Where the key, the title and the reasoning end, and which of the
-    /// reasoning and the description are given.
-    fn ends(&self) -> ([usize; 3], u8) {
-        match &self.ends {
-            Ends::Narrow(ends, given) => (ends.map(|end| end as usize), *given),
-            Ends::Wide(wide) => **wide,
-        }
-    }
-
-    /// The key.
-    pub fn key(&self) -> &str {
-        &self.text[..self.ends().0[0]]
-    }
-
-    /// The title.
-    pub fn name(&self) -> &str {
-        let ([key, name, _], _) = self.ends();
-        &self.text[key..name]
-    }
-
-    /// The reasoning, if any.
-    pub fn reasoning(&self) -> Option<&str> {
-        let ([_, name, reasoning], given) = self.ends();
-        (given & REASONING != 0).then(|| &self.text[name..reasoning])
-    }
-
-    /// The description, if any.
-    pub fn description(&self) -> Option<&str> {
-        let ([_, _, reasoning], given) = self.ends();
-        (given & DESCRIPTION != 0).then(|| &self.text[reasoning..])
+        (ends, text)
     }
 }
 
 impl Task {
+    /// A task with a key, a title, a reasoning and a description (either or
+    /// both of the last two absent), not optional, with no step, assignee,
+    /// `retry` or priority.
+    pub fn new(key: &str, name: &str, reasoning: Option<&str>, description: Option<&str>) -> Task {
+        let parts = [
+            key,
+            name,
+            reasoning.unwrap_or(""),
+            description.unwrap_or(""),
+        ];
+        let ends = Ends::of(parts, reasoning.is_some(), description.is_some());
+        let len = parts.iter().map(|part| part.len()).sum::<usize>();
+        let (mut text, kept) = match len < NARROW {
+            true => {
+                let kept = [
+                    ends.key as u32 | ends.given() << FLAGS,
+                    ends.name as u32,
+                    ends.reasoning as u32,
+                ];
+                (String::with_capacity(len), kept)
+            }
+            false => (ends.prefix(), [0, WIDE, 0]),
+        };
+        text.reserve_exact(len);
+        parts.iter().for_each(|part| text.push_str(part));
+        Task {
+            text: text.into_boxed_str(),
+            step: None,
+            assignee: None,
+            ends: kept,
+            retry: NO_RETRY,
+            optional: false,
+            priority: None,
+        }
+    }
+
+    /// Where its key, title and reasoning end, and its text from its key on.
+    fn ends(&self) -> (Ends, &str) {
+        Ends::read(self.ends, &self.text)
+    }
+
     /// Its key: the name it is declared with.
     pub fn key(&self) -> &str {
-        self.texts.key()
+        let (ends, text) = self.ends();
+        &text[..ends.key]
     }
 
     /// Its title (`task KEY "…"`), interpolated.
     pub fn name(&self) -> &str {
-        self.texts.name()
+        let (ends, text) = self.ends();
+        &text[ends.key..ends.name]
     }
 
     /// `reasoning "…"`, interpolated, if given.
     pub fn reasoning(&self) -> Option<&str> {
-        self.texts.reasoning()
+        let (ends, text) = self.ends();
+        ends.has_reasoning.then(|| &text[ends.name..ends.reasoning])
     }
 
     /// `description "…"`, interpolated, if given.
     pub fn description(&self) -> Option<&str> {
-        self.texts.description()
+        let (ends, text) = self.ends();
+        ends.has_description.then(|| &text[ends.reasoning..])
+    }
+
+    /// `retry N` (0 to 1000), if the task says.
+    pub fn retry(&self) -> Option<u16> {
+        (self.retry != NO_RETRY).then_some(self.retry)
+    }
+
+    /// Gives it `retry N` (the checker's 0 to 1000), or none.
+    pub fn set_retry(&mut self, retry: Option<u16>) {
+        self.retry = retry.filter(|&n| n != NO_RETRY).unwrap_or(NO_RETRY);
     }
 
     /// Whether its strings are `name`, `reasoning` and `description`.
@@ -322,17 +379,19 @@ impl Task {
         reasoning: Option<String>,
         description: Option<String>,
     ) {
-        self.texts = Texts::new(
+        let new = Task::new(
             self.key(),
             &name,
             reasoning.as_deref(),
             description.as_deref(),
         );
+        (self.text, self.ends) = (new.text, new.ends);
     }
 
     /// Gives it the key `key`, its other strings kept.
     pub fn set_key(&mut self, key: &str) {
-        self.texts = Texts::new(key, self.name(), self.reasoning(), self.description());
+        let new = Task::new(key, self.name(), self.reasoning(), self.description());
+        (self.text, self.ends) = (new.text, new.ends);
     }
 }
 
@@ -469,5 +528,44 @@ impl Priority {
     /// The order ready work is taken in: 0 first; a task without a priority is medium.
     pub fn rank(priority: Option<Priority>) -> u8 {
         priority.unwrap_or(Priority::Medium) as u8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A task's strings and `retry` read back as given, its texts under and
+    /// past `NARROW` (16 bytes under test, 1 GiB otherwise).
+    #[test]
+    fn a_task_reads_back_its_strings() {
+        let some = [None, Some(""), Some("r"), Some("a longer reasoning")];
+        for key in ["t", "a_rather_long_key"] {
+            for name in ["", "Do it", "Do part 12345 for {team}, é 𝄞"] {
+                for (reasoning, description) in some.iter().flat_map(|r| some.map(|d| (*r, d))) {
+                    let mut task = Task::new(key, name, reasoning, description);
+                    let read = (
+                        task.key(),
+                        task.name(),
+                        task.reasoning(),
+                        task.description(),
+                    );
+                    assert_eq!(read, (key, name, reasoning, description));
+                    assert_eq!(task.retry(), None);
+                    task.set_retry(Some(1000));
+                    assert_eq!(task.retry(), Some(1000));
+                    task.set_key("k");
+                    task.set_texts("n".into(), description.map(str::to_owned), None);
+                    let read = (
+                        task.key(),
+                        task.name(),
+                        task.reasoning(),
+                        task.description(),
+                    );
+                    assert_eq!(read, ("k", "n", description, None));
+                    assert_eq!(task.retry(), Some(1000));
+                }
+            }
+        }
     }
 }

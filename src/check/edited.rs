@@ -537,19 +537,11 @@ pub(super) fn ir_task(
         (Some(new), Some(was)) if **was == *new => Some(was.clone()),
         (new, _) => new.map(|role| ir::Name::new(role.clone())),
     };
-    let ir_task = ir::Task {
-        texts: ir::Texts::new(
-            old.key(),
-            &name,
-            reasoning.as_deref(),
-            description.as_deref(),
-        ),
-        step: old.step.clone(),
-        assignee,
-        optional: fields.optional,
-        retry: fields.retry,
-        priority: fields.priority,
-    };
+    let said = (reasoning.as_deref(), description.as_deref());
+    let mut ir_task = ir::Task::new(old.key(), &name, said.0, said.1);
+    ir_task.step = old.step.clone();
+    ir_task.assignee = assignee;
+    fields.give(&mut ir_task);
     Some((ir_task, references))
 }
 

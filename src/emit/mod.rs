@@ -85,7 +85,7 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
                 description: t.description().map(str::to_owned),
                 optional: t.optional,
                 retry: Retry {
-                    max: t.retry.map(u32::from),
+                    max: t.retry().map(u32::from),
                     count: 0,
                 },
                 priority: t.priority,

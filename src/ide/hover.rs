@@ -106,7 +106,7 @@ fn task_card(compilation: &Compilation, def: usize, name: &str) -> String {
     if !dependents.is_empty() {
         facts.push(format!("- before: {}", code_list(dependents)));
     }
-    if let Some(retry) = task.retry.filter(|&r| r > 0) {
+    if let Some(retry) = task.retry().filter(|&r| r > 0) {
         facts.push(format!("- retry: {retry}"));
     }
     if task.optional {

@@ -89,14 +89,9 @@ fn renumbered_plan(old: &ir::Plan, place: &Place, change: &StepTask) -> ir::Plan
     let mut dependencies = old.dependencies.first(k);
     let from = match place.added {
         true => {
-            tasks.push(Arc::new(ir::Task {
-                texts: ir::Texts::new(&change.task.name.name, "", None, None),
-                step: Some(ir::Name::new(change.new.name.name.clone())),
-                assignee: None,
-                optional: false,
-                retry: None,
-                priority: None,
-            }));
+            let mut task = ir::Task::new(&change.task.name.name, "", None, None);
+            task.step = Some(ir::Name::new(change.new.name.name.clone()));
+            tasks.push(Arc::new(task));
             dependencies.push([]);
             k
         }
