@@ -263,18 +263,11 @@ impl Ends {
         )
     }
 
-    /// The ends a task keeps, and its text from where its key starts.
-    fn read(ends: [u32; 3], text: &str) -> (Ends, &str) {
-        if ends[1] != WIDE {
-            let ends = Ends {
-                key: (ends[0] & ((1 << FLAGS) - 1)) as usize,
-                name: ends[1] as usize,
-                reasoning: ends[2] as usize,
-                has_reasoning: ends[0] >> FLAGS & 1 != 0,
-                has_description: ends[0] >> FLAGS & 2 != 0,
-            };
-            return (ends, text);
-        }
+    /// The ends written before `text` (past [`NARROW`]), and the text
+    /// after them. Out of line: no real task's text is that long.
+    #[cold]
+    #[inline(never)]
+    fn written(text: &str) -> (Ends, &str) {
         // Written by `Task::new`: four numbers, then `;`.
         let (prefix, text) = text.split_once(';').unwrap_or(("", text));
         let mut numbers = prefix.split(',').map(|n| n.parse().unwrap_or(0));
@@ -328,30 +321,48 @@ impl Task {
         }
     }
 
-    /// Where its key, title and reasoning end, and its text from its key on.
+    /// Where its key, title and reasoning end, and its text from its key
+    /// on. Inlined, so that a reader of one string computes only its ends (a
+    /// rename's recheck reads every task's key).
+    #[inline]
     fn ends(&self) -> (Ends, &str) {
-        Ends::read(self.ends, &self.text)
+        let [first, name, reasoning] = self.ends;
+        if name == WIDE {
+            return Ends::written(&self.text);
+        }
+        let ends = Ends {
+            key: (first & ((1 << FLAGS) - 1)) as usize,
+            name: name as usize,
+            reasoning: reasoning as usize,
+            has_reasoning: first >> FLAGS & 1 != 0,
+            has_description: first >> FLAGS & 2 != 0,
+        };
+        (ends, &self.text)
     }
 
     /// Its key: the name it is declared with.
+    #[inline]
     pub fn key(&self) -> &str {
         let (ends, text) = self.ends();
         &text[..ends.key]
     }
 
     /// Its title (`task KEY "…"`), interpolated.
+    #[inline]
     pub fn name(&self) -> &str {
         let (ends, text) = self.ends();
         &text[ends.key..ends.name]
     }
 
     /// `reasoning "…"`, interpolated, if given.
+    #[inline]
     pub fn reasoning(&self) -> Option<&str> {
         let (ends, text) = self.ends();
         ends.has_reasoning.then(|| &text[ends.name..ends.reasoning])
     }
 
     /// `description "…"`, interpolated, if given.
+    #[inline]
     pub fn description(&self) -> Option<&str> {
         let (ends, text) = self.ends();
         ends.has_description.then(|| &text[ends.reasoning..])
