@@ -180,24 +180,25 @@ pub struct Step {
 /// the plan's ([`Plan::dependencies`]): a task pasted or deleted moves every
 /// later task's id and dependencies, and the plan makes its one list of
 /// dependencies again around the same tasks, not a copy of each. Kept
-/// small, one block a task: its strings exactly their size (`Box<str>`),
-/// its step and assignee a name shared by the tasks that give it
-/// ([`Name`]), the two texts few tasks have in a block of their own
-/// ([`Notes`]).
+/// small, 48 bytes and one string: its key, title, reasoning and
+/// description one after the other in one allocation exactly their size
+/// (read with [`Task::key`], [`Task::name`], [`Task::reasoning`] and
+/// [`Task::description`]), its step and assignee a name shared by the tasks
+/// that give it ([`Name`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Task {
-    pub key: SmolStr,
-    pub name: Box<str>,
+    /// The key, the title, the reasoning and the description.
+    text: Box<str>,
     pub step: Option<Name>,
     pub assignee: Option<Name>,
-    /// Its reasoning and description: read with [`Task::reasoning`] and
-    /// [`Task::description`].
-    pub notes: Notes,
+    /// Where the key, the title and the reasoning end in `text`, and which
+    /// of the reasoning and the description are given ([`Ends`]).
+    ends: [u32; 3],
+    /// `retry N` (0 to 1000), [`NO_RETRY`] when the task does not say: two
+    /// bytes, not the four of an `Option<u16>`, so that the task is 48
+    /// bytes, not 56 ([`Task::retry`]).
+    retry: u16,
     pub optional: bool,
-    /// `retry N` (0 to 1000); `None` when the task does not say. Two
-    /// bytes, not four: with the two fields after it, in the 8 bytes left
-    /// after the others (`Task` 72 bytes, not 80).
-    pub retry: Option<u16>,
     /// `priority high|medium|low`, if given.
     pub priority: Option<Priority>,
 }
@@ -206,54 +207,180 @@ pub struct Task {
 /// the tasks that give it (8 bytes a task, not a 24-byte `SmolStr` each).
 pub type Name = Arc<SmolStr>;
 
-/// A task's reasoning and description, `None` for the many tasks with
-/// neither (8 bytes a task, not 48).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Notes(Option<Box<NoteTexts>>);
+/// [`Task::retry`] when the task does not say (the checker keeps 0 to 1000).
+const NO_RETRY: u16 = u16::MAX;
 
-#[derive(Clone, Debug, PartialEq)]
-struct NoteTexts {
-    reasoning: Option<Box<str>>,
-    description: Option<Box<str>>,
+/// Where a task's key, title and reasoning end in its text, and which of the
+/// reasoning and the description it has.
+///
+/// Kept in a task's `ends` as three `u32`s when its text is under 1 GiB (the
+/// two flags in the first's top bits), or else (interpolation is not
+/// bounded, so there could be one) written in decimal before the text, the
+/// second `u32` [`WIDE`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Ends {
+    key: usize,
+    name: usize,
+    reasoning: usize,
+    has_reasoning: bool,
+    has_description: bool,
 }
 
-impl Notes {
-    /// A reasoning and a description, either or both absent.
-    pub fn new(reasoning: Option<String>, description: Option<String>) -> Notes {
-        if reasoning.is_none() && description.is_none() {
-            return Notes(None);
+/// Where the flags start in `ends[0]`: the key's end below them.
+const FLAGS: u32 = 30;
+/// The longest text a task's `ends` say in `u32`s (1 GiB: two bits of the
+/// key's end for the flags; 16 bytes under test, so that the tests reach
+/// the ends written before the text).
+const NARROW: usize = if cfg!(test) { 16 } else { 1 << FLAGS };
+/// `ends[1]` of a task whose ends are written before its text.
+const WIDE: u32 = u32::MAX;
+
+impl Ends {
+    /// The flags in two bits.
+    fn given(self) -> u32 {
+        u32::from(self.has_reasoning) | u32::from(self.has_description) << 1
+    }
+
+    /// The ends of `parts` (a key, a title, a reasoning and a description).
+    fn of(parts: [&str; 4], has_reasoning: bool, has_description: bool) -> Ends {
+        Ends {
+            key: parts[0].len(),
+            name: parts[0].len() + parts[1].len(),
+            reasoning: parts[0].len() + parts[1].len() + parts[2].len(),
+            has_reasoning,
+            has_description,
         }
-        Notes(Some(Box::new(NoteTexts {
-            reasoning: reasoning.map(String::into_boxed_str),
-            description: description.map(String::into_boxed_str),
-        })))
     }
 
-    /// The reasoning, if any.
-    pub fn reasoning(&self) -> Option<&str> {
-        self.0.as_ref()?.reasoning.as_deref()
+    /// The ends written before a text past [`NARROW`].
+    fn prefix(self) -> String {
+        format!(
+            "{},{},{},{};",
+            self.key,
+            self.name,
+            self.reasoning,
+            self.given()
+        )
     }
 
-    /// The description, if any.
-    pub fn description(&self) -> Option<&str> {
-        self.0.as_ref()?.description.as_deref()
+    /// The ends written before `text` (past [`NARROW`]), and the text
+    /// after them. Out of line: no real task's text is that long.
+    #[cold]
+    #[inline(never)]
+    fn written(text: &str) -> (Ends, &str) {
+        // Written by `Task::new`: four numbers, then `;`.
+        let (prefix, text) = text.split_once(';').unwrap_or(("", text));
+        let mut numbers = prefix.split(',').map(|n| n.parse().unwrap_or(0));
+        let mut next = || numbers.next().unwrap_or(0);
+        let (key, name, reasoning, given) = (next(), next(), next(), next());
+        let ends = Ends {
+            key,
+            name,
+            reasoning,
+            has_reasoning: given & 1 != 0,
+            has_description: given & 2 != 0,
+        };
+        (ends, text)
     }
 }
 
 impl Task {
+    /// A task with a key, a title, a reasoning and a description (either or
+    /// both of the last two absent), not optional, with no step, assignee,
+    /// `retry` or priority.
+    pub fn new(key: &str, name: &str, reasoning: Option<&str>, description: Option<&str>) -> Task {
+        let parts = [
+            key,
+            name,
+            reasoning.unwrap_or(""),
+            description.unwrap_or(""),
+        ];
+        let ends = Ends::of(parts, reasoning.is_some(), description.is_some());
+        let len = parts.iter().map(|part| part.len()).sum::<usize>();
+        let (mut text, kept) = match len < NARROW {
+            true => {
+                let kept = [
+                    ends.key as u32 | ends.given() << FLAGS,
+                    ends.name as u32,
+                    ends.reasoning as u32,
+                ];
+                (String::with_capacity(len), kept)
+            }
+            false => (ends.prefix(), [0, WIDE, 0]),
+        };
+        text.reserve_exact(len);
+        parts.iter().for_each(|part| text.push_str(part));
+        Task {
+            text: text.into_boxed_str(),
+            step: None,
+            assignee: None,
+            ends: kept,
+            retry: NO_RETRY,
+            optional: false,
+            priority: None,
+        }
+    }
+
+    /// Where its key, title and reasoning end, and its text from its key
+    /// on. Inlined, so that a reader of one string computes only its ends (a
+    /// rename's recheck reads every task's key).
+    #[inline]
+    fn ends(&self) -> (Ends, &str) {
+        let [first, name, reasoning] = self.ends;
+        if name == WIDE {
+            return Ends::written(&self.text);
+        }
+        let ends = Ends {
+            key: (first & ((1 << FLAGS) - 1)) as usize,
+            name: name as usize,
+            reasoning: reasoning as usize,
+            has_reasoning: first >> FLAGS & 1 != 0,
+            has_description: first >> FLAGS & 2 != 0,
+        };
+        (ends, &self.text)
+    }
+
+    /// Its key: the name it is declared with.
+    #[inline]
+    pub fn key(&self) -> &str {
+        let (ends, text) = self.ends();
+        &text[..ends.key]
+    }
+
+    /// Its title (`task KEY "…"`), interpolated.
+    #[inline]
+    pub fn name(&self) -> &str {
+        let (ends, text) = self.ends();
+        &text[ends.key..ends.name]
+    }
+
     /// `reasoning "…"`, interpolated, if given.
+    #[inline]
     pub fn reasoning(&self) -> Option<&str> {
-        self.notes.reasoning()
+        let (ends, text) = self.ends();
+        ends.has_reasoning.then(|| &text[ends.name..ends.reasoning])
     }
 
     /// `description "…"`, interpolated, if given.
+    #[inline]
     pub fn description(&self) -> Option<&str> {
-        self.notes.description()
+        let (ends, text) = self.ends();
+        ends.has_description.then(|| &text[ends.reasoning..])
+    }
+
+    /// `retry N` (0 to 1000), if the task says.
+    pub fn retry(&self) -> Option<u16> {
+        (self.retry != NO_RETRY).then_some(self.retry)
+    }
+
+    /// Gives it `retry N` (the checker's 0 to 1000), or none.
+    pub fn set_retry(&mut self, retry: Option<u16>) {
+        self.retry = retry.filter(|&n| n != NO_RETRY).unwrap_or(NO_RETRY);
     }
 
     /// Whether its strings are `name`, `reasoning` and `description`.
     pub fn says(&self, name: &str, reasoning: Option<&str>, description: Option<&str>) -> bool {
-        *self.name == *name && self.reasoning() == reasoning && self.description() == description
+        self.name() == name && self.reasoning() == reasoning && self.description() == description
     }
 
     /// Gives it the strings `name`, `reasoning` and `description`.
@@ -263,8 +390,19 @@ impl Task {
         reasoning: Option<String>,
         description: Option<String>,
     ) {
-        self.name = name.into_boxed_str();
-        self.notes = Notes::new(reasoning, description);
+        let new = Task::new(
+            self.key(),
+            &name,
+            reasoning.as_deref(),
+            description.as_deref(),
+        );
+        (self.text, self.ends) = (new.text, new.ends);
+    }
+
+    /// Gives it the key `key`, its other strings kept.
+    pub fn set_key(&mut self, key: &str) {
+        let new = Task::new(key, self.name(), self.reasoning(), self.description());
+        (self.text, self.ends) = (new.text, new.ends);
     }
 }
 
@@ -401,5 +539,44 @@ impl Priority {
     /// The order ready work is taken in: 0 first; a task without a priority is medium.
     pub fn rank(priority: Option<Priority>) -> u8 {
         priority.unwrap_or(Priority::Medium) as u8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A task's strings and `retry` read back as given, its texts under and
+    /// past `NARROW` (16 bytes under test, 1 GiB otherwise).
+    #[test]
+    fn a_task_reads_back_its_strings() {
+        let some = [None, Some(""), Some("r"), Some("a longer reasoning")];
+        for key in ["t", "a_rather_long_key"] {
+            for name in ["", "Do it", "Do part 12345 for {team}, é 𝄞"] {
+                for (reasoning, description) in some.iter().flat_map(|r| some.map(|d| (*r, d))) {
+                    let mut task = Task::new(key, name, reasoning, description);
+                    let read = (
+                        task.key(),
+                        task.name(),
+                        task.reasoning(),
+                        task.description(),
+                    );
+                    assert_eq!(read, (key, name, reasoning, description));
+                    assert_eq!(task.retry(), None);
+                    task.set_retry(Some(1000));
+                    assert_eq!(task.retry(), Some(1000));
+                    task.set_key("k");
+                    task.set_texts("n".into(), description.map(str::to_owned), None);
+                    let read = (
+                        task.key(),
+                        task.name(),
+                        task.reasoning(),
+                        task.description(),
+                    );
+                    assert_eq!(read, ("k", "n", description, None));
+                    assert_eq!(task.retry(), Some(1000));
+                }
+            }
+        }
     }
 }

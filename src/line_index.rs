@@ -1,11 +1,25 @@
 //! Converts byte offsets to lines and columns, at the edges only (output, LSP).
 
 /// Line starts of one text, for offset → (line, column) conversions.
-#[derive(Clone, Debug)]
+///
+/// The starts are kept in 32 bits (4 bytes a line, not 8: the language
+/// server keeps the index of each open file). A file planc reads is at most
+/// `MAX_FILE_BYTES` (64 MiB), but the language server's text is what the
+/// client sent and changed (256 MiB a message, and no bound on what many
+/// changes add up to), so the starts at or past [`NARROW`] are kept in full
+/// beside them: every offset stays exact, and no real text has any there.
+#[derive(Clone, Debug, PartialEq)]
 pub struct LineIndex {
-    starts: Vec<usize>,
+    /// The line starts below [`NARROW`], in order.
+    starts: Vec<u32>,
+    /// The line starts at or past [`NARROW`], in order (after `starts`).
+    far: Vec<usize>,
     len: usize,
 }
+
+/// The first offset not kept in 32 bits (small under test, so that the
+/// tests reach the far starts).
+const NARROW: usize = if cfg!(test) { 24 } else { 1 << 32 };
 
 /// A zero-based line and column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,12 +31,52 @@ pub struct LineCol {
 impl LineIndex {
     /// Indexes the line starts of `text`.
     pub fn new(text: &str) -> LineIndex {
-        let mut starts = vec![0];
-        starts.extend(memchr_newlines(text));
+        let mut index = LineIndex::with_capacity(0, text.len());
+        index.push(0);
+        memchr_newlines(text).for_each(|start| index.push(start));
+        index
+    }
+
+    /// An index without starts yet, of a text `len` bytes long.
+    fn with_capacity(lines: usize, len: usize) -> LineIndex {
         LineIndex {
-            starts,
-            len: text.len(),
+            starts: Vec::with_capacity(lines),
+            far: Vec::new(),
+            len,
         }
+    }
+
+    /// Adds the next line start.
+    fn push(&mut self, start: usize) {
+        match u32::try_from(start) {
+            Ok(narrow) if start < NARROW => self.starts.push(narrow),
+            _ => self.far.push(start),
+        }
+    }
+
+    /// The line start of line `line`, if there is that line.
+    fn start(&self, line: usize) -> Option<usize> {
+        match self.starts.get(line) {
+            Some(&start) => Some(start as usize),
+            None => self.far.get(line - self.starts.len()).copied(),
+        }
+    }
+
+    /// The number of line starts at or before `offset`.
+    fn starts_through(&self, offset: usize) -> usize {
+        let narrow = self.starts.partition_point(|&s| s as usize <= offset);
+        if narrow < self.starts.len() {
+            return narrow;
+        }
+        narrow + self.far.partition_point(|&s| s <= offset)
+    }
+
+    /// The line starts from line `line` on.
+    fn starts_from(&self, line: usize) -> impl Iterator<Item = usize> + '_ {
+        let narrow = line.min(self.starts.len());
+        let far = line - narrow;
+        let narrow = self.starts[narrow..].iter().map(|&s| s as usize);
+        narrow.chain(self.far[far.min(self.far.len())..].iter().copied())
     }
 
     /// The index of `text`, made by an edit that replaced `start..old_end`
@@ -41,33 +95,35 @@ impl LineIndex {
         debug_assert_eq!(self.len - old_end, text.len() - new_end);
         // The line start `s` follows the newline at `s - 1`: that newline is
         // before the edit when `s <= start`, after it when `s > old_end`.
-        let kept = self.starts.partition_point(|&s| s <= start);
-        let after = self.starts.partition_point(|&s| s <= old_end);
-        let moved = &self.starts[after..];
-        let mut starts = Vec::with_capacity(kept + moved.len() + 1);
-        starts.extend_from_slice(&self.starts[..kept]);
-        starts.extend(
-            memchr::memchr_iter(b'\n', &text.as_bytes()[start..new_end]).map(|i| start + i + 1),
-        );
-        starts.extend(moved.iter().map(|&s| s - old_end + new_end));
-        LineIndex {
-            starts,
-            len: text.len(),
+        let kept = self.starts_through(start);
+        let after = self.starts_through(old_end);
+        let moved = self.line_count() - after;
+        let mut index = LineIndex::with_capacity(kept + moved + 1, text.len());
+        if kept <= self.starts.len() {
+            index.starts.extend_from_slice(&self.starts[..kept]);
+        } else {
+            index.starts.extend_from_slice(&self.starts);
+            index
+                .far
+                .extend_from_slice(&self.far[..kept - self.starts.len()]);
         }
+        memchr::memchr_iter(b'\n', &text.as_bytes()[start..new_end])
+            .for_each(|i| index.push(start + i + 1));
+        self.starts_from(after)
+            .for_each(|s| index.push(s - old_end + new_end));
+        index
     }
 
     /// The zero-based line holding `offset`.
     pub fn line(&self, offset: usize) -> usize {
-        match self.starts.binary_search(&offset.min(self.len)) {
-            Ok(line) => line,
-            Err(next) => next - 1,
-        }
+        // Line 0 starts at 0, so at least one start is at or before it.
+        self.starts_through(offset.min(self.len)) - 1
     }
 
     /// Zero-based line and column, the column counted in Unicode scalar values.
     pub fn line_col(&self, text: &str, offset: usize) -> LineCol {
         let line = self.line(offset);
-        let start = self.starts[line];
+        let start = self.line_start(line);
         let col = text[start..floor_char(text, offset)].chars().count();
         LineCol { line, col }
     }
@@ -75,7 +131,7 @@ impl LineIndex {
     /// Zero-based line and column, the column counted in UTF-16 code units (LSP).
     pub fn line_col_utf16(&self, text: &str, offset: usize) -> LineCol {
         let line = self.line(offset);
-        let start = self.starts[line];
+        let start = self.line_start(line);
         let col = text[start..floor_char(text, offset)]
             .chars()
             .map(char::len_utf16)
@@ -85,10 +141,10 @@ impl LineIndex {
 
     /// The byte offset of a zero-based line and UTF-16 column, clamped to the text.
     pub fn offset_utf16(&self, text: &str, pos: LineCol) -> usize {
-        let Some(&start) = self.starts.get(pos.line) else {
+        let Some(start) = self.start(pos.line) else {
             return self.len;
         };
-        let end = self.starts.get(pos.line + 1).copied().unwrap_or(self.len);
+        let end = self.line_start(pos.line + 1);
         let mut units = 0;
         for (i, c) in text[start..end].char_indices() {
             if units >= pos.col || c == '\n' || c == '\r' {
@@ -101,12 +157,12 @@ impl LineIndex {
 
     /// The number of lines.
     pub fn line_count(&self) -> usize {
-        self.starts.len()
+        self.starts.len() + self.far.len()
     }
 
     /// The byte offset where a zero-based line starts.
     pub fn line_start(&self, line: usize) -> usize {
-        self.starts.get(line).copied().unwrap_or(self.len)
+        self.start(line).unwrap_or(self.len)
     }
 }
 
@@ -163,6 +219,23 @@ mod tests {
     }
 
     proptest! {
+        /// The lines and their starts, those past `NARROW` (24 bytes
+        /// under test) included, are what counting newlines gives.
+        #[test]
+        fn lines_are_counted_newlines(text in text()) {
+            let index = LineIndex::new(&text);
+            prop_assert_eq!(index.line_count(), text.matches('\n').count() + 1);
+            for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
+                let line = index.line(offset);
+                prop_assert_eq!(line, text[..offset].matches('\n').count());
+                let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+                prop_assert_eq!(index.line_start(line), start);
+                let col = text[start..offset].chars().map(char::len_utf16).sum();
+                prop_assert_eq!(index.line_col_utf16(&text, offset), LineCol { line, col });
+            }
+            prop_assert_eq!(index.line_start(index.line_count()), text.len());
+        }
+
         #[test]
         fn an_edited_index_is_the_index_of_the_edited_text(
             mut text in text(),
@@ -175,8 +248,7 @@ mod tests {
                 text.replace_range(start..old_end, &insert);
                 index = index.edited(&text, start, old_end, start + insert.len());
                 let fresh = LineIndex::new(&text);
-                prop_assert_eq!(&index.starts, &fresh.starts, "{:?}", text);
-                prop_assert_eq!(index.len, fresh.len);
+                prop_assert_eq!(&index, &fresh, "{:?}", text);
             }
         }
     }

@@ -185,7 +185,7 @@ impl Place {
             false => {
                 let definition = definitions.get(place.definition)?;
                 ids.len() >= 2
-                    && plan.tasks.get(place.task)?.key == task.name
+                    && plan.tasks.get(place.task)?.key() == task.name
                     && definition.kind == SymbolKind::Task
                     && definition.span == task.span
             }

@@ -67,7 +67,7 @@ pub(crate) fn edited(
     let index = plan
         .tasks
         .iter()
-        .position(|t| same_name(&t.key, &task.new.name.name))?;
+        .position(|t| same_name(t.key(), &task.new.name.name))?;
     let gone = Gone::of(previous, kept, file, task.old, index)?;
 
     let definitions = &previous.symbols.definitions;
@@ -537,16 +537,11 @@ pub(super) fn ir_task(
         (Some(new), Some(was)) if **was == *new => Some(was.clone()),
         (new, _) => new.map(|role| ir::Name::new(role.clone())),
     };
-    let ir_task = ir::Task {
-        key: old.key.clone(),
-        name: name.into_boxed_str(),
-        step: old.step.clone(),
-        assignee,
-        notes: ir::Notes::new(reasoning, description),
-        optional: fields.optional,
-        retry: fields.retry,
-        priority: fields.priority,
-    };
+    let said = (reasoning.as_deref(), description.as_deref());
+    let mut ir_task = ir::Task::new(old.key(), &name, said.0, said.1);
+    ir_task.step = old.step.clone();
+    ir_task.assignee = assignee;
+    fields.give(&mut ir_task);
     Some((ir_task, references))
 }
 

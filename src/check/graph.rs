@@ -74,7 +74,7 @@ impl<'a> DepGraph<'a> {
         edges: Vec<Edge>,
         groups: Vec<GroupEdge>,
     ) -> Self {
-        let nodes = tasks.iter().map(|t| Node { name: &t.key }).collect();
+        let nodes = tasks.iter().map(|t| Node { name: t.key() }).collect();
         DepGraph {
             nodes,
             edges,

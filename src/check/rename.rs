@@ -60,7 +60,7 @@ pub(crate) fn renamed(
     let task = ir_plan
         .tasks
         .iter()
-        .position(|t| same_name(&t.key, rename.new))?;
+        .position(|t| same_name(t.key(), rename.new))?;
     let (old_refs, dropped) = old_references(previous, kept, rename.definition, task)?;
     let resolved = now_resolved(kept, map, plan, file, rename, task)?;
     let new = resolved_edges(&resolved, task, file);

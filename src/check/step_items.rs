@@ -158,7 +158,7 @@ fn step_tasks(plan: &ir::Plan, step: &Step) -> Option<Vec<usize>> {
     for (&id, task) in ir_step.tasks.iter().zip(tasks) {
         let at = (id as usize).checked_sub(1)?;
         let ir_task = plan.tasks.get(at)?;
-        if ir_task.key != task.name.name {
+        if ir_task.key() != task.name.name {
             return None;
         }
         ids.push(at);

@@ -572,10 +572,10 @@ fn retext_plan(
     for (offset, task) in edited.into_iter().enumerate() {
         let ir_task = Arc::make_mut(plan.tasks.get_mut(first + offset)?);
         match rename {
-            Some(rename) if ir_task.key == rename.old && task.name.name == rename.new => {
-                ir_task.key = rename.new.clone();
+            Some(rename) if ir_task.key() == rename.old && task.name.name == rename.new => {
+                ir_task.set_key(&rename.new);
             }
-            _ if ir_task.key != task.name.name => return None,
+            _ if ir_task.key() != task.name.name => return None,
             _ => {}
         }
         retitle(ir_task, task, &plan.params)?;

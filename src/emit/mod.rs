@@ -74,18 +74,18 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
             .zip(1..)
             .map(|(t, id)| TaskDoc {
                 id,
-                name: t.name.to_string(),
+                name: t.name().to_owned(),
                 status: TaskStatus::Pending,
                 dependencies: plan.dependencies.of(id as usize - 1).to_vec(),
                 reasoning: t.reasoning().map(str::to_owned),
                 result: None,
-                key: Some(t.key.to_string()),
+                key: Some(t.key().to_owned()),
                 step: t.step.as_deref().map(SmolStr::to_string),
                 assignee: t.assignee.as_deref().map(SmolStr::to_string),
                 description: t.description().map(str::to_owned),
                 optional: t.optional,
                 retry: Retry {
-                    max: t.retry.map(u32::from),
+                    max: t.retry().map(u32::from),
                     count: 0,
                 },
                 priority: t.priority,

@@ -80,16 +80,13 @@ fn task_card(compilation: &Compilation, def: usize, name: &str) -> String {
     else {
         return format!("**task** `{name}`");
     };
-    let key_of = |id: &ir::TaskId| -> &str {
-        plan.tasks
-            .get(*id as usize - 1)
-            .map_or("?", |t| t.key.as_str())
-    };
+    let key_of =
+        |id: &ir::TaskId| -> &str { plan.tasks.get(*id as usize - 1).map_or("?", |t| t.key()) };
     let mut out = format!("**task** `{name}`");
     if let Some(step) = &task.step {
         out.push_str(&format!(" in step `{step}`"));
     }
-    out.push_str(&format!("\n\n{}\n", task.name));
+    out.push_str(&format!("\n\n{}\n", task.name()));
     let mut facts = Vec::new();
     if let Some(assignee) = &task.assignee {
         facts.push(format!("- assignee: `{assignee}`"));
@@ -104,12 +101,12 @@ fn task_card(compilation: &Compilation, def: usize, name: &str) -> String {
     let id = index as ir::TaskId + 1;
     let dependents: Vec<&str> = (plan.tasks.iter().enumerate())
         .filter(|&(at, _)| plan.dependencies.of(at).binary_search(&id).is_ok())
-        .map(|(_, t)| t.key.as_str())
+        .map(|(_, t)| t.key())
         .collect();
     if !dependents.is_empty() {
         facts.push(format!("- before: {}", code_list(dependents)));
     }
-    if let Some(retry) = task.retry.filter(|&r| r > 0) {
+    if let Some(retry) = task.retry().filter(|&r| r > 0) {
         facts.push(format!("- retry: {retry}"));
     }
     if task.optional {
@@ -136,7 +133,7 @@ fn step_card(compilation: &Compilation, def: usize, name: &str) -> String {
             .tasks
             .iter()
             .filter_map(|id| plan.tasks.get(*id as usize - 1))
-            .map(|t| t.key.as_str());
+            .map(|t| t.key());
         let count = step.tasks.len();
         let noun = if count == 1 { "task" } else { "tasks" };
         out.push_str(&format!("\n- {count} {noun}: {}\n", code_list(keys)));
@@ -154,7 +151,7 @@ fn role_card(compilation: &Compilation, def: usize, name: &str) -> String {
             .tasks
             .iter()
             .filter(|t| t.assignee.as_deref().map(ast::SmolStr::as_str) == Some(name))
-            .map(|t| t.key.as_str())
+            .map(|t| t.key())
             .collect();
         if !tasks.is_empty() {
             out.push_str(&format!("\n- assigned: {}\n", code_list(tasks)));

@@ -79,7 +79,7 @@ fn same_namespace(a: SymbolKind, b: SymbolKind) -> bool {
 fn task_of(compilation: &Compilation, def: usize) -> Option<(usize, &ir::Task)> {
     nth_of_kind(compilation, def, SymbolKind::Task).and_then(|k| {
         let task: &ir::Task = compilation.checked.plan.as_ref()?.tasks.get(k)?;
-        (task.key == compilation.checked.symbols.definition(def)?.name).then_some((k, task))
+        (task.key() == compilation.checked.symbols.definition(def)?.name).then_some((k, task))
     })
 }
 

@@ -89,16 +89,9 @@ fn renumbered_plan(old: &ir::Plan, place: &Place, change: &StepTask) -> ir::Plan
     let mut dependencies = old.dependencies.first(k);
     let from = match place.added {
         true => {
-            tasks.push(Arc::new(ir::Task {
-                key: change.task.name.name.clone(),
-                name: Box::default(),
-                step: Some(ir::Name::new(change.new.name.name.clone())),
-                assignee: None,
-                notes: ir::Notes::default(),
-                optional: false,
-                retry: None,
-                priority: None,
-            }));
+            let mut task = ir::Task::new(&change.task.name.name, "", None, None);
+            task.step = Some(ir::Name::new(change.new.name.name.clone()));
+            tasks.push(Arc::new(task));
             dependencies.push([]);
             k
         }

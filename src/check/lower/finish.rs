@@ -564,16 +564,12 @@ fn task_texts(
         if !keep_tasks {
             continue;
         }
-        ir_tasks.push(std::sync::Arc::new(ir::Task {
-            key: source.key.clone(),
-            name: name.into_boxed_str(),
-            step: source.step.map(|s| step_names[s as usize].clone()),
-            assignee: fields.assignee.map(|role| roles.of(role)),
-            notes: ir::Notes::new(reasoning, description),
-            optional: fields.optional,
-            retry: fields.retry,
-            priority: fields.priority,
-        }));
+        let said = (reasoning.as_deref(), description.as_deref());
+        let mut task = ir::Task::new(&source.key, &name, said.0, said.1);
+        task.step = source.step.map(|s| step_names[s as usize].clone());
+        task.assignee = fields.assignee.map(|role| roles.of(role));
+        fields.give(&mut task);
+        ir_tasks.push(std::sync::Arc::new(task));
     }
     ir_tasks
 }
@@ -654,6 +650,14 @@ impl<'a> TaskFields<'a> {
             }
         }
         fields
+    }
+
+    /// Gives `task` what these fields say of it besides its strings and
+    /// its assignee: `optional`, `retry` and `priority`.
+    pub(in crate::check) fn give(&self, task: &mut ir::Task) {
+        task.optional = self.optional;
+        task.set_retry(self.retry);
+        task.priority = self.priority;
     }
 }
 

@@ -289,9 +289,9 @@ fn typing_in_a_title_moves_the_diagnostics_and_retitles_the_task() {
     check(&retexted, &new);
     let plan = recompiled.checked.plan.as_ref().expect("a plan");
     assert!(
-        plan.tasks[100].name.starts_with("Now: "),
+        plan.tasks[100].name().starts_with("Now: "),
         "{}",
-        plan.tasks[100].name
+        plan.tasks[100].name()
     );
 }
 
@@ -373,7 +373,7 @@ fn typing_the_name_of_a_task_nothing_names_is_not_checked_again() {
         check(&old, &new);
     }
     let plan = old.checked.plan.as_ref().expect("a plan");
-    assert_eq!(plan.tasks[199].key, "t199_new");
+    assert_eq!(plan.tasks[199].key(), "t199_new");
     let definitions = &old.checked.symbols.definitions;
     assert!(definitions.iter().any(|d| d.name == "t199_new"));
     assert!(!definitions.iter().any(|d| d.name == "t199"));

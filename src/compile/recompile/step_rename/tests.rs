@@ -131,7 +131,7 @@ fn a_step_renamed_to_a_name_an_after_gives_makes_its_edges() {
         .collect();
     assert_eq!(messages, ["no task or step named `b`"]);
     let plan = renamed.checked.plan.as_ref().expect("a plan");
-    let d1 = plan.tasks.iter().position(|t| t.key == "d1").expect("d1");
+    let d1 = plan.tasks.iter().position(|t| t.key() == "d1").expect("d1");
     // b1 and b2 (tasks 4 and 5), and c1 (6).
     assert_eq!(plan.dependencies.of(d1), [4, 5, 6]);
 

@@ -96,8 +96,8 @@ fn a_letter_in_a_parameter_name_checks_only_what_names_it() {
     let merge: Vec<&str> = plan
         .tasks
         .iter()
-        .filter(|t| t.key.ends_with("merge"))
-        .map(|t| &*t.name)
+        .filter(|t| t.key().ends_with("merge"))
+        .map(|t| t.name())
         .collect();
     assert_eq!(merge, ["Merge {change}"; 3]);
     let codes: Vec<Code> = typed.diagnostics.iter().map(|d| d.code).collect();

@@ -89,8 +89,8 @@ fn a_letter_in_a_template_title_retitles_every_instance() {
     let titles: Vec<&str> = plan
         .tasks
         .iter()
-        .filter(|t| t.key.ends_with("approve"))
-        .map(|t| &*t.name)
+        .filter(|t| t.key().ends_with("approve"))
+        .map(|t| t.name())
         .collect();
     assert_eq!(
         titles,
