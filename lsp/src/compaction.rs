@@ -12,7 +12,7 @@
 //!
 //! So once a document has been idle for [`IDLE`] after at least [`EDITS`]
 //! changes since its last whole compile, it is compiled whole again on a
-//! thread of its own, whose heap takes fresh pages; the new analysis
+//! thread of its own (at the lowest priority), whose heap takes fresh pages; the new analysis
 //! replaces the old one only if the document did not change meanwhile (a
 //! keystroke during the compile wins: the compile's result is dropped).
 //! The old one is dropped there and every thread that held its blocks
@@ -78,5 +78,23 @@ impl Compaction {
                 .unwrap_or_else(std::sync::PoisonError::into_inner) = base;
         }
         analysis
+    }
+}
+
+/// Lowers the calling thread's scheduling priority (nice 19: on Linux a
+/// thread's own), so that a keystroke's compile running beside a whole one
+/// gets the cores first.
+pub fn behind_keystrokes() {
+    #[cfg(target_os = "linux")]
+    {
+        use std::ffi::{c_int, c_uint};
+        extern "C" {
+            fn setpriority(which: c_int, who: c_uint, priority: c_int) -> c_int;
+            fn gettid() -> c_int;
+        }
+        const PRIO_PROCESS: c_int = 0;
+        // SAFETY: both take and return plain integers; `setpriority` with
+        // a thread's id changes that thread's priority alone.
+        unsafe { setpriority(PRIO_PROCESS, gettid() as c_uint, 19) };
     }
 }

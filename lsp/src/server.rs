@@ -206,6 +206,7 @@ fn compact_when_idle(
 /// in place if the document did not change meanwhile, and the memory of
 /// the one it replaces (or its own) given back.
 fn compact(shared: &Shared, compaction: compaction::Compaction) {
+    compaction::behind_keystrokes();
     // Its pages from memory given back, and the old analysis's given back
     // at once, not among leftovers of pages freed and taken again.
     crate::memory::purge_at_once();
