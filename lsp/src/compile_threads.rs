@@ -52,6 +52,19 @@ pub fn run(work: impl FnOnce() + Send + 'static) {
     }
 }
 
+/// Has every idle compile thread give its memory back now (its queue
+/// takes the collection as work; see [`give_back`]): after an analysis
+/// whose blocks lie in their pages was dropped elsewhere
+/// (`compaction`), since a thread puts the blocks others freed in its
+/// pages on its free lists only when it collects or allocates.
+pub fn give_back_idle() {
+    let idle = std::mem::take(&mut *IDLE.lock().unwrap_or_else(PoisonError::into_inner));
+    for queue in idle {
+        // Each offers itself as idle again after the collection.
+        let _ = queue.send(Box::new(give_back));
+    }
+}
+
 /// A compile thread: runs the work it is given, offering itself as idle
 /// after each, and gives its memory back after [`QUIET`] without work.
 fn serve(queue: &mpsc::Sender<Work>, jobs: &mpsc::Receiver<Work>) {

@@ -15,6 +15,7 @@ use tower_lsp_server::ls_types::{self as lsp, TextDocumentContentChangeEvent, Ur
 
 pub use crate::analysis::Analysis;
 use crate::changed::Changed;
+use crate::compaction::Compaction;
 use crate::convert;
 
 /// A compile to run: the text of one version of an open document.
@@ -96,6 +97,11 @@ struct Document {
     /// The revision of the text the last compile was given, and where the
     /// text changed since.
     since_job: (u64, Changed),
+    /// The revision of the text last compiled whole (the open's, or an
+    /// idle document's: `compaction`).
+    whole: u64,
+    /// Whether a whole compile of the idle document is running.
+    compacting: bool,
 }
 
 impl Document {
@@ -139,6 +145,8 @@ impl Documents {
             analyses: watch::Sender::new(Analyses::default()),
             compiling: false,
             since_job: (0, Changed::Nothing),
+            whole: 0,
+            compacting: false,
         };
         let job = document.job(&uri);
         self.open.insert(uri, document);
@@ -232,6 +240,65 @@ impl Documents {
             }
         };
         (next, replaced)
+    }
+
+    /// The whole compile of a document whose text is still that of
+    /// `revision`, if it is worth one: no compile of it running, its latest
+    /// analysis of that text, and at least `compaction::EDITS` changes since
+    /// its last whole compile. Until [`Documents::compacted`], no other.
+    pub fn compaction(&mut self, uri: &Uri, revision: u64) -> Option<Compaction> {
+        let document = self.open.get_mut(uri)?;
+        let from = document.analyses.borrow().latest.clone()?;
+        let worth = document.revision == revision
+            && from.revision == revision
+            && !document.compiling
+            && !document.compacting
+            && revision.saturating_sub(document.whole) >= crate::compaction::EDITS;
+        if !worth {
+            return None;
+        }
+        document.compacting = true;
+        Some(Compaction {
+            uri: uri.clone(),
+            opening: document.opening,
+            revision,
+            from,
+        })
+    }
+
+    /// Records the end of a whole compile: its analysis (none if it failed)
+    /// replaces the latest if that is still the one it was compiled for
+    /// (the document did not change meanwhile). Returns the analysis to
+    /// drop: the one replaced, or else the whole compile's.
+    pub fn compacted(
+        &mut self,
+        compaction: &Compaction,
+        analysis: Option<Arc<Analysis>>,
+    ) -> Option<Arc<Analysis>> {
+        let Some(document) = self
+            .open
+            .get_mut(&compaction.uri)
+            .filter(|d| d.opening == compaction.opening)
+        else {
+            return analysis;
+        };
+        document.compacting = false;
+        let analysis = analysis?;
+        let current = document
+            .analyses
+            .borrow()
+            .latest
+            .as_ref()
+            .is_some_and(|latest| Arc::ptr_eq(latest, &compaction.from));
+        if !current || document.revision != compaction.revision {
+            return Some(analysis);
+        }
+        document.whole = compaction.revision;
+        let mut replaced = None;
+        document.analyses.send_modify(|analyses| {
+            replaced = analyses.latest.replace(analysis);
+        });
+        replaced
     }
 
     /// A way to wait for the analyses of an open document, and the revision

@@ -9,6 +9,7 @@
 
 mod analysis;
 mod changed;
+mod compaction;
 mod compile_threads;
 mod convert;
 mod documents;

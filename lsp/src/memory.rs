@@ -105,7 +105,8 @@ static DELAY_BEFORE: std::sync::Mutex<Option<std::ffi::c_long>> = std::sync::Mut
 /// Has mimalloc give freed pages back to the system at once, not after its
 /// delay, until [`purge_as_before`]: while a large text is read, decoded
 /// and compiled (from the framing layer's reading of a message of
-/// `large_texts::LARGE` bytes or more to the end of the next compile).
+/// `large_texts::LARGE` bytes or more to the end of the next compile), and
+/// while an idle document is compiled whole again (`compaction`).
 /// Left as it is when `MIMALLOC_PURGE_DELAY` is set.
 ///
 /// The open of a 100,000-task plan frees as much as it keeps (the message,

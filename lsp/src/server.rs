@@ -24,6 +24,7 @@ use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
+use crate::compaction;
 use crate::convert;
 use crate::documents::{Analysis, Documents, Job, Next};
 use crate::tokens;
@@ -117,7 +118,7 @@ impl Backend {
 /// All of it runs on the compile thread, publishing included: a keystroke
 /// passes from the thread that reads the messages to this one and back to
 /// the output, with no stop on the runtime's worker between.
-fn compile(shared: &Shared, mut job: Job, runtime: &tokio::runtime::Handle) {
+fn compile(shared: &Arc<Shared>, mut job: Job, runtime: &tokio::runtime::Handle) {
     loop {
         let (uri, opening, version, revision) =
             (job.uri.clone(), job.opening, job.version, job.revision);
@@ -143,6 +144,7 @@ fn compile(shared: &Shared, mut job: Job, runtime: &tokio::runtime::Handle) {
             .finished((&uri, opening), revision, analysis);
         match next {
             Next::Publish => {
+                compact_when_idle(shared, uri.clone(), revision, runtime);
                 runtime.block_on(shared.client.publish_diagnostics(
                     uri,
                     diagnostics,
@@ -168,6 +170,57 @@ fn compile(shared: &Shared, mut job: Job, runtime: &tokio::runtime::Handle) {
             Next::Stop => return,
         }
     }
+}
+
+/// Compiles the document whole again on a thread of its own if its text
+/// is still that of `revision` after [`compaction::IDLE`] and that is worth
+/// it (`compaction`).
+fn compact_when_idle(
+    shared: &Arc<Shared>,
+    uri: Uri,
+    revision: u64,
+    runtime: &tokio::runtime::Handle,
+) {
+    let shared = Arc::clone(shared);
+    runtime.spawn(async move {
+        tokio::time::sleep(compaction::IDLE).await;
+        let Some(compaction) = shared.documents().compaction(&uri, revision) else {
+            return;
+        };
+        let spawned = std::thread::Builder::new()
+            .name("planc-compact".to_owned())
+            .spawn(move || compact(&shared, compaction));
+        if let Err(error) = spawned {
+            #[allow(
+                clippy::print_stderr,
+                reason = "a language server's standard error is its log"
+            )]
+            {
+                eprintln!("planc-lsp: cannot start a thread to compile on: {error}");
+            }
+        }
+    });
+}
+
+/// The whole compile of an idle document (`compaction`), its analysis put
+/// in place if the document did not change meanwhile, and the memory of
+/// the one it replaces (or its own) given back.
+fn compact(shared: &Shared, compaction: compaction::Compaction) {
+    compaction::behind_keystrokes();
+    // Its pages from memory given back, and the old analysis's given back
+    // at once, not among leftovers of pages freed and taken again.
+    crate::memory::purge_at_once();
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compaction.run()));
+    let unused = shared
+        .documents()
+        .compacted(&compaction, run.ok().map(Arc::new));
+    // The replaced analysis, whose last holder is `compaction` (unless a
+    // request still reads it), freed here.
+    drop(unused);
+    drop(compaction);
+    crate::memory::give_back();
+    crate::compile_threads::give_back_idle();
+    crate::memory::purge_as_before();
 }
 
 /// The capabilities announced in `initialize`.
