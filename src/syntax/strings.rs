@@ -104,11 +104,7 @@ pub(crate) fn cook_pieces(
         }
     }
     run.finish(&mut parts);
-    Str {
-        span: shift(span),
-        triple,
-        parts: parts.into(),
-    }
+    Str::new(shift(span), triple, parts)
 }
 
 /// The text of a string between two interpolations, as it is gathered.

@@ -192,11 +192,9 @@ impl Reader<'_> {
             return None;
         };
         self.pos = end;
-        Some(Str {
-            span: Span::new(start, end),
-            triple: false,
-            parts: self.parts.drain(mark..).collect(),
-        })
+        let string = Str::from_slice(Span::new(start, end), false, &self.parts[mark..]);
+        self.parts.truncate(mark);
+        Some(string)
     }
 
     /// Where a run of plain text in a string ends: at `\`, a brace, the
