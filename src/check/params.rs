@@ -8,7 +8,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{ParamValue, SymbolKind, Type, Value};
 use crate::span::FileId;
 use crate::suggest;
-use crate::syntax::ast::{self, Literal, Part, SmolStr};
+use crate::syntax::ast::{self, Literal, SmolStr, StrPart};
 
 /// Splits a `NAME=VALUE` assignment, as given to `--set`.
 pub fn parse_assignment(text: &str) -> Result<(String, String), String> {
@@ -191,17 +191,18 @@ impl<'a> Params<'a> {
     /// parameter without a value stays `{param}`. Labels go to `c.file`.
     pub(super) fn interpolate(&mut self, c: &mut Checker, string: &ast::Str) -> String {
         let text_len: usize = string
-            .parts()
+            .parts
+            .iter()
             .map(|p| match p {
-                Part::Text(text) => text.len(),
-                Part::Param(_) => 16,
+                StrPart::Text(text) => text.len(),
+                StrPart::Param(_) => 16,
             })
             .sum();
         let mut out = String::with_capacity(text_len);
-        for part in string.parts() {
+        for part in &string.parts {
             match part {
-                Part::Text(text) => out.push_str(text),
-                Part::Param(ident) => match self.position(&ident.name) {
+                StrPart::Text(text) => out.push_str(text),
+                StrPart::Param(ident) => match self.position(&ident.name) {
                     Some(i) => {
                         let decl = &mut self.decls[i];
                         decl.used = true;
@@ -217,7 +218,7 @@ impl<'a> Params<'a> {
                         if let Some(i) = suggestion.and_then(|best| self.position(best)) {
                             self.decls[i].used = true;
                         }
-                        unknown_param(c, &ident, suggestion);
+                        unknown_param(c, ident, suggestion);
                         placeholder(&mut out, &ident.name);
                     }
                 },

@@ -305,11 +305,11 @@ pub(crate) fn interpolated(
     mut named: impl FnMut(&ast::Ident) -> Option<()>,
 ) -> Option<String> {
     let mut out = String::new();
-    for part in string.parts() {
+    for part in &string.parts {
         match part {
-            ast::Part::Text(text) => out.push_str(text),
-            ast::Part::Param(ident) => {
-                named(&ident)?;
+            ast::StrPart::Text(text) => out.push_str(text),
+            ast::StrPart::Param(ident) => {
+                named(ident)?;
                 let param = params
                     .iter()
                     .find(|p| p.name.as_str() == ident.name.as_str())?;

@@ -6,7 +6,7 @@ use super::params::{article, literal_value, placeholder, type_help, unknown_para
 use super::Checker;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{Type, Value};
-use crate::syntax::ast::{self, Literal, Part};
+use crate::syntax::ast::{self, Literal, StrPart};
 
 /// The parameter values of one template instance.
 pub(super) struct TemplateEnv {
@@ -83,10 +83,10 @@ impl TemplateEnv {
     ) -> String {
         let decl = &decls.templates[self.template];
         let mut out = String::new();
-        for part in string.parts() {
+        for part in &string.parts {
             match part {
-                Part::Text(text) => out.push_str(text),
-                Part::Param(ident) => match decl.param_named(&ident.name) {
+                StrPart::Text(text) => out.push_str(text),
+                StrPart::Param(ident) => match decl.param_named(&ident.name) {
                     Some(i) => {
                         used[self.template][i] = true;
                         c.reference(decl.params[i].def, ident.span);
@@ -103,7 +103,7 @@ impl TemplateEnv {
                         if let Some(i) = suggestion.and_then(|best| decl.param_named(best)) {
                             used[self.template][i] = true;
                         }
-                        unknown_param(c, &ident, suggestion);
+                        unknown_param(c, ident, suggestion);
                         placeholder(&mut out, &ident.name);
                     }
                 },

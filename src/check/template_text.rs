@@ -80,10 +80,10 @@ fn template_items(template: &ast::Template) -> Option<(Vec<&ast::Task>, Vec<&ast
 /// `{name}`.
 fn text_of(template: &ast::Template, values: &[Option<Value>], string: &ast::Str) -> String {
     let mut out = String::new();
-    for part in string.parts() {
+    for part in &string.parts {
         match part {
-            ast::Part::Text(text) => out.push_str(text),
-            ast::Part::Param(ident) => {
+            ast::StrPart::Text(text) => out.push_str(text),
+            ast::StrPart::Param(ident) => {
                 let at = template
                     .params
                     .iter()

@@ -692,49 +692,12 @@ impl Visit for Ident {
 
 impl Visit for Str {
     fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
-        // The string's span first, then its parts' in order, whether it is
-        // plain or not: visits that pair the spans of two items in order
-        // (the old and the new of an edit) meet them in the same order.
-        let before = self.span;
         self.span.visit(f);
-        if let Some(parts) = self.parts_mut() {
-            for part in parts {
-                match part {
-                    StrPart::Text(text) => f(At::Text(text)),
-                    StrPart::Param(ident) => ident.visit(f),
-                }
+        for part in &mut self.parts {
+            match part {
+                StrPart::Text(text) => f(At::Text(text)),
+                StrPart::Param(ident) => ident.visit(f),
             }
-            return;
-        }
-        // A plain string: its parts are visited as built, and it is built
-        // again only if the visit did more than move it whole (its parts'
-        // spans follow its own).
-        let before = {
-            let mut string = self.clone();
-            string.span = before;
-            string
-        };
-        let by = self.span.start() as i64 - before.span.start() as i64;
-        let mut moved_whole = self.span.len() == before.span.len();
-        let mut parts: Vec<StrPart> = Vec::new();
-        for part in before.parts() {
-            let mut part = part.to_owned();
-            match &mut part {
-                StrPart::Text(text) => {
-                    let was = text.clone();
-                    f(At::Text(text));
-                    moved_whole &= *text == was;
-                }
-                StrPart::Param(ident) => {
-                    let was = ident.span;
-                    ident.visit(f);
-                    moved_whole &= ident.span == was.shifted(by);
-                }
-            }
-            parts.push(part);
-        }
-        if !moved_whole {
-            *self = Str::new(self.span, false, parts);
         }
     }
 }

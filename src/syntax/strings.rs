@@ -104,7 +104,11 @@ pub(crate) fn cook_pieces(
         }
     }
     run.finish(&mut parts);
-    Str::new(shift(span), triple, parts)
+    Str {
+        span: shift(span),
+        triple,
+        parts: parts.into(),
+    }
 }
 
 /// The text of a string between two interpolations, as it is gathered.

@@ -359,105 +359,31 @@ pub struct UseArg {
 }
 
 /// A string literal, cooked: escapes resolved, `"""` blocks dedented, and
-/// `{param}` interpolations kept as separate parts ([`Str::parts`]).
-///
-/// The most common string, `"…"` on one line of text and `{name}`s only, is
-/// kept as its text, the parts read from it when asked: 24 bytes and no
-/// block of its own for up to 23 bytes (a task's title), where a boxed list
-/// of parts takes 32 bytes a part.
-#[derive(Clone)]
+/// `{param}` interpolations kept as separate parts.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Str {
     pub span: Span,
-    body: StrBody,
+    pub triple: bool,
+    /// A boxed slice, not a `Vec`: 8 bytes less a string (a task's title, a
+    /// field's text), and no spare room.
+    pub parts: Box<[StrPart]>,
 }
 
-#[derive(Clone)]
-enum StrBody {
-    /// The text between the quotes as written, which is its cooked text with
-    /// each interpolation as `{name}`: no escape, no literal brace, no line
-    /// break, and the parts' spans where that text puts them.
-    Plain(SmolStr),
-    /// Any other `"…"` string (the variant says it is not a `"""` block:
-    /// a flag beside the parts would not leave `Str` its 32 bytes).
-    Parts(Box<[StrPart]>),
-    /// A `"""` block.
-    Triple(Box<[StrPart]>),
-}
-
-const _: () = assert!(std::mem::size_of::<Str>() == 32);
-
-/// A piece of a string, as it is built.
+/// A piece of a string.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StrPart {
     Text(SmolStr),
     Param(Ident),
 }
 
-/// A piece of a string, as [`Str::parts`] gives it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Part<'a> {
-    Text(&'a str),
-    Param(Ident),
-}
-
-impl Part<'_> {
-    pub fn to_owned(&self) -> StrPart {
-        match self {
-            Part::Text(text) => StrPart::Text(SmolStr::new(text)),
-            Part::Param(ident) => StrPart::Param(ident.clone()),
-        }
-    }
-}
-
 impl Str {
-    /// The string spanning `span` (`triple`: in `"""`) of these parts: a
-    /// text part is never empty, nor followed by another.
-    pub fn new(span: Span, triple: bool, parts: Vec<StrPart>) -> Str {
-        let body = match (!triple).then(|| plain_text(span, &parts)).flatten() {
-            Some(text) => StrBody::Plain(text),
-            None if triple => StrBody::Triple(parts.into()),
-            None => StrBody::Parts(parts.into()),
-        };
-        Str { span, body }
-    }
-
-    /// [`Str::new`] of parts that are copied only if they are kept as such.
-    pub fn from_slice(span: Span, triple: bool, parts: &[StrPart]) -> Str {
-        let body = match (!triple).then(|| plain_text(span, parts)).flatten() {
-            Some(text) => StrBody::Plain(text),
-            None if triple => StrBody::Triple(parts.into()),
-            None => StrBody::Parts(parts.into()),
-        };
-        Str { span, body }
-    }
-
-    /// Whether the string is a `"""` block.
-    pub fn triple(&self) -> bool {
-        matches!(self.body, StrBody::Triple(_))
-    }
-
-    /// The pieces of the string, in order.
-    pub fn parts(&self) -> Parts<'_> {
-        match &self.body {
-            StrBody::Plain(text) => Parts::Plain {
-                text,
-                at: 0,
-                start: self.span.start() + 1,
-            },
-            StrBody::Parts(parts) | StrBody::Triple(parts) => Parts::Built(parts.iter()),
-        }
-    }
-
     /// The text with every interpolation written back as `{name}`.
     pub fn template_text(&self) -> String {
-        if let StrBody::Plain(text) = &self.body {
-            return text.to_string();
-        }
         let mut out = String::new();
-        for part in self.parts() {
+        for part in &self.parts {
             match part {
-                Part::Text(t) => out.push_str(t),
-                Part::Param(p) => {
+                StrPart::Text(t) => out.push_str(t),
+                StrPart::Param(p) => {
                     out.push('{');
                     out.push_str(&p.name);
                     out.push('}');
@@ -468,120 +394,10 @@ impl Str {
     }
 
     /// The interpolated parameter names.
-    pub fn params(&self) -> impl Iterator<Item = Ident> + '_ {
-        self.parts().filter_map(|p| match p {
-            Part::Param(ident) => Some(ident),
-            Part::Text(_) => None,
+    pub fn params(&self) -> impl Iterator<Item = &Ident> {
+        self.parts.iter().filter_map(|p| match p {
+            StrPart::Param(ident) => Some(ident),
+            StrPart::Text(_) => None,
         })
-    }
-
-    /// The parts of a string that is not plain (see [`Str`]), to change.
-    pub(crate) fn parts_mut(&mut self) -> Option<&mut [StrPart]> {
-        match &mut self.body {
-            StrBody::Plain(_) => None,
-            StrBody::Parts(parts) | StrBody::Triple(parts) => Some(parts),
-        }
-    }
-}
-
-/// The text of a one-line string of `parts` spanning `span`, if the parts
-/// read back from it (see [`Str::parts`]) are `parts`, spans included.
-fn plain_text(span: Span, parts: &[StrPart]) -> Option<SmolStr> {
-    let mut len = 0;
-    let mut text_before = false;
-    for part in parts {
-        let start = span.start() + 1 + len;
-        match part {
-            StrPart::Text(text) => {
-                let braces = text.bytes().any(|b| b == b'{' || b == b'}');
-                if text.is_empty() || text_before || braces {
-                    return None;
-                }
-                len += text.len();
-            }
-            StrPart::Param(ident) => {
-                let name = Span::new(start + 1, start + 1 + ident.name.len());
-                let braces = ident.name.bytes().any(|b| b == b'{' || b == b'}');
-                if ident.name.is_empty() || ident.span != name || braces {
-                    return None;
-                }
-                len += ident.name.len() + 2;
-            }
-        }
-        text_before = matches!(part, StrPart::Text(_));
-    }
-    if span.len() != len + 2 {
-        return None;
-    }
-    let mut text = smol_str::SmolStrBuilder::new();
-    for part in parts {
-        match part {
-            StrPart::Text(t) => text.push_str(t),
-            StrPart::Param(p) => {
-                text.push('{');
-                text.push_str(&p.name);
-                text.push('}');
-            }
-        }
-    }
-    Some(text.finish())
-}
-
-/// The pieces of a string ([`Str::parts`]).
-#[derive(Clone)]
-pub enum Parts<'a> {
-    /// Read from a plain string's text, `at` bytes into it, which starts at
-    /// `start` in the file.
-    Plain {
-        text: &'a str,
-        at: usize,
-        start: usize,
-    },
-    Built(std::slice::Iter<'a, StrPart>),
-}
-
-impl<'a> Iterator for Parts<'a> {
-    type Item = Part<'a>;
-
-    fn next(&mut self) -> Option<Part<'a>> {
-        match self {
-            Parts::Built(parts) => parts.next().map(|part| match part {
-                StrPart::Text(text) => Part::Text(text),
-                StrPart::Param(ident) => Part::Param(ident.clone()),
-            }),
-            Parts::Plain { text, at, start } => {
-                let rest = text.get(*at..).filter(|rest| !rest.is_empty())?;
-                let from = *at;
-                if let Some(name) = rest.strip_prefix('{') {
-                    let len = name.find('}').unwrap_or(name.len());
-                    *at += len + 2;
-                    let name_start = *start + from + 1;
-                    return Some(Part::Param(Ident {
-                        name: SmolStr::new(&name[..len]),
-                        span: Span::new(name_start, name_start + len),
-                    }));
-                }
-                let len = rest.find('{').unwrap_or(rest.len());
-                *at += len;
-                Some(Part::Text(&rest[..len]))
-            }
-        }
-    }
-}
-
-impl PartialEq for Str {
-    fn eq(&self, other: &Str) -> bool {
-        self.span == other.span && self.triple() == other.triple() && self.parts().eq(other.parts())
-    }
-}
-
-impl std::fmt::Debug for Str {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let parts: Vec<StrPart> = self.parts().map(|p| p.to_owned()).collect();
-        f.debug_struct("Str")
-            .field("span", &self.span)
-            .field("triple", &self.triple())
-            .field("parts", &parts)
-            .finish()
     }
 }

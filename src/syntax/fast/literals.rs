@@ -192,9 +192,11 @@ impl Reader<'_> {
             return None;
         };
         self.pos = end;
-        let string = Str::from_slice(Span::new(start, end), false, &self.parts[mark..]);
-        self.parts.truncate(mark);
-        Some(string)
+        Some(Str {
+            span: Span::new(start, end),
+            triple: false,
+            parts: self.parts.drain(mark..).collect(),
+        })
     }
 
     /// Where a run of plain text in a string ends: at `\`, a brace, the
