@@ -105,7 +105,8 @@ fn scan_start(compilation: &Compilation, offset: usize) -> usize {
     let before = syntax.keywords.partition_point(|k| k.end() < limit);
     before
         .checked_sub(1)
-        .map_or(0, |k| syntax.keywords[k].start())
+        .and_then(|k| syntax.keywords.get(k))
+        .map_or(0, |k| k.start())
 }
 
 /// The proposals at `offset` (a char boundary), the text scanned for tokens

@@ -57,7 +57,7 @@ fn keyword_card(compilation: &Compilation, offset: usize) -> Option<Hover> {
     let file = compilation.file;
     let syntax = compilation.syntax();
     let at = syntax.keywords.partition_point(|k| k.end() < offset);
-    let span = *syntax.keywords.get(at).filter(|k| k.touches(offset))?;
+    let span = syntax.keywords.get(at).filter(|k| k.touches(offset))?;
     let text = &compilation.sources.get(file).text;
     let keyword = keywords::get(text.get(span.range())?)?;
     Some(Hover {

@@ -93,7 +93,7 @@ fn sources(compilation: &Compilation, keep: impl Fn(Span) -> bool) -> Vec<Token>
             });
         }
     };
-    for &span in &file.keywords {
+    for span in file.keywords.iter() {
         push(span, TokenKind::Keyword, false);
     }
     for &span in &file.comments {

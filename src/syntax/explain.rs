@@ -54,7 +54,12 @@ pub(super) fn explained(text: &str, file: FileId, prefix: Prefix) -> Result<Pars
         file: File {
             items: top,
             comments: joined(prefix.comments, read.comments, rest.comments),
-            keywords: joined(prefix.keywords, read.keywords, rest.keywords),
+            keywords: {
+                let mut keywords = prefix.keywords;
+                keywords.extend(read.keywords);
+                keywords.extend(rest.keywords);
+                keywords
+            },
             unparsed: read.unparsed,
         },
         diagnostics: read.diagnostics,
@@ -156,7 +161,7 @@ fn read_alone(
     // In the file's order, as the whole walk leaves them.
     read.unparsed.sort_unstable();
     read.comments.sort_unstable();
-    read.keywords.sort_unstable();
+    read.keywords.sort();
     let closed = match &read.item {
         PlanItem::Step(step) => step.body.close.is_some(),
         PlanItem::Task(task) => task.body().is_some_and(|b| b.close.is_some()),

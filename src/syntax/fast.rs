@@ -45,7 +45,7 @@ pub(super) struct Prefix {
     /// The plan whose body the reader was in, with its complete items.
     pub plan: Option<OpenPlan>,
     pub comments: Vec<Span>,
-    pub keywords: Vec<Span>,
+    pub keywords: Keywords,
     pub resume: usize,
 }
 
@@ -87,7 +87,7 @@ struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
     comments: Vec<Span>,
-    keywords: Vec<Span>,
+    keywords: Keywords,
     /// The pieces of the string being read (kept to reuse its allocation).
     pieces: Vec<(Piece, Span)>,
     errors: Vec<StringError>,
@@ -156,7 +156,7 @@ impl<'a> Reader<'a> {
             comments: Vec::new(),
             // A keyword every 20 bytes or so (the generated plans have one
             // every 20): the list is not grown, and copied, again and again.
-            keywords: Vec::with_capacity(bytes / 20),
+            keywords: Keywords::with_capacity(bytes / 20),
             pieces: Vec::new(),
             errors: Vec::new(),
             step_items: Vec::new(),

@@ -52,7 +52,7 @@ pub(super) fn parse_rest(text: &str, file: FileId, prefix: Prefix) -> Parsed {
         base: resume,
         file,
         comments: Vec::new(),
-        keywords: Vec::new(),
+        keywords: Keywords::default(),
         unparsed: Vec::new(),
         diagnostics: Vec::new(),
         hidden: 0,
@@ -88,7 +88,7 @@ pub(super) fn parse_rest(text: &str, file: FileId, prefix: Prefix) -> Parsed {
     comments.append(&mut walker.comments);
     keywords.append(&mut walker.keywords);
     comments.sort_unstable();
-    keywords.sort_unstable();
+    keywords.sort();
     let mut unparsed = walker.unparsed;
     unparsed.sort_unstable();
     Parsed {
@@ -107,7 +107,7 @@ pub(super) fn parse_rest(text: &str, file: FileId, prefix: Prefix) -> Parsed {
 pub(super) struct ItemParse {
     pub item: PlanItem,
     pub comments: Vec<Span>,
-    pub keywords: Vec<Span>,
+    pub keywords: Keywords,
     pub unparsed: Vec<Span>,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -155,7 +155,7 @@ pub(super) fn parse_item_with(
         base: span.start(),
         file,
         comments: Vec::new(),
-        keywords: Vec::new(),
+        keywords: Keywords::default(),
         unparsed: Vec::new(),
         diagnostics: Vec::new(),
         hidden: 0,
@@ -182,7 +182,7 @@ struct Walker<'a> {
     base: usize,
     file: FileId,
     comments: Vec<Span>,
-    keywords: Vec<Span>,
+    keywords: Keywords,
     unparsed: Vec<Span>,
     /// At most [`limits::MAX_SYNTAX_ERRORS`]; the rest are only counted.
     diagnostics: Vec<Diagnostic>,

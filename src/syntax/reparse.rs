@@ -244,7 +244,7 @@ fn reparse_at(
     let file_tree = File {
         items: spliced_items(&old.items, place, edit, read.item)?,
         comments: splice(&old.comments, old_span, read.comments, edit),
-        keywords: splice(&old.keywords, old_span, read.keywords, edit),
+        keywords: splice_keywords(&old.keywords, old_span, read.keywords, edit),
         unparsed: splice(&old.unparsed, old_span, read.unparsed, edit),
     };
     if !diagnostics.is_empty()
@@ -498,6 +498,13 @@ fn splice(spans: &[Span], old: Span, mut new: Vec<Span>, edit: Edit) -> Vec<Span
     out.extend(new);
     out.extend(spans[last..].iter().map(|&s| edit.map_span(s)));
     out
+}
+
+/// [`splice`] of a file's keywords.
+fn splice_keywords(keywords: &Keywords, old: Span, new: Keywords, edit: Edit) -> Keywords {
+    let first = keywords.partition_point(|s| s.start() < old.start());
+    let last = keywords.partition_point(|s| s.start() < old.end());
+    keywords.spliced(first..last, new, |s| edit.map_span(s))
 }
 
 /// An item with every span and every string's text taken out: two items

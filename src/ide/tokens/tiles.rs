@@ -212,6 +212,11 @@ pub(super) fn fresh(
         let to = from + spans[from..].partition_point(|s| s.start() < end);
         from..to
     };
+    let keywords = {
+        let from = file.keywords.partition_point(|s| s.start() < start);
+        let to = file.keywords.partition_point(|s| s.start() < end);
+        from..to
+    };
     let tokens = &mut scratch.tokens;
     tokens.clear();
     let mut push = |span: Span, kind: TokenKind, definition: bool| {
@@ -223,7 +228,7 @@ pub(super) fn fresh(
             });
         }
     };
-    for &span in &file.keywords[within(&file.keywords)] {
+    for span in file.keywords.slice(keywords) {
         push(span, TokenKind::Keyword, false);
     }
     for &span in &file.comments[within(&file.comments)] {

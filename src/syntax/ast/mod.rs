@@ -9,8 +9,10 @@ use std::sync::Arc;
 use crate::span::Span;
 
 mod items;
+mod keywords;
 
 pub use items::{Items, Iter as ItemsIter};
+pub use keywords::Keywords;
 
 pub use smol_str::SmolStr;
 
@@ -29,7 +31,7 @@ pub struct File {
     /// Every comment (`# …`), in source order.
     pub comments: Vec<Span>,
     /// Every keyword, in source order (semantic highlighting).
-    pub keywords: Vec<Span>,
+    pub keywords: Keywords,
     /// The runs of text that did not parse (each reported as a syntax
     /// error), in source order: what the checker knows the tree may miss.
     pub unparsed: Vec<Span>,

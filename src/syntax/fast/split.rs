@@ -5,7 +5,7 @@
 
 use super::Reader;
 use crate::span::Span;
-use crate::syntax::ast::PlanItem;
+use crate::syntax::ast::{Keywords, PlanItem};
 
 /// Files at least this large are read on two threads.
 pub(super) const PARALLEL_THRESHOLD: usize = 256 << 10;
@@ -46,7 +46,7 @@ pub(super) fn guess_item_start(text: &str) -> Option<usize> {
 pub(super) struct Tail {
     pub items: Vec<PlanItem>,
     pub comments: Vec<Span>,
-    pub keywords: Vec<Span>,
+    pub keywords: Keywords,
     /// Where the body's `}` is.
     pub end: usize,
 }
@@ -81,7 +81,7 @@ pub(in crate::syntax) struct Rest {
     pub close: Span,
     pub top: Vec<crate::syntax::ast::TopItem>,
     pub comments: Vec<Span>,
-    pub keywords: Vec<Span>,
+    pub keywords: Keywords,
 }
 
 /// Reads the rest of a plan's body from `start` (where an item of it ends)

@@ -11,7 +11,7 @@
 //! stand in the file. Only edits that keep the template's body as it was
 //! (moved) are taken.
 
-use super::{moved_after, shifted, splice, At, Visit};
+use super::{moved_after, shifted, splice, splice_keywords, At, Visit};
 use crate::span::{FileId, Span};
 use crate::syntax::ast::{File, Template, TopItem};
 use crate::syntax::limits;
@@ -84,10 +84,10 @@ pub fn reparse_header(
                 moved_spans(read.comments),
                 edit,
             ),
-            keywords: splice(
+            keywords: splice_keywords(
                 &old.keywords,
                 template.span,
-                moved_spans(read.keywords),
+                read.keywords.into_iter().map(|s| s.shifted(by)).collect(),
                 edit,
             ),
             unparsed: Vec::new(),

@@ -4,7 +4,7 @@
 //! [`super::header`], the import read alone without a mistake reads as
 //! the whole file, without syntax errors, would read it).
 
-use super::{moved_after, splice, At, Visit};
+use super::{moved_after, splice, splice_keywords, At, Visit};
 use crate::span::FileId;
 use crate::syntax::ast::{File, TopItem};
 use crate::syntax::limits;
@@ -64,10 +64,10 @@ pub fn reparse_import(
                 moved_spans(&read.comments),
                 edit,
             ),
-            keywords: splice(
+            keywords: splice_keywords(
                 &old.keywords,
                 import.span,
-                moved_spans(&read.keywords),
+                read.keywords.iter().map(|s| s.shifted(by)).collect(),
                 edit,
             ),
             unparsed: Vec::new(),
