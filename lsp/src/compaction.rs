@@ -63,22 +63,27 @@ impl Compaction {
         if let Some(tokens) = from.tokens.get() {
             let _ = analysis.tokens.set(Arc::clone(tokens));
         } else {
-            let base = from
-                .token_base
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .as_ref()
-                .map(|base| crate::token_base::Base {
-                    store: Arc::clone(&base.store),
-                    edit: base.edit,
-                });
-            *analysis
-                .token_base
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) = base;
+            let base = crate::token_base::lock(&from.token_base).clone();
+            *crate::token_base::lock(&analysis.token_base) = base;
         }
         analysis
     }
+}
+
+/// Whether `whole`, the whole compile of `from`'s text, answers as `from`
+/// does: the same files with the same texts, and the same diagnostics. A
+/// whole compile reads the imports again, and an imported file changed on
+/// disk since would change answers whose diagnostics nobody publishes:
+/// then the whole compile is dropped, the latest analysis kept.
+pub fn same_answers(from: &Analysis, whole: &Analysis) -> bool {
+    let texts = |analysis: &Analysis| {
+        let sources = &analysis.compilation.sources;
+        sources
+            .iter()
+            .map(|(_, file)| (file.name.clone(), Arc::clone(&file.text)))
+            .collect::<Vec<_>>()
+    };
+    from.compilation.diagnostics == whole.compilation.diagnostics && texts(from) == texts(whole)
 }
 
 /// Lowers the calling thread's scheduling priority (nice 19: on Linux a

@@ -15,7 +15,7 @@ use tower_lsp_server::ls_types::{self as lsp, TextDocumentContentChangeEvent, Ur
 
 pub use crate::analysis::Analysis;
 use crate::changed::Changed;
-use crate::compaction::Compaction;
+use crate::compaction::{self, Compaction};
 use crate::convert;
 
 /// A compile to run: the text of one version of an open document.
@@ -290,7 +290,10 @@ impl Documents {
             .latest
             .as_ref()
             .is_some_and(|latest| Arc::ptr_eq(latest, &compaction.from));
-        if !current || document.revision != compaction.revision {
+        if !current
+            || document.revision != compaction.revision
+            || !compaction::same_answers(&compaction.from, &analysis)
+        {
             return Some(analysis);
         }
         document.whole = compaction.revision;

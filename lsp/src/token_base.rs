@@ -9,6 +9,7 @@ use planc::syntax::Edit;
 
 /// The store of an earlier text's tokens, and the edit from that text to
 /// an analysis's (what the analysis makes its tokens from).
+#[derive(Clone)]
 pub struct Base {
     pub(crate) store: Arc<TokenStore>,
     pub(crate) edit: Edit,
