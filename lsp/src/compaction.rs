@@ -12,7 +12,9 @@
 //!
 //! So once a document has been idle for [`IDLE`] after at least [`EDITS`]
 //! changes since its last whole compile, it is compiled whole again on a
-//! thread of its own (at the lowest priority), whose heap takes fresh pages; the new analysis
+//! thread of its own (at the lowest priority), every allocation meanwhile
+//! in a mimalloc heap of its own (`memory::apart`), which takes fresh pages
+//! rather than those with holes the old analysis's blocks sit among; the new analysis
 //! replaces the old one only if the document did not change meanwhile (a
 //! keystroke during the compile wins: the compile's result is dropped).
 //! The old one is dropped there and every thread that held its blocks

@@ -23,7 +23,7 @@ mod server;
 mod token_base;
 mod tokens;
 
-pub use memory::small_pages_only;
+pub use memory::{small_pages_only, Allocator};
 pub use server::Backend;
 
 use std::io::Write;

@@ -9,7 +9,7 @@
 // copies and drops a large tree's worth of them; mimalloc serves them
 // several times faster than the system allocator.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: planc_lsp::Allocator = planc_lsp::Allocator;
 
 /// [`planc_lsp::small_pages_only`] before mimalloc sets itself up: an
 /// initializer of a higher priority than mimalloc's own (which runs before

@@ -167,7 +167,15 @@ pub fn give_back() {
     // heap (and abandoned ones) and never frees memory still in use. When
     // mimalloc is not the global allocator (the crate's tests), its heaps
     // are empty and the call does nothing.
-    unsafe { mi_collect(true) }
+    unsafe { mi_collect(true) };
+    for heap in &HEAPS {
+        let heap = heap.load(Ordering::Relaxed);
+        if !heap.is_null() {
+            // SAFETY: as `mi_collect`, for this thread's part of a heap
+            // made by `apart` (and never deleted).
+            unsafe { mi_heap_collect(heap, true) }
+        }
+    }
 }
 
 /// [`give_back`] once [`QUIET`] has passed without another publish (or
@@ -193,5 +201,160 @@ pub async fn give_back_here_when_quiet() {
     loop {
         QUIET_NOW.notified().await;
         give_back();
+    }
+}
+
+type Heap = *mut std::ffi::c_void;
+
+extern "C" {
+    fn mi_heap_new() -> Heap;
+    fn mi_heap_collect(heap: Heap, force: bool);
+    fn mi_heap_malloc_aligned(heap: Heap, size: usize, align: usize) -> Heap;
+    fn mi_heap_zalloc_aligned(heap: Heap, size: usize, align: usize) -> Heap;
+    fn mi_heap_realloc_aligned(heap: Heap, ptr: Heap, size: usize, align: usize) -> Heap;
+}
+
+/// The heap every allocation goes to while [`apart`] runs (null: mimalloc's
+/// default heap).
+static APART: std::sync::atomic::AtomicPtr<std::ffi::c_void> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+
+/// The two heaps [`apart`] uses in turn, made when first needed.
+static HEAPS: [std::sync::atomic::AtomicPtr<std::ffi::c_void>; 2] = [
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
+];
+
+/// Runs `work` with every allocation of every thread in a mimalloc heap of
+/// its own: the two heaps in turn, one call the one, the next the other.
+/// For an idle document's whole compile (`compaction`), whose analysis
+/// then lies in pages holding nothing else.
+///
+/// In the default heap, a thread that needs a page for a size class first
+/// takes one that an ended thread left (an "abandoned" page: the heap's
+/// earlier whole compiles and their helper threads ended), with the holes
+/// earlier analyses left and blocks of the analysis about to be replaced:
+/// the new analysis filled those holes, the old one was freed around it,
+/// and the pages stayed part empty (at 100,000 tasks, 55–63 such pages held
+/// 3.8–4.2 MiB of blocks in 5.6–5.8 MiB resident; docs/performance.md,
+/// "The server's memory beyond the counted bytes"). A heap of its own has
+/// no such pages but what the whole compile before last left, which
+/// keystrokes and the last whole compile have replaced since (a keystroke
+/// meeting a whole compile allocates there too, for that while). Frees
+/// need nothing: mimalloc frees a block into whichever heap holds it.
+pub fn apart<R>(work: impl FnOnce() -> R) -> R {
+    use std::sync::atomic::AtomicUsize;
+    static TURN: AtomicUsize = AtomicUsize::new(0);
+    struct Back;
+    impl Drop for Back {
+        fn drop(&mut self) {
+            APART.store(std::ptr::null_mut(), Ordering::Relaxed);
+        }
+    }
+    let slot = &HEAPS[TURN.fetch_add(1, Ordering::Relaxed) % 2];
+    let mut heap = slot.load(Ordering::Relaxed);
+    if heap.is_null() {
+        // SAFETY: makes a heap, which is never deleted.
+        heap = unsafe { mi_heap_new() };
+        slot.store(heap, Ordering::Relaxed);
+    }
+    let _back = Back;
+    APART.store(heap, Ordering::Relaxed);
+    work()
+}
+
+/// The server's allocator: mimalloc, but a freed block of mimalloc's
+/// large size classes ([`LARGE_BLOCKS`]) gives its memory back at once,
+/// all of it but its first 4 KiB (where mimalloc links it into its page's
+/// free list).
+///
+/// Those blocks share 4 MiB pages, 8 to 48 a page, and mimalloc gives a
+/// page's memory back only when every block in it is free: a freed block
+/// stays resident until it is taken again. The document's line index at
+/// 100,000 tasks (0.45 MiB) is made again at each change, and three or four
+/// are alive at once while typing (the document's, the compile's, the latest
+/// analysis's, the one it replaced); once the document is idle one is left,
+/// in a page with 1.3 MiB of freed blocks resident beside it
+/// (docs/performance.md, "The server's memory beyond the counted bytes").
+/// Larger blocks have a page of their own, which mimalloc purges when freed;
+/// smaller ones share pages of 64 or 512 KiB, which stay full.
+pub struct Allocator;
+
+/// The sizes of mimalloc's blocks in 4 MiB pages (mimalloc 3's "large"
+/// pages: above `MI_MEDIUM_MAX_OBJ_SIZE`, about 84.7 KiB, up to
+/// `MI_LARGE_MAX_OBJ_SIZE`, 512 KiB), with a margin below.
+pub const LARGE_BLOCKS: std::ops::RangeInclusive<usize> = (96 << 10)..=(512 << 10);
+
+// SAFETY: every call is mimalloc's; `dealloc` only adds an `madvise` of
+// whole pages inside the block being freed, which the caller no longer uses.
+unsafe impl std::alloc::GlobalAlloc for Allocator {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let heap = APART.load(Ordering::Relaxed);
+        if heap.is_null() {
+            // SAFETY: the caller's contract, passed on.
+            unsafe { mimalloc::MiMalloc.alloc(layout) }
+        } else {
+            // SAFETY: as `MiMalloc::alloc`, in a heap that lives as long
+            // as the process (`apart`).
+            unsafe { mi_heap_malloc_aligned(heap, layout.size(), layout.align()).cast() }
+        }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let heap = APART.load(Ordering::Relaxed);
+        if heap.is_null() {
+            // SAFETY: the caller's contract, passed on.
+            unsafe { mimalloc::MiMalloc.alloc_zeroed(layout) }
+        } else {
+            // SAFETY: as in `alloc`.
+            unsafe { mi_heap_zalloc_aligned(heap, layout.size(), layout.align()).cast() }
+        }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        if LARGE_BLOCKS.contains(&layout.size()) {
+            give_back_block(ptr, layout.size());
+        }
+        // SAFETY: the caller's contract, passed on.
+        unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        let heap = APART.load(Ordering::Relaxed);
+        if heap.is_null() {
+            // SAFETY: the caller's contract, passed on.
+            unsafe { mimalloc::MiMalloc.realloc(ptr, layout, new_size) }
+        } else {
+            // SAFETY: as in `alloc`; mimalloc frees `ptr` from whichever
+            // heap holds it.
+            unsafe { mi_heap_realloc_aligned(heap, ptr.cast(), new_size, layout.align()).cast() }
+        }
+    }
+}
+
+/// Gives the whole pages of `size` bytes at `ptr` but the first back to the
+/// system (their contents are lost: the block is about to be freed).
+fn give_back_block(ptr: *mut u8, size: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        extern "C" {
+            fn madvise(
+                addr: *mut std::ffi::c_void,
+                len: usize,
+                advice: std::ffi::c_int,
+            ) -> std::ffi::c_int;
+        }
+        const MADV_DONTNEED: std::ffi::c_int = 4;
+        const PAGE: usize = 4096;
+        let start = (ptr as usize + PAGE).next_multiple_of(PAGE);
+        let end = (ptr as usize + size) & !(PAGE - 1);
+        if end > start {
+            // SAFETY: `start..end` are whole pages inside the block, which
+            // its owner is freeing: nothing reads them again before they
+            // are allocated anew (then they read as zeros, as a fresh
+            // page does); mimalloc's own link lies in the first page,
+            // kept.
+            unsafe { madvise(start as *mut std::ffi::c_void, end - start, MADV_DONTNEED) };
+        }
     }
 }

@@ -210,7 +210,12 @@ fn compact(shared: &Shared, compaction: compaction::Compaction) {
     // Its pages from memory given back, and the old analysis's given back
     // at once, not among leftovers of pages freed and taken again.
     crate::memory::purge_at_once();
-    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compaction.run()));
+    // In a heap of its own (`memory::apart`): its analysis in pages that
+    // hold nothing else, not in the holes of pages the analysis it replaces
+    // holds blocks in.
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        crate::memory::apart(|| compaction.run())
+    }));
     let unused = shared
         .documents()
         .compacted(&compaction, run.ok().map(Arc::new));
