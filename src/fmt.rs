@@ -433,7 +433,7 @@ impl Printer<'_> {
     /// its line, with the same value.
     fn string(&mut self, string: &Str) {
         let raw = self.text(string.span).to_owned();
-        if !string.triple {
+        if !string.triple() {
             self.push(&raw);
             return;
         }

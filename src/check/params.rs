@@ -190,36 +190,30 @@ impl<'a> Params<'a> {
     /// The text of a string with every `{param}` replaced by its value; a
     /// parameter without a value stays `{param}`. Labels go to `c.file`.
     pub(super) fn interpolate(&mut self, c: &mut Checker, string: &ast::Str) -> String {
-        let text_len: usize = string
-            .parts
-            .iter()
-            .map(|p| match p {
-                StrPart::Text(text) => text.len(),
-                StrPart::Param(_) => 16,
-            })
-            .sum();
-        let mut out = String::with_capacity(text_len);
-        for part in &string.parts {
+        // One read of the string: its block's length is room enough for
+        // its text, and 16 bytes more for each parameter's value, mostly.
+        let mut out = String::with_capacity(string.len_hint());
+        for part in string.parts() {
             match part {
                 StrPart::Text(text) => out.push_str(text),
-                StrPart::Param(ident) => match self.position(&ident.name) {
+                StrPart::Param(param) => match self.position(param.name) {
                     Some(i) => {
                         let decl = &mut self.decls[i];
                         decl.used = true;
-                        c.reference(decl.def, ident.span);
+                        c.reference(decl.def, param.span);
                         match &decl.value {
                             Some(value) => value.write_text(&mut out),
-                            None => placeholder(&mut out, &ident.name),
+                            None => placeholder(&mut out, param.name),
                         }
                     }
                     None => {
-                        let suggestion = c.suggestions.closest(&ident.name, self.scope.names());
+                        let suggestion = c.suggestions.closest(param.name, self.scope.names());
                         // The parameter meant is in use: no "unused" echo for it.
                         if let Some(i) = suggestion.and_then(|best| self.position(best)) {
                             self.decls[i].used = true;
                         }
-                        unknown_param(c, ident, suggestion);
-                        placeholder(&mut out, &ident.name);
+                        unknown_param(c, param, suggestion);
+                        placeholder(&mut out, param.name);
                     }
                 },
             }
@@ -297,9 +291,9 @@ pub(super) fn placeholder(out: &mut String, name: &str) {
 }
 
 /// Reports a `{name}` that names no parameter in scope.
-pub(super) fn unknown_param(c: &mut Checker, ident: &ast::Ident, suggestion: Option<&str>) {
+pub(super) fn unknown_param(c: &mut Checker, ident: ast::Interp<'_>, suggestion: Option<&str>) {
     // Unparsed text may declare it.
-    if !c.withheld_for(&ident.name) {
+    if !c.withheld_for(ident.name) {
         return;
     }
     let mut diagnostic = Diagnostic::new(

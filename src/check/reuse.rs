@@ -302,17 +302,15 @@ pub(super) fn other_after(
 pub(crate) fn interpolated(
     params: &[ir::ParamValue],
     string: &ast::Str,
-    mut named: impl FnMut(&ast::Ident) -> Option<()>,
+    mut named: impl FnMut(ast::Interp<'_>) -> Option<()>,
 ) -> Option<String> {
-    let mut out = String::new();
-    for part in &string.parts {
+    let mut out = String::with_capacity(string.len_hint());
+    for part in string.parts() {
         match part {
             ast::StrPart::Text(text) => out.push_str(text),
             ast::StrPart::Param(ident) => {
                 named(ident)?;
-                let param = params
-                    .iter()
-                    .find(|p| p.name.as_str() == ident.name.as_str())?;
+                let param = params.iter().find(|p| p.name.as_str() == ident.name)?;
                 param.value.as_ref()?.write_text(&mut out);
             }
         }

@@ -82,29 +82,29 @@ impl TemplateEnv {
         string: &ast::Str,
     ) -> String {
         let decl = &decls.templates[self.template];
-        let mut out = String::new();
-        for part in &string.parts {
+        let mut out = String::with_capacity(string.len_hint());
+        for part in string.parts() {
             match part {
                 StrPart::Text(text) => out.push_str(text),
-                StrPart::Param(ident) => match decl.param_named(&ident.name) {
+                StrPart::Param(ident) => match decl.param_named(ident.name) {
                     Some(i) => {
                         used[self.template][i] = true;
                         c.reference(decl.params[i].def, ident.span);
                         match &self.values[i] {
                             Some(value) => value.write_text(&mut out),
-                            None => placeholder(&mut out, &ident.name),
+                            None => placeholder(&mut out, ident.name),
                         }
                     }
                     None if !c.first_unknown(c.file, ident.span) => {
-                        placeholder(&mut out, &ident.name);
+                        placeholder(&mut out, ident.name);
                     }
                     None => {
-                        let suggestion = decl.suggest_param(c, &ident.name);
+                        let suggestion = decl.suggest_param(c, ident.name);
                         if let Some(i) = suggestion.and_then(|best| decl.param_named(best)) {
                             used[self.template][i] = true;
                         }
                         unknown_param(c, ident, suggestion);
-                        placeholder(&mut out, &ident.name);
+                        placeholder(&mut out, ident.name);
                     }
                 },
             }

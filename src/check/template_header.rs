@@ -265,7 +265,7 @@ fn outcome(modules: &[Module], top: usize) -> Option<Outcome> {
 /// Whether an argument of a `use` is a string naming a parameter.
 fn flows_in(use_: &ast::Use) -> bool {
     use_.args.iter().any(|arg| match &arg.value {
-        ast::Literal::Str(s) => s.parts.iter().any(|p| matches!(p, ast::StrPart::Param(_))),
+        ast::Literal::Str(s) => s.params().next().is_some(),
         _ => false,
     })
 }

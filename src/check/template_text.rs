@@ -79,8 +79,8 @@ fn template_items(template: &ast::Template) -> Option<(Vec<&ast::Task>, Vec<&ast
 /// interpolates it: a parameter without a value, or no parameter, stays
 /// `{name}`.
 fn text_of(template: &ast::Template, values: &[Option<Value>], string: &ast::Str) -> String {
-    let mut out = String::new();
-    for part in &string.parts {
+    let mut out = String::with_capacity(string.len_hint());
+    for part in string.parts() {
         match part {
             ast::StrPart::Text(text) => out.push_str(text),
             ast::StrPart::Param(ident) => {
@@ -90,7 +90,7 @@ fn text_of(template: &ast::Template, values: &[Option<Value>], string: &ast::Str
                     .position(|p| p.name.name == ident.name);
                 match at.and_then(|i| values.get(i)) {
                     Some(Some(value)) => value.write_text(&mut out),
-                    _ => placeholder(&mut out, &ident.name),
+                    _ => placeholder(&mut out, ident.name),
                 }
             }
         }

@@ -93,13 +93,13 @@ struct Reader<'a> {
     errors: Vec<StringError>,
     /// The items of the step and the fields of the task being read, and the
     /// references of the `after` being read: kept here so that each list of
-    /// the tree is allocated once, at its final length. (So are the parts of
-    /// a plain string, below.)
+    /// the tree is allocated once, at its final length. (So is the block
+    /// of a plain string, below.)
     step_items: Vec<StepItem>,
     fields: Vec<TaskField>,
     refs: Vec<Ident>,
-    /// The parts of the plain string being read.
-    parts: Vec<StrPart>,
+    /// The block of the plain string being read.
+    str_bytes: Vec<u8>,
     /// The complete top-level items.
     items: Vec<TopItem>,
     /// Set when the reader gives up inside a plan's body.
@@ -162,7 +162,7 @@ impl<'a> Reader<'a> {
             step_items: Vec::new(),
             fields: Vec::new(),
             refs: Vec::new(),
-            parts: Vec::new(),
+            str_bytes: Vec::new(),
             items: Vec::new(),
             open_plan: None,
             resume: 0,

@@ -474,9 +474,10 @@ pub(crate) fn shifted(item: &PlanItem, by: i64) -> PlanItem {
 /// A copy of a node with its spans moved by the edit.
 fn moved<T: Visit + Clone>(node: &T, edit: Edit) -> T {
     let mut node = node.clone();
-    node.visit(&mut |at| match at {
-        At::Span(span) => *span = edit.map_span(*span),
-        At::Text(_) => {}
+    node.visit(&mut |at| {
+        if let At::Span(span) = at {
+            *span = edit.map_span(*span);
+        }
     });
     node
 }
@@ -512,10 +513,7 @@ fn splice_keywords(keywords: &Keywords, old: Span, new: Keywords, edit: Edit) ->
 /// their strings.
 fn shape(item: &PlanItem) -> PlanItem {
     let mut item = item.clone();
-    item.visit(&mut |at| match at {
-        At::Span(span) => *span = Span::default(),
-        At::Text(text) => *text = SmolStr::default(),
-    });
+    item.visit(&mut |at| erased(at, false));
     item
 }
 
@@ -543,11 +541,7 @@ pub(crate) fn same_step_but_name(a: &Step, b: &Step) -> bool {
             },
             ..step.clone()
         }));
-        item.visit(&mut |at| {
-            if let At::Span(span) = at {
-                *span = Span::default();
-            }
-        });
+        item.visit(&mut |at| erased(at, true));
         item
     };
     a.items.len() == b.items.len() && nameless(a) == nameless(b)
@@ -593,10 +587,7 @@ pub(crate) fn edited_task(
         let mut step = step.clone();
         step.items.remove(at);
         let mut item = PlanItem::Step(Arc::new(step));
-        item.visit(&mut |at| match at {
-            At::Span(span) => *span = Span::default(),
-            At::Text(_) => {}
-        });
+        item.visit(&mut |at| erased(at, true));
         item
     };
     let same =
@@ -631,8 +622,19 @@ fn step_item_span(item: &StepItem) -> Span {
 /// A place in the tree a visit reaches.
 enum At<'a> {
     Span(&'a mut Span),
-    /// The text of a piece of a string.
-    Text(&'a mut SmolStr),
+    /// A string, after its span and its parameters' (for what compares
+    /// strings by their text: [`erased`]).
+    Str(&'a mut Str),
+}
+
+/// Leaves a place's span out (and a string's parameters' places, and,
+/// unless `keep_text`, its text): two items erased alike are equal when
+/// they say the same, wherever they stand.
+fn erased(at: At<'_>, keep_text: bool) {
+    match at {
+        At::Span(span) => *span = Span::default(),
+        At::Str(string) => *string = string.erased(keep_text),
+    }
 }
 
 /// Visits every span and every string text of a node.
@@ -693,12 +695,13 @@ impl Visit for Ident {
 impl Visit for Str {
     fn visit<F: FnMut(At<'_>)>(&mut self, f: &mut F) {
         self.span.visit(f);
-        for part in &mut self.parts {
-            match part {
-                StrPart::Text(text) => f(At::Text(text)),
-                StrPart::Param(ident) => ident.visit(f),
-            }
+        // The parameters' spans follow the string's (they are kept from its
+        // start): visited as copies, for what collects the spans.
+        for param in self.params() {
+            let mut span = param.span;
+            span.visit(f);
         }
+        f(At::Str(self));
     }
 }
 

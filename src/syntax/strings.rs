@@ -2,7 +2,7 @@
 
 use pest::iterators::Pair;
 
-use super::ast::{Ident, SmolStr, Str, StrPart};
+use super::ast::{Str, StrWriter};
 use super::grammar::Rule;
 use crate::span::Span;
 
@@ -71,82 +71,28 @@ pub(crate) fn cook_pieces(
     let content = Span::new(span.start() + quote, span.end() - quote);
     let dedent = triple.then(|| Dedent::measure(source, content));
 
-    let pieces = pieces.into_iter();
-    // Pieces become parts one for one, less the texts and escapes merged.
-    let mut parts: Vec<StrPart> = Vec::with_capacity(pieces.size_hint().0);
-    // The text since the last interpolation: most often one piece, taken
-    // from the source as it is.
-    let mut run = Run::Empty;
-
+    let mut bytes = Vec::new();
+    let mut writer = StrWriter::new(&mut bytes, base + span.start(), triple);
     for (piece, piece_span) in pieces {
         let piece_text = &source[piece_span.range()];
         match piece {
             Piece::Text => match &dedent {
-                Some(d) => run.push(&d.apply(source, piece_span)),
-                None => run.push_source(piece_text),
+                Some(d) => writer.text(&d.apply(source, piece_span)),
+                None => writer.text(piece_text),
             },
-            Piece::LitOpen => run.push("{"),
-            Piece::LitClose => run.push("}"),
+            Piece::LitOpen => writer.text("{"),
+            Piece::LitClose => writer.text("}"),
             Piece::Escape => match unescape(piece_text) {
-                Some(c) => run.push(c.encode_utf8(&mut [0; 4])),
+                Some(c) => writer.text(c.encode_utf8(&mut [0; 4])),
                 None => errors.push(StringError {
                     span: shift(piece_span),
                     message: format!("`{piece_text}` is not a Unicode scalar value"),
                 }),
             },
-            Piece::Interp(ident) => {
-                run.finish(&mut parts);
-                parts.push(StrPart::Param(Ident {
-                    name: SmolStr::new(&source[ident.range()]),
-                    span: shift(ident),
-                }));
-            }
+            Piece::Interp(ident) => writer.param(&source[ident.range()], shift(ident)),
         }
     }
-    run.finish(&mut parts);
-    Str {
-        span: shift(span),
-        triple,
-        parts: parts.into(),
-    }
-}
-
-/// The text of a string between two interpolations, as it is gathered.
-enum Run<'s> {
-    Empty,
-    /// One piece of the source, unchanged.
-    Source(&'s str),
-    /// Several pieces, or a piece changed by an escape or a dedent.
-    Owned(String),
-}
-
-impl<'s> Run<'s> {
-    fn push_source(&mut self, text: &'s str) {
-        match self {
-            Run::Empty => *self = Run::Source(text),
-            _ => self.push(text),
-        }
-    }
-
-    fn push(&mut self, text: &str) {
-        match self {
-            Run::Empty => *self = Run::Owned(text.to_owned()),
-            Run::Source(first) => *self = Run::Owned([*first, text].concat()),
-            Run::Owned(owned) => owned.push_str(text),
-        }
-    }
-
-    /// Ends the run: its text, if any, becomes a part.
-    fn finish(&mut self, parts: &mut Vec<StrPart>) {
-        let text = match std::mem::replace(self, Run::Empty) {
-            Run::Empty => return,
-            Run::Source(text) => SmolStr::new(text),
-            Run::Owned(text) => SmolStr::from(text),
-        };
-        if !text.is_empty() {
-            parts.push(StrPart::Text(text));
-        }
-    }
+    writer.finish(shift(span))
 }
 
 fn unescape(escape: &str) -> Option<char> {

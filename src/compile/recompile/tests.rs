@@ -295,6 +295,28 @@ fn typing_in_a_title_moves_the_diagnostics_and_retitles_the_task() {
     );
 }
 
+/// A title typed into letter by letter before its parameter, as its
+/// string grows past what the tree holds in place (23 bytes) and back, an
+/// escape typed and taken back (the parameter's place then written out).
+#[test]
+fn typing_in_a_title_across_the_strings_inline_limit_equals_a_fresh_compile() {
+    let mut text = crate::generate::plan_source(60, false);
+    let at = text.find("task t7 \"").expect("t7") + "task t7 \"".len();
+    let mut compilation = compile(&text);
+    let typed = ["a", "b", "c", "d", "e", "f", "\\", "n", "g"];
+    for letter in typed {
+        // "Do part 7 for {team}": 19 bytes in the tree, then 20 to 28.
+        text.insert_str(at, letter);
+        compilation = compilation.recompile(Arc::from(text.as_str()));
+        check(&compilation, &text);
+    }
+    for letter in typed.iter().rev() {
+        text.replace_range(at..at + letter.len(), "");
+        compilation = compilation.recompile(Arc::from(text.as_str()));
+        check(&compilation, &text);
+    }
+}
+
 #[test]
 fn typing_in_a_steps_title_renames_the_step_without_checking_again() {
     let text = crate::generate::plan_source(200, false);

@@ -10,9 +10,12 @@ use crate::span::Span;
 
 mod items;
 mod keywords;
+mod string;
 
 pub use items::{Items, Iter as ItemsIter};
 pub use keywords::Keywords;
+pub(crate) use string::StrWriter;
+pub use string::{Interp, Parts as StrParts, Str, StrPart};
 
 pub use smol_str::SmolStr;
 
@@ -356,48 +359,4 @@ pub struct UseArg {
     pub span: Span,
     pub name: Ident,
     pub value: Literal,
-}
-
-/// A string literal, cooked: escapes resolved, `"""` blocks dedented, and
-/// `{param}` interpolations kept as separate parts.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Str {
-    pub span: Span,
-    pub triple: bool,
-    /// A boxed slice, not a `Vec`: 8 bytes less a string (a task's title, a
-    /// field's text), and no spare room.
-    pub parts: Box<[StrPart]>,
-}
-
-/// A piece of a string.
-#[derive(Clone, Debug, PartialEq)]
-pub enum StrPart {
-    Text(SmolStr),
-    Param(Ident),
-}
-
-impl Str {
-    /// The text with every interpolation written back as `{name}`.
-    pub fn template_text(&self) -> String {
-        let mut out = String::new();
-        for part in &self.parts {
-            match part {
-                StrPart::Text(t) => out.push_str(t),
-                StrPart::Param(p) => {
-                    out.push('{');
-                    out.push_str(&p.name);
-                    out.push('}');
-                }
-            }
-        }
-        out
-    }
-
-    /// The interpolated parameter names.
-    pub fn params(&self) -> impl Iterator<Item = &Ident> {
-        self.parts.iter().filter_map(|p| match p {
-            StrPart::Param(ident) => Some(ident),
-            StrPart::Text(_) => None,
-        })
-    }
 }

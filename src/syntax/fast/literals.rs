@@ -2,9 +2,9 @@
 //! interpolations and `"""` blocks) and numbers, as the grammar's `string`,
 //! `float`, `int` and `bool` rules read them.
 
-use super::{ident_char, short_str, GiveUp, Read, Reader};
+use super::{ident_char, GiveUp, Read, Reader};
 use crate::span::Span;
-use crate::syntax::ast::{Int, Literal, Str, StrPart};
+use crate::syntax::ast::{Int, Literal, Str, StrWriter};
 use crate::syntax::limits::MAX_STRING_BYTES;
 use crate::syntax::strings::{cook_pieces, Piece};
 
@@ -162,7 +162,8 @@ impl Reader<'_> {
     /// as they are). `None` at anything else (an escape, `{{`, a line
     /// break…), which the general path reads or gives up at.
     fn plain_string(&mut self, start: usize) -> Option<Str> {
-        let mark = self.parts.len();
+        let mut bytes = std::mem::take(&mut self.str_bytes);
+        let mut writer = StrWriter::new(&mut bytes, start, false);
         let mut at = start + 1;
         let end = loop {
             let rest = &self.bytes[at..];
@@ -170,33 +171,27 @@ impl Reader<'_> {
                 .iter()
                 .position(|&b| PLAIN_STOP[b as usize])
                 .unwrap_or(rest.len());
-            if run > 0 {
-                let text = short_str(&self.text[at..at + run]);
-                self.parts.push(StrPart::Text(text));
-                at += run;
-            }
+            writer.text(&self.text[at..at + run]);
+            at += run;
             match self.bytes.get(at) {
                 Some(b'"') => break Some(at + 1),
                 Some(b'{') if self.bytes.get(at + 1) != Some(&b'{') => {
                     self.pos = at;
                     let Ok(name) = self.interp() else { break None };
-                    let ident = self.ident(name);
-                    self.parts.push(StrPart::Param(ident));
+                    writer.param(self.text_of(name), name);
                     at = self.pos;
                 }
                 _ => break None,
             }
         };
-        let Some(end) = end.filter(|end| end - start <= MAX_STRING_BYTES) else {
-            self.parts.truncate(mark);
-            return None;
-        };
-        self.pos = end;
-        Some(Str {
-            span: Span::new(start, end),
-            triple: false,
-            parts: self.parts.drain(mark..).collect(),
-        })
+        let string = end
+            .filter(|end| end - start <= MAX_STRING_BYTES)
+            .map(|end| {
+                self.pos = end;
+                writer.finish(Span::new(start, end))
+            });
+        self.str_bytes = bytes;
+        string
     }
 
     /// Where a run of plain text in a string ends: at `\`, a brace, the

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{At, Visit};
+use super::Visit;
 use crate::span::Span;
 use crate::syntax::ast::{PlanItem, Step, StepItem, Task};
 
@@ -80,10 +80,6 @@ pub(crate) fn step_task(old: &PlanItem, new: &PlanItem) -> Option<StepTask> {
 /// A step with every span left out (the text of its strings kept).
 fn erased(step: &Arc<Step>) -> Step {
     let mut step = (**step).clone();
-    step.visit(&mut |at| {
-        if let At::Span(span) = at {
-            *span = Span::default();
-        }
-    });
+    step.visit(&mut |at| super::erased(at, true));
     step
 }

@@ -133,11 +133,7 @@ pub fn same_header_shape(old: &Template, new: &Template) -> bool {
         for p in &mut params {
             p.name.name = Default::default();
         }
-        params.visit(&mut |at| {
-            if let At::Span(span) = at {
-                *span = Span::default();
-            }
-        });
+        params.visit(&mut |at| super::erased(at, true));
         params
     };
     old.name == new.name && old.params.len() == new.params.len() && nameless(old) == nameless(new)

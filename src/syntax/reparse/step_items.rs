@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::{At, Visit};
+use super::Visit;
 use crate::span::Span;
 use crate::syntax::ast::{PlanItem, Step, StepItem, Task};
 
@@ -99,21 +99,13 @@ fn tasks(step: &Step) -> Vec<&Arc<Task>> {
 /// A task with every span left out (the text of its strings kept).
 fn erased(task: &Task) -> Task {
     let mut task = task.clone();
-    task.visit(&mut |at| {
-        if let At::Span(span) = at {
-            *span = Span::default();
-        }
-    });
+    task.visit(&mut |at| super::erased(at, true));
     task
 }
 
 /// An item with every span left out (the text of its strings kept).
 fn erased_item(item: &PlanItem) -> PlanItem {
     let mut item = item.clone();
-    item.visit(&mut |at| {
-        if let At::Span(span) = at {
-            *span = Span::default();
-        }
-    });
+    item.visit(&mut |at| super::erased(at, true));
     item
 }
