@@ -61,6 +61,28 @@ impl Plan {
             dependencies,
         }
     }
+
+    /// The step whose list holds the task at `index` (`tasks[index]`), if
+    /// any: the task's step.
+    pub fn step_of(&self, index: usize) -> Option<&Step> {
+        let id = TaskId::try_from(index + 1).ok()?;
+        self.steps.iter().find(|step| step.tasks.contains(&id))
+    }
+
+    /// Each task's step ([`Plan::step_of`]), by the task's index, from one
+    /// pass over the steps.
+    pub fn steps_of_tasks(&self) -> Vec<Option<&Step>> {
+        let mut of = vec![None; self.tasks.len()];
+        for step in &self.steps {
+            for &id in &step.tasks {
+                let slot = (id as usize).checked_sub(1).and_then(|i| of.get_mut(i));
+                if let Some(slot @ None) = slot {
+                    *slot = Some(step);
+                }
+            }
+        }
+        of
+    }
 }
 
 /// A parameter and the value it has in this build.
@@ -179,32 +201,32 @@ pub struct Step {
 /// in the plan (`plan.tasks[i]` is task `i + 1`) and what it waits for is
 /// the plan's ([`Plan::dependencies`]): a task pasted or deleted moves every
 /// later task's id and dependencies, and the plan makes its one list of
-/// dependencies again around the same tasks, not a copy of each. Kept
-/// small, 48 bytes and one string: its key, title, reasoning and
-/// description one after the other in one allocation exactly their size
-/// (read with [`Task::key`], [`Task::name`], [`Task::reasoning`] and
-/// [`Task::description`]), its step and assignee a name shared by the tasks
-/// that give it ([`Name`]).
+/// dependencies again around the same tasks, not a copy of each. Its step
+/// is the plan's too, the one whose list holds it ([`Plan::step_of`]): a
+/// step renamed changes no task. Kept small, 40 bytes and one string: its
+/// key, title, reasoning and description one after the other in one
+/// allocation exactly their size (read with [`Task::key`], [`Task::name`],
+/// [`Task::reasoning`] and [`Task::description`]), its assignee a name
+/// shared by the tasks that give it ([`Name`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Task {
     /// The key, the title, the reasoning and the description.
     text: Box<str>,
-    pub step: Option<Name>,
     pub assignee: Option<Name>,
     /// Where the key, the title and the reasoning end in `text`, and which
     /// of the reasoning and the description are given ([`Ends`]).
     ends: [u32; 3],
     /// `retry N` (0 to 1000), [`NO_RETRY`] when the task does not say: two
-    /// bytes, not the four of an `Option<u16>`, so that the task is 48
-    /// bytes, not 56 ([`Task::retry`]).
+    /// bytes, not the four of an `Option<u16>`, so that the task is 40
+    /// bytes, not 48 ([`Task::retry`]).
     retry: u16,
     pub optional: bool,
     /// `priority high|medium|low`, if given.
     pub priority: Option<Priority>,
 }
 
-/// A step's or a role's name as tasks give it: one allocation shared by all
-/// the tasks that give it (8 bytes a task, not a 24-byte `SmolStr` each).
+/// A role's name as tasks give it: one allocation shared by all the tasks
+/// that give it (8 bytes a task, not a 24-byte `SmolStr` each).
 pub type Name = Arc<SmolStr>;
 
 /// [`Task::retry`] when the task does not say (the checker keeps 0 to 1000).
@@ -286,8 +308,8 @@ impl Ends {
 
 impl Task {
     /// A task with a key, a title, a reasoning and a description (either or
-    /// both of the last two absent), not optional, with no step, assignee,
-    /// `retry` or priority.
+    /// both of the last two absent), not optional, with no assignee, `retry`
+    /// or priority.
     pub fn new(key: &str, name: &str, reasoning: Option<&str>, description: Option<&str>) -> Task {
         let parts = [
             key,
@@ -312,7 +334,6 @@ impl Task {
         parts.iter().for_each(|part| text.push_str(part));
         Task {
             text: text.into_boxed_str(),
-            step: None,
             assignee: None,
             ends: kept,
             retry: NO_RETRY,

@@ -539,7 +539,6 @@ pub(super) fn ir_task(
     };
     let said = (reasoning.as_deref(), description.as_deref());
     let mut ir_task = ir::Task::new(old.key(), &name, said.0, said.1);
-    ir_task.step = old.step.clone();
     ir_task.assignee = assignee;
     fields.give(&mut ir_task);
     Some((ir_task, references))

@@ -83,8 +83,8 @@ fn task_card(compilation: &Compilation, def: usize, name: &str) -> String {
     let key_of =
         |id: &ir::TaskId| -> &str { plan.tasks.get(*id as usize - 1).map_or("?", |t| t.key()) };
     let mut out = format!("**task** `{name}`");
-    if let Some(step) = &task.step {
-        out.push_str(&format!(" in step `{step}`"));
+    if let Some(step) = plan.step_of(index) {
+        out.push_str(&format!(" in step `{}`", step.id));
     }
     out.push_str(&format!("\n\n{}\n", task.name()));
     let mut facts = Vec::new();

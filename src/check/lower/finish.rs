@@ -3,9 +3,7 @@
 //! threads for a large plan), and the steps and tasks of the IR.
 
 use super::instances::RefRuns;
-use super::{
-    side_by_side, Env, Lowered, Lowering, Member, StepSource, TaskSource, Unknown, Unresolved,
-};
+use super::{side_by_side, Env, Lowered, Lowering, Member, TaskSource, Unknown, Unresolved};
 use crate::check::declare::Declarations;
 use crate::check::graph;
 use crate::check::params::Params;
@@ -489,8 +487,7 @@ impl<'a> Lowering<'a, '_> {
         };
         let texts_from = c.symbols.references.len();
         let mut runs = RefRuns::default();
-        let mut texts =
-            |c: &mut Checker| task_texts(c, (&tasks, &steps), keep_tasks, &mut text, &mut runs);
+        let mut texts = |c: &mut Checker| task_texts(c, &tasks, keep_tasks, &mut text, &mut runs);
         let ((graph_diagnostics, dependencies, memo), ir_tasks) = if side_by_side(tasks.len()) {
             std::thread::scope(|scope| {
                 let graph = scope.spawn(check_graph);
@@ -538,20 +535,16 @@ impl<'a> Lowering<'a, '_> {
 /// so its memory is used again for the next). `text` interpolates a string
 /// in its task's environment. Each task is made in its `Arc` at once: a
 /// list of the tasks themselves would be made and freed (or, collected into
-/// the `Arc`s' list, kept) after. The tasks of a step, and those a role is
-/// assigned to, share one [`ir::Name`] for it.
+/// the `Arc`s' list, kept) after. The tasks a role is assigned to share
+/// one [`ir::Name`] for it (a task's step is the plan's: [`ir::Plan::step_of`]).
 fn task_texts(
     c: &mut Checker,
-    (tasks, steps): (&[TaskSource<'_>], &[StepSource<'_>]),
+    tasks: &[TaskSource<'_>],
     keep_tasks: bool,
     text: &mut dyn FnMut(&mut Checker, Env, &ast::Str) -> String,
     runs: &mut RefRuns,
 ) -> Vec<std::sync::Arc<ir::Task>> {
     let mut ir_tasks = Vec::with_capacity(if keep_tasks { tasks.len() } else { 0 });
-    let step_names: Vec<ir::Name> = match keep_tasks {
-        true => steps.iter().map(|s| ir::Name::new(s.key.clone())).collect(),
-        false => Vec::new(),
-    };
     let mut roles = SharedNames::default();
     for source in tasks {
         let fields = TaskFields::of(source.task);
@@ -566,7 +559,6 @@ fn task_texts(
         }
         let said = (reasoning.as_deref(), description.as_deref());
         let mut task = ir::Task::new(&source.key, &name, said.0, said.1);
-        task.step = source.step.map(|s| step_names[s as usize].clone());
         task.assignee = fields.assignee.map(|role| roles.of(role));
         fields.give(&mut task);
         ir_tasks.push(std::sync::Arc::new(task));
