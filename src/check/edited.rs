@@ -223,7 +223,7 @@ pub(super) fn within_pair_budget(
         a.saturating_mul(b).saturating_add(a + b)
     };
     let groups: u64 = kept.groups.iter().map(group).sum();
-    let edges = kept.edges.iter().filter(|e| !e.direct).count() as u64;
+    let edges = kept.edges.iter().filter(|e| !e.direct()).count() as u64;
     let steps: Vec<bool> = (previous.symbols.definitions.unmoved())
         .map(|d| d.kind == SymbolKind::Step)
         .collect();
@@ -388,14 +388,14 @@ impl Gone {
             .collect();
         let (mut edges, mut steps) = (Vec::new(), false);
         for (i, e) in kept.edges.iter().enumerate() {
-            if !inside(e.file, e.span) || e.span == name {
+            if !inside(e.file(), e.span) || e.span == name {
                 continue;
             }
             // Its own: a task it names, or one of a step it names.
             if e.dependent as usize != index {
                 return None;
             }
-            steps |= !e.direct;
+            steps |= !e.direct();
             edges.push(i);
         }
         let mut other = Vec::new();

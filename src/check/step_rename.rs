@@ -359,7 +359,7 @@ fn pairs_bound(groups: &[GroupEdge], edges: &[graph::Edge]) -> u64 {
             a.saturating_mul(b).saturating_add(a + b)
         })
         .sum();
-    let indirect = edges.iter().filter(|e| !e.direct).count() as u64;
+    let indirect = edges.iter().filter(|e| !e.direct()).count() as u64;
     of_groups.saturating_add(indirect.saturating_mul(3))
 }
 

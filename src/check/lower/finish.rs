@@ -87,12 +87,14 @@ impl TaskEdges {
             copied = group.at;
             let dependencies = names.tasks_of(&group.member);
             pairs = pairs.saturating_add(super::pairs(1, dependencies.len()));
-            edges.extend(dependencies.iter().map(|&dependency| graph::Edge {
-                dependent: group.dependent as u32,
-                dependency: dependency as u32,
-                file: group.file,
-                span: group.reference.span,
-                direct: false,
+            edges.extend(dependencies.iter().map(|&dependency| {
+                graph::Edge::new(
+                    group.dependent as u32,
+                    dependency as u32,
+                    group.file,
+                    group.reference.span,
+                    false,
+                )
             }));
         }
         edges.extend(singles);
@@ -196,13 +198,13 @@ fn task_after(
         }
         match *names.tasks_of(&member) {
             [] => {}
-            [dependency] => out.edges.push(graph::Edge {
-                dependent: index as u32,
-                dependency: dependency as u32,
+            [dependency] => out.edges.push(graph::Edge::new(
+                index as u32,
+                dependency as u32,
                 file,
-                span: reference.span,
-                direct: matches!(member, Member::Task(_)),
-            }),
+                reference.span,
+                matches!(member, Member::Task(_)),
+            )),
             _ => out.to_groups.push(ToGroup {
                 at: out.edges.len(),
                 dependent: index,
@@ -249,12 +251,14 @@ impl<'a> Lowering<'a, '_> {
                 continue;
             }
             c.group_pairs += pairs;
-            edges.extend(dependencies.iter().map(|&dependency| graph::Edge {
-                dependent: group.dependent as u32,
-                dependency: dependency as u32,
-                file: group.file,
-                span: group.reference.span,
-                direct: false,
+            edges.extend(dependencies.iter().map(|&dependency| {
+                graph::Edge::new(
+                    group.dependent as u32,
+                    dependency as u32,
+                    group.file,
+                    group.reference.span,
+                    false,
+                )
             }));
         }
         edges.extend(singles);
@@ -357,13 +361,13 @@ impl<'a> Lowering<'a, '_> {
         }
         if sequential.is_some() {
             for pair in self.steps[s].tasks.windows(2) {
-                edges.push(graph::Edge {
-                    dependent: pair[1] as u32,
-                    dependency: pair[0] as u32,
+                edges.push(graph::Edge::new(
+                    pair[1] as u32,
+                    pair[0] as u32,
                     file,
-                    span: self.tasks[pair[1]].task.name.span,
-                    direct: false,
-                });
+                    self.tasks[pair[1]].task.name.span,
+                    false,
+                ));
             }
         }
         if self.steps[s].tasks.is_empty() && c.withheld_within(file, step.span) {
