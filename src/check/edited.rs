@@ -532,14 +532,9 @@ pub(super) fn ir_task(
         .ok()?;
     let name = text(&task.title)?;
     let old = &plan.tasks[index];
-    // The assignee's name shared with the task's before, if the same.
-    let assignee = match (fields.assignee, &old.assignee) {
-        (Some(new), Some(was)) if **was == *new => Some(was.clone()),
-        (new, _) => new.map(|role| ir::Name::new(role.clone())),
-    };
     let said = (reasoning.as_deref(), description.as_deref());
-    let mut ir_task = ir::Task::new(old.key(), &name, said.0, said.1);
-    ir_task.assignee = assignee;
+    let assignee = fields.assignee.map(|role| role.as_str());
+    let mut ir_task = ir::Task::assigned(old.key(), &name, said.0, said.1, assignee);
     fields.give(&mut ir_task);
     Some((ir_task, references))
 }

@@ -12,7 +12,6 @@ use crate::document::{
     Meta, PlanDocument, Retry, RoleDoc, State, StepDoc, TaskDoc, TaskStatus, FORMAT,
 };
 use crate::ir::{self, Value};
-use crate::syntax::ast::SmolStr;
 
 pub use targets::{render, render_tagged, Target};
 pub use taskmaster_file::{write_tag, NotTaskMaster};
@@ -83,7 +82,7 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
                 result: None,
                 key: Some(t.key().to_owned()),
                 step: step.map(|s| s.id.to_string()),
-                assignee: t.assignee.as_deref().map(SmolStr::to_string),
+                assignee: t.assignee().map(str::to_owned),
                 description: t.description().map(str::to_owned),
                 optional: t.optional,
                 retry: Retry {

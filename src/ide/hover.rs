@@ -88,7 +88,7 @@ fn task_card(compilation: &Compilation, def: usize, name: &str) -> String {
     }
     out.push_str(&format!("\n\n{}\n", task.name()));
     let mut facts = Vec::new();
-    if let Some(assignee) = &task.assignee {
+    if let Some(assignee) = task.assignee() {
         facts.push(format!("- assignee: `{assignee}`"));
     }
     let dependencies = plan.dependencies.of(index);
@@ -150,7 +150,7 @@ fn role_card(compilation: &Compilation, def: usize, name: &str) -> String {
         let tasks: Vec<&str> = plan
             .tasks
             .iter()
-            .filter(|t| t.assignee.as_deref().map(ast::SmolStr::as_str) == Some(name))
+            .filter(|t| t.assignee() == Some(name))
             .map(|t| t.key())
             .collect();
         if !tasks.is_empty() {

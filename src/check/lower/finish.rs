@@ -539,8 +539,9 @@ impl<'a> Lowering<'a, '_> {
 /// so its memory is used again for the next). `text` interpolates a string
 /// in its task's environment. Each task is made in its `Arc` at once: a
 /// list of the tasks themselves would be made and freed (or, collected into
-/// the `Arc`s' list, kept) after. The tasks a role is assigned to share
-/// one [`ir::Name`] for it (a task's step is the plan's: [`ir::Plan::step_of`]).
+/// the `Arc`s' list, kept) after. A task's assignee is a string of its own
+/// (the last in its one allocation); its step is the plan's
+/// ([`ir::Plan::step_of`]).
 fn task_texts(
     c: &mut Checker,
     tasks: &[TaskSource<'_>],
@@ -549,7 +550,6 @@ fn task_texts(
     runs: &mut RefRuns,
 ) -> Vec<std::sync::Arc<ir::Task>> {
     let mut ir_tasks = Vec::with_capacity(if keep_tasks { tasks.len() } else { 0 });
-    let mut roles = SharedNames::default();
     for source in tasks {
         let fields = TaskFields::of(source.task);
         c.file = source.file;
@@ -562,30 +562,12 @@ fn task_texts(
             continue;
         }
         let said = (reasoning.as_deref(), description.as_deref());
-        let mut task = ir::Task::new(&source.key, &name, said.0, said.1);
-        task.assignee = fields.assignee.map(|role| roles.of(role));
+        let assignee = fields.assignee.map(|role| role.as_str());
+        let mut task = ir::Task::assigned(&source.key, &name, said.0, said.1, assignee);
         fields.give(&mut task);
         ir_tasks.push(std::sync::Arc::new(task));
     }
     ir_tasks
-}
-
-/// One [`ir::Name`] for each name given, shared by all that give it.
-#[derive(Default)]
-struct SharedNames(rustc_hash::FxHashMap<SmolStr, ir::Name>);
-
-impl SharedNames {
-    /// The one name `name`.
-    fn of(&mut self, name: &SmolStr) -> ir::Name {
-        match self.0.get(name) {
-            Some(shared) => shared.clone(),
-            None => {
-                let shared = ir::Name::new(name.clone());
-                self.0.insert(name.clone(), shared.clone());
-                shared
-            }
-        }
-    }
 }
 
 /// The graph's diagnostics and, when the tasks are kept, each task's
