@@ -50,6 +50,23 @@ pub(in crate::check) struct ToGroup {
     reference: ast::Ident,
 }
 
+impl ToGroup {
+    /// Its edges: from the dependent to each of `dependencies` (the tasks
+    /// the step or instance it names stands for).
+    fn edges<'d>(&'d self, dependencies: &'d [usize]) -> impl Iterator<Item = graph::Edge> + 'd {
+        dependencies.iter().map(|&dependency| {
+            let span = self.reference.span;
+            graph::Edge::new(
+                self.dependent as u32,
+                dependency as u32,
+                self.file,
+                span,
+                false,
+            )
+        })
+    }
+}
+
 impl TaskEdges {
     fn with_capacity(edges: usize) -> TaskEdges {
         TaskEdges {
@@ -87,15 +104,7 @@ impl TaskEdges {
             copied = group.at;
             let dependencies = names.tasks_of(&group.member);
             pairs = pairs.saturating_add(super::pairs(1, dependencies.len()));
-            edges.extend(dependencies.iter().map(|&dependency| {
-                graph::Edge::new(
-                    group.dependent as u32,
-                    dependency as u32,
-                    group.file,
-                    group.reference.span,
-                    false,
-                )
-            }));
+            edges.extend(group.edges(dependencies));
         }
         edges.extend(singles);
         (edges, pairs)
@@ -251,15 +260,7 @@ impl<'a> Lowering<'a, '_> {
                 continue;
             }
             c.group_pairs += pairs;
-            edges.extend(dependencies.iter().map(|&dependency| {
-                graph::Edge::new(
-                    group.dependent as u32,
-                    dependency as u32,
-                    group.file,
-                    group.reference.span,
-                    false,
-                )
-            }));
+            edges.extend(group.edges(dependencies));
         }
         edges.extend(singles);
         edges
