@@ -61,6 +61,28 @@ impl Plan {
             dependencies,
         }
     }
+
+    /// The step whose list holds the task at `index` (`tasks[index]`), if
+    /// any: the task's step.
+    pub fn step_of(&self, index: usize) -> Option<&Step> {
+        let id = TaskId::try_from(index + 1).ok()?;
+        self.steps.iter().find(|step| step.tasks.contains(&id))
+    }
+
+    /// Each task's step ([`Plan::step_of`]), by the task's index, from one
+    /// pass over the steps.
+    pub fn steps_of_tasks(&self) -> Vec<Option<&Step>> {
+        let mut of = vec![None; self.tasks.len()];
+        for step in &self.steps {
+            for &id in &step.tasks {
+                let slot = (id as usize).checked_sub(1).and_then(|i| of.get_mut(i));
+                if let Some(slot @ None) = slot {
+                    *slot = Some(step);
+                }
+            }
+        }
+        of
+    }
 }
 
 /// A parameter and the value it has in this build.
@@ -179,59 +201,72 @@ pub struct Step {
 /// in the plan (`plan.tasks[i]` is task `i + 1`) and what it waits for is
 /// the plan's ([`Plan::dependencies`]): a task pasted or deleted moves every
 /// later task's id and dependencies, and the plan makes its one list of
-/// dependencies again around the same tasks, not a copy of each. Kept
-/// small, 48 bytes and one string: its key, title, reasoning and
-/// description one after the other in one allocation exactly their size
-/// (read with [`Task::key`], [`Task::name`], [`Task::reasoning`] and
-/// [`Task::description`]), its step and assignee a name shared by the tasks
-/// that give it ([`Name`]).
+/// dependencies again around the same tasks, not a copy of each. Its step
+/// is the plan's too, the one whose list holds it ([`Plan::step_of`]): a
+/// step renamed changes no task. Kept small, 32 bytes and one string: its
+/// key, title, reasoning, description and assignee one after the other in
+/// one allocation exactly their size (read with [`Task::key`],
+/// [`Task::name`], [`Task::reasoning`], [`Task::description`] and
+/// [`Task::assignee`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Task {
-    /// The key, the title, the reasoning and the description.
+    /// The key, the title, the reasoning, the description and the assignee.
     text: Box<str>,
-    pub step: Option<Name>,
-    pub assignee: Option<Name>,
-    /// Where the key, the title and the reasoning end in `text`, and which
-    /// of the reasoning and the description are given ([`Ends`]).
+    /// Where the key, the title and the reasoning end in `text`, the
+    /// assignee's length, and which of the reasoning and the description
+    /// are given ([`Ends`]).
     ends: [u32; 3],
     /// `retry N` (0 to 1000), [`NO_RETRY`] when the task does not say: two
-    /// bytes, not the four of an `Option<u16>`, so that the task is 48
-    /// bytes, not 56 ([`Task::retry`]).
+    /// bytes, not the four of an `Option<u16>`, so that the task is 32
+    /// bytes, not 40 ([`Task::retry`]).
     retry: u16,
     pub optional: bool,
     /// `priority high|medium|low`, if given.
     pub priority: Option<Priority>,
 }
 
-/// A step's or a role's name as tasks give it: one allocation shared by all
-/// the tasks that give it (8 bytes a task, not a 24-byte `SmolStr` each).
-pub type Name = Arc<SmolStr>;
-
 /// [`Task::retry`] when the task does not say (the checker keeps 0 to 1000).
 const NO_RETRY: u16 = u16::MAX;
 
-/// Where a task's key, title and reasoning end in its text, and which of the
-/// reasoning and the description it has.
+/// Where a task's key, title and reasoning end in its text, how long its
+/// assignee is (the text's last part), and which of the reasoning and the
+/// description it has.
 ///
-/// Kept in a task's `ends` as three `u32`s when its text is under 1 GiB (the
-/// two flags in the first's top bits), or else (interpolation is not
-/// bounded, so there could be one) written in decimal before the text, the
-/// second `u32` [`WIDE`].
+/// Kept in a task's `ends` as three `u32`s when its text is under 1 GiB,
+/// its key under 4 MiB and its assignee under 255 bytes (the key's end, the
+/// assignee's length plus one, 0 for none, and the two flags in the first),
+/// or else (interpolation is not bounded, so there could be one) written in
+/// decimal before the text, the second `u32` [`WIDE`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Ends {
     key: usize,
     name: usize,
     reasoning: usize,
+    /// The assignee's length, if the task has one.
+    assignee: Option<usize>,
     has_reasoning: bool,
     has_description: bool,
 }
 
-/// Where the flags start in `ends[0]`: the key's end below them.
+/// Where the flags start in `ends[0]`: the key's end and the assignee's
+/// length below them.
 const FLAGS: u32 = 30;
+/// Where the assignee's length (plus one) starts in `ends[0]`: the key's end
+/// below it.
+const ASSIGNEE: u32 = 22;
 /// The longest text a task's `ends` say in `u32`s (1 GiB: two bits of the
-/// key's end for the flags; 16 bytes under test, so that the tests reach
-/// the ends written before the text).
+/// first for the flags; 16 bytes under test, so that the tests reach the
+/// ends written before the text).
 const NARROW: usize = if cfg!(test) { 16 } else { 1 << FLAGS };
+/// The longest key they say (4 MiB; 4 bytes under test).
+const NARROW_KEY: usize = if cfg!(test) { 4 } else { 1 << ASSIGNEE };
+/// The longest assignee they say (254 bytes: its length plus one in eight
+/// bits; 3 under test).
+const NARROW_ASSIGNEE: usize = if cfg!(test) {
+    3
+} else {
+    (1 << (FLAGS - ASSIGNEE)) - 2
+};
 /// `ends[1]` of a task whose ends are written before its text.
 const WIDE: u32 = u32::MAX;
 
@@ -241,25 +276,39 @@ impl Ends {
         u32::from(self.has_reasoning) | u32::from(self.has_description) << 1
     }
 
-    /// The ends of `parts` (a key, a title, a reasoning and a description).
-    fn of(parts: [&str; 4], has_reasoning: bool, has_description: bool) -> Ends {
+    /// The assignee's length plus one, 0 for none.
+    fn assignee_code(self) -> usize {
+        self.assignee.map_or(0, |len| len + 1)
+    }
+
+    /// The ends of `parts` (a key, a title, a reasoning, a description and
+    /// an assignee).
+    fn of(parts: [&str; 5], flags: [bool; 3]) -> Ends {
+        let [has_reasoning, has_description, has_assignee] = flags;
         Ends {
             key: parts[0].len(),
             name: parts[0].len() + parts[1].len(),
             reasoning: parts[0].len() + parts[1].len() + parts[2].len(),
+            assignee: has_assignee.then_some(parts[4].len()),
             has_reasoning,
             has_description,
         }
     }
 
-    /// The ends written before a text past [`NARROW`].
+    /// Whether three `u32`s say them, for a text of `len` bytes.
+    fn narrow(self, len: usize) -> bool {
+        len < NARROW && self.key < NARROW_KEY && self.assignee.is_none_or(|a| a <= NARROW_ASSIGNEE)
+    }
+
+    /// The ends written before a text that three `u32`s cannot say.
     fn prefix(self) -> String {
         format!(
-            "{},{},{},{};",
+            "{},{},{},{},{};",
             self.key,
             self.name,
             self.reasoning,
-            self.given()
+            self.given(),
+            self.assignee_code()
         )
     }
 
@@ -268,15 +317,16 @@ impl Ends {
     #[cold]
     #[inline(never)]
     fn written(text: &str) -> (Ends, &str) {
-        // Written by `Task::new`: four numbers, then `;`.
+        // Written by `Task::assigned`: five numbers, then `;`.
         let (prefix, text) = text.split_once(';').unwrap_or(("", text));
         let mut numbers = prefix.split(',').map(|n| n.parse().unwrap_or(0));
         let mut next = || numbers.next().unwrap_or(0);
-        let (key, name, reasoning, given) = (next(), next(), next(), next());
+        let (key, name, reasoning, given, assignee) = (next(), next(), next(), next(), next());
         let ends = Ends {
             key,
             name,
             reasoning,
+            assignee: assignee.checked_sub(1),
             has_reasoning: given & 1 != 0,
             has_description: given & 2 != 0,
         };
@@ -286,21 +336,39 @@ impl Ends {
 
 impl Task {
     /// A task with a key, a title, a reasoning and a description (either or
-    /// both of the last two absent), not optional, with no step, assignee,
-    /// `retry` or priority.
+    /// both of the last two absent), not optional, with no assignee, `retry`
+    /// or priority.
     pub fn new(key: &str, name: &str, reasoning: Option<&str>, description: Option<&str>) -> Task {
+        Task::assigned(key, name, reasoning, description, None)
+    }
+
+    /// [`Task::new`] with an assignee (a role's name), if given.
+    pub fn assigned(
+        key: &str,
+        name: &str,
+        reasoning: Option<&str>,
+        description: Option<&str>,
+        assignee: Option<&str>,
+    ) -> Task {
         let parts = [
             key,
             name,
             reasoning.unwrap_or(""),
             description.unwrap_or(""),
+            assignee.unwrap_or(""),
         ];
-        let ends = Ends::of(parts, reasoning.is_some(), description.is_some());
+        let flags = [
+            reasoning.is_some(),
+            description.is_some(),
+            assignee.is_some(),
+        ];
+        let ends = Ends::of(parts, flags);
         let len = parts.iter().map(|part| part.len()).sum::<usize>();
-        let (mut text, kept) = match len < NARROW {
+        let (mut text, kept) = match ends.narrow(len) {
             true => {
+                let first = ends.key | ends.assignee_code() << ASSIGNEE;
                 let kept = [
-                    ends.key as u32 | ends.given() << FLAGS,
+                    first as u32 | ends.given() << FLAGS,
                     ends.name as u32,
                     ends.reasoning as u32,
                 ];
@@ -312,8 +380,6 @@ impl Task {
         parts.iter().for_each(|part| text.push_str(part));
         Task {
             text: text.into_boxed_str(),
-            step: None,
-            assignee: None,
             ends: kept,
             retry: NO_RETRY,
             optional: false,
@@ -321,19 +387,22 @@ impl Task {
         }
     }
 
-    /// Where its key, title and reasoning end, and its text from its key
-    /// on. Inlined, so that a reader of one string computes only its ends (a
-    /// rename's recheck reads every task's key).
+    /// Where its key, title and reasoning end and how long its assignee is,
+    /// and its text from its key on. Inlined, so that a reader of one
+    /// string computes only its ends (a rename's recheck reads every task's
+    /// key).
     #[inline]
     fn ends(&self) -> (Ends, &str) {
         let [first, name, reasoning] = self.ends;
         if name == WIDE {
             return Ends::written(&self.text);
         }
+        let assignee = (first >> ASSIGNEE & ((1 << (FLAGS - ASSIGNEE)) - 1)) as usize;
         let ends = Ends {
-            key: (first & ((1 << FLAGS) - 1)) as usize,
+            key: (first & ((1 << ASSIGNEE) - 1)) as usize,
             name: name as usize,
             reasoning: reasoning as usize,
+            assignee: assignee.checked_sub(1),
             has_reasoning: first >> FLAGS & 1 != 0,
             has_description: first >> FLAGS & 2 != 0,
         };
@@ -365,7 +434,15 @@ impl Task {
     #[inline]
     pub fn description(&self) -> Option<&str> {
         let (ends, text) = self.ends();
-        ends.has_description.then(|| &text[ends.reasoning..])
+        let end = text.len() - ends.assignee.unwrap_or(0);
+        ends.has_description.then(|| &text[ends.reasoning..end])
+    }
+
+    /// `assignee ROLE`: the role's name, if given.
+    #[inline]
+    pub fn assignee(&self) -> Option<&str> {
+        let (ends, text) = self.ends();
+        ends.assignee.map(|len| &text[text.len() - len..])
     }
 
     /// `retry N` (0 to 1000), if the task says.
@@ -390,18 +467,25 @@ impl Task {
         reasoning: Option<String>,
         description: Option<String>,
     ) {
-        let new = Task::new(
+        let new = Task::assigned(
             self.key(),
             &name,
             reasoning.as_deref(),
             description.as_deref(),
+            self.assignee(),
         );
         (self.text, self.ends) = (new.text, new.ends);
     }
 
     /// Gives it the key `key`, its other strings kept.
     pub fn set_key(&mut self, key: &str) {
-        let new = Task::new(key, self.name(), self.reasoning(), self.description());
+        let new = Task::assigned(
+            key,
+            self.name(),
+            self.reasoning(),
+            self.description(),
+            self.assignee(),
+        );
         (self.text, self.ends) = (new.text, new.ends);
     }
 }
@@ -547,21 +631,27 @@ mod tests {
     use super::*;
 
     /// A task's strings and `retry` read back as given, its texts under and
-    /// past `NARROW` (16 bytes under test, 1 GiB otherwise).
+    /// past `NARROW` (16 bytes under test, 1 GiB otherwise), its keys and
+    /// assignees under and past theirs (4 and 3 bytes under test).
     #[test]
     fn a_task_reads_back_its_strings() {
         let some = [None, Some(""), Some("r"), Some("a longer reasoning")];
-        for key in ["t", "a_rather_long_key"] {
+        let assignees = [None, Some(""), Some("r"), Some("role5")];
+        for (key, assignee) in ["t", "a_rather_long_key"]
+            .iter()
+            .flat_map(|k| assignees.map(|a| (*k, a)))
+        {
             for name in ["", "Do it", "Do part 12345 for {team}, é 𝄞"] {
                 for (reasoning, description) in some.iter().flat_map(|r| some.map(|d| (*r, d))) {
-                    let mut task = Task::new(key, name, reasoning, description);
+                    let mut task = Task::assigned(key, name, reasoning, description, assignee);
                     let read = (
                         task.key(),
                         task.name(),
                         task.reasoning(),
                         task.description(),
+                        task.assignee(),
                     );
-                    assert_eq!(read, (key, name, reasoning, description));
+                    assert_eq!(read, (key, name, reasoning, description, assignee));
                     assert_eq!(task.retry(), None);
                     task.set_retry(Some(1000));
                     assert_eq!(task.retry(), Some(1000));
@@ -572,11 +662,13 @@ mod tests {
                         task.name(),
                         task.reasoning(),
                         task.description(),
+                        task.assignee(),
                     );
-                    assert_eq!(read, ("k", "n", description, None));
+                    assert_eq!(read, ("k", "n", description, None, assignee));
                     assert_eq!(task.retry(), Some(1000));
                 }
             }
         }
+        assert_eq!(std::mem::size_of::<Task>(), 32);
     }
 }

@@ -223,7 +223,7 @@ pub(super) fn within_pair_budget(
         a.saturating_mul(b).saturating_add(a + b)
     };
     let groups: u64 = kept.groups.iter().map(group).sum();
-    let edges = kept.edges.iter().filter(|e| !e.direct).count() as u64;
+    let edges = kept.edges.iter().filter(|e| !e.direct()).count() as u64;
     let steps: Vec<bool> = (previous.symbols.definitions.unmoved())
         .map(|d| d.kind == SymbolKind::Step)
         .collect();
@@ -388,14 +388,14 @@ impl Gone {
             .collect();
         let (mut edges, mut steps) = (Vec::new(), false);
         for (i, e) in kept.edges.iter().enumerate() {
-            if !inside(e.file, e.span) || e.span == name {
+            if !inside(e.file(), e.span) || e.span == name {
                 continue;
             }
             // Its own: a task it names, or one of a step it names.
             if e.dependent as usize != index {
                 return None;
             }
-            steps |= !e.direct;
+            steps |= !e.direct();
             edges.push(i);
         }
         let mut other = Vec::new();
@@ -532,15 +532,9 @@ pub(super) fn ir_task(
         .ok()?;
     let name = text(&task.title)?;
     let old = &plan.tasks[index];
-    // The assignee's name shared with the task's before, if the same.
-    let assignee = match (fields.assignee, &old.assignee) {
-        (Some(new), Some(was)) if **was == *new => Some(was.clone()),
-        (new, _) => new.map(|role| ir::Name::new(role.clone())),
-    };
     let said = (reasoning.as_deref(), description.as_deref());
-    let mut ir_task = ir::Task::new(old.key(), &name, said.0, said.1);
-    ir_task.step = old.step.clone();
-    ir_task.assignee = assignee;
+    let assignee = fields.assignee.map(|role| role.as_str());
+    let mut ir_task = ir::Task::assigned(old.key(), &name, said.0, said.1, assignee);
     fields.give(&mut ir_task);
     Some((ir_task, references))
 }

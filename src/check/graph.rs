@@ -24,16 +24,47 @@ pub struct Node<'a> {
 }
 
 /// "`dependent` comes after `dependency`", and where the source says so.
-/// The tasks' numbers in 32 bits: 24 bytes an edge, not 32 (a recompile
-/// keeps and copies every edge of the plan).
+/// The tasks' numbers in 32 bits, and whether the reference named one task
+/// directly in the top bit of the file's: 20 bytes an edge, not 24 (a
+/// recompile keeps and copies every edge of the plan).
 #[derive(Clone, Copy, Debug)]
 pub struct Edge {
     pub dependent: u32,
     pub dependency: u32,
-    pub file: FileId,
+    /// The file's id, [`DIRECT`] set if the edge is direct ([`Edge::direct`]).
+    file_direct: u32,
     pub span: Span,
-    /// The reference named one task directly, so it may be reported redundant.
-    pub direct: bool,
+}
+
+/// The bit of [`Edge`]'s file that says it is direct: a compilation's
+/// files are numbered from 0, far fewer than 2³¹.
+const DIRECT: u32 = 1 << 31;
+
+impl Edge {
+    /// The edge from `dependent` to `dependency` that `span` of `file`
+    /// makes, `direct` if the reference named one task directly.
+    #[inline]
+    pub fn new(dependent: u32, dependency: u32, file: FileId, span: Span, direct: bool) -> Edge {
+        Edge {
+            dependent,
+            dependency,
+            file_direct: (file.0 & !DIRECT) | if direct { DIRECT } else { 0 },
+            span,
+        }
+    }
+
+    /// The file of the reference that makes it.
+    #[inline]
+    pub fn file(&self) -> FileId {
+        FileId(self.file_direct & !DIRECT)
+    }
+
+    /// Whether the reference named one task directly, so that the edge may
+    /// be reported redundant.
+    #[inline]
+    pub fn direct(&self) -> bool {
+        self.file_direct & DIRECT != 0
+    }
 }
 
 /// "Each of `dependents` comes after each of `dependencies`": one `after`
@@ -112,7 +143,7 @@ impl DepGraph<'_> {
             let singles = self.edges[from..to].iter().map(|e| EdgeRef {
                 dependent: e.dependent as usize,
                 dependency: e.dependency as usize,
-                file: e.file,
+                file: e.file(),
                 span: e.span,
             });
             let group = self.groups.get(i).into_iter().flat_map(|g| {
@@ -199,7 +230,7 @@ pub fn check_reusing(graph: &DepGraph<'_>, wanted: Wanted, previous: Option<&Mem
             Wanted::Dependencies => None,
             Wanted::Diagnostics => {
                 let mut direct = vec![false; n];
-                for edge in graph.edges.iter().filter(|e| e.direct) {
+                for edge in graph.edges.iter().filter(|e| e.direct()) {
                     direct[edge.dependent as usize] = true;
                 }
                 Some(direct)
@@ -783,7 +814,7 @@ impl<'d> Search<'d> {
 /// dependent's dependencies (not itself), not kept.
 fn left_out(edge: &Edge, dependencies: &Adjacency, kept: &Adjacency) -> bool {
     let (dependent, dependency) = (edge.dependent as usize, edge.dependency);
-    edge.direct
+    edge.direct()
         && kept.of(dependent).binary_search(&dependency).is_err()
         && dependencies
             .of(dependent)
@@ -833,7 +864,7 @@ fn redundant(
                     graph.nodes[dependent].name
                 ),
             )
-            .label(edge.file, edge.span, "redundant dependency")
+            .label(edge.file(), edge.span, "redundant dependency")
             .help(format!("remove `{target_name}` from this `after`")),
         );
     }

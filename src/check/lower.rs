@@ -53,7 +53,6 @@ struct TaskSource<'a> {
     key: SmolStr,
     /// Where its names are resolved and its strings take their values from.
     env: Env,
-    step: Option<u32>,
 }
 
 struct StepSource<'a> {
@@ -200,13 +199,13 @@ impl<'a, 'd> Lowering<'a, 'd> {
                     });
                     for item in &step.items {
                         if let ast::StepItem::Task(task) = item {
-                            let t = self.task(c, task, file, prefix, env, Some(index as u32));
+                            let t = self.task(c, task, file, prefix, env);
                             self.steps[index].tasks.push(t);
                         }
                     }
                 }
                 ast::PlanItem::Task(task) => {
-                    self.task(c, task, file, prefix, env, None);
+                    self.task(c, task, file, prefix, env);
                 }
                 ast::PlanItem::Use(use_) => self.instantiate(c, params, use_, file, prefix, env),
                 _ => {}
@@ -246,7 +245,6 @@ impl<'a, 'd> Lowering<'a, 'd> {
         file: FileId,
         prefix: &str,
         env: Env,
-        step: Option<u32>,
     ) -> usize {
         let index = self.tasks.len();
         if index == MAX_TASKS {
@@ -267,7 +265,6 @@ impl<'a, 'd> Lowering<'a, 'd> {
             file,
             key,
             env,
-            step,
         });
         index
     }

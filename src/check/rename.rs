@@ -162,7 +162,7 @@ fn old_references(
         .map(|(i, _)| i)
         .collect();
     let to_task: Vec<usize> = (0..kept.edges.len())
-        .filter(|&e| kept.edges[e].direct && kept.edges[e].dependency as usize == task)
+        .filter(|&e| kept.edges[e].direct() && kept.edges[e].dependency as usize == task)
         .collect();
     let mut dropped = Vec::with_capacity(old_refs.len());
     for &i in &old_refs {
@@ -172,7 +172,7 @@ fn old_references(
         }
         let mut made = to_task.iter().filter(|&&e| {
             let e = &kept.edges[e];
-            e.file == r.file && e.span == r.span
+            e.file() == r.file && e.span == r.span
         });
         let &edge = made.next()?;
         if made.next().is_some() || kept.edges[edge].dependent as usize == task {
@@ -300,12 +300,8 @@ fn references_after(
 /// An edge from each task that now names the renamed one (`resolved`, as
 /// [`now_resolved`] gives them) to it.
 fn resolved_edges(resolved: &[(usize, usize, Span)], task: usize, file: FileId) -> Vec<Edge> {
-    let edge = |&(_, dependent, span): &(usize, usize, Span)| Edge {
-        dependent: dependent as u32,
-        dependency: task as u32,
-        file,
-        span,
-        direct: true,
+    let edge = |&(_, dependent, span): &(usize, usize, Span)| {
+        Edge::new(dependent as u32, task as u32, file, span, true)
     };
     resolved.iter().map(edge).collect()
 }

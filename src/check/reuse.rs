@@ -60,7 +60,7 @@ impl PlanReuse {
         // after the edit moved in place.
         let mut edges = self.edges.clone();
         for edge in &mut edges {
-            edge.span = in_file(edge.file, edge.span)?;
+            edge.span = in_file(edge.file(), edge.span)?;
         }
         let groups = self
             .groups
@@ -235,7 +235,7 @@ pub(super) fn edges_after(
         }
         from = until + 1;
     }
-    for e in edges.iter_mut().filter(|e| e.file == file) {
+    for e in edges.iter_mut().filter(|e| e.file() == file) {
         e.span = map(e.span)?;
     }
     edges.extend(new);

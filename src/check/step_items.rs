@@ -304,12 +304,14 @@ impl Made {
                     })
                     .collect();
                 (1..ids.len())
-                    .map(|j| Edge {
-                        dependent: ids[j] as u32,
-                        dependency: ids[j - 1] as u32,
-                        file,
-                        span: tasks[j].name.span,
-                        direct: false,
+                    .map(|j| {
+                        Edge::new(
+                            ids[j] as u32,
+                            ids[j - 1] as u32,
+                            file,
+                            tasks[j].name.span,
+                            false,
+                        )
                     })
                     .collect()
             }
@@ -354,7 +356,7 @@ fn gone_edges(
             .collect();
         let before = gone.len();
         for (i, e) in kept.edges.iter().enumerate() {
-            if e.direct || e.file != file {
+            if e.direct() || e.file() != file {
                 continue;
             }
             // Labelled with the later task's name (the names in order).
@@ -400,7 +402,7 @@ fn graph_after(
         edges.extend_from_slice(kept.edges.get(from..until)?);
         from = until + 1;
     }
-    for e in edges.iter_mut().filter(|e| e.file == file) {
+    for e in edges.iter_mut().filter(|e| e.file() == file) {
         e.span = map(e.span)?;
     }
     edges.extend(new_edges);

@@ -197,7 +197,8 @@ fn followed(previous: &Checked, kept: &PlanReuse, rename: &StepRenamed<'_>) -> b
         && !kept.other.iter().any(|d| in_item(d) || quoting(d))
 }
 
-/// Gives the IR step and its tasks the new name; returns its tasks (by
+/// Gives the IR step the new name (its tasks' step is the plan's, so they
+/// are left as they are: [`ir::Plan::step_of`]); returns its tasks (by
 /// index), what an `after` naming it waits for.
 fn rename_in_plan(plan: &mut ir::Plan, rename: &StepRenamed<'_>) -> Option<Vec<usize>> {
     let step = plan.steps.get_mut(rename.step)?;
@@ -208,16 +209,7 @@ fn rename_in_plan(plan: &mut ir::Plan, rename: &StepRenamed<'_>) -> Option<Vec<u
     if !rename.titled {
         step.name = rename.new.to_string();
     }
-    let tasks: Vec<usize> = step.tasks.iter().map(|&id| id as usize - 1).collect();
-    let name = ir::Name::new(rename.new.clone());
-    for &task in &tasks {
-        let task = Arc::make_mut(plan.tasks.get_mut(task)?);
-        if task.step.as_deref() != Some(rename.old) {
-            return None;
-        }
-        task.step = Some(name.clone());
-    }
-    Some(tasks)
+    Some(step.tasks.iter().map(|&id| id as usize - 1).collect())
 }
 
 /// The tasks of the plan's step `step`, by index.
@@ -367,7 +359,7 @@ fn pairs_bound(groups: &[GroupEdge], edges: &[graph::Edge]) -> u64 {
             a.saturating_mul(b).saturating_add(a + b)
         })
         .sum();
-    let indirect = edges.iter().filter(|e| !e.direct).count() as u64;
+    let indirect = edges.iter().filter(|e| !e.direct()).count() as u64;
     of_groups.saturating_add(indirect.saturating_mul(3))
 }
 

@@ -12,7 +12,6 @@ use crate::document::{
     Meta, PlanDocument, Retry, RoleDoc, State, StepDoc, TaskDoc, TaskStatus, FORMAT,
 };
 use crate::ir::{self, Value};
-use crate::syntax::ast::SmolStr;
 
 pub use targets::{render, render_tagged, Target};
 pub use taskmaster_file::{write_tag, NotTaskMaster};
@@ -34,6 +33,7 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
             (p.name.clone(), value)
         })
         .collect();
+    let steps_of_tasks = plan.steps_of_tasks();
     PlanDocument {
         format: FORMAT.to_owned(),
         meta: Meta {
@@ -72,7 +72,8 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
             .tasks
             .iter()
             .zip(1..)
-            .map(|(t, id)| TaskDoc {
+            .zip(&steps_of_tasks)
+            .map(|((t, id), step)| TaskDoc {
                 id,
                 name: t.name().to_owned(),
                 status: TaskStatus::Pending,
@@ -80,8 +81,8 @@ pub fn document(plan: &ir::Plan, source: Option<&str>) -> PlanDocument {
                 reasoning: t.reasoning().map(str::to_owned),
                 result: None,
                 key: Some(t.key().to_owned()),
-                step: t.step.as_deref().map(SmolStr::to_string),
-                assignee: t.assignee.as_deref().map(SmolStr::to_string),
+                step: step.map(|s| s.id.to_string()),
+                assignee: t.assignee().map(str::to_owned),
                 description: t.description().map(str::to_owned),
                 optional: t.optional,
                 retry: Retry {

@@ -83,12 +83,12 @@ fn task_card(compilation: &Compilation, def: usize, name: &str) -> String {
     let key_of =
         |id: &ir::TaskId| -> &str { plan.tasks.get(*id as usize - 1).map_or("?", |t| t.key()) };
     let mut out = format!("**task** `{name}`");
-    if let Some(step) = &task.step {
-        out.push_str(&format!(" in step `{step}`"));
+    if let Some(step) = plan.step_of(index) {
+        out.push_str(&format!(" in step `{}`", step.id));
     }
     out.push_str(&format!("\n\n{}\n", task.name()));
     let mut facts = Vec::new();
-    if let Some(assignee) = &task.assignee {
+    if let Some(assignee) = task.assignee() {
         facts.push(format!("- assignee: `{assignee}`"));
     }
     let dependencies = plan.dependencies.of(index);
@@ -150,7 +150,7 @@ fn role_card(compilation: &Compilation, def: usize, name: &str) -> String {
         let tasks: Vec<&str> = plan
             .tasks
             .iter()
-            .filter(|t| t.assignee.as_deref().map(ast::SmolStr::as_str) == Some(name))
+            .filter(|t| t.assignee() == Some(name))
             .map(|t| t.key())
             .collect();
         if !tasks.is_empty() {

@@ -82,7 +82,7 @@ impl EdgesAfter {
         for (i, e) in kept.edges.iter().enumerate() {
             let gone = match place.added {
                 // The `sequential` edge the new task now stands in.
-                true => next == Some(e.span) && !e.direct && e.dependent as usize == k,
+                true => next == Some(e.span) && !e.direct() && e.dependent as usize == k,
                 false => e.dependent as usize == k || e.dependency as usize == k,
             };
             if !place.added && e.dependency as usize == k && e.dependent as usize != k {
@@ -92,9 +92,9 @@ impl EdgesAfter {
                 dropped.push(i);
                 continue;
             }
-            let named = place.added && !e.direct && to_step.contains(&e.span);
+            let named = place.added && !e.direct() && to_step.contains(&e.span);
             let mut e = *e;
-            if e.file == place.file {
+            if e.file() == place.file {
                 e.span = map(e.span)?;
             }
             e.dependent = place.number(e.dependent as usize) as u32;
@@ -102,7 +102,7 @@ impl EdgesAfter {
             if named && naming.last() != Some(&(e.dependent as usize, e.span)) {
                 naming.push((e.dependent as usize, e.span));
             }
-            self.indirect += u64::from(!e.direct);
+            self.indirect += u64::from(!e.direct());
             self.edges.push(e);
         }
         for (dependent, span) in naming {
@@ -113,13 +113,13 @@ impl EdgesAfter {
 
     /// An edge that did not name a task directly, added.
     fn push(&mut self, place: &Place, dependent: usize, dependency: usize, span: Span) {
-        self.edges.push(Edge {
-            dependent: dependent as u32,
-            dependency: dependency as u32,
-            file: place.file,
+        self.edges.push(Edge::new(
+            dependent as u32,
+            dependency as u32,
+            place.file,
             span,
-            direct: false,
-        });
+            false,
+        ));
         self.changed.push(dependent);
         self.indirect += 1;
     }
@@ -196,7 +196,7 @@ impl EdgesAfter {
         match own {
             Some(own) => {
                 for e in &own.edges {
-                    self.indirect += u64::from(!e.direct);
+                    self.indirect += u64::from(!e.direct());
                     self.edges.push(*e);
                 }
                 self.changed.push(k);

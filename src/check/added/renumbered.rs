@@ -89,8 +89,7 @@ fn renumbered_plan(old: &ir::Plan, place: &Place, change: &StepTask) -> ir::Plan
     let mut dependencies = old.dependencies.first(k);
     let from = match place.added {
         true => {
-            let mut task = ir::Task::new(&change.task.name.name, "", None, None);
-            task.step = Some(ir::Name::new(change.new.name.name.clone()));
+            let task = ir::Task::new(&change.task.name.name, "", None, None);
             tasks.push(Arc::new(task));
             dependencies.push([]);
             k

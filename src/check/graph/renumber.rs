@@ -69,13 +69,13 @@ mod tests {
     use crate::span::{FileId, Span};
 
     fn edge(dependent: usize, dependency: usize) -> Edge {
-        Edge {
-            dependent: dependent as u32,
-            dependency: dependency as u32,
-            file: FileId::default(),
-            span: Span::new(dependent, dependency + 1),
-            direct: true,
-        }
+        Edge::new(
+            dependent as u32,
+            dependency as u32,
+            FileId::default(),
+            Span::new(dependent, dependency + 1),
+            true,
+        )
     }
 
     fn graph(n: usize, pairs: &[(usize, usize)]) -> DepGraph<'static> {

@@ -13,13 +13,13 @@ fn expanded<'a>(graph: &DepGraph<'a>) -> DepGraph<'a> {
         taken = group.after_edges;
         for &dependency in &group.dependencies {
             for &dependent in &group.dependents {
-                edges.push(Edge {
-                    dependent: dependent as u32,
-                    dependency: dependency as u32,
-                    file: group.file,
-                    span: group.span,
-                    direct: false,
-                });
+                edges.push(Edge::new(
+                    dependent as u32,
+                    dependency as u32,
+                    group.file,
+                    group.span,
+                    false,
+                ));
             }
         }
     }
@@ -32,13 +32,13 @@ fn expanded<'a>(graph: &DepGraph<'a>) -> DepGraph<'a> {
 }
 
 fn single(dependent: usize, dependency: usize, at: usize, direct: bool) -> Edge {
-    Edge {
-        dependent: dependent as u32,
-        dependency: dependency as u32,
-        file: FileId(0),
-        span: Span::new(at, at + 1),
+    Edge::new(
+        dependent as u32,
+        dependency as u32,
+        FileId(0),
+        Span::new(at, at + 1),
         direct,
-    }
+    )
 }
 
 fn group(dependents: &[usize], dependencies: &[usize], at: usize, after_edges: usize) -> GroupEdge {
@@ -332,4 +332,19 @@ fn cycles_and_self_dependencies_through_groups_are_labelled_as_written() {
     );
     assert!(codes.contains(&Code::Cycle));
     assert_same(&graph);
+}
+
+/// An edge reads back the file and whether it is direct that it was made
+/// with (the two share 32 bits), in 20 bytes.
+#[test]
+fn an_edge_reads_back_its_file_and_whether_it_is_direct() {
+    for file in [0, 1, 7, DIRECT - 1] {
+        for direct in [false, true] {
+            let edge = Edge::new(3, 1, FileId(file), Span::new(2, 5), direct);
+            let read = (edge.dependent, edge.dependency, edge.file(), edge.span);
+            assert_eq!(read, (3, 1, FileId(file), Span::new(2, 5)));
+            assert_eq!(edge.direct(), direct);
+        }
+    }
+    assert_eq!(std::mem::size_of::<Edge>(), 20);
 }

@@ -3,9 +3,7 @@
 //! threads for a large plan), and the steps and tasks of the IR.
 
 use super::instances::RefRuns;
-use super::{
-    side_by_side, Env, Lowered, Lowering, Member, StepSource, TaskSource, Unknown, Unresolved,
-};
+use super::{side_by_side, Env, Lowered, Lowering, Member, TaskSource, Unknown, Unresolved};
 use crate::check::declare::Declarations;
 use crate::check::graph;
 use crate::check::params::Params;
@@ -52,6 +50,23 @@ pub(in crate::check) struct ToGroup {
     reference: ast::Ident,
 }
 
+impl ToGroup {
+    /// Its edges: from the dependent to each of `dependencies` (the tasks
+    /// the step or instance it names stands for).
+    fn edges<'d>(&'d self, dependencies: &'d [usize]) -> impl Iterator<Item = graph::Edge> + 'd {
+        dependencies.iter().map(|&dependency| {
+            let span = self.reference.span;
+            graph::Edge::new(
+                self.dependent as u32,
+                dependency as u32,
+                self.file,
+                span,
+                false,
+            )
+        })
+    }
+}
+
 impl TaskEdges {
     fn with_capacity(edges: usize) -> TaskEdges {
         TaskEdges {
@@ -89,13 +104,7 @@ impl TaskEdges {
             copied = group.at;
             let dependencies = names.tasks_of(&group.member);
             pairs = pairs.saturating_add(super::pairs(1, dependencies.len()));
-            edges.extend(dependencies.iter().map(|&dependency| graph::Edge {
-                dependent: group.dependent as u32,
-                dependency: dependency as u32,
-                file: group.file,
-                span: group.reference.span,
-                direct: false,
-            }));
+            edges.extend(group.edges(dependencies));
         }
         edges.extend(singles);
         (edges, pairs)
@@ -198,13 +207,13 @@ fn task_after(
         }
         match *names.tasks_of(&member) {
             [] => {}
-            [dependency] => out.edges.push(graph::Edge {
-                dependent: index as u32,
-                dependency: dependency as u32,
+            [dependency] => out.edges.push(graph::Edge::new(
+                index as u32,
+                dependency as u32,
                 file,
-                span: reference.span,
-                direct: matches!(member, Member::Task(_)),
-            }),
+                reference.span,
+                matches!(member, Member::Task(_)),
+            )),
             _ => out.to_groups.push(ToGroup {
                 at: out.edges.len(),
                 dependent: index,
@@ -251,13 +260,7 @@ impl<'a> Lowering<'a, '_> {
                 continue;
             }
             c.group_pairs += pairs;
-            edges.extend(dependencies.iter().map(|&dependency| graph::Edge {
-                dependent: group.dependent as u32,
-                dependency: dependency as u32,
-                file: group.file,
-                span: group.reference.span,
-                direct: false,
-            }));
+            edges.extend(group.edges(dependencies));
         }
         edges.extend(singles);
         edges
@@ -359,13 +362,13 @@ impl<'a> Lowering<'a, '_> {
         }
         if sequential.is_some() {
             for pair in self.steps[s].tasks.windows(2) {
-                edges.push(graph::Edge {
-                    dependent: pair[1] as u32,
-                    dependency: pair[0] as u32,
+                edges.push(graph::Edge::new(
+                    pair[1] as u32,
+                    pair[0] as u32,
                     file,
-                    span: self.tasks[pair[1]].task.name.span,
-                    direct: false,
-                });
+                    self.tasks[pair[1]].task.name.span,
+                    false,
+                ));
             }
         }
         if self.steps[s].tasks.is_empty() && c.withheld_within(file, step.span) {
@@ -489,8 +492,7 @@ impl<'a> Lowering<'a, '_> {
         };
         let texts_from = c.symbols.references.len();
         let mut runs = RefRuns::default();
-        let mut texts =
-            |c: &mut Checker| task_texts(c, (&tasks, &steps), keep_tasks, &mut text, &mut runs);
+        let mut texts = |c: &mut Checker| task_texts(c, &tasks, keep_tasks, &mut text, &mut runs);
         let ((graph_diagnostics, dependencies, memo), ir_tasks) = if side_by_side(tasks.len()) {
             std::thread::scope(|scope| {
                 let graph = scope.spawn(check_graph);
@@ -538,21 +540,17 @@ impl<'a> Lowering<'a, '_> {
 /// so its memory is used again for the next). `text` interpolates a string
 /// in its task's environment. Each task is made in its `Arc` at once: a
 /// list of the tasks themselves would be made and freed (or, collected into
-/// the `Arc`s' list, kept) after. The tasks of a step, and those a role is
-/// assigned to, share one [`ir::Name`] for it.
+/// the `Arc`s' list, kept) after. A task's assignee is a string of its own
+/// (the last in its one allocation); its step is the plan's
+/// ([`ir::Plan::step_of`]).
 fn task_texts(
     c: &mut Checker,
-    (tasks, steps): (&[TaskSource<'_>], &[StepSource<'_>]),
+    tasks: &[TaskSource<'_>],
     keep_tasks: bool,
     text: &mut dyn FnMut(&mut Checker, Env, &ast::Str) -> String,
     runs: &mut RefRuns,
 ) -> Vec<std::sync::Arc<ir::Task>> {
     let mut ir_tasks = Vec::with_capacity(if keep_tasks { tasks.len() } else { 0 });
-    let step_names: Vec<ir::Name> = match keep_tasks {
-        true => steps.iter().map(|s| ir::Name::new(s.key.clone())).collect(),
-        false => Vec::new(),
-    };
-    let mut roles = SharedNames::default();
     for source in tasks {
         let fields = TaskFields::of(source.task);
         c.file = source.file;
@@ -565,31 +563,12 @@ fn task_texts(
             continue;
         }
         let said = (reasoning.as_deref(), description.as_deref());
-        let mut task = ir::Task::new(&source.key, &name, said.0, said.1);
-        task.step = source.step.map(|s| step_names[s as usize].clone());
-        task.assignee = fields.assignee.map(|role| roles.of(role));
+        let assignee = fields.assignee.map(|role| role.as_str());
+        let mut task = ir::Task::assigned(&source.key, &name, said.0, said.1, assignee);
         fields.give(&mut task);
         ir_tasks.push(std::sync::Arc::new(task));
     }
     ir_tasks
-}
-
-/// One [`ir::Name`] for each name given, shared by all that give it.
-#[derive(Default)]
-struct SharedNames(rustc_hash::FxHashMap<SmolStr, ir::Name>);
-
-impl SharedNames {
-    /// The one name `name`.
-    fn of(&mut self, name: &SmolStr) -> ir::Name {
-        match self.0.get(name) {
-            Some(shared) => shared.clone(),
-            None => {
-                let shared = ir::Name::new(name.clone());
-                self.0.insert(name.clone(), shared.clone());
-                shared
-            }
-        }
-    }
 }
 
 /// The graph's diagnostics and, when the tasks are kept, each task's

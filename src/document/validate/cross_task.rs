@@ -48,13 +48,9 @@ impl Validator {
         for (i, task) in tasks.iter().enumerate() {
             for &(dep, at, direct) in &task.deps {
                 match index.get(&dep) {
-                    Some(&j) => dep_graph.edges.push(graph::Edge {
-                        dependent: i as u32,
-                        dependency: j as u32,
-                        file: self.file,
-                        span: at,
-                        direct,
-                    }),
+                    Some(&j) => dep_graph
+                        .edges
+                        .push(graph::Edge::new(i as u32, j as u32, self.file, at, direct)),
                     None => self.diagnostics.push(
                         Diagnostic::new(Code::UnknownRef, format!("no task has the id {dep}"))
                             .label(self.file, at, "unknown task id")
@@ -67,7 +63,7 @@ impl Validator {
         let edges: HashMap<Span, (usize, usize)> = dep_graph
             .edges
             .iter()
-            .filter(|e| e.direct)
+            .filter(|e| e.direct())
             .map(|e| (e.span, (e.dependent as usize, e.dependency as usize)))
             .collect();
         self.diagnostics.extend(

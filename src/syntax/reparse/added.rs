@@ -12,9 +12,8 @@ use crate::syntax::ast::{PlanItem, Step, StepItem, Task};
 /// tasks, the text of their strings too).
 #[derive(Debug)]
 pub(crate) struct StepTask {
-    /// The step before the edit and after it.
+    /// The step before the edit.
     pub old: Arc<Step>,
-    pub new: Arc<Step>,
     /// The task added (in `new`) or taken out (of `old`).
     pub task: Arc<Task>,
     /// Whether it was added.
@@ -69,7 +68,6 @@ pub(crate) fn step_task(old: &PlanItem, new: &PlanItem) -> Option<StepTask> {
     };
     Some(StepTask {
         old: Arc::clone(old),
-        new: Arc::clone(new),
         task: Arc::clone(task),
         added,
         index,
