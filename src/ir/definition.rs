@@ -81,6 +81,28 @@ fn kind_bits(kind: SymbolKind) -> u32 {
     }
 }
 
+/// `from` (at most [`INLINE`] bytes) at the start of `to`, in two copies
+/// of a fixed size that may overlap: a call to copy so few bytes costs
+/// more than they do.
+#[inline]
+fn copy_short(to: &mut [u8; INLINE + 1], from: &[u8]) {
+    let len = from.len();
+    match len {
+        8.. => {
+            to[..8].copy_from_slice(&from[..8]);
+            to[len - 8..len].copy_from_slice(&from[len - 8..]);
+        }
+        4.. => {
+            to[..4].copy_from_slice(&from[..4]);
+            to[len - 4..len].copy_from_slice(&from[len - 4..]);
+        }
+        _ => to[..len]
+            .iter_mut()
+            .zip(from)
+            .for_each(|(to, &from)| *to = from),
+    }
+}
+
 /// The words holding `offsets` and `meta`.
 fn words(offsets: [u32; 4], meta: u32) -> [u32; 4] {
     let top = 32 - OFFSET_BITS;
@@ -100,20 +122,13 @@ impl Definition {
         let offsets = [offsets[0][0], offsets[0][1], offsets[1][0], offsets[1][1]];
         let kind = kind_bits(kind);
         if offsets.iter().any(|&o| o > OFFSET_MAX) || file.0 > FILE_MAX {
-            let [a, b, c, d] = offsets;
-            let text = format!("{:08x}{a:08x}{b:08x}{c:08x}{d:08x}{name}", file.0);
-            return Definition {
-                name: Name {
-                    heap: ManuallyDrop::new(Arc::from(text)),
-                },
-                words: words([0; 4], kind | HEAP | WIDE),
-            };
+            return Definition::wide(kind, name, file, offsets);
         }
         let file = file.0 << FILE_SHIFT;
         match name.len() <= INLINE {
             true => {
                 let mut inline = [0; INLINE + 1];
-                inline[..name.len()].copy_from_slice(name.as_bytes());
+                copy_short(&mut inline, name.as_bytes());
                 inline[INLINE] = name.len() as u8;
                 Definition {
                     name: Name { inline },
@@ -126,6 +141,20 @@ impl Definition {
                 },
                 words: words(offsets, kind | HEAP | file),
             },
+        }
+    }
+
+    /// A definition whose offsets or file do not fit the words: all of it
+    /// in the `Arc<str>`, the numbers in hexadecimal before the name.
+    #[cold]
+    fn wide(kind: u32, name: &str, file: FileId, offsets: [u32; 4]) -> Definition {
+        let [a, b, c, d] = offsets;
+        let text = format!("{:08x}{a:08x}{b:08x}{c:08x}{d:08x}{name}", file.0);
+        Definition {
+            name: Name {
+                heap: ManuallyDrop::new(Arc::from(text)),
+            },
+            words: words([0; 4], kind | HEAP | WIDE),
         }
     }
 
@@ -308,6 +337,11 @@ mod tests {
             "",
             "t",
             "t0",
+            "abc",
+            "abcd",
+            "abcdefg",
+            "abcdefgh",
+            "t99999",
             "a234567890abcde",
             "a234567890abcdef",
             "é",
