@@ -158,6 +158,13 @@ impl Definition {
         }
     }
 
+    /// The kind and the two flags: the first word's meta bits, all that
+    /// the readers of a name or a kind look at (the file is above them).
+    #[inline]
+    fn flags(&self) -> u32 {
+        self.words[0] >> OFFSET_BITS
+    }
+
     /// The meta bits the words' tops hold.
     fn meta(&self) -> u32 {
         let top = 32 - OFFSET_BITS;
@@ -171,7 +178,7 @@ impl Definition {
     fn heap(&self) -> Option<&str> {
         // SAFETY: the meta bits say which field of the union was written;
         // `HEAP` set means `heap`, made by `new` and never moved out.
-        (self.meta() & HEAP != 0).then(|| unsafe { &**self.name.heap })
+        (self.flags() & HEAP != 0).then(|| unsafe { &**self.name.heap })
     }
 
     /// The number `i` (0: the file, then the four offsets) of a wide
@@ -184,7 +191,7 @@ impl Definition {
     /// Offset `i`: the name's span's start and end, the declaration's.
     #[inline]
     fn offset(&self, i: usize) -> u32 {
-        match self.meta() & WIDE {
+        match self.flags() & WIDE {
             0 => self.words[i] & OFFSET_MAX,
             _ => Self::wide_number(self.heap().unwrap_or_default(), i + 1),
         }
@@ -193,14 +200,14 @@ impl Definition {
     /// What kind of thing it declares.
     #[inline]
     pub fn kind(&self) -> SymbolKind {
-        kind_of(self.meta() & KIND_MASK)
+        kind_of(self.flags() & KIND_MASK)
     }
 
     /// The name declared.
     #[inline]
     pub fn name(&self) -> &str {
         match self.heap() {
-            Some(text) if self.meta() & WIDE != 0 => &text[WIDE_DIGITS..],
+            Some(text) if self.flags() & WIDE != 0 => &text[WIDE_DIGITS..],
             Some(text) => text,
             None => {
                 // SAFETY: without `HEAP`, `inline` was written by `new`,
@@ -239,7 +246,7 @@ impl Definition {
     /// The same definition at `span`, the whole declaration at `full_span`.
     pub fn at(&self, span: Span, full_span: Span) -> Definition {
         let offsets = [span.start(), span.end(), full_span.start(), full_span.end()];
-        match self.meta() & WIDE == 0 && offsets.iter().all(|&o| o <= OFFSET_MAX as usize) {
+        match self.flags() & WIDE == 0 && offsets.iter().all(|&o| o <= OFFSET_MAX as usize) {
             true => Definition {
                 name: self.name_clone(),
                 words: words(offsets.map(|o| o as u32), self.meta()),
@@ -285,7 +292,7 @@ impl Clone for Definition {
 
 impl Drop for Definition {
     fn drop(&mut self) {
-        if self.meta() & HEAP != 0 {
+        if self.flags() & HEAP != 0 {
             // SAFETY: `HEAP` says `heap` was written, and it is dropped
             // once, here.
             unsafe { ManuallyDrop::drop(&mut self.name.heap) }
