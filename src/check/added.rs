@@ -182,7 +182,7 @@ impl Place {
             true => {
                 let named = |name: &str| same_name(name, &task.name);
                 plan.tasks.len() + 1 < crate::syntax::MAX_TASKS
-                    && !definitions.unmoved().any(|d| named(&d.name()))
+                    && !definitions.unmoved().any(|d| named(d.name()))
                     && !kept.unresolved.iter().any(|u| named(&u.name.name))
             }
             // The task itself, its step left with tasks.

@@ -104,6 +104,7 @@ fn copy_short(to: &mut [u8; INLINE + 1], from: &[u8]) {
 }
 
 /// The words holding `offsets` and `meta`.
+#[inline]
 fn words(offsets: [u32; 4], meta: u32) -> [u32; 4] {
     let top = 32 - OFFSET_BITS;
     let mut words = [0; 4];
@@ -166,11 +167,18 @@ impl Definition {
     }
 
     /// The meta bits the words' tops hold.
+    #[inline]
     fn meta(&self) -> u32 {
+        self.flags() | (self.file_bits() << FILE_SHIFT)
+    }
+
+    /// The file, as the top bits of the last three words hold it (the
+    /// first word's are [`flags`](Self::flags)).
+    #[inline]
+    fn file_bits(&self) -> u32 {
+        let [_, b, c, d] = self.words.map(|w| w >> OFFSET_BITS);
         let top = 32 - OFFSET_BITS;
-        (0..4).fold(0, |meta, i| {
-            meta | ((self.words[i] >> OFFSET_BITS) << (top * i as u32))
-        })
+        b | (c << top) | (d << (2 * top))
     }
 
     /// The `Arc<str>` holding the name (and a wide definition's numbers),
@@ -224,9 +232,8 @@ impl Definition {
     /// The file it is in.
     #[inline]
     pub fn file(&self) -> FileId {
-        let meta = self.meta();
-        match meta & WIDE {
-            0 => FileId(meta >> FILE_SHIFT),
+        match self.flags() & WIDE {
+            0 => FileId(self.file_bits()),
             _ => FileId(Self::wide_number(self.heap().unwrap_or_default(), 0)),
         }
     }
@@ -268,15 +275,19 @@ impl Definition {
 
     /// A copy of the name (the `Arc` shared).
     fn name_clone(&self) -> Name {
-        match self.heap() {
-            // SAFETY: as in `heap`.
-            Some(_) => Name {
-                heap: unsafe { ManuallyDrop::new(Arc::clone(&self.name.heap)) },
-            },
-            None => Name {
-                // SAFETY: as in `name`.
-                inline: unsafe { self.name.inline },
-            },
+        match self.flags() & HEAP {
+            0 => {
+                // SAFETY: without `HEAP`, `inline` was written (see `name`).
+                let inline = unsafe { self.name.inline };
+                Name { inline }
+            }
+            _ => {
+                // SAFETY: `HEAP` says `heap` was written (see `heap`).
+                let heap = unsafe { Arc::clone(&self.name.heap) };
+                Name {
+                    heap: ManuallyDrop::new(heap),
+                }
+            }
         }
     }
 }
