@@ -8,9 +8,11 @@ use crate::span::{FileId, Span};
 use crate::syntax::ast::SmolStr;
 
 mod building;
+mod definition;
 mod dependencies;
 mod shifted;
 pub use building::SymbolsBuilder;
+pub use definition::Definition;
 pub use dependencies::Dependencies;
 pub use shifted::{ChunkRef, Keep, Shifted, Spanned, Window, CHUNK};
 
@@ -518,18 +520,6 @@ impl SymbolKind {
     }
 }
 
-/// A declaration: what the language server jumps to.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Definition {
-    pub kind: SymbolKind,
-    pub name: SmolStr,
-    pub file: FileId,
-    /// The name's span.
-    pub span: Span,
-    /// The whole declaration's span.
-    pub full_span: Span,
-}
-
 /// A use of a declared name.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Reference {
@@ -555,7 +545,7 @@ impl Symbols {
     pub fn at(&self, file: FileId, offset: usize) -> Option<usize> {
         self.definitions
             .iter()
-            .position(|d| d.file == file && d.span.touches(offset))
+            .position(|d| d.file() == file && d.span().touches(offset))
             .or_else(|| {
                 self.references
                     .iter()

@@ -153,10 +153,14 @@ impl Place {
         let step_definition = definitions
             .unmoved()
             .enumerate()
-            .filter(|(_, d)| d.kind == SymbolKind::Step && d.file == file)
-            .filter(|(_, d)| d.name == step_name.name)
+            .filter(|(_, d)| d.kind() == SymbolKind::Step && d.file() == file)
+            .filter(|(_, d)| d.name() == step_name.name)
             .map(|(i, _)| i)
-            .find(|&i| definitions.get(i).is_some_and(|d| d.span == step_name.span))?;
+            .find(|&i| {
+                definitions
+                    .get(i)
+                    .is_some_and(|d| d.span() == step_name.span)
+            })?;
         let step = plan.steps.iter().position(|s| s.id == step_name.name)?;
         let ids = &plan.steps[step].tasks;
         let first = (*ids.first()? as usize).checked_sub(1)?;
@@ -178,7 +182,7 @@ impl Place {
             true => {
                 let named = |name: &str| same_name(name, &task.name);
                 plan.tasks.len() + 1 < crate::syntax::MAX_TASKS
-                    && !definitions.unmoved().any(|d| named(&d.name))
+                    && !definitions.unmoved().any(|d| named(d.name()))
                     && !kept.unresolved.iter().any(|u| named(&u.name.name))
             }
             // The task itself, its step left with tasks.
@@ -186,8 +190,8 @@ impl Place {
                 let definition = definitions.get(place.definition)?;
                 ids.len() >= 2
                     && plan.tasks.get(place.task)?.key() == task.name
-                    && definition.kind == SymbolKind::Task
-                    && definition.span == task.span
+                    && definition.kind() == SymbolKind::Task
+                    && definition.span() == task.span
             }
         };
         (run && followed).then_some(place)
@@ -229,13 +233,14 @@ fn definitions_after(
     }
     let mut list = list.moved(place.file, window, map)?;
     if place.added {
-        let new = ir::Definition {
-            kind: SymbolKind::Task,
-            name: task.name.name.clone(),
-            file: place.file,
-            span: task.name.span,
-            full_span: task.span,
-        };
+        let name = &task.name;
+        let new = ir::Definition::new(
+            SymbolKind::Task,
+            &name.name,
+            place.file,
+            name.span,
+            task.span,
+        );
         list.insert(place.definition, vec![new]);
     }
     Some(list)

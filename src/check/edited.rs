@@ -225,7 +225,7 @@ pub(super) fn within_pair_budget(
     let groups: u64 = kept.groups.iter().map(group).sum();
     let edges = kept.edges.iter().filter(|e| !e.direct()).count() as u64;
     let steps: Vec<bool> = (previous.symbols.definitions.unmoved())
-        .map(|d| d.kind == SymbolKind::Step)
+        .map(|d| d.kind() == SymbolKind::Step)
         .collect();
     let to_steps = previous
         .symbols
@@ -441,8 +441,8 @@ impl Names for PlanNames<'_> {
     fn resolve(&self, c: &mut Checker, prefix: &str, reference: &ast::Ident) -> Option<Member> {
         let mut task = 0;
         for (def, d) in self.definitions.unmoved().enumerate() {
-            let named = d.name == reference.name && d.file == self.file;
-            match d.kind {
+            let named = d.name() == reference.name && d.file() == self.file;
+            match d.kind() {
                 SymbolKind::Task if named => {
                     c.reference(def, reference.span);
                     return Some(Member::Task(task));
@@ -484,7 +484,7 @@ impl Names for PlanNames<'_> {
     fn role(&self, name: &str) -> Option<usize> {
         self.definitions
             .unmoved()
-            .position(|d| d.kind == SymbolKind::Role && d.name == name)
+            .position(|d| d.kind() == SymbolKind::Role && d.name() == name)
     }
 }
 
@@ -507,7 +507,7 @@ pub(super) fn ir_task(
             let mut defs = definitions
                 .unmoved()
                 .enumerate()
-                .filter(|(_, d)| d.kind == SymbolKind::Param && d.name == ident.name);
+                .filter(|(_, d)| d.kind() == SymbolKind::Param && d.name() == ident.name);
             let (definition, _) = defs.next()?;
             if defs.next().is_some() {
                 return None;
@@ -565,7 +565,7 @@ pub(super) fn used_by(
         .filter(|&d| {
             definitions
                 .get(d)
-                .is_some_and(|d| matches!(d.kind, SymbolKind::Role | SymbolKind::Param))
+                .is_some_and(|d| matches!(d.kind(), SymbolKind::Role | SymbolKind::Param))
         })
         .collect();
     used.sort_unstable();

@@ -215,13 +215,13 @@ fn roles(modules: &[Module]) -> Option<Roles> {
             description: role.description.as_ref().map(ast::Str::template_text),
         })
         .collect::<Vec<_>>();
-    if ir.len() != count || defs.iter().any(|d| d.kind != SymbolKind::Role) {
+    if ir.len() != count || defs.iter().any(|d| d.kind() != SymbolKind::Role) {
         return None;
     }
     Some(Roles {
         collected: c.diagnostics,
         first,
-        names: defs.iter().map(|d| d.name.clone()).collect(),
+        names: defs.iter().map(|d| ast::SmolStr::new(d.name())).collect(),
         defs,
         all: decls.roles.names().map(ast::SmolStr::from).collect(),
         ir,
@@ -394,7 +394,7 @@ impl Users {
             users.was.push(old.names.contains(name));
             users
                 .resolved
-                .push(new.defs.iter().position(|d| d.name == *name));
+                .push(new.defs.iter().position(|d| d.name() == *name));
             if !ours {
                 continue;
             }

@@ -223,13 +223,8 @@ impl<'a, 'd> Lowering<'a, 'd> {
         full_span: Span,
         member: Member,
     ) {
-        c.symbols.definitions.push(ir::Definition {
-            kind,
-            name: key.clone(),
-            file: c.file,
-            span: name.span,
-            full_span,
-        });
+        let definition = ir::Definition::new(kind, key, c.file, name.span, full_span);
+        c.symbols.definitions.push(definition);
         let def = c.symbols.definitions.len() - 1;
         self.names
             .declare_value(c, key, name.span, def, kind.as_str(), member);

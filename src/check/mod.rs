@@ -289,13 +289,8 @@ impl Checker {
     }
 
     fn define(&mut self, kind: SymbolKind, name: &ast::Ident, full_span: Span) -> usize {
-        self.symbols.definitions.push(ir::Definition {
-            kind,
-            name: name.name.clone(),
-            file: self.file,
-            span: name.span,
-            full_span,
-        });
+        let definition = ir::Definition::new(kind, &name.name, self.file, name.span, full_span);
+        self.symbols.definitions.push(definition);
         self.symbols.definitions.len() - 1
     }
 

@@ -122,7 +122,7 @@ impl SearchNames {
         self.0.get_or_init(|| {
             // Names and kinds only: the definitions as stored.
             let names = definitions.unmoved().filter(|d| searched(d, file));
-            suggest::Index::new(names.map(|d| d.name.clone()))
+            suggest::Index::new(names.map(|d| ast::SmolStr::new(d.name())))
         })
     }
 
@@ -152,7 +152,7 @@ impl SearchNames {
 /// Whether a "did you mean" for an unresolved name of `file`'s plan looks
 /// at the definition.
 fn searched(d: &ir::Definition, file: FileId) -> bool {
-    matches!(d.kind, SymbolKind::Task | SymbolKind::Step) && d.file == file
+    matches!(d.kind(), SymbolKind::Task | SymbolKind::Step) && d.file() == file
 }
 
 /// Gives each task of the plan its dependencies as the graph check reduced

@@ -115,7 +115,7 @@ impl<V: Copy> Scope<V> {
                 }
             }
         };
-        let first_kind = first.kind.as_str();
+        let first_kind = first.kind().as_str();
         let message = if first_kind == kind {
             format!("the {kind} `{name}` is declared twice")
         } else {
@@ -129,7 +129,7 @@ impl<V: Copy> Scope<V> {
         };
         let diagnostic = Diagnostic::new(Code::Duplicate, message)
             .label(c.file, span, "declared again here")
-            .label(first.file, first.span, "first declared here")
+            .label(first.file(), first.span(), "first declared here")
             .help(help);
         c.diagnostics.push(diagnostic);
         false
@@ -173,13 +173,8 @@ mod tests {
         let names: Vec<SmolStr> = (0..5000).map(|i| SmolStr::from(format!("t{i}"))).collect();
         for (i, name) in names.iter().enumerate() {
             let span = Span::new(i * 4, i * 4 + 2);
-            c.symbols.definitions.push(Definition {
-                kind: SymbolKind::Task,
-                name: name.clone(),
-                file,
-                span,
-                full_span: span,
-            });
+            let definition = Definition::new(SymbolKind::Task, name, file, span, span);
+            c.symbols.definitions.push(definition);
             assert!(scope.declare(&mut c, name, span, i, "task"));
         }
         for (i, name) in names.iter().enumerate() {

@@ -69,14 +69,14 @@ pub(crate) fn params_renamed(
     moved.diagnostics = diagnostics(&moved.diagnostics, &old, &new, edit, map)?;
     let runs = spliced(&mut moved.symbols.references, instances, &ours, &new)?;
     for (p, &def) in new.params.iter().enumerate() {
-        let mut definition = moved.symbols.definitions.get(def)?;
+        let definition = moved.symbols.definitions.get(def)?;
         let TopItem::Template(template) = edit.new[0].ast.items.get(edit.top)? else {
             return None;
         };
-        if definition.kind != SymbolKind::Param {
+        if definition.kind() != SymbolKind::Param {
             return None;
         }
-        definition.name = template.params.get(p)?.name.name.clone();
+        let definition = definition.named(&template.params.get(p)?.name.name);
         moved.symbols.definitions.set(def, definition)?;
     }
     if let Some(plan) = moved.plan.as_mut() {

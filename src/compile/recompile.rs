@@ -306,13 +306,14 @@ impl Compilation {
         // By name, as stored; the span of the one named `old` as it stands.
         let definitions = &symbols.definitions;
         for (index, d) in definitions.unmoved().enumerate() {
-            if check::same_name(&d.name, new_name) {
+            let name = d.name();
+            if check::same_name(name, new_name) {
                 return None;
             }
-            if check::same_name(&d.name, old_name) {
-                let span = definitions.get(index).map(|d| d.span);
-                let this = d.kind == ir::SymbolKind::Task
-                    && d.file == self.file
+            if check::same_name(name, old_name) {
+                let span = definitions.get(index).map(|d| d.span());
+                let this = d.kind() == ir::SymbolKind::Task
+                    && d.file() == self.file
                     && span == Some(old.name.span);
                 if !this || definition.replace(index).is_some() {
                     return None;

@@ -229,13 +229,13 @@ fn names(
         .into_iter()
         .filter_map(|index| symbols.definitions.get(index))
         .map(|d| Completion {
-            label: d.name.to_string(),
-            kind: if d.kind == SymbolKind::Task {
+            label: d.name().to_string(),
+            kind: if d.kind() == SymbolKind::Task {
                 CompletionKind::Task
             } else {
                 CompletionKind::Step
             },
-            detail: Some(d.kind.as_str().to_owned()),
+            detail: Some(d.kind().as_str().to_owned()),
             replace,
         })
         .collect();
@@ -257,16 +257,16 @@ fn name_candidates<'a>(
         .definitions
         .unmoved()
         .enumerate()
-        .filter(|(_, d)| matches!(d.kind, SymbolKind::Task | SymbolKind::Step))
-        .filter(move |(_, d)| typed.is_none_or(|typed| holds_in_order(&d.name, typed)))
+        .filter(|(_, d)| matches!(d.kind(), SymbolKind::Task | SymbolKind::Step))
+        .filter(move |(_, d)| typed.is_none_or(|typed| holds_in_order(d.name(), typed)))
         .filter(move |&(index, d)| {
-            d.kind != SymbolKind::Task
+            d.kind() != SymbolKind::Task
                 || symbols
                     .definitions
                     .get(index)
-                    .is_none_or(|now| !now.full_span.touches(offset))
+                    .is_none_or(|now| !now.full_span().touches(offset))
         })
-        .filter(move |(_, d)| seen.insert(d.name.as_str()))
+        .filter(move |(_, d)| seen.insert(d.name()))
         .map(|(index, _)| index)
 }
 
@@ -277,9 +277,9 @@ fn symbols_of(compilation: &Compilation, kind: SymbolKind, replace: Span) -> Vec
         .symbols
         .definitions
         .iter()
-        .filter(|d| d.kind == kind && seen.insert(d.name.clone()))
+        .filter(|d| d.kind() == kind && seen.insert(d.name().to_owned()))
         .map(|d| Completion {
-            label: d.name.to_string(),
+            label: d.name().to_string(),
             kind: match kind {
                 SymbolKind::Role => CompletionKind::Role,
                 _ => CompletionKind::Param,

@@ -23,8 +23,8 @@ pub fn hover(compilation: &Compilation, offset: usize) -> Option<Hover> {
     let span = symbols
         .definitions
         .iter()
-        .filter(|d| d.file == file)
-        .map(|d| d.span)
+        .filter(|d| d.file() == file)
+        .map(|d| d.span())
         .chain(
             symbols
                 .references
@@ -34,12 +34,12 @@ pub fn hover(compilation: &Compilation, offset: usize) -> Option<Hover> {
         )
         .find(|s| s.touches(offset))?;
     let definition = &symbols.definition(def)?;
-    let name = &definition.name;
-    let markdown = match definition.kind {
+    let name = &definition.name();
+    let markdown = match definition.kind() {
         SymbolKind::Task => task_card(compilation, def, name),
         SymbolKind::Step => step_card(compilation, def, name),
         SymbolKind::Role => role_card(compilation, def, name),
-        SymbolKind::Param => param_card(compilation, definition.full_span, name),
+        SymbolKind::Param => param_card(compilation, definition.full_span(), name),
         SymbolKind::Plan => plan_card(compilation, name),
         SymbolKind::Template => format!("**template** `{name}`"),
         SymbolKind::Instance => {

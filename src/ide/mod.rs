@@ -79,7 +79,7 @@ fn same_namespace(a: SymbolKind, b: SymbolKind) -> bool {
 fn task_of(compilation: &Compilation, def: usize) -> Option<(usize, &ir::Task)> {
     nth_of_kind(compilation, def, SymbolKind::Task).and_then(|k| {
         let task: &ir::Task = compilation.checked.plan.as_ref()?.tasks.get(k)?;
-        (task.key() == compilation.checked.symbols.definition(def)?.name).then_some((k, task))
+        (task.key() == compilation.checked.symbols.definition(def)?.name()).then_some((k, task))
     })
 }
 
@@ -87,7 +87,7 @@ fn task_of(compilation: &Compilation, def: usize) -> Option<(usize, &ir::Task)> 
 fn step_of(compilation: &Compilation, def: usize) -> Option<&ir::Step> {
     nth_of_kind(compilation, def, SymbolKind::Step).and_then(|k| {
         let step = compilation.checked.plan.as_ref()?.steps.get(k)?;
-        (step.id == compilation.checked.symbols.definition(def)?.name).then_some(step)
+        (step.id == compilation.checked.symbols.definition(def)?.name()).then_some(step)
     })
 }
 
@@ -95,17 +95,22 @@ fn step_of(compilation: &Compilation, def: usize) -> Option<&ir::Step> {
 fn role_of(compilation: &Compilation, def: usize) -> Option<&ir::Role> {
     nth_of_kind(compilation, def, SymbolKind::Role).and_then(|k| {
         let role = compilation.checked.plan.as_ref()?.roles.get(k)?;
-        (role.id == compilation.checked.symbols.definition(def)?.name).then_some(role)
+        (role.id == compilation.checked.symbols.definition(def)?.name()).then_some(role)
     })
 }
 
 /// The position of `def` among the definitions of its kind.
 fn nth_of_kind(compilation: &Compilation, def: usize, kind: SymbolKind) -> Option<usize> {
     let definitions = &compilation.checked.symbols.definitions;
-    if definitions.get(def)?.kind != kind {
+    if definitions.get(def)?.kind() != kind {
         return None;
     }
-    Some(definitions.range(0..def).filter(|d| d.kind == kind).count())
+    Some(
+        definitions
+            .range(0..def)
+            .filter(|d| d.kind() == kind)
+            .count(),
+    )
 }
 
 #[cfg(test)]

@@ -9,8 +9,8 @@ pub fn definition(compilation: &Compilation, offset: usize) -> Option<Location> 
     let def = symbols.at(compilation.file, offset)?;
     let definition = symbols.definition(def)?;
     Some(Location {
-        file: definition.file,
-        span: definition.span,
+        file: definition.file(),
+        span: definition.span(),
     })
 }
 
@@ -29,8 +29,8 @@ pub fn references(
         return Vec::new();
     };
     let declaration = include_declaration.then_some(Location {
-        file: definition.file,
-        span: definition.span,
+        file: definition.file(),
+        span: definition.span(),
     });
     let mut uses: Vec<Location> = symbols
         .references_to(def)

@@ -49,12 +49,13 @@ impl std::error::Error for RenameError {}
 pub fn prepare_rename(compilation: &Compilation, offset: usize) -> Option<(Location, String)> {
     let symbols = &compilation.checked.symbols;
     let def = symbols.at(compilation.file, offset)?;
-    let name = symbols.definition(def)?.name;
+    let definition = symbols.definition(def)?;
+    let name = definition.name();
     let span = symbols
         .definitions
         .iter()
-        .filter(|d| d.file == compilation.file)
-        .map(|d| d.span)
+        .filter(|d| d.file() == compilation.file)
+        .map(|d| d.span())
         .chain(
             symbols
                 .references
@@ -90,23 +91,22 @@ pub fn rename(
     if !is_whole(Rule::ident, new_name) {
         return Err(RenameError::NotIdentifier(new_name.to_owned()));
     }
-    if new_name != definition.name {
-        let clash = symbols
-            .definitions
-            .iter()
-            .find(|other| other.name == new_name && same_namespace(other.kind, definition.kind));
+    if new_name != definition.name() {
+        let clash = symbols.definitions.iter().find(|other| {
+            other.name() == new_name && same_namespace(other.kind(), definition.kind())
+        });
         if let Some(other) = clash {
             return Err(RenameError::Clash {
                 name: new_name.to_owned(),
-                kind: other.kind.as_str(),
+                kind: other.kind().as_str(),
                 existing: Location {
-                    file: other.file,
-                    span: other.span,
+                    file: other.file(),
+                    span: other.span(),
                 },
             });
         }
     }
-    let mut edits: Vec<Edit> = std::iter::once((definition.file, definition.span))
+    let mut edits: Vec<Edit> = std::iter::once((definition.file(), definition.span()))
         .chain(symbols.references_to(def).map(|r| (r.file, r.span)))
         .map(|(file, span)| Edit {
             file,

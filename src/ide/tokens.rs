@@ -100,11 +100,11 @@ fn sources(compilation: &Compilation, keep: impl Fn(Span) -> bool) -> Vec<Token>
         push(span, TokenKind::Comment, false);
     }
     for definition in &symbols.definitions {
-        if definition.file == compilation.file {
-            push(definition.span, name_kind(definition.kind), true);
+        if definition.file() == compilation.file {
+            push(definition.span(), name_kind(definition.kind()), true);
         }
     }
-    let kinds: Vec<SymbolKind> = symbols.definitions.unmoved().map(|d| d.kind).collect();
+    let kinds: Vec<SymbolKind> = symbols.definitions.unmoved().map(|d| d.kind()).collect();
     for reference in &symbols.references {
         if reference.file == compilation.file {
             let kind = kinds[reference.definition as usize];

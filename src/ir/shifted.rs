@@ -810,19 +810,15 @@ impl<T: Spanned + std::fmt::Debug> std::fmt::Debug for Shifted<T> {
 
 impl Spanned for super::Definition {
     fn file(&self) -> FileId {
-        self.file
+        super::Definition::file(self)
     }
 
     fn extent(&self) -> Span {
-        self.span.to(self.full_span)
+        self.span().to(self.full_span())
     }
 
     fn map_spans(&self, map: &impl Fn(Span) -> Option<Span>) -> Option<Self> {
-        Some(super::Definition {
-            span: map(self.span)?,
-            full_span: map(self.full_span)?,
-            ..self.clone()
-        })
+        Some(self.at(map(self.span())?, map(self.full_span())?))
     }
 }
 

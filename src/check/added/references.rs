@@ -58,7 +58,7 @@ impl References {
         // stored: kinds do not move; counted for a task added only).
         let steps: Vec<bool> = match place.added {
             true => (previous.symbols.definitions.unmoved())
-                .map(|d| d.kind == SymbolKind::Step)
+                .map(|d| d.kind() == SymbolKind::Step)
                 .collect(),
             false => Vec::new(),
         };

@@ -93,8 +93,7 @@ impl Compilation {
         let symbols = &self.checked.symbols;
         let mut definitions = symbols.definitions.moved(root, window, moved)?;
         if let Some((definition, name)) = renamed {
-            let mut renamed = definitions.get(definition)?;
-            renamed.name = name.clone();
+            let renamed = definitions.get(definition)?.named(name);
             definitions.set(definition, renamed)?;
         }
         let references = symbols.references.moved(root, window, moved)?;

@@ -150,13 +150,14 @@ impl Compilation {
         let mut definition = None;
         let definitions = &self.checked.symbols.definitions;
         for (index, d) in definitions.unmoved().enumerate() {
-            if check::same_name(&d.name, new) {
+            let name = d.name();
+            if check::same_name(name, new) {
                 return None;
             }
-            if check::same_name(&d.name, &old.name) {
-                let span = definitions.get(index).map(|d| d.span);
+            if check::same_name(name, &old.name) {
+                let span = definitions.get(index).map(|d| d.span());
                 let this =
-                    d.kind == SymbolKind::Step && d.file == self.file && span == Some(old.span);
+                    d.kind() == SymbolKind::Step && d.file() == self.file && span == Some(old.span);
                 if !this || definition.replace(index).is_some() {
                     return None;
                 }

@@ -124,10 +124,8 @@ impl Compilation {
         }
         // The template's name stands before the edit: where it was.
         let span = template.name.span;
-        self.checked
-            .symbols
-            .definitions
-            .iter()
-            .position(|d| d.kind == SymbolKind::Template && d.file == self.file && d.span == span)
+        self.checked.symbols.definitions.iter().position(|d| {
+            d.kind() == SymbolKind::Template && d.file() == self.file && d.span() == span
+        })
     }
 }

@@ -397,8 +397,8 @@ fn typing_the_name_of_a_task_nothing_names_is_not_checked_again() {
     let plan = old.checked.plan.as_ref().expect("a plan");
     assert_eq!(plan.tasks[199].key(), "t199_new");
     let definitions = &old.checked.symbols.definitions;
-    assert!(definitions.iter().any(|d| d.name == "t199_new"));
-    assert!(!definitions.iter().any(|d| d.name == "t199"));
+    assert!(definitions.iter().any(|d| d.name() == "t199_new"));
+    assert!(!definitions.iter().any(|d| d.name() == "t199"));
 }
 
 #[test]
@@ -480,7 +480,7 @@ fn a_rename_taken_back_puts_its_references_in_place_without_doubling_the_list() 
     let chunks = after.chunks();
     let copied = chunks - after.chunks_shared_with(&typed.checked.symbols.references);
     let definitions = &first.checked.symbols.definitions;
-    let task = definitions.iter().position(|d| d.name == *waited);
+    let task = definitions.iter().position(|d| d.name() == waited);
     let named = before
         .iter()
         .filter(|r| Some(r.definition as usize) == task)

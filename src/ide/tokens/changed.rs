@@ -52,7 +52,7 @@ impl NameChunks {
             .partition_point(|&s| s <= index)
             .checked_sub(1)?;
         let chunk = self.definitions.get(c)?.unmoved();
-        chunk.get(index - self.starts[c]).map(|d| d.kind)
+        chunk.get(index - self.starts[c]).map(|d| d.kind())
     }
 
     /// The tokens of the names that start in each of `ranges` (sorted,
@@ -81,7 +81,7 @@ impl NameChunks {
         };
         for chunk in self.definitions.iter().filter(|c| reaches(c.extent(file))) {
             for d in chunk.iter() {
-                take(d.file, symbol_token(d.kind, d.span, true));
+                take(d.file(), symbol_token(d.kind(), d.span(), true));
             }
         }
         for chunk in self.references.iter().filter(|c| reaches(c.extent(file))) {
@@ -111,8 +111,10 @@ impl NameChunks {
         let keep = |f: FileId, span: Span| f == file && !span.is_empty();
         let mut out = Vec::new();
         for &(c, _) in definitions {
-            let names = self.definitions[c].iter().filter(|d| keep(d.file, d.span));
-            out.extend(names.map(|d| symbol_token(d.kind, d.span, true)));
+            let names = self.definitions[c]
+                .iter()
+                .filter(|d| keep(d.file(), d.span()));
+            out.extend(names.map(|d| symbol_token(d.kind(), d.span(), true)));
         }
         for &(c, _) in references {
             for r in self.references[c].iter().filter(|r| keep(r.file, r.span)) {
@@ -180,7 +182,7 @@ pub(super) fn changed(old: &NameChunks, new: &NameChunks, edit: Edit) -> Option<
     // shared chunks name the same indices, whose kinds must be the same.
     for &(c, start) in &definitions.new {
         for (k, definition) in new.definitions[c].unmoved().iter().enumerate() {
-            if old.kind(start + k) != Some(definition.kind) {
+            if old.kind(start + k) != Some(definition.kind()) {
                 return None;
             }
         }

@@ -173,9 +173,9 @@ impl Names {
                 None => symbols
                     .definitions
                     .get(i)
-                    .map(|d| tiles::symbol_token(d.kind, d.span, true)),
+                    .map(|d| tiles::symbol_token(d.kind(), d.span(), true)),
                 Some(r) => symbols.references.get(r).and_then(|r| {
-                    let kind = symbols.definitions.get(r.definition as usize)?.kind;
+                    let kind = symbols.definitions.get(r.definition as usize)?.kind();
                     Some(tiles::symbol_token(kind, r.span, false))
                 }),
             };
@@ -199,12 +199,11 @@ fn name_tokens(compilation: &Compilation) -> impl Iterator<Item = Option<Token>>
     let symbols = &compilation.checked.symbols;
     let root = compilation.file;
     let keep = move |file, span: Span| file == root && !span.is_empty();
-    let definitions = symbols
-        .definitions
-        .iter()
-        .map(move |d| keep(d.file, d.span).then(|| tiles::symbol_token(d.kind, d.span, true)));
+    let definitions = symbols.definitions.iter().map(move |d| {
+        keep(d.file(), d.span()).then(|| tiles::symbol_token(d.kind(), d.span(), true))
+    });
     // Each definition's kind, read once (not a chunk lookup per reference).
-    let kinds: Vec<_> = symbols.definitions.unmoved().map(|d| d.kind).collect();
+    let kinds: Vec<_> = symbols.definitions.unmoved().map(|d| d.kind()).collect();
     let references = symbols.references.iter().map(move |r| {
         let kind = *kinds.get(r.definition as usize)?;
         keep(r.file, r.span).then(|| tiles::symbol_token(kind, r.span, false))
