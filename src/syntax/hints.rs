@@ -147,12 +147,27 @@ pub(super) fn stray_value(word: &str, line: &str) -> Option<String> {
         ));
     }
     if starts_value && trimmed.starts_with("param ") {
-        let declared = trimmed.trim_end();
+        let declared = unmarked(trimmed.trim_end());
         return Some(format!(
             "a parameter's default follows `=`: `{declared} = {word}`"
         ));
     }
     None
+}
+
+/// `text` as quoted in a hint: a byte order mark is layout to the grammar
+/// but not to `trim`, and no message shows an invisible character, so
+/// where one stands the words are joined by single spaces.
+fn unmarked(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\u{feff}') {
+        return text.into();
+    }
+    let words = text.split(|c: char| c.is_whitespace() || c == '\u{feff}');
+    words
+        .filter(|word| !word.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .into()
 }
 
 /// The names of the `after` list that `line` ends with (`after a, b` on
@@ -217,5 +232,25 @@ mod tests {
             None
         );
         assert_eq!(stray_value("c", "    task wait_after "), None);
+    }
+
+    /// The `=` forgotten after a parameter: the line quoted as written, but
+    /// never with a byte order mark in it (found by
+    /// `no_syntax_message_leaks_pest_internals`).
+    #[test]
+    fn a_forgotten_equals_sign_quotes_the_line_without_invisible_characters() {
+        let help = |declared: &str| format!("a parameter's default follows `=`: `{declared}`");
+        assert_eq!(
+            stray_value("3", "param n: int "),
+            Some(help("param n: int = 3"))
+        );
+        assert_eq!(
+            stray_value("true", "param role role \u{feff} "),
+            Some(help("param role role = true"))
+        );
+        assert_eq!(
+            stray_value("3", "param n:\u{feff}int\u{feff} "),
+            Some(help("param n: int = 3"))
+        );
     }
 }
