@@ -226,7 +226,9 @@ static HEAPS: [std::sync::atomic::AtomicPtr<std::ffi::c_void>; 2] = [
 ];
 
 /// Runs `work` with every allocation of every thread in a mimalloc heap of
-/// its own: the two heaps in turn, one call the one, the next the other.
+/// its own: the two heaps in turn, one call the one, the next the other
+/// (calls that overlap, two documents compacted at once, share the heap the
+/// first took, which stays set until the last of them ends).
 /// For an idle document's whole compile (`compaction`), whose analysis
 /// then lies in pages holding nothing else.
 ///
@@ -243,23 +245,40 @@ static HEAPS: [std::sync::atomic::AtomicPtr<std::ffi::c_void>; 2] = [
 /// meeting a whole compile allocates there too, for that while). Frees
 /// need nothing: mimalloc frees a block into whichever heap holds it.
 pub fn apart<R>(work: impl FnOnce() -> R) -> R {
-    use std::sync::atomic::AtomicUsize;
-    static TURN: AtomicUsize = AtomicUsize::new(0);
+    /// How many calls are running, and how many have begun with none
+    /// running (which of the two heaps the next such takes).
+    static RUNNING: std::sync::Mutex<(usize, usize)> = std::sync::Mutex::new((0, 0));
+    fn running() -> std::sync::MutexGuard<'static, (usize, usize)> {
+        RUNNING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
     struct Back;
     impl Drop for Back {
         fn drop(&mut self) {
-            APART.store(std::ptr::null_mut(), Ordering::Relaxed);
+            let mut running = running();
+            running.0 -= 1;
+            if running.0 == 0 {
+                APART.store(std::ptr::null_mut(), Ordering::Relaxed);
+            }
         }
     }
-    let slot = &HEAPS[TURN.fetch_add(1, Ordering::Relaxed) % 2];
-    let mut heap = slot.load(Ordering::Relaxed);
-    if heap.is_null() {
-        // SAFETY: makes a heap, which is never deleted.
-        heap = unsafe { mi_heap_new() };
-        slot.store(heap, Ordering::Relaxed);
+    {
+        let mut running = running();
+        if running.0 == 0 {
+            let slot = &HEAPS[running.1 % 2];
+            running.1 += 1;
+            let mut heap = slot.load(Ordering::Relaxed);
+            if heap.is_null() {
+                // SAFETY: makes a heap, which is never deleted.
+                heap = unsafe { mi_heap_new() };
+                slot.store(heap, Ordering::Relaxed);
+            }
+            APART.store(heap, Ordering::Relaxed);
+        }
+        running.0 += 1;
     }
     let _back = Back;
-    APART.store(heap, Ordering::Relaxed);
     work()
 }
 
@@ -356,5 +375,45 @@ fn give_back_block(ptr: *mut u8, size: usize) {
             // kept.
             unsafe { madvise(start as *mut std::ffi::c_void, end - start, MADV_DONTNEED) };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two calls of `apart` that overlap share one heap, and the first to
+    /// end leaves it set for the other (fails with each call taking a heap
+    /// of its own and clearing it when it ends).
+    #[test]
+    fn overlapping_calls_apart_share_the_heap_until_the_last_ends() {
+        let (entered, on_entered) = std::sync::mpsc::channel();
+        let (go, on_go) = std::sync::mpsc::channel::<()>();
+        let outer = std::thread::spawn(move || {
+            apart(|| {
+                entered
+                    .send(APART.load(Ordering::Relaxed) as usize)
+                    .unwrap();
+                on_go.recv().unwrap();
+                APART.load(Ordering::Relaxed) as usize
+            })
+        });
+        let heap = on_entered.recv().unwrap();
+        assert_ne!(heap, 0, "a heap is set while a call runs");
+        let inner = apart(|| APART.load(Ordering::Relaxed) as usize);
+        assert_eq!(inner, heap, "the overlapping call shares the heap");
+        assert_eq!(
+            APART.load(Ordering::Relaxed) as usize,
+            heap,
+            "the first to end leaves it set"
+        );
+        go.send(()).unwrap();
+        assert_eq!(outer.join().unwrap(), heap);
+        assert!(
+            APART.load(Ordering::Relaxed).is_null(),
+            "the last to end clears it"
+        );
+        let next = apart(|| APART.load(Ordering::Relaxed) as usize);
+        assert_ne!(next, heap, "a call with none running takes the other heap");
     }
 }
