@@ -625,6 +625,22 @@ mod tests {
     /// assignees under and past theirs (4 and 3 bytes under test).
     #[test]
     fn a_task_reads_back_its_strings() {
+        type Read<'a> = (
+            &'a str,
+            &'a str,
+            Option<&'a str>,
+            Option<&'a str>,
+            Option<&'a str>,
+        );
+        fn read(task: &Task) -> Read<'_> {
+            let texts = (
+                task.key(),
+                task.name(),
+                task.reasoning(),
+                task.description(),
+            );
+            (texts.0, texts.1, texts.2, texts.3, task.assignee())
+        }
         let some = [None, Some(""), Some("r"), Some("a longer reasoning")];
         let assignees = [None, Some(""), Some("r"), Some("role5")];
         for (key, assignee) in ["t", "a_rather_long_key"]
@@ -634,27 +650,13 @@ mod tests {
             for name in ["", "Do it", "Do part 12345 for {team}, é 𝄞"] {
                 for (reasoning, description) in some.iter().flat_map(|r| some.map(|d| (*r, d))) {
                     let mut task = Task::assigned(key, name, reasoning, description, assignee);
-                    let read = (
-                        task.key(),
-                        task.name(),
-                        task.reasoning(),
-                        task.description(),
-                        task.assignee(),
-                    );
-                    assert_eq!(read, (key, name, reasoning, description, assignee));
+                    assert_eq!(read(&task), (key, name, reasoning, description, assignee));
                     assert_eq!(task.retry(), None);
                     task.set_retry(Some(1000));
                     assert_eq!(task.retry(), Some(1000));
                     task.set_key("k");
                     task.set_texts("n".into(), description.map(str::to_owned), None);
-                    let read = (
-                        task.key(),
-                        task.name(),
-                        task.reasoning(),
-                        task.description(),
-                        task.assignee(),
-                    );
-                    assert_eq!(read, ("k", "n", description, None, assignee));
+                    assert_eq!(read(&task), ("k", "n", description, None, assignee));
                     assert_eq!(task.retry(), Some(1000));
                 }
             }
